@@ -1,0 +1,136 @@
+/**
+ * Public types of the emulator (re-exported by index.ts) and the knob defaults. Kept apart from
+ * index.ts so the route and socket modules can import them without a cycle.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/log.ts';
+import { CLIENT_SILENCE_LIMIT_MS, MAX_LIVE_DURATION_S, SERVER_PING_INTERVAL_MS } from '../core/protocol.ts';
+
+/** The demo account's key: the gateway surface injects it, and demo mode uses it. Clearly not a real key. */
+export const DEMO_API_KEY = 'emulator-demo-key-0001';
+
+/** Run-time behaviour switches. All durations in milliseconds unless the name says otherwise. */
+export interface EmulatorKnobs {
+  /** Added before every HTTP answer and before every server WS message (default 0). */
+  latencyMs: number;
+  /** NOT_READY until this long after session creation (defaults audio 0, video 2500: "normal in video mode", spec §6 rule 2). */
+  warmupMs: { audio: number; video: number };
+  /** Answer LIVE_CONN_INIT_FAILED to conn_init (spec §6 rule 3). */
+  initFailure: boolean;
+  /** Server ping period (spec §6 rule 4: 5000). */
+  pingIntervalMs: number;
+  /** No client message for this long → the socket is treated as dead and terminated (spec §6 rule 4: 15000). */
+  clientSilenceLimitMs: number;
+  /** After a live client's socket goes away: wait this long for a new socket + conn_init, else end with client_reconnect_timeout (default 10000). */
+  reconnectGraceMs: number;
+  /** The server sends nothing on live sockets (pings, acks, forced hangups) — to test client dead-detection. */
+  silent: boolean;
+  /** Abruptly terminate a live socket this long after it went live (once per session); null = never. */
+  dropAfterMs: number | null;
+  /** Also send malformed JSON, a binary frame, an unknown type and an oversized (>64 KB) frame along the way. */
+  garbageFrames: boolean;
+  /** `nested`: {type:2,payload:{conn_init_ack:{success,error_code}}}; `flat`: {type:2,payload:{success,error_code}}. */
+  ackShape: 'nested' | 'flat';
+  /** live_duration to grant, in seconds (capped at 600, spec §8). Default 600. */
+  liveDurationS: number;
+  /** How long a session stays `ending` before `ended` (default 300). */
+  endingMs: number;
+  /** A `waiting` session never connected expires (then 404) after this (default 10 min). */
+  sessionTtlMs: number;
+}
+
+/** Frozen; startEmulator copies it (with a fresh warmupMs object) into each handle's mutable `knobs`. */
+export const DEFAULT_KNOBS: Readonly<EmulatorKnobs> = Object.freeze({
+  latencyMs: 0,
+  warmupMs: Object.freeze({ audio: 0, video: 2_500 }),
+  initFailure: false,
+  pingIntervalMs: SERVER_PING_INTERVAL_MS,
+  clientSilenceLimitMs: CLIENT_SILENCE_LIMIT_MS,
+  reconnectGraceMs: 10_000,
+  silent: false,
+  dropAfterMs: null,
+  garbageFrames: false,
+  ackShape: 'nested',
+  liveDurationS: MAX_LIVE_DURATION_S,
+  endingMs: 300,
+  sessionTtlMs: 10 * 60_000,
+});
+
+export interface EmulatorAccount {
+  apiKey: string;
+  creatorId?: string;
+  /** Credits; default 1000 trial credits (spec §8). */
+  balance?: number;
+}
+
+export interface EmulatorOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  /** Every timer and timestamp comes from it (tests pass FakeClock). */
+  clock?: Clock;
+  logger?: Logger;
+  knobs?: Partial<EmulatorKnobs>;
+  /** Default: one demo account (DEMO_API_KEY, 1000 trial credits). The demo account is always present (the gateway injects it). */
+  accounts?: EmulatorAccount[];
+}
+
+export type EmulatedStatus = 'waiting' | 'on_live' | 'ending' | 'ended';
+
+/** A snapshot of one session as the emulator sees it (a copy: mutating it changes nothing). */
+export interface EmulatedSession {
+  id: string;
+  apiKey: string;
+  creatorId: string;
+  status: EmulatedStatus;
+  callMode: 'audio' | 'video';
+  liveDurationS: number;
+  /** Why the session ended (client type 5 reason or forced type 6 reason); null while running or after LIVE_CONN_INIT_FAILED. */
+  hangupReason: string | null;
+  /** Billable seconds so far (running while on_live, final afterwards), spec §8 rounding. */
+  billedSeconds: number;
+  /** Credits for billedSeconds (3 per 2 s). */
+  creditsCost: number;
+  /** conn_init messages received (all sockets). */
+  connInits: number;
+  /** NOT_READY acks sent. */
+  notReadyAnswers: number;
+  /** WebSocket connections accepted for this session. */
+  socketsOpened: number;
+  /** Every valid client frame, in arrival order, across connections. */
+  clientMessages: Array<{ type: number; seq_id: number }>;
+  createdAtMs: number;
+  /** When the avatar went live (billing start), or null. */
+  startedAtMs: number | null;
+  /** End of the billing window / when the session ended, or null. */
+  endedAtMs: number | null;
+  /** The effective create request (gateway defaults applied; very long data URIs abbreviated). */
+  request: unknown;
+}
+
+export interface EmulatorHandle {
+  /** 'http://127.0.0.1:PORT' — direct surface root {base_url}. */
+  readonly baseUrl: string;
+  /** 'http://127.0.0.1:PORT/gateway' — gateway surface root {gateway_url}; its /api/... injects the demo account. */
+  readonly gatewayUrl: string;
+  /** The demo key. */
+  readonly apiKey: string;
+  /** Mutable at run time. */
+  readonly knobs: EmulatorKnobs;
+  /** Sends type 6 with `reason`, then closes the socket; the session ends (billing stops now). Throws for an unknown id; no-op once ending/ended. */
+  forceHangup(liveId: string, reason: string): void;
+  /** Terminates the session's socket abruptly (no close frame). */
+  dropConnection(liveId: string): void;
+  getSession(liveId: string): EmulatedSession | undefined;
+  listSessions(): EmulatedSession[];
+  /** Sessions currently on_live (i.e. billing). */
+  liveCount(): number;
+  /** Credits of an account (default: the demo account). Throws for an unknown key. */
+  balance(apiKey?: string): number;
+  /** Set an account's credits (clamped at 0). Throws for an unknown key. */
+  setBalance(apiKey: string, credits: number): void;
+  addAccount(account: EmulatorAccount): void;
+  /** Closes the server and every socket, and clears every timer it made. */
+  close(): Promise<void>;
+}
