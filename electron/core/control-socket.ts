@@ -1,0 +1,336 @@
+/**
+ * One control-WebSocket connection attempt, from open to close (spec §4.3, §6). It owns the per-connection
+ * wire rules and reports what happened as typed outcomes; it decides nothing about the session (whether to
+ * retry, end or give up is the session machine's job).
+ *
+ * - On open it sends `conn_init` with `seq_id` 1; `seq_id` then rises by one per message sent. A new
+ *   connection is a new `ControlSocket`, so the numbering restarts at 1 (spec §6).
+ * - Each server ping is answered with a pong; besides, a keep-alive pong goes out every
+ *   `keepAliveIntervalMs` (5 s) on its own, well inside the server's 15 s window (spec §6 rule 4; the pong's
+ *   shape is an ASSUMPTION, see protocol.ts). A fixed cadence rather than "after 5 s of our own silence":
+ *   with the server also pinging every 5 s, an idle-based timer ties with each ping anyway, and a fixed one
+ *   is predictable (one extra small frame per 5 s).
+ * - Dead detection (after Signal's KeepAlive): no frame at all from the server for `deadAfterMs` (three ping
+ *   periods, 15 s) → `terminate()` (no polite close to a peer that is gone) and report `dead`. A timer that
+ *   fires much later than asked means the machine slept (sleep/resume): also `dead`.
+ * - Malformed, binary, unknown and oversized (> 64 KB, spec §8) frames are logged and ignored.
+ * - Once it reports a terminal outcome (`closed`, `dead`, `error`) or its owner calls `close`/`hangup`/
+ *   `terminate`, it reports nothing more: late callbacks of a socket being replaced are dropped here, and the
+ *   owner also compares the socket with its current one (a generation guard at both levels).
+ */
+import { AvatarError } from './errors.ts';
+import { systemClock, type Clock, type TimerHandle } from './clock.ts';
+import { silentLogger, type Logger } from './log.ts';
+import {
+  CLIENT_SILENCE_LIMIT_MS,
+  MAX_WS_MESSAGE_BYTES,
+  SERVER_PING_INTERVAL_MS,
+  connInitFrame,
+  hangupFrame,
+  parseServerFrame,
+  pongFrame,
+  type ClientFrame,
+  type HangupReason,
+} from './protocol.ts';
+import type { SocketTransport, TransportFactory } from './transport.ts';
+
+/** What one connection reports to its owner. `closed`, `dead` and `error` are terminal. */
+export type ControlSocketOutcome =
+  /** The socket opened and `conn_init` (seq_id 1) went out. */
+  | { kind: 'open' }
+  | { kind: 'ack-success' }
+  /** conn_init_ack `NOT_READY` (spec §6 rule 2): the owner closes and retries later. */
+  | { kind: 'ack-not-ready' }
+  /** conn_init_ack with another error code, normally `LIVE_CONN_INIT_FAILED` (spec §6 rule 3). */
+  | { kind: 'ack-failed'; errorCode: string }
+  /** Server type 6 (spec §6 rule 5). */
+  | { kind: 'forced-hangup'; reason: HangupReason }
+  /** The server or the network closed the socket. `wasClean`: a close frame was received (not 1006). */
+  | { kind: 'closed'; code: number; reason: string; wasClean: boolean }
+  /** Nothing heard for `deadAfterMs`, or the clock jumped (sleep/resume); the socket was terminated. */
+  | { kind: 'dead'; cause: 'silence' | 'clock-jump' }
+  /** Handshake refused (unauthorized/forbidden/not_found), socket error (network), or no ack in time (timeout). */
+  | { kind: 'error'; error: AvatarError };
+
+export type ControlSocketListener = (outcome: ControlSocketOutcome, socket: ControlSocket) => void;
+
+export interface ControlSocketOptions {
+  liveId: string;
+  url: string;
+  headers: Record<string, string>;
+  transportFactory: TransportFactory;
+  onOutcome: ControlSocketListener;
+  clock?: Clock;
+  logger?: Logger;
+  /** Send a keep-alive this often (from open), whatever else is sent. Default 5 000 ms. */
+  keepAliveIntervalMs?: number;
+  /** Terminate and report `dead` after this long without any server frame. Default 15 000 ms (3 pings). */
+  deadAfterMs?: number;
+  /** Report `error` (timeout) when no conn_init_ack arrives this long after the attempt began. Default 15 000 ms. */
+  ackTimeoutMs?: number;
+  /** A timer firing more than this late means the clock jumped. Default 5 000 ms. */
+  clockJumpToleranceMs?: number;
+  /** After a polite close, terminate if the transport has not closed within this. Default 2 000 ms. */
+  closeTimeoutMs?: number;
+  /** For logs: which attempt of the session this is. */
+  generation?: number;
+  /**
+   * Default true. False makes a socket that sends nothing on open: used to deliver only a hangup to a
+   * session that must never go live (cancelled during creation or warm-up), since conn_init could start
+   * billing (spec §3 waiting → on_live).
+   */
+  sendConnInit?: boolean;
+}
+
+export const DEFAULT_KEEP_ALIVE_INTERVAL_MS = SERVER_PING_INTERVAL_MS;
+export const DEFAULT_DEAD_AFTER_MS = CLIENT_SILENCE_LIMIT_MS;
+export const DEFAULT_ACK_TIMEOUT_MS = 15_000;
+export const DEFAULT_CLOCK_JUMP_TOLERANCE_MS = 5_000;
+export const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
+
+type Phase = 'connecting' | 'open' | 'finished';
+
+interface Timer {
+  handle: TimerHandle;
+  dueAtMs: number;
+}
+
+export class ControlSocket {
+  readonly liveId: string;
+  readonly generation: number;
+  /** Resolves when the underlying transport has closed (or was terminated). */
+  readonly closed: Promise<void>;
+
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #onOutcome: ControlSocketListener;
+  readonly #keepAliveMs: number;
+  readonly #deadAfterMs: number;
+  readonly #jumpToleranceMs: number;
+  readonly #closeTimeoutMs: number;
+  readonly #transport: SocketTransport;
+  readonly #sendConnInit: boolean;
+  #phase: Phase = 'connecting';
+  #lastSeqId = 0;
+  #acked = false;
+  #transportClosed = false;
+  #resolveClosed!: () => void;
+  #keepAliveTimer: Timer | null = null;
+  #deadTimer: Timer | null = null;
+  #ackTimer: Timer | null = null;
+  #closeTimer: Timer | null = null;
+
+  constructor(options: ControlSocketOptions) {
+    this.liveId = options.liveId;
+    this.generation = options.generation ?? 1;
+    this.#clock = options.clock ?? systemClock;
+    this.#log = options.logger ?? silentLogger;
+    this.#onOutcome = options.onOutcome;
+    this.#keepAliveMs = options.keepAliveIntervalMs ?? DEFAULT_KEEP_ALIVE_INTERVAL_MS;
+    this.#deadAfterMs = options.deadAfterMs ?? DEFAULT_DEAD_AFTER_MS;
+    this.#jumpToleranceMs = options.clockJumpToleranceMs ?? DEFAULT_CLOCK_JUMP_TOLERANCE_MS;
+    this.#closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.#sendConnInit = options.sendConnInit ?? true;
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+
+    const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
+    this.#ackTimer = this.#arm(ackTimeoutMs, () => {
+      this.#ackTimer = null;
+      this.#fail(new AvatarError('timeout', `No conn_init answer within ${ackTimeoutMs} ms.`));
+    });
+
+    this.#transport = options.transportFactory(options.url, options.headers, {
+      onOpen: () => this.#handleOpen(),
+      onMessage: (data, isBinary) => this.#handleMessage(data, isBinary),
+      onClose: (code, reason) => this.#handleClose(code, reason),
+      onError: (error) => this.#handleError(error),
+    });
+  }
+
+  /** True while the socket is open and this object still reports outcomes. */
+  get isOpen(): boolean {
+    return this.#phase === 'open';
+  }
+
+  /** True once it reported a terminal outcome or was closed by its owner. */
+  get isFinished(): boolean {
+    return this.#phase === 'finished';
+  }
+
+  /** Sends type 5 with `reason` (spec §6 rule 7), then closes politely. Nothing is reported afterwards. */
+  hangup(reason: HangupReason): void {
+    if (this.#phase === 'open') this.#send((seqId) => hangupFrame(this.liveId, seqId, reason));
+    this.close(1000, 'hangup');
+  }
+
+  /** Polite close; terminates if the transport has not closed within `closeTimeoutMs`. Idempotent. */
+  close(code = 1000, reason = ''): void {
+    if (this.#phase === 'finished') return;
+    this.#finish();
+    if (this.#transportClosed) return;
+    this.#transport.close(code, reason);
+    if (this.#transportClosed) return; // a transport may report its close synchronously
+    this.#closeTimer = this.#arm(this.#closeTimeoutMs, () => {
+      this.#closeTimer = null;
+      this.#log.debug('control socket: close timed out, terminating', { generation: this.generation });
+      this.#terminateTransport();
+    });
+  }
+
+  /** Abrupt close. Nothing is reported afterwards. Idempotent. */
+  terminate(): void {
+    if (this.#phase !== 'finished') this.#finish();
+    this.#terminateTransport();
+  }
+
+  // --- transport events ---------------------------------------------------------------------------
+
+  #handleOpen(): void {
+    if (this.#phase !== 'connecting') return;
+    this.#phase = 'open';
+    this.#restartDeadTimer();
+    this.#armKeepAlive();
+    if (this.#sendConnInit) this.#send((seqId) => connInitFrame(this.liveId, seqId)); // spec §6: immediately after open
+    this.#report({ kind: 'open' });
+  }
+
+  #handleMessage(data: string | Uint8Array, isBinary: boolean): void {
+    if (this.#phase !== 'open') return;
+    // Any frame at all proves the server is there.
+    this.#restartDeadTimer();
+    if (isBinary || typeof data !== 'string') {
+      this.#log.warn('control socket: ignored a binary frame', { bytes: data.length, generation: this.generation });
+      return;
+    }
+    const bytes = Buffer.byteLength(data);
+    if (bytes > MAX_WS_MESSAGE_BYTES) {
+      this.#log.warn('control socket: ignored a frame over the 64 KB limit', { bytes, generation: this.generation });
+      return;
+    }
+    const message = parseServerFrame(data);
+    if (!message) {
+      this.#log.warn('control socket: ignored a malformed frame', { preview: data.slice(0, 80), generation: this.generation });
+      return;
+    }
+    switch (message.kind) {
+      case 'ping':
+        this.#send((seqId) => pongFrame(this.liveId, seqId, this.#clock.now()));
+        return;
+      case 'conn_init_ack':
+        if (this.#acked) {
+          this.#log.warn('control socket: ignored a repeated conn_init_ack', { generation: this.generation });
+          return;
+        }
+        this.#acked = true;
+        this.#clearTimer(this.#ackTimer);
+        this.#ackTimer = null;
+        if (message.success) this.#report({ kind: 'ack-success' });
+        else if (message.errorCode === 'NOT_READY') this.#report({ kind: 'ack-not-ready' });
+        else this.#report({ kind: 'ack-failed', errorCode: message.errorCode });
+        return;
+      case 'forced_hangup':
+        this.#report({ kind: 'forced-hangup', reason: message.reason });
+        return;
+      case 'other':
+        this.#log.debug('control socket: ignored a frame of unknown type', { type: message.type, generation: this.generation });
+        return;
+    }
+  }
+
+  #handleError(error: AvatarError): void {
+    if (this.#phase === 'finished') return;
+    this.#fail(error);
+  }
+
+  #handleClose(code: number, reason: string): void {
+    this.#transportClosed = true;
+    this.#clearTimer(this.#closeTimer);
+    this.#closeTimer = null;
+    this.#resolveClosed();
+    if (this.#phase === 'finished') return;
+    this.#finish();
+    this.#report({ kind: 'closed', code, reason, wasClean: code !== 1006 }, true);
+  }
+
+  // --- internals ------------------------------------------------------------------------------------
+
+  #fail(error: AvatarError): void {
+    this.#finish();
+    this.#terminateTransport();
+    this.#report({ kind: 'error', error }, true);
+  }
+
+  #dead(cause: 'silence' | 'clock-jump'): void {
+    this.#log.warn('control socket: connection presumed dead', { cause, generation: this.generation });
+    this.#finish();
+    this.#terminateTransport();
+    this.#report({ kind: 'dead', cause }, true);
+  }
+
+  /** Stops every timer except the close fallback and stops reporting. */
+  #finish(): void {
+    this.#phase = 'finished';
+    for (const timer of [this.#keepAliveTimer, this.#deadTimer, this.#ackTimer]) this.#clearTimer(timer);
+    this.#keepAliveTimer = this.#deadTimer = this.#ackTimer = null;
+  }
+
+  #terminateTransport(): void {
+    this.#clearTimer(this.#closeTimer);
+    this.#closeTimer = null;
+    if (!this.#transportClosed) this.#transport.terminate();
+    // A terminated transport is gone even if its close event is still on its way.
+    this.#resolveClosed();
+  }
+
+  #report(outcome: ControlSocketOutcome, terminal = false): void {
+    if (this.#phase === 'finished' && !terminal) return;
+    this.#onOutcome(outcome, this);
+  }
+
+  #send(build: (seqId: number) => ClientFrame): void {
+    if (this.#phase !== 'open' || !this.#transport.isOpen) return;
+    this.#lastSeqId += 1;
+    this.#transport.send(JSON.stringify(build(this.#lastSeqId)));
+  }
+
+  #armKeepAlive(): void {
+    this.#keepAliveTimer = this.#arm(this.#keepAliveMs, () => {
+      this.#keepAliveTimer = null;
+      this.#send((seqId) => pongFrame(this.liveId, seqId, this.#clock.now()));
+      this.#armKeepAlive();
+    });
+  }
+
+  #restartDeadTimer(): void {
+    this.#clearTimer(this.#deadTimer);
+    this.#deadTimer = this.#arm(this.#deadAfterMs, () => {
+      this.#deadTimer = null;
+      this.#dead('silence');
+    });
+  }
+
+  /** A clock timer that reports a clock jump instead of running `fn` when it fires far too late. */
+  #arm(delayMs: number, fn: () => void): Timer {
+    const dueAtMs = this.#clock.now() + delayMs;
+    const timer: Timer = {
+      dueAtMs,
+      handle: this.#clock.setTimeout(() => {
+        if (this.#phase === 'finished' && timer !== this.#closeTimer) return;
+        const lateMs = this.#clock.now() - dueAtMs;
+        if (lateMs > this.#jumpToleranceMs && this.#phase !== 'finished') {
+          if (timer === this.#keepAliveTimer) this.#keepAliveTimer = null;
+          if (timer === this.#deadTimer) this.#deadTimer = null;
+          if (timer === this.#ackTimer) this.#ackTimer = null;
+          this.#dead('clock-jump');
+          return;
+        }
+        fn();
+      }, delayMs),
+    };
+    return timer;
+  }
+
+  #clearTimer(timer: Timer | null): void {
+    if (timer) this.#clock.clearTimeout(timer.handle);
+  }
+}

@@ -1,0 +1,521 @@
+/**
+ * The driver of one avatar session at a time: the object the CLI, the Electron main process and tests use.
+ * It feeds events into the pure machine (session-machine.ts), runs the effects it returns (HTTP via the
+ * `ServiceClient`, control sockets via `ControlSocket`, timers via the `Clock`), and emits what a UI needs:
+ * `state` (only on change), `credentials` (once, after create) and `warning` events.
+ *
+ * It owns every resource it starts: on the end of a session it clears its timers and closes its sockets;
+ * `dispose()` additionally waits for the last closes, so a test can assert that nothing is left.
+ */
+import { buildCreateRequest, type BuiltCreateRequest } from './avatar-input.ts';
+import { systemClock, sleep, type Clock, type TimerHandle } from './clock.ts';
+import { ControlSocket, type ControlSocketOutcome } from './control-socket.ts';
+import { AvatarError, throwIfAborted, toAvatarError, type ErrorInfo } from './errors.ts';
+import { silentLogger, type Logger } from './log.ts';
+import type { CreateSessionResponse, HangupReason, LiveRecord } from './protocol.ts';
+import { liveReconnectPolicy as defaultLivePolicy, notReadyPolicy as defaultNotReadyPolicy, type ReconnectPolicy } from './reconnect-policy.ts';
+import type { ServiceClient } from './rest-client.ts';
+import {
+  initialMachine,
+  isTerminal,
+  transition,
+  type FinalRecord,
+  type Machine,
+  type MachineConfig,
+  type MachineEffect,
+  type MachineEvent,
+} from './session-machine.ts';
+import type { SessionEvent, SessionState, StartOptions } from './session-types.ts';
+import { wsTransportFactory, type TransportFactory } from './transport.ts';
+
+export interface SessionControllerOptions {
+  client: Pick<ServiceClient, 'createSession' | 'querySession' | 'socketRequest'>;
+  clock?: Clock;
+  logger?: Logger;
+  /** Default: `wsTransportFactory` (the `ws` package). */
+  transportFactory?: TransportFactory;
+  /** Default 2/4/8/8 … s within 60 s (spec §6 rule 2). */
+  notReadyPolicy?: ReconnectPolicy;
+  /** Default 0/250/500/1000/2000 … ms within 10 s. */
+  liveReconnectPolicy?: ReconnectPolicy;
+  /** Keep-alive cadence of the control socket. Default 5 000 ms (server window: 15 s). */
+  keepAliveIntervalMs?: number;
+  /** No server frame for this long → the socket is dead. Default 15 000 ms. */
+  deadAfterMs?: number;
+  /** From opening a socket to its conn_init_ack. Default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /** How long to poll for `ended` and the billing figures after the end. Default 10 000 ms. */
+  endQueryTimeoutMs?: number;
+  /** Poll period of that query. Default 500 ms. */
+  endQueryIntervalMs?: number;
+  /** Grace after live_duration before we hang up ourselves (the server should end it first). Default 2 000 ms. */
+  durationGraceMs?: number;
+  /** Bound on a best-effort hangup over a fresh socket. Default 3 000 ms. */
+  hangupSocketTimeoutMs?: number;
+  /** Default `buildCreateRequest` (reads a local image into a data URI, validates). */
+  buildRequest?: (options: StartOptions) => Promise<BuiltCreateRequest>;
+}
+
+export type TerminalState = Extract<SessionState, { phase: 'ended' | 'failed' }>;
+
+interface Run {
+  promise: Promise<TerminalState>;
+  resolve: (state: TerminalState) => void;
+  options: StartOptions;
+  /** Aborts the create request. */
+  createAbort: AbortController;
+  /** Aborts status/billing queries (dispose: don't wait for the billing figures). */
+  queryAbort: AbortController;
+  created: CreateSessionResponse | null;
+  detachSignal: () => void;
+}
+
+export class SessionController {
+  readonly #client: SessionControllerOptions['client'];
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #transportFactory: TransportFactory;
+  readonly #config: MachineConfig;
+  readonly #keepAliveIntervalMs: number | undefined;
+  readonly #deadAfterMs: number | undefined;
+  readonly #connectTimeoutMs: number;
+  readonly #endQueryTimeoutMs: number;
+  readonly #endQueryIntervalMs: number;
+  readonly #hangupSocketTimeoutMs: number;
+  readonly #buildRequest: (options: StartOptions) => Promise<BuiltCreateRequest>;
+
+  #machine: Machine = initialMachine();
+  readonly #listeners = new Set<(event: SessionEvent) => void>();
+  #run: Run | null = null;
+  #socket: ControlSocket | null = null;
+  #generation = 0;
+  #retryTimer: TimerHandle | null = null;
+  #durationTimer: TimerHandle | null = null;
+  /** Background work of the current run (create, queries, hangup-only sockets); the run ends after it. */
+  readonly #tasks = new Set<Promise<unknown>>();
+  /** Sockets still closing (a polite close waits for the server's close frame); dispose() waits for them. */
+  readonly #closings = new Set<Promise<unknown>>();
+  readonly #queue: MachineEvent[] = [];
+  #dispatching = false;
+  #disposing: Promise<void> | null = null;
+
+  constructor(options: SessionControllerOptions) {
+    this.#client = options.client;
+    this.#clock = options.clock ?? systemClock;
+    this.#log = options.logger ?? silentLogger;
+    this.#transportFactory = options.transportFactory ?? wsTransportFactory;
+    this.#config = {
+      notReadyPolicy: options.notReadyPolicy ?? defaultNotReadyPolicy,
+      liveReconnectPolicy: options.liveReconnectPolicy ?? defaultLivePolicy,
+      durationGraceMs: options.durationGraceMs ?? 2_000,
+    };
+    this.#keepAliveIntervalMs = options.keepAliveIntervalMs;
+    this.#deadAfterMs = options.deadAfterMs;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.#endQueryTimeoutMs = options.endQueryTimeoutMs ?? 10_000;
+    this.#endQueryIntervalMs = options.endQueryIntervalMs ?? 500;
+    this.#hangupSocketTimeoutMs = options.hangupSocketTimeoutMs ?? 3_000;
+    this.#buildRequest = options.buildRequest ?? ((startOptions) => buildCreateRequest(startOptions));
+  }
+
+  /** The current state (plain data; safe to send over IPC). */
+  get state(): SessionState {
+    return this.#machine.state;
+  }
+
+  /** Subscribe to state/credentials/warning events. Returns the unsubscribe function. */
+  onEvent(listener: (event: SessionEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Runs one whole session: create, connect (with NOT_READY warm-up), live (with reconnects), end, billing.
+   * Resolves with the terminal state (`ended` or `failed`, never rejects for session problems). Rejects
+   * (`invalid_request`) only when a session is already running or the controller was disposed.
+   * `summary.timingsMs` count from this call, which begins the create step (build the request, POST it).
+   * Aborting `signal` is the same as `hangup('user_end')`.
+   */
+  start(options: StartOptions, opts: { signal?: AbortSignal } = {}): Promise<TerminalState> {
+    if (this.#disposing) return Promise.reject(new AvatarError('invalid_request', 'This session controller was disposed.'));
+    if (this.#run) return Promise.reject(new AvatarError('invalid_request', 'A session is already running; hang up first.'));
+    let resolve!: (state: TerminalState) => void;
+    const promise = new Promise<TerminalState>((r) => (resolve = r));
+    const signal = opts.signal;
+    const onAbort = () => void this.hangup('user_end');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.#run = {
+      promise,
+      resolve,
+      options,
+      createAbort: new AbortController(),
+      queryAbort: new AbortController(),
+      created: null,
+      detachSignal: () => signal?.removeEventListener('abort', onAbort),
+    };
+    this.#machine = initialMachine();
+    this.#dispatch({ type: 'start', atMs: this.#clock.now(), callMode: options.callMode });
+    if (signal?.aborted) onAbort();
+    return promise;
+  }
+
+  /**
+   * Ends the session from any phase (default reason `user_end`, spec §6 rule 7): while creating it cancels
+   * (a room created anyway is closed without conn_init); while warming it stops retrying and closes the room;
+   * when live it sends type 5, closes and reads the final billing. Resolves with the terminal state, or
+   * `null` when no session ever ran.
+   */
+  hangup(reason: HangupReason = 'user_end'): Promise<TerminalState | null> {
+    const run = this.#run;
+    if (!run) {
+      const state = this.#machine.state;
+      return Promise.resolve(isTerminal(state) ? state : null);
+    }
+    this.#dispatch({ type: 'hangup-requested', atMs: this.#clock.now(), reason });
+    return run.promise;
+  }
+
+  /** Hangs up if needed (without waiting for the billing figures), clears every timer, closes every socket. Idempotent. */
+  dispose(): Promise<void> {
+    this.#disposing ??= (async () => {
+      const run = this.#run;
+      if (run) {
+        run.queryAbort.abort();
+        this.#dispatch({ type: 'hangup-requested', atMs: this.#clock.now(), reason: 'user_end' });
+        await run.promise;
+      }
+      this.#clearTimers();
+      this.#closeSocket();
+      while (this.#tasks.size + this.#closings.size > 0) await Promise.allSettled([...this.#tasks, ...this.#closings]);
+      this.#listeners.clear();
+    })();
+    return this.#disposing;
+  }
+
+  // --- the machine ----------------------------------------------------------------------------------
+
+  #dispatch(event: MachineEvent): void {
+    this.#queue.push(event);
+    if (this.#dispatching) return; // an effect fed an event back synchronously: run it after this one
+    this.#dispatching = true;
+    try {
+      for (let next = this.#queue.shift(); next; next = this.#queue.shift()) this.#step(next);
+    } finally {
+      this.#dispatching = false;
+    }
+  }
+
+  #step(event: MachineEvent): void {
+    const previous = this.#machine;
+    const { machine, effects } = transition(previous, event, this.#config);
+    if (machine === previous) {
+      this.#log.debug('session: event ignored', { event: event.type, phase: previous.state.phase });
+      return;
+    }
+    this.#machine = machine;
+    if (!sameState(previous.state, machine.state)) {
+      this.#log.info(`session: ${previous.state.phase} → ${machine.state.phase}`, { event: event.type });
+      this.#emit({ type: 'state', state: machine.state, previous: previous.state.phase });
+    }
+    for (const effect of effects) {
+      try {
+        this.#runEffect(effect);
+      } catch (error) {
+        this.#log.error('session: effect failed', { effect: effect.type, error: String(error) });
+        this.#queue.push({ type: 'error', atMs: this.#clock.now(), error: toAvatarError(error).toInfo() });
+      }
+    }
+    if (isTerminal(machine.state)) this.#finishRun(machine.state);
+  }
+
+  #finishRun(state: TerminalState): void {
+    const run = this.#run;
+    if (!run) return;
+    this.#run = null;
+    run.detachSignal();
+    run.queryAbort.abort();
+    this.#clearTimers();
+    this.#closeSocket();
+    this.#log.info('session: over', { phase: state.phase, liveId: state.liveId, error: state.phase === 'failed' ? state.error.code : undefined });
+    // Resolve once the cleanup that matters to the service (a hangup still in flight) has run.
+    void Promise.allSettled([...this.#tasks]).then(() => run.resolve(state));
+  }
+
+  #runEffect(effect: MachineEffect): void {
+    const run = this.#run;
+    if (!run) return;
+    switch (effect.type) {
+      case 'create-session':
+        return this.#track(this.#createSession(run));
+      case 'abort-create':
+        return run.createAbort.abort();
+      case 'emit-credentials': {
+        const created = run.created;
+        if (!created) return;
+        this.#emit({
+          type: 'credentials',
+          liveId: created.live.id,
+          callMode: created.live.call_mode,
+          liveDurationS: created.live.live_duration,
+          rtc: created.rtc,
+        });
+        return;
+      }
+      case 'open-socket':
+        return this.#openSocket();
+      case 'close-socket':
+        return this.#closeSocket();
+      case 'send-hangup':
+        return this.#sendHangup(effect.reason);
+      case 'schedule-retry':
+        this.#cancelTimer('retry');
+        this.#retryTimer = this.#clock.setTimeout(() => {
+          this.#retryTimer = null;
+          this.#dispatch({ type: 'retry-due', atMs: this.#clock.now() });
+        }, effect.delayMs);
+        return;
+      case 'cancel-retry':
+        return this.#cancelTimer('retry');
+      case 'schedule-duration-guard':
+        this.#cancelTimer('duration');
+        this.#durationTimer = this.#clock.setTimeout(() => {
+          this.#durationTimer = null;
+          this.#dispatch({ type: 'duration-reached', atMs: this.#clock.now() });
+        }, Math.max(0, effect.atMs - this.#clock.now()));
+        return;
+      case 'cancel-duration-guard':
+        return this.#cancelTimer('duration');
+      case 'query-status':
+        return this.#track(this.#queryStatus(run));
+      case 'query-final':
+        return this.#track(this.#queryFinal(run));
+    }
+  }
+
+  // --- effects ----------------------------------------------------------------------------------------
+
+  async #createSession(run: Run): Promise<void> {
+    const signal = run.createAbort.signal;
+    try {
+      const built = await this.#buildRequest(run.options);
+      throwIfAborted(signal);
+      for (const message of built.warnings) this.#emit({ type: 'warning', message });
+      const created = await this.#client.createSession(built.request, { signal });
+      run.created = created;
+      this.#dispatch({
+        type: 'created',
+        atMs: this.#clock.now(),
+        liveId: created.live.id,
+        liveDurationS: created.live.live_duration,
+        callMode: created.live.call_mode,
+      });
+    } catch (error) {
+      const info = toAvatarError(error).toInfo();
+      this.#log.warn('session: create failed', { code: info.code, message: info.message });
+      this.#dispatch({ type: 'create-failed', atMs: this.#clock.now(), error: info });
+    }
+  }
+
+  #openSocket(): void {
+    this.#closeSocket();
+    const liveId = this.#liveId();
+    // Re-read URL and headers on every attempt (credentials may have changed).
+    const { url, headers } = this.#client.socketRequest(liveId);
+    const generation = ++this.#generation;
+    this.#log.debug('session: opening control socket', { generation });
+    this.#socket = new ControlSocket({
+      liveId,
+      url,
+      headers,
+      transportFactory: this.#transportFactory,
+      clock: this.#clock,
+      logger: this.#log,
+      generation,
+      ackTimeoutMs: this.#connectTimeoutMs,
+      ...(this.#keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#keepAliveIntervalMs } : {}),
+      ...(this.#deadAfterMs !== undefined ? { deadAfterMs: this.#deadAfterMs } : {}),
+      onOutcome: (outcome, socket) => this.#onSocketOutcome(outcome, socket),
+    });
+  }
+
+  #onSocketOutcome(outcome: ControlSocketOutcome, socket: ControlSocket): void {
+    if (socket !== this.#socket) {
+      // A replaced or closed socket: its news is stale (generation guard).
+      this.#log.debug('session: ignored outcome of an old socket', { outcome: outcome.kind, generation: socket.generation });
+      return;
+    }
+    const atMs = this.#clock.now();
+    switch (outcome.kind) {
+      case 'open':
+        return this.#dispatch({ type: 'socket-open', atMs });
+      case 'ack-success':
+        return this.#dispatch({ type: 'ack-success', atMs });
+      case 'ack-not-ready':
+        return this.#dispatch({ type: 'ack-not-ready', atMs });
+      case 'ack-failed':
+        return this.#dispatch({ type: 'ack-failed', atMs, errorCode: outcome.errorCode });
+      case 'forced-hangup':
+        return this.#dispatch({ type: 'forced-hangup', atMs, reason: outcome.reason });
+      case 'closed':
+      case 'dead':
+      case 'error':
+        this.#socket = null;
+        this.#track(socket.closed, this.#closings);
+        return this.#dispatch({ type: 'socket-lost', atMs, error: lossError(outcome) });
+    }
+  }
+
+  #closeSocket(): void {
+    const socket = this.#socket;
+    if (!socket) return;
+    this.#socket = null;
+    socket.close(1000, 'client closing');
+    this.#track(socket.closed, this.#closings);
+  }
+
+  /**
+   * spec §6 rule 7: type 5, then close. On the current socket if it is open; otherwise over a fresh socket
+   * that sends only the hangup (never conn_init, which could take the avatar live and start billing).
+   */
+  #sendHangup(reason: HangupReason): void {
+    const socket = this.#socket;
+    if (socket?.isOpen) {
+      this.#socket = null;
+      socket.hangup(reason);
+      this.#track(socket.closed, this.#closings);
+      return;
+    }
+    this.#closeSocket();
+    const liveId = this.#liveId();
+    let url: string;
+    let headers: Record<string, string>;
+    try {
+      ({ url, headers } = this.#client.socketRequest(liveId));
+    } catch (error) {
+      this.#log.warn('session: could not send the hangup', { error: String(error) });
+      return;
+    }
+    const hangupSocket = new ControlSocket({
+      liveId,
+      url,
+      headers,
+      transportFactory: this.#transportFactory,
+      clock: this.#clock,
+      logger: this.#log,
+      generation: ++this.#generation,
+      sendConnInit: false,
+      ackTimeoutMs: this.#hangupSocketTimeoutMs,
+      onOutcome: (outcome, s) => {
+        if (outcome.kind === 'open') s.hangup(reason);
+        else if (outcome.kind === 'error' || outcome.kind === 'dead') this.#log.warn('session: the hangup could not be delivered', { outcome: outcome.kind });
+      },
+    });
+    this.#track(hangupSocket.closed);
+  }
+
+  async #queryStatus(run: Run): Promise<void> {
+    const liveId = this.#liveId();
+    try {
+      const record = await this.#client.querySession(liveId, { signal: run.queryAbort.signal });
+      this.#dispatch({ type: 'status-known', atMs: this.#clock.now(), record: toFinal(record) });
+    } catch (error) {
+      this.#log.debug('session: status query failed', { code: toAvatarError(error).code });
+    }
+  }
+
+  /** Poll until the service says `ended` (spec §3: the billing figures are readable then), bounded. */
+  async #queryFinal(run: Run): Promise<void> {
+    const liveId = this.#liveId();
+    const signal = run.queryAbort.signal;
+    const deadlineMs = this.#clock.now() + this.#endQueryTimeoutMs;
+    let last: FinalRecord | null = null;
+    while (!signal.aborted) {
+      try {
+        last = toFinal(await this.#client.querySession(liveId, { signal }));
+        if (last.status === 'ended') break;
+      } catch (error) {
+        const code = toAvatarError(error).code;
+        this.#log.warn('session: final query failed', { code });
+        if (code === 'cancelled' || code === 'not_found' || code === 'forbidden' || code === 'unauthorized') break;
+      }
+      const leftMs = deadlineMs - this.#clock.now();
+      if (leftMs <= 0) break;
+      try {
+        await sleep(this.#clock, Math.min(this.#endQueryIntervalMs, leftMs), signal);
+      } catch {
+        break; // cancelled
+      }
+    }
+    this.#dispatch({ type: 'end-confirmed', atMs: this.#clock.now(), record: last });
+  }
+
+  // --- helpers ----------------------------------------------------------------------------------------
+
+  #liveId(): string {
+    const liveId = this.#machine.context.liveId;
+    if (!liveId) throw new AvatarError('internal', 'No session id yet.');
+    return liveId;
+  }
+
+  #track(task: Promise<unknown>, into: Set<Promise<unknown>> = this.#tasks): void {
+    const tracked = task.catch(() => {}).finally(() => into.delete(tracked));
+    into.add(tracked);
+  }
+
+  #cancelTimer(which: 'retry' | 'duration'): void {
+    if (which === 'retry' && this.#retryTimer !== null) {
+      this.#clock.clearTimeout(this.#retryTimer);
+      this.#retryTimer = null;
+    }
+    if (which === 'duration' && this.#durationTimer !== null) {
+      this.#clock.clearTimeout(this.#durationTimer);
+      this.#durationTimer = null;
+    }
+  }
+
+  #clearTimers(): void {
+    this.#cancelTimer('retry');
+    this.#cancelTimer('duration');
+  }
+
+  #emit(event: SessionEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#log.error('session: an event listener threw', { error: String(error) });
+      }
+    }
+  }
+}
+
+function toFinal(record: LiveRecord): FinalRecord {
+  const reason = (record as { hangup_reason?: unknown }).hangup_reason;
+  return {
+    status: record.status,
+    billedSeconds: record.billed_seconds ?? null,
+    creditsCost: record.credits_cost ?? null,
+    ...(typeof reason === 'string' && reason ? { hangupReason: reason } : {}),
+  };
+}
+
+function lossError(outcome: Extract<ControlSocketOutcome, { kind: 'closed' | 'dead' | 'error' }>): ErrorInfo {
+  switch (outcome.kind) {
+    case 'error':
+      return outcome.error.toInfo();
+    case 'dead':
+      return outcome.cause === 'silence'
+        ? { code: 'timeout', message: 'No message from the service for too long; the connection is presumed dead.' }
+        : { code: 'timeout', message: 'The computer slept; the connection is presumed dead.' };
+    case 'closed':
+      return { code: 'network', message: `The control socket closed (code ${outcome.code}${outcome.reason ? `: ${outcome.reason}` : ''}).` };
+  }
+}
+
+/** States are small plain objects: compare field by field (one level). */
+function sameState(a: SessionState, b: SessionState): boolean {
+  if (a === b) return true;
+  const ka = Object.keys(a) as (keyof SessionState)[];
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => a[k] === b[k]);
+}

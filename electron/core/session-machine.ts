@@ -1,0 +1,482 @@
+/**
+ * The session as a pure state machine: `transition(machine, event, config) → { machine, effects }`. No I/O,
+ * no timers, no clock: every event carries the time it happened (`atMs`), and the driver
+ * (session-controller.ts) runs the effects and feeds the results back as events.
+ *
+ * Client phases (the `SessionState` union the UI renders) and the service's states behind them (spec §3):
+ *
+ *   idle → creating ──created──→ connecting ──ack ok──→ live ──drop──→ reconnecting ──ack ok──→ live
+ *                                  │   ↑                  │                 │
+ *                       NOT_READY  ↓   │ retry-due        │ hangup / type 6 / duration
+ *                                warming                  ↓                 ↓
+ *                                                       ending ──final──→ ended | failed
+ *   service:  (none) → waiting ······························ on_live ······· ending → ended
+ *
+ * Rules (spec §6): NOT_READY → close, wait 2/4/8 s, reconnect (rule 2); LIVE_CONN_INIT_FAILED is permanent
+ * (rule 3); a forced hangup ends the call and is never followed by a reconnect (rules 5, 6); the client's own
+ * hangup sends type 5 and closes, no reconnect (rule 7). A raw close/error while live is a fallback signal
+ * (rule 5): we try to restore the control socket within a grace budget while the RTC call continues.
+ */
+import type { ErrorCode, ErrorInfo } from './errors.ts';
+import type { CallMode, HangupReason } from './protocol.ts';
+import { classify, type ReconnectPolicy } from './reconnect-policy.ts';
+import type { EndedBy, SessionState, SessionSummary } from './session-types.ts';
+
+// ---------------------------------------------------------------------------------------------------
+// Events and effects
+
+/** What the billing query returned after the end (spec §4.2). */
+export interface FinalRecord {
+  status: string;
+  billedSeconds: number | null;
+  creditsCost: number | null;
+  /** A hangup reason the server's record carried, if any (not in the spec; read when present). */
+  hangupReason?: string | null;
+}
+
+export type MachineEvent =
+  | { type: 'start'; atMs: number; callMode: CallMode }
+  | { type: 'created'; atMs: number; liveId: string; liveDurationS: number; callMode: CallMode }
+  | { type: 'create-failed'; atMs: number; error: ErrorInfo }
+  | { type: 'socket-open'; atMs: number }
+  | { type: 'ack-success'; atMs: number }
+  | { type: 'ack-not-ready'; atMs: number }
+  | { type: 'ack-failed'; atMs: number; errorCode: string }
+  | { type: 'forced-hangup'; atMs: number; reason: HangupReason }
+  /** The control socket closed, errored or was found dead. `error.code` decides retry vs fatal. */
+  | { type: 'socket-lost'; atMs: number; error: ErrorInfo }
+  | { type: 'retry-due'; atMs: number }
+  /** The user (or an AbortSignal, or dispose) ends the session. */
+  | { type: 'hangup-requested'; atMs: number; reason: HangupReason }
+  /** live_duration (+ grace) passed and the server has not ended the call. */
+  | { type: 'duration-reached'; atMs: number }
+  /** The status query made while reconnecting answered. */
+  | { type: 'status-known'; atMs: number; record: FinalRecord }
+  /** The billing query after the end finished (`record` null: it could not be read). */
+  | { type: 'end-confirmed'; atMs: number; record: FinalRecord | null }
+  /** Something unexpected broke in the driver. */
+  | { type: 'error'; atMs: number; error: ErrorInfo };
+
+export type MachineEffect =
+  /** Build the request and POST it (spec §4.1). Never retried. */
+  | { type: 'create-session' }
+  /** Abort the create request in flight. */
+  | { type: 'abort-create' }
+  /** Emit the `credentials` event (the renderer joins RTC). */
+  | { type: 'emit-credentials' }
+  /** Open a new control socket (fresh URL/headers, seq_id from 1); it sends conn_init on open. */
+  | { type: 'open-socket' }
+  /** Close the current control socket and ignore anything it still reports. */
+  | { type: 'close-socket' }
+  /**
+   * Send type 5 with `reason` and close (spec §6 rule 7). On the current socket when it is open; otherwise
+   * on a short-lived socket that sends only the hangup (never conn_init, so the avatar never goes live).
+   */
+  | { type: 'send-hangup'; reason: HangupReason }
+  | { type: 'schedule-retry'; delayMs: number }
+  | { type: 'cancel-retry' }
+  /** Fire `duration-reached` at `atMs` (clock time). */
+  | { type: 'schedule-duration-guard'; atMs: number }
+  | { type: 'cancel-duration-guard' }
+  /** Ask the server whether the session is still on (while reconnecting) → `status-known`. */
+  | { type: 'query-status' }
+  /** Poll the session until `ended` (bounded) → `end-confirmed` with the billing figures. */
+  | { type: 'query-final' };
+
+// ---------------------------------------------------------------------------------------------------
+// Machine state
+
+/** Counters and timestamps behind the visible state; all times are clock milliseconds. */
+export interface SessionContext {
+  callMode: CallMode;
+  liveId: string | null;
+  liveDurationS: number;
+  /** When the create request began: the origin of `timingsMs`. */
+  startedAtMs: number;
+  createdAtMs: number | null;
+  firstSocketOpenAtMs: number | null;
+  liveAtMs: number | null;
+  endedAtMs: number | null;
+  /** Sockets opened so far (1-based attempt of the current one). */
+  socketsOpened: number;
+  notReadyRetries: number;
+  /** Retries before going live (NOT_READY and pre-live drops); the NOT_READY policy's attempt counter. */
+  preLiveRetries: number;
+  /** When the pre-live retry episode began (first NOT_READY or drop). */
+  warmupStartedAtMs: number | null;
+  /** Sockets opened to restore a live connection, over the whole session. */
+  reconnects: number;
+  /** Attempts in the current reconnect episode, and when it began. */
+  reconnectAttempt: number;
+  dropStartedAtMs: number | null;
+  /** Live start and end of live_duration (clock time); null before live. */
+  liveSinceMs: number | null;
+  endsAtMs: number | null;
+  wentLive: boolean;
+  hangupReason: HangupReason | null;
+  endedBy: EndedBy | null;
+  /** Set when the session is ending because something failed: the end is then `failed` with this error. */
+  failure: ErrorInfo | null;
+  /** The user cancelled while the create request was in flight. */
+  cancelledDuringCreate: boolean;
+  lastError: ErrorInfo | null;
+}
+
+export interface Machine {
+  state: SessionState;
+  context: SessionContext;
+}
+
+export interface MachineConfig {
+  notReadyPolicy: ReconnectPolicy;
+  liveReconnectPolicy: ReconnectPolicy;
+  /** How long after `endsAtMs` to wait for the server's own `timeout` before hanging up ourselves. */
+  durationGraceMs: number;
+}
+
+export interface TransitionResult {
+  machine: Machine;
+  effects: MachineEffect[];
+}
+
+export function initialMachine(): Machine {
+  return {
+    state: { phase: 'idle' },
+    context: {
+      callMode: 'audio',
+      liveId: null,
+      liveDurationS: 0,
+      startedAtMs: 0,
+      createdAtMs: null,
+      firstSocketOpenAtMs: null,
+      liveAtMs: null,
+      endedAtMs: null,
+      socketsOpened: 0,
+      notReadyRetries: 0,
+      preLiveRetries: 0,
+      warmupStartedAtMs: null,
+      reconnects: 0,
+      reconnectAttempt: 0,
+      dropStartedAtMs: null,
+      liveSinceMs: null,
+      endsAtMs: null,
+      wentLive: false,
+      hangupReason: null,
+      endedBy: null,
+      failure: null,
+      cancelledDuringCreate: false,
+      lastError: null,
+    },
+  };
+}
+
+export function isTerminal(state: SessionState): state is Extract<SessionState, { phase: 'ended' | 'failed' }> {
+  return state.phase === 'ended' || state.phase === 'failed';
+}
+
+/** The summary of the session as the context stands (exact figures; timings relative to the create start). */
+export function buildSummary(context: SessionContext, final: FinalRecord | null): SessionSummary {
+  const rel = (atMs: number | null) => (atMs === null ? null : atMs - context.startedAtMs);
+  return {
+    liveId: context.liveId ?? '',
+    callMode: context.callMode,
+    wentLive: context.wentLive,
+    hangupReason: context.hangupReason ?? final?.hangupReason ?? null,
+    endedBy: context.endedBy,
+    finalStatus: final?.status ?? null,
+    billedSeconds: final?.billedSeconds ?? null,
+    creditsCost: final?.creditsCost ?? null,
+    notReadyRetries: context.notReadyRetries,
+    reconnects: context.reconnects,
+    liveDurationS: context.liveDurationS,
+    timingsMs: {
+      create: rel(context.createdAtMs),
+      socketOpen: rel(context.firstSocketOpenAtMs),
+      live: rel(context.liveAtMs),
+      ended: rel(context.endedAtMs),
+    },
+  };
+}
+
+const err = (code: ErrorCode, message: string): ErrorInfo => ({ code, message });
+
+// ---------------------------------------------------------------------------------------------------
+// The transition function
+
+/**
+ * The next machine and the effects to run. An event that means nothing in the current phase returns the
+ * same machine object and no effects (the driver logs it), so callers can detect "ignored" by identity.
+ */
+export function transition(machine: Machine, event: MachineEvent, config: MachineConfig): TransitionResult {
+  const { state, context: ctx } = machine;
+  const same: TransitionResult = { machine, effects: [] };
+  const to = (next: SessionState, context: SessionContext, effects: MachineEffect[] = []): TransitionResult => ({
+    machine: { state: next, context },
+    effects,
+  });
+
+  // Terminal phases absorb everything. A new session starts from a fresh machine.
+  if (isTerminal(state)) return same;
+
+  // Failures that end the session at once (no live call to wind down).
+  const failNow = (context: SessionContext, error: ErrorInfo, effects: MachineEffect[]): TransitionResult => {
+    const c = { ...context, endedAtMs: context.endedAtMs ?? event.atMs, lastError: error };
+    return to({ phase: 'failed', liveId: c.liveId, error, summary: c.liveId ? buildSummary(c, null) : null }, c, effects);
+  };
+  // Enter `ending`: the call is over from our side; read the final billing (spec §3 ending → ended).
+  const endVia = (
+    reason: HangupReason,
+    endedBy: EndedBy,
+    effects: MachineEffect[],
+    failure: ErrorInfo | null = null,
+  ): TransitionResult => {
+    const c: SessionContext = { ...ctx, hangupReason: failure ? ctx.hangupReason : reason, endedBy, endedAtMs: event.atMs, failure };
+    return to({ phase: 'ending', liveId: ctx.liveId!, reason }, c, [...effects, { type: 'query-final' }]);
+  };
+
+  switch (event.type) {
+    case 'start': {
+      if (state.phase !== 'idle') return same;
+      const c: SessionContext = { ...initialMachine().context, callMode: event.callMode, startedAtMs: event.atMs };
+      return to({ phase: 'creating' }, c, [{ type: 'create-session' }]);
+    }
+
+    case 'created': {
+      if (state.phase !== 'creating') return same;
+      const c: SessionContext = {
+        ...ctx,
+        liveId: event.liveId,
+        liveDurationS: event.liveDurationS,
+        callMode: event.callMode,
+        createdAtMs: event.atMs,
+      };
+      if (ctx.cancelledDuringCreate) {
+        // The answer arrived although we cancelled: close the room without ever sending conn_init.
+        const reason = ctx.hangupReason ?? 'user_end';
+        return failNow({ ...c, endedBy: 'client', hangupReason: reason }, err('cancelled', 'The session was cancelled while it was being created.'), [
+          { type: 'send-hangup', reason },
+        ]);
+      }
+      const cc = { ...c, socketsOpened: 1 };
+      return to({ phase: 'connecting', liveId: event.liveId, attempt: 1 }, cc, [{ type: 'emit-credentials' }, { type: 'open-socket' }]);
+    }
+
+    case 'create-failed': {
+      if (state.phase !== 'creating') return same;
+      const error = ctx.cancelledDuringCreate ? err('cancelled', 'The session was cancelled while it was being created.') : event.error;
+      return failNow(ctx, error, []);
+    }
+
+    case 'socket-open': {
+      if (state.phase !== 'connecting' && state.phase !== 'reconnecting') return same;
+      if (ctx.firstSocketOpenAtMs !== null) return same;
+      return to(state, { ...ctx, firstSocketOpenAtMs: event.atMs });
+    }
+
+    case 'ack-success': {
+      if (state.phase === 'connecting') {
+        // spec §3: waiting → on_live; billing starts now (§6 rule 1).
+        const endsAtMs = event.atMs + ctx.liveDurationS * 1000;
+        const c: SessionContext = { ...ctx, wentLive: true, liveAtMs: event.atMs, liveSinceMs: event.atMs, endsAtMs };
+        return to({ phase: 'live', liveId: state.liveId, sinceMs: event.atMs, endsAtMs }, c, [
+          { type: 'schedule-duration-guard', atMs: endsAtMs + config.durationGraceMs },
+        ]);
+      }
+      if (state.phase === 'reconnecting') {
+        const c: SessionContext = { ...ctx, reconnectAttempt: 0, dropStartedAtMs: null, lastError: null };
+        return to({ phase: 'live', liveId: state.liveId, sinceMs: state.sinceMs, endsAtMs: state.endsAtMs }, c);
+      }
+      return same;
+    }
+
+    case 'ack-not-ready': {
+      if (state.phase === 'connecting') {
+        // spec §6 rule 2: close, wait 2/4/8 s, reconnect with a fresh conn_init.
+        const warmupStartedAtMs = ctx.warmupStartedAtMs ?? event.atMs;
+        const attempt = ctx.preLiveRetries + 1;
+        const delayMs = config.notReadyPolicy.nextDelayMs({ attempt, elapsedMs: event.atMs - warmupStartedAtMs, lastError: 'NOT_READY' });
+        const c: SessionContext = { ...ctx, warmupStartedAtMs, lastError: err('not_ready', 'NOT_READY') };
+        if (delayMs === null) {
+          return failNow(c, err('not_ready', 'The avatar was still not ready after the warm-up wait; try again later.'), [{ type: 'close-socket' }]);
+        }
+        const cc: SessionContext = { ...c, notReadyRetries: ctx.notReadyRetries + 1, preLiveRetries: attempt };
+        return to(
+          { phase: 'warming', liveId: state.liveId, notReadyRetries: cc.notReadyRetries, retryInMs: delayMs, retryAtMs: event.atMs + delayMs },
+          cc,
+          [{ type: 'close-socket' }, { type: 'schedule-retry', delayMs }],
+        );
+      }
+      if (state.phase === 'reconnecting') {
+        // The avatar was live; NOT_READY on a reconnect is treated like any failed reconnect attempt.
+        const result = retryReconnect(machine, event.atMs, err('not_ready', 'NOT_READY on reconnect'), config, to, endVia);
+        return { machine: result.machine, effects: [{ type: 'close-socket' }, ...result.effects] };
+      }
+      return same;
+    }
+
+    case 'ack-failed': {
+      if (state.phase !== 'connecting' && state.phase !== 'reconnecting') return same;
+      // spec §6 rule 3: permanent; a new session is needed.
+      const error = err('init_failed', `The avatar could not be started (${event.errorCode}); create a new session.`);
+      if (state.phase === 'reconnecting') {
+        return endVia('user_end', 'network', [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, { type: 'close-socket' }], error);
+      }
+      return failNow(ctx, error, [{ type: 'close-socket' }]);
+    }
+
+    case 'forced-hangup': {
+      if (state.phase === 'creating' || state.phase === 'idle' || state.phase === 'ending') return same;
+      // spec §6 rules 5, 6: the server ended the call; never reconnect.
+      return endVia(event.reason, 'server', [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, { type: 'close-socket' }]);
+    }
+
+    case 'socket-lost': {
+      if (state.phase === 'connecting') {
+        if (classify(event.error.code) === 'fatal') return failNow(ctx, event.error, [{ type: 'close-socket' }]);
+        // A drop before the ack: retry on the NOT_READY schedule (bounded by the same warm-up budget).
+        const warmupStartedAtMs = ctx.warmupStartedAtMs ?? event.atMs;
+        const attempt = ctx.preLiveRetries + 1;
+        const delayMs = config.notReadyPolicy.nextDelayMs({ attempt, elapsedMs: event.atMs - warmupStartedAtMs, lastError: event.error });
+        const c: SessionContext = { ...ctx, warmupStartedAtMs, lastError: event.error };
+        if (delayMs === null) {
+          const error = ctx.lastError?.code === 'not_ready' ? err('not_ready', 'The avatar was still not ready after the warm-up wait.') : event.error;
+          return failNow(c, error, [{ type: 'close-socket' }]);
+        }
+        const cc: SessionContext = { ...c, preLiveRetries: attempt };
+        return to(
+          { phase: 'warming', liveId: state.liveId, notReadyRetries: ctx.notReadyRetries, retryInMs: delayMs, retryAtMs: event.atMs + delayMs },
+          cc,
+          [{ type: 'close-socket' }, { type: 'schedule-retry', delayMs }],
+        );
+      }
+      if (state.phase === 'live') {
+        // spec §6 rule 5: a raw close/error is a fallback signal. The RTC call goes on; restore the socket
+        // and ask the server whether the session is still on.
+        if (classify(event.error.code) === 'fatal') {
+          return endVia('user_end', 'network', [{ type: 'cancel-duration-guard' }, { type: 'close-socket' }], event.error);
+        }
+        const c: SessionContext = { ...ctx, dropStartedAtMs: event.atMs, reconnectAttempt: 0, lastError: event.error };
+        const next: Machine = {
+          state: { phase: 'reconnecting', liveId: state.liveId, attempt: 0, sinceMs: state.sinceMs, endsAtMs: state.endsAtMs },
+          context: c,
+        };
+        return withLossEffects(retryReconnect(next, event.atMs, event.error, config, to, endVia));
+      }
+      if (state.phase === 'reconnecting') {
+        if (classify(event.error.code) === 'fatal') {
+          return endVia('user_end', 'network', [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, { type: 'close-socket' }], event.error);
+        }
+        return withLossEffects(retryReconnect(machine, event.atMs, event.error, config, to, endVia));
+      }
+      return same;
+    }
+
+    case 'retry-due': {
+      if (state.phase === 'warming') {
+        const c: SessionContext = { ...ctx, socketsOpened: ctx.socketsOpened + 1 };
+        return to({ phase: 'connecting', liveId: state.liveId, attempt: c.socketsOpened }, c, [{ type: 'open-socket' }]);
+      }
+      if (state.phase === 'reconnecting') {
+        const c: SessionContext = { ...ctx, socketsOpened: ctx.socketsOpened + 1, reconnects: ctx.reconnects + 1 };
+        return to(state, c, [{ type: 'open-socket' }]);
+      }
+      return same;
+    }
+
+    case 'hangup-requested': {
+      switch (state.phase) {
+        case 'idle':
+        case 'ending':
+          return same;
+        case 'creating':
+          // Cancel the request; if its answer still arrives, `created` closes the room (see above).
+          if (ctx.cancelledDuringCreate) return same;
+          return to(state, { ...ctx, cancelledDuringCreate: true, endedBy: 'client', hangupReason: event.reason }, [{ type: 'abort-create' }]);
+        case 'connecting':
+        case 'warming':
+        case 'live':
+        case 'reconnecting':
+          // spec §6 rule 7: type 5, close, no reconnect.
+          return endVia(event.reason, 'client', [
+            { type: 'cancel-retry' },
+            { type: 'cancel-duration-guard' },
+            { type: 'send-hangup', reason: event.reason },
+          ]);
+      }
+      return same;
+    }
+
+    case 'duration-reached': {
+      if (state.phase !== 'live' && state.phase !== 'reconnecting') return same;
+      // The server should have ended the call at live_duration (spec §2.1); it has not, so we do.
+      return endVia('timeout', 'limit', [{ type: 'cancel-retry' }, { type: 'send-hangup', reason: 'timeout' }]);
+    }
+
+    case 'status-known': {
+      if (state.phase !== 'reconnecting') return same;
+      const status = event.record.status;
+      if (status !== 'ending' && status !== 'ended') return same;
+      // The server already closed the session while we were away: stop reconnecting, read the final figures.
+      const c: SessionContext = { ...ctx, hangupReason: event.record.hangupReason ?? null, endedBy: 'server', endedAtMs: event.atMs };
+      return to({ phase: 'ending', liveId: state.liveId, reason: c.hangupReason ?? 'unknown' }, c, [
+        { type: 'cancel-retry' },
+        { type: 'cancel-duration-guard' },
+        { type: 'close-socket' },
+        { type: 'query-final' },
+      ]);
+    }
+
+    case 'end-confirmed': {
+      if (state.phase !== 'ending') return same;
+      const summary = buildSummary(ctx, event.record);
+      if (ctx.failure) return to({ phase: 'failed', liveId: state.liveId, error: ctx.failure, summary }, ctx);
+      return to({ phase: 'ended', liveId: state.liveId, summary }, ctx);
+    }
+
+    case 'error': {
+      if (state.phase === 'idle') return same;
+      const effects: MachineEffect[] = [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, { type: 'close-socket' }];
+      if (state.phase === 'creating') effects.push({ type: 'abort-create' });
+      return failNow(ctx, event.error, effects);
+    }
+  }
+}
+
+/** After a lost socket: drop it, and while still reconnecting, ask the server whether the session is still on. */
+function withLossEffects(result: TransitionResult): TransitionResult {
+  const stillReconnecting = result.machine.state.phase === 'reconnecting';
+  const effects: MachineEffect[] = [{ type: 'close-socket' }, ...(stillReconnecting ? [{ type: 'query-status' } as const] : []), ...result.effects];
+  return { machine: result.machine, effects };
+}
+
+/** One more attempt to restore a live connection, or give up (`connection_lost`) once the policy says so. */
+function retryReconnect(
+  machine: Machine,
+  atMs: number,
+  error: ErrorInfo,
+  config: MachineConfig,
+  to: (next: SessionState, context: SessionContext, effects?: MachineEffect[]) => TransitionResult,
+  endVia: (reason: HangupReason, endedBy: EndedBy, effects: MachineEffect[], failure?: ErrorInfo | null) => TransitionResult,
+): TransitionResult {
+  const { state, context: ctx } = machine;
+  if (state.phase !== 'reconnecting') return { machine, effects: [] };
+  const attempt = ctx.reconnectAttempt + 1;
+  const elapsedMs = atMs - (ctx.dropStartedAtMs ?? atMs);
+  const delayMs = config.liveReconnectPolicy.nextDelayMs({ attempt, elapsedMs, lastError: error });
+  if (delayMs === null) {
+    // Exhausted: try to tell the server (best effort), then read the final figures and fail.
+    return endVia(
+      'user_end',
+      'network',
+      [{ type: 'cancel-duration-guard' }, { type: 'send-hangup', reason: 'user_end' }],
+      { code: 'connection_lost', message: `The connection to the service was lost and could not be restored within ${Math.round(elapsedMs / 1000)} s.` },
+    );
+  }
+  const c: SessionContext = { ...ctx, reconnectAttempt: attempt, lastError: error };
+  const next: SessionState = { ...state, attempt };
+  if (delayMs === 0) {
+    const cc: SessionContext = { ...c, socketsOpened: c.socketsOpened + 1, reconnects: c.reconnects + 1 };
+    return to(next, cc, [{ type: 'open-socket' }]);
+  }
+  return to(next, c, [{ type: 'schedule-retry', delayMs }]);
+}
