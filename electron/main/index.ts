@@ -1,0 +1,105 @@
+/**
+ * Main-process entry: Electron wiring only. Behaviour lives in kiosk-service.ts (what the app does),
+ * lifecycle.ts (how it quits and recovers), ipc.ts (who may call), policy.ts/security.ts (what the page
+ * may do), store.ts (settings and the key), window.ts (the window).
+ */
+import { app, dialog, ipcMain, type BrowserWindow } from 'electron';
+import { join } from 'node:path';
+import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
+import { createLogger } from '../core/log.ts';
+import { createKioskService, type KioskService } from './kiosk-service.ts';
+import { createLifecycle } from './lifecycle.ts';
+import { registerIpc } from './ipc.ts';
+import { APP_ORIGIN } from './policy.ts';
+import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
+import { loadSettings } from './store.ts';
+import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
+
+const logger = createLogger({ scope: 'main', level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
+
+// out/main/index.js → out/preload/index.cjs and out/renderer/ (built by renderer/vite.config.ts).
+const OUT_DIR = join(import.meta.dirname, '..');
+const PRELOAD_PATH = join(OUT_DIR, 'preload', 'index.cjs');
+const RENDERER_DIR = join(OUT_DIR, 'renderer');
+
+if (!app.requestSingleInstanceLock()) {
+  // Another kiosk instance owns the screen (and maybe a live, billing session): leave it alone.
+  app.quit();
+} else {
+  registerAppScheme();
+  guardWebContents(logger);
+  void main().catch((error: unknown) => {
+    logger.error('Fatal start-up error', { error: error instanceof Error ? error.message : String(error) });
+    dialog.showErrorBox('Avatar Kiosk', `The kiosk could not start: ${error instanceof Error ? error.message : String(error)}`);
+    app.exit(1);
+  });
+}
+
+async function main(): Promise<void> {
+  await app.whenReady();
+  hardenSession(logger);
+  serveRenderer(RENDERER_DIR, logger);
+
+  const settings = await loadSettings({ env: process.env, appRoot: app.getAppPath(), logger });
+  if (settings.configError) {
+    // Clear to the operator, and never a crash: the kiosk runs with safe defaults.
+    dialog.showErrorBox(
+      'Avatar Kiosk: configuration problem',
+      `${settings.configError.message}\n\nThe kiosk is running with safe defaults. Fix the configuration file and restart.`,
+    );
+  }
+
+  const service: KioskService = await createKioskService({
+    config: settings.config,
+    apiKey: settings.apiKey,
+    apiKeySource: settings.apiKeySource,
+    apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
+    logger,
+    persistApiKey: settings.persistApiKey,
+  });
+
+  let win: BrowserWindow | null = null;
+  const lifecycle = createLifecycle({
+    logger,
+    hangupSession: () => service.resetToAttract(),
+    shutdownService: () => service.shutdown(),
+    quitApp: () => app.quit(),
+    reloadRenderer: () => {
+      if (win && !win.isDestroyed()) void loadRenderer(win).catch((e: unknown) => logger.error('Reload failed', { error: String(e) }));
+    },
+  });
+
+  registerIpc(ipcMain, {
+    service,
+    origin: APP_ORIGIN,
+    getMainFrame: () => (win && !win.isDestroyed() ? win.webContents.mainFrame : null),
+    logger,
+  });
+  service.onEvent((event: KioskEvent) => {
+    if (win && !win.isDestroyed() && !win.webContents.isDestroyed()) win.webContents.send(EVENT_CHANNEL, event);
+  });
+
+  app.on('before-quit', (event) => lifecycle.onBeforeQuit(event));
+  app.on('window-all-closed', () => lifecycle.onWindowAllClosed());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => lifecycle.onSignal(signal));
+  app.on('second-instance', () => {
+    if (win && !win.isDestroyed()) {
+      if (win.isMinimized()) win.restore();
+      win.focus();
+    }
+  });
+
+  if (usesNativeRtc(settings.config)) {
+    logger.warn('rtcEngine "agora-native": the renderer runs with Node integration and without context isolation (vendor requirement).');
+  }
+  win = createMainWindow({ config: settings.config, preloadPath: PRELOAD_PATH });
+  win.webContents.on('render-process-gone', (_event, details) => {
+    void lifecycle.onRenderProcessGone({ reason: details.reason, exitCode: details.exitCode });
+  });
+  win.webContents.on('unresponsive', () => logger.warn('The renderer is unresponsive'));
+  win.webContents.on('did-fail-load', (_event, code, description, url) => {
+    logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
+  });
+  await loadRenderer(win);
+  logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
+}

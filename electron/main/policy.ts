@@ -1,0 +1,152 @@
+/**
+ * Security policy decisions as pure functions (Electron-free, unit-tested in test/unit/ipc-policy.test.ts);
+ * security.ts and window.ts apply them to Electron's session and webContents.
+ *
+ * Why a custom `app://kiosk` scheme rather than file://: every file on disk shares the file:// origin, so
+ * a permission or IPC check on "our origin" could not tell our page from any other local HTML; file://
+ * also gives no place to set response headers. A standard, secure, privileged scheme gives the page a
+ * real origin (checked by IPC and permission handlers), a secure context (getUserMedia needs one), and
+ * lets us attach the CSP to every response we serve. Only files under out/renderer are served.
+ */
+import { normalize, relative, resolve, sep, isAbsolute } from 'node:path';
+
+export const APP_SCHEME = 'app';
+export const APP_HOST = 'kiosk';
+export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+export const APP_ENTRY_URL = `${APP_ORIGIN}/index.html`;
+
+/**
+ * The renderer's CSP, sent as a header on everything app:// serves and on every http(s) response. It
+ * matches renderer/index.html's meta policy (browsers enforce both), made stricter where the page does
+ * not need more (default-src 'none', no frames/forms/plugins). Network: only the Agora Web SDK 4.x hosts
+ * (*.agora.io, *.sd-rtn.com, any port, per Agora's firewall list); the demo engine needs no network and
+ * the renderer never talks to the service (main does). `'self'` is our own bundled app:// files only.
+ * Evaluated with Google's CSP evaluator in test/security/electronegativity.ts.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  // Svelte transitions and the RTC SDK set inline styles on elements.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob: mediastream:",
+  "font-src 'self' data:",
+  'connect-src \'self\' https://*.agora.io:* wss://*.agora.io:* https://*.sd-rtn.com:* wss://*.sd-rtn.com:*',
+  // agora-rtc-sdk-ng runs an internal worker from a blob: URL.
+  "worker-src 'self' blob:",
+  "manifest-src 'self'",
+  "object-src 'none'",
+  "frame-src 'none'",
+  "child-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Response headers we add to everything the page loads. */
+export function securityHeaders(): Record<string, string> {
+  return {
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Referrer-Policy': 'no-referrer',
+  };
+}
+
+/** Merge our CSP into a response's headers (replacing any CSP a server sent: ours is stricter). */
+export function withSecurityHeaders(headers: Record<string, string[] | string> | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) {
+    if (k.toLowerCase() === 'content-security-policy') continue;
+    out[k] = Array.isArray(v) ? v : [v];
+  }
+  for (const [k, v] of Object.entries(securityHeaders())) out[k] = [v];
+  return out;
+}
+
+export function isOwnOrigin(url: string | undefined | null): boolean {
+  if (!url) return false;
+  try {
+    const u = new URL(url);
+    return u.protocol === `${APP_SCHEME}:` && u.host === APP_HOST;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Permission requests: only `media` (microphone/camera), only audio/video, only from our own page.
+ * Everything else (notifications, geolocation, clipboard, midi, hid, display capture…) is denied.
+ */
+export function allowPermissionRequest(permission: string, details: { requestingUrl?: string; mediaTypes?: readonly string[] }, pageUrl: string): boolean {
+  if (permission !== 'media') return false;
+  if (!isOwnOrigin(details.requestingUrl ?? pageUrl) || !isOwnOrigin(pageUrl)) return false;
+  const types = details.mediaTypes ?? [];
+  return types.every((t) => t === 'audio' || t === 'video');
+}
+
+/** Permission checks (synchronous queries such as enumerateDevices labels). */
+export function allowPermissionCheck(permission: string, requestingOrigin: string, details: { mediaType?: string }): boolean {
+  if (permission !== 'media') return false;
+  if (!isOwnOrigin(requestingOrigin)) return false;
+  const t = details.mediaType;
+  return t === undefined || t === 'audio' || t === 'video' || t === 'unknown';
+}
+
+/** Navigation is never allowed away from the loaded page (reload of our own entry is not a navigation). */
+export function allowNavigation(_url: string): boolean {
+  return false;
+}
+
+/**
+ * Map an `app://kiosk/<path>` request to a file under `root`, or null (outside root, other host,
+ * traversal, or not our scheme). `/` serves index.html.
+ */
+export function resolveAppFile(requestUrl: string, root: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(requestUrl);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== `${APP_SCHEME}:` || u.host !== APP_HOST) return null;
+  let pathname: string;
+  try {
+    pathname = decodeURIComponent(u.pathname);
+  } catch {
+    return null;
+  }
+  if (pathname.includes('\0')) return null;
+  if (pathname === '/' || pathname === '') pathname = '/index.html';
+  const rootAbs = resolve(root);
+  const file = resolve(rootAbs, '.' + normalize(pathname));
+  const rel = relative(rootAbs, file);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('..')) return null;
+  return file;
+}
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.wasm': 'application/wasm',
+  '.mp3': 'audio/mpeg',
+  '.wav': 'audio/wav',
+  '.mp4': 'video/mp4',
+  '.webm': 'video/webm',
+  '.ico': 'image/x-icon',
+};
+
+export function mimeTypeFor(file: string): string {
+  const dot = file.lastIndexOf('.');
+  return (dot >= 0 && MIME[file.slice(dot).toLowerCase()]) || 'application/octet-stream';
+}

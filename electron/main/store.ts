@@ -1,0 +1,112 @@
+/**
+ * The Electron side of settings: the config file (electron-store, validated with the JSON Schema derived
+ * from config.ts) and the API key (environment first, else safeStorage ciphertext in the same file).
+ *
+ * - An invalid config file never crashes the kiosk: we log one clear line, tell the operator (the caller
+ *   shows a dialog), run with safe defaults, and refuse to write into the broken file.
+ * - The key is encrypted with safeStorage's async API; only the base64 ciphertext is stored. On Linux
+ *   without a keyring (`basic_text` backend) the ciphertext is barely protected: we log it and report
+ *   it in PublicConfig.apiKeyWeaklyProtected.
+ */
+import { safeStorage } from 'electron';
+import Store from 'electron-store';
+import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { addSecret, type Logger } from '../core/log.ts';
+import { configJsonSchema, defaultConfig, resolveConfig, type ConfigEnv, type KioskConfig } from './config.ts';
+import type { ApiKeySource } from './kiosk-service.ts';
+
+export interface LoadedSettings {
+  config: KioskConfig;
+  /** Why the config file was not used (null when it was fine). */
+  configError: AvatarError | null;
+  apiKey: string | null;
+  apiKeySource: ApiKeySource;
+  apiKeyWeaklyProtected: boolean;
+  persistApiKey(key: string | null): Promise<void>;
+  /** Where the config file is (for the operator's dialog). */
+  configPath: string | null;
+}
+
+export async function loadSettings(options: { env: ConfigEnv; appRoot: string; logger: Logger }): Promise<LoadedSettings> {
+  const { env, appRoot, logger } = options;
+  let store: Store<Record<string, unknown>> | null = null;
+  let configError: AvatarError | null = null;
+  let config: KioskConfig;
+
+  try {
+    const { properties, rootSchema } = configJsonSchema();
+    store = new Store<Record<string, unknown>>({
+      name: 'config',
+      schema: properties as never,
+      rootSchema: rootSchema as never,
+      clearInvalidConfig: false,
+    });
+  } catch (error) {
+    configError = new AvatarError('invalid_config', `The configuration file is invalid: ${toAvatarError(error).message}`, { cause: error });
+  }
+
+  try {
+    config = resolveConfig(store?.store ?? {}, env, { appRoot });
+  } catch (error) {
+    configError ??= toAvatarError(error, 'invalid_config');
+    config = defaultConfig(env, { appRoot });
+  }
+  if (configError) {
+    logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: store?.path ?? null });
+    store = null; // never write into a file we could not read
+  }
+
+  const weak = process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text';
+  if (weak) logger.warn('No OS keyring (safeStorage backend "basic_text"): a stored API key is only weakly protected. Prefer AVATAR_API_KEY from a protected environment.');
+
+  let apiKey: string | null = null;
+  let apiKeySource: ApiKeySource = 'none';
+  const envKey = env.AVATAR_API_KEY?.trim();
+  if (envKey) {
+    apiKey = envKey;
+    apiKeySource = 'env';
+  } else if (config.encryptedApiKey) {
+    apiKey = await decryptKey(config.encryptedApiKey, store, logger);
+    if (apiKey) apiKeySource = 'stored';
+  }
+  addSecret(apiKey);
+
+  return {
+    config,
+    configError,
+    apiKey,
+    apiKeySource,
+    apiKeyWeaklyProtected: weak,
+    configPath: store?.path ?? null,
+    async persistApiKey(key) {
+      if (!store) throw new AvatarError('invalid_config', 'The configuration file is invalid; fix it before storing a key.');
+      if (key === null) {
+        store.delete('encryptedApiKey');
+        return;
+      }
+      if (!(await safeStorage.isAsyncEncryptionAvailable())) {
+        throw new AvatarError('internal', 'Secure storage is not available on this system; set AVATAR_API_KEY instead.');
+      }
+      const cipher = await safeStorage.encryptStringAsync(key);
+      store.set('encryptedApiKey', cipher.toString('base64'));
+    },
+  };
+}
+
+async function decryptKey(base64: string, store: Store<Record<string, unknown>> | null, logger: Logger): Promise<string | null> {
+  try {
+    if (!(await safeStorage.isAsyncEncryptionAvailable())) {
+      logger.error('A stored API key exists but secure storage is unavailable; running in demo mode');
+      return null;
+    }
+    const { result, shouldReEncrypt } = await safeStorage.decryptStringAsync(Buffer.from(base64, 'base64'));
+    if (shouldReEncrypt && store) {
+      const cipher = await safeStorage.encryptStringAsync(result);
+      store.set('encryptedApiKey', cipher.toString('base64'));
+    }
+    return result.trim() || null;
+  } catch (error) {
+    logger.error('The stored API key could not be decrypted; running in demo mode. Enter the key again.', { error: toAvatarError(error).message });
+    return null;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * A stand-in for the `electron` module, just enough of it for electron/main/index.ts (and electron-store)
+ * to run under plain Node, recording what main asks of Electron. Not a simulation of Chromium: IPC
+ * invokes, page loads, permission requests and signals are driven by main-harness.ts.
+ */
+import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+
+export const record = {
+  order: [] as string[],
+  schemes: [] as unknown[],
+  protocolHandlers: new Map<string, (request: Request) => Promise<Response>>(),
+  windows: [] as BrowserWindow[],
+  errorBoxes: [] as { title: string; content: string }[],
+  quitCalls: 0,
+  exitCalls: [] as number[],
+  headersHandler: null as null | ((details: { responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void),
+  permissionRequest: null as null | ((wc: unknown, permission: string, cb: (ok: boolean) => void, details: Record<string, unknown>) => void),
+  permissionCheck: null as null | ((wc: unknown, permission: string, origin: string, details: Record<string, unknown>) => boolean),
+  menuSetTo: undefined as unknown,
+};
+
+class FakeWebContents extends EventEmitter {
+  readonly mainFrame = { url: '', detached: false };
+  readonly sent: { channel: string; payload: unknown }[] = [];
+  windowOpenHandler: ((d: { url: string }) => { action: string }) | null = null;
+  send(channel: string, payload: unknown): void {
+    this.sent.push({ channel, payload: structuredClone(payload) });
+  }
+  isDestroyed(): boolean {
+    return false;
+  }
+  getURL(): string {
+    return this.mainFrame.url;
+  }
+  setWindowOpenHandler(h: (d: { url: string }) => { action: string }): void {
+    this.windowOpenHandler = h;
+  }
+}
+
+export class BrowserWindow extends EventEmitter {
+  readonly webContents = new FakeWebContents();
+  readonly loads: string[] = [];
+  constructor(readonly options: Record<string, unknown>) {
+    super();
+    record.order.push('BrowserWindow');
+    record.windows.push(this);
+    app.emit('web-contents-created', {}, this.webContents);
+  }
+  loadURL(url: string): Promise<void> {
+    this.loads.push(url);
+    this.webContents.mainFrame.url = url;
+    return Promise.resolve();
+  }
+  removeMenu(): void {}
+  show(): void {}
+  isDestroyed(): boolean {
+    return false;
+  }
+  isMinimized(): boolean {
+    return false;
+  }
+  restore(): void {}
+  focus(): void {}
+}
+
+class FakeApp extends EventEmitter {
+  isPackaged = false;
+  #ready!: () => void;
+  readonly #readyPromise = new Promise<void>((r) => (this.#ready = r));
+  emitReady(): void {
+    record.order.push('ready');
+    this.#ready();
+  }
+  whenReady(): Promise<void> {
+    return this.#readyPromise;
+  }
+  requestSingleInstanceLock(): boolean {
+    record.order.push('requestSingleInstanceLock');
+    return true;
+  }
+  quit(): void {
+    record.quitCalls++;
+    let prevented = false;
+    this.emit('before-quit', { preventDefault: () => (prevented = true) });
+    if (!prevented) record.order.push('quit-allowed');
+  }
+  exit(code = 0): void {
+    record.exitCalls.push(code);
+  }
+  getPath(_name: string): string {
+    return process.env.STUB_USER_DATA ?? join(process.cwd(), '.stub-user-data');
+  }
+  getVersion(): string {
+    return '0.0.0-test';
+  }
+  getAppPath(): string {
+    return process.env.STUB_APP_PATH ?? process.cwd();
+  }
+}
+export const app = new FakeApp();
+
+export const protocol = {
+  registerSchemesAsPrivileged(schemes: unknown[]): void {
+    record.order.push('registerSchemesAsPrivileged');
+    record.schemes.push(...schemes);
+  },
+  handle(scheme: string, handler: (request: Request) => Promise<Response>): void {
+    record.protocolHandlers.set(scheme, handler);
+  },
+};
+
+export const session = {
+  defaultSession: {
+    webRequest: {
+      onHeadersReceived(fn: NonNullable<typeof record.headersHandler>): void {
+        record.headersHandler = fn;
+      },
+    },
+    setPermissionRequestHandler(fn: NonNullable<typeof record.permissionRequest>): void {
+      record.permissionRequest = fn;
+    },
+    setPermissionCheckHandler(fn: NonNullable<typeof record.permissionCheck>): void {
+      record.permissionCheck = fn;
+    },
+  },
+};
+
+type Handler = (event: { senderFrame: unknown }, ...args: unknown[]) => unknown;
+export const ipcMain = {
+  handlers: new Map<string, Handler>(),
+  handle(channel: string, fn: Handler): void {
+    if (this.handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+    this.handlers.set(channel, fn);
+  },
+  removeHandler(channel: string): void {
+    this.handlers.delete(channel);
+  },
+  on(): void {},
+};
+
+/** Reversible "encryption" that is visibly not the plaintext. */
+export const safeStorage = {
+  isAsyncEncryptionAvailable: async () => true,
+  encryptStringAsync: async (s: string) => Buffer.from(`enc:${Buffer.from(s).toString('hex')}`),
+  decryptStringAsync: async (b: Buffer) => ({ result: Buffer.from(b.toString().slice(4), 'hex').toString(), shouldReEncrypt: false }),
+  getSelectedStorageBackend: () => 'basic_text' as const,
+};
+
+export const dialog = {
+  showErrorBox(title: string, content: string): void {
+    record.errorBoxes.push({ title, content });
+  },
+};
+
+export const Menu = {
+  setApplicationMenu(menu: unknown): void {
+    record.menuSetTo = menu;
+  },
+};
+
+export const shell = {};
+export const net = {};
+
+export default { app, BrowserWindow, protocol, session, ipcMain, safeStorage, dialog, Menu, shell, net };

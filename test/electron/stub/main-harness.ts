@@ -1,0 +1,125 @@
+/**
+ * Runs electron/main/index.ts under plain Node against the electron stub (see hooks.mjs) and drives it
+ * like Electron would: ready, IPC invokes from the page's main frame (and a foreign one), permission
+ * requests, navigation attempts, a renderer crash, SIGTERM twice. Prints one JSON line of observations
+ * for test/unit/ipc-main-wiring.test.ts to assert on.
+ *
+ * Run: node --import tsx --import ./test/electron/stub/register.mjs test/electron/stub/main-harness.ts <scenario>
+ * Scenarios: `full` (default), `broken-config`.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
+import { app, ipcMain, record, type BrowserWindow } from './electron.ts';
+
+const scenario = process.argv[2] ?? 'full';
+const userData = mkdtempSync(join(tmpdir(), 'kiosk-stub-'));
+process.env.STUB_USER_DATA = userData;
+process.env.STUB_APP_PATH = join(import.meta.dirname, '../../..');
+delete process.env.AVATAR_API_KEY;
+const configFile = join(userData, 'config.json');
+writeFileSync(
+  configFile,
+  scenario === 'broken-config'
+    ? JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 'wide' } })
+    : JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
+);
+
+const facts: Record<string, unknown> = { scenario };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(what: string, pred: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!pred()) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+await import('../../../electron/main/index.ts');
+facts.orderBeforeReady = [...record.order];
+app.emitReady();
+await until('the window to load', () => (record.windows[0]?.loads.length ?? 0) >= 1);
+const win = record.windows[0] as BrowserWindow;
+const wc = win.webContents;
+const events = () => wc.sent.filter((s) => s.channel === EVENT_CHANNEL).map((s) => s.payload as KioskEvent);
+const invoke = async (channel: string, arg?: unknown, frame: unknown = wc.mainFrame) => {
+  const h = ipcMain.handlers.get(channel);
+  if (!h) return { noHandler: true };
+  return arg === undefined ? h({ senderFrame: frame }) : h({ senderFrame: frame }, arg);
+};
+
+facts.errorBoxes = record.errorBoxes;
+facts.windowOptions = { ...win.options, webPreferences: undefined };
+facts.webPreferences = win.options.webPreferences;
+facts.menuSetTo = record.menuSetTo;
+facts.loadUrl = win.loads[0];
+facts.schemes = record.schemes;
+facts.channels = [...ipcMain.handlers.keys()].sort();
+facts.configGet = await invoke(CHANNELS.configGet);
+
+if (scenario === 'full') {
+  facts.foreignFrame = await invoke(CHANNELS.configGet, undefined, { url: 'https://evil.example.com/' });
+  facts.subframe = await invoke(CHANNELS.configGet, undefined, { url: 'app://kiosk/index.html' });
+  facts.unknownChannel = await invoke('kiosk:debug:eval', 'x');
+
+  // permissions
+  const perm = (permission: string, details: Record<string, unknown>) =>
+    new Promise<boolean>((resolve) => record.permissionRequest!(wc, permission, resolve, details));
+  facts.permMedia = await perm('media', { requestingUrl: 'app://kiosk/index.html', mediaTypes: ['audio', 'video'] });
+  facts.permGeo = await perm('geolocation', { requestingUrl: 'app://kiosk/index.html' });
+  facts.permForeignMedia = await perm('media', { requestingUrl: 'https://evil.example.com/', mediaTypes: ['audio'] });
+  facts.permCheckMedia = record.permissionCheck!(wc, 'media', 'app://kiosk', { mediaType: 'audio' });
+
+  // headers and the app:// protocol
+  facts.headers = await new Promise((resolve) => record.headersHandler!({ responseHeaders: { 'content-security-policy': ["default-src *"] } }, (r) => resolve(r.responseHeaders)));
+  const serve = record.protocolHandlers.get('app')!;
+  const traversal = await serve(new Request('app://kiosk/..%2F..%2Fpackage.json'));
+  facts.traversalStatus = traversal.status;
+  facts.traversalCsp = traversal.headers.get('content-security-policy');
+
+  // navigation guards
+  let navPrevented = false;
+  wc.emit('will-navigate', { preventDefault: () => (navPrevented = true) }, 'https://evil.example.com/');
+  facts.navigationPrevented = navPrevented;
+  let webviewPrevented = false;
+  wc.emit('will-attach-webview', { preventDefault: () => (webviewPrevented = true) });
+  facts.webviewPrevented = webviewPrevented;
+  facts.windowOpen = wc.windowOpenHandler?.({ url: 'https://evil.example.com/' });
+
+  // the API key: stored encrypted, never echoed
+  const KEY = 'sk-harness-SECRET-123456789';
+  facts.setKey = await invoke(CHANNELS.configSetApiKey, { apiKey: KEY });
+  const stored = readFileSync(configFile, 'utf8');
+  facts.storedHasCiphertext = /"encryptedApiKey"/.test(stored);
+  facts.storedHasPlaintext = stored.includes(KEY);
+  facts.clearKey = await invoke(CHANNELS.configSetApiKey, { apiKey: null });
+  facts.storedAfterClear = JSON.parse(readFileSync(configFile, 'utf8'));
+
+  // a session, then the renderer crashes
+  facts.start1 = await invoke(CHANNELS.sessionStart, { callMode: 'audio' });
+  await until('live', () => events().some((e) => e.type === 'state' && e.state.phase === 'live'));
+  wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+  await until('the reload', () => win.loads.length >= 2);
+  await until('idle', () => events().at(-1)?.type === 'state' && (events().at(-1) as { state: { phase: string } }).state.phase === 'idle');
+  facts.loadsAfterCrash = win.loads;
+
+  // a second session, then SIGTERM twice
+  const before = events().length;
+  facts.start2 = await invoke(CHANNELS.sessionStart, {});
+  await until('live again', () => events().slice(before).some((e) => e.type === 'state' && e.state.phase === 'live'));
+  process.emit('SIGTERM', 'SIGTERM');
+  process.emit('SIGTERM', 'SIGTERM');
+  await until('the quit to be let through', () => record.order.includes('quit-allowed'), 15_000);
+  const second = events().slice(before);
+  facts.secondSessionPhases = second.filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
+  facts.quitCalls = record.quitCalls;
+  process.emit('SIGTERM', 'SIGTERM');
+  await sleep(50);
+  facts.quitCallsAfterThirdSignal = record.quitCalls;
+}
+
+// Keep the report small (the avatar image is a large data URL) and flush it before exiting: stdout to a
+// pipe is asynchronous, and process.exit() would cut it short.
+const report = JSON.stringify(facts, (key, value) => (key === 'imageDataUrl' && typeof value === 'string' ? `${value.slice(0, 22)}…(${value.length})` : value));
+process.stdout.write(`HARNESS ${report}\n`, () => process.exit(0));

@@ -1,0 +1,359 @@
+/**
+ * KioskService against the real emulator (demo mode runs it in-process on 127.0.0.1:0), through the
+ * same `handle(channel, arg)` entry point IPC uses. Real time, but fast knobs (no warm-up).
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
+import type { SessionState } from '../../electron/core/session-types.ts';
+import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
+import { resolveConfig, type KioskConfig } from '../../electron/main/config.ts';
+import { createKioskService, type KioskService, type KioskServiceOptions } from '../../electron/main/kiosk-service.ts';
+
+const REAL_KEY = 'sk-live-REAL-0123456789abcdef';
+const FAST = { warmupMs: { audio: 0, video: 0 }, endingMs: 20 };
+const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+function config(overrides: Record<string, unknown> = {}): KioskConfig {
+  return resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...overrides }, {});
+}
+
+interface Harness {
+  service: KioskService;
+  events: KioskEvent[];
+  persisted: (string | null)[];
+}
+
+const open: KioskService[] = [];
+after(async () => {
+  await Promise.all(open.map((s) => s.shutdown()));
+});
+
+async function makeService(options: Partial<KioskServiceOptions> = {}): Promise<Harness> {
+  const persisted: (string | null)[] = [];
+  const service = await createKioskService({
+    config: config(),
+    apiKey: null,
+    apiKeySource: 'none',
+    emulatorKnobs: FAST,
+    persistApiKey: async (k) => {
+      persisted.push(k);
+    },
+    ...options,
+  });
+  open.push(service);
+  const events: KioskEvent[] = [];
+  service.onEvent((e) => events.push(e));
+  return { service, events, persisted };
+}
+
+function waitFor(service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 8_000): Promise<KioskEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for an event (state: ${JSON.stringify(service.state)})`));
+    }, timeoutMs);
+    const off = service.onEvent((e) => {
+      if (predicate(e)) {
+        clearTimeout(timer);
+        off();
+        resolve(e);
+      }
+    });
+  });
+}
+const phaseIs = (phase: SessionState['phase']) => (e: KioskEvent) => e.type === 'state' && e.state.phase === phase;
+const isTerminal = (e: KioskEvent) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed');
+
+function value<T>(r: Result<T>): T {
+  assert.equal(r.ok, true, JSON.stringify(r));
+  return (r as { ok: true; value: T }).value;
+}
+
+async function startLive(h: Harness, arg: unknown = {}): Promise<string> {
+  const live = waitFor(h.service, phaseIs('live'));
+  const r = (await h.service.handle(CHANNELS.sessionStart, arg)) as Result<{ liveId: string | null }>;
+  const { liveId } = value(r);
+  assert.ok(liveId, 'start answers with the live id once the session exists');
+  await live;
+  return liveId;
+}
+
+const hangupsSeen = (emulator: EmulatorHandle, liveId: string) =>
+  emulator.getSession(liveId)?.clientMessages.filter((m) => m.type === 5).length ?? -1;
+
+describe('KioskService in demo mode (no API key)', () => {
+  it('starts the emulator on 127.0.0.1 and reports mode demo without a key', async () => {
+    const h = await makeService();
+    assert.ok(h.service.emulator);
+    assert.match(h.service.emulator.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const cfg = value((await h.service.handle(CHANNELS.configGet, undefined)) as Result<PublicConfig>);
+    assert.equal(cfg.mode, 'demo');
+    assert.equal(cfg.hasApiKey, false);
+    assert.equal(cfg.apiKeySource, 'none');
+    assert.equal(cfg.avatar.imageDataUrl, TINY_PNG);
+    assert.equal(cfg.callMode, 'audio');
+  });
+
+  it('start → credentials → live → hangup → ended with billing', async () => {
+    const h = await makeService();
+    const emulator = h.service.emulator!;
+    const credentials = waitFor(h.service, (e) => e.type === 'credentials');
+    const liveId = await startLive(h);
+    const cred = await credentials;
+    assert.equal(cred.type === 'credentials' && cred.liveId, liveId);
+    assert.ok(cred.type === 'credentials' && cred.rtc.token && cred.rtc.channel_id && cred.rtc.app_id);
+    assert.equal(emulator.liveCount(), 1);
+
+    const ended = waitFor(h.service, isTerminal);
+    value(await h.service.handle(CHANNELS.sessionHangup, undefined));
+    const end = await ended;
+    assert.ok(end.type === 'state' && end.state.phase === 'ended', JSON.stringify(end));
+    if (end.type === 'state' && end.state.phase === 'ended') {
+      assert.equal(end.state.liveId, liveId);
+      assert.equal(end.state.summary.wentLive, true);
+      assert.equal(typeof end.state.summary.billedSeconds, 'number');
+      assert.equal(typeof end.state.summary.creditsCost, 'number');
+    }
+    assert.equal(emulator.liveCount(), 0);
+    assert.equal(hangupsSeen(emulator, liveId), 1);
+    const state = value((await h.service.handle(CHANNELS.sessionGetState, undefined)) as Result<SessionState>);
+    assert.equal(state.phase, 'ended');
+    // the events carry RTC credentials and view models only: no service key anywhere
+    assert.doesNotMatch(JSON.stringify(h.events), new RegExp(emulator.apiKey));
+  });
+
+  it('a second start while a session runs → invalid_request "A session is already running"', async () => {
+    const h = await makeService();
+    const liveId = await startLive(h);
+    const r = await h.service.handle(CHANNELS.sessionStart, {});
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.equal(r.error.code, 'invalid_request');
+      assert.match(r.error.message, /A session is already running/);
+    }
+    assert.equal(h.service.emulator!.listSessions().length, 1, 'no second session was created');
+    await h.service.hangup();
+    assert.equal(hangupsSeen(h.service.emulator!, liveId), 1);
+  });
+
+  it('reportMediaError during live → hung up (nothing billing), failed with media_unavailable', async () => {
+    const h = await makeService();
+    const emulator = h.service.emulator!;
+    const liveId = await startLive(h);
+    const terminal = waitFor(h.service, isTerminal);
+    value(await h.service.handle(CHANNELS.sessionReportMediaError, { kind: 'microphone_denied', message: 'NotAllowedError: Permission denied' }));
+    const end = await terminal;
+    assert.equal(emulator.liveCount(), 0);
+    assert.equal(hangupsSeen(emulator, liveId), 1);
+    assert.ok(end.type === 'state' && end.state.phase === 'failed', JSON.stringify(end));
+    if (end.type === 'state' && end.state.phase === 'failed') {
+      assert.equal(end.state.error.code, 'media_unavailable');
+      assert.match(end.state.error.message, /microphone/i);
+      assert.ok(end.state.summary, 'the billing summary is kept');
+    }
+    const terminals = h.events.filter(isTerminal);
+    assert.equal(terminals.length, 1, 'the UI sees one terminal state, the failure');
+  });
+
+  it('reportMediaError with an RTC kind ends in rtc_failed', async () => {
+    const h = await makeService();
+    await startLive(h);
+    const terminal = waitFor(h.service, isTerminal);
+    value(await h.service.handle(CHANNELS.sessionReportMediaError, { kind: 'rtc_join_failed', message: 'join timeout' }));
+    const end = await terminal;
+    assert.ok(end.type === 'state' && end.state.phase === 'failed' && end.state.error.code === 'rtc_failed');
+    assert.equal(h.service.emulator!.liveCount(), 0);
+  });
+
+  it('reportMediaError with no session is harmless', async () => {
+    const h = await makeService();
+    value(await h.service.handle(CHANNELS.sessionReportMediaError, { kind: 'device_missing', message: '' }));
+    assert.equal(h.service.state.phase, 'idle');
+  });
+
+  it('shutdown during live → exactly one hangup (type 5 once), idempotent, emulator stopped', async () => {
+    const h = await makeService();
+    const emulator = h.service.emulator!;
+    const liveId = await startLive(h);
+    await Promise.all([h.service.shutdown(), h.service.shutdown()]);
+    await h.service.shutdown();
+    assert.equal(hangupsSeen(emulator, liveId), 1);
+    assert.equal(emulator.getSession(liveId)?.hangupReason, 'user_end');
+    assert.equal(h.service.emulator, null);
+    const r = await h.service.handle(CHANNELS.sessionStart, {});
+    assert.equal(r.ok, false);
+  });
+
+  it('resetToAttract (renderer crashed) during live → one hangup, back to idle, unmuted', async () => {
+    const h = await makeService();
+    const emulator = h.service.emulator!;
+    const liveId = await startLive(h);
+    await h.service.setMuted({ muted: true });
+    await Promise.all([h.service.resetToAttract(), h.service.resetToAttract()]);
+    assert.equal(hangupsSeen(emulator, liveId), 1);
+    assert.equal(emulator.liveCount(), 0);
+    assert.deepEqual(h.service.state, { phase: 'idle' });
+    assert.deepEqual(h.events.at(-1), { type: 'muted', muted: false });
+    // and a new session can start
+    const again = await startLive(h);
+    assert.notEqual(again, liveId);
+    await h.service.hangup();
+  });
+
+  it('hangup while the session is still being created cancels it; nothing is left live', async () => {
+    const h = await makeService({ emulatorKnobs: { ...FAST, latencyMs: 200 } });
+    const emulator = h.service.emulator!;
+    const start = h.service.handle(CHANNELS.sessionStart, {});
+    await new Promise((r) => setTimeout(r, 50));
+    value(await h.service.handle(CHANNELS.sessionHangup, undefined));
+    await start;
+    assert.ok(['ended', 'failed'].includes(h.service.state.phase), h.service.state.phase);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(emulator.liveCount(), 0);
+  });
+
+  it('setMuted emits muted events on change only', async () => {
+    const h = await makeService();
+    value(await h.service.handle(CHANNELS.sessionSetMuted, { muted: true }));
+    value(await h.service.handle(CHANNELS.sessionSetMuted, { muted: true }));
+    value(await h.service.handle(CHANNELS.sessionSetMuted, { muted: false }));
+    assert.deepEqual(
+      h.events.filter((e) => e.type === 'muted'),
+      [
+        { type: 'muted', muted: true },
+        { type: 'muted', muted: false },
+      ],
+    );
+  });
+
+  it('call mode from the visitor when allowed, else from config', async () => {
+    const h = await makeService({ config: config({ allowModeChoice: false }) });
+    const liveId = await startLive(h, { callMode: 'video' });
+    assert.equal(h.service.emulator!.getSession(liveId)?.callMode, 'audio');
+    await h.service.hangup();
+    const h2 = await makeService();
+    const liveId2 = await startLive(h2, { callMode: 'video' });
+    assert.equal(h2.service.emulator!.getSession(liveId2)?.callMode, 'video');
+    await h2.service.hangup();
+  });
+});
+
+describe('KioskService.handle: validation', () => {
+  it('unknown channels and bad arguments → invalid_request, nothing runs', async () => {
+    const h = await makeService();
+    for (const [channel, arg] of [
+      ['kiosk:debug:eval', 'process.exit()'],
+      ['kiosk:event', undefined],
+      [CHANNELS.sessionStart, { callMode: 'hologram' }],
+      [CHANNELS.sessionStart, { callMode: 'audio', apiKey: 'x' }],
+      [CHANNELS.sessionSetMuted, { muted: 'yes' }],
+      [CHANNELS.configSetApiKey, { apiKey: 42 }],
+    ] as const) {
+      const r = await h.service.handle(channel, arg);
+      assert.equal(r.ok, false, channel);
+      if (!r.ok) assert.equal(r.error.code, 'invalid_request', channel);
+    }
+    assert.equal(h.service.emulator!.listSessions().length, 0);
+  });
+});
+
+describe('KioskService API key handling', () => {
+  it('setApiKey persists the key, switches demo → direct, never echoes the key; null goes back to demo', async () => {
+    const real = await startEmulator({ host: '127.0.0.1', port: 0, knobs: FAST, accounts: [{ apiKey: REAL_KEY }] });
+    try {
+      const h = await makeService({ config: config({ service: { surface: 'direct', baseUrl: real.baseUrl } }) });
+      assert.ok(h.service.emulator, 'demo first');
+      const r = await h.service.handle(CHANNELS.configSetApiKey, { apiKey: `  ${REAL_KEY} ` });
+      assert.doesNotMatch(JSON.stringify(r), new RegExp(REAL_KEY));
+      const cfg = value(r as Result<PublicConfig>);
+      assert.equal(cfg.mode, 'direct');
+      assert.equal(cfg.hasApiKey, true);
+      assert.equal(cfg.apiKeySource, 'stored');
+      assert.deepEqual(h.persisted, [REAL_KEY]);
+      assert.equal(h.service.emulator, null, 'the demo emulator is stopped in direct mode');
+
+      // a session now runs against the "real" service with the real key
+      const liveId = await startLive(h);
+      assert.equal(real.getSession(liveId)?.apiKey, REAL_KEY);
+      await h.service.hangup();
+      assert.equal(real.liveCount(), 0);
+
+      const cleared = value((await h.service.handle(CHANNELS.configSetApiKey, { apiKey: null })) as Result<PublicConfig>);
+      assert.equal(cleared.mode, 'demo');
+      assert.equal(cleared.hasApiKey, false);
+      assert.deepEqual(h.persisted, [REAL_KEY, null]);
+      assert.ok(h.service.emulator, 'the emulator runs again');
+
+      // nothing the renderer ever received carries the key
+      assert.doesNotMatch(JSON.stringify(h.events), new RegExp(REAL_KEY));
+      assert.doesNotMatch(JSON.stringify(await h.service.getConfig()), new RegExp(REAL_KEY));
+    } finally {
+      await real.close();
+    }
+  });
+
+  it('PublicConfig never contains the key (env, stored)', async () => {
+    for (const source of ['env', 'stored'] as const) {
+      const h = await makeService({
+        apiKey: REAL_KEY,
+        apiKeySource: source,
+        apiKeyWeaklyProtected: true,
+        config: config({ service: { surface: 'direct', baseUrl: 'https://avatar.example.com' } }),
+      });
+      const cfg = value(await h.service.getConfig());
+      assert.doesNotMatch(JSON.stringify(cfg), new RegExp(REAL_KEY));
+      assert.equal(cfg.mode, 'direct');
+      assert.equal(cfg.apiKeySource, source);
+      assert.equal(cfg.apiKeyWeaklyProtected, source === 'stored');
+      assert.equal(h.service.emulator, null, 'no emulator when a key exists');
+    }
+  });
+
+  it('an environment key wins over clearing the stored one', async () => {
+    const h = await makeService({ apiKey: REAL_KEY, apiKeySource: 'env', config: config({ service: { baseUrl: 'https://avatar.example.com' } }) });
+    const cfg = value(await h.service.setApiKey({ apiKey: null }));
+    assert.equal(cfg.mode, 'direct');
+    assert.equal(cfg.apiKeySource, 'env');
+  });
+
+  it('setApiKey is refused while a session runs, and a failing store is reported', async () => {
+    const h = await makeService();
+    await startLive(h);
+    const r = await h.service.setApiKey({ apiKey: REAL_KEY });
+    assert.equal(r.ok, false);
+    await h.service.hangup();
+    const broken = await makeService({
+      persistApiKey: async () => {
+        throw new Error('keyring locked');
+      },
+    });
+    const r2 = await broken.service.setApiKey({ apiKey: REAL_KEY });
+    assert.equal(r2.ok, false);
+    if (!r2.ok) assert.match(r2.error.message, /keyring locked/);
+    assert.doesNotMatch(JSON.stringify(r2), new RegExp(REAL_KEY));
+    assert.equal(broken.service.mode, 'demo');
+  });
+
+  it('direct surface without a base URL: config loads, start answers invalid_config', async () => {
+    const h = await makeService({ apiKey: REAL_KEY, apiKeySource: 'stored' });
+    const r = await h.service.start();
+    assert.equal(r.ok, false);
+    if (!r.ok) assert.equal(r.error.code, 'invalid_config');
+  });
+
+  it('gateway surface: no key needed, sessions run through the gateway', async () => {
+    const gw = await startEmulator({ host: '127.0.0.1', port: 0, knobs: FAST });
+    try {
+      const h = await makeService({ config: config({ service: { surface: 'gateway', gatewayUrl: gw.gatewayUrl } }) });
+      assert.equal(h.service.mode, 'gateway');
+      assert.equal(h.service.emulator, null);
+      const liveId = await startLive(h);
+      assert.equal(gw.getSession(liveId)?.status, 'on_live');
+      await h.service.shutdown();
+      assert.equal(gw.liveCount(), 0);
+    } finally {
+      await gw.close();
+    }
+  });
+});

@@ -1,0 +1,172 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { AvatarError } from '../../electron/core/errors.ts';
+import {
+  configJsonSchema,
+  defaultConfig,
+  DEFAULT_AVATAR_IMAGE,
+  FALLBACK_PERSONA,
+  resolveConfig,
+  type ConfigEnv,
+} from '../../electron/main/config.ts';
+
+const ROOT = '/opt/kiosk';
+const opts = { appRoot: ROOT, readText: (p: string) => (p === `${ROOT}/resources/demo-persona.txt` ? ' A demo persona. \n' : null) };
+const resolve = (raw: unknown, env: ConfigEnv = {}) => resolveConfig(raw, env, opts);
+
+function invalid(raw: unknown, env: ConfigEnv, field: string): void {
+  assert.throws(
+    () => resolve(raw, env),
+    (e: unknown) => {
+      assert.ok(e instanceof AvatarError);
+      assert.equal(e.code, 'invalid_config');
+      assert.equal(e.details?.field, field);
+      assert.ok(e.message.includes(`"${field}"`), e.message);
+      return true;
+    },
+  );
+}
+
+describe('resolveConfig', () => {
+  describe('with an empty file', () => {
+    it('fills every default', () => {
+      const c = resolve({});
+      assert.deepEqual(c, {
+        service: { surface: 'direct' },
+        callMode: 'video',
+        allowModeChoice: true,
+        avatar: { imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', name: 'Ava', voice: 'Tina' },
+        window: { mode: 'kiosk', width: 1080, height: 1920 },
+        rtcEngine: 'auto',
+        returnToAttractSeconds: 15,
+        countdownWarningSeconds: 30,
+      });
+    });
+    it('treats undefined/null content as empty', () => {
+      assert.deepEqual(resolve(undefined), resolve({}));
+      assert.deepEqual(resolve(null), resolve({}));
+    });
+    it('falls back to a built-in persona when the persona file is missing', () => {
+      assert.equal(resolveConfig({}, {}, { appRoot: ROOT, readText: () => null }).avatar.persona, FALLBACK_PERSONA);
+    });
+  });
+
+  describe('with values', () => {
+    it('keeps them, resolves a relative image path against the app root and keeps URLs/absolute paths', () => {
+      const c = resolve({
+        service: { surface: 'gateway', gatewayUrl: 'https://gw.example.com/' },
+        callMode: 'audio',
+        allowModeChoice: false,
+        avatar: { imagePath: 'custom/me.webp', persona: 'P', name: 'Zed', voice: 'Max' },
+        moderation: 'strict',
+        extraMotion: false,
+        window: { mode: 'windowed', width: 800, height: 600 },
+        rtcEngine: 'agora-web',
+        returnToAttractSeconds: 5,
+        countdownWarningSeconds: 0,
+        encryptedApiKey: 'AAAA',
+      });
+      assert.equal(c.service.gatewayUrl, 'https://gw.example.com');
+      assert.equal(c.avatar.imagePath, `${ROOT}/custom/me.webp`);
+      assert.equal(c.avatar.persona, 'P');
+      assert.equal(c.moderation, 'strict');
+      assert.equal(c.extraMotion, false);
+      assert.equal(c.window.mode, 'windowed');
+      assert.equal(c.encryptedApiKey, 'AAAA');
+      assert.equal(resolve({ avatar: { imagePath: '/abs/x.png' } }).avatar.imagePath, '/abs/x.png');
+      assert.equal(resolve({ avatar: { imagePath: 'https://cdn/x.png' } }).avatar.imagePath, 'https://cdn/x.png');
+    });
+  });
+
+  describe('environment overrides', () => {
+    it('AVATAR_BASE_URL, AVATAR_GATEWAY_URL, AVATAR_SURFACE and KIOSK_WINDOW_MODE win over the file', () => {
+      const c = resolve(
+        { service: { surface: 'direct', baseUrl: 'https://file.example.com' }, window: { mode: 'kiosk' } },
+        {
+          AVATAR_BASE_URL: 'https://env.example.com/',
+          AVATAR_GATEWAY_URL: 'https://gw.example.com',
+          AVATAR_SURFACE: 'gateway',
+          KIOSK_WINDOW_MODE: 'windowed',
+        },
+      );
+      assert.deepEqual(c.service, { surface: 'gateway', baseUrl: 'https://env.example.com', gatewayUrl: 'https://gw.example.com' });
+      assert.equal(c.window.mode, 'windowed');
+      assert.equal(c.window.width, 1080, 'other window fields keep their defaults');
+    });
+    it('empty variables are ignored', () => {
+      assert.deepEqual(resolve({}, { AVATAR_BASE_URL: '', AVATAR_SURFACE: '  ', KIOSK_WINDOW_MODE: '' }), resolve({}));
+    });
+    it('never puts AVATAR_API_KEY into the config', () => {
+      const c = resolve({}, { AVATAR_API_KEY: 'sk-env-secret-123' });
+      assert.doesNotMatch(JSON.stringify(c), /sk-env-secret-123/);
+    });
+    it('a bad override is named with its variable', () => {
+      assert.throws(() => resolve({}, { AVATAR_SURFACE: 'carrier-pigeon' }), /service\.surface.*AVATAR_SURFACE/);
+      assert.throws(() => resolve({}, { KIOSK_WINDOW_MODE: 'tiny' }), /window\.mode.*KIOSK_WINDOW_MODE/);
+      assert.throws(() => resolve({}, { AVATAR_BASE_URL: 'ftp://x' }), /service\.baseUrl.*AVATAR_BASE_URL/);
+    });
+  });
+
+  describe('bad values', () => {
+    it('throw invalid_config naming the field', () => {
+      invalid({ callMode: 'hologram' }, {}, 'callMode');
+      invalid({ window: { width: 'wide' } }, {}, 'window.width');
+      invalid({ window: { height: 100 } }, {}, 'window.height');
+      invalid({ window: { mode: 'fullscreen' } }, {}, 'window.mode');
+      invalid({ service: { surface: 'direct', baseUrl: 'not a url' } }, {}, 'service.baseUrl');
+      invalid({ service: { surface: 'gateway' } }, {}, 'service.gatewayUrl');
+      invalid({ rtcEngine: 'webrtc' }, {}, 'rtcEngine');
+      invalid({ returnToAttractSeconds: -1 }, {}, 'returnToAttractSeconds');
+      invalid({ countdownWarningSeconds: 1.5 }, {}, 'countdownWarningSeconds');
+      invalid({ allowModeChoice: 'yes' }, {}, 'allowModeChoice');
+      invalid({ avatar: { persona: '' } }, {}, 'avatar.persona');
+      invalid({ moderation: 'lenient' }, {}, 'moderation');
+      invalid({ encryptedApiKey: 'not base64!' }, {}, 'encryptedApiKey');
+    });
+    it('unknown keys are rejected by name (typos must not be silently ignored)', () => {
+      invalid({ callmode: 'audio' }, {}, 'callmode');
+      invalid({ window: { fullscreen: true } }, {}, 'window.fullscreen');
+    });
+    it('a non-object file is rejected', () => {
+      invalid([], {}, '(root)');
+      invalid('text', {}, '(root)');
+    });
+  });
+
+  it('defaultConfig ignores a bad environment rather than failing', () => {
+    const c = defaultConfig({ AVATAR_SURFACE: 'nope' }, opts);
+    assert.equal(c.service.surface, 'direct');
+  });
+});
+
+describe('configJsonSchema (electron-store)', () => {
+  const { properties, rootSchema } = configJsonSchema();
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  const validate = ajv.compile({ type: 'object', ...rootSchema, properties });
+
+  it('compiles under ajv strict mode (as conf uses it) and carries no defaults', () => {
+    assert.doesNotMatch(JSON.stringify(properties), /"default"/);
+  });
+  it('accepts an empty file and a full valid file', () => {
+    assert.equal(validate({}), true);
+    assert.equal(
+      validate({
+        service: { surface: 'direct', baseUrl: 'https://x.example.com' },
+        callMode: 'audio',
+        window: { mode: 'windowed', width: 800, height: 600 },
+        encryptedApiKey: 'AAAA',
+      }),
+      true,
+      JSON.stringify(validate.errors),
+    );
+  });
+  it('rejects what zod rejects', () => {
+    assert.equal(validate({ callMode: 'hologram' }), false);
+    assert.equal(validate({ window: { width: 'wide' } }), false);
+    assert.equal(validate({ typo: 1 }), false);
+    assert.equal(validate({ encryptedApiKey: 'not base64!' }), false);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ARG_SCHEMAS, CHANNELS, IPC_PREFIX, isKnownChannel, parseArgs, type Channel } from '../../electron/contract.ts';
+
+/** Per channel: arguments that must pass, and ones that must be rejected with invalid_request. */
+const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
+  [CHANNELS.sessionStart]: {
+    valid: [{}, { callMode: 'audio' }, { callMode: 'video' }],
+    invalid: [undefined, null, 'video', { callMode: 'hologram' }, { callMode: 1 }, { callMode: 'audio', extra: true }, []],
+  },
+  [CHANNELS.sessionHangup]: {
+    valid: [undefined, {}],
+    invalid: [null, 1, 'now', { reason: 'user_end' }, []],
+  },
+  [CHANNELS.sessionGetState]: {
+    valid: [undefined, {}],
+    invalid: [null, true, { verbose: true }],
+  },
+  [CHANNELS.sessionSetMuted]: {
+    valid: [{ muted: true }, { muted: false }],
+    invalid: [undefined, {}, { muted: 'yes' }, { muted: 1 }, { muted: true, extra: 1 }, true],
+  },
+  [CHANNELS.sessionReportMediaError]: {
+    valid: [
+      { kind: 'microphone_denied', message: 'NotAllowedError' },
+      { kind: 'rtc_join_failed', message: '' },
+      { kind: 'other', message: 'x'.repeat(500) },
+    ],
+    invalid: [
+      undefined,
+      { kind: 'microphone_denied' },
+      { kind: 'cosmic_rays', message: 'x' },
+      { kind: 'other', message: 'x'.repeat(501) },
+      { kind: 'other', message: 42 },
+      { kind: 'other', message: 'x', stack: 'at …' },
+    ],
+  },
+  [CHANNELS.configGet]: {
+    valid: [undefined, {}],
+    invalid: [null, 'all', { includeKey: true }],
+  },
+  [CHANNELS.configSetApiKey]: {
+    valid: [{ apiKey: null }, { apiKey: 'sk-12345678' }, { apiKey: '  sk-12345678  ' }],
+    invalid: [undefined, {}, { apiKey: 'short' }, { apiKey: 12345678 }, { apiKey: 'x'.repeat(513) }, { apiKey: null, persist: true }],
+  },
+};
+
+describe('IPC contract', () => {
+  it('every channel has a schema, a test case and the kiosk: prefix', () => {
+    const channels = Object.values(CHANNELS);
+    assert.deepEqual(Object.keys(ARG_SCHEMAS).sort(), [...channels].sort());
+    assert.deepEqual(Object.keys(CASES).sort(), [...channels].sort());
+    for (const c of channels) assert.ok(c.startsWith(IPC_PREFIX), c);
+  });
+
+  it('isKnownChannel accepts only contract channels', () => {
+    for (const c of Object.values(CHANNELS)) assert.equal(isKnownChannel(c), true);
+    for (const c of ['kiosk:session', 'kiosk:event', 'ipc:anything', '', 'KIOSK:SESSION:START', '__proto__', 'constructor']) {
+      assert.equal(isKnownChannel(c), false, c);
+    }
+  });
+
+  for (const [channel, { valid, invalid }] of Object.entries(CASES) as [Channel, (typeof CASES)[Channel]][]) {
+    describe(channel, () => {
+      for (const arg of valid) {
+        it(`accepts ${JSON.stringify(arg) ?? 'undefined'}`, () => {
+          const r = parseArgs(channel, arg);
+          assert.equal(r.ok, true, JSON.stringify(r));
+        });
+      }
+      for (const arg of invalid) {
+        it(`rejects ${(JSON.stringify(arg) ?? 'undefined').slice(0, 60)} with invalid_request`, () => {
+          const r = parseArgs(channel, arg);
+          assert.equal(r.ok, false);
+          if (!r.ok) {
+            assert.equal(r.error.code, 'invalid_request');
+            assert.match(r.error.message, new RegExp(channel));
+          }
+        });
+      }
+    });
+  }
+
+  it('trims the API key before use', () => {
+    const r = parseArgs(CHANNELS.configSetApiKey, { apiKey: '  sk-12345678  ' });
+    assert.deepEqual(r, { ok: true, value: { apiKey: 'sk-12345678' } });
+  });
+
+  it('an invalid API key is never echoed in the error message', () => {
+    const r = parseArgs(CHANNELS.configSetApiKey, { apiKey: 'sk-1' });
+    assert.equal(r.ok, false);
+    assert.doesNotMatch(JSON.stringify(r), /sk-1/);
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * The Electron glue (electron/main/index.ts + security/window/store/ipc/lifecycle) run for real under plain
+ * Node, with `electron` replaced by a recording stub (test/electron/stub/). The harness drives it like
+ * Electron would and reports what it saw; the real emulator serves the demo sessions. What this cannot
+ * show (Chromium enforcing the CSP, real permission prompts, real safeStorage) is covered by
+ * test/electron/app.test.ts on a machine with the Electron binary.
+ */
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { CHANNELS } from '../../electron/contract.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+function runHarness(scenario: string): Promise<{ facts: Record<string, any>; output: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--import', './test/electron/stub/register.mjs', 'test/electron/stub/main-harness.ts', scenario],
+      { cwd: ROOT, env: { ...process.env, AVATAR_API_KEY: '', KIOSK_WINDOW_MODE: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    // Separate buffers: a log line on stderr must not land inside the JSON report on stdout.
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const output = `${stdout}\n${stderr}`;
+      const line = stdout.split('\n').find((l) => l.startsWith('HARNESS '));
+      if (!line) return reject(new Error(`harness (${scenario}) printed no report, exit ${code}:\n${output.slice(-3000)}`));
+      try {
+        resolve({ facts: JSON.parse(line.slice('HARNESS '.length)), output, code });
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+describe('main process wiring (electron stubbed)', () => {
+  let facts: Record<string, any>;
+  let output: string;
+  before(async () => {
+    ({ facts, output } = await runHarness('full'));
+  });
+
+  it('takes the single-instance lock and registers app:// as a privileged scheme before ready', () => {
+    assert.deepEqual(facts.orderBeforeReady, ['requestSingleInstanceLock', 'registerSchemesAsPrivileged']);
+    assert.deepEqual(facts.schemes, [{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } }]);
+  });
+
+  it('creates one secure window (windowed by config), no menu, black, loading app://kiosk/index.html', () => {
+    const p = facts.webPreferences;
+    assert.equal(p.contextIsolation, true);
+    assert.equal(p.sandbox, true);
+    assert.equal(p.nodeIntegration, false);
+    assert.equal(p.webSecurity, true);
+    assert.equal(p.webviewTag, false);
+    assert.match(p.preload, /preload[\\/]index\.cjs$/);
+    assert.equal(facts.windowOptions.backgroundColor, '#000000');
+    assert.equal(facts.windowOptions.kiosk, undefined);
+    assert.equal(facts.windowOptions.width, 800);
+    assert.equal(facts.menuSetTo, null);
+    assert.equal(facts.loadUrl, 'app://kiosk/index.html');
+  });
+
+  it('registers exactly the contract channels; our main frame gets answers, others are refused', () => {
+    assert.deepEqual(facts.channels, Object.values(CHANNELS).sort());
+    assert.equal(facts.configGet.ok, true);
+    assert.equal(facts.configGet.value.mode, 'demo');
+    assert.equal(facts.foreignFrame.error.code, 'forbidden');
+    assert.equal(facts.subframe.error.code, 'forbidden');
+    assert.deepEqual(facts.unknownChannel, { noHandler: true });
+  });
+
+  it('grants media to our page only, denies everything else', () => {
+    assert.equal(facts.permMedia, true);
+    assert.equal(facts.permGeo, false);
+    assert.equal(facts.permForeignMedia, false);
+    assert.equal(facts.permCheckMedia, true);
+  });
+
+  it('sets our CSP on responses (replacing a server one) and serves nothing outside the renderer', () => {
+    assert.equal(facts.headers['content-security-policy'], undefined);
+    assert.match(facts.headers['Content-Security-Policy'][0], /default-src 'none'/);
+    assert.equal(facts.traversalStatus, 404);
+    assert.match(facts.traversalCsp, /default-src 'none'/);
+  });
+
+  it('blocks navigation, <webview> and new windows', () => {
+    assert.equal(facts.navigationPrevented, true);
+    assert.equal(facts.webviewPrevented, true);
+    assert.deepEqual(facts.windowOpen, { action: 'deny' });
+  });
+
+  it('stores the API key only as safeStorage ciphertext and never echoes it', () => {
+    assert.equal(facts.setKey.ok, true);
+    assert.equal(facts.setKey.value.hasApiKey, true);
+    assert.equal(facts.setKey.value.apiKeySource, 'stored');
+    assert.equal(facts.setKey.value.apiKeyWeaklyProtected, true, 'basic_text backend is reported');
+    assert.equal(facts.storedHasCiphertext, true);
+    assert.equal(facts.storedHasPlaintext, false);
+    assert.equal(facts.clearKey.value.mode, 'demo');
+    assert.equal(facts.storedAfterClear.encryptedApiKey, undefined);
+    assert.doesNotMatch(JSON.stringify(facts), /sk-harness-SECRET/);
+    assert.doesNotMatch(output, /sk-harness-SECRET/, 'not even in the logs');
+  });
+
+  it('a renderer crash during a call hangs up and reloads to attract (idle)', () => {
+    assert.equal(facts.start1.ok, true);
+    assert.deepEqual(facts.loadsAfterCrash, ['app://kiosk/index.html', 'app://kiosk/index.html']);
+  });
+
+  it('SIGTERM twice during a call: one hangup, one quit, then the quit is let through', () => {
+    assert.equal(facts.start2.ok, true);
+    const phases: string[] = facts.secondSessionPhases;
+    assert.equal(phases.filter((p) => p === 'ending').length, 1);
+    assert.equal(phases.at(-1), 'ended');
+    assert.equal(facts.quitCalls, 1);
+    assert.equal(facts.quitCallsAfterThirdSignal, 1);
+  });
+});
+
+describe('main process wiring: an invalid config file', () => {
+  it('shows one clear dialog naming the field and runs with safe defaults (no crash)', async () => {
+    const { facts } = await runHarness('broken-config');
+    assert.equal(facts.errorBoxes.length, 1);
+    assert.match(facts.errorBoxes[0].content, /window\.width|window/);
+    assert.match(facts.errorBoxes[0].content, /safe defaults/);
+    assert.equal(facts.configGet.ok, true);
+    assert.equal(facts.configGet.value.windowMode, 'kiosk', 'defaults, not the broken file');
+    assert.equal(facts.windowOptions.kiosk, true);
+  });
+});
