@@ -1,0 +1,8 @@
+/** Renderer entry: mounts the app. All state lives in state/KioskApp.svelte.ts. */
+import { mount } from 'svelte';
+import App from './App.svelte';
+import './app.css';
+
+const target = document.getElementById('app');
+if (!target) throw new Error('#app is missing from index.html');
+export default mount(App, { target });

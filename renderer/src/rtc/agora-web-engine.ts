@@ -1,0 +1,287 @@
+/**
+ * The agora-rtc-sdk-ng engine, the default for real credentials. It follows the spec's web flow
+ * (§2.5) exactly:
+ *   1. register `user-published` (and the other listeners) BEFORE joining;
+ *   2. `client.join(app_id, channel_id, token, user_id)` with the string uid from `rtc`;
+ *   3. publish the microphone (required: otherwise the avatar cannot hear);
+ *   4. publish the camera (video mode only);
+ *   5. subscribe to and render the avatar when its publication arrives: video from
+ *      `live-video-push-…` (video mode), audio from `live-bot-…` (`avatarUidFor`).
+ * The local tracks are created before the join so that a denied or missing device fails the call before
+ * it enters the channel.
+ *
+ * The SDK is injected (`AgoraWebSdk`, the subset used here), so the adapter runs in plain Node against
+ * a typed fake; `loadAgoraWebSdk()` does the lazy dynamic import for the real thing.
+ */
+import { avatarUidFor } from '../../../electron/core/protocol.ts';
+import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
+import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
+
+// ---------------------------------------------------------------------------------------------------
+// The SDK surface used (names as in agora-rtc-sdk-ng 4.24's rtc-sdk_en.d.ts)
+
+export type AgoraUid = string | number;
+export type AgoraMediaType = 'audio' | 'video' | 'datachannel';
+export type AgoraConnectionState = 'DISCONNECTED' | 'CONNECTING' | 'RECONNECTING' | 'CONNECTED' | 'DISCONNECTING';
+
+export interface AgoraPlayConfig {
+  fit?: 'cover' | 'contain' | 'fill';
+  mirror?: boolean;
+}
+export interface AgoraLocalTrack {
+  setMuted(muted: boolean): Promise<void>;
+  play(element: HTMLElement, config?: AgoraPlayConfig): void;
+  stop(): void;
+  close(): void;
+}
+export interface AgoraRemoteTrack {
+  play(element?: HTMLElement, config?: AgoraPlayConfig): void;
+  stop(): void;
+}
+export interface AgoraRemoteUser {
+  uid: AgoraUid;
+}
+export interface AgoraWebClient {
+  on(event: 'user-published', listener: (user: AgoraRemoteUser, mediaType: AgoraMediaType) => void): void;
+  on(event: 'user-unpublished', listener: (user: AgoraRemoteUser, mediaType: AgoraMediaType) => void): void;
+  on(event: 'user-left', listener: (user: AgoraRemoteUser, reason: string) => void): void;
+  on(event: 'connection-state-change', listener: (cur: AgoraConnectionState, prev: AgoraConnectionState, reason?: string) => void): void;
+  on(event: 'token-privilege-will-expire', listener: () => void): void;
+  on(event: 'token-privilege-did-expire', listener: () => void): void;
+  removeAllListeners(): void;
+  join(appId: string, channel: string, token: string | null, uid?: AgoraUid | null): Promise<AgoraUid>;
+  publish(tracks: AgoraLocalTrack | AgoraLocalTrack[]): Promise<void>;
+  subscribe(user: AgoraRemoteUser, mediaType: 'video' | 'audio'): Promise<AgoraRemoteTrack>;
+  leave(): Promise<void>;
+}
+export interface AgoraWebSdk {
+  createClient(config: { mode: 'rtc' | 'live'; codec: 'vp8' | 'vp9' | 'h264' | 'av1' }): AgoraWebClient;
+  createMicrophoneAudioTrack(config?: { AEC?: boolean; ANS?: boolean; AGC?: boolean }): Promise<AgoraLocalTrack>;
+  createCameraVideoTrack(config?: { encoderConfig?: string; facingMode?: 'user' | 'environment' }): Promise<AgoraLocalTrack>;
+  onAutoplayFailed?: (() => void) | undefined;
+}
+
+/** Lazy import of the real SDK (a separate chunk: the demo path never loads it). */
+export async function loadAgoraWebSdk(): Promise<AgoraWebSdk> {
+  try {
+    const mod = await import('agora-rtc-sdk-ng');
+    const sdk = mod.default;
+    // Quiet the SDK's console logging (level 3 = warnings and errors only) and its log upload.
+    sdk.setLogLevel(3);
+    sdk.disableLogUpload();
+    // The real SDK's `on` overloads and track classes are wider than the subset declared above.
+    return sdk as unknown as AgoraWebSdk;
+  } catch (err) {
+    throw new RtcError('engine_unavailable', 'The audio/video engine could not be loaded.', { cause: err });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * How long `client.join` may take. The SDK itself keeps retrying unreachable gateways for well over a
+ * minute, while the session may already be live and billing: give up, and let main end the session.
+ */
+export const WEB_JOIN_TIMEOUT_MS = 15_000;
+
+export class AgoraWebEngine implements RtcEngine {
+  readonly kind = 'agora-web' as const;
+  readonly #sdk: AgoraWebSdk;
+  readonly #joinTimeoutMs: number;
+  readonly #events = new Emitter<EngineEvent>();
+  #state: EngineState = 'idle';
+  #closed = false;
+  #client: AgoraWebClient | null = null;
+  #mic: AgoraLocalTrack | null = null;
+  #camera: AgoraLocalTrack | null = null;
+  #remote: AgoraRemoteTrack[] = [];
+  #view: LiveView | null = null;
+  #muted = false;
+
+  constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number } = {}) {
+    this.#sdk = sdk;
+    this.#joinTimeoutMs = options.joinTimeoutMs ?? WEB_JOIN_TIMEOUT_MS;
+  }
+
+  onEvent(listener: (event: EngineEvent) => void): () => void {
+    return this.#events.on(listener);
+  }
+
+  async join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
+    if (this.#closed) throw cancelledError();
+    this.#view = view;
+    this.#setState('joining');
+    const ids = avatarUidFor(creds.user_id, mode);
+    const client = this.#sdk.createClient({ mode: 'rtc', codec: 'vp8' });
+    this.#client = client;
+
+    // 1. Listeners first (spec §2.5: subscribe to remote video before joining).
+    client.on('user-published', (user, mediaType) => void this.#onPublished(user, mediaType, ids, view));
+    client.on('user-unpublished', (user, mediaType) => {
+      if (mediaType === 'video' && this.#isAvatarVideo(user.uid, ids)) this.#setState('waiting');
+    });
+    client.on('user-left', (user) => {
+      if (this.#isAvatarVideo(user.uid, ids) || ids.audio.includes(String(user.uid))) this.#setState('waiting');
+    });
+    client.on('connection-state-change', (cur, _prev, reason) => this.#onConnectionState(cur, reason));
+    client.on('token-privilege-will-expire', () =>
+      this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.' }),
+    );
+    client.on('token-privilege-did-expire', () =>
+      this.#events.emit({ type: 'error', error: new RtcError('rtc_disconnected', 'The call’s media ticket expired.') }),
+    );
+    this.#sdk.onAutoplayFailed = () => this.#events.emit({ type: 'autoplay-blocked' });
+
+    // Local devices before the channel, so a denied microphone never enters it.
+    try {
+      this.#mic = await this.#sdk.createMicrophoneAudioTrack({ AEC: true, ANS: true, AGC: true });
+    } catch (err) {
+      await this.#cleanup();
+      throw classifyDeviceError(err, 'microphone');
+    }
+    if (this.#closed) throw await this.#abort();
+    if (mode === 'video') {
+      try {
+        this.#camera = await this.#sdk.createCameraVideoTrack({ encoderConfig: '480p_1', facingMode: 'user' });
+      } catch (err) {
+        await this.#cleanup();
+        throw classifyDeviceError(err, 'camera');
+      }
+      if (this.#closed) throw await this.#abort();
+    }
+    if (this.#muted) await this.#mic.setMuted(true);
+
+    // 2. Join with the string uid from `rtc`.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new RtcError('rtc_join_failed', 'Joining the audio/video channel took too long.')), this.#joinTimeoutMs);
+      });
+      await Promise.race([client.join(creds.app_id, creds.channel_id, creds.token, creds.user_id), timeout]);
+    } catch (err) {
+      await this.#cleanup(); // client.leave() also aborts a join still in progress
+      if (this.#closed) throw cancelledError();
+      if (err instanceof RtcError) throw err;
+      throw new RtcError('rtc_join_failed', 'The call could not join its audio/video channel.', { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.#closed) throw await this.#abort();
+
+    // 3. Microphone (required), 4. camera (video mode only).
+    try {
+      await client.publish(this.#mic);
+      if (this.#camera) await client.publish(this.#camera);
+    } catch (err) {
+      await this.#cleanup();
+      if (this.#closed) throw cancelledError();
+      throw new RtcError('rtc_join_failed', 'The call could not send the microphone to its channel.', { cause: err });
+    }
+    if (this.#closed) throw await this.#abort();
+    if (this.#camera) this.#camera.play(view.selfHost, { fit: 'cover', mirror: true });
+    if (this.#state === 'joining') this.#setState('waiting');
+  }
+
+  async setMuted(muted: boolean): Promise<void> {
+    this.#muted = muted;
+    await this.#mic?.setMuted(muted);
+  }
+
+  resumePlayback(): void {
+    // After the visitor's tap the SDK may play again; replaying is harmless.
+    for (const t of this.#remote) {
+      try {
+        t.play();
+      } catch {
+        /* a video track without its element: ignored */
+      }
+    }
+  }
+
+  async leave(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#cleanup();
+    this.#setState('left');
+    this.#events.clear();
+  }
+
+  /** 5. Subscribe to and render only the avatar's publications. */
+  async #onPublished(user: AgoraRemoteUser, mediaType: AgoraMediaType, ids: ReturnType<typeof avatarUidFor>, view: LiveView): Promise<void> {
+    const client = this.#client;
+    if (this.#closed || !client) return;
+    try {
+      if (mediaType === 'video' && this.#isAvatarVideo(user.uid, ids)) {
+        const track = await client.subscribe(user, 'video');
+        if (this.#closed) return track.stop();
+        this.#remote.push(track);
+        track.play(view.avatarHost, { fit: 'contain', mirror: false });
+        this.#setState('playing');
+      } else if (mediaType === 'audio' && (ids.audio.length === 0 || ids.audio.includes(String(user.uid)))) {
+        const track = await client.subscribe(user, 'audio');
+        if (this.#closed) return track.stop();
+        this.#remote.push(track);
+        track.play();
+        // Audio mode has no avatar picture: hearing the avatar is "playing".
+        if (ids.video === null) this.#setState('playing');
+      }
+    } catch (err) {
+      this.#events.emit({ type: 'warning', message: `The avatar's ${mediaType} could not be received (${err instanceof Error ? err.message : String(err)}).` });
+    }
+  }
+
+  /** In video mode the avatar's picture comes from `live-video-push-…`; unknown patterns take anyone's. */
+  #isAvatarVideo(uid: AgoraUid, ids: ReturnType<typeof avatarUidFor>): boolean {
+    return ids.video === null ? ids.audio.length === 0 : String(uid) === ids.video;
+  }
+
+  #onConnectionState(cur: AgoraConnectionState, reason: string | undefined): void {
+    if (this.#closed) return;
+    if (cur === 'RECONNECTING') this.#setState('reconnecting');
+    else if (cur === 'CONNECTED' && this.#state === 'reconnecting') this.#setState(this.#remote.length ? 'playing' : 'waiting');
+    else if (cur === 'DISCONNECTED' && reason !== 'LEAVE') {
+      this.#events.emit({ type: 'error', error: new RtcError('rtc_disconnected', `The audio/video channel disconnected (${reason ?? 'unknown reason'}).`) });
+    }
+  }
+
+  async #abort(): Promise<RtcError> {
+    await this.#cleanup();
+    return cancelledError();
+  }
+
+  /** Stop and close local tracks, stop remote ones, leave, detach: whatever ended the call. */
+  async #cleanup(): Promise<void> {
+    for (const t of this.#remote) safely(() => t.stop());
+    this.#remote = [];
+    for (const t of [this.#mic, this.#camera]) {
+      if (!t) continue;
+      safely(() => t.stop());
+      safely(() => t.close());
+    }
+    this.#mic = null;
+    this.#camera = null;
+    const client = this.#client;
+    this.#client = null;
+    if (client) {
+      safely(() => client.removeAllListeners());
+      await client.leave().catch(() => undefined);
+    }
+    if (this.#sdk.onAutoplayFailed) this.#sdk.onAutoplayFailed = undefined;
+    this.#view?.clear();
+    this.#view = null;
+  }
+
+  #setState(state: EngineState): void {
+    if (this.#state === state || this.#state === 'left') return;
+    this.#state = state;
+    this.#events.emit({ type: 'state', state });
+  }
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    /* cleanup must go on */
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Which engine runs a call: the demo engine for the emulator's credentials, else the configured one
+ * (`auto` = agora-web, the Web SDK, which runs in the sandboxed renderer; `agora-native` is opt-in).
+ * The SDKs are loaded lazily inside the factories, so the demo path never imports them.
+ */
+import { isEmulatorCredentials } from '../../../electron/core/protocol.ts';
+import type { PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
+import { AgoraNativeEngine } from './agora-native-engine.ts';
+import { AgoraWebEngine, loadAgoraWebSdk } from './agora-web-engine.ts';
+import { DemoEngine } from './demo-engine.ts';
+import type { EngineKind, EngineEvent, RtcEngine } from './engine.ts';
+
+export function chooseEngine(creds: Pick<RtcCredentials, 'app_id'>, config: Pick<PublicConfig, 'rtcEngine'>): EngineKind {
+  if (isEmulatorCredentials(creds)) return 'demo';
+  return config.rtcEngine === 'agora-native' ? 'agora-native' : 'agora-web';
+}
+
+export interface EngineContext {
+  config: PublicConfig;
+  getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
+}
+
+/** Build the engine; agora-web's SDK import happens on join, so this stays synchronous. */
+export function createEngine(kind: EngineKind, ctx: EngineContext): RtcEngine {
+  switch (kind) {
+    case 'demo':
+      return new DemoEngine({ getUserMedia: ctx.getUserMedia, imageUrl: ctx.config.avatar.imageDataUrl, name: ctx.config.avatar.name });
+    case 'agora-native':
+      return new AgoraNativeEngine();
+    case 'agora-web':
+      return new LazyEngine('agora-web', async () => new AgoraWebEngine(await loadAgoraWebSdk()));
+  }
+}
+
+/** Defers the construction of an engine whose SDK is a dynamic import until `join`. */
+class LazyEngine implements RtcEngine {
+  readonly kind: EngineKind;
+  readonly #make: () => Promise<RtcEngine>;
+  readonly #listeners = new Set<(event: EngineEvent) => void>();
+  #inner: RtcEngine | null = null;
+  #left = false;
+  #muted = false;
+
+  constructor(kind: EngineKind, make: () => Promise<RtcEngine>) {
+    this.kind = kind;
+    this.#make = make;
+  }
+
+  async join(...args: Parameters<RtcEngine['join']>): Promise<void> {
+    const inner = await this.#make();
+    if (this.#left) return;
+    this.#inner = inner;
+    for (const l of this.#listeners) inner.onEvent(l);
+    if (this.#muted) await inner.setMuted(true);
+    await inner.join(...args);
+  }
+  async setMuted(muted: boolean): Promise<void> {
+    this.#muted = muted;
+    await this.#inner?.setMuted(muted);
+  }
+  resumePlayback(): void {
+    this.#inner?.resumePlayback();
+  }
+  onEvent(listener: (event: EngineEvent) => void): () => void {
+    this.#listeners.add(listener);
+    const off = this.#inner?.onEvent(listener);
+    return () => {
+      this.#listeners.delete(listener);
+      off?.();
+    };
+  }
+  async leave(): Promise<void> {
+    this.#left = true;
+    await this.#inner?.leave();
+  }
+}

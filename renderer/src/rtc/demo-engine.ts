@@ -1,0 +1,175 @@
+/**
+ * The demo engine, for the emulator's credentials (`isEmulatorCredentials`): no RTC network at all, but
+ * the same live-view path as a real call. The avatar image is drawn on a 960×540 canvas at 25 fps (the
+ * service's 540p25, spec §1) with idle motion, and its mouth/scale follow the visitor's real microphone
+ * (WebAudio AnalyserNode on the getUserMedia track), so a kiosk in demo mode still "listens". The canvas
+ * goes to the live <video> through `canvas.captureStream(25)`.
+ *
+ * It asks for the microphone (and the camera in video mode) exactly like a real call would, so a denied
+ * or missing device fails the same way.
+ */
+import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
+import { AvatarAnimator, type AvatarImage } from './avatar-animator.ts';
+import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
+
+export const DEMO_WIDTH = 960;
+export const DEMO_HEIGHT = 540;
+export const DEMO_FPS = 25;
+
+export interface DemoEngineDeps {
+  getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
+  /** The avatar picture (config.avatar.imageDataUrl) or null for the built-in silhouette. */
+  imageUrl: string | null;
+  name: string;
+}
+
+export class DemoEngine implements RtcEngine {
+  readonly kind = 'demo' as const;
+  readonly #deps: DemoEngineDeps;
+  readonly #events = new Emitter<EngineEvent>();
+  #state: EngineState = 'idle';
+  #closed = false;
+  #mic: MediaStream | null = null;
+  #camera: MediaStream | null = null;
+  #audio: AudioContext | null = null;
+  #analyser: AnalyserNode | null = null;
+  #samples: Uint8Array<ArrayBuffer> | null = null;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #output: MediaStream | null = null;
+  #view: LiveView | null = null;
+  #muted = false;
+  #level = 0;
+
+  constructor(deps: DemoEngineDeps) {
+    this.#deps = deps;
+  }
+
+  onEvent(listener: (event: EngineEvent) => void): () => void {
+    return this.#events.on(listener);
+  }
+
+  async join(_creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
+    if (this.#closed) throw cancelledError();
+    this.#view = view;
+    this.#setState('joining');
+    try {
+      this.#mic = await this.#deps.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true }, video: false });
+    } catch (err) {
+      throw classifyDeviceError(err, 'microphone');
+    }
+    if (this.#closed) throw this.#abort();
+    if (mode === 'video') {
+      try {
+        this.#camera = await this.#deps.getUserMedia({ audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } });
+      } catch (err) {
+        this.#stopLocal();
+        throw classifyDeviceError(err, 'camera');
+      }
+      if (this.#closed) throw this.#abort();
+      view.showSelfStream(this.#camera);
+    }
+
+    // Microphone level → mouth. The analyser is never connected to the speakers.
+    this.#audio = new AudioContext();
+    const source = this.#audio.createMediaStreamSource(this.#mic);
+    this.#analyser = this.#audio.createAnalyser();
+    this.#analyser.fftSize = 512;
+    this.#analyser.smoothingTimeConstant = 0.5;
+    source.connect(this.#analyser);
+    this.#samples = new Uint8Array(new ArrayBuffer(this.#analyser.fftSize));
+    void this.#audio.resume().catch(() => undefined);
+
+    const image = await loadImage(this.#deps.imageUrl);
+    if (this.#closed) throw this.#abort();
+
+    const canvas = document.createElement('canvas');
+    canvas.width = DEMO_WIDTH;
+    canvas.height = DEMO_HEIGHT;
+    const ctx = canvas.getContext('2d', { alpha: false });
+    if (!ctx) throw new RtcError('other', 'The demo picture could not be drawn.');
+    const animator = new AvatarAnimator(ctx, DEMO_WIDTH, DEMO_HEIGHT, image, this.#deps.name);
+    const startMs = performance.now();
+    const draw = (): void => {
+      this.#level = this.#muted ? this.#level * 0.6 : this.#readLevel();
+      animator.draw(performance.now() - startMs, this.#level);
+    };
+    draw();
+    // setInterval, not requestAnimationFrame: the stream must keep its 25 fps even when the page is hidden.
+    this.#timer = setInterval(draw, 1000 / DEMO_FPS);
+    this.#output = canvas.captureStream(DEMO_FPS);
+    view.showAvatarStream(this.#output);
+    this.#setState('playing');
+  }
+
+  async setMuted(muted: boolean): Promise<void> {
+    this.#muted = muted;
+    for (const t of this.#mic?.getAudioTracks() ?? []) t.enabled = !muted;
+  }
+
+  resumePlayback(): void {
+    void this.#audio?.resume().catch(() => undefined);
+  }
+
+  async leave(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    this.#stopLocal();
+    for (const t of this.#output?.getTracks() ?? []) t.stop();
+    this.#output = null;
+    const audio = this.#audio;
+    this.#audio = null;
+    this.#analyser = null;
+    await audio?.close().catch(() => undefined);
+    this.#view?.clear();
+    this.#view = null;
+    this.#setState('left');
+    this.#events.clear();
+  }
+
+  /** RMS of the time-domain signal, eased and scaled into 0..1. */
+  #readLevel(): number {
+    if (!this.#analyser || !this.#samples) return 0;
+    this.#analyser.getByteTimeDomainData(this.#samples);
+    let sum = 0;
+    for (const v of this.#samples) {
+      const x = (v - 128) / 128;
+      sum += x * x;
+    }
+    const rms = Math.sqrt(sum / this.#samples.length);
+    const target = Math.min(1, rms * 6);
+    // Fast attack, slower release: reads as speech, not flicker.
+    return target > this.#level ? this.#level + (target - this.#level) * 0.6 : this.#level + (target - this.#level) * 0.2;
+  }
+
+  #stopLocal(): void {
+    for (const s of [this.#mic, this.#camera]) for (const t of s?.getTracks() ?? []) t.stop();
+    this.#mic = null;
+    this.#camera = null;
+  }
+
+  #abort(): RtcError {
+    this.#stopLocal();
+    return cancelledError();
+  }
+
+  #setState(state: EngineState): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    this.#events.emit({ type: 'state', state });
+  }
+}
+
+async function loadImage(url: string | null): Promise<AvatarImage | null> {
+  if (!url) return null;
+  const img = new Image();
+  img.decoding = 'async';
+  img.src = url;
+  try {
+    await img.decode();
+    return img;
+  } catch {
+    return null; // the silhouette is drawn instead
+  }
+}

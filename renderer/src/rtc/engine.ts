@@ -1,0 +1,118 @@
+/**
+ * The one RTC engine interface the UI talks to, and the pieces every engine shares: the live view it
+ * renders into, the events it reports, and the media-error classification. Three engines implement it
+ * (demo, agora-web, agora-native); `choose-engine.ts` picks one per call.
+ *
+ * Engines are plain classes with their SDK and DOM bits injected, so the adapters run in plain Node
+ * against typed fakes (test/unit/rtc-*.test.ts). Nothing here touches `window`.
+ */
+import type { CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
+
+/** Where an engine puts the call's pictures. The DOM implementation lives in `state/dom-live-view.ts`. */
+export interface LiveView {
+  /** Container an SDK renders the avatar into itself (agora-web `track.play`, native `setupRemoteVideo`). */
+  readonly avatarHost: HTMLElement;
+  /** Container for the visitor's own camera (picture-in-picture, mirrored). */
+  readonly selfHost: HTMLElement;
+  /** Show a MediaStream as the avatar in the live `<video>` (demo engine). */
+  showAvatarStream(stream: MediaStream): void;
+  /** Show the visitor's camera stream in the self-view `<video>`. */
+  showSelfStream(stream: MediaStream): void;
+  /** Detach every stream and remove anything an SDK put into the hosts. */
+  clear(): void;
+}
+
+/**
+ * - `joining`: getting devices / joining the channel.
+ * - `waiting`: in the channel, the avatar's picture has not arrived yet.
+ * - `playing`: the avatar's media is rendering.
+ * - `reconnecting`: the RTC link itself is recovering (the SDK does this on its own).
+ * - `left`: the engine has released everything.
+ */
+export type EngineState = 'idle' | 'joining' | 'waiting' | 'playing' | 'reconnecting' | 'left';
+
+export type EngineEvent =
+  | { type: 'state'; state: EngineState }
+  /** Browser autoplay policy blocked the avatar's audio: ask for a tap, then call `resumePlayback()`. */
+  | { type: 'autoplay-blocked' }
+  /** Something a person should know that does not stop the call (e.g. the RTC token expires soon). */
+  | { type: 'warning'; message: string }
+  /** The engine failed after joining (channel dropped for good, token expired, device lost). */
+  | { type: 'error'; error: RtcError };
+
+export interface RtcEngine {
+  readonly kind: EngineKind;
+  /** Get devices, join the channel, publish, and render the avatar when it arrives. Rejects with an RtcError. */
+  join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void>;
+  setMuted(muted: boolean): Promise<void>;
+  /** Retry playback after a user gesture (autoplay). */
+  resumePlayback(): void;
+  /** Subscribe to engine events; returns the unsubscribe function. */
+  onEvent(listener: (event: EngineEvent) => void): () => void;
+  /** Stop and close local tracks, leave the channel, detach the view. Idempotent; safe during `join`. */
+  leave(): Promise<void>;
+}
+
+export type EngineKind = 'demo' | 'agora-web' | 'agora-native';
+
+/** An engine failure, with the contract's media-error kind so main can be told (reportMediaError). */
+export class RtcError extends Error {
+  override readonly name = 'RtcError';
+  constructor(
+    readonly kind: MediaErrorKind | 'cancelled',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Thrown out of `join` when `leave()` was called meanwhile; callers ignore it. */
+export const cancelledError = (): RtcError => new RtcError('cancelled', 'The call was left while joining.');
+
+export type MediaDevice = 'microphone' | 'camera';
+
+/**
+ * Map a getUserMedia / SDK device error to a kind and a sentence. Chromium names: NotAllowedError
+ * (denied), NotFoundError / OverconstrainedError (no device), NotReadableError (in use or broken).
+ * agora-rtc-sdk-ng wraps them in AgoraRTCError codes PERMISSION_DENIED / DEVICE_NOT_FOUND / NOT_READABLE.
+ */
+export function classifyDeviceError(err: unknown, device: MediaDevice): RtcError {
+  if (err instanceof RtcError) return err;
+  const name = typeof err === 'object' && err !== null && 'name' in err ? String((err as { name: unknown }).name) : '';
+  const code = typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
+  const raw = err instanceof Error ? err.message : String(err);
+  const text = `${name} ${code} ${raw}`;
+  const label = device === 'microphone' ? 'microphone' : 'camera';
+  if (/NotAllowed|PermissionDenied|PERMISSION_DENIED|SecurityError/i.test(text)) {
+    return new RtcError(device === 'microphone' ? 'microphone_denied' : 'camera_denied', `Access to the ${label} was denied.`, { cause: err });
+  }
+  if (/NotFound|DEVICE_NOT_FOUND|CONSTRAINT_NOT_SATISFIED|Overconstrained|DevicesNotFound/i.test(text)) {
+    return new RtcError('device_missing', `No ${label} was found.`, { cause: err });
+  }
+  if (/NotReadable|NOT_READABLE|TrackStart/i.test(text)) {
+    return new RtcError('device_missing', `The ${label} is in use or not working.`, { cause: err });
+  }
+  return new RtcError('other', `The ${label} could not be started.`, { cause: err });
+}
+
+/** A tiny listener set, shared by the engines. */
+export class Emitter<E> {
+  readonly #listeners = new Set<(event: E) => void>();
+  on(listener: (event: E) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+  emit(event: E): void {
+    for (const l of [...this.#listeners]) {
+      try {
+        l(event);
+      } catch (err) {
+        console.error('engine listener failed', err);
+      }
+    }
+  }
+  clear(): void {
+    this.#listeners.clear();
+  }
+}

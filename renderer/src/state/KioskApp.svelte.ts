@@ -1,0 +1,381 @@
+/**
+ * The kiosk's UI state: which screen shows, derived from main's SessionState (the source of truth) plus
+ * the few things only the renderer knows (the visitor cancelled, dismissed an end screen, or hit a media
+ * failure before main answered). Components read getters and call the action methods; they hold no logic.
+ *
+ * Screens: boot → attract → connecting → live → ended | error → attract (by itself after
+ * `returnToAttractSeconds`, or "Done").
+ */
+import type { CallMode, ErrorInfo, KioskApi, KioskEvent, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
+import type { RtcError } from '../rtc/engine.ts';
+import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
+import { LiveCall } from './LiveCall.svelte.ts';
+
+export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
+export type StepStatus = 'pending' | 'active' | 'done';
+export interface ConnectingStep {
+  id: 'create' | 'warm' | 'join';
+  label: string;
+  status: StepStatus;
+  detail: string | null;
+}
+
+const TICK_MS = 250;
+const WARNING_SHOW_MS = 10_000;
+
+export class KioskApp {
+  readonly call: LiveCall;
+  readonly #kiosk: KioskApi | null;
+  #config = $state<PublicConfig | null>(null);
+  #session = $state<SessionState>({ phase: 'idle' });
+  /** The session state is our own guess (start pressed, no event yet). */
+  #optimistic = false;
+  #mode = $state<CallMode>('video');
+  #muted = $state(false);
+  #dismissed = $state(false);
+  #cancelling = $state(false);
+  #starting = $state(false);
+  #localError = $state<ErrorView | null>(null);
+  #bootError = $state<ErrorView | null>(null);
+  #now = $state(Date.now());
+  #terminalSinceMs = $state<number | null>(null);
+  #warning = $state<{ message: string; untilMs: number } | null>(null);
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #unsubscribe: (() => void) | null = null;
+
+  constructor(kiosk: KioskApi | null, getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>) {
+    this.#kiosk = kiosk;
+    this.call = new LiveCall({
+      getUserMedia,
+      onFailure: (error) => this.#onMediaFailure(error),
+      onWarning: (message) => this.#showWarning(message),
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  /** Subscribe to main, load the config, start the clock. Returns the disposer. */
+  start(): () => void {
+    this.#timer = setInterval(() => this.#tick(), TICK_MS);
+    if (!this.#kiosk) {
+      this.#bootError = {
+        cause: 'generic',
+        title: 'This screen needs Avatar Kiosk',
+        body: 'It was opened outside the kiosk app, so it cannot start a conversation.',
+        code: 'no_bridge',
+      };
+    } else {
+      this.#unsubscribe = this.#kiosk.session.onEvent((event) => this.#onEvent(event));
+      void this.#boot();
+    }
+    return () => {
+      if (this.#timer) clearInterval(this.#timer);
+      this.#unsubscribe?.();
+      void this.call.end();
+    };
+  }
+
+  async #boot(): Promise<void> {
+    const kiosk = this.#kiosk!;
+    const config = await kiosk.config.get();
+    if (!config.ok) {
+      this.#bootError = errorViewFor(config.error);
+      return;
+    }
+    this.#bootError = null;
+    this.#config = config.value;
+    this.#mode = config.value.callMode;
+    const state = await kiosk.session.getState();
+    if (state.ok && !this.#optimistic) {
+      this.#session = state.value;
+      // A reload in the middle of a call has no credentials to rejoin with: end it, don't leave it billing.
+      if (isActive(state.value.phase)) {
+        this.#cancelling = true;
+        void kiosk.session.hangup();
+      } else if (state.value.phase === 'ended' || state.value.phase === 'failed') {
+        this.#dismissed = true;
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // What the screens read
+
+  get config(): PublicConfig | null {
+    return this.#config;
+  }
+  get session(): SessionState {
+    return this.#session;
+  }
+  get mode(): CallMode {
+    return this.#mode;
+  }
+  get muted(): boolean {
+    return this.#muted;
+  }
+  get isStarting(): boolean {
+    return this.#starting;
+  }
+  get avatarName(): string {
+    return this.#config?.avatar.name ?? '';
+  }
+  get isDemo(): boolean {
+    return this.#config?.mode === 'demo';
+  }
+  get warning(): string | null {
+    return this.#warning && this.#warning.untilMs > this.#now ? this.#warning.message : null;
+  }
+
+  get screen(): Screen {
+    if (this.#bootError) return 'error';
+    if (!this.#config) return 'boot';
+    // A dismissed end screen stays dismissed until the next start (which resets the flag).
+    if (this.#dismissed) return 'attract';
+    if (this.#localError) return 'error';
+    const s = this.#session;
+    switch (s.phase) {
+      case 'idle':
+        return 'attract';
+      case 'creating':
+      case 'connecting':
+      case 'warming':
+        return this.#cancelling ? 'attract' : 'connecting';
+      case 'live':
+      case 'reconnecting':
+        return this.#cancelling ? 'attract' : 'live';
+      case 'ending':
+        if (this.#cancelling) return 'attract';
+        return causeForHangupReason(s.reason) ? 'error' : 'ended';
+      case 'ended':
+        if (this.#cancelling) return 'attract';
+        // Nothing to show for a call that never went live and that the visitor did not cancel? It still
+        // ended for a reason the visitor should see (e.g. the server closed it while warming up).
+        return s.summary.hangupReason && causeForHangupReason(s.summary.hangupReason) ? 'error' : 'ended';
+      case 'failed':
+        if (this.#cancelling && s.error.code === 'cancelled') return 'attract';
+        return 'error';
+    }
+  }
+
+  /** The error screen's content. */
+  get error(): ErrorView | null {
+    if (this.#bootError) return this.#bootError;
+    if (this.#localError) return this.#localError;
+    const s = this.#session;
+    if (s.phase === 'failed') return errorViewFor(s.error, s.summary?.hangupReason);
+    if (s.phase === 'ended' && s.summary.hangupReason) {
+      return errorViewFor({ code: 'internal', message: '' } satisfies ErrorInfo, s.summary.hangupReason);
+    }
+    if (s.phase === 'ending') return errorViewFor({ code: 'internal', message: '' }, s.reason);
+    return null;
+  }
+
+  /** The finished call's figures (ended screen; also shown small on an error screen when known). */
+  get summary(): SessionSummary | null {
+    const s = this.#session;
+    if (s.phase === 'ended') return s.summary;
+    if (s.phase === 'failed') return s.summary;
+    return null;
+  }
+
+  /** The ended screen waits for the figures while main is still `ending`. */
+  get isWrappingUp(): boolean {
+    return this.#session.phase === 'ending';
+  }
+
+  /** Seconds left before an end screen returns to attract by itself (null when not counting). */
+  get returnInS(): number | null {
+    if (this.#terminalSinceMs === null) return null;
+    const left = this.returnTotalS - (this.#now - this.#terminalSinceMs) / 1000;
+    return Math.max(0, Math.ceil(left));
+  }
+
+  /** How long an end screen stays (the config's value; 10 s while the config itself is unavailable). */
+  get returnTotalS(): number {
+    return this.#config?.returnToAttractSeconds ?? 10;
+  }
+
+  get connectingSteps(): ConnectingStep[] {
+    const s = this.#session;
+    const created = s.phase !== 'creating' && s.phase !== 'idle';
+    const live = s.phase === 'live' || s.phase === 'reconnecting';
+    const warm: ConnectingStep = {
+      id: 'warm',
+      label: `Waking ${this.avatarName || 'the avatar'} up`,
+      status: live ? 'done' : created ? 'active' : 'pending',
+      detail: null,
+    };
+    if (s.phase === 'warming') {
+      const waitS = Math.max(0, Math.ceil((s.retryAtMs - this.#now) / 1000));
+      warm.label = `${this.avatarName || 'The avatar'} is getting ready… (attempt ${s.notReadyRetries + 1})`;
+      warm.detail = waitS > 0 ? `Checking again in ${waitS} s` : 'Checking again now';
+    } else if (s.phase === 'connecting' && s.attempt > 1) {
+      warm.detail = `Attempt ${s.attempt}`;
+    }
+    const engine = this.call.engineState;
+    const joinDone = engine === 'waiting' || engine === 'playing' || engine === 'reconnecting';
+    return [
+      { id: 'create', label: 'Creating your session', status: created ? 'done' : 'active', detail: null },
+      warm,
+      {
+        id: 'join',
+        label: 'Joining the call',
+        status: joinDone ? 'done' : engine === 'joining' ? 'active' : 'pending',
+        detail: engine === 'joining' ? (this.#mode === 'video' ? 'Microphone and camera' : 'Microphone') : null,
+      },
+    ];
+  }
+
+  get isReconnecting(): boolean {
+    return this.#session.phase === 'reconnecting' || this.call.engineState === 'reconnecting';
+  }
+
+  /** Seconds left in the call (live_duration), null before live. */
+  get remainingS(): number | null {
+    const s = this.#session;
+    if (s.phase !== 'live' && s.phase !== 'reconnecting') return null;
+    return Math.max(0, Math.ceil((s.endsAtMs - this.#now) / 1000));
+  }
+
+  get isCountdownWarning(): boolean {
+    const left = this.remainingS;
+    return left !== null && !!this.#config && left <= this.#config.countdownWarningSeconds;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Actions
+
+  setMode(mode: CallMode): void {
+    if (this.#config?.allowModeChoice) this.#mode = mode;
+  }
+
+  async startCall(): Promise<void> {
+    const kiosk = this.#kiosk;
+    if (!kiosk || this.#starting || this.screen !== 'attract') return;
+    this.#starting = true;
+    this.#dismissed = false;
+    this.#cancelling = false;
+    this.#localError = null;
+    this.#terminalSinceMs = null;
+    this.#warning = null;
+    this.#session = { phase: 'creating' };
+    this.#optimistic = true;
+    try {
+      const res = await kiosk.session.start({ callMode: this.#mode });
+      if (!res.ok) {
+        if (this.#optimistic) this.#session = { phase: 'idle' };
+        this.#localError = errorViewFor(res.error);
+      }
+    } finally {
+      this.#optimistic = false;
+      this.#starting = false;
+    }
+  }
+
+  /** Cancel while connecting: back to attract at once; main hangs up (nothing left billing). */
+  async cancel(): Promise<void> {
+    this.#cancelling = true;
+    await Promise.all([this.call.end(), this.#kiosk?.session.hangup()]);
+  }
+
+  /** Hang up a live call (spec §6 rule 7: main sends type 5 and closes; we leave the channel). */
+  async hangUp(): Promise<void> {
+    await Promise.all([this.#kiosk?.session.hangup(), this.call.end()]);
+  }
+
+  async toggleMute(): Promise<void> {
+    const muted = !this.#muted;
+    this.#muted = muted; // optimistic; main echoes a `muted` event
+    await this.call.setMuted(muted);
+    await this.#kiosk?.session.setMuted({ muted });
+  }
+
+  /** "Done" on an end screen, or its countdown ran out. */
+  dismiss(): void {
+    if (this.#bootError) {
+      // Nothing to go back to: try again (without a bridge, reload — someone may have fixed the setup).
+      this.#terminalSinceMs = null;
+      if (this.#kiosk) void this.#boot();
+      else location.reload();
+      return;
+    }
+    this.#dismissed = true;
+    this.#localError = null;
+    this.#terminalSinceMs = null;
+    void this.call.end();
+    if (isActive(this.#session.phase)) void this.#kiosk?.session.hangup();
+  }
+
+  /** Keyboard: Enter/Space start, Escape cancels / hangs up / dismisses. */
+  handleKey(key: string): boolean {
+    const screen = this.screen;
+    if ((key === 'Enter' || key === ' ') && screen === 'attract') {
+      void this.startCall();
+      return true;
+    }
+    if (key === 'Escape') {
+      if (screen === 'connecting') void this.cancel();
+      else if (screen === 'live') void this.hangUp();
+      else if (screen === 'ended' || screen === 'error') this.dismiss();
+      else return false;
+      return true;
+    }
+    return false;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+
+  #onEvent(event: KioskEvent): void {
+    switch (event.type) {
+      case 'state': {
+        this.#optimistic = false;
+        this.#session = event.state;
+        const phase = event.state.phase;
+        if (phase === 'ended' || phase === 'failed' || phase === 'idle' || phase === 'ending') void this.call.end();
+        break;
+      }
+      case 'credentials': {
+        if (this.#cancelling || !this.#config) return;
+        void this.call.begin(event.liveId, event.rtc, event.callMode, this.#config);
+        break;
+      }
+      case 'warning':
+        this.#showWarning(event.message);
+        break;
+      case 'muted':
+        this.#muted = event.muted;
+        void this.call.setMuted(event.muted);
+        break;
+    }
+  }
+
+  #onMediaFailure(error: RtcError): void {
+    if (error.kind === 'cancelled') return;
+    void this.call.end();
+    if (this.#cancelling || this.screen === 'attract') return;
+    this.#localError = errorViewForMedia(error.kind, error.message);
+    this.#dismissed = false;
+    void this.#kiosk?.session.reportMediaError({ kind: error.kind, message: error.message.slice(0, 500) });
+  }
+
+  #showWarning(message: string): void {
+    this.#warning = { message, untilMs: Date.now() + WARNING_SHOW_MS };
+  }
+
+  #tick(): void {
+    this.#now = Date.now();
+    const screen = this.screen;
+    const terminal = (screen === 'ended' && !this.isWrappingUp) || screen === 'error';
+    if (!terminal) {
+      if (this.#terminalSinceMs !== null) this.#terminalSinceMs = null;
+      return;
+    }
+    if (this.#terminalSinceMs === null) this.#terminalSinceMs = this.#now;
+    else if (this.returnInS === 0) this.dismiss();
+  }
+}
+
+function isActive(phase: SessionState['phase']): boolean {
+  return phase !== 'idle' && phase !== 'ended' && phase !== 'failed';
+}

@@ -1,0 +1,122 @@
+/**
+ * The RTC side of one call: picks the engine for the credentials main sends, joins it into the
+ * persistent live view, and tears it down — whatever ended the call (hang-up, cancel, server hangup,
+ * failure). Exposes the engine's state to the UI as runes. Main's session stays the source of truth for
+ * the call itself; this class only owns media.
+ */
+import type { CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
+import { chooseEngine, createEngine } from '../rtc/choose-engine.ts';
+import { RtcError, type EngineKind, type EngineState, type LiveView, type RtcEngine } from '../rtc/engine.ts';
+
+export interface LiveCallDeps {
+  getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
+  /** A media/RTC failure that ends the call (device denied, join failed, channel lost). */
+  onFailure: (error: RtcError) => void;
+  onWarning: (message: string) => void;
+}
+
+export class LiveCall {
+  readonly #deps: LiveCallDeps;
+  #engine: RtcEngine | null = null;
+  #liveId: string | null = null;
+  #view: LiveView | null = null;
+  #muted = false;
+  #engineState = $state<EngineState>('idle');
+  #engineKind = $state<EngineKind | null>(null);
+  #autoplayBlocked = $state(false);
+
+  constructor(deps: LiveCallDeps) {
+    this.#deps = deps;
+  }
+
+  get engineState(): EngineState {
+    return this.#engineState;
+  }
+  get engineKind(): EngineKind | null {
+    return this.#engineKind;
+  }
+  get autoplayBlocked(): boolean {
+    return this.#autoplayBlocked;
+  }
+  /** The avatar's media is rendering. */
+  get isPlaying(): boolean {
+    return this.#engineState === 'playing';
+  }
+
+  attachView(view: LiveView | null): void {
+    this.#view = view;
+  }
+
+  /** Join the call for these credentials (once per liveId). */
+  async begin(liveId: string, rtc: RtcCredentials, mode: CallMode, config: PublicConfig): Promise<void> {
+    if (this.#liveId === liveId) return;
+    await this.end();
+    const view = this.#view;
+    if (!view) {
+      this.#deps.onFailure(new RtcError('other', 'The live view is not ready.'));
+      return;
+    }
+    const kind = chooseEngine(rtc, config);
+    const engine = createEngine(kind, { config, getUserMedia: this.#deps.getUserMedia });
+    this.#engine = engine;
+    this.#liveId = liveId;
+    this.#engineKind = kind;
+    this.#engineState = 'joining';
+    engine.onEvent((event) => {
+      if (this.#engine !== engine) return; // a finished call's late events
+      switch (event.type) {
+        case 'state':
+          this.#engineState = event.state;
+          break;
+        case 'autoplay-blocked':
+          this.#autoplayBlocked = true;
+          break;
+        case 'warning':
+          this.#deps.onWarning(event.message);
+          break;
+        case 'error':
+          this.#deps.onFailure(event.error);
+          break;
+      }
+    });
+    if (this.#muted) await engine.setMuted(true);
+    try {
+      await engine.join(rtc, mode, view);
+    } catch (err) {
+      if (this.#engine !== engine) return; // ended meanwhile: the error is the cancellation
+      const error = err instanceof RtcError ? err : new RtcError('rtc_join_failed', 'The call could not connect its audio and video.', { cause: err });
+      if (error.kind === 'cancelled') return;
+      console.warn('RTC join failed', error.kind, error.message);
+      this.#deps.onFailure(error);
+    }
+  }
+
+  /** Leave and release everything. Idempotent. */
+  async end(): Promise<void> {
+    const engine = this.#engine;
+    this.#engine = null;
+    this.#liveId = null;
+    this.#engineKind = null;
+    this.#engineState = 'idle';
+    this.#autoplayBlocked = false;
+    if (engine) {
+      try {
+        await engine.leave();
+      } catch (err) {
+        console.warn('RTC leave failed', err);
+      }
+    }
+    this.#view?.clear();
+  }
+
+  async setMuted(muted: boolean): Promise<void> {
+    this.#muted = muted;
+    await this.#engine?.setMuted(muted).catch((err: unknown) => console.warn('mute failed', err));
+  }
+
+  /** The visitor tapped "tap to hear": retry playback inside the gesture. */
+  resumePlayback(): void {
+    this.#autoplayBlocked = false;
+    this.#engine?.resumePlayback();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The E2E stand-in for the preload: installs `window.kiosk` (the contract's `KioskApi`) in the page and
+ * forwards every call to a backend in the test process — the REAL kiosk service
+ * (electron/main/kiosk-service.ts) driving the real SessionController against the real emulator over
+ * HTTP and WebSocket. Only the Electron IPC hop is replaced:
+ *   - calls:  page → `exposeBinding('__kioskInvoke')` → `backend.handle(channel, arg)` (the same entry
+ *     point main's ipcMain handlers use, so arguments are validated by the contract's schemas);
+ *   - events: `backend.onEvent` → `page.evaluate(window.__kioskEmit)`, in order.
+ * Argument conventions mirror electron/preload/index.ts exactly (start sends `{}` by default, hangup
+ * and the getters send nothing).
+ */
+import type { Page } from 'playwright';
+import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
+
+/** Runs in the page before any of its scripts: defines the frozen `window.kiosk`. Plain JS on purpose. */
+const PAGE_SIDE = `function (channels) {
+  const listeners = new Set();
+  const invoke = async (channel, arg) => {
+    try {
+      return await (arg === undefined ? window.__kioskInvoke(channel) : window.__kioskInvoke(channel, arg));
+    } catch (error) {
+      return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };
+    }
+  };
+  Object.defineProperty(window, '__kioskEmit', {
+    value: (event) => {
+      for (const l of [...listeners]) {
+        try { l(event); } catch (e) { console.error(e); }
+      }
+    },
+  });
+  const api = {
+    session: {
+      start: (args) => invoke(channels.sessionStart, args ?? {}),
+      hangup: () => invoke(channels.sessionHangup),
+      getState: () => invoke(channels.sessionGetState),
+      setMuted: (args) => invoke(channels.sessionSetMuted, args),
+      reportMediaError: (args) => invoke(channels.sessionReportMediaError, args),
+      onEvent(listener) {
+        if (typeof listener !== 'function') return () => {};
+        listeners.add(listener);
+        return () => { listeners.delete(listener); };
+      },
+    },
+    config: {
+      get: () => invoke(channels.configGet),
+      setApiKey: (args) => invoke(channels.configSetApiKey, args),
+    },
+  };
+  Object.defineProperty(window, 'kiosk', { value: Object.freeze(api) });
+}`;
+
+export interface KioskBackend {
+  handle(channel: string, rawArg: unknown): Promise<Result<unknown>>;
+  onEvent(listener: (event: KioskEvent) => void): () => void;
+}
+
+export interface BridgeHandle {
+  /** Every call the page made, in order (channel and argument). */
+  readonly calls: Array<{ channel: string; arg: unknown }>;
+  /** Every event forwarded to the page, in order. */
+  readonly events: KioskEvent[];
+  /** Wait until all forwarded events have been delivered to the page. */
+  flush(): Promise<void>;
+  dispose(): void;
+}
+
+export async function installKioskBridge(page: Page, backend: KioskBackend): Promise<BridgeHandle> {
+  const calls: BridgeHandle['calls'] = [];
+  const events: KioskEvent[] = [];
+  await page.exposeBinding('__kioskInvoke', async (_source, channel: string, arg: unknown) => {
+    calls.push({ channel, arg });
+    return backend.handle(channel, arg);
+  });
+  // A string, not a function: tsx/esbuild decorate functions with `__name(...)` helpers that do not
+  // exist in the page.
+  await page.addInitScript({ content: `(${PAGE_SIDE})(${JSON.stringify(CHANNELS)});` });
+
+  let chain: Promise<void> = Promise.resolve();
+  let disposed = false;
+  const off = backend.onEvent((event) => {
+    events.push(event);
+    if (disposed) return;
+    chain = chain.then(async () => {
+      try {
+        await page.evaluate(`window.__kioskEmit?.(${JSON.stringify(event)})`);
+      } catch {
+        // The page is navigating or closed: the event is lost, as it would be for a reloading renderer.
+      }
+    });
+  });
+  return {
+    calls,
+    events,
+    flush: () => chain,
+    dispose() {
+      disposed = true;
+      off();
+    },
+  };
+}

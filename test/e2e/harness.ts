@@ -1,0 +1,243 @@
+/**
+ * E2E plumbing: a static server for the BUILT renderer (out/renderer) on 127.0.0.1:0, Debian's Chromium
+ * with fake media devices, the real kiosk service (demo mode: the in-process emulator) wired to the page
+ * through the test bridge, bounded waits, and screenshots into test/artifacts/screens/.
+ */
+import { createServer, type Server } from 'node:http';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
+import type { EmulatorHandle, EmulatorKnobs } from '../../electron/emulator/index.ts';
+import { resolveConfig } from '../../electron/main/config.ts';
+import { CONTENT_SECURITY_POLICY } from '../../electron/main/policy.ts';
+import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
+import type { KioskEvent } from '../../electron/contract.ts';
+import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
+
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const RENDERER_DIR = join(ROOT, 'out', 'renderer');
+export const SCREENS_DIR = join(ROOT, 'test', 'artifacts', 'screens');
+
+export type Orientation = 'landscape' | 'portrait';
+export const VIEWPORTS: Record<Orientation, { width: number; height: number }> = {
+  landscape: { width: 1920, height: 1080 },
+  portrait: { width: 1080, height: 1920 },
+};
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+};
+
+/**
+ * Serves out/renderer read-only (anything outside it is a 404), with main's CSP header on every answer,
+ * so the page runs under both policies exactly as in the app (the header and index.html's meta).
+ */
+export async function startStaticServer(dir = RENDERER_DIR): Promise<{ url: string; close(): Promise<void> }> {
+  if (!existsSync(join(dir, 'index.html'))) {
+    throw new Error(`${dir}/index.html is missing: build the renderer first (npx vite build --config renderer/vite.config.ts)`);
+  }
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+      const file = normalize(join(dir, path === '/' ? 'index.html' : path));
+      if (!file.startsWith(dir + sep) && file !== join(dir, 'index.html')) {
+        res.writeHead(404).end();
+        return;
+      }
+      try {
+        const body = await readFile(file);
+        res.writeHead(200, {
+          'content-type': MIME[extname(file)] ?? 'application/octet-stream',
+          'cache-control': 'no-store',
+          'content-security-policy': CONTENT_SECURITY_POLICY,
+        });
+        res.end(body);
+      } catch {
+        res.writeHead(404).end();
+      }
+    })();
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return {
+    url: `http://127.0.0.1:${address.port}/`,
+    close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+}
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--use-fake-device-for-media-stream',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+/** `grantMedia: false` leaves out the fake permission UI: getUserMedia is then denied (NotAllowedError). */
+export function launchChromium(options: { grantMedia?: boolean } = {}): Promise<Browser> {
+  const args = [...CHROMIUM_ARGS, ...(options.grantMedia === false ? [] : ['--use-fake-ui-for-media-stream'])];
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args, timeout: 30_000 });
+}
+
+/**
+ * Records every local MediaStreamTrack the page obtains (window.__localTracks), so a test can check that
+ * all of them were stopped when the call ended. Wraps getUserMedia without changing its behaviour.
+ */
+const TRACK_MEDIA = `(() => {
+  const md = navigator.mediaDevices;
+  if (!md) return;
+  const original = md.getUserMedia.bind(md);
+  window.__localTracks = [];
+  window.__gumCalls = 0;
+  md.getUserMedia = async (constraints) => {
+    window.__gumCalls++;
+    const stream = await original(constraints);
+    for (const t of stream.getTracks()) window.__localTracks.push(t);
+    return stream;
+  };
+})();`;
+
+/** Local tracks the page obtained: how many, and how many are still live. */
+export async function localTracks(page: Page): Promise<{ total: number; live: number; gumCalls: number }> {
+  return page.evaluate(`({
+    total: window.__localTracks.length,
+    live: window.__localTracks.filter((t) => t.readyState === 'live').length,
+    gumCalls: window.__gumCalls,
+  })`);
+}
+
+/** The live <video>'s playback position and the mean brightness (0..255) of its current frame. */
+export async function avatarFrame(page: Page): Promise<{ currentTime: number; width: number; height: number; brightness: number }> {
+  return page.evaluate(`(() => {
+    const v = document.querySelector('[data-testid=avatar-video]');
+    if (!v || !v.videoWidth) return { currentTime: v ? v.currentTime : 0, width: 0, height: 0, brightness: 0 };
+    const c = document.createElement('canvas');
+    c.width = 96; c.height = 54;
+    const ctx = c.getContext('2d');
+    ctx.drawImage(v, 0, 0, c.width, c.height);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let sum = 0;
+    for (let i = 0; i < d.length; i += 4) sum += 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
+    return { currentTime: v.currentTime, width: v.videoWidth, height: v.videoHeight, brightness: sum / (d.length / 4) };
+  })()`);
+}
+
+export interface KioskPage {
+  page: Page;
+  context: BrowserContext;
+  service: KioskService;
+  emulator: EmulatorHandle;
+  bridge: BridgeHandle;
+  /** Browser console errors and page errors seen so far. */
+  problems: string[];
+  /** URLs the page requested. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export interface KioskPageOptions {
+  browser: Browser;
+  baseUrl: string;
+  orientation: Orientation;
+  imageDataUrl: string;
+  knobs?: Partial<EmulatorKnobs>;
+  config?: Record<string, unknown>;
+  /** Rewrite events on their way to the page (e.g. credentials that are not the emulator's). */
+  mapEvent?: (event: KioskEvent) => KioskEvent;
+}
+
+/** A fresh kiosk service (its own emulator) and a page showing the built renderer, bridged to it. */
+export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
+  const config = resolveConfig(
+    {
+      callMode: 'video',
+      allowModeChoice: true,
+      returnToAttractSeconds: 4,
+      countdownWarningSeconds: 30,
+      avatar: { imagePath: options.imageDataUrl, name: 'Ava', persona: 'A warm, concise hotel concierge.' },
+      ...options.config,
+    },
+    {},
+  );
+  const service = await createKioskService({
+    config,
+    apiKey: null,
+    apiKeySource: 'none',
+    emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
+  });
+  const emulator = service.emulator;
+  if (!emulator) throw new Error('demo mode should run the emulator');
+  const context = await options.browser.newContext({ viewport: VIEWPORTS[options.orientation], deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  const mapEvent = options.mapEvent;
+  const backend: KioskBackend = mapEvent
+    ? { handle: (channel, arg) => service.handle(channel, arg), onEvent: (listener) => service.onEvent((e) => listener(mapEvent(e))) }
+    : service;
+  const bridge = await installKioskBridge(page, backend);
+  await page.addInitScript({ content: TRACK_MEDIA });
+  await page.goto(options.baseUrl);
+  return {
+    page,
+    context,
+    service,
+    emulator,
+    bridge,
+    problems,
+    requests,
+    async close() {
+      bridge.dispose();
+      await context.close().catch(() => undefined);
+      await service.shutdown();
+    },
+  };
+}
+
+export async function screenshot(page: Page, screen: string, orientation: Orientation): Promise<void> {
+  await mkdir(SCREENS_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENS_DIR, `${screen}-${orientation}.png`), animations: 'allow' });
+}
+
+/** Screenshot the current state in both orientations (resizing the viewport), then restore it. */
+export async function screenshotBoth(page: Page, screen: string, current: Orientation): Promise<void> {
+  const other: Orientation = current === 'landscape' ? 'portrait' : 'landscape';
+  await page.waitForTimeout(500); // the screens fade in over 450 ms
+  await screenshot(page, screen, current);
+  await page.setViewportSize(VIEWPORTS[other]);
+  await page.waitForTimeout(150); // one layout + a frame
+  await screenshot(page, screen, other);
+  await page.setViewportSize(VIEWPORTS[current]);
+}
+
+/** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
+export async function eventually<T>(fn: () => T | Promise<T>, message: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms: ${message}${last ? ` (last error: ${String(last)})` : ''}`);
+}
+
+export const screenIs = (page: Page, screen: string, timeoutMs = 10_000) =>
+  page.locator(`main.kiosk[data-screen="${screen}"]`).waitFor({ state: 'attached', timeout: timeoutMs });

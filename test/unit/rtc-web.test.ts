@@ -1,0 +1,356 @@
+/**
+ * AgoraWebEngine (agora-rtc-sdk-ng adapter) against a typed fake of the SDK: the spec §2.5 web flow,
+ * in order, and the clean-up whatever ends the call.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  AgoraWebEngine,
+  type AgoraConnectionState,
+  type AgoraLocalTrack,
+  type AgoraMediaType,
+  type AgoraPlayConfig,
+  type AgoraRemoteTrack,
+  type AgoraRemoteUser,
+  type AgoraUid,
+  type AgoraWebClient,
+  type AgoraWebSdk,
+} from '../../renderer/src/rtc/agora-web-engine.ts';
+import { RtcError, type EngineEvent, type LiveView } from '../../renderer/src/rtc/engine.ts';
+import type { RtcCredentials } from '../../electron/contract.ts';
+
+// ---------------------------------------------------------------------------------------------------
+// Credentials and a recording LiveView (hosts are opaque tokens to the adapter)
+
+const VIDEO_CREDS: RtcCredentials = {
+  app_id: 'app-0123456789',
+  channel_id: 'live-user-L42',
+  user_id: 'live-user-C7-L42',
+  token: 'rtc-token-abc',
+  token_expire_at: '1893456000',
+};
+const AUDIO_CREDS: RtcCredentials = { ...VIDEO_CREDS, channel_id: 'live-audio-L42' };
+const AVATAR_VIDEO_UID = 'live-video-push-C7-L42';
+const AVATAR_BOT_UID = 'live-bot-C7-L42';
+
+/** Hosts are opaque tokens to the adapters: they only pass them on to the SDK. */
+interface FakeView extends LiveView {
+  readonly cleared: number;
+}
+function fakeView(): FakeView {
+  let cleared = 0;
+  return {
+    avatarHost: { id: 'avatar-host' } as unknown as HTMLElement,
+    selfHost: { id: 'self-host' } as unknown as HTMLElement,
+    showAvatarStream() {},
+    showSelfStream() {},
+    clear() {
+      cleared++;
+    },
+    get cleared() {
+      return cleared;
+    },
+  };
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+
+type Listener = (...args: never[]) => void;
+
+class FakeLocalTrack implements AgoraLocalTrack {
+  stopped = false;
+  closed = false;
+  muted = false;
+  played: { element: HTMLElement; config?: AgoraPlayConfig | undefined } | null = null;
+  constructor(
+    readonly name: 'mic' | 'camera',
+    private readonly log: string[],
+  ) {}
+  async setMuted(muted: boolean): Promise<void> {
+    this.muted = muted;
+    this.log.push(`${this.name}.setMuted(${muted})`);
+  }
+  play(element: HTMLElement, config?: AgoraPlayConfig): void {
+    this.played = { element, config };
+    this.log.push(`${this.name}.play`);
+  }
+  stop(): void {
+    this.stopped = true;
+    this.log.push(`${this.name}.stop`);
+  }
+  close(): void {
+    this.closed = true;
+    this.log.push(`${this.name}.close`);
+  }
+}
+
+class FakeRemoteTrack implements AgoraRemoteTrack {
+  stopped = false;
+  played: Array<{ element?: HTMLElement | undefined; config?: AgoraPlayConfig | undefined }> = [];
+  constructor(
+    readonly label: string,
+    private readonly log: string[],
+  ) {}
+  play(element?: HTMLElement, config?: AgoraPlayConfig): void {
+    this.played.push({ element, config });
+    this.log.push(`${this.label}.play`);
+  }
+  stop(): void {
+    this.stopped = true;
+    this.log.push(`${this.label}.stop`);
+  }
+}
+
+class FakeClient implements AgoraWebClient {
+  readonly listeners = new Map<string, Listener>();
+  readonly remote: FakeRemoteTrack[] = [];
+  left = false;
+  joinError: Error | null = null;
+  /** The join never settles (an unreachable gateway). */
+  joinHangs = false;
+  constructor(private readonly log: string[]) {}
+  on(event: string, listener: Listener): void {
+    this.log.push(`on:${event}`);
+    this.listeners.set(event, listener);
+  }
+  removeAllListeners(): void {
+    this.log.push('removeAllListeners');
+    this.listeners.clear();
+  }
+  async join(appId: string, channel: string, token: string | null, uid?: AgoraUid | null): Promise<AgoraUid> {
+    this.log.push(`join(${appId},${channel},${token},${String(uid)})`);
+    if (this.joinError) throw this.joinError;
+    if (this.joinHangs) await new Promise(() => {});
+    return uid ?? 0;
+  }
+  async publish(tracks: AgoraLocalTrack | AgoraLocalTrack[]): Promise<void> {
+    for (const t of Array.isArray(tracks) ? tracks : [tracks]) this.log.push(`publish:${(t as FakeLocalTrack).name}`);
+  }
+  async subscribe(user: AgoraRemoteUser, mediaType: 'video' | 'audio'): Promise<AgoraRemoteTrack> {
+    this.log.push(`subscribe:${String(user.uid)}:${mediaType}`);
+    const track = new FakeRemoteTrack(`${String(user.uid)}:${mediaType}`, this.log);
+    this.remote.push(track);
+    return track;
+  }
+  async leave(): Promise<void> {
+    this.left = true;
+    this.log.push('leave');
+  }
+  /** Simulate the SDK raising an event. */
+  emit(event: 'user-published' | 'user-unpublished', user: AgoraRemoteUser, mediaType: AgoraMediaType): void;
+  emit(event: 'connection-state-change', cur: AgoraConnectionState, prev: AgoraConnectionState, reason?: string): void;
+  emit(event: 'token-privilege-will-expire' | 'token-privilege-did-expire'): void;
+  emit(event: string, ...args: unknown[]): void {
+    const l = this.listeners.get(event) as ((...a: unknown[]) => void) | undefined;
+    assert.ok(l, `a listener for ${event} is registered`);
+    l(...args);
+  }
+}
+
+class FakeSdk implements AgoraWebSdk {
+  readonly log: string[] = [];
+  client: FakeClient | null = null;
+  mic: FakeLocalTrack | null = null;
+  camera: FakeLocalTrack | null = null;
+  micError: Error | null = null;
+  cameraError: Error | null = null;
+  onAutoplayFailed?: (() => void) | undefined;
+  /** Resolves createMicrophoneAudioTrack only when released (to test leave during join). */
+  holdMic: Promise<void> | null = null;
+  createClient(config: { mode: 'rtc' | 'live'; codec: string }): AgoraWebClient {
+    this.log.push(`createClient(${config.mode},${config.codec})`);
+    this.client = new FakeClient(this.log);
+    return this.client;
+  }
+  async createMicrophoneAudioTrack(): Promise<AgoraLocalTrack> {
+    this.log.push('createMicrophoneAudioTrack');
+    if (this.holdMic) await this.holdMic;
+    if (this.micError) throw this.micError;
+    this.mic = new FakeLocalTrack('mic', this.log);
+    return this.mic;
+  }
+  async createCameraVideoTrack(): Promise<AgoraLocalTrack> {
+    this.log.push('createCameraVideoTrack');
+    if (this.cameraError) throw this.cameraError;
+    this.camera = new FakeLocalTrack('camera', this.log);
+    return this.camera;
+  }
+}
+
+function setup(options: { joinTimeoutMs?: number } = {}) {
+  const sdk = new FakeSdk();
+  const engine = new AgoraWebEngine(sdk, options);
+  const events: EngineEvent[] = [];
+  engine.onEvent((e) => events.push(e));
+  const view = fakeView();
+  return { sdk, engine, events, view, states: () => events.filter((e) => e.type === 'state').map((e) => (e as { state: string }).state) };
+}
+
+function domError(name: string): Error {
+  const e = new Error(`${name}: simulated`);
+  e.name = name;
+  return e;
+}
+
+describe('AgoraWebEngine', () => {
+  describe('in video mode', () => {
+    it('registers user-published before join, joins with the rtc fields and the string uid, then publishes the microphone and then the camera', async () => {
+      const { sdk, engine, view } = setup();
+      await engine.join(VIDEO_CREDS, 'video', view);
+      const log = sdk.log;
+      const at = (entry: string) => {
+        const i = log.indexOf(entry);
+        assert.ok(i >= 0, `${entry} happened (log: ${log.join(' | ')})`);
+        return i;
+      };
+      const join = at(`join(${VIDEO_CREDS.app_id},${VIDEO_CREDS.channel_id},${VIDEO_CREDS.token},${VIDEO_CREDS.user_id})`);
+      assert.ok(at('on:user-published') < join, 'user-published is registered before join (spec §2.5)');
+      assert.ok(at('on:connection-state-change') < join);
+      assert.ok(at('on:token-privilege-will-expire') < join);
+      assert.ok(at('createMicrophoneAudioTrack') < join, 'devices are opened before entering the channel');
+      assert.ok(join < at('publish:mic'), 'the microphone is published after joining');
+      assert.ok(at('publish:mic') < at('publish:camera'), 'microphone first (required), then the camera');
+      assert.deepEqual(
+        log.filter((l) => l.startsWith('publish:')),
+        ['publish:mic', 'publish:camera'],
+      );
+      assert.equal(log.filter((l) => l.startsWith('join(')).length, 1);
+      assert.deepEqual(sdk.camera!.played, { element: view.selfHost, config: { fit: 'cover', mirror: true } }, 'self-view: mirrored, in the self host');
+      assert.equal(typeof sdk.onAutoplayFailed, 'function', 'autoplay failures are handled');
+    });
+
+    it('subscribes to and renders only the avatar: video from live-video-push-… into the avatar host (contain), audio from the avatar uids', async () => {
+      const { sdk, engine, view, states } = setup();
+      await engine.join(VIDEO_CREDS, 'video', view);
+      const client = sdk.client!;
+      client.emit('user-published', { uid: 'someone-else' }, 'video');
+      client.emit('user-published', { uid: 'someone-else' }, 'audio');
+      client.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
+      client.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+      await tick();
+      await tick();
+      assert.deepEqual(
+        sdk.log.filter((l) => l.startsWith('subscribe:')),
+        [`subscribe:${AVATAR_VIDEO_UID}:video`, `subscribe:${AVATAR_BOT_UID}:audio`],
+      );
+      const video = client.remote.find((t) => t.label === `${AVATAR_VIDEO_UID}:video`)!;
+      assert.deepEqual(video.played, [{ element: view.avatarHost, config: { fit: 'contain', mirror: false } }]);
+      const audio = client.remote.find((t) => t.label === `${AVATAR_BOT_UID}:audio`)!;
+      assert.equal(audio.played.length, 1, 'the avatar audio plays');
+      assert.deepEqual(states(), ['joining', 'waiting', 'playing']);
+    });
+
+    it('leave stops and closes both local tracks, stops remote tracks, leaves the channel and clears the view', async () => {
+      const { sdk, engine, view, states } = setup();
+      await engine.join(VIDEO_CREDS, 'video', view);
+      sdk.client!.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
+      await tick();
+      await engine.leave();
+      assert.ok(sdk.mic!.stopped && sdk.mic!.closed, 'microphone stopped and closed');
+      assert.ok(sdk.camera!.stopped && sdk.camera!.closed, 'camera stopped and closed');
+      assert.ok(sdk.client!.remote.every((t) => t.stopped), 'remote tracks stopped');
+      assert.ok(sdk.client!.left, 'left the channel');
+      assert.equal(sdk.client!.listeners.size, 0, 'listeners removed');
+      assert.equal(sdk.onAutoplayFailed, undefined);
+      assert.ok(view.cleared >= 1, 'view cleared');
+      assert.equal(states().at(-1), 'left');
+      const stops = sdk.log.indexOf('mic.stop');
+      assert.ok(stops >= 0 && stops < sdk.log.indexOf('leave'), 'tracks are released before leaving');
+      await engine.leave(); // idempotent
+      assert.equal(sdk.log.filter((l) => l === 'leave').length, 1);
+    });
+  });
+
+  describe('in audio mode', () => {
+    it('publishes only the microphone, opens no camera, and plays audio from live-bot-… only', async () => {
+      const { sdk, engine, view, states } = setup();
+      await engine.join(AUDIO_CREDS, 'audio', view);
+      assert.ok(!sdk.log.includes('createCameraVideoTrack'), 'no camera in audio mode');
+      assert.deepEqual(sdk.log.filter((l) => l.startsWith('publish:')), ['publish:mic']);
+      assert.ok(sdk.log.includes(`join(${AUDIO_CREDS.app_id},${AUDIO_CREDS.channel_id},${AUDIO_CREDS.token},${AUDIO_CREDS.user_id})`));
+      sdk.client!.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
+      sdk.client!.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+      await tick();
+      assert.deepEqual(sdk.log.filter((l) => l.startsWith('subscribe:')), [`subscribe:${AVATAR_BOT_UID}:audio`]);
+      assert.equal(states().at(-1), 'playing');
+    });
+  });
+
+  describe('when a device is unavailable', () => {
+    it('a denied microphone rejects with microphone_denied before joining, and nothing stays open', async () => {
+      const { sdk, engine, view } = setup();
+      const agoraError = Object.assign(new Error('AgoraRTCError PERMISSION_DENIED: NotAllowedError: Permission denied'), { code: 'PERMISSION_DENIED' });
+      sdk.micError = agoraError;
+      await assert.rejects(engine.join(VIDEO_CREDS, 'video', view), (e: unknown) => e instanceof RtcError && e.kind === 'microphone_denied');
+      assert.ok(!sdk.log.some((l) => l.startsWith('join(')), 'never joined');
+      assert.ok(!sdk.log.includes('createCameraVideoTrack'));
+      assert.ok(sdk.client!.left && sdk.client!.listeners.size === 0, 'client released');
+      assert.ok(view.cleared >= 1);
+    });
+
+    it('a missing camera rejects with device_missing and closes the microphone already opened', async () => {
+      const { sdk, engine, view } = setup();
+      sdk.cameraError = domError('NotFoundError');
+      await assert.rejects(engine.join(VIDEO_CREDS, 'video', view), (e: unknown) => e instanceof RtcError && e.kind === 'device_missing');
+      assert.ok(sdk.mic!.stopped && sdk.mic!.closed);
+      assert.ok(!sdk.log.some((l) => l.startsWith('join(')));
+    });
+
+    it('a failed join rejects with rtc_join_failed and releases the local tracks', async () => {
+      const { sdk, engine, view } = setup();
+      const join = engine.join(VIDEO_CREDS, 'video', view);
+      sdk.client!.joinError = new Error('CAN_NOT_GET_GATEWAY_SERVER');
+      await assert.rejects(join, (e: unknown) => e instanceof RtcError && e.kind === 'rtc_join_failed');
+      assert.ok(sdk.mic!.closed && sdk.camera!.closed);
+    });
+  });
+
+  it('gives up on a join that never completes (rtc_join_failed) and leaves the channel', async () => {
+    const { sdk, engine, view } = setup({ joinTimeoutMs: 20 });
+    const join = engine.join(VIDEO_CREDS, 'video', view);
+    sdk.client!.joinHangs = true; // the client exists as soon as join() starts
+    await assert.rejects(join, (e: unknown) => e instanceof RtcError && e.kind === 'rtc_join_failed' && /too long/.test(e.message));
+    assert.ok(sdk.client!.left, 'leave() aborts the pending join');
+    assert.ok(sdk.mic!.closed && sdk.camera!.closed);
+    assert.ok(!sdk.log.some((l) => l.startsWith('publish:')));
+  });
+
+  it('leave during join cancels it: nothing is published and every track is closed', async () => {
+    const { sdk, engine, view } = setup();
+    let release!: () => void;
+    sdk.holdMic = new Promise<void>((r) => (release = r));
+    const join = engine.join(VIDEO_CREDS, 'video', view);
+    await tick();
+    const left = engine.leave();
+    release();
+    await assert.rejects(join, (e: unknown) => e instanceof RtcError && e.kind === 'cancelled');
+    await left;
+    assert.ok(!sdk.log.some((l) => l.startsWith('join(') || l.startsWith('publish:')));
+    assert.ok(sdk.mic!.stopped && sdk.mic!.closed);
+  });
+
+  it('reports autoplay blocking, RTC reconnection, token expiry and an unexpected disconnect', async () => {
+    const { sdk, engine, view, events, states } = setup();
+    await engine.join(VIDEO_CREDS, 'video', view);
+    sdk.onAutoplayFailed!();
+    sdk.client!.emit('connection-state-change', 'RECONNECTING', 'CONNECTED');
+    sdk.client!.emit('connection-state-change', 'CONNECTED', 'RECONNECTING');
+    sdk.client!.emit('token-privilege-will-expire');
+    sdk.client!.emit('connection-state-change', 'DISCONNECTED', 'CONNECTED', 'NETWORK_ERROR');
+    assert.ok(events.some((e) => e.type === 'autoplay-blocked'));
+    assert.deepEqual(states(), ['joining', 'waiting', 'reconnecting', 'waiting']);
+    assert.ok(events.some((e) => e.type === 'warning' && /expires/.test(e.message)));
+    const error = events.find((e) => e.type === 'error');
+    assert.ok(error && error.type === 'error' && error.error.kind === 'rtc_disconnected');
+  });
+
+  it('mutes the published microphone (and a microphone opened later starts muted)', async () => {
+    const { sdk, engine, view } = setup();
+    await engine.setMuted(true);
+    await engine.join(VIDEO_CREDS, 'video', view);
+    assert.equal(sdk.mic!.muted, true);
+    await engine.setMuted(false);
+    assert.equal(sdk.mic!.muted, false);
+  });
+});
