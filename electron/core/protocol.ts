@@ -268,33 +268,5 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// RTC identities (spec §2.5)
-
-export const rtcIds = {
-  user: (creatorId: string, liveId: string) => `live-user-${creatorId}-${liveId}`,
-  bot: (creatorId: string, liveId: string) => `live-bot-${creatorId}-${liveId}`,
-  videoPush: (creatorId: string, liveId: string) => `live-video-push-${creatorId}-${liveId}`,
-  audioChannel: (liveId: string) => `live-audio-${liveId}`,
-  videoChannel: (liveId: string) => `live-user-${liveId}`,
-};
-
-/**
- * The avatar's RTC uids, derived from our own `rtc.user_id` (`live-user-<creatorID>-<liveID>`): video mode
- * renders video from `live-video-push-…`, audio mode plays audio from `live-bot-…` (spec §2.5). In video
- * mode the spec does not say which uid carries the voice, so audio from either is played. `null`/empty
- * when user_id does not follow the documented pattern (an engine then takes the first remote publisher).
- */
-export function avatarUidFor(userId: string, mode: CallMode): { video: string | null; audio: string[] } {
-  const m = /^live-user-(.+)$/.exec(userId);
-  if (!m) return { video: null, audio: [] };
-  const rest = m[1]!; // `<creatorID>-<liveID>`
-  return mode === 'video'
-    ? { video: `live-video-push-${rest}`, audio: [`live-video-push-${rest}`, `live-bot-${rest}`] }
-    : { video: null, audio: [`live-bot-${rest}`] };
-}
-
-/** App ids the emulator issues start with this, so the renderer picks the demo engine for them. */
-export const EMULATOR_APP_ID_PREFIX = 'emulator-';
-export function isEmulatorCredentials(rtc: Pick<RtcCredentials, 'app_id'>): boolean {
-  return rtc.app_id.startsWith(EMULATOR_APP_ID_PREFIX);
-}
+// RTC identities (spec §2.5) live in rtc-ids.ts, which has no zod import so the renderer can use them.
+export { rtcIds, avatarUidFor, EMULATOR_APP_ID_PREFIX, isEmulatorCredentials } from './rtc-ids.ts';

@@ -12,7 +12,7 @@
  * The SDK surface is declared locally (the package cannot be installed here) and injected, so the
  * adapter runs in plain Node against a typed fake (test/unit/rtc-native.test.ts).
  */
-import { avatarUidFor } from '../../../electron/core/protocol.ts';
+import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
 import { cancelledError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
 

@@ -13,7 +13,7 @@
  * The SDK is injected (`AgoraWebSdk`, the subset used here), so the adapter runs in plain Node against
  * a typed fake; `loadAgoraWebSdk()` does the lazy dynamic import for the real thing.
  */
-import { avatarUidFor } from '../../../electron/core/protocol.ts';
+import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
 import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
 

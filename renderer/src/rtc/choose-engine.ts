@@ -3,7 +3,7 @@
  * (`auto` = agora-web, the Web SDK, which runs in the sandboxed renderer; `agora-native` is opt-in).
  * The SDKs are loaded lazily inside the factories, so the demo path never imports them.
  */
-import { isEmulatorCredentials } from '../../../electron/core/protocol.ts';
+import { isEmulatorCredentials } from '../../../electron/core/rtc-ids.ts';
 import type { PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
 import { AgoraNativeEngine } from './agora-native-engine.ts';
 import { AgoraWebEngine, loadAgoraWebSdk } from './agora-web-engine.ts';

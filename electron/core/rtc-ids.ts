@@ -1,0 +1,35 @@
+/**
+ * RTC identities (spec §2.5): the uids and channels the service names, and the avatar's uid derived
+ * from our own. Dependency-free (no zod), so the renderer's engines import it without pulling the
+ * protocol schemas into the bundle.
+ */
+import type { CallMode, RtcCredentials } from './protocol.ts';
+
+export const rtcIds = {
+  user: (creatorId: string, liveId: string) => `live-user-${creatorId}-${liveId}`,
+  bot: (creatorId: string, liveId: string) => `live-bot-${creatorId}-${liveId}`,
+  videoPush: (creatorId: string, liveId: string) => `live-video-push-${creatorId}-${liveId}`,
+  audioChannel: (liveId: string) => `live-audio-${liveId}`,
+  videoChannel: (liveId: string) => `live-user-${liveId}`,
+};
+
+/**
+ * The avatar's RTC uids, derived from our own `rtc.user_id` (`live-user-<creatorID>-<liveID>`): video mode
+ * renders video from `live-video-push-…`, audio mode plays audio from `live-bot-…` (spec §2.5). In video
+ * mode the spec does not say which uid carries the voice, so audio from either is played. `null`/empty
+ * when user_id does not follow the documented pattern (an engine then takes the first remote publisher).
+ */
+export function avatarUidFor(userId: string, mode: CallMode): { video: string | null; audio: string[] } {
+  const m = /^live-user-(.+)$/.exec(userId);
+  if (!m) return { video: null, audio: [] };
+  const rest = m[1]!; // `<creatorID>-<liveID>`
+  return mode === 'video'
+    ? { video: `live-video-push-${rest}`, audio: [`live-video-push-${rest}`, `live-bot-${rest}`] }
+    : { video: null, audio: [`live-bot-${rest}`] };
+}
+
+/** App ids the emulator issues start with this, so the renderer picks the demo engine for them. */
+export const EMULATOR_APP_ID_PREFIX = 'emulator-';
+export function isEmulatorCredentials(rtc: Pick<RtcCredentials, 'app_id'>): boolean {
+  return rtc.app_id.startsWith(EMULATOR_APP_ID_PREFIX);
+}
