@@ -1,0 +1,208 @@
+/**
+ * The headless CLI: `npm run --silent cli -- <command> [options]`.
+ *   probe              one whole session (see probe.ts for the contract)
+ *   emulator           run the local emulator of the service for integrators
+ *   voices list|clone  the caller's custom voices
+ * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
+ */
+import { parseArgs } from 'node:util';
+import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { CALL_MODES, MODERATION_VALUES, type CallMode, type Moderation } from '../core/protocol.ts';
+import { createLogger, type LogLevel } from '../core/log.ts';
+import { loadDemoAvatar } from './defaults.ts';
+import { EXIT_FAILED, EXIT_USAGE, runProbe, type CliIo } from './probe.ts';
+import { runEmulatorCommand } from './emulator-command.ts';
+import { runVoicesCommand } from './voices.ts';
+
+export const USAGE = `Avatar Kiosk CLI
+
+Usage: npm run --silent cli -- <command> [options]
+
+Commands:
+  probe                 run one whole session headless, then print a report
+  emulator              run the local emulator of the avatar service
+  voices list           list your custom (cloned) voices
+  voices clone          clone a voice: --audio-url URL --voice NAME [--language en]
+
+Service (probe, voices). With neither URL the embedded emulator is used:
+  --base-url URL        direct surface root {base_url} (needs an API key)
+  --gateway-url URL     gateway surface root {gateway_url} (sends no key)
+  --api-key KEY         direct surface key (or the AVATAR_API_KEY environment variable)
+
+probe:
+  --mode audio|video    call mode (default video)
+  --image PATH|URL      avatar image: PNG, JPEG or WEBP file, http(s) URL or data: URI (default: bundled demo)
+  --persona TEXT        who the avatar is (default: bundled demo persona)
+  --name NAME           display name (default: bundled demo name)
+  --voice NAME          voice id or custom voice name (default Tina)
+  --moderation strict|disabled, --extra-motion true|false
+  --hold SECONDS        stay live this long, then hang up with user_end (default 10)
+  --json                exactly one JSON object on stdout at the end; logs on stderr
+
+emulator:
+  --host HOST --port N  where to listen (default 127.0.0.1, a free port)
+  --warmup-ms N         video warm-up (NOT_READY) length; --latency-ms N injected latency
+  --json                print {base_url, gateway_url, api_key} as one JSON line
+
+Common: --verbose (debug logs on stderr), --help
+`;
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'gateway-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  mode: { type: 'string' },
+  image: { type: 'string' },
+  persona: { type: 'string' },
+  name: { type: 'string' },
+  voice: { type: 'string' },
+  moderation: { type: 'string' },
+  'extra-motion': { type: 'string' },
+  hold: { type: 'string' },
+  json: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'warmup-ms': { type: 'string' },
+  'latency-ms': { type: 'string' },
+  'audio-url': { type: 'string' },
+  language: { type: 'string' },
+} as const;
+
+export type ParsedOptions = ReturnType<typeof parseCli>['values'];
+
+export function parseCli(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    // node:util's messages are already one clear line ("Unknown option '--foo'…").
+    throw new AvatarError('invalid_request', toAvatarError(err).message.split('\n')[0] ?? 'Invalid arguments.');
+  }
+}
+
+export function numberOption(value: string | undefined, name: string, fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    throw new AvatarError('invalid_request', `--${name} must be a number from ${min} to ${max} (got "${value}").`);
+  }
+  return n;
+}
+
+function enumOption<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new AvatarError('invalid_request', `--${name} must be one of ${allowed.join(', ')} (got "${value}").`);
+  }
+  return value as T;
+}
+
+function booleanOption(value: string | undefined, name: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new AvatarError('invalid_request', `--${name} must be true or false (got "${value}").`);
+}
+
+function processIo(verbose: boolean, json: boolean): CliIo {
+  const level: LogLevel = verbose ? 'debug' : json ? 'error' : 'warn';
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    logger: createLogger({ level, scope: 'cli' }),
+    onSignal(handler) {
+      const onInt = () => handler('SIGINT');
+      const onTerm = () => handler('SIGTERM');
+      process.on('SIGINT', onInt);
+      process.on('SIGTERM', onTerm);
+      return () => {
+        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onTerm);
+      };
+    },
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCli(argv);
+  } catch (err) {
+    process.stderr.write(`cli: ${toAvatarError(err).message} (see --help)\n`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  const [command, sub] = positionals;
+  if (values.help || !command || command === 'help') {
+    process.stdout.write(USAGE);
+    return command || values.help ? 0 : EXIT_USAGE;
+  }
+  const io = processIo(values.verbose ?? false, values.json ?? false);
+  try {
+    switch (command) {
+      case 'probe': {
+        const demo = loadDemoAvatar();
+        const mode = enumOption<CallMode>(values.mode, 'mode', CALL_MODES) ?? 'video';
+        return await runProbe(
+          {
+            baseUrl: values['base-url'],
+            gatewayUrl: values['gateway-url'],
+            apiKey: values['api-key'],
+            mode,
+            image: values.image ?? demo.image,
+            persona: values.persona ?? demo.persona,
+            name: values.name ?? (values.image ? undefined : demo.name),
+            voice: values.voice ?? demo.voice,
+            moderation: enumOption<Moderation>(values.moderation, 'moderation', MODERATION_VALUES),
+            extraMotion: booleanOption(values['extra-motion'], 'extra-motion'),
+            holdSeconds: numberOption(values.hold, 'hold', 10, { min: 0, max: 7200 }),
+            json: values.json ?? false,
+          },
+          io,
+        );
+      }
+      case 'emulator':
+        return await runEmulatorCommand(
+          {
+            host: values.host ?? '127.0.0.1',
+            port: numberOption(values.port, 'port', 0, { min: 0, max: 65535 }),
+            warmupMs: values['warmup-ms'] === undefined ? undefined : numberOption(values['warmup-ms'], 'warmup-ms', 0, { max: 600_000 }),
+            latencyMs: values['latency-ms'] === undefined ? undefined : numberOption(values['latency-ms'], 'latency-ms', 0, { max: 60_000 }),
+            json: values.json ?? false,
+          },
+          io,
+        );
+      case 'voices':
+        return await runVoicesCommand(
+          sub,
+          {
+            baseUrl: values['base-url'],
+            gatewayUrl: values['gateway-url'],
+            apiKey: values['api-key'],
+            audioUrl: values['audio-url'],
+            voice: values.voice,
+            language: values.language,
+            json: values.json ?? false,
+          },
+          io,
+        );
+      default:
+        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices; see --help)\n`);
+        return EXIT_USAGE;
+    }
+  } catch (err) {
+    const error = toAvatarError(err);
+    io.stderr(`cli: ${error.message}\n`);
+    return error.code === 'invalid_request' || error.code === 'invalid_config' ? EXIT_USAGE : EXIT_FAILED;
+  }
+}
+
+// Run when executed directly (not when imported by tests).
+if (process.argv[1] && import.meta.filename === (await import('node:fs')).realpathSync(process.argv[1])) {
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+  // Let stdout drain, then leave even if a library left a handle open (bounded: everything is closed).
+  setTimeout(() => process.exit(code), 50).unref();
+}

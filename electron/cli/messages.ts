@@ -1,0 +1,27 @@
+/**
+ * One-line human descriptions for the CLI's timeline and error line.
+ */
+import type { ErrorInfo } from '../core/errors.ts';
+import { describeHangupReason } from '../core/messages.ts';
+import type { SessionSummary } from '../core/session-types.ts';
+
+export function describeEnd(summary: SessionSummary | null): string {
+  if (!summary) return 'no session was created';
+  if (!summary.wentLive) return `the session ended before the avatar went live (${describeHangupReason(summary.hangupReason)})`;
+  switch (summary.endedBy) {
+    case 'client':
+      return 'ended: this client hung up (user_end)';
+    case 'server':
+      return `ended by the service: ${describeHangupReason(summary.hangupReason)} (${summary.hangupReason})`;
+    case 'limit':
+      return 'ended: the session reached live_duration and the client hung up';
+    case 'network':
+      return 'ended: the control connection was lost';
+    default:
+      return `ended (${describeHangupReason(summary.hangupReason)})`;
+  }
+}
+
+export function describeError(error: ErrorInfo): string {
+  return `${error.message} [${error.code}]`;
+}
