@@ -115,11 +115,21 @@ function processIo(verbose: boolean, json: boolean): CliIo {
     onSignal(handler) {
       const onInt = () => handler('SIGINT');
       const onTerm = () => handler('SIGTERM');
+      // A bug must not leave a session billing: log one line (no stack on a user's screen unless
+      // --verbose), then hang up through the same path as a signal.
+      const onFatal = (error: unknown) => {
+        process.stderr.write(`cli: unexpected error: ${verbose && error instanceof Error ? error.stack : toAvatarError(error).message}\n`);
+        handler('fatal');
+      };
       process.on('SIGINT', onInt);
       process.on('SIGTERM', onTerm);
+      process.on('uncaughtException', onFatal);
+      process.on('unhandledRejection', onFatal);
       return () => {
         process.off('SIGINT', onInt);
         process.off('SIGTERM', onTerm);
+        process.off('uncaughtException', onFatal);
+        process.off('unhandledRejection', onFatal);
       };
     },
   };

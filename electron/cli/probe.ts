@@ -30,12 +30,15 @@ export interface ProbeOptions extends TargetOptions {
   json: boolean;
 }
 
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'fatal';
+
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   env: Record<string, string | undefined>;
-  /** Subscribe to SIGINT/SIGTERM; returns the unsubscribe function. */
-  onSignal(handler: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
+  /** Subscribe to SIGINT/SIGTERM and to fatal errors (uncaught exceptions, unhandled rejections);
+   *  returns the unsubscribe function. */
+  onSignal(handler: (signal: StopSignal) => void): () => void;
   logger: Logger;
   clock?: Clock;
 }
@@ -105,7 +108,7 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
   const client = new ServiceClient({ target: resolved.target, logger: io.logger });
   const controller = new SessionController({ client, clock, logger: io.logger });
   const abort = new AbortController();
-  let interruptedBy: 'SIGINT' | 'SIGTERM' | null = null;
+  let interruptedBy: StopSignal | null = null;
   let heldFully = false;
   let holdTimer: ReturnType<Clock['setTimeout']> | null = null;
 
@@ -145,8 +148,8 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
     }
     interruptedBy = signal;
     clearHold();
-    io.logger.warn(`${signal} received: ending the session`);
-    abort.abort(new AvatarError('cancelled', `Interrupted by ${signal}.`));
+    io.logger.warn(signal === 'fatal' ? 'unexpected error: ending the session' : `${signal} received: ending the session`);
+    abort.abort(new AvatarError('cancelled', signal === 'fatal' ? 'Stopped by an unexpected error.' : `Interrupted by ${signal}.`));
     void controller.hangup('user_end');
   });
 
@@ -184,7 +187,8 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
 
   let error: ErrorInfo | null = null;
   if (!succeeded) {
-    if (interruptedBy) error = { code: 'cancelled', message: `Interrupted by ${interruptedBy}; the session was hung up.` };
+    if (interruptedBy === 'fatal') error = { code: 'internal', message: 'An unexpected error stopped the probe; the session was hung up.' };
+    else if (interruptedBy) error = { code: 'cancelled', message: `Interrupted by ${interruptedBy}; the session was hung up.` };
     else if (terminal.phase === 'failed') error = terminal.error;
     else error = { code: 'internal', message: describeEnd(summary) };
   }
