@@ -15,7 +15,7 @@ describe('runProbe', () => {
     it('hangs up once, prints the report and exits 1', async () => {
       const emulator = await startEmulator({ knobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 0 } });
       try {
-        let stop: ((signal: StopSignal) => void) | null = null;
+        const hooks: { stop?: (signal: StopSignal) => void } = {};
         let stdout = '';
         let stderr = '';
         const io: CliIo = {
@@ -24,8 +24,8 @@ describe('runProbe', () => {
           env: {},
           logger: silentLogger,
           onSignal(handler) {
-            stop = handler;
-            return () => void (stop = null);
+            hooks.stop = handler;
+            return () => void delete hooks.stop;
           },
         };
         const demo = loadDemoAvatar();
@@ -35,8 +35,8 @@ describe('runProbe', () => {
         );
         await until(() => emulator.liveCount() === 1, { realTimeoutMs: 10_000 });
         await realDelay(200); // the emulator counts the session live when it sends the ack; let the ack arrive
-        assert.ok(stop, 'runProbe subscribed to stop signals');
-        stop!('fatal');
+        assert.ok(hooks.stop, 'runProbe subscribed to stop signals');
+        hooks.stop('fatal');
         const code = await running;
         assert.equal(code, 1);
         const report = JSON.parse(stdout) as { live_id: string; hangup_reason: string; went_live: boolean; error: { code: string } };

@@ -5,7 +5,6 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RtcCredentials } from '../../electron/contract.ts';
 import {
   AgoraNativeEngine,
   CHANNEL_PROFILE_LIVE_BROADCASTING,
@@ -22,37 +21,9 @@ import {
   type NativeUserInfo,
   type NativeVideoCanvas,
 } from '../../renderer/src/rtc/agora-native-engine.ts';
-import { RtcError, type EngineEvent, type LiveView } from '../../renderer/src/rtc/engine.ts';
+import { RtcError, type EngineEvent } from '../../renderer/src/rtc/engine.ts';
+import { AUDIO_CREDS, AVATAR_BOT_UID as AVATAR_BOT_ACCOUNT, AVATAR_VIDEO_UID as AVATAR_VIDEO_ACCOUNT, VIDEO_CREDS, fakeView } from '../helpers/rtc-fixtures.ts';
 
-const VIDEO_CREDS: RtcCredentials = {
-  app_id: 'app-0123456789',
-  channel_id: 'live-user-L42',
-  user_id: 'live-user-C7-L42',
-  token: 'rtc-token-abc',
-  token_expire_at: '1893456000',
-};
-const AUDIO_CREDS: RtcCredentials = { ...VIDEO_CREDS, channel_id: 'live-audio-L42' };
-const AVATAR_VIDEO_ACCOUNT = 'live-video-push-C7-L42';
-const AVATAR_BOT_ACCOUNT = 'live-bot-C7-L42';
-
-interface FakeView extends LiveView {
-  readonly cleared: number;
-}
-function fakeView(): FakeView {
-  let cleared = 0;
-  return {
-    avatarHost: { id: 'avatar-host' } as unknown as HTMLElement,
-    selfHost: { id: 'self-host' } as unknown as HTMLElement,
-    showAvatarStream() {},
-    showSelfStream() {},
-    clear() {
-      cleared++;
-    },
-    get cleared() {
-      return cleared;
-    },
-  };
-}
 
 /** A typed fake of the native engine. `joinBehaviour` decides what happens after joinChannelWithUserAccount. */
 class FakeNativeEngine implements NativeRtcEngine {

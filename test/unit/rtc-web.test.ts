@@ -17,41 +17,8 @@ import {
   type AgoraWebSdk,
 } from '../../renderer/src/rtc/agora-web-engine.ts';
 import { RtcError, type EngineEvent, type LiveView } from '../../renderer/src/rtc/engine.ts';
-import type { RtcCredentials } from '../../electron/contract.ts';
+import { AUDIO_CREDS, AVATAR_BOT_UID, AVATAR_VIDEO_UID, VIDEO_CREDS, fakeView } from '../helpers/rtc-fixtures.ts';
 
-// ---------------------------------------------------------------------------------------------------
-// Credentials and a recording LiveView (hosts are opaque tokens to the adapter)
-
-const VIDEO_CREDS: RtcCredentials = {
-  app_id: 'app-0123456789',
-  channel_id: 'live-user-L42',
-  user_id: 'live-user-C7-L42',
-  token: 'rtc-token-abc',
-  token_expire_at: '1893456000',
-};
-const AUDIO_CREDS: RtcCredentials = { ...VIDEO_CREDS, channel_id: 'live-audio-L42' };
-const AVATAR_VIDEO_UID = 'live-video-push-C7-L42';
-const AVATAR_BOT_UID = 'live-bot-C7-L42';
-
-/** Hosts are opaque tokens to the adapters: they only pass them on to the SDK. */
-interface FakeView extends LiveView {
-  readonly cleared: number;
-}
-function fakeView(): FakeView {
-  let cleared = 0;
-  return {
-    avatarHost: { id: 'avatar-host' } as unknown as HTMLElement,
-    selfHost: { id: 'self-host' } as unknown as HTMLElement,
-    showAvatarStream() {},
-    showSelfStream() {},
-    clear() {
-      cleared++;
-    },
-    get cleared() {
-      return cleared;
-    },
-  };
-}
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

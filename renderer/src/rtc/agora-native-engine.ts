@@ -14,7 +14,7 @@
  */
 import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
-import { cancelledError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
+import { cancelledError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // The SDK surface used (agora-electron-sdk 4.x names; enum values from its AgoraBase/IAgoraRtcEngine)
@@ -276,13 +276,5 @@ export class AgoraNativeEngine implements RtcEngine {
     if (this.#state === state || this.#state === 'left') return;
     this.#state = state;
     this.#events.emit({ type: 'state', state });
-  }
-}
-
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    /* cleanup must go on */
   }
 }

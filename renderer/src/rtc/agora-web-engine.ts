@@ -15,7 +15,7 @@
  */
 import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
-import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
+import { cancelledError, classifyDeviceError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // The SDK surface used (names as in agora-rtc-sdk-ng 4.24's rtc-sdk_en.d.ts)
@@ -275,13 +275,5 @@ export class AgoraWebEngine implements RtcEngine {
     if (this.#state === state || this.#state === 'left') return;
     this.#state = state;
     this.#events.emit({ type: 'state', state });
-  }
-}
-
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    /* cleanup must go on */
   }
 }

@@ -116,3 +116,12 @@ export class Emitter<E> {
     this.#listeners.clear();
   }
 }
+
+/** Run one cleanup step; a failing step must not stop the ones after it. */
+export function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    /* cleanup must go on */
+  }
+}
