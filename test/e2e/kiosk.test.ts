@@ -25,7 +25,8 @@ import {
   type KioskPage,
   type Orientation,
 } from './harness.ts';
-import { makePortraitDataUrl } from './portrait.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 let server: Awaited<ReturnType<typeof startStaticServer>>;
 let browser: Browser;
@@ -34,7 +35,8 @@ let portrait: string;
 before(async () => {
   server = await startStaticServer();
   browser = await launchChromium();
-  portrait = await makePortraitDataUrl(browser);
+  // The bundled demo portrait: the screenshots show what a visitor of the demo really sees.
+  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
 });
 after(async () => {
   await browser?.close();
