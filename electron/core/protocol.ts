@@ -252,7 +252,10 @@ export function parseServerFrame(text: string): ServerMessage | null {
     }
   }
   const hangup = isRecord(payload.hangup) ? payload.hangup : undefined;
-  if (frame.type === MSG_FORCED_HANGUP || frame.type === String(MSG_FORCED_HANGUP) || (hangup && typeof hangup.hangup_reason === 'string')) {
+  const forcedType = frame.type === MSG_FORCED_HANGUP || frame.type === String(MSG_FORCED_HANGUP);
+  // A frame with a client-style `seq_id` (e.g. our own type-5 hangup echoed back) is not a forced hangup.
+  const clientStyle = typeof frame.seq_id === 'number';
+  if (forcedType || (hangup && typeof hangup.hangup_reason === 'string' && !clientStyle)) {
     const reason = hangup && typeof hangup.hangup_reason === 'string' && hangup.hangup_reason ? hangup.hangup_reason : 'unknown';
     return { kind: 'forced_hangup', reason };
   }
