@@ -14,7 +14,7 @@
 import type { z } from 'zod';
 import { type Clock, systemClock } from './clock.ts';
 import { AvatarError, type ErrorCode } from './errors.ts';
-import { addSecret, type Logger, silentLogger } from './log.ts';
+import { addSecret, redact, type Logger, silentLogger } from './log.ts';
 import {
   type CloneVoiceRequest,
   type CloneVoiceResponse,
@@ -300,7 +300,9 @@ const CREDIT_HINT = /balance|credit/i;
 
 function httpError(call: Call<unknown>, status: number, text: string, location: string | null, target: ServiceTarget): AvatarError {
   const body = readErrorBody(text);
-  const serverMessage = errorMessageFromBody(body);
+  // Server text goes into messages people see: mask the key, tokens and `Token …` values if it echoes them.
+  const rawServerMessage = errorMessageFromBody(body);
+  const serverMessage = rawServerMessage === undefined ? undefined : redact(rawServerMessage);
   const serverCode = errorCodeFromBody(body);
   const details: Record<string, unknown> = { operation: call.op };
   if (serverCode) details.serverCode = serverCode;
