@@ -9,7 +9,7 @@
  */
 import { buildCreateRequest, type BuiltCreateRequest } from './avatar-input.ts';
 import { systemClock, sleep, type Clock, type TimerHandle } from './clock.ts';
-import { ControlSocket, type ControlSocketOutcome } from './control-socket.ts';
+import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from './control-socket.ts';
 import { AvatarError, throwIfAborted, toAvatarError, type ErrorInfo } from './errors.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { CreateSessionResponse, HangupReason, LiveRecord } from './protocol.ts';
@@ -318,23 +318,29 @@ export class SessionController {
 
   #openSocket(): void {
     this.#closeSocket();
+    this.#socket = this.#newControlSocket({
+      ackTimeoutMs: this.#connectTimeoutMs,
+      ...(this.#keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#keepAliveIntervalMs } : {}),
+      ...(this.#deadAfterMs !== undefined ? { deadAfterMs: this.#deadAfterMs } : {}),
+      onOutcome: (outcome, socket) => this.#onSocketOutcome(outcome, socket),
+    });
+    this.#log.debug('session: opening control socket', { generation: this.#socket.generation });
+  }
+
+  /** A control socket to this session with the next generation number. URL and headers are re-read on
+   *  every attempt (credentials may have changed); throws if they cannot be built. */
+  #newControlSocket(options: Omit<ControlSocketOptions, 'liveId' | 'url' | 'headers' | 'transportFactory' | 'clock' | 'logger' | 'generation'>): ControlSocket {
     const liveId = this.#liveId();
-    // Re-read URL and headers on every attempt (credentials may have changed).
     const { url, headers } = this.#client.socketRequest(liveId);
-    const generation = ++this.#generation;
-    this.#log.debug('session: opening control socket', { generation });
-    this.#socket = new ControlSocket({
+    return new ControlSocket({
       liveId,
       url,
       headers,
       transportFactory: this.#transportFactory,
       clock: this.#clock,
       logger: this.#log,
-      generation,
-      ackTimeoutMs: this.#connectTimeoutMs,
-      ...(this.#keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#keepAliveIntervalMs } : {}),
-      ...(this.#deadAfterMs !== undefined ? { deadAfterMs: this.#deadAfterMs } : {}),
-      onOutcome: (outcome, socket) => this.#onSocketOutcome(outcome, socket),
+      generation: ++this.#generation,
+      ...options,
     });
   }
 
@@ -386,30 +392,20 @@ export class SessionController {
       return;
     }
     this.#closeSocket();
-    const liveId = this.#liveId();
-    let url: string;
-    let headers: Record<string, string>;
+    let hangupSocket: ControlSocket;
     try {
-      ({ url, headers } = this.#client.socketRequest(liveId));
+      hangupSocket = this.#newControlSocket({
+        sendConnInit: false,
+        ackTimeoutMs: this.#hangupSocketTimeoutMs,
+        onOutcome: (outcome, s) => {
+          if (outcome.kind === 'open') s.hangup(reason);
+          else if (outcome.kind === 'error' || outcome.kind === 'dead') this.#log.warn('session: the hangup could not be delivered', { outcome: outcome.kind });
+        },
+      });
     } catch (error) {
       this.#log.warn('session: could not send the hangup', { error: String(error) });
       return;
     }
-    const hangupSocket = new ControlSocket({
-      liveId,
-      url,
-      headers,
-      transportFactory: this.#transportFactory,
-      clock: this.#clock,
-      logger: this.#log,
-      generation: ++this.#generation,
-      sendConnInit: false,
-      ackTimeoutMs: this.#hangupSocketTimeoutMs,
-      onOutcome: (outcome, s) => {
-        if (outcome.kind === 'open') s.hangup(reason);
-        else if (outcome.kind === 'error' || outcome.kind === 'dead') this.#log.warn('session: the hangup could not be delivered', { outcome: outcome.kind });
-      },
-    });
     this.#track(hangupSocket.closed);
   }
 

@@ -41,26 +41,18 @@ export interface SessionSocket {
   replaced(): void;
 }
 
-export interface SessionRecord {
-  readonly id: string;
+/** The fields a session shares with its public snapshot (types.ts `EmulatedSession`). */
+type SessionFacts = Readonly<Pick<EmulatedSession, 'id' | 'creatorId' | 'liveDurationS' | 'request' | 'createdAtMs'>>;
+type SessionProgress = Pick<
+  EmulatedSession,
+  'status' | 'hangupReason' | 'startedAtMs' | 'endedAtMs' | 'billedSeconds' | 'creditsCost' | 'connInits' | 'notReadyAnswers' | 'socketsOpened' | 'clientMessages'
+>;
+
+export interface SessionRecord extends SessionFacts, SessionProgress {
   readonly account: AccountRecord;
-  readonly creatorId: string;
   readonly callMode: CallMode;
-  readonly liveDurationS: number;
   readonly avatar: { name: string | null; voice: string; persona: string };
   readonly rtc: { app_id: string; channel_id: string; user_id: string; token: string; token_expire_at: string };
-  readonly request: unknown;
-  readonly createdAtMs: number;
-  status: EmulatedStatus;
-  hangupReason: string | null;
-  startedAtMs: number | null;
-  endedAtMs: number | null;
-  billedSeconds: number;
-  creditsCost: number;
-  connInits: number;
-  notReadyAnswers: number;
-  socketsOpened: number;
-  clientMessages: Array<{ type: number; seq_id: number }>;
   /** The socket currently attached (the newest one), if any. */
   socket: SessionSocket | null;
   /** When the live socket went away (start of a reconnect grace window), or null. */
