@@ -107,8 +107,22 @@ export interface PublicConfig {
   countdownWarningSeconds: number;
 }
 
-/** Main → renderer events: the session's own events plus the shared mute state. */
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean };
+/**
+ * A pre-warmed ("spare") session's life (fast start): created ahead of the tap, then used by a tap,
+ * expired (closed with type 5 before any conn_init, never billed) or failed (dropped quietly).
+ * Observers (ledger, metrics) record every spare's end; the renderer may ignore these.
+ */
+export interface SpareEvent {
+  type: 'spare';
+  status: 'created' | 'used' | 'expired' | 'failed';
+  liveId: string | null;
+  callMode: CallMode;
+  /** Why it expired or failed (e.g. `max_age`, `nobody_present`, `settings_changed`, an error code). */
+  reason?: string;
+}
+
+/** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent;
 
 /** The API preload exposes as `window.kiosk`. Every call resolves (never rejects) with a Result. */
 export interface KioskApi {
