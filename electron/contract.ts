@@ -27,6 +27,26 @@ export const CHANNELS = {
   sessionReportMediaError: 'kiosk:session:report-media-error',
   configGet: 'kiosk:config:get',
   configSetApiKey: 'kiosk:config:set-api-key',
+  // --- staff operations (issue 6) ---
+  staffPinState: 'kiosk:staff:pin-state',
+  staffSetPin: 'kiosk:staff:set-pin',
+  staffUnlock: 'kiosk:staff:unlock',
+  staffLock: 'kiosk:staff:lock',
+  staffStatus: 'kiosk:staff:status',
+  staffGetSettings: 'kiosk:staff:get-settings',
+  staffSaveSettings: 'kiosk:staff:save-settings',
+  staffSetApiKey: 'kiosk:staff:set-api-key',
+  staffListVoices: 'kiosk:staff:list-voices',
+  staffCloneVoice: 'kiosk:staff:clone-voice',
+  staffRunDoctor: 'kiosk:staff:run-doctor',
+  staffLedgerTotals: 'kiosk:staff:ledger-totals',
+  staffLedgerCsv: 'kiosk:staff:ledger-csv',
+  staffLogTail: 'kiosk:staff:log-tail',
+  staffSetOpenAtLogin: 'kiosk:staff:set-open-at-login',
+  staffExitKiosk: 'kiosk:staff:exit-kiosk',
+  staffRestart: 'kiosk:staff:restart',
+  appReportError: 'kiosk:app:report-error',
+  // --- end staff operations ---
 } as const;
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 
@@ -61,15 +81,99 @@ export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
 
 export const noArgsSchema = z.undefined().or(z.strictObject({}));
 
+// --- staff operations (issue 6): argument schemas ---
+/** Why the renderer hangs up: the visitor's button, or the idle prompt running out (recorded in the ledger). */
+export const HANGUP_CAUSES = ['visitor', 'idle'] as const;
+export type HangupCause = (typeof HANGUP_CAUSES)[number];
+export const hangupArgsSchema = z.undefined().or(z.strictObject({ cause: z.enum(HANGUP_CAUSES).optional() }));
+export type HangupArgs = z.infer<typeof hangupArgsSchema>;
+
+export const pinArgsSchema = z.strictObject({ pin: z.string().regex(/^[0-9]{4,8}$/, 'the PIN must be 4 to 8 digits') });
+export type PinArgs = z.infer<typeof pinArgsSchema>;
+
+/**
+ * Shape only (types and sane lengths): ranges and cross-field rules are checked by main with the config
+ * schema (electron/main/config.ts), which answers per-field messages in `SaveSettingsResult.fieldErrors`.
+ */
+export const editableSettingsSchema = z.strictObject({
+  service: z.strictObject({
+    surface: z.enum(['direct', 'gateway']),
+    baseUrl: z.string().max(2048).optional(),
+    gatewayUrl: z.string().max(2048).optional(),
+  }),
+  callMode: z.enum(CALL_MODES),
+  allowModeChoice: z.boolean(),
+  avatar: z.strictObject({
+    /** A file path, an http(s) URL or a data: URI (a picked file may arrive as a data: URI). */
+    imagePath: z.string().max(30_000_000),
+    persona: z.string().max(20_000).optional(),
+    name: z.string().max(200),
+    voice: z.string().max(200),
+  }),
+  moderation: z.enum(['strict', 'disabled']).optional(),
+  extraMotion: z.boolean().optional(),
+  window: z.strictObject({ mode: z.enum(['kiosk', 'windowed']), width: z.number(), height: z.number() }),
+  rtcEngine: z.enum(['auto', 'agora-web', 'agora-native']),
+  returnToAttractSeconds: z.number(),
+  countdownWarningSeconds: z.number(),
+  idle: z.strictObject({ promptSeconds: z.number(), hangupSeconds: z.number() }),
+  maxCallSeconds: z.number().optional(),
+});
+export type EditableSettings = z.infer<typeof editableSettingsSchema>;
+export const saveSettingsArgsSchema = z.strictObject({ settings: editableSettingsSchema });
+export type SaveSettingsArgs = z.infer<typeof saveSettingsArgsSchema>;
+
+export const cloneVoiceArgsSchema = z.strictObject({
+  audioUrl: z.string().trim().min(1).max(2048),
+  voice: z.string().trim().min(1).max(64),
+  language: z.string().trim().min(2).max(16).optional(),
+});
+export type CloneVoiceArgs = z.infer<typeof cloneVoiceArgsSchema>;
+
+export const ledgerCsvArgsSchema = z.strictObject({
+  since: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'since must be a date as YYYY-MM-DD').optional(),
+});
+export type LedgerCsvArgs = z.infer<typeof ledgerCsvArgsSchema>;
+
+export const openAtLoginArgsSchema = z.strictObject({ enabled: z.boolean() });
+export type OpenAtLoginArgs = z.infer<typeof openAtLoginArgsSchema>;
+
+export const reportErrorArgsSchema = z.strictObject({
+  message: z.string().max(2000),
+  stack: z.string().max(8000).optional(),
+  source: z.string().max(200).optional(),
+});
+export type ReportErrorArgs = z.infer<typeof reportErrorArgsSchema>;
+// --- end staff operations ---
+
 /** Per channel: the argument schema and the result type. */
 export const ARG_SCHEMAS = {
   [CHANNELS.sessionStart]: startArgsSchema,
-  [CHANNELS.sessionHangup]: noArgsSchema,
+  [CHANNELS.sessionHangup]: hangupArgsSchema,
   [CHANNELS.sessionGetState]: noArgsSchema,
   [CHANNELS.sessionSetMuted]: setMutedArgsSchema,
   [CHANNELS.sessionReportMediaError]: mediaErrorArgsSchema,
   [CHANNELS.configGet]: noArgsSchema,
   [CHANNELS.configSetApiKey]: setApiKeyArgsSchema,
+  // --- staff operations (issue 6) ---
+  [CHANNELS.staffPinState]: noArgsSchema,
+  [CHANNELS.staffSetPin]: pinArgsSchema,
+  [CHANNELS.staffUnlock]: pinArgsSchema,
+  [CHANNELS.staffLock]: noArgsSchema,
+  [CHANNELS.staffStatus]: noArgsSchema,
+  [CHANNELS.staffGetSettings]: noArgsSchema,
+  [CHANNELS.staffSaveSettings]: saveSettingsArgsSchema,
+  [CHANNELS.staffSetApiKey]: setApiKeyArgsSchema,
+  [CHANNELS.staffListVoices]: noArgsSchema,
+  [CHANNELS.staffCloneVoice]: cloneVoiceArgsSchema,
+  [CHANNELS.staffRunDoctor]: noArgsSchema,
+  [CHANNELS.staffLedgerTotals]: noArgsSchema,
+  [CHANNELS.staffLedgerCsv]: ledgerCsvArgsSchema,
+  [CHANNELS.staffLogTail]: noArgsSchema,
+  [CHANNELS.staffSetOpenAtLogin]: openAtLoginArgsSchema,
+  [CHANNELS.staffExitKiosk]: noArgsSchema,
+  [CHANNELS.staffRestart]: noArgsSchema,
+  [CHANNELS.appReportError]: reportErrorArgsSchema,
 } as const satisfies Record<Channel, z.ZodType>;
 
 export interface ChannelResults {
@@ -80,6 +184,25 @@ export interface ChannelResults {
   [CHANNELS.sessionReportMediaError]: void;
   [CHANNELS.configGet]: PublicConfig;
   [CHANNELS.configSetApiKey]: PublicConfig;
+  // --- staff operations (issue 6) ---
+  [CHANNELS.staffPinState]: PinState;
+  [CHANNELS.staffSetPin]: PinState;
+  [CHANNELS.staffUnlock]: PinState;
+  [CHANNELS.staffLock]: void;
+  [CHANNELS.staffStatus]: StaffStatus;
+  [CHANNELS.staffGetSettings]: StaffSettings;
+  [CHANNELS.staffSaveSettings]: SaveSettingsResult;
+  [CHANNELS.staffSetApiKey]: StaffSettings;
+  [CHANNELS.staffListVoices]: VoiceList;
+  [CHANNELS.staffCloneVoice]: { voice: string };
+  [CHANNELS.staffRunDoctor]: DoctorReport;
+  [CHANNELS.staffLedgerTotals]: LedgerTotals;
+  [CHANNELS.staffLedgerCsv]: { fileName: string; csv: string };
+  [CHANNELS.staffLogTail]: { lines: string[] };
+  [CHANNELS.staffSetOpenAtLogin]: void;
+  [CHANNELS.staffExitKiosk]: void;
+  [CHANNELS.staffRestart]: void;
+  [CHANNELS.appReportError]: void;
 }
 export type ChannelArgs<C extends Channel> = z.input<(typeof ARG_SCHEMAS)[C]>;
 
@@ -105,7 +228,73 @@ export interface PublicConfig {
   returnToAttractSeconds: number;
   /** Seconds before live_duration at which the countdown warns. */
   countdownWarningSeconds: number;
+  // --- staff operations (issue 6) ---
+  /** Silence (no voice, nobody in front of the camera) before "Are you still there?", then until hang-up. */
+  idle: { promptSeconds: number; hangupSeconds: number };
+  /** The venue's maximum call length (below live_duration); main hangs up there, and the live state's
+   *  `endsAtMs` already reflects it. null: the service's live_duration only. */
+  maxCallSeconds: number | null;
 }
+
+// --- staff operations (issue 6): view models ---
+export interface PinState {
+  pinSet: boolean;
+  unlocked: boolean;
+  /** > 0 while the pad is locked after 5 wrong tries. */
+  lockedForMs: number;
+  attemptsLeft: number;
+}
+export interface StaffStatus {
+  mode: 'demo' | 'direct' | 'gateway';
+  serviceUrl: string | null;
+  hasApiKey: boolean;
+  /** The last 20 errors, newest last. */
+  errors: Array<{ atMs: number; code: string; message: string }>;
+  version: string;
+  uptimeS: number;
+  today: { sessions: number; credits: number; unknownCredits: number };
+  /** null where the platform does not support it. */
+  openAtLogin: boolean | null;
+}
+export interface StaffSettings {
+  settings: EditableSettings;
+  hasApiKey: boolean;
+  apiKeySource: 'env' | 'stored' | 'none';
+  /** Dotted keys locked by policy (fleet issue); [] for now. */
+  managed: string[];
+}
+export type SaveSettingsResult =
+  | { saved: true; settings: StaffSettings; restartRequired: boolean }
+  | { saved: false; fieldErrors: Record<string, string> };
+export interface VoiceList {
+  builtIn: string[];
+  custom: string[];
+  current: string;
+}
+export type DoctorCheckId = 'config' | 'key' | 'service' | 'microphone' | 'camera';
+export interface DoctorCheck {
+  id: DoctorCheckId;
+  /** null: not checked here (main leaves microphone/camera to the renderer) or skipped. */
+  ok: boolean | null;
+  message: string;
+}
+export interface DoctorReport {
+  ok: boolean;
+  checks: DoctorCheck[];
+}
+export interface LedgerTotalsRow {
+  sessions: number;
+  credits: number;
+  billedSeconds: number;
+  /** Sessions whose cost could not be read (not counted in `credits`). */
+  unknownCredits: number;
+}
+export interface LedgerTotals {
+  today: LedgerTotalsRow;
+  last7Days: LedgerTotalsRow;
+  month: LedgerTotalsRow;
+}
+// --- end staff operations ---
 
 /**
  * A pre-warmed ("spare") session's life (fast start): created ahead of the tap, then used by a tap,
@@ -128,7 +317,7 @@ export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | Spar
 export interface KioskApi {
   session: {
     start(args?: StartArgs): Promise<Result<{ liveId: string | null }>>;
-    hangup(): Promise<Result<void>>;
+    hangup(args?: HangupArgs): Promise<Result<void>>;
     getState(): Promise<Result<SessionState>>;
     setMuted(args: SetMutedArgs): Promise<Result<void>>;
     reportMediaError(args: MediaErrorArgs): Promise<Result<void>>;
@@ -138,6 +327,29 @@ export interface KioskApi {
   config: {
     get(): Promise<Result<PublicConfig>>;
     setApiKey(args: SetApiKeyArgs): Promise<Result<PublicConfig>>;
+  };
+  // --- staff operations (issue 6) ---
+  staff: {
+    pinState(): Promise<Result<PinState>>;
+    setPin(args: PinArgs): Promise<Result<PinState>>;
+    unlock(args: PinArgs): Promise<Result<PinState>>;
+    lock(): Promise<Result<void>>;
+    status(): Promise<Result<StaffStatus>>;
+    getSettings(): Promise<Result<StaffSettings>>;
+    saveSettings(args: SaveSettingsArgs): Promise<Result<SaveSettingsResult>>;
+    setApiKey(args: SetApiKeyArgs): Promise<Result<StaffSettings>>;
+    listVoices(): Promise<Result<VoiceList>>;
+    cloneVoice(args: CloneVoiceArgs): Promise<Result<{ voice: string }>>;
+    runDoctor(): Promise<Result<DoctorReport>>;
+    ledgerTotals(): Promise<Result<LedgerTotals>>;
+    ledgerCsv(args?: LedgerCsvArgs): Promise<Result<{ fileName: string; csv: string }>>;
+    logTail(): Promise<Result<{ lines: string[] }>>;
+    setOpenAtLogin(args: OpenAtLoginArgs): Promise<Result<void>>;
+    exitKiosk(): Promise<Result<void>>;
+    restart(): Promise<Result<void>>;
+  };
+  app: {
+    reportError(args: ReportErrorArgs): Promise<Result<void>>;
   };
 }
 

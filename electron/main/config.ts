@@ -66,6 +66,18 @@ export const configFileSchema = z.strictObject({
   countdownWarningSeconds: z.number().int().min(0).max(600).default(30),
   /** safeStorage ciphertext of the API key, base64. Never the key itself. */
   encryptedApiKey: z.base64().min(1).optional(),
+  // --- staff operations (issue 6) ---
+  /** Seconds of silence (no voice, nobody seen) before "Are you still there?", then until the hang-up. */
+  idle: z
+    .strictObject({
+      promptSeconds: z.number().int().min(10).max(600).default(45),
+      hangupSeconds: z.number().int().min(5).max(120).default(15),
+    })
+    .default({ promptSeconds: 45, hangupSeconds: 15 }),
+  /** The venue's maximum call length, below the service's live_duration (600 s). */
+  maxCallSeconds: z.number().int().min(30).max(599).optional(),
+  /** scrypt hash of the staff PIN (`scrypt$N$r$p$salt$hash`, base64 parts). Never the PIN. */
+  staffPinHash: z.string().min(1).max(512).optional(),
 });
 
 export type ConfigFile = z.input<typeof configFileSchema>;

@@ -21,6 +21,8 @@ import {
   parseArgs,
   type Channel,
   type ChannelResults,
+  type HangupArgs,
+  type HangupCause,
   type KioskEvent,
   type MediaErrorArgs,
   type MediaErrorKind,
@@ -62,6 +64,15 @@ export interface KioskServiceOptions {
   loadAvatarImage?: (path: string) => Promise<string | null>;
 }
 
+// --- staff operations (issue 6) ---
+/** Staff operations, attached after creation (electron/main/staff-ops.ts): the staff and app channels
+ *  are routed to it, and it hears each hangup request's cause first (for the ledger). */
+export interface KioskExtension {
+  handle(channel: Channel, rawArg: unknown): Promise<Result<unknown>>;
+  onHangupRequest?(cause: HangupCause, liveId: string | null): void;
+}
+// --- end staff operations ---
+
 export interface KioskService {
   /** The single IPC entry point: validates `rawArg` with the contract's schema, then dispatches.
    *  Unknown channels and bad arguments answer `invalid_request`; nothing throws. */
@@ -85,6 +96,17 @@ export interface KioskService {
   /** The current session state (synchronous view of `getState`). */
   readonly state: SessionState;
   readonly mode: PublicConfig['mode'];
+  // --- staff operations (issue 6) ---
+  attachExtension(extension: KioskExtension): void;
+  /** The configuration in use (the same object; read it, never mutate it). */
+  readonly config: KioskConfig;
+  /** Apply a new configuration without a restart: the next session uses it; the client is rebuilt and the
+   *  attract image reloaded. Refused while a session runs. */
+  reconfigure(next: KioskConfig): Promise<void>;
+  /** The client of the current service (null when misconfigured); for voices and recovery. */
+  readonly client: ServiceClient | null;
+  /** Whether a session is running (creating … ending). */
+  readonly running: boolean;
 }
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
@@ -132,6 +154,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let active: ActiveSession | null = null;
   let shutdownPromise: Promise<void> | null = null;
   let imageDataUrl: Promise<string | null> | null = null;
+  let extension: KioskExtension | null = null;
 
   const effectiveKey = (): string | null => envApiKey ?? storedApiKey;
   const apiKeySource = (): ApiKeySource => (envApiKey ? 'env' : storedApiKey ? 'stored' : 'none');
@@ -197,6 +220,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       rtcEngine: config.rtcEngine,
       returnToAttractSeconds: config.returnToAttractSeconds,
       countdownWarningSeconds: config.countdownWarningSeconds,
+      // --- staff operations (issue 6) ---
+      idle: { promptSeconds: config.idle.promptSeconds, hangupSeconds: config.idle.hangupSeconds },
+      maxCallSeconds: config.maxCallSeconds ?? null,
     };
   }
 
@@ -212,7 +238,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   function forward(session: ActiveSession, event: SessionEvent): void {
     if (active !== session) return; // a finished session's late events are dropped
     if (event.type === 'state') {
-      let next = event.state;
+      let next = capCallLength(event.state, config.maxCallSeconds);
       if (session.mediaFailure && isTerminal(next.phase)) next = asMediaFailure(next, session.mediaFailure);
       if (isTerminal(next.phase)) session.sawTerminal = true;
       state = next;
@@ -307,8 +333,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     return session.hangupPromise;
   }
 
-  async function hangup(): Promise<Result<void>> {
-    if (active) await hangupActive(active, 'renderer request');
+  async function hangup(args?: HangupArgs): Promise<Result<void>> {
+    if (active) extension?.onHangupRequest?.(args?.cause ?? 'visitor', liveIdOf(state));
+    if (active) await hangupActive(active, args?.cause === 'idle' ? 'renderer request (idle)' : 'renderer request');
     return ok(undefined);
   }
 
@@ -416,7 +443,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       }
       case CHANNELS.sessionHangup: {
         const a = parseArgs(channel, rawArg);
-        return a.ok ? hangup() : a;
+        return a.ok ? hangup(a.value) : a;
       }
       case CHANNELS.sessionGetState: {
         const a = parseArgs(channel, rawArg);
@@ -438,6 +465,26 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
         const a = parseArgs(channel, rawArg);
         return a.ok ? setApiKey(a.value) : a;
       }
+      // --- staff operations (issue 6): routed to the attached extension ---
+      case CHANNELS.staffPinState:
+      case CHANNELS.staffSetPin:
+      case CHANNELS.staffUnlock:
+      case CHANNELS.staffLock:
+      case CHANNELS.staffStatus:
+      case CHANNELS.staffGetSettings:
+      case CHANNELS.staffSaveSettings:
+      case CHANNELS.staffSetApiKey:
+      case CHANNELS.staffListVoices:
+      case CHANNELS.staffCloneVoice:
+      case CHANNELS.staffRunDoctor:
+      case CHANNELS.staffLedgerTotals:
+      case CHANNELS.staffLedgerCsv:
+      case CHANNELS.staffLogTail:
+      case CHANNELS.staffSetOpenAtLogin:
+      case CHANNELS.staffExitKiosk:
+      case CHANNELS.staffRestart:
+      case CHANNELS.appReportError:
+        return extension ? extension.handle(channel, rawArg) : fail('invalid_request', 'Staff operations are not available in this kiosk.');
       default: {
         const unreachable: never = channel;
         return fail('invalid_request', `Unknown channel: ${String(unreachable)}.`);
@@ -473,7 +520,34 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     get mode() {
       return mode;
     },
+    // --- staff operations (issue 6) ---
+    attachExtension(next) {
+      extension = next;
+    },
+    get config() {
+      return config;
+    },
+    async reconfigure(next) {
+      if (isRunning()) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
+      Object.assign(config, next);
+      imageDataUrl = null;
+      await buildClient();
+    },
+    get client() {
+      return client;
+    },
+    get running() {
+      return isRunning();
+    },
   };
+}
+
+// --- staff operations (issue 6) ---
+/** The venue's maximum call length shortens the live state's countdown (`endsAtMs`). */
+export function capCallLength(state: SessionState, maxCallSeconds: number | undefined): SessionState {
+  if (!maxCallSeconds || (state.phase !== 'live' && state.phase !== 'reconnecting')) return state;
+  const cap = state.sinceMs + maxCallSeconds * 1000;
+  return cap < state.endsAtMs ? { ...state, endsAtMs: cap } : state;
 }
 
 // ---------------------------------------------------------------------------------------------------

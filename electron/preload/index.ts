@@ -21,7 +21,7 @@ async function invoke<T>(channel: string, arg?: unknown): Promise<Result<T>> {
 const api: KioskApi = {
   session: {
     start: (args) => invoke(CHANNELS.sessionStart, args ?? {}),
-    hangup: () => invoke(CHANNELS.sessionHangup),
+    hangup: (args) => invoke(CHANNELS.sessionHangup, args),
     getState: () => invoke(CHANNELS.sessionGetState),
     setMuted: (args) => invoke(CHANNELS.sessionSetMuted, args),
     reportMediaError: (args) => invoke(CHANNELS.sessionReportMediaError, args),
@@ -40,6 +40,29 @@ const api: KioskApi = {
   config: {
     get: () => invoke(CHANNELS.configGet),
     setApiKey: (args) => invoke(CHANNELS.configSetApiKey, args),
+  },
+  // --- staff operations (issue 6) ---
+  staff: {
+    pinState: () => invoke(CHANNELS.staffPinState),
+    setPin: (args) => invoke(CHANNELS.staffSetPin, args),
+    unlock: (args) => invoke(CHANNELS.staffUnlock, args),
+    lock: () => invoke(CHANNELS.staffLock),
+    status: () => invoke(CHANNELS.staffStatus),
+    getSettings: () => invoke(CHANNELS.staffGetSettings),
+    saveSettings: (args) => invoke(CHANNELS.staffSaveSettings, args),
+    setApiKey: (args) => invoke(CHANNELS.staffSetApiKey, args),
+    listVoices: () => invoke(CHANNELS.staffListVoices),
+    cloneVoice: (args) => invoke(CHANNELS.staffCloneVoice, args),
+    runDoctor: () => invoke(CHANNELS.staffRunDoctor),
+    ledgerTotals: () => invoke(CHANNELS.staffLedgerTotals),
+    ledgerCsv: (args) => invoke(CHANNELS.staffLedgerCsv, args ?? {}),
+    logTail: () => invoke(CHANNELS.staffLogTail),
+    setOpenAtLogin: (args) => invoke(CHANNELS.staffSetOpenAtLogin, args),
+    exitKiosk: () => invoke(CHANNELS.staffExitKiosk),
+    restart: () => invoke(CHANNELS.staffRestart),
+  },
+  app: {
+    reportError: (args) => invoke(CHANNELS.appReportError, args),
   },
 };
 

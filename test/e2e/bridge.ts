@@ -32,7 +32,7 @@ const PAGE_SIDE = `function (channels) {
   const api = {
     session: {
       start: (args) => invoke(channels.sessionStart, args ?? {}),
-      hangup: () => invoke(channels.sessionHangup),
+      hangup: (args) => invoke(channels.sessionHangup, args),
       getState: () => invoke(channels.sessionGetState),
       setMuted: (args) => invoke(channels.sessionSetMuted, args),
       reportMediaError: (args) => invoke(channels.sessionReportMediaError, args),
@@ -45,6 +45,29 @@ const PAGE_SIDE = `function (channels) {
     config: {
       get: () => invoke(channels.configGet),
       setApiKey: (args) => invoke(channels.configSetApiKey, args),
+    },
+    // --- staff operations (issue 6) ---
+    staff: {
+      pinState: () => invoke(channels.staffPinState),
+      setPin: (args) => invoke(channels.staffSetPin, args),
+      unlock: (args) => invoke(channels.staffUnlock, args),
+      lock: () => invoke(channels.staffLock),
+      status: () => invoke(channels.staffStatus),
+      getSettings: () => invoke(channels.staffGetSettings),
+      saveSettings: (args) => invoke(channels.staffSaveSettings, args),
+      setApiKey: (args) => invoke(channels.staffSetApiKey, args),
+      listVoices: () => invoke(channels.staffListVoices),
+      cloneVoice: (args) => invoke(channels.staffCloneVoice, args),
+      runDoctor: () => invoke(channels.staffRunDoctor),
+      ledgerTotals: () => invoke(channels.staffLedgerTotals),
+      ledgerCsv: (args) => invoke(channels.staffLedgerCsv, args ?? {}),
+      logTail: () => invoke(channels.staffLogTail),
+      setOpenAtLogin: (args) => invoke(channels.staffSetOpenAtLogin, args),
+      exitKiosk: () => invoke(channels.staffExitKiosk),
+      restart: () => invoke(channels.staffRestart),
+    },
+    app: {
+      reportError: (args) => invoke(channels.appReportError, args),
     },
   };
   Object.defineProperty(window, 'kiosk', { value: Object.freeze(api) });

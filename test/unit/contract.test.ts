@@ -2,6 +2,21 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ARG_SCHEMAS, CHANNELS, IPC_PREFIX, isKnownChannel, parseArgs, type Channel } from '../../electron/contract.ts';
 
+// --- staff operations (issue 6) ---
+const NO_ARGS = { valid: [undefined, {}], invalid: [null, true, { verbose: true }] };
+const PIN_ARGS = { valid: [{ pin: '1234' }, { pin: '12345678' }], invalid: [undefined, {}, { pin: '123' }, { pin: '123456789' }, { pin: '12a4' }, { pin: 1234 }] };
+const SETTINGS = {
+  service: { surface: 'direct' },
+  callMode: 'video',
+  allowModeChoice: true,
+  avatar: { imagePath: 'resources/demo-avatar.png', name: 'Ava', voice: 'Tina' },
+  window: { mode: 'kiosk', width: 1080, height: 1920 },
+  rtcEngine: 'auto',
+  returnToAttractSeconds: 15,
+  countdownWarningSeconds: 30,
+  idle: { promptSeconds: 45, hangupSeconds: 15 },
+};
+
 /** Per channel: arguments that must pass, and ones that must be rejected with invalid_request. */
 const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
   [CHANNELS.sessionStart]: {
@@ -9,8 +24,8 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     invalid: [undefined, null, 'video', { callMode: 'hologram' }, { callMode: 1 }, { callMode: 'audio', extra: true }, []],
   },
   [CHANNELS.sessionHangup]: {
-    valid: [undefined, {}],
-    invalid: [null, 1, 'now', { reason: 'user_end' }, []],
+    valid: [undefined, {}, { cause: 'visitor' }, { cause: 'idle' }],
+    invalid: [null, 1, 'now', { reason: 'user_end' }, [], { cause: 'boredom' }],
   },
   [CHANNELS.sessionGetState]: {
     valid: [undefined, {}],
@@ -42,6 +57,43 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
   [CHANNELS.configSetApiKey]: {
     valid: [{ apiKey: null }, { apiKey: 'sk-12345678' }, { apiKey: '  sk-12345678  ' }],
     invalid: [undefined, {}, { apiKey: 'short' }, { apiKey: 12345678 }, { apiKey: 'x'.repeat(513) }, { apiKey: null, persist: true }],
+  },
+  // --- staff operations (issue 6) ---
+  [CHANNELS.staffPinState]: NO_ARGS,
+  [CHANNELS.staffSetPin]: PIN_ARGS,
+  [CHANNELS.staffUnlock]: PIN_ARGS,
+  [CHANNELS.staffLock]: NO_ARGS,
+  [CHANNELS.staffStatus]: NO_ARGS,
+  [CHANNELS.staffGetSettings]: NO_ARGS,
+  [CHANNELS.staffSaveSettings]: {
+    valid: [{ settings: SETTINGS }, { settings: { ...SETTINGS, maxCallSeconds: 300, moderation: 'strict', extraMotion: false } }],
+    invalid: [undefined, {}, { settings: { ...SETTINGS, encryptedApiKey: 'QUJD' } }, { settings: { ...SETTINGS, callMode: 'hologram' } }, { settings: { ...SETTINGS, idle: { promptSeconds: '45', hangupSeconds: 15 } } }],
+  },
+  [CHANNELS.staffSetApiKey]: {
+    valid: [{ apiKey: null }, { apiKey: 'sk-12345678' }],
+    invalid: [undefined, {}, { apiKey: 'short' }],
+  },
+  [CHANNELS.staffListVoices]: NO_ARGS,
+  [CHANNELS.staffCloneVoice]: {
+    valid: [{ audioUrl: 'https://example.com/a.mp3', voice: 'Maya' }, { audioUrl: 'https://example.com/a.mp3', voice: 'Maya', language: 'en' }],
+    invalid: [undefined, {}, { audioUrl: '', voice: 'Maya' }, { audioUrl: 'https://example.com/a.mp3', voice: 'x'.repeat(65) }, { audioUrl: 'u', voice: 'v', extra: 1 }],
+  },
+  [CHANNELS.staffRunDoctor]: NO_ARGS,
+  [CHANNELS.staffLedgerTotals]: NO_ARGS,
+  [CHANNELS.staffLedgerCsv]: {
+    valid: [{}, { since: '2026-11-01' }],
+    invalid: [undefined, { since: 'yesterday' }, { since: '2026-11-01', format: 'xlsx' }],
+  },
+  [CHANNELS.staffLogTail]: NO_ARGS,
+  [CHANNELS.staffSetOpenAtLogin]: {
+    valid: [{ enabled: true }, { enabled: false }],
+    invalid: [undefined, {}, { enabled: 'yes' }],
+  },
+  [CHANNELS.staffExitKiosk]: NO_ARGS,
+  [CHANNELS.staffRestart]: NO_ARGS,
+  [CHANNELS.appReportError]: {
+    valid: [{ message: 'boom' }, { message: 'boom', stack: 'at x', source: 'window.onerror' }],
+    invalid: [undefined, {}, { message: 'x'.repeat(2001) }, { message: 'boom', level: 'fatal' }],
   },
 };
 
