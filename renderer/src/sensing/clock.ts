@@ -1,0 +1,17 @@
+/**
+ * The renderer's injected time: the same shape as electron/core/clock.ts `Clock` (so the core's
+ * `FakeClock` drives renderer logic in tests), declared here because the renderer imports nothing
+ * from the core but the contract's types.
+ */
+export interface RendererClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  setTimeout(fn: () => void, delayMs: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const browserClock: RendererClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, delayMs) => setTimeout(fn, Math.max(0, delayMs)),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
