@@ -1,0 +1,244 @@
+/**
+ * The staff panel's settings (issue 6 §1), without Electron: every config.json key as `EditableSettings`,
+ * validated with the one config schema (config.ts) into a human message per field, written through a
+ * small persistence interface (electron-store in the app, a JSON file in tests and the CLI).
+ *
+ * What applies without a restart: everything except `window.*` and `rtcEngine` (the window is created
+ * with them at start). The kiosk service reads the configuration at each session start, so a saved
+ * change is used by the next call; the attract screen re-reads PublicConfig.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import { dirname, extname, isAbsolute, join } from 'node:path';
+import type { z } from 'zod';
+import type { EditableSettings } from '../contract.ts';
+import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { configFileSchema, resolveConfig, type ConfigEnv, type KioskConfig } from './config.ts';
+
+/** Where the raw config file lives. `write` replaces the whole object. */
+export interface SettingsPersistence {
+  read(): Record<string, unknown>;
+  write(next: Record<string, unknown>): Promise<void>;
+}
+
+/** Keys that only take effect after a restart (the window is built with them). */
+export const RESTART_KEYS = ['window.mode', 'window.width', 'window.height', 'rtcEngine'] as const;
+/** Keys kept in the file that the panel never shows or edits. */
+const HIDDEN_KEYS = ['encryptedApiKey', 'staffPinHash'] as const;
+
+const LABELS: Record<string, string> = {
+  'service.surface': 'Service surface',
+  'service.baseUrl': 'Service URL',
+  'service.gatewayUrl': 'Gateway URL',
+  callMode: 'Call mode',
+  allowModeChoice: 'Let visitors choose video or voice',
+  'avatar.imagePath': 'Avatar image',
+  'avatar.persona': 'Persona',
+  'avatar.name': 'Avatar name',
+  'avatar.voice': 'Voice',
+  moderation: 'Moderation',
+  extraMotion: 'Extra motion',
+  'window.mode': 'Window mode',
+  'window.width': 'Window width',
+  'window.height': 'Window height',
+  rtcEngine: 'Audio/video engine',
+  returnToAttractSeconds: 'Seconds before returning to the welcome screen',
+  countdownWarningSeconds: 'Countdown warning (seconds before the end)',
+  'idle.promptSeconds': 'Seconds of silence before "Are you still there?"',
+  'idle.hangupSeconds': 'Seconds the prompt waits before hanging up',
+  maxCallSeconds: 'Maximum call length (seconds)',
+};
+
+/** The editable view of a raw config file (defaults filled in, hidden keys dropped). */
+export function editableFromFile(raw: Record<string, unknown>): EditableSettings {
+  const visible = withoutHidden(raw);
+  const parsed = configFileSchema.safeParse(visible);
+  const cfg = parsed.success ? parsed.data : configFileSchema.parse({});
+  const out: EditableSettings = {
+    service: { surface: cfg.service.surface, ...(cfg.service.baseUrl ? { baseUrl: cfg.service.baseUrl } : {}), ...(cfg.service.gatewayUrl ? { gatewayUrl: cfg.service.gatewayUrl } : {}) },
+    callMode: cfg.callMode,
+    allowModeChoice: cfg.allowModeChoice,
+    avatar: { imagePath: cfg.avatar.imagePath, ...(cfg.avatar.persona !== undefined ? { persona: cfg.avatar.persona } : {}), name: cfg.avatar.name, voice: cfg.avatar.voice },
+    ...(cfg.moderation ? { moderation: cfg.moderation } : {}),
+    ...(cfg.extraMotion !== undefined ? { extraMotion: cfg.extraMotion } : {}),
+    window: { ...cfg.window },
+    rtcEngine: cfg.rtcEngine,
+    returnToAttractSeconds: cfg.returnToAttractSeconds,
+    countdownWarningSeconds: cfg.countdownWarningSeconds,
+    idle: { ...cfg.idle },
+    ...(cfg.maxCallSeconds !== undefined ? { maxCallSeconds: cfg.maxCallSeconds } : {}),
+  };
+  return out;
+}
+
+export type ValidatedSettings =
+  | { ok: true; file: Record<string, unknown>; config: KioskConfig; restartRequired: boolean }
+  | { ok: false; fieldErrors: Record<string, string> };
+
+export interface ValidateOptions {
+  env: ConfigEnv;
+  appRoot: string;
+  /** Check a local image file exists (injected in tests). Default: fs.existsSync. */
+  fileExists?: (path: string) => boolean;
+}
+
+/**
+ * Merge `next` into the current raw file (hidden keys kept), validate with the config schema and the
+ * cross-field rules, and answer either the file to write plus the resolved config, or every field's
+ * problem in words.
+ */
+export function validateSettings(current: Record<string, unknown>, next: EditableSettings, options: ValidateOptions): ValidatedSettings {
+  const file: Record<string, unknown> = { ...next };
+  // Empty optional text means "not set" (the form's empty box), not an invalid value.
+  const service = { ...next.service } as Record<string, unknown>;
+  for (const k of ['baseUrl', 'gatewayUrl']) if (typeof service[k] === 'string' && !(service[k] as string).trim()) delete service[k];
+  file.service = service;
+  const avatar = { ...next.avatar } as Record<string, unknown>;
+  if (typeof avatar.persona === 'string' && !avatar.persona.trim()) delete avatar.persona;
+  file.avatar = avatar;
+  for (const key of HIDDEN_KEYS) if (current[key] !== undefined) file[key] = current[key];
+
+  const fieldErrors: Record<string, string> = {};
+  const parsed = configFileSchema.safeParse(file);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+      const field = [...issue.path.map(String), ...(keys.length ? [keys[0]!] : [])].join('.') || '(settings)';
+      fieldErrors[field] ??= humanIssue(field, issue);
+    }
+  } else {
+    const cfg = parsed.data;
+    if (cfg.service.surface === 'gateway' && !cfg.service.gatewayUrl) fieldErrors['service.gatewayUrl'] = 'Gateway URL is required when the surface is "gateway".';
+    const image = imageProblem(cfg.avatar.imagePath, options);
+    if (image) fieldErrors['avatar.imagePath'] = image;
+    if (cfg.countdownWarningSeconds >= (cfg.maxCallSeconds ?? 600)) {
+      fieldErrors.countdownWarningSeconds = `${LABELS.countdownWarningSeconds} must be shorter than the call (${cfg.maxCallSeconds ?? 600} s).`;
+    }
+  }
+  if (Object.keys(fieldErrors).length) return { ok: false, fieldErrors };
+
+  let config: KioskConfig;
+  try {
+    config = resolveConfig(file, options.env, { appRoot: options.appRoot });
+  } catch (error) {
+    const e = toAvatarError(error, 'invalid_config');
+    const field = typeof e.details?.field === 'string' ? e.details.field : '(settings)';
+    return { ok: false, fieldErrors: { [field]: e.message } };
+  }
+  const before = editableFromFile(current);
+  const restartRequired = RESTART_KEYS.some((key) => String(get(before, key)) !== String(get(next, key)));
+  return { ok: true, file, config, restartRequired };
+}
+
+/** Config keys the environment overrides (a saved value would not take effect). */
+export function envManagedKeys(env: ConfigEnv): string[] {
+  const keys: string[] = [];
+  if (env.AVATAR_BASE_URL?.trim()) keys.push('service.baseUrl');
+  if (env.AVATAR_GATEWAY_URL?.trim()) keys.push('service.gatewayUrl');
+  if (env.AVATAR_SURFACE?.trim()) keys.push('service.surface');
+  if (env.KIOSK_WINDOW_MODE?.trim()) keys.push('window.mode');
+  return keys;
+}
+
+/**
+ * A picked image arrives as a data: URI; keep it as a file in the data folder rather than megabytes of
+ * base64 in config.json. Returns the settings with `avatar.imagePath` pointing at the file.
+ */
+export function storePickedImage(next: EditableSettings, dataDir: string): EditableSettings {
+  const match = /^data:image\/(png|jpeg|jpg|webp);base64,/i.exec(next.avatar.imagePath);
+  if (!match) return next;
+  const ext = match[1]!.toLowerCase() === 'jpeg' ? 'jpg' : match[1]!.toLowerCase();
+  const bytes = Buffer.from(next.avatar.imagePath.slice(match[0].length), 'base64');
+  if (bytes.byteLength === 0) throw new AvatarError('invalid_request', 'The picked image is empty.');
+  if (bytes.byteLength >= 20 * 1024 * 1024) throw new AvatarError('invalid_request', 'The picked image must be under 20 MB.');
+  const path = join(dataDir, `avatar-image.${ext}`);
+  writeFileAtomic(path, bytes);
+  return { ...next, avatar: { ...next.avatar, imagePath: path } };
+}
+
+/** A JSON file as the settings store (tests, CLI). Written atomically (temp file + rename). */
+export function jsonFilePersistence(path: string): SettingsPersistence {
+  return {
+    read() {
+      if (!existsSync(path)) return {};
+      const raw: unknown = JSON.parse(readFileSync(path, 'utf8'));
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new AvatarError('invalid_config', `${path} must hold a JSON object.`);
+      return raw as Record<string, unknown>;
+    },
+    async write(next) {
+      writeFileAtomic(path, JSON.stringify(next, null, 2) + '\n');
+    },
+  };
+}
+
+/** Write a file so that a reader (or a crash) sees the old content or the new, never half of one. */
+export function writeFileAtomic(path: string, data: string | Buffer): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeFileSync(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function withoutHidden(raw: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...raw };
+  for (const key of HIDDEN_KEYS) delete out[key];
+  return out;
+}
+
+function get(obj: unknown, dotted: string): unknown {
+  return dotted.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** One sentence a person understands, naming the field by its label. */
+export function humanIssue(field: string, issue: Issue): string {
+  const label = LABELS[field] ?? field;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.expected === 'int') return `${label} must be a whole number.`;
+      if (issue.expected === 'number') return `${label} must be a number.`;
+      if (issue.expected === 'boolean') return `${label} must be on or off.`;
+      if (issue.expected === 'string') return `${label} must be text.`;
+      return `${label} is missing or has the wrong type.`;
+    case 'too_small':
+      if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? `${label} cannot be empty.` : `${label} must be at least ${issue.minimum} characters.`;
+      return `${label} must be at least ${issue.minimum}.`;
+    case 'too_big':
+      if (issue.origin === 'string') return `${label} must be at most ${issue.maximum} characters.`;
+      return `${label} must be at most ${issue.maximum}.`;
+    case 'invalid_format':
+      return issue.format === 'url' ? `${label} must be an http:// or https:// address.` : `${label} has the wrong format.`;
+    case 'invalid_value':
+      return `${label} must be one of: ${issue.values.map(String).join(', ')}.`;
+    case 'unrecognized_keys':
+      return `${label} is not a setting this kiosk knows.`;
+    default:
+      return `${label}: ${issue.message}.`;
+  }
+}
+
+function imageProblem(imagePath: string, options: ValidateOptions): string | null {
+  if (/^data:image\/(png|jpeg|jpg|webp);base64,/i.test(imagePath)) return null;
+  if (/^https?:\/\//i.test(imagePath)) {
+    try {
+      new URL(imagePath);
+      return null;
+    } catch {
+      return 'Avatar image: the address is not a valid URL.';
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(imagePath) && !/^[a-z]:[\\/]/i.test(imagePath)) return 'Avatar image must be a file, an http(s) address or a data: URI.';
+  if (!['.png', '.jpg', '.jpeg', '.webp'].includes(extname(imagePath).toLowerCase())) return 'Avatar image must be a PNG, JPEG or WEBP file.';
+  const full = isAbsolute(imagePath) ? imagePath : join(options.appRoot, imagePath);
+  const exists = options.fileExists ?? existsSync;
+  return exists(full) ? null : `Avatar image: no file at ${full}.`;
+}
