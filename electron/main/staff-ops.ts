@@ -1,0 +1,403 @@
+/**
+ * Staff operations (issue 6), without Electron: the extension the kiosk service routes the `staff:*` and
+ * `app:*` channels to, plus the observers that hang off the service's event stream (credit ledger,
+ * current-session journal for crash recovery, the venue's maximum call length, the last 20 errors).
+ *
+ * `index.ts` wires it with electron-store, electron-log and `app`; tests and the E2E harness wire it with
+ * a JSON file, an array of log lines and fakes. Every staff call except the PIN pad's own answers
+ * `unauthorized` unless the panel is unlocked (staff-pin.ts), and refreshes the 60 s idle.
+ */
+import { join } from 'node:path';
+import {
+  CHANNELS,
+  fail,
+  ok,
+  parseArgs,
+  type Channel,
+  type KioskEvent,
+  type PinState,
+  type Result,
+  type SaveSettingsResult,
+  type StaffSettings,
+  type StaffStatus,
+  type VoiceList,
+} from '../contract.ts';
+import type { Clock } from '../core/clock.ts';
+import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { silentLogger, type Logger } from '../core/log.ts';
+import { ServiceClient } from '../core/rest-client.ts';
+import { parseServiceTarget } from '../core/surface.ts';
+import type { TransportFactory } from '../core/transport.ts';
+import type { ConfigEnv } from './config.ts';
+import { runDoctor } from './doctor.ts';
+import type { KioskExtension, KioskService } from './kiosk-service.ts';
+import { LEDGER_DIR, createLedger, createLedgerRecorder, startOfDay, type Ledger, type LedgerRecorder } from './ledger.ts';
+import { CURRENT_SESSION_FILE, createSessionJournal, recoverLeftover, type CurrentSession, type RecoveryOutcome } from './recovery.ts';
+import { editableFromFile, envManagedKeys, storePickedImage, validateSettings, type SettingsPersistence } from './settings.ts';
+import { createStaffPin, type StaffPin } from './staff-pin.ts';
+
+/** Built-in voices we know of: the spec names only the default; its 56 others are "not shown". */
+export const BUILT_IN_VOICES = ['Tina'] as const;
+export const MAX_RECENT_ERRORS = 20;
+
+export interface PlatformHooks {
+  /** Start at login: read (null where unsupported) and set. */
+  getOpenAtLogin(): boolean | null;
+  setOpenAtLogin(enabled: boolean): void;
+  /** Quit to the desktop (the lifecycle hangs up first). */
+  exitKiosk(): Promise<void> | void;
+  /** app.relaunch + quit. */
+  restart(): Promise<void> | void;
+}
+
+export interface StaffOpsOptions {
+  service: KioskService;
+  /** The user-data folder: ledger/, current-session.json, a picked avatar image. */
+  dataDir: string;
+  persistence: SettingsPersistence;
+  env: ConfigEnv;
+  appRoot: string;
+  clock: Clock;
+  logger?: Logger;
+  version: string;
+  /** Why the config file was not used at start (null when it was fine). */
+  configError?: AvatarError | null;
+  /** The last lines of the main log, already redacted. */
+  logTail(): string[];
+  platform: PlatformHooks;
+  transportFactory?: TransportFactory;
+}
+
+export interface StaffOps extends KioskExtension {
+  readonly ledger: Ledger;
+  readonly recorder: LedgerRecorder;
+  readonly pin: StaffPin;
+  /** Check and hang up a session left over by a crash (run before the attract screen). */
+  recover(): Promise<RecoveryOutcome | null>;
+  /** Stop observing (timers cleared). */
+  dispose(): void;
+}
+
+export function createStaffOps(options: StaffOpsOptions): StaffOps {
+  const { service, clock, persistence } = options;
+  const logger = options.logger ?? silentLogger;
+  const startedAtMs = clock.now();
+  const ledger = createLedger({ dir: join(options.dataDir, LEDGER_DIR), logger });
+  const surface = () => service.mode;
+  const serviceUrl = (): string | null => {
+    if (service.mode === 'demo') return null;
+    const t = service.client?.target;
+    return t ? (t.surface === 'direct' ? t.baseUrl : t.gatewayUrl) : null;
+  };
+  const recorder = createLedgerRecorder({ ledger, clock, surface, logger });
+  const journal = createSessionJournal({ path: join(options.dataDir, CURRENT_SESSION_FILE), clock, surface, serviceUrl, logger });
+  const errors: StaffStatus['errors'] = [];
+  let maxCallTimer: ReturnType<Clock['setTimeout']> | null = null;
+  let maxCallLiveId: string | null = null;
+  const pushError = (code: string, message: string) => {
+    errors.push({ atMs: clock.now(), code, message: message.slice(0, 500) });
+    if (errors.length > MAX_RECENT_ERRORS) errors.splice(0, errors.length - MAX_RECENT_ERRORS);
+  };
+
+  const readFile = (): Record<string, unknown> => {
+    try {
+      return persistence.read();
+    } catch (error) {
+      logger.warn('Could not read the settings store', { error: String(error) });
+      return {};
+    }
+  };
+
+  const pin = createStaffPin({
+    clock,
+    loadHash: () => {
+      const h = readFile().staffPinHash;
+      return typeof h === 'string' ? h : null;
+    },
+    saveHash: async (hash) => {
+      await persistence.write({ ...readFile(), staffPinHash: hash });
+    },
+    isSessionRunning: () => service.running,
+  });
+
+  function clearMaxCall(): void {
+    if (maxCallTimer !== null) clock.clearTimeout(maxCallTimer);
+    maxCallTimer = null;
+    maxCallLiveId = null;
+  }
+
+  /** The venue's maximum call length: hang up at live start + maxCallSeconds (below live_duration). */
+  function watchMaxCall(event: KioskEvent): void {
+    if (event.type !== 'state') return;
+    const s = event.state;
+    if (s.phase === 'live') {
+      const max = service.config.maxCallSeconds;
+      if (!max || maxCallLiveId === s.liveId) return;
+      clearMaxCall();
+      maxCallLiveId = s.liveId;
+      const endsAt = s.sinceMs + max * 1000;
+      maxCallTimer = clock.setTimeout(() => {
+        maxCallTimer = null;
+        logger.info('Maximum call length reached; hanging up', { maxCallSeconds: max });
+        recorder.noteCause('max_call', s.liveId);
+        void service.hangup();
+      }, endsAt - clock.now());
+    } else if (s.phase === 'ended' || s.phase === 'failed' || s.phase === 'idle') {
+      clearMaxCall();
+    }
+  }
+
+  const unsubscribe = service.onEvent((event) => {
+    recorder.onEvent(event);
+    journal.onEvent(event);
+    watchMaxCall(event);
+    if (event.type === 'state' && event.state.phase === 'failed') pushError(event.state.error.code, event.state.error.message);
+  });
+
+  function staffSettings(): StaffSettings {
+    return {
+      settings: editableFromFile(readFile()),
+      hasApiKey: keyState.hasApiKey,
+      apiKeySource: keyState.apiKeySource,
+      managed: envManagedKeys(options.env),
+    };
+  }
+
+  let keyState: { hasApiKey: boolean; apiKeySource: StaffSettings['apiKeySource'] } = { hasApiKey: false, apiKeySource: 'none' };
+  const refreshKeyState = async () => {
+    const r = await service.getConfig();
+    if (r.ok) keyState = { hasApiKey: r.value.hasApiKey, apiKeySource: r.value.apiKeySource };
+  };
+
+  async function status(): Promise<StaffStatus> {
+    await refreshKeyState();
+    const today = ledger.totals(clock.now()).today;
+    return {
+      mode: service.mode,
+      serviceUrl: serviceUrl(),
+      hasApiKey: keyState.hasApiKey,
+      errors: [...errors],
+      version: options.version,
+      uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),
+      today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits },
+      openAtLogin: options.platform.getOpenAtLogin(),
+    };
+  }
+
+  async function saveSettings(next: StaffSettings['settings']): Promise<SaveSettingsResult> {
+    if (service.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
+    const current = readFile();
+    let v = validateSettings(current, next, { env: options.env, appRoot: options.appRoot });
+    if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
+    if (next.avatar.imagePath.startsWith('data:')) {
+      v = validateSettings(current, storePickedImage(next, options.dataDir), { env: options.env, appRoot: options.appRoot });
+      if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
+    }
+    await persistence.write(v.file);
+    await service.reconfigure(v.config);
+    logger.info('Settings saved', { restartRequired: v.restartRequired });
+    await refreshKeyState();
+    return { saved: true, settings: staffSettings(), restartRequired: v.restartRequired };
+  }
+
+  async function listVoices(): Promise<VoiceList> {
+    const client = service.client;
+    if (!client) throw new AvatarError('invalid_config', 'The avatar service is not configured, so custom voices cannot be listed.');
+    const res = await client.listVoices();
+    const custom = [...new Set(res.voices.map((v) => v.voice).filter((v) => v && !(BUILT_IN_VOICES as readonly string[]).includes(v)))];
+    return { builtIn: [...BUILT_IN_VOICES], custom, current: service.config.avatar.voice };
+  }
+
+  async function doctor() {
+    if (service.running) throw new AvatarError('invalid_request', 'Diagnostics cannot run during a call.');
+    const report = await runDoctor({
+      mode: service.mode,
+      config: service.config,
+      configError: options.configError ?? null,
+      client: service.client,
+      clock,
+      logger,
+      ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
+    });
+    for (const c of report.checks) if (c.ok === false) pushError(`doctor_${c.id}`, c.message);
+    return { ok: report.ok, checks: report.checks };
+  }
+
+  /** Guarded staff call: unlocked panel only; refreshes the 60 s. */
+  async function guarded<T>(run: () => Promise<T> | T): Promise<Result<T>> {
+    if (!pin.touch()) return fail('unauthorized', 'The staff panel is locked. Enter the PIN.');
+    return ok(await run());
+  }
+
+  async function dispatch(channel: Channel, rawArg: unknown): Promise<Result<unknown>> {
+    switch (channel) {
+      case CHANNELS.staffPinState: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? ok<PinState>(pin.state()) : a;
+      }
+      case CHANNELS.staffSetPin: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? ok(await pin.setPin(a.value.pin)) : a;
+      }
+      case CHANNELS.staffUnlock: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? ok(await pin.unlock(a.value.pin)) : a;
+      }
+      case CHANNELS.staffLock: {
+        const a = parseArgs(channel, rawArg);
+        if (!a.ok) return a;
+        pin.lock();
+        return ok(undefined);
+      }
+      case CHANNELS.staffStatus: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? guarded(status) : a;
+      }
+      case CHANNELS.staffGetSettings: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? guarded(async () => (await refreshKeyState(), staffSettings())) : a;
+      }
+      case CHANNELS.staffSaveSettings: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? guarded(() => saveSettings(a.value.settings)) : a;
+      }
+      case CHANNELS.staffSetApiKey: {
+        const a = parseArgs(channel, rawArg);
+        if (!a.ok) return a;
+        if (!pin.touch()) return fail('unauthorized', 'The staff panel is locked. Enter the PIN.');
+        const r = await service.setApiKey(a.value);
+        if (!r.ok) return r;
+        await refreshKeyState();
+        return ok(staffSettings());
+      }
+      case CHANNELS.staffListVoices: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? guarded(listVoices) : a;
+      }
+      case CHANNELS.staffCloneVoice: {
+        const a = parseArgs(channel, rawArg);
+        if (!a.ok) return a;
+        return guarded(async () => {
+          const client = service.client;
+          if (!client) throw new AvatarError('invalid_config', 'The avatar service is not configured, so a voice cannot be cloned.');
+          logger.info('Cloning a voice (may cost 899 credits after the first 10 clones)', { voice: a.value.voice });
+          const res = await client.cloneVoice({ audio_url: a.value.audioUrl, voice: a.value.voice, ...(a.value.language ? { language: a.value.language } : {}) });
+          return { voice: res.voice };
+        });
+      }
+      case CHANNELS.staffRunDoctor: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? guarded(doctor) : a;
+      }
+      case CHANNELS.staffLedgerTotals: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? guarded(() => ledger.totals(clock.now())) : a;
+      }
+      case CHANNELS.staffLedgerCsv: {
+        const a = parseArgs(channel, rawArg);
+        if (!a.ok) return a;
+        return guarded(() => {
+          const since = a.value.since;
+          const sinceMs = since ? new Date(`${since}T00:00:00`).getTime() : undefined;
+          if (sinceMs !== undefined && Number.isNaN(sinceMs)) throw new AvatarError('invalid_request', `Not a date: ${since}.`);
+          const day = new Date(startOfDay(clock.now()));
+          const stamp = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
+          return { fileName: `avatar-kiosk-ledger-${since ? `${since}-to-` : ''}${stamp}.csv`, csv: ledger.csv(sinceMs) };
+        });
+      }
+      case CHANNELS.staffLogTail: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? guarded(() => ({ lines: options.logTail().slice(-200) })) : a;
+      }
+      case CHANNELS.staffSetOpenAtLogin: {
+        const a = parseArgs(channel, rawArg);
+        if (!a.ok) return a;
+        return guarded(() => {
+          if (options.platform.getOpenAtLogin() === null) throw new AvatarError('invalid_request', 'Starting at login is not supported on this system.');
+          options.platform.setOpenAtLogin(a.value.enabled);
+        });
+      }
+      case CHANNELS.staffExitKiosk: {
+        const a = parseArgs(channel, rawArg);
+        if (!a.ok) return a;
+        return guarded(async () => {
+          logger.info('Staff: exit to the desktop');
+          pin.lock();
+          await options.platform.exitKiosk();
+        });
+      }
+      case CHANNELS.staffRestart: {
+        const a = parseArgs(channel, rawArg);
+        if (!a.ok) return a;
+        return guarded(async () => {
+          logger.info('Staff: restart');
+          pin.lock();
+          await options.platform.restart();
+        });
+      }
+      case CHANNELS.appReportError: {
+        const a = parseArgs(channel, rawArg);
+        if (!a.ok) return a;
+        // Not guarded: any page error is worth a log line (the logger redacts it).
+        logger.error('Renderer error', { message: a.value.message, source: a.value.source ?? null, stack: a.value.stack?.slice(0, 4000) ?? null });
+        pushError('renderer', a.value.message);
+        return ok(undefined);
+      }
+      default:
+        return fail('invalid_request', `Unknown channel: ${String(channel).slice(0, 80)}.`);
+    }
+  }
+
+  const ext: StaffOps = {
+    ledger,
+    recorder,
+    pin,
+    async handle(channel, rawArg) {
+      try {
+        return await dispatch(channel, rawArg);
+      } catch (error) {
+        const e = toAvatarError(error);
+        if (e.code !== 'unauthorized' && e.code !== 'locked') logger.warn('Staff call failed', { channel, code: e.code, message: e.message });
+        return fail(e.code, e.message);
+      }
+    },
+    onHangupRequest(cause, liveId) {
+      recorder.noteCause(cause, liveId);
+    },
+    recover() {
+      return recoverLeftover({
+        path: join(options.dataDir, CURRENT_SESSION_FILE),
+        ledger,
+        clock,
+        logger,
+        clientFor: (leftover) => clientFor(leftover, service, logger),
+        ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
+      });
+    },
+    dispose() {
+      clearMaxCall();
+      unsubscribe();
+    },
+  };
+  service.attachExtension(ext);
+  void refreshKeyState();
+  return ext;
+}
+
+/** A client for a leftover session: the current one if it points at the same service; demo sessions
+ *  died with the in-process emulator. */
+function clientFor(leftover: CurrentSession, service: KioskService, logger: Logger): ServiceClient | null {
+  if (leftover.surface === 'demo' || !leftover.serviceUrl) return null;
+  const current = service.client?.target;
+  if (current) {
+    const url = current.surface === 'direct' ? current.baseUrl : current.gatewayUrl;
+    if (current.surface === leftover.surface && url === leftover.serviceUrl) return service.client;
+  }
+  // The settings changed since the crash: the gateway needs no key; the direct surface needs ours.
+  try {
+    if (leftover.surface === 'gateway') return new ServiceClient({ target: parseServiceTarget({ surface: 'gateway', gatewayUrl: leftover.serviceUrl }), logger });
+  } catch {
+    return null;
+  }
+  return null;
+}

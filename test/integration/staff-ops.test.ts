@@ -1,0 +1,203 @@
+/**
+ * Staff operations through the kiosk service's IPC entry point (`handle`), against the real emulator
+ * (demo mode, in-process), with the settings in a temp JSON file and the ledger in a temp folder.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
+import { systemClock } from '../../electron/core/clock.ts';
+import { resolveConfig } from '../../electron/main/config.ts';
+import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
+import type { SessionRecord } from '../../electron/main/ledger.ts';
+import { jsonFilePersistence } from '../../electron/main/settings.ts';
+import { createStaffOps, type StaffOps } from '../../electron/main/staff-ops.ts';
+
+const FAST = { warmupMs: { audio: 0, video: 0 }, endingMs: 20 };
+const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const APP_ROOT = join(import.meta.dirname, '..', '..');
+
+const open: KioskService[] = [];
+after(async () => {
+  await Promise.all(open.map((s) => s.shutdown()));
+});
+
+async function setup(file: Record<string, unknown> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-staff-'));
+  const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
+  await persistence.write({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...file });
+  const service = await createKioskService({
+    config: resolveConfig(persistence.read(), {}, { appRoot: APP_ROOT }),
+    apiKey: null,
+    apiKeySource: 'none',
+    emulatorKnobs: FAST,
+    persistApiKey: async () => {},
+  });
+  open.push(service);
+  const platform = { calls: [] as string[], openAtLogin: false as boolean | null };
+  const ops: StaffOps = createStaffOps({
+    service,
+    dataDir,
+    persistence,
+    env: {},
+    appRoot: APP_ROOT,
+    clock: systemClock,
+    version: '9.9.9-test',
+    logTail: () => Array.from({ length: 250 }, (_, i) => `line ${i}`),
+    platform: {
+      getOpenAtLogin: () => platform.openAtLogin,
+      setOpenAtLogin: (v) => {
+        platform.calls.push(`login:${v}`);
+        platform.openAtLogin = v;
+      },
+      exitKiosk: () => void platform.calls.push('exit'),
+      restart: () => void platform.calls.push('restart'),
+    },
+  });
+  const call = async <T>(channel: string, arg?: unknown) => (await service.handle(channel, arg)) as Result<T>;
+  return { service, ops, dataDir, persistence, platform, call };
+}
+
+function waitFor(service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 10_000): Promise<KioskEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (off(), reject(new Error(`timed out (state ${JSON.stringify(service.state)})`))), timeoutMs);
+    const off = service.onEvent((e) => {
+      if (predicate(e)) {
+        clearTimeout(timer);
+        off();
+        resolve(e);
+      }
+    });
+  });
+}
+
+describe('staff operations (kiosk service + emulator)', () => {
+  it('everything but the PIN pad is refused until unlocked; first use sets the PIN', async () => {
+    const { call } = await setup();
+    assert.deepEqual(await call(CHANNELS.staffPinState), { ok: true, value: { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5 } });
+    for (const ch of [CHANNELS.staffStatus, CHANNELS.staffGetSettings, CHANNELS.staffLedgerTotals, CHANNELS.staffLogTail, CHANNELS.staffRunDoctor, CHANNELS.staffExitKiosk]) {
+      assert.deepEqual(await call(ch), { ok: false, error: { code: 'unauthorized', message: 'The staff panel is locked. Enter the PIN.' } }, ch);
+    }
+    assert.deepEqual(await call(CHANNELS.staffSetPin, { pin: '2468' }), { ok: true, value: { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5 } });
+    const tail = await call<{ lines: string[] }>(CHANNELS.staffLogTail);
+    assert.ok(tail.ok);
+    assert.equal(tail.value.lines.length, 200);
+    assert.equal(tail.value.lines[199], 'line 249');
+    assert.deepEqual(await call(CHANNELS.staffLock), { ok: true, value: undefined });
+    assert.deepEqual(await call(CHANNELS.staffUnlock, { pin: '1111' }), { ok: false, error: { code: 'unauthorized', message: 'Wrong PIN. 4 tries left.' } });
+    assert.equal(((await call(CHANNELS.staffUnlock, { pin: '2468' })) as Result<{ unlocked: boolean }>).ok, true);
+  });
+
+  it('saving settings validates per field, persists, and the attract screen sees the change without a restart', async () => {
+    const { call, persistence, service } = await setup({ staffPinHash: undefined });
+    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    const got = await call<{ settings: Record<string, unknown> }>(CHANNELS.staffGetSettings);
+    assert.ok(got.ok);
+    const settings = got.value.settings as never as { avatar: Record<string, unknown>; idle: Record<string, number> } & Record<string, unknown>;
+    const bad = await call(CHANNELS.staffSaveSettings, { settings: { ...settings, idle: { promptSeconds: 3, hangupSeconds: 15 } } });
+    assert.deepEqual(bad, { ok: true, value: { saved: false, fieldErrors: { 'idle.promptSeconds': 'Seconds of silence before "Are you still there?" must be at least 10.' } } });
+    const good = await call<{ saved: boolean; restartRequired: boolean }>(CHANNELS.staffSaveSettings, {
+      settings: { ...settings, avatar: { ...settings.avatar, name: 'Nova', persona: 'A cheerful guide.' }, maxCallSeconds: 120, idle: { promptSeconds: 30, hangupSeconds: 10 } },
+    });
+    assert.ok(good.ok && good.value.saved, JSON.stringify(good));
+    assert.equal(good.value.restartRequired, false);
+    const file = persistence.read();
+    assert.equal((file.avatar as Record<string, unknown>).name, 'Nova');
+    assert.equal(typeof file.staffPinHash, 'string', 'the PIN hash is kept');
+    const pub = (await call<PublicConfig>(CHANNELS.configGet)) as Result<PublicConfig>;
+    assert.ok(pub.ok);
+    assert.equal(pub.value.avatar.name, 'Nova');
+    assert.deepEqual(pub.value.idle, { promptSeconds: 30, hangupSeconds: 10 });
+    assert.equal(pub.value.maxCallSeconds, 120);
+    assert.equal(service.config.avatar.persona, 'A cheerful guide.');
+  });
+
+  it('doctor: config valid, service reachable through a session closed before conn_init, 0 billed on the emulator', async () => {
+    const { call, service } = await setup();
+    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    const r = await call<{ ok: boolean; checks: Array<{ id: string; ok: boolean | null; message: string }> }>(CHANNELS.staffRunDoctor);
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(r.value.ok, true);
+    assert.deepEqual(r.value.checks.map((c) => [c.id, c.ok]), [
+      ['config', true],
+      ['key', null],
+      ['service', true],
+      ['microphone', null],
+      ['camera', null],
+    ]);
+    const sessions = service.emulator!.listSessions();
+    assert.equal(sessions.length, 1);
+    assert.deepEqual([sessions[0]!.status, sessions[0]!.connInits, sessions[0]!.billedSeconds, sessions[0]!.creditsCost, sessions[0]!.hangupReason], ['ended', 0, 0, 0, 'user_end']);
+  });
+
+  it('ledger: a call hung up by the idle prompt is recorded with its billing; totals and CSV agree', async () => {
+    const { call, service, ops } = await setup();
+    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    await call(CHANNELS.staffLock);
+    const live = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'live');
+    const started = await call<{ liveId: string }>(CHANNELS.sessionStart, {});
+    assert.ok(started.ok);
+    await live;
+    // The journal holds the running session for crash recovery.
+    const journal = JSON.parse(readFileSync(join(ops.ledger.dir, '..', 'current-session.json'), 'utf8'));
+    assert.equal(journal.liveId, started.value.liveId);
+    assert.equal(typeof journal.liveAtMs, 'number');
+    const unlockDuringCall = await call(CHANNELS.staffUnlock, { pin: '2468' });
+    assert.deepEqual(unlockDuringCall, { ok: false, error: { code: 'invalid_request', message: 'The staff panel cannot open during a call. Wait until the call has ended.' } });
+    const ended = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'ended');
+    await call(CHANNELS.sessionHangup, { cause: 'idle' });
+    await ended;
+    await ops.recorder.flush();
+    assert.equal(existsSync(join(ops.ledger.dir, '..', 'current-session.json')), false, 'cleared when the session ends');
+    const emu = service.emulator!.getSession(started.value.liveId)!;
+    const records = ops.ledger.read().records as SessionRecord[];
+    assert.equal(records.length, 1);
+    const rec = records[0]!;
+    assert.deepEqual(
+      [rec.live_id, rec.surface, rec.call_mode, rec.end_reason, rec.ended_by, rec.billed_seconds, rec.credits_cost, rec.recovered],
+      [started.value.liveId, 'demo', 'audio', 'idle', 'client', emu.billedSeconds, emu.creditsCost, false],
+    );
+    assert.ok(rec.live_at !== null && rec.time_to_live_ms !== null);
+    await call(CHANNELS.staffUnlock, { pin: '2468' });
+    const totals = await call<{ today: { sessions: number; credits: number } }>(CHANNELS.staffLedgerTotals);
+    assert.ok(totals.ok);
+    assert.deepEqual(totals.value.today, { sessions: 1, credits: emu.creditsCost ?? 0, billedSeconds: emu.billedSeconds ?? 0, unknownCredits: 0 });
+    const csv = await call<{ fileName: string; csv: string }>(CHANNELS.staffLedgerCsv, {});
+    assert.ok(csv.ok);
+    assert.match(csv.value.fileName, /^avatar-kiosk-ledger-\d{4}-\d{2}-\d{2}\.csv$/);
+    const lines = csv.value.csv.trim().split('\r\n');
+    assert.equal(lines.length, 2);
+    assert.ok(lines[1]!.startsWith('session,') && lines[1]!.includes(`,${started.value.liveId},demo,audio,`) && lines[1]!.includes(',idle,client,'));
+  });
+
+  it('voices: the built-in default plus the account\'s clones; status and platform hooks', async () => {
+    const { call, platform } = await setup();
+    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    assert.deepEqual(await call(CHANNELS.staffListVoices), { ok: true, value: { builtIn: ['Tina'], custom: [], current: 'Tina' } });
+    assert.deepEqual(await call(CHANNELS.staffCloneVoice, { audioUrl: 'https://example.com/sample.mp3', voice: 'Maya', language: 'en' }), { ok: true, value: { voice: 'Maya' } });
+    assert.deepEqual(await call(CHANNELS.staffListVoices), { ok: true, value: { builtIn: ['Tina'], custom: ['Maya'], current: 'Tina' } });
+    const st = await call<Record<string, unknown>>(CHANNELS.staffStatus);
+    assert.ok(st.ok);
+    assert.deepEqual({ ...st.value, uptimeS: 0 }, {
+      mode: 'demo',
+      serviceUrl: null,
+      hasApiKey: false,
+      errors: [],
+      version: '9.9.9-test',
+      uptimeS: 0,
+      today: { sessions: 0, credits: 0, unknownCredits: 0 },
+      openAtLogin: false,
+    });
+    await call(CHANNELS.staffSetOpenAtLogin, { enabled: true });
+    assert.deepEqual(await call(CHANNELS.appReportError, { message: 'TypeError: x is undefined', source: 'window.onerror' }), { ok: true, value: undefined });
+    const st2 = await call<{ errors: Array<{ code: string; message: string }>; openAtLogin: boolean }>(CHANNELS.staffStatus);
+    assert.ok(st2.ok);
+    assert.deepEqual(st2.value.errors.map((e) => [e.code, e.message]), [['renderer', 'TypeError: x is undefined']]);
+    assert.equal(st2.value.openAtLogin, true);
+    await call(CHANNELS.staffRestart);
+    assert.deepEqual(platform.calls, ['login:true', 'restart']);
+    assert.equal((await call(CHANNELS.staffStatus)).ok, false, 'restart locks the panel');
+  });
+});
