@@ -3,6 +3,7 @@
  *   probe              one whole session (see probe.ts for the contract)
  *   emulator           run the local emulator of the service for integrators
  *   voices list|clone  the caller's custom voices
+ *   doctor, ledger, pin-hash  operator commands (issue 6, ops-commands.ts)
  * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
  */
 import { parseArgs } from 'node:util';
@@ -13,6 +14,7 @@ import { loadDemoAvatar } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, runProbe, type CliIo } from './probe.ts';
 import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
+import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
 
 export const USAGE = `Avatar Kiosk CLI
 
@@ -23,6 +25,12 @@ Commands:
   emulator              run the local emulator of the avatar service
   voices list           list your custom (cloned) voices
   voices clone          clone a voice: --audio-url URL --voice NAME [--language en]
+                        (a clone may cost 899 credits: the first 10 per account are free)
+  doctor                the staff panel's checks: config, key, service (nothing billed); exit 0 ok,
+                        1 a check failed, 2 bad usage/config. [--config PATH] [service options] [--json]
+  ledger                credit totals (today / 7 days / month) from the kiosk's ledger
+                        [--since YYYY-MM-DD] [--csv] [--file PATH] [--json]
+  pin-hash PIN          the hash to put in config.json as staffPinHash (the PIN itself is never stored)
 
 Service (probe, voices). With neither URL the embedded emulator is used:
   --base-url URL        direct surface root {base_url} (needs an API key)
@@ -68,6 +76,11 @@ const OPTIONS = {
   'latency-ms': { type: 'string' },
   'audio-url': { type: 'string' },
   language: { type: 'string' },
+  // --- operator commands (issue 6) ---
+  config: { type: 'string' },
+  since: { type: 'string' },
+  csv: { type: 'boolean' },
+  file: { type: 'string' },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCli>['values'];
@@ -198,8 +211,18 @@ export async function main(argv: string[]): Promise<number> {
           },
           io,
         );
+      // --- operator commands (issue 6) ---
+      case 'doctor':
+        return await runDoctorCommand(
+          { configPath: values.config, baseUrl: values['base-url'], gatewayUrl: values['gateway-url'], apiKey: values['api-key'], json: values.json ?? false },
+          io,
+        );
+      case 'ledger':
+        return await runLedgerCommand({ since: values.since, csv: values.csv ?? false, file: values.file, json: values.json ?? false }, io);
+      case 'pin-hash':
+        return await runPinHashCommand(sub, io);
       default:
-        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices; see --help)\n`);
+        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash; see --help)\n`);
         return EXIT_USAGE;
     }
   } catch (err) {

@@ -1,0 +1,149 @@
+/**
+ * `cli doctor`, `cli ledger` and `cli pin-hash` as an installer runs them: a child process, against a
+ * standalone emulator started here (direct surface) or the embedded one.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
+import { verifyPin } from '../../electron/main/staff-pin.ts';
+import type { SessionRecord } from '../../electron/main/ledger.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'electron/cli/index.ts');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const HOME = mkdtempSync(join(tmpdir(), 'kiosk-cli-home-'));
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(TSX, [CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, AVATAR_API_KEY: '', HOME, XDG_CONFIG_HOME: join(HOME, '.config'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))));
+}
+
+let emulator: EmulatorHandle;
+before(async () => {
+  emulator = await startEmulator({ host: '127.0.0.1', port: 0, knobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 } });
+});
+after(async () => {
+  await emulator.close();
+});
+
+describe('cli doctor', () => {
+  it('direct surface with a good key: all checks pass, exit 0, and the test session billed nothing', async () => {
+    const r = await cli(['doctor', '--base-url', emulator.baseUrl, '--api-key', emulator.apiKey, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.equal(report.ok, true);
+    assert.equal(report.mode, 'direct');
+    assert.deepEqual(report.checks.map((c: { id: string; ok: boolean | null }) => [c.id, c.ok]), [
+      ['config', true],
+      ['key', true],
+      ['service', true],
+      ['microphone', null],
+      ['camera', null],
+    ]);
+    const s = emulator.getSession(report.probe.liveId)!;
+    assert.deepEqual([s.status, s.connInits, s.billedSeconds, s.creditsCost], ['ended', 0, 0, 0]);
+    assert.deepEqual([report.probe.billedSeconds, report.probe.creditsCost], [0, 0]);
+  });
+
+  it('a refused key fails the key check: exit 1, and says so in words', async () => {
+    const r = await cli(['doctor', '--base-url', emulator.baseUrl, '--api-key', 'sk-wrong-000000000000']);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /FAIL key\s+The service refused the API key \(HTTP 401\)/);
+    assert.match(r.stdout, /Some checks failed\./);
+    assert.ok(!r.stdout.includes('sk-wrong-000000000000') && !r.stderr.includes('sk-wrong-000000000000'), 'the key is never printed');
+  });
+
+  it('an unreachable service fails the service check: exit 1', async () => {
+    const r = await cli(['doctor', '--base-url', 'http://127.0.0.1:9', '--api-key', 'sk-any-0000000000', '--json']);
+    assert.equal(r.code, 1);
+    const report = JSON.parse(r.stdout);
+    assert.deepEqual(report.checks.slice(0, 3).map((c: { ok: boolean | null }) => c.ok), [true, null, false]);
+  });
+
+  it('an invalid config file: exit 2 with the field named; bad usage: exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kiosk-cli-cfg-'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ idle: { promptSeconds: 2 } }));
+    const r = await cli(['doctor', '--config', join(dir, 'config.json'), '--json']);
+    assert.equal(r.code, 2);
+    const report = JSON.parse(r.stdout);
+    assert.equal(report.checks[0].ok, false);
+    assert.match(report.checks[0].message, /idle\.promptSeconds/);
+    const both = await cli(['doctor', '--base-url', 'http://a', '--gateway-url', 'http://b']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /either --base-url or --gateway-url/);
+    const missing = await cli(['doctor', '--config', join(dir, 'nope.json')]);
+    assert.equal(missing.code, 2);
+  });
+
+  it('with no configuration it checks the built-in emulator (demo mode): exit 0', async () => {
+    const r = await cli(['doctor']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /demo mode/);
+    assert.match(r.stdout, /ok {3}service {4}The service is reachable/);
+  });
+});
+
+describe('cli ledger', () => {
+  const now = new Date();
+  const iso = (daysBack: number) => new Date(now.getFullYear(), now.getMonth(), now.getDate() - daysBack, 0, 30).toISOString();
+  const rec = (daysBack: number, over: Partial<SessionRecord> = {}) =>
+    JSON.stringify({
+      kind: 'session', v: 1, start_at: iso(daysBack), live_at: iso(daysBack), end_at: iso(daysBack), live_id: `L${daysBack}`, surface: 'direct', call_mode: 'audio',
+      time_to_live_ms: 900, not_ready_retries: 0, reconnects: 0, end_reason: 'user_end', ended_by: 'client', billed_seconds: 20, credits_cost: 30, recovered: false, ...over,
+    });
+
+  it('prints totals, a CSV, and --since, from a ledger file with a torn last line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kiosk-cli-ledger-'));
+    const file = join(dir, 'ledger.jsonl');
+    writeFileSync(file, [rec(0), rec(0, { credits_cost: 'unknown', billed_seconds: null }), rec(3), '{"kind":"sess'].join('\n'));
+    const json = await cli(['ledger', '--file', file, '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.match(json.stderr, /skipped 1 unreadable line/);
+    const t = JSON.parse(json.stdout);
+    assert.deepEqual(t.today, { sessions: 2, credits: 30, billedSeconds: 20, unknownCredits: 1 });
+    assert.deepEqual(t.last7Days, { sessions: 3, credits: 60, billedSeconds: 40, unknownCredits: 1 });
+
+    const csv = await cli(['ledger', '--file', file, '--csv']);
+    assert.equal(csv.code, 0);
+    const lines = csv.stdout.trim().split('\r\n');
+    assert.equal(lines.length, 4);
+    assert.match(lines[0]!, /^kind,start_at,live_at,end_at,live_id,/);
+
+    const d = new Date(now.getFullYear(), now.getMonth(), now.getDate() - 1);
+    const since = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    const sinceCsv = await cli(['ledger', '--file', file, '--csv', '--since', since]);
+    assert.equal(sinceCsv.stdout.trim().split('\r\n').length, 3);
+    const human = await cli(['ledger', '--file', file, '--since', since]);
+    assert.match(human.stdout, new RegExp(`since ${since}\\s+2\\s+30\\s+20\\s+\\(\\+1 with unknown cost\\)`));
+    assert.match(human.stdout, /today\s+2\s+30\s+20/);
+  });
+
+  it('bad dates and missing files exit 2', async () => {
+    assert.equal((await cli(['ledger', '--file', '/nonexistent/ledger.jsonl'])).code, 2);
+    const bad = await cli(['ledger', '--file', '/nonexistent/ledger.jsonl', '--since', '2026-02-30']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--since must be a date as YYYY-MM-DD/);
+  });
+});
+
+describe('cli pin-hash', () => {
+  it('prints a hash the kiosk accepts for that PIN', async () => {
+    const r = await cli(['pin-hash', '4321']);
+    assert.equal(r.code, 0);
+    assert.equal(await verifyPin('4321', r.stdout.trim()), true);
+    assert.equal((await cli(['pin-hash', '12'])).code, 2);
+  });
+});
