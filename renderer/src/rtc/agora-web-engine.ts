@@ -33,6 +33,8 @@ export interface AgoraLocalTrack {
   play(element: HTMLElement, config?: AgoraPlayConfig): void;
   stop(): void;
   close(): void;
+  /** The underlying browser track (issue 6: voice activity on the local, echo-cancelled microphone). */
+  getMediaStreamTrack?(): MediaStreamTrack;
 }
 export interface AgoraRemoteTrack {
   play(element?: HTMLElement, config?: AgoraPlayConfig): void;
@@ -185,6 +187,11 @@ export class AgoraWebEngine implements RtcEngine {
   async setMuted(muted: boolean): Promise<void> {
     this.#muted = muted;
     await this.#mic?.setMuted(muted);
+  }
+
+  // --- staff operations (issue 6) ---
+  localAudioTrack(): MediaStreamTrack | null {
+    return this.#mic?.getMediaStreamTrack?.() ?? null;
   }
 
   resumePlayback(): void {

@@ -61,6 +61,10 @@ class LazyEngine implements RtcEngine {
   resumePlayback(): void {
     this.#inner?.resumePlayback();
   }
+  // --- staff operations (issue 6) ---
+  localAudioTrack(): MediaStreamTrack | null {
+    return this.#inner?.localAudioTrack?.() ?? null;
+  }
   onEvent(listener: (event: EngineEvent) => void): () => void {
     this.#listeners.add(listener);
     const off = this.#inner?.onEvent(listener);

@@ -106,6 +106,11 @@ export class DemoEngine implements RtcEngine {
     for (const t of this.#mic?.getAudioTracks() ?? []) t.enabled = !muted;
   }
 
+  // --- staff operations (issue 6) ---
+  localAudioTrack(): MediaStreamTrack | null {
+    return this.#mic?.getAudioTracks()[0] ?? null;
+  }
+
   resumePlayback(): void {
     void this.#audio?.resume().catch(() => undefined);
   }

@@ -51,6 +51,10 @@ export interface RtcEngine {
   onEvent(listener: (event: EngineEvent) => void): () => void;
   /** Stop and close local tracks, leave the channel, detach the view. Idempotent; safe during `join`. */
   leave(): Promise<void>;
+  // --- staff operations (issue 6) ---
+  /** The visitor's local microphone track (captured with echo cancellation), for voice activity; null
+   *  before join, after leave, or where the engine captures natively (agora-native). */
+  localAudioTrack?(): MediaStreamTrack | null;
 }
 
 export type EngineKind = 'demo' | 'agora-web' | 'agora-native';

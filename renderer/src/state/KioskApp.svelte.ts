@@ -10,6 +10,8 @@ import type { CallMode, ErrorInfo, KioskApi, KioskEvent, PublicConfig, SessionSt
 import type { RtcError } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
 import { LiveCall } from './LiveCall.svelte.ts';
+import { IdleWatch, DEFAULT_IDLE } from './IdleWatch.svelte.ts'; // issue 6
+import { openCallVoice, type CallVoice } from '../sensing/call-voice.ts'; // issue 6
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
 export type StepStatus = 'pending' | 'active' | 'done';
@@ -42,9 +44,11 @@ export class KioskApp {
   #warning = $state<{ message: string; untilMs: number } | null>(null);
   #timer: ReturnType<typeof setInterval> | null = null;
   #unsubscribe: (() => void) | null = null;
+  readonly #getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>; // issue 6
 
   constructor(kiosk: KioskApi | null, getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>) {
     this.#kiosk = kiosk;
+    this.#getUserMedia = getUserMedia;
     this.call = new LiveCall({
       getUserMedia,
       onFailure: (error) => this.#onMediaFailure(error),
@@ -71,6 +75,7 @@ export class KioskApp {
     }
     return () => {
       if (this.#timer) clearInterval(this.#timer);
+      this.#stopIdle(); // issue 6
       this.#unsubscribe?.();
       void this.call.end();
     };
@@ -259,6 +264,7 @@ export class KioskApp {
     this.#localError = null;
     this.#terminalSinceMs = null;
     this.#warning = null;
+    this.idle.reset(); // issue 6
     this.#session = { phase: 'creating' };
     this.#optimistic = true;
     try {
@@ -324,6 +330,67 @@ export class KioskApp {
     return false;
   }
 
+  // --- staff operations (issue 6): idle / abandonment hang-up ---
+  // The watch runs while the call is live and its media plays; KioskApp only starts and stops it (from
+  // its tick) and hangs up with cause `idle` when it runs out. The logic is IdleWatch's.
+  readonly idle: IdleWatch = new IdleWatch({ onExpire: () => void this.hangUpIdle() });
+  #idleLiveId: string | null = null;
+  #idleVoice: CallVoice | null = null;
+
+  get endedByIdle(): boolean {
+    return this.idle.endedCall;
+  }
+
+  /** Nobody talked through the prompt: hang up (type 5 `user_end` on the wire; main records `idle`). */
+  async hangUpIdle(): Promise<void> {
+    await Promise.all([this.#kiosk?.session.hangup({ cause: 'idle' }), this.call.end()]);
+  }
+
+  /** From the tick: watch a live call once its media plays; stop when the call is no longer live. */
+  #syncIdle(): void {
+    const s = this.#session;
+    const liveId = (s.phase === 'live' || s.phase === 'reconnecting') && this.screen === 'live' ? s.liveId : null;
+    if (liveId && liveId !== this.#idleLiveId && this.call.isPlaying) {
+      this.#stopIdle();
+      this.#idleLiveId = liveId;
+      this.idle.start({ settings: this.#config?.idle ?? DEFAULT_IDLE, mode: this.#mode, voice: null });
+      void openCallVoice(this.call.localAudioTrack, this.#getUserMedia).then((voice) => {
+        if (this.#idleLiveId !== liveId) {
+          voice?.close(); // the call ended while the microphone was being measured
+          return;
+        }
+        this.#idleVoice = voice;
+        if (voice) this.idle.attachVoice(voice.detector);
+      });
+    } else if (!liveId && this.#idleLiveId) {
+      this.#stopIdle();
+    }
+  }
+
+  #stopIdle(): void {
+    this.#idleLiveId = null;
+    this.idle.stop();
+    this.#idleVoice?.close();
+    this.#idleVoice = null;
+  }
+
+  /** The staff panel may open: no call is starting, live or ending (attract, ended and error screens). */
+  get canOpenStaff(): boolean {
+    const screen = this.screen;
+    return (screen === 'attract' || screen === 'ended' || screen === 'error') && !this.#starting && !isActive(this.#session.phase);
+  }
+
+  /** The staff panel saved settings: show the new name, picture and mode on the attract screen. */
+  async reloadConfig(): Promise<void> {
+    if (!this.#kiosk) return;
+    if (this.#bootError) return this.#boot();
+    const config = await this.#kiosk.config.get();
+    if (!config.ok) return;
+    this.#config = config.value;
+    if (!isActive(this.#session.phase)) this.#mode = config.value.callMode;
+  }
+  // --- end staff operations ---
+
   // -------------------------------------------------------------------------------------------------
 
   #onEvent(event: KioskEvent): void {
@@ -365,6 +432,7 @@ export class KioskApp {
 
   #tick(): void {
     this.#now = Date.now();
+    this.#syncIdle(); // issue 6
     const screen = this.screen;
     const terminal = (screen === 'ended' && !this.isWrappingUp) || screen === 'error';
     if (!terminal) {

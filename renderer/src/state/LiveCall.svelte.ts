@@ -114,6 +114,12 @@ export class LiveCall {
     await this.#engine?.setMuted(muted).catch((err: unknown) => console.warn('mute failed', err));
   }
 
+  // --- staff operations (issue 6) ---
+  /** The visitor's local microphone track (never the avatar's), when the engine exposes it. */
+  get localAudioTrack(): MediaStreamTrack | null {
+    return this.#engine?.localAudioTrack?.() ?? null;
+  }
+
   /** The visitor tapped "tap to hear": retry playback inside the gesture. */
   resumePlayback(): void {
     this.#autoplayBlocked = false;
