@@ -112,6 +112,15 @@ describe('staff operations (kiosk service + emulator)', () => {
     assert.deepEqual(pub.value.idle, { promptSeconds: 30, hangupSeconds: 10 });
     assert.equal(pub.value.maxCallSeconds, 120);
     assert.equal(service.config.avatar.persona, 'A cheerful guide.');
+    // The next call uses the new settings: the live countdown ends at maxCallSeconds, not live_duration.
+    const live = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'live');
+    await call(CHANNELS.sessionStart, {});
+    const e = (await live) as Extract<KioskEvent, { type: 'state' }>;
+    assert.ok(e.state.phase === 'live');
+    assert.equal(e.state.endsAtMs - e.state.sinceMs, 120_000);
+    const ended = waitFor(service, (ev) => ev.type === 'state' && ev.state.phase === 'ended');
+    await call(CHANNELS.sessionHangup);
+    await ended;
   });
 
   it('doctor: config valid, service reachable through a session closed before conn_init, 0 billed on the emulator', async () => {
