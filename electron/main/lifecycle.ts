@@ -23,6 +23,11 @@ export interface LifecycleHooks {
   clock?: Clock;
   /** Upper bound on shutdown before quitting anyway (a hung network must not keep a kiosk alive). */
   shutdownTimeoutMs?: number;
+  // --- unattended operation (issue 6) ---
+  /** `app.relaunch()` then `app.exit(0)`: after a fatal error in main, start again rather than die. */
+  relaunchApp?(): void;
+  /** How long the renderer may stay unresponsive before it is reloaded. Default 10 000 ms. */
+  unresponsiveReloadMs?: number;
 }
 
 export type QuitSource = 'window-all-closed' | 'before-quit' | 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'other';
@@ -38,9 +43,17 @@ export interface Lifecycle {
   onSignal(signal: NodeJS.Signals): void;
   /** `webContents.on('render-process-gone')`. */
   onRenderProcessGone(details: { reason: string; exitCode?: number }): Promise<void>;
+  // --- unattended operation (issue 6) ---
+  /** `process.on('uncaughtException' | 'unhandledRejection')`: log, hang up (bounded), relaunch. Once. */
+  onFatalError(kind: 'uncaughtException' | 'unhandledRejection', error: unknown): Promise<void>;
+  /** `webContents.on('unresponsive')`: reload after `unresponsiveReloadMs` unless it recovers first. */
+  onUnresponsive(): void;
+  /** `webContents.on('responsive')`. */
+  onResponsive(): void;
 }
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 8_000;
+export const DEFAULT_UNRESPONSIVE_RELOAD_MS = 10_000;
 
 export function createLifecycle(hooks: LifecycleHooks): Lifecycle {
   const logger = hooks.logger ?? silentLogger;
@@ -49,6 +62,28 @@ export function createLifecycle(hooks: LifecycleHooks): Lifecycle {
   let phase: LifecyclePhase = 'running';
   let quitting: Promise<void> | null = null;
   let recovering: Promise<void> | null = null;
+  let fatal: Promise<void> | null = null;
+  let unresponsiveTimer: ReturnType<Clock['setTimeout']> | null = null;
+
+  /** Run shutdownService, bounded by the timeout. */
+  async function boundedShutdown(): Promise<'done' | 'timeout'> {
+    let timer: ReturnType<Clock['setTimeout']> | null = null;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = clock.setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    const outcome = await Promise.race([
+      hooks.shutdownService().then(
+        () => 'done' as const,
+        (error: unknown) => {
+          logger.error('Shutdown failed', { error: String(error) });
+          return 'done' as const;
+        },
+      ),
+      timeout,
+    ]);
+    if (timer !== null) clock.clearTimeout(timer);
+    return outcome;
+  }
 
   function requestQuit(source: QuitSource): Promise<void> {
     if (quitting) {
@@ -112,6 +147,82 @@ export function createLifecycle(hooks: LifecycleHooks): Lifecycle {
         recovering = null;
       });
       return recovering;
+    },
+    // --- unattended operation (issue 6) ---
+    onFatalError(kind, error) {
+      if (fatal) {
+        logger.error('Another fatal error while recovering from one', { kind, error: describeError(error) });
+        return fatal;
+      }
+      logger.error('Fatal error in main: hanging up and relaunching the kiosk', { kind, error: describeError(error) });
+      fatal = (async () => {
+        if (phase === 'running') {
+          phase = 'shutting-down';
+          const outcome = await boundedShutdown();
+          if (outcome === 'timeout') logger.warn('Hang-up timed out after a fatal error; relaunching anyway', { timeoutMs });
+        }
+        phase = 'done';
+        if (hooks.relaunchApp) hooks.relaunchApp();
+        else hooks.quitApp();
+      })();
+      return fatal;
+    },
+    onUnresponsive() {
+      if (phase !== 'running' || unresponsiveTimer !== null) return;
+      const delayMs = hooks.unresponsiveReloadMs ?? DEFAULT_UNRESPONSIVE_RELOAD_MS;
+      logger.warn('The renderer is unresponsive', { reloadInMs: delayMs });
+      unresponsiveTimer = clock.setTimeout(() => {
+        unresponsiveTimer = null;
+        if (phase !== 'running') return;
+        logger.error('The renderer stayed unresponsive; hanging up and reloading', { afterMs: delayMs });
+        void (async () => {
+          try {
+            await hooks.hangupSession('renderer unresponsive');
+          } catch (error) {
+            logger.warn('Hangup for an unresponsive renderer failed', { error: String(error) });
+          }
+          if (phase === 'running') hooks.reloadRenderer();
+        })();
+      }, delayMs);
+    },
+    onResponsive() {
+      if (unresponsiveTimer === null) return;
+      clock.clearTimeout(unresponsiveTimer);
+      unresponsiveTimer = null;
+      logger.info('The renderer is responsive again');
+    },
+  };
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}${error.stack ? `\n${error.stack.split('\n').slice(1, 6).join('\n')}` : ''}`;
+  return String(error);
+}
+
+// --- unattended operation (issue 6): keep the display awake while live ---
+export interface PowerSaveBlockerLike {
+  start(type: 'prevent-display-sleep'): number;
+  stop(id: number): void;
+}
+
+/** Observes kiosk events: blocks display sleep from `live` until the session is over. */
+export function createPowerSaveGuard(blocker: PowerSaveBlockerLike, logger: Logger = silentLogger): { onEvent(event: { type: string; state?: { phase: string } }): void; readonly active: boolean } {
+  let id: number | null = null;
+  return {
+    onEvent(event) {
+      if (event.type !== 'state' || !event.state) return;
+      const phase = event.state.phase;
+      if ((phase === 'live' || phase === 'reconnecting') && id === null) {
+        id = blocker.start('prevent-display-sleep');
+        logger.debug('Display sleep blocked while live');
+      } else if ((phase === 'ended' || phase === 'failed' || phase === 'idle') && id !== null) {
+        blocker.stop(id);
+        id = null;
+        logger.debug('Display sleep allowed again');
+      }
+    },
+    get active() {
+      return id !== null;
     },
   };
 }
