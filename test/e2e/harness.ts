@@ -15,6 +15,13 @@ import { CONTENT_SECURITY_POLICY } from '../../electron/main/policy.ts';
 import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
 import type { KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
+// --- staff operations (issue 6) ---
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { systemClock } from '../../electron/core/clock.ts';
+import { jsonFilePersistence, type SettingsPersistence } from '../../electron/main/settings.ts';
+import { createStaffOps, type StaffOps } from '../../electron/main/staff-ops.ts';
+// --- end staff operations ---
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const RENDERER_DIR = join(ROOT, 'out', 'renderer');
@@ -241,3 +248,112 @@ export async function eventually<T>(fn: () => T | Promise<T>, message: string, t
 
 export const screenIs = (page: Page, screen: string, timeoutMs = 10_000) =>
   page.locator(`main.kiosk[data-screen="${screen}"]`).waitFor({ state: 'attached', timeout: timeoutMs });
+
+// --- staff operations (issue 6) ---
+// A kiosk whose service carries the staff operations (PIN, settings file, ledger, doctor), the way
+// electron/main/index.ts wires them, with the settings in a temp JSON file and fake platform hooks.
+
+/** Chromium with extra flags (e.g. `--use-file-for-fake-audio-capture=<wav>` for a silent microphone). */
+export function launchChromiumWithArgs(extraArgs: string[]): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, '--use-fake-ui-for-media-stream', ...extraArgs], timeout: 30_000 });
+}
+
+/** A mono 16-bit PCM WAV: `sample(t)` in −1..1 for t in seconds. */
+export function writeWav(path: string, seconds: number, sample: (t: number) => number, rate = 48_000): string {
+  const n = Math.round(seconds * rate);
+  const buf = Buffer.alloc(44 + n * 2);
+  buf.write('RIFF', 0);
+  buf.writeUInt32LE(36 + n * 2, 4);
+  buf.write('WAVEfmt ', 8);
+  buf.writeUInt32LE(16, 16);
+  buf.writeUInt16LE(1, 20); // PCM
+  buf.writeUInt16LE(1, 22); // mono
+  buf.writeUInt32LE(rate, 24);
+  buf.writeUInt32LE(rate * 2, 28);
+  buf.writeUInt16LE(2, 32);
+  buf.writeUInt16LE(16, 34);
+  buf.write('data', 36);
+  buf.writeUInt32LE(n * 2, 40);
+  for (let i = 0; i < n; i++) buf.writeInt16LE(Math.round(Math.max(-1, Math.min(1, sample(i / rate))) * 32_767), 44 + i * 2);
+  writeFileSync(path, buf);
+  return path;
+}
+
+export interface StaffKioskPage extends KioskPage {
+  ops: StaffOps;
+  dataDir: string;
+  persistence: SettingsPersistence;
+  platform: { calls: string[] };
+}
+
+/** Like `openKiosk`, with the staff operations attached and `file` as the initial config.json. */
+export async function openStaffKiosk(options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown> }): Promise<StaffKioskPage> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-staff-'));
+  const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
+  await persistence.write({
+    callMode: 'video',
+    allowModeChoice: true,
+    returnToAttractSeconds: 4,
+    countdownWarningSeconds: 30,
+    avatar: { imagePath: options.imageDataUrl, name: 'Ava', persona: 'A warm, concise hotel concierge.' },
+    ...options.file,
+  });
+  const service = await createKioskService({
+    config: resolveConfig(persistence.read(), {}, { appRoot: ROOT }),
+    apiKey: null,
+    apiKeySource: 'none',
+    emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
+    persistApiKey: async () => {},
+  });
+  const emulator = service.emulator;
+  if (!emulator) throw new Error('demo mode should run the emulator');
+  const platform = { calls: [] as string[] };
+  const ops = createStaffOps({
+    service,
+    dataDir,
+    persistence,
+    env: {},
+    appRoot: ROOT,
+    clock: systemClock,
+    version: '0.1.0-e2e',
+    logTail: () => ['12:00:01 info kiosk started (e2e)', '12:00:02 info demo mode: the embedded emulator'],
+    platform: {
+      getOpenAtLogin: () => false,
+      setOpenAtLogin: (v) => void platform.calls.push(`login:${v}`),
+      exitKiosk: () => void platform.calls.push('exit'),
+      restart: () => void platform.calls.push('restart'),
+    },
+  });
+  const context = await options.browser.newContext({ viewport: VIEWPORTS[options.orientation], deviceScaleFactor: 1, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  const bridge = await installKioskBridge(page, service);
+  await page.addInitScript({ content: TRACK_MEDIA });
+  await page.goto(options.baseUrl);
+  return {
+    page,
+    context,
+    service,
+    emulator,
+    bridge,
+    problems,
+    requests,
+    ops,
+    dataDir,
+    persistence,
+    platform,
+    async close() {
+      bridge.dispose();
+      ops.dispose();
+      await context.close().catch(() => undefined);
+      await service.shutdown();
+    },
+  };
+}
+// --- end staff operations ---

@@ -1,0 +1,112 @@
+/**
+ * Idle / abandonment hang-up end to end (issue 6 §2): the BUILT renderer in Debian's Chromium whose fake
+ * microphone plays a SILENT WAV (--use-file-for-fake-audio-capture), bridged to the REAL kiosk service
+ * with the staff operations (ledger) attached, on the real emulator. Idle is set through config.json to
+ * a short wait (prompt after 10 s, hang up 12 s later).
+ *
+ * 1. a silent call shows "Are you still there?" with a countdown; "Keep talking" cancels it;
+ * 2. left alone, the prompt runs out: the call is hung up with cause `idle` (type 5 `user_end` on the
+ *    wire), the ended screen says why, and the ledger records `idle`; its CSV export downloads from the
+ *    staff panel (opened with the keyboard shortcut, which does nothing during the call).
+ *
+ * Screenshots: idle-prompt-*, idle-ended-*, staff-ledger-* in test/artifacts/screens/.
+ * Build first: npm run build:renderer.   Run: node --import tsx --test test/e2e/idle.test.ts
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright';
+import { eventually, launchChromiumWithArgs, openStaffKiosk, screenIs, screenshotBoth, startStaticServer, writeWav, type StaffKioskPage } from './harness.ts';
+
+let server: Awaited<ReturnType<typeof startStaticServer>>;
+let browser: Browser;
+let portrait: string;
+
+before(async () => {
+  server = await startStaticServer();
+  const silence = writeWav(join(mkdtempSync(join(tmpdir(), 'kiosk-e2e-wav-')), 'silence.wav'), 2, () => 0);
+  browser = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${silence}`]);
+  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// The schema's minimum wait (10 s); a countdown long enough to take both screenshots under load.
+const IDLE = { promptSeconds: 10, hangupSeconds: 12 };
+
+describe('Idle hang-up (E2E: silent microphone, real kiosk service + staff operations + emulator)', () => {
+  it('asks "Are you still there?" in a silent call, keeps the call on "Keep talking", then hangs up by itself and says why', async () => {
+    const k: StaffKioskPage = await openStaffKiosk({ browser, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, file: { idle: IDLE } });
+    try {
+      const { page } = k;
+      await screenIs(page, 'attract');
+      await page.click('[data-testid=start]');
+      await screenIs(page, 'live', 20_000);
+      const liveId = k.emulator.listSessions()[0]!.id;
+
+      // The staff shortcut does nothing during a call.
+      await page.keyboard.press('Control+Shift+S');
+      await page.waitForTimeout(300);
+      assert.equal(await page.locator('[data-testid=staff]').count(), 0, 'the staff panel never opens during a live call');
+
+      const prompt = page.locator('[data-testid=idle-prompt]');
+      await prompt.waitFor({ timeout: 25_000 });
+      assert.match((await page.locator('[data-testid=idle-countdown]').textContent()) ?? '', /The conversation will end in \d+ seconds? unless you tap or speak\./);
+      assert.equal(await page.locator('#idle-title').textContent(), 'Are you still there?');
+      await screenshotBoth(page, 'idle-prompt', 'landscape');
+
+      // "Keep talking": the prompt goes, the call stays live, and the wait starts over.
+      await page.click('[data-testid=idle-keep]');
+      await prompt.waitFor({ state: 'detached', timeout: 5_000 });
+      assert.equal(k.emulator.liveCount(), 1, 'the call is still live');
+      assert.equal(
+        k.bridge.calls.filter((c) => c.channel === 'kiosk:session:hangup').length,
+        0,
+        'nothing hung up while the visitor answered the prompt',
+      );
+
+      // Left alone again: prompt, countdown, hang-up with cause idle, ended screen with the reason.
+      await prompt.waitFor({ timeout: 25_000 });
+      await screenIs(page, 'ended', 15_000);
+      await page.locator('[data-testid=ended-idle]').waitFor({ timeout: 5_000 });
+      assert.equal(await page.locator('[data-testid=ended-idle]').textContent(), 'The call ended because nobody was talking.');
+      const hangups = k.bridge.calls.filter((c) => c.channel === 'kiosk:session:hangup');
+      assert.deepEqual(hangups.map((c) => c.arg), [{ cause: 'idle' }]);
+      await eventually(() => k.emulator.getSession(liveId)?.status === 'ended', 'the emulator ended the session');
+      await eventually(async () => /second|min/.test((await page.locator('[data-testid=ended-duration]').textContent()) ?? ''), 'the ended screen shows the billed time');
+      await screenshotBoth(page, 'idle-ended', 'landscape');
+
+      // The ledger recorded the end reason `idle`.
+      const record = await eventually(() => k.ops.ledger.read().records.find((r) => r.kind === 'session' && r.live_id === liveId), 'the ledger has the session');
+      assert.equal(record.kind === 'session' && record.end_reason, 'idle');
+
+      // Staff: the shortcut opens the PIN pad on the ended screen; first use chooses a PIN; Ledger → CSV.
+      await page.keyboard.press('Control+Alt+K');
+      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
+      for (let round = 0; round < 2; round++) {
+        for (const d of '8642') await page.click(`[data-testid=pin-${d}]`);
+        await page.click('[data-testid=pin-ok]');
+      }
+      await page.locator('[data-testid=staff-panel]').waitFor({ timeout: 5_000 });
+      await page.click('[data-testid=tab-ledger]');
+      const today = page.locator('[data-testid=ledger-today] td').first();
+      await eventually(async () => (await today.textContent()) === '1', 'today counts the idle session');
+      await screenshotBoth(page, 'staff-ledger', 'landscape');
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('[data-testid=ledger-export]')]);
+      assert.match(download.suggestedFilename(), /\.csv$/);
+      const csv = readFileSync((await download.path())!, 'utf8');
+      const [header, ...rows] = csv.trim().split(/\r?\n/);
+      assert.match(header!, /^kind,start_at,live_at,end_at,live_id,/);
+      const row = rows.find((r) => r.includes(liveId));
+      assert.ok(row, `the CSV has the session ${liveId}: ${csv}`);
+      assert.match(row!, /,idle,/);
+      assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);
+    } finally {
+      await k.close();
+    }
+  });
+});
