@@ -3,19 +3,34 @@
  * lifecycle.ts (how it quits and recovers), ipc.ts (who may call), policy.ts/security.ts (what the page
  * may do), store.ts (settings and the key), window.ts (the window).
  */
-import { app, dialog, ipcMain, type BrowserWindow } from 'electron';
+import { app, dialog, ipcMain, powerSaveBlocker, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
-import { createLogger } from '../core/log.ts';
+import { createLogger, type Logger } from '../core/log.ts';
 import { createKioskService, type KioskService } from './kiosk-service.ts';
-import { createLifecycle } from './lifecycle.ts';
+import { createLifecycle, createPowerSaveGuard } from './lifecycle.ts';
 import { registerIpc } from './ipc.ts';
 import { APP_ORIGIN } from './policy.ts';
 import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
 import { loadSettings } from './store.ts';
 import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
+// --- unattended operation (issue 6) ---
+import { systemClock } from '../core/clock.ts';
+import { createMainLog, type MainLog } from './log-file.ts';
+import { createStaffOps } from './staff-ops.ts';
+/** Recovery of a crashed run's session must not keep the attract screen away for long. */
+const RECOVERY_TIMEOUT_MS = 20_000;
 
-const logger = createLogger({ scope: 'main', level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
+const consoleLogger = createLogger({ scope: 'main', level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
+// --- unattended operation (issue 6): the console until the log file is open (after ready), then electron-log ---
+let activeLogger: Logger = consoleLogger;
+let mainLog: MainLog | null = null;
+const logger: Logger = {
+  debug: (m, d) => activeLogger.debug(m, d),
+  info: (m, d) => activeLogger.info(m, d),
+  warn: (m, d) => activeLogger.warn(m, d),
+  error: (m, d) => activeLogger.error(m, d),
+};
 
 // out/main/index.js → out/preload/index.cjs and out/renderer/ (built by renderer/vite.config.ts).
 const OUT_DIR = join(import.meta.dirname, '..');
@@ -37,6 +52,8 @@ if (!app.requestSingleInstanceLock()) {
 
 async function main(): Promise<void> {
   await app.whenReady();
+  mainLog = createMainLog({ dir: app.getPath('logs'), level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info', scope: 'main' });
+  activeLogger = mainLog.logger;
   hardenSession(logger);
   serveRenderer(RENDERER_DIR, logger);
 
@@ -67,7 +84,40 @@ async function main(): Promise<void> {
     reloadRenderer: () => {
       if (win && !win.isDestroyed()) void loadRenderer(win).catch((e: unknown) => logger.error('Reload failed', { error: String(e) }));
     },
+    relaunchApp: () => {
+      app.relaunch();
+      app.exit(0);
+    },
   });
+
+  // --- unattended operation (issue 6) ---
+  process.on('uncaughtException', (error) => void lifecycle.onFatalError('uncaughtException', error));
+  process.on('unhandledRejection', (reason) => void lifecycle.onFatalError('unhandledRejection', reason));
+  const powerSave = createPowerSaveGuard(powerSaveBlocker, logger);
+  service.onEvent((event) => powerSave.onEvent(event));
+  const ops = createStaffOps({
+    service,
+    dataDir: app.getPath('userData'),
+    persistence: settings.persistence,
+    env: process.env,
+    appRoot: app.getAppPath(),
+    clock: systemClock,
+    logger,
+    version: app.getVersion(),
+    configError: settings.configError,
+    logTail: () => mainLog?.tail() ?? [],
+    platform: {
+      // Electron supports login items on macOS and Windows only.
+      getOpenAtLogin: () => (process.platform === 'darwin' || process.platform === 'win32' ? app.getLoginItemSettings().openAtLogin : null),
+      setOpenAtLogin: (enabled) => app.setLoginItemSettings({ openAtLogin: enabled }),
+      exitKiosk: () => void lifecycle.requestQuit('other'),
+      restart: () => {
+        app.relaunch();
+        void lifecycle.requestQuit('other');
+      },
+    },
+  });
+  // --- end unattended operation ---
 
   registerIpc(ipcMain, {
     service,
@@ -96,10 +146,18 @@ async function main(): Promise<void> {
   win.webContents.on('render-process-gone', (_event, details) => {
     void lifecycle.onRenderProcessGone({ reason: details.reason, exitCode: details.exitCode });
   });
-  win.webContents.on('unresponsive', () => logger.warn('The renderer is unresponsive'));
+  win.webContents.on('unresponsive', () => lifecycle.onUnresponsive());
+  win.webContents.on('responsive', () => lifecycle.onResponsive());
   win.webContents.on('did-fail-load', (_event, code, description, url) => {
     logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
   });
+  // --- unattended operation (issue 6): a session left over by a crash is hung up before the attract screen ---
+  let recoveryTimer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    ops.recover().catch((e: unknown) => logger.error('Crash recovery failed', { error: String(e) })),
+    new Promise<void>((resolve) => (recoveryTimer = setTimeout(() => (logger.warn('Crash recovery is slow; showing the kiosk anyway'), resolve()), RECOVERY_TIMEOUT_MS))),
+  ]);
+  clearTimeout(recoveryTimer);
   await loadRenderer(win);
   logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
 }

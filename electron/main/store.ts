@@ -14,6 +14,7 @@ import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import { configJsonSchema, defaultConfig, resolveConfig, type ConfigEnv, type KioskConfig } from './config.ts';
 import type { ApiKeySource } from './kiosk-service.ts';
+import type { SettingsPersistence } from './settings.ts';
 
 export interface LoadedSettings {
   config: KioskConfig;
@@ -25,6 +26,9 @@ export interface LoadedSettings {
   persistApiKey(key: string | null): Promise<void>;
   /** Where the config file is (for the operator's dialog). */
   configPath: string | null;
+  // --- staff operations (issue 6) ---
+  /** The raw config file for the staff panel (reads {} and refuses writes when the file is invalid). */
+  persistence: SettingsPersistence;
 }
 
 export async function loadSettings(options: { env: ConfigEnv; appRoot: string; logger: Logger }): Promise<LoadedSettings> {
@@ -78,6 +82,14 @@ export async function loadSettings(options: { env: ConfigEnv; appRoot: string; l
     apiKeySource,
     apiKeyWeaklyProtected: weak,
     configPath: store?.path ?? null,
+    // --- staff operations (issue 6) ---
+    persistence: {
+      read: () => (store ? { ...store.store } : {}),
+      async write(next) {
+        if (!store) throw new AvatarError('invalid_config', 'The configuration file is invalid; fix it (or delete it) before saving settings.');
+        store.store = next; // electron-store validates against the schema and writes the file
+      },
+    },
     async persistApiKey(key) {
       if (!store) throw new AvatarError('invalid_config', 'The configuration file is invalid; fix it before storing a key.');
       if (key === null) {

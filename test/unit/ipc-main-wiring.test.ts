@@ -136,3 +136,59 @@ describe('main process wiring: an invalid config file', () => {
     assert.equal(facts.windowOptions.kiosk, true);
   });
 });
+
+// --- unattended operation (issue 6) ---
+describe('main process wiring: unattended operation', () => {
+  let facts: Record<string, any>;
+  let output: string;
+  before(async () => {
+    ({ facts, output } = await runHarness('full'));
+  });
+
+  it('keeps the display awake only while live, and watches for an unresponsive renderer', () => {
+    assert.deepEqual(facts.powerSaveWhileLive, ['start:prevent-display-sleep:1']);
+    // The crash ended call 1, call 2 went live, SIGTERM ended it.
+    assert.deepEqual(facts.powerSave, ['start:prevent-display-sleep:1', 'stop:1', 'start:prevent-display-sleep:2', 'stop:2']);
+    assert.deepEqual(facts.unresponsiveListeners, [1, 1]);
+  });
+
+  it('staff channels answer through IPC: locked until a PIN is chosen; login items refused on Linux', () => {
+    assert.deepEqual(facts.pinState, { ok: true, value: { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5 } });
+    assert.equal(facts.statusLocked.error.code, 'unauthorized');
+    assert.equal(facts.setPin.value.unlocked, true);
+    assert.deepEqual(facts.openAtLogin, { ok: false, error: { code: 'invalid_request', message: 'Starting at login is not supported on this system.' } });
+  });
+
+  it('logs to a file through electron-log, redacted; renderer errors land there; the panel reads the tail', () => {
+    assert.ok(facts.logFileLines > 5);
+    assert.equal(facts.logHasRendererError, true);
+    assert.equal(facts.logHasSecret, false);
+    assert.equal(facts.logTail.ok, true);
+    assert.ok(facts.logTail.value.lines.some((l: string) => l.includes('Renderer error')));
+    assert.doesNotMatch(output, /sk-harness-SECRET/);
+  });
+
+  it('a session left over by a crash is hung up before the attract screen loads, and recorded as recovered', async () => {
+    const { facts } = await runHarness('recovery');
+    assert.equal(facts.configGet.value.mode, 'direct');
+    assert.equal(facts.leftoverStatusAtLoad, 'ended');
+    assert.equal(facts.leftoverSession.connInits, 0, 'no conn_init: never billed');
+    assert.equal(facts.leftoverSession.billedSeconds, 0);
+    assert.equal(facts.journalLeft, false);
+    assert.equal(facts.ledger.length, 1);
+    assert.deepEqual(
+      [facts.ledger[0].kind, facts.ledger[0].live_id, facts.ledger[0].recovered, facts.ledger[0].end_reason, facts.ledger[0].billed_seconds, facts.ledger[0].credits_cost],
+      ['session', facts.leftoverSession.id, true, 'app_crash', 0, 0],
+    );
+  });
+
+  it('an uncaught exception in main during a call hangs up, logs and relaunches', async () => {
+    const { facts } = await runHarness('fatal');
+    assert.equal(facts.start.ok, true);
+    assert.deepEqual(facts.fatalPhases.slice(-2), ['ending', 'ended']);
+    assert.equal(facts.relaunchCalls, 1);
+    assert.deepEqual(facts.exitCalls, [0]);
+    assert.deepEqual(facts.powerSave, ['start:prevent-display-sleep:1', 'stop:1']);
+    assert.equal(facts.logHasFatal, true);
+  });
+});

@@ -18,6 +18,10 @@ export const record = {
   permissionRequest: null as null | ((wc: unknown, permission: string, cb: (ok: boolean) => void, details: Record<string, unknown>) => void),
   permissionCheck: null as null | ((wc: unknown, permission: string, origin: string, details: Record<string, unknown>) => boolean),
   menuSetTo: undefined as unknown,
+  // --- unattended operation (issue 6) ---
+  relaunchCalls: 0,
+  powerSave: [] as string[],
+  loginItemSettings: [] as unknown[],
 };
 
 class FakeWebContents extends EventEmitter {
@@ -88,8 +92,19 @@ class FakeApp extends EventEmitter {
   exit(code = 0): void {
     record.exitCalls.push(code);
   }
-  getPath(_name: string): string {
-    return process.env.STUB_USER_DATA ?? join(process.cwd(), '.stub-user-data');
+  getPath(name: string): string {
+    const userData = process.env.STUB_USER_DATA ?? join(process.cwd(), '.stub-user-data');
+    return name === 'logs' ? join(userData, 'logs') : userData;
+  }
+  // --- unattended operation (issue 6) ---
+  relaunch(): void {
+    record.relaunchCalls++;
+  }
+  getLoginItemSettings(): { openAtLogin: boolean } {
+    return { openAtLogin: false };
+  }
+  setLoginItemSettings(settings: unknown): void {
+    record.loginItemSettings.push(settings);
   }
   getVersion(): string {
     return '0.0.0-test';
@@ -159,7 +174,20 @@ export const Menu = {
   },
 };
 
+// --- unattended operation (issue 6) ---
+let powerSaveId = 0;
+export const powerSaveBlocker = {
+  start(type: string): number {
+    powerSaveId++;
+    record.powerSave.push(`start:${type}:${powerSaveId}`);
+    return powerSaveId;
+  },
+  stop(id: number): void {
+    record.powerSave.push(`stop:${id}`);
+  },
+};
+
 export const shell = {};
 export const net = {};
 
-export default { app, BrowserWindow, protocol, session, ipcMain, safeStorage, dialog, Menu, shell, net };
+export default { app, BrowserWindow, protocol, session, ipcMain, safeStorage, dialog, Menu, shell, net, powerSaveBlocker };

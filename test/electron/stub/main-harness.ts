@@ -5,13 +5,17 @@
  * for test/unit/ipc-main-wiring.test.ts to assert on.
  *
  * Run: node --import tsx --import ./test/electron/stub/register.mjs test/electron/stub/main-harness.ts <scenario>
- * Scenarios: `full` (default), `broken-config`.
+ * Scenarios: `full` (default), `broken-config`, `recovery` (a leftover session from a "crashed" run),
+ * `fatal` (an uncaught exception in main during a call).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
 import { app, ipcMain, record, type BrowserWindow } from './electron.ts';
+import { existsSync } from 'node:fs';
+import { ServiceClient } from '../../../electron/core/rest-client.ts';
+import { startEmulator, type EmulatorHandle } from '../../../electron/emulator/index.ts';
 
 const scenario = process.argv[2] ?? 'full';
 const userData = mkdtempSync(join(tmpdir(), 'kiosk-stub-'));
@@ -27,6 +31,22 @@ writeFileSync(
 );
 
 const facts: Record<string, unknown> = { scenario };
+
+// --- unattended operation (issue 6): a leftover session from a run that "crashed" ---
+let leftoverEmulator: EmulatorHandle | null = null;
+let leftoverId = '';
+if (scenario === 'recovery') {
+  leftoverEmulator = await startEmulator({ host: '127.0.0.1', port: 0, knobs: { endingMs: 20 } });
+  const client = new ServiceClient({ target: { surface: 'direct', baseUrl: leftoverEmulator.baseUrl, apiKey: leftoverEmulator.apiKey } });
+  const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  leftoverId = (await client.createSession({ call_mode: 'audio', avatar: { persona: 'P', image_uri: TINY_PNG } })).live.id;
+  const cipher = Buffer.from(`enc:${Buffer.from(leftoverEmulator.apiKey).toString('hex')}`).toString('base64'); // the stub's safeStorage
+  writeFileSync(configFile, JSON.stringify({ callMode: 'audio', service: { baseUrl: leftoverEmulator.baseUrl }, encryptedApiKey: cipher, window: { mode: 'windowed', width: 800, height: 600 } }));
+  writeFileSync(
+    join(userData, 'current-session.json'),
+    JSON.stringify({ v: 1, liveId: leftoverId, surface: 'direct', serviceUrl: leftoverEmulator.baseUrl, callMode: 'audio', startAtMs: Date.now() - 5_000, liveAtMs: null }),
+  );
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until(what: string, pred: () => boolean, timeoutMs = 10_000): Promise<void> {
   const t0 = Date.now();
@@ -99,6 +119,7 @@ if (scenario === 'full') {
   // a session, then the renderer crashes
   facts.start1 = await invoke(CHANNELS.sessionStart, { callMode: 'audio' });
   await until('live', () => events().some((e) => e.type === 'state' && e.state.phase === 'live'));
+  facts.powerSaveWhileLive = [...record.powerSave];
   wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
   await until('the reload', () => win.loads.length >= 2);
   await until('idle', () => events().at(-1)?.type === 'state' && (events().at(-1) as { state: { phase: string } }).state.phase === 'idle');
@@ -117,6 +138,44 @@ if (scenario === 'full') {
   process.emit('SIGTERM', 'SIGTERM');
   await sleep(50);
   facts.quitCallsAfterThirdSignal = record.quitCalls;
+}
+
+// --- unattended operation (issue 6) ---
+const readLog = () => (existsSync(join(userData, 'logs', 'main.log')) ? readFileSync(join(userData, 'logs', 'main.log'), 'utf8') : '');
+if (scenario === 'full') {
+  facts.unresponsiveListeners = [wc.listenerCount('unresponsive'), wc.listenerCount('responsive')];
+  facts.powerSave = [...record.powerSave];
+  facts.pinState = await invoke(CHANNELS.staffPinState);
+  facts.statusLocked = await invoke(CHANNELS.staffStatus);
+  facts.setPin = await invoke(CHANNELS.staffSetPin, { pin: '2468' });
+  facts.openAtLogin = await invoke(CHANNELS.staffSetOpenAtLogin, { enabled: true });
+  facts.reportError = await invoke(CHANNELS.appReportError, { message: 'ReferenceError: sk-harness-SECRET-123456789 is not defined', source: 'window.onerror' });
+  facts.logTail = await invoke(CHANNELS.staffLogTail);
+  const log = readLog();
+  facts.logFileLines = log.split('\n').filter(Boolean).length;
+  facts.logHasRendererError = log.includes('Renderer error');
+  facts.logHasSecret = log.includes('sk-harness-SECRET');
+}
+if (scenario === 'recovery') {
+  facts.leftoverStatusAtLoad = leftoverEmulator!.getSession(leftoverId)?.status;
+  facts.leftoverSession = leftoverEmulator!.getSession(leftoverId);
+  facts.journalLeft = existsSync(join(userData, 'current-session.json'));
+  const ledgerDir = join(userData, 'ledger');
+  facts.ledger = existsSync(ledgerDir)
+    ? (await import('node:fs')).readdirSync(ledgerDir).flatMap((f) => readFileSync(join(ledgerDir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l)))
+    : [];
+  await leftoverEmulator!.close();
+}
+if (scenario === 'fatal') {
+  facts.start = await invoke(CHANNELS.sessionStart, { callMode: 'audio' });
+  await until('live', () => events().some((e) => e.type === 'state' && e.state.phase === 'live'));
+  process.emit('uncaughtException', new Error('boom in main'), 'uncaughtException');
+  await until('the relaunch', () => record.relaunchCalls >= 1 && record.exitCalls.length >= 1, 15_000);
+  facts.fatalPhases = events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
+  facts.relaunchCalls = record.relaunchCalls;
+  facts.exitCalls = record.exitCalls;
+  facts.powerSave = [...record.powerSave];
+  facts.logHasFatal = readLog().includes('Fatal error in main: hanging up and relaunching the kiosk');
 }
 
 // Keep the report small (the avatar image is a large data URL) and flush it before exiting: stdout to a
