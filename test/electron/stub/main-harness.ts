@@ -169,7 +169,7 @@ if (scenario === 'recovery') {
 if (scenario === 'fatal') {
   facts.start = await invoke(CHANNELS.sessionStart, { callMode: 'audio' });
   await until('live', () => events().some((e) => e.type === 'state' && e.state.phase === 'live'));
-  process.emit('uncaughtException', new Error('boom in main'), 'uncaughtException');
+  (process.emit as (event: string, ...args: unknown[]) => boolean)('uncaughtException', new Error('boom in main'), 'uncaughtException');
   await until('the relaunch', () => record.relaunchCalls >= 1 && record.exitCalls.length >= 1, 15_000);
   facts.fatalPhases = events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
   facts.relaunchCalls = record.relaunchCalls;
