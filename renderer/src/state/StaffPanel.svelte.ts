@@ -441,7 +441,7 @@ export class StaffPanel {
   #pickedPicture = $state<string | null>(null);
   /** The picked file's name and size while the form holds its data: URI. */
   get pickedPicture(): string | null {
-    return this.draft?.avatar.imagePath.startsWith('data:') ? (this.#pickedPicture ?? 'a picked picture') : null;
+    return this.draft?.avatar.imagePath.startsWith('data:') ? (this.#pickedPicture ?? 'the picture stored in the settings') : null;
   }
 
   /** Make `voice` the avatar's voice (saved at once). */

@@ -1,0 +1,196 @@
+/**
+ * The staff panel end to end (issue 6 §1): the BUILT renderer in Debian's Chromium (fake mic/camera),
+ * bridged to the REAL kiosk service with the staff operations attached (PIN hash, settings in a temp
+ * config.json, ledger, doctor) on the real emulator.
+ *
+ * - the hidden gesture (long-press the top-left corner for 3 s; a short press does nothing), first use
+ *   (choose + confirm a PIN), every tab, a settings save with a per-field message, then a good save
+ *   whose new name shows on the attract screen and lands in config.json;
+ * - wrong PINs say how many tries are left, the fifth locks the pad with the seconds left.
+ *
+ * Screenshots (both orientations): staff-pin-choose, staff-status, staff-settings, staff-settings-errors,
+ * staff-voices, staff-diagnostics, staff-logs, staff-system, staff-pin-wrong, staff-pin-locked.
+ * Build first: npm run build:renderer.   Run: node --import tsx --test test/e2e/staff.test.ts
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright';
+import { eventually, launchChromium, openStaffKiosk, screenIs, screenshotBoth, startStaticServer, type Orientation, type StaffKioskPage } from './harness.ts';
+
+let server: Awaited<ReturnType<typeof startStaticServer>>;
+let browser: Browser;
+let portrait: string;
+
+before(async () => {
+  server = await startStaticServer();
+  browser = await launchChromium();
+  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(orientation: Orientation): Promise<StaffKioskPage> {
+  const k = await openStaffKiosk({ browser, baseUrl: server.url, orientation, imageDataUrl: portrait });
+  await screenIs(k.page, 'attract');
+  return k;
+}
+
+/** Hold the pointer on the top-left corner for `ms`. */
+async function pressCorner(page: Page, ms: number): Promise<void> {
+  await page.mouse.move(30, 30);
+  await page.mouse.down();
+  await page.waitForTimeout(ms);
+  await page.mouse.up();
+}
+
+async function typePin(page: Page, pin: string): Promise<void> {
+  for (const d of pin) await page.click(`[data-testid=pin-${d}]`);
+  await page.click('[data-testid=pin-ok]');
+}
+
+const pinMessage = (page: Page) => page.locator('[data-testid=pin-message]').textContent().then((t) => (t ?? '').trim().replace(/\s+/g, ' '));
+
+describe('Staff panel (E2E: built renderer + real kiosk service with staff operations + emulator)', () => {
+  it('opens with a 3 s corner press, sets the PIN on first use, shows every tab, and applies a new name to the attract screen', async () => {
+    const k = await open('landscape');
+    try {
+      const { page } = k;
+      // A short press is not the gesture.
+      await pressCorner(page, 1_000);
+      await page.waitForTimeout(300);
+      assert.equal(await page.locator('[data-testid=pin-pad]').count(), 0, 'a 1 s press does not open the pad');
+
+      await pressCorner(page, 3_300);
+      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
+      assert.equal(await page.locator('#pin-title').textContent(), 'Choose a staff PIN');
+      for (const d of '24') await page.click(`[data-testid=pin-${d}]`);
+      await screenshotBoth(page, 'staff-pin-choose', 'landscape');
+      for (const d of '68') await page.click(`[data-testid=pin-${d}]`);
+      await page.click('[data-testid=pin-ok]');
+      await page.locator('[data-testid=pin-pad][data-step=confirm]').waitFor({ timeout: 5_000 });
+      await typePin(page, '2468');
+      await page.locator('[data-testid=staff-panel][data-tab=status]').waitFor({ timeout: 5_000 });
+      assert.match((await k.persistence.read().staffPinHash) as string, /^scrypt\$/, 'only a scrypt hash of the PIN is stored');
+      assert.ok(!JSON.stringify(k.persistence.read()).includes('"2468"'), 'the PIN itself is stored nowhere');
+
+      // Status
+      await eventually(async () => (await page.locator('[data-testid=status-mode]').textContent()) === 'Demo (built-in emulator)', 'the status tab loaded');
+      await screenshotBoth(page, 'staff-status', 'landscape');
+
+      // Settings: a bad value gets main's message next to its field; nothing is saved.
+      await page.click('[data-testid=tab-settings]');
+      await page.locator('[data-testid=settings-form]').waitFor({ timeout: 5_000 });
+      assert.equal(await page.inputValue('[data-testid=set-name]'), 'Ava');
+      await screenshotBoth(page, 'staff-settings', 'landscape');
+      await page.fill('[data-testid=set-name]', 'Maximilian');
+      await page.fill('[data-testid=set-persona]', 'A cheerful museum guide who loves dinosaurs.');
+      await page.fill('[data-testid=set-idle-prompt]', '3');
+      await page.click('[data-testid=settings-save]');
+      const fieldError = page.locator('[data-testid="error-idle.promptSeconds"]');
+      await fieldError.waitFor({ timeout: 5_000 });
+      const message = (await fieldError.textContent()) ?? '';
+      assert.ok(message.length > 5 && !/ZodError|at \w+ \(|\n\s+at /.test(message), `a human message, no stack: ${message}`);
+      assert.equal((k.persistence.read().avatar as { name?: string } | undefined)?.name, 'Ava', 'nothing saved');
+      await fieldError.scrollIntoViewIfNeeded();
+      await screenshotBoth(page, 'staff-settings-errors', 'landscape');
+
+      await page.fill('[data-testid=set-idle-prompt]', '30');
+      await page.click('[data-testid=settings-save]');
+      await eventually(async () => /^Saved\./.test((await page.locator('[data-testid=save-message]').textContent()) ?? ''), 'the settings were saved');
+      const file = k.persistence.read() as { avatar: { name: string; persona: string }; idle: { promptSeconds: number } };
+      assert.equal(file.avatar.name, 'Maximilian');
+      assert.equal(file.avatar.persona, 'A cheerful museum guide who loves dinosaurs.');
+      assert.equal(file.idle.promptSeconds, 30);
+      assert.equal(k.service.config.avatar.name, 'Maximilian', 'applied without a restart');
+
+      // Voices
+      await page.click('[data-testid=tab-voices]');
+      await page.locator('[data-testid=voice-current]').waitFor({ timeout: 5_000 });
+      assert.equal(await page.locator('[data-testid=voice-current]').textContent(), 'Tina');
+      assert.match((await page.locator('[data-testid=clone-cost]').textContent()) ?? '', /899 credits/);
+      await screenshotBoth(page, 'staff-voices', 'landscape');
+
+      // Diagnostics: main's checks (the service check closes its session before conn_init) + devices.
+      await page.click('[data-testid=tab-diagnostics]');
+      await page.locator('[data-testid=doctor-checks]').waitFor({ timeout: 20_000 });
+      for (const id of ['config', 'service', 'microphone', 'camera']) {
+        await eventually(async () => (await page.getAttribute(`[data-check=${id}]`, 'data-ok')) === 'true', `the ${id} check passes`);
+      }
+      await eventually(
+        () => page.evaluate(`(() => { const v = document.querySelector('[data-testid=camera-preview]'); return !!v && v.videoWidth > 0; })()`),
+        'the camera preview shows frames',
+      );
+      await page.waitForTimeout(500); // the level meter moves with the fake device's beeps
+      await screenshotBoth(page, 'staff-diagnostics', 'landscape');
+
+      // Logs
+      await page.click('[data-testid=tab-logs]');
+      await page.locator('[data-testid=logs]').waitFor({ timeout: 5_000 });
+      assert.match((await page.locator('[data-testid=logs]').textContent()) ?? '', /kiosk started \(e2e\)/);
+      await screenshotBoth(page, 'staff-logs', 'landscape');
+
+      // System: restart goes to main's platform hook.
+      await page.click('[data-testid=tab-system]');
+      await page.locator('[data-testid=system-restart]').waitFor({ timeout: 5_000 });
+      await screenshotBoth(page, 'staff-system', 'landscape');
+      await page.click('[data-testid=system-restart]');
+      await eventually(() => k.platform.calls.includes('restart'), 'restart reached main');
+
+      // Close: the attract screen shows the new name; the device check released the camera and mic.
+      await page.click('[data-testid=staff-close]');
+      await page.locator('[data-testid=staff]').waitFor({ state: 'detached', timeout: 5_000 });
+      await eventually(async () => (await page.locator('#attract-title').textContent()) === 'Maximilian', 'the attract screen shows the new name');
+      const tracks = await page.evaluate<{ total: number; live: number }>(`({ total: window.__localTracks.length, live: window.__localTracks.filter((t) => t.readyState === 'live').length })`);
+      assert.ok(tracks.total >= 2, 'the diagnostics opened the microphone and camera');
+      assert.equal(tracks.live, 0, 'and released them when the tab closed');
+      assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);
+    } finally {
+      await k.close();
+    }
+  });
+
+  it('says how many tries are left after a wrong PIN and locks the pad after the fifth, with the seconds left', async () => {
+    const k = await open('portrait');
+    try {
+      const { page } = k;
+      // First use through the keyboard shortcut, then close.
+      await page.keyboard.press('Control+Shift+S');
+      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
+      await typePin(page, '1379');
+      await typePin(page, '1379');
+      await page.locator('[data-testid=staff-panel]').waitFor({ timeout: 5_000 });
+      await page.click('[data-testid=staff-close]');
+      await page.locator('[data-testid=staff]').waitFor({ state: 'detached', timeout: 5_000 });
+
+      await page.keyboard.press('Control+Alt+K');
+      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
+      const seen: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        await typePin(page, '0000');
+        await eventually(async () => /Wrong PIN/.test(await pinMessage(page)), 'the wrong PIN is reported');
+        seen.push(await pinMessage(page));
+        if (i === 0) await screenshotBoth(page, 'staff-pin-wrong', 'portrait');
+      }
+      assert.deepEqual(seen, ['Wrong PIN. 4 tries left.', 'Wrong PIN. 3 tries left.', 'Wrong PIN. 2 tries left.', 'Wrong PIN. 1 try left.']);
+      await typePin(page, '0000');
+      await eventually(async () => /Too many wrong tries\. Try again in \d+ seconds\./.test(await pinMessage(page)), 'the lock-out is shown');
+      const left = Number(/in (\d+) seconds/.exec(await pinMessage(page))![1]);
+      assert.ok(left > 50 && left <= 60, `about a minute left (${left} s)`);
+      assert.equal(await page.isDisabled('[data-testid=pin-1]'), true, 'the keys are disabled while locked');
+      await screenshotBoth(page, 'staff-pin-locked', 'portrait');
+      // Main refuses even the right PIN while locked.
+      const res = await k.service.handle('kiosk:staff:unlock', { pin: '1379' });
+      assert.equal(res.ok, false);
+      assert.equal(!res.ok && res.error.code, 'locked');
+      await page.click('[data-testid=pin-cancel]');
+      await page.locator('[data-testid=staff]').waitFor({ state: 'detached', timeout: 5_000 });
+      await screenIs(page, 'attract');
+    } finally {
+      await k.close();
+    }
+  });
+});
