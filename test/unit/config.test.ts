@@ -42,6 +42,7 @@ describe('resolveConfig', () => {
         rtcEngine: 'auto',
         returnToAttractSeconds: 15,
         countdownWarningSeconds: 30,
+        idle: { promptSeconds: 45, hangupSeconds: 15 },
       });
     });
     it('treats undefined/null content as empty', () => {

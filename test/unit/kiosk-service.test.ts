@@ -89,8 +89,9 @@ describe('createKioskService (no network)', () => {
     assert.ok(r.ok);
     assert.deepEqual(Object.keys(r.value).sort(), [
       'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'countdownWarningSeconds',
-      'hasApiKey', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'windowMode',
+      'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'windowMode',
     ]);
+    assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);
     await service.shutdown();
   });
