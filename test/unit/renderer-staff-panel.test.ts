@@ -241,6 +241,23 @@ describe('StaffPanel', () => {
       assert.equal(clock.pendingCount, 0);
     });
 
+    it('keeps main’s unlock alive while staff type without making calls (at most one keep-alive per 20 s)', async () => {
+      const { clock, panel, type, fake } = setup();
+      await panel.open();
+      await type('2468');
+      await settle();
+      const before = fake.calls.length;
+      await clock.advance(10_000);
+      panel.activity(); // 10 s after the last call: nothing sent
+      assert.equal(fake.calls.length, before);
+      await clock.advance(15_000);
+      panel.activity(); // 25 s: one keep-alive
+      panel.activity();
+      await settle();
+      assert.deepEqual(fake.calls.slice(before), ['status']);
+      assert.equal(panel.busy, false, 'the keep-alive does not disable the buttons');
+    });
+
     it('goes back to the PIN pad when main answers unauthorized (it forgot the unlock)', async () => {
       const { panel, type, fake } = setup();
       await panel.open();

@@ -12,6 +12,7 @@ import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView }
 import { LiveCall } from './LiveCall.svelte.ts';
 import { IdleWatch, DEFAULT_IDLE } from './IdleWatch.svelte.ts'; // issue 6
 import { openCallVoice, type CallVoice } from '../sensing/call-voice.ts'; // issue 6
+import type { Signal } from '../sensing/types.ts'; // issue 6
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
 export type StepStatus = 'pending' | 'active' | 'done';
@@ -336,6 +337,13 @@ export class KioskApp {
   readonly idle: IdleWatch = new IdleWatch({ onExpire: () => void this.hangUpIdle() });
   #idleLiveId: string | null = null;
   #idleVoice: CallVoice | null = null;
+  #presence: Signal | null = null;
+
+  /** Plug in the camera's presence detector (fast-start's PresenceDetector); it counts in video calls. */
+  usePresence(presence: Signal | null): void {
+    this.#presence = presence;
+    if (this.idle.isRunning) this.idle.attachPresence(presence);
+  }
 
   get endedByIdle(): boolean {
     return this.idle.endedCall;
@@ -353,7 +361,7 @@ export class KioskApp {
     if (liveId && liveId !== this.#idleLiveId && this.call.isPlaying) {
       this.#stopIdle();
       this.#idleLiveId = liveId;
-      this.idle.start({ settings: this.#config?.idle ?? DEFAULT_IDLE, mode: this.#mode, voice: null });
+      this.idle.start({ settings: this.#config?.idle ?? DEFAULT_IDLE, mode: this.#mode, voice: null, presence: this.#presence });
       void openCallVoice(this.call.localAudioTrack, this.#getUserMedia).then((voice) => {
         if (this.#idleLiveId !== liveId) {
           voice?.close(); // the call ended while the microphone was being measured

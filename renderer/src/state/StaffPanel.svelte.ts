@@ -38,6 +38,8 @@ export const STAFF_TABS: ReadonlyArray<{ id: StaffTab; label: string }> = [
 ];
 
 export const LONG_PRESS_MS = 3_000;
+/** Input without staff calls refreshes main's unlock this often (main forgets it after 60 s). */
+export const KEEP_ALIVE_MS = 20_000;
 export const INACTIVITY_CLOSE_MS = 60_000;
 export const PIN_MIN = 4;
 export const PIN_MAX = 8;
@@ -233,9 +235,15 @@ export class StaffPanel {
     await this.#deps.staff?.lock();
   }
 
-  /** Any input inside the panel: the 60 s inactivity clock restarts. */
+  /**
+   * Any input inside the panel: the 60 s inactivity clock restarts. Main forgets the unlock 60 s after
+   * the last staff CALL, so while someone is busy typing (no calls) a light keep-alive goes out at most
+   * every KEEP_ALIVE_MS; otherwise a long form would bounce back to the PIN pad on save.
+   */
   activity(): void {
-    if (this.isOpen) this.#armInactivity();
+    if (!this.isOpen) return;
+    this.#armInactivity();
+    if (this.#view === 'panel' && this.#clock.now() - this.#lastCallMs >= KEEP_ALIVE_MS) void this.#call((s) => s.status(), { quiet: true });
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -519,10 +527,11 @@ export class StaffPanel {
   // -------------------------------------------------------------------------------------------------
 
   /** Every staff call goes through here: busy flag, input clock, and `unauthorized` → back to the pad. */
-  async #call<T>(fn: (staff: KioskApi['staff']) => Promise<Result<T>>): Promise<Result<T>> {
+  async #call<T>(fn: (staff: KioskApi['staff']) => Promise<Result<T>>, options: { quiet?: boolean } = {}): Promise<Result<T>> {
     const staff = this.#deps.staff;
     if (!staff) return { ok: false, error: { code: 'internal', message: 'The staff panel needs the kiosk app.' } };
-    this.#busy = true;
+    this.#lastCallMs = this.#clock.now();
+    if (!options.quiet) this.#busy = true;
     try {
       const r = await fn(staff);
       if (!r.ok && r.error.code === 'unauthorized' && this.#view === 'panel') {
@@ -534,9 +543,10 @@ export class StaffPanel {
       }
       return r;
     } finally {
-      this.#busy = false;
+      if (!options.quiet) this.#busy = false;
     }
   }
+  #lastCallMs = 0;
 
   #enterPanel(): void {
     this.#view = 'panel';
