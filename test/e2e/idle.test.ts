@@ -5,7 +5,9 @@
  * a short wait (prompt after 10 s, hang up 12 s later).
  *
  * 1. a silent call shows "Are you still there?" with a countdown; "Keep talking" cancels it;
- * 2. left alone, the prompt runs out: the call is hung up with cause `idle` (type 5 `user_end` on the
+ * 2. with a talking visitor (a speech-like WAV: voiced syllables with short pauses) no prompt appears:
+ *    the voice activity detector hears the local, echo-cancelled microphone in real Chromium WebAudio;
+ * 3. left alone, the prompt runs out: the call is hung up with cause `idle` (type 5 `user_end` on the
  *    wire), the ended screen says why, and the ledger records `idle`; its CSV export downloads from the
  *    staff panel (opened with the keyboard shortcut, which does nothing during the call).
  *
@@ -23,10 +25,12 @@ import { eventually, launchChromiumWithArgs, openStaffKiosk, screenIs, screensho
 let server: Awaited<ReturnType<typeof startStaticServer>>;
 let browser: Browser;
 let portrait: string;
+let wavDir: string;
 
 before(async () => {
   server = await startStaticServer();
-  const silence = writeWav(join(mkdtempSync(join(tmpdir(), 'kiosk-e2e-wav-')), 'silence.wav'), 2, () => 0);
+  wavDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-wav-'));
+  const silence = writeWav(join(wavDir, 'silence.wav'), 2, () => 0);
   browser = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${silence}`]);
   portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
 });
@@ -55,6 +59,7 @@ describe('Idle hang-up (E2E: silent microphone, real kiosk service + staff opera
 
       const prompt = page.locator('[data-testid=idle-prompt]');
       await prompt.waitFor({ timeout: 25_000 });
+      assert.equal(await page.getAttribute('[data-testid=idle-watch]', 'data-active'), 'false', 'the silent microphone is not heard as speech');
       assert.match((await page.locator('[data-testid=idle-countdown]').textContent()) ?? '', /The conversation will end in \d+ seconds? unless you tap or speak\./);
       assert.equal(await page.locator('#idle-title').textContent(), 'Are you still there?');
       await screenshotBoth(page, 'idle-prompt', 'landscape');
@@ -107,6 +112,47 @@ describe('Idle hang-up (E2E: silent microphone, real kiosk service + staff opera
       assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);
     } finally {
       await k.close();
+    }
+  });
+
+  it('never asks while the visitor keeps talking (voice activity on the local microphone)', async () => {
+    // Voiced "syllables": 140 Hz with ten harmonics, 4 per second, 150 ms gaps and a 500 ms breath
+    // every 2 s (shorter than the detector's 900 ms stop hold, far shorter than the 10 s wait).
+    const speech = writeWav(join(wavDir, 'speech.wav'), 4, (t) => {
+      const inBreath = t % 2 > 1.5;
+      const inGap = t % 0.25 > 0.1;
+      if (inBreath || inGap) return 0;
+      let v = 0;
+      for (let h = 1; h <= 10; h++) v += Math.sin(2 * Math.PI * 140 * h * t) / h;
+      return 0.35 * v * Math.sin((Math.PI * (t % 0.25)) / 0.1);
+    });
+    const talking = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${speech}`]);
+    const k = await openStaffKiosk({ browser: talking, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, file: { idle: IDLE, callMode: 'audio' } });
+    try {
+      const { page } = k;
+      await screenIs(page, 'attract');
+      await page.click('[data-testid=mode-audio]');
+      await page.click('[data-testid=start]');
+      await screenIs(page, 'live', 20_000);
+      await page.evaluate(`(() => {
+        window.__idlePromptSeen = false;
+        window.__voiceHeard = false;
+        new MutationObserver(() => {
+          if (document.querySelector('[data-testid=idle-prompt]')) window.__idlePromptSeen = true;
+          if (document.querySelector('[data-testid=idle-watch][data-phase=watching][data-active=true]')) window.__voiceHeard = true;
+        }).observe(document.body, { childList: true, subtree: true, attributes: true });
+      })()`);
+      await page.waitForTimeout(IDLE.promptSeconds * 1000 + 6_000);
+      assert.equal(await page.evaluate('window.__voiceHeard'), true, 'the watch ran and heard the visitor');
+      assert.equal(await page.evaluate('window.__idlePromptSeen'), false, 'no "still there?" while the visitor talks');
+      assert.equal(k.emulator.liveCount(), 1, 'the call is still live');
+      assert.equal(k.bridge.calls.filter((c) => c.channel === 'kiosk:session:hangup').length, 0);
+      await page.click('[data-testid=hangup]');
+      await screenIs(page, 'ended', 15_000);
+      assert.equal(await page.locator('[data-testid=ended-idle]').count(), 0, 'a visitor hang-up does not blame silence');
+    } finally {
+      await k.close();
+      await talking.close();
     }
   });
 });

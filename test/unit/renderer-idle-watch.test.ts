@@ -70,10 +70,12 @@ describe('IdleWatch', () => {
 
   describe('when the visitor speaks', () => {
     it('never prompts while speech lasts, and waits the whole promptSeconds after it stops', async () => {
-      const { clock, voice, expired, look, start } = setup();
+      const { clock, voice, expired, watch, look, start } = setup();
       start();
       await clock.advance(30_000);
+      assert.equal(watch.someoneActive, false);
       voice.set(true);
+      assert.equal(watch.someoneActive, true);
       await clock.advance(120_000);
       assert.equal(look(), 'watching');
       voice.set(false); // at 150 s

@@ -58,6 +58,8 @@ export class IdleWatch {
   #ticker: unknown = null;
   /** The last call this watch hung up (until the next `start()` / `reset()`). */
   #expired = $state(false);
+  /** `isActive` as of the last signal change (reactive, for the screen and tests). */
+  #activeNow = $state(false);
 
   constructor(deps: IdleWatchDeps) {
     this.#deps = deps;
@@ -85,6 +87,11 @@ export class IdleWatch {
   /** The watch ended the last call (the ended screen says why). */
   get endedCall(): boolean {
     return this.#expired;
+  }
+
+  /** Reactive view of `isActive` (updated on every signal change). */
+  get someoneActive(): boolean {
+    return this.#activeNow;
   }
 
   /** Someone is there: speech, or (video mode) a person in front of the camera. */
@@ -135,6 +142,7 @@ export class IdleWatch {
     this.#voice = this.#presence = null;
     this.#promptEndsAtMs = null;
     this.#phase = 'off';
+    this.#activeNow = false;
   }
 
   /** A new call is starting: forget that the last one ended by idleness. */
@@ -147,7 +155,8 @@ export class IdleWatch {
 
   #onSignal(): void {
     if (!this.isRunning) return;
-    if (this.isActive) {
+    this.#activeNow = this.isActive;
+    if (this.#activeNow) {
       // Someone is there: no countdown at all while it lasts (the wait starts when it ends).
       this.#clearTimers();
       this.#promptEndsAtMs = null;
