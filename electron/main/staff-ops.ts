@@ -194,7 +194,8 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
     }
     await persistence.write(v.file);
-    await service.reconfigure(v.config);
+    // Restart-only keys stay as the running window was built until the restart (RESTART_KEYS).
+    await service.reconfigure({ ...v.config, window: service.config.window, rtcEngine: service.config.rtcEngine });
     logger.info('Settings saved', { restartRequired: v.restartRequired });
     await refreshKeyState();
     return { saved: true, settings: staffSettings(), restartRequired: v.restartRequired };

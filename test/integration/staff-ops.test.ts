@@ -121,6 +121,14 @@ describe('staff operations (kiosk service + emulator)', () => {
     const ended = waitFor(service, (ev) => ev.type === 'state' && ev.state.phase === 'ended');
     await call(CHANNELS.sessionHangup);
     await ended;
+    // A restart-only key is saved for the next start but the running kiosk keeps its window settings.
+    const again = await call<{ saved: boolean; restartRequired: boolean }>(CHANNELS.staffSaveSettings, { settings: { ...settings, window: { mode: 'windowed', width: 800, height: 600 } } });
+    assert.ok(again.ok && again.value.saved);
+    assert.equal(again.value.restartRequired, true);
+    assert.deepEqual(persistence.read().window, { mode: 'windowed', width: 800, height: 600 });
+    const pub2 = (await call<PublicConfig>(CHANNELS.configGet)) as Result<PublicConfig>;
+    assert.ok(pub2.ok);
+    assert.equal(pub2.value.windowMode, 'kiosk');
   });
 
   it('doctor: config valid, service reachable through a session closed before conn_init, 0 billed on the emulator', async () => {
