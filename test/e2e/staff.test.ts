@@ -99,12 +99,19 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       await screenshotBoth(page, 'staff-settings-errors', 'landscape');
 
       await page.fill('[data-testid=set-idle-prompt]', '30');
+      // The picture as a file: a too-large one is refused with its size; the real one is taken.
+      await page.setInputFiles('[data-testid=set-image-file]', { name: 'huge.png', mimeType: 'image/png', buffer: Buffer.alloc(11 * 1024 * 1024) });
+      assert.equal(await page.locator('[data-testid="error-avatar.imagePath"]').textContent(), 'That picture is 11.0 MB; pick one under 10.0 MB.');
+      await page.setInputFiles('[data-testid=set-image-file]', join(import.meta.dirname, '../../resources/demo-avatar.png'));
+      await eventually(async () => /^Picked: demo-avatar\.png \(0\.\d MB\)$/.test((await page.locator('[data-testid=picked-picture]').textContent()) ?? ''), 'the picked file is shown');
+      assert.equal(await page.locator('[data-testid="error-avatar.imagePath"]').count(), 0);
       await page.click('[data-testid=settings-save]');
       await eventually(async () => /^Saved\./.test((await page.locator('[data-testid=save-message]').textContent()) ?? ''), 'the settings were saved');
       const file = k.persistence.read() as { avatar: { name: string; persona: string }; idle: { promptSeconds: number } };
       assert.equal(file.avatar.name, 'Maximilian');
       assert.equal(file.avatar.persona, 'A cheerful museum guide who loves dinosaurs.');
       assert.equal(file.idle.promptSeconds, 30);
+      assert.equal((file.avatar as { imagePath?: string }).imagePath, join(k.dataDir, 'avatar-image.png'), 'the picked picture is kept as a file, not base64 in config.json');
       assert.equal(k.service.config.avatar.name, 'Maximilian', 'applied without a restart');
 
       // Voices

@@ -304,7 +304,7 @@ describe('StaffPanel', () => {
       await panel.pickPicture(file('image/png', 3));
       assert.equal(panel.draft?.avatar.imagePath, 'data:image/png;base64,AQID');
       assert.equal(panel.fieldErrors['avatar.imagePath'], undefined);
-      assert.equal(panel.pickedPicture, 'me.png (0.0 MB)');
+      assert.equal(panel.pickedPicture, 'Picked: me.png (0.0 MB)');
     });
   });
 

@@ -447,9 +447,9 @@ export class StaffPanel {
     this.#pickedPicture = `${file.name} (${megabytes(file.size)})`;
   }
   #pickedPicture = $state<string | null>(null);
-  /** The picked file's name and size while the form holds its data: URI. */
+  /** What the form's data: URI picture is: the picked file's name and size, or the stored picture. */
   get pickedPicture(): string | null {
-    return this.draft?.avatar.imagePath.startsWith('data:') ? (this.#pickedPicture ?? 'the picture stored in the settings') : null;
+    return this.draft?.avatar.imagePath.startsWith('data:') ? (this.#pickedPicture ? `Picked: ${this.#pickedPicture}` : 'The picture stored in the settings') : null;
   }
 
   /** Make `voice` the avatar's voice (saved at once). */
