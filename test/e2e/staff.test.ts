@@ -6,6 +6,7 @@
  * - the hidden gesture (long-press the top-left corner for 3 s; a short press does nothing), first use
  *   (choose + confirm a PIN), every tab, a settings save with a per-field message, then a good save
  *   whose new name shows on the attract screen and lands in config.json;
+ *   a cloned voice becomes the avatar's voice;
  * - wrong PINs say how many tries are left, the fifth locks the pad with the seconds left.
  *
  * Screenshots (both orientations): staff-pin-choose, staff-status, staff-settings, staff-settings-errors,
@@ -120,6 +121,15 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       assert.equal(await page.locator('[data-testid=voice-current]').textContent(), 'Tina');
       assert.match((await page.locator('[data-testid=clone-cost]').textContent()) ?? '', /899 credits/);
       await screenshotBoth(page, 'staff-voices', 'landscape');
+      // Clone a voice (the emulator's first 10 are free), then make it the avatar's voice.
+      await page.fill('#clone-url', 'https://example.com/sample.mp3');
+      await page.fill('#clone-name', 'Museum Guide');
+      await page.click('text=Clone the voice');
+      await page.locator('[data-testid="voice-Museum Guide"]').waitFor({ timeout: 10_000 });
+      assert.match((await page.locator('[data-testid=clone-message]').textContent()) ?? '', /“Museum Guide” is ready/);
+      await page.click('[data-testid="voice-Museum Guide"]');
+      await eventually(async () => (await page.locator('[data-testid=voice-current]').textContent()) === 'Museum Guide', 'the new voice is current');
+      assert.equal((k.persistence.read().avatar as { voice?: string }).voice, 'Museum Guide');
 
       // Diagnostics: main's checks (the service check closes its session before conn_init) + devices.
       await page.click('[data-testid=tab-diagnostics]');
