@@ -39,6 +39,7 @@ import type { SessionEvent, SessionState, ServiceTarget, StartOptions } from '..
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator as defaultStartEmulator, type EmulatorHandle, type EmulatorKnobs } from '../emulator/index.ts';
 import type { KioskConfig } from './config.ts';
+import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast } from './cast.ts';
 
 export type ApiKeySource = 'env' | 'stored' | 'none';
 type RunningEmulator = EmulatorHandle;
@@ -60,6 +61,9 @@ export interface KioskServiceOptions {
   persistApiKey?: (key: string | null) => Promise<void>;
   /** Read the avatar image as a data: URL for the attract screen (null when unavailable). */
   loadAvatarImage?: (path: string) => Promise<string | null>;
+  // --- fleets and companions (issue 8) ---
+  /** Whether the screen is portrait (for the default `video.fit`); default: the configured window's shape. */
+  portrait?: boolean;
 }
 
 export interface KioskService {
@@ -85,6 +89,9 @@ export interface KioskService {
   /** The current session state (synchronous view of `getState`). */
   readonly state: SessionState;
   readonly mode: PublicConfig['mode'];
+  // --- fleets and companions (issue 8) ---
+  /** Cast members whose image or persona failed the start-up check (each message names the avatar). */
+  readonly castProblems: ErrorInfo[];
 }
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
@@ -132,6 +139,11 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let active: ActiveSession | null = null;
   let shutdownPromise: Promise<void> | null = null;
   let imageDataUrl: Promise<string | null> | null = null;
+  // --- cast of avatars (issue 8): only a configured `avatars` list is checked up front ---
+  const castErrors = config.avatars ? await checkCast(config.cast) : new Map<string, AvatarError>();
+  for (const e of castErrors.values()) logger.error('An avatar of the cast cannot be used', { message: e.message });
+  const cast = usableCast(config.cast, castErrors);
+  let castImages: Promise<Map<string, string | null>> | null = null;
 
   const effectiveKey = (): string | null => envApiKey ?? storedApiKey;
   const apiKeySource = (): ApiKeySource => (envApiKey ? 'env' : storedApiKey ? 'stored' : 'none');
@@ -197,6 +209,10 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       rtcEngine: config.rtcEngine,
       returnToAttractSeconds: config.returnToAttractSeconds,
       countdownWarningSeconds: config.countdownWarningSeconds,
+      // --- fleets and companions (issue 8) ---
+      cast: [],
+      video: { fit: resolveVideoFit(config, options.portrait ?? configuredPortrait(config)) },
+      companion: { pushToTalk: config.companion.pushToTalk, shortcut: config.companion.shortcut },
     };
   }
 
@@ -205,7 +221,19 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       logger.warn('Could not load the avatar image for the attract screen', { error: String(error) });
       return null;
     });
-    return ok(publicConfig(await imageDataUrl));
+    const pc = publicConfig(await imageDataUrl);
+    castImages ??= (async () => {
+      const images = new Map<string, string | null>();
+      for (const m of cast) {
+        images.set(m.id, m.imagePath === config.avatar.imagePath ? await imageDataUrl : await loadAvatarImage(m.imagePath).catch(() => null));
+      }
+      return images;
+    })();
+    pc.cast = publicCast(cast, await castImages);
+    // PublicConfig.avatar is cast[0] (with one avatar, exactly the `avatar` block as before).
+    const first = cast[0]!;
+    pc.avatar = { name: first.name, imageDataUrl: pc.cast[0]!.imageDataUrl, voice: first.voice };
+    return ok(pc);
   }
 
   /** Forward a controller event, rewriting the terminal state after a media failure. */
@@ -229,14 +257,19 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       const error = clientError ?? new AvatarError('invalid_config', 'The avatar service is not configured.');
       return fail(error.code, error.message);
     }
-    let callMode = config.callMode;
-    if (args.callMode && args.callMode !== config.callMode) {
+    // --- cast of avatars (issue 8) ---
+    const member = args.avatarId === undefined ? cast[0]! : config.cast.find((m) => m.id === args.avatarId);
+    if (!member) return fail('invalid_request', `There is no avatar "${args.avatarId}" in the cast.`);
+    const castError = castErrors.get(member.id);
+    if (castError) return fail(castError.code, castError.message);
+    let callMode = member.callMode;
+    if (args.callMode && args.callMode !== callMode) {
       if (config.allowModeChoice) callMode = args.callMode;
       else logger.warn('Ignoring the requested call mode: allowModeChoice is off', { requested: args.callMode });
     }
     const startOptions: StartOptions = {
       callMode,
-      avatar: { persona: config.avatar.persona, image: config.avatar.imagePath, name: config.avatar.name, voice: config.avatar.voice },
+      avatar: { persona: member.persona, image: member.imagePath, name: member.name, voice: member.voice },
       ...(config.moderation ? { moderation: config.moderation } : {}),
       ...(config.extraMotion !== undefined ? { extraMotion: config.extraMotion } : {}),
     };
@@ -473,6 +506,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     get mode() {
       return mode;
     },
+    castProblems: [...castErrors.values()].map((e) => e.toInfo()),
   };
 }
 

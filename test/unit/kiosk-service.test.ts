@@ -88,8 +88,8 @@ describe('createKioskService (no network)', () => {
     const r = await service.getConfig();
     assert.ok(r.ok);
     assert.deepEqual(Object.keys(r.value).sort(), [
-      'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'countdownWarningSeconds',
-      'hasApiKey', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'windowMode',
+      'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'cast', 'companion', 'countdownWarningSeconds',
+      'hasApiKey', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'video', 'windowMode',
     ]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);
     await service.shutdown();
