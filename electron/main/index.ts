@@ -14,6 +14,7 @@ import { APP_ORIGIN } from './policy.ts';
 import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
 import { loadSettings } from './store.ts';
 import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
+import { startFleetMetrics } from './metrics.ts';
 
 const logger = createLogger({ scope: 'main', level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 
@@ -58,6 +59,11 @@ async function main(): Promise<void> {
     persistApiKey: settings.persistApiKey,
   });
 
+  // --- cast of avatars (issue 8): a bad member is left out of the attract screen and named here ---
+  if (service.castProblems.length) {
+    dialog.showErrorBox('Avatar Kiosk: avatar problem', `${service.castProblems.map((p) => p.message).join('\n\n')}\n\nThe other avatars are available. Fix the configuration and restart.`);
+  }
+
   let win: BrowserWindow | null = null;
   const lifecycle = createLifecycle({
     logger,
@@ -96,6 +102,19 @@ async function main(): Promise<void> {
   win.webContents.on('render-process-gone', (_event, details) => {
     void lifecycle.onRenderProcessGone({ reason: details.reason, exitCode: details.exitCode });
   });
+  // --- fleet metrics (issue 8): opt-in /metrics and /healthz; a failure to bind never stops the kiosk ---
+  const fleet = await startFleetMetrics({
+    config: settings.config,
+    service,
+    version: app.getVersion(),
+    launchStatePath: join(app.getPath('userData'), 'metrics-state.json'),
+    startupErrors: [...(settings.configError ? [settings.configError.code] : []), ...service.castProblems.map((p) => p.code)],
+    logger,
+  });
+  if (fleet) {
+    win.webContents.on('render-process-gone', (_event, details) => fleet.metrics.rendererGone(details.reason));
+    app.on('will-quit', () => void fleet.close());
+  }
   win.webContents.on('unresponsive', () => logger.warn('The renderer is unresponsive'));
   win.webContents.on('did-fail-load', (_event, code, description, url) => {
     logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
