@@ -192,7 +192,12 @@ export function defaultConfig(env: ConfigEnv = {}, options: ResolveOptions = {})
     return resolveConfig({}, env, options);
   } catch {
     // A bad environment override must not stop the safe fallback either.
-    return resolveConfig({}, {}, options);
+    try {
+      return resolveConfig({}, {}, options);
+    } catch {
+      // Nor a policy whose settings conflict (issue 8): the safe defaults then do without it.
+      return resolveConfig({}, {}, { ...options, policy: {} });
+    }
   }
 }
 

@@ -50,6 +50,14 @@ async function main(): Promise<void> {
     );
   }
 
+  // --- managed configuration (issue 8) ---
+  if (settings.policy.problems.length) {
+    dialog.showErrorBox(
+      'Avatar Kiosk: policy problem',
+      `${settings.policy.problems.join('\n')}\n\nThe other settings of ${settings.policy.path} apply. Ask the administrator to fix the policy file.`,
+    );
+  }
+
   const service: KioskService = await createKioskService({
     config: settings.config,
     apiKey: settings.apiKey,
@@ -108,7 +116,11 @@ async function main(): Promise<void> {
     service,
     version: app.getVersion(),
     launchStatePath: join(app.getPath('userData'), 'metrics-state.json'),
-    startupErrors: [...(settings.configError ? [settings.configError.code] : []), ...service.castProblems.map((p) => p.code)],
+    startupErrors: [
+      ...(settings.configError ? [settings.configError.code] : []),
+      ...settings.policy.problems.map(() => 'invalid_config' as const),
+      ...service.castProblems.map((p) => p.code),
+    ],
     logger,
   });
   if (fleet) {
