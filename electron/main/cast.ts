@@ -50,7 +50,12 @@ export function resolveVideoFit(config: Pick<KioskConfig, 'video'>, portrait: bo
   return config.video?.fit ?? (portrait ? 'cover' : 'contain');
 }
 
-/** Whether the configured window is portrait (index.ts passes the real display's shape in kiosk mode). */
-export function configuredPortrait(config: Pick<KioskConfig, 'window'>): boolean {
+/**
+ * Whether the avatar's screen is portrait: the display in kiosk mode (when known), the companion's size
+ * in companion mode, the configured window otherwise.
+ */
+export function configuredPortrait(config: Pick<KioskConfig, 'window' | 'companion'>, display?: { width: number; height: number }): boolean {
+  if (config.window.mode === 'kiosk' && display) return display.height > display.width;
+  if (config.window.mode === 'companion') return config.companion.height > config.companion.width;
   return config.window.height > config.window.width;
 }

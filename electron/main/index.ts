@@ -3,7 +3,7 @@
  * lifecycle.ts (how it quits and recovers), ipc.ts (who may call), policy.ts/security.ts (what the page
  * may do), store.ts (settings and the key), window.ts (the window).
  */
-import { app, dialog, ipcMain, type BrowserWindow } from 'electron';
+import { app, dialog, ipcMain, screen, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
 import { createLogger } from '../core/log.ts';
@@ -15,6 +15,8 @@ import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } fro
 import { loadSettings } from './store.ts';
 import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
 import { startFleetMetrics } from './metrics.ts';
+import { companionBounds, setupCompanion } from './companion-window.ts';
+import { configuredPortrait } from './cast.ts';
 
 const logger = createLogger({ scope: 'main', level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 
@@ -65,6 +67,8 @@ async function main(): Promise<void> {
     apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
     logger,
     persistApiKey: settings.persistApiKey,
+    // --- issue 8: video.fit defaults to cover when the screen is portrait ---
+    portrait: configuredPortrait(settings.config, screen.getPrimaryDisplay().size),
   });
 
   // --- cast of avatars (issue 8): a bad member is left out of the attract screen and named here ---
@@ -106,7 +110,8 @@ async function main(): Promise<void> {
   if (usesNativeRtc(settings.config)) {
     logger.warn('rtcEngine "agora-native": the renderer runs with Node integration and without context isolation (vendor requirement).');
   }
-  win = createMainWindow({ config: settings.config, preloadPath: PRELOAD_PATH });
+  const companionMode = settings.config.window.mode === 'companion';
+  win = createMainWindow({ config: settings.config, preloadPath: PRELOAD_PATH, ...(companionMode ? { companionBounds: companionBounds(settings.config, logger) } : {}) });
   win.webContents.on('render-process-gone', (_event, details) => {
     void lifecycle.onRenderProcessGone({ reason: details.reason, exitCode: details.exitCode });
   });
@@ -131,6 +136,20 @@ async function main(): Promise<void> {
   win.webContents.on('did-fail-load', (_event, code, description, url) => {
     logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
   });
+  // --- desktop companion (issue 8): tray, global shortcut, hide on close, remembered bounds ---
+  if (companionMode) {
+    const publicCast = await service.getConfig();
+    const companion = setupCompanion({
+      win,
+      service,
+      config: settings.config,
+      cast: publicCast.ok ? publicCast.value.cast : settings.config.cast,
+      requestQuit: () => lifecycle.requestQuit('tray'),
+      isRunning: () => lifecycle.phase === 'running',
+      logger,
+    });
+    app.on('will-quit', () => companion.dispose());
+  }
   await loadRenderer(win);
   logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
-import { checkCast, resolveVideoFit } from '../../electron/main/cast.ts';
+import { checkCast, configuredPortrait, resolveVideoFit } from '../../electron/main/cast.ts';
 import { resolveConfig } from '../../electron/main/config.ts';
 import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
 
@@ -108,6 +108,15 @@ describe('resolveVideoFit', () => {
     assert.equal(resolveVideoFit({ video: { fit: 'cover' } }, false), 'cover');
     assert.equal(resolveVideoFit({}, true), 'cover');
     assert.equal(resolveVideoFit({ video: {} }, false), 'contain');
+  });
+  it('portrait is the display in kiosk mode, the companion size in companion mode, else the configured window', () => {
+    const cfg = (mode: 'kiosk' | 'windowed' | 'companion', w = 1080, h = 1920, cw = 420, ch = 640) => ({ window: { mode, width: w, height: h }, companion: { shortcut: 'Alt+K', pushToTalk: false, width: cw, height: ch } });
+    assert.equal(configuredPortrait(cfg('kiosk'), { width: 1920, height: 1080 }), false);
+    assert.equal(configuredPortrait(cfg('kiosk', 1920, 1080), { width: 1080, height: 1920 }), true);
+    assert.equal(configuredPortrait(cfg('kiosk')), true, 'no display known: the configured window');
+    assert.equal(configuredPortrait(cfg('companion', 1920, 1080)), true);
+    assert.equal(configuredPortrait(cfg('companion', 1080, 1920, 800, 600)), false);
+    assert.equal(configuredPortrait(cfg('windowed', 800, 600)), false);
   });
 });
 
