@@ -102,6 +102,17 @@ describe('checkCast', () => {
   });
 });
 
+describe('checkCast: size', () => {
+  it('names a member whose image is over the 20 MB inline limit (read through the injected reader)', async () => {
+    const c = resolveConfig({ avatars: [{ imagePath: '/img/small.png', name: 'Small' }, { imagePath: '/img/huge.png', name: 'Huge' }] }, {}, opts());
+    const huge = Buffer.alloc(21 * 1024 * 1024);
+    PNG_BYTES.copy(huge);
+    const problems = await checkCast(c.cast, { readFile: async (path) => (path.endsWith('huge.png') ? huge : PNG_BYTES) });
+    assert.deepEqual([...problems.keys()], ['huge']);
+    assert.match(problems.get('huge')!.message, /^The avatar "Huge" \(avatars\.1, id "huge"\) cannot be used: .*(20 MB|too large|MB)/i);
+  });
+});
+
 describe('resolveVideoFit', () => {
   it('config wins; else cover in portrait, contain in landscape', () => {
     assert.equal(resolveVideoFit({ video: { fit: 'contain' } }, true), 'contain');
