@@ -78,6 +78,17 @@ async function swipe(page: Page, dx: number): Promise<void> {
   await page.mouse.up();
 }
 
+/** Tap what a visitor sees of a card: the middle of its part inside the carousel's window (neighbours only peek in). */
+async function tapCard(page: Page, id: string): Promise<void> {
+  await page.waitForTimeout(450); // the track's slide
+  const card = (await page.locator(`[data-testid=cast-member-${id}]`).boundingBox())!;
+  const view = (await page.locator('[data-testid=cast] [role=radiogroup]').boundingBox())!;
+  const left = Math.max(card.x, view.x);
+  const right = Math.min(card.x + card.width, view.x + view.width);
+  assert.ok(right - left >= 48, `at least 48 px of ${id} are visible to tap (${Math.round(right - left)} px)`);
+  await page.mouse.click((left + right) / 2, card.y + card.height / 2);
+}
+
 function realProblems(k: KioskPage): string[] {
   return k.problems.filter((p) => !/Failed to load resource.*404/.test(p));
 }
@@ -117,7 +128,7 @@ describe('A cast of avatars (E2E)', () => {
       assert.equal(await k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start').length, 0, 'neither a swipe nor a key started a call');
 
       // A tap on a neighbour selects it; a tap on the selected one would start — use Enter on the focused card instead.
-      await page.click('[data-testid=cast-member-leo]');
+      await tapCard(page, 'leo');
       await expectSelected(page, 'leo', 'Leo');
       assert.equal(await k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start').length, 0, 'tapping a neighbour only selects it');
       await page.focus('[data-testid=cast-member-leo]');
@@ -167,10 +178,11 @@ describe('A cast of avatars (E2E)', () => {
     const k = await open('portrait', castConfig());
     try {
       const { page } = k;
-      await page.click('[data-testid=cast-member-mia]'); // a neighbour: selects
+      await page.click('[data-testid=cast-next]');
+      await expectSelected(page, 'leo', 'Leo');
+      await tapCard(page, 'mia'); // a neighbour: selects
       await expectSelected(page, 'mia', 'Mia');
-      await page.waitForTimeout(450); // the track slides
-      await page.click('[data-testid=cast-member-mia]'); // the selected one: talks
+      await tapCard(page, 'mia'); // the selected one: talks
       await screenIs(page, 'live', 15_000);
       const session = k.emulator.listSessions()[0]!;
       assert.equal(session.callMode, 'audio');

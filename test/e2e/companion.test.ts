@@ -71,7 +71,7 @@ async function micEnabled(page: Page): Promise<boolean[]> {
 }
 
 describe('The desktop companion (E2E)', () => {
-  it('fits every screen into 360×480 and 420×640 without clipping', async () => {
+  it('fits every screen into 360×480, 420×640 and 640×480 without clipping', async () => {
     // Video warm-up 4 s: the connecting screen stays long enough to be measured at both sizes.
     const k = await open({}, { warmupMs: { audio: 0, video: 4_000 } });
     try {
@@ -106,7 +106,7 @@ describe('The desktop companion (E2E)', () => {
     }
   });
 
-  it('fits the cast and a voice-only call into 360×480 and 420×640', async () => {
+  it('fits the cast and a voice-only call into 360×480, 420×640 and 640×480', async () => {
     const k = await open({
       avatars: [
         { id: 'ava', name: 'Ava', imagePath: ava },

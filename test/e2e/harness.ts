@@ -244,10 +244,11 @@ export const screenIs = (page: Page, screen: string, timeoutMs = 10_000) =>
 
 // --- cast and companion (issue 8) ---
 
-/** Companion window sizes the screens must fit without clipping (the smallest the window allows, and its default). */
+/** Companion window sizes the screens must fit without clipping (the smallest the window allows, its default, and resized wide). */
 export const COMPANION_SIZES = [
   { width: 360, height: 480 },
   { width: 420, height: 640 },
+  { width: 640, height: 480 },
 ] as const;
 
 /** Screenshot at an exact viewport size to test/artifacts/screens/<name>.png (the viewport is left at that size). */
