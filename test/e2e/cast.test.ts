@@ -78,6 +78,21 @@ async function swipe(page: Page, dx: number): Promise<void> {
   await page.mouse.up();
 }
 
+/** A finger swipe (Chromium's touch input through CDP: touch → pointer events with pointerType "touch"). */
+async function touchSwipe(page: Page, dx: number): Promise<void> {
+  const box = (await page.locator('[data-testid=cast] [role=radiogroup]').boundingBox())!;
+  const x = Math.round(box.x + box.width / 2);
+  const y = Math.round(box.y + box.height / 2);
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+    for (let i = 1; i <= 8; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: x + Math.round((dx * i) / 8), y: y + i }] });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  } finally {
+    await cdp.detach();
+  }
+}
+
 /** Tap what a visitor sees of a card: the middle of its part inside the carousel's window (neighbours only peek in). */
 async function tapCard(page: Page, id: string): Promise<void> {
   await page.waitForTimeout(450); // the track's slide
@@ -125,6 +140,11 @@ describe('A cast of avatars (E2E)', () => {
       assert.equal(await page.getAttribute('[data-testid=mode-video]', 'aria-checked'), 'true', 'Leo talks on video');
       await swipe(page, -260);
       await expectSelected(page, 'mia', 'Mia');
+      await touchSwipe(page, -220);
+      await expectSelected(page, 'ava', 'Ava');
+      await touchSwipe(page, 220);
+      await expectSelected(page, 'mia', 'Mia');
+      assert.equal(k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start').length, 0, 'a finger swipe is not a tap');
       assert.equal(await k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start').length, 0, 'neither a swipe nor a key started a call');
 
       // A tap on a neighbour selects it; a tap on the selected one would start — use Enter on the focused card instead.
