@@ -32,6 +32,7 @@ const MIA_GREETING = 'Hi, I’m Mia. Ask me about books, opening hours or anythi
 
 function castConfig(): Record<string, unknown> {
   return {
+    returnToAttractSeconds: 60, // the end screens stay while they are measured and screenshotted, however slow the machine
     avatars: [
       { id: 'ava', name: 'Ava', imagePath: ava, persona: PERSONAS.ava },
       { id: 'leo', name: 'Leo', imagePath: leo, persona: PERSONAS.leo, voice: 'Leo' },
@@ -242,7 +243,7 @@ describe('A cast of avatars (E2E)', () => {
 describe('video.fit (E2E)', () => {
   for (const fit of ['contain', 'cover'] as const) {
     it(`${fit}: the live picture ${fit === 'cover' ? 'fills the screen, the self-view and controls stay in the bottom band' : 'is letterboxed whole'}, in portrait and landscape`, async () => {
-      const k = await open('portrait', { video: { fit } });
+      const k = await open('portrait', { video: { fit }, returnToAttractSeconds: 60 });
       try {
         const { page } = k;
         await page.click('[data-testid=start]');
