@@ -43,9 +43,6 @@ export class Companion {
     this.#app = app;
   }
 
-  get isCompanion(): boolean {
-    return this.#app.config?.windowMode === 'companion';
-  }
   /** Push-to-talk is configured (`companion.pushToTalk`). */
   get isPushToTalk(): boolean {
     return this.#app.config?.companion?.pushToTalk === true;
