@@ -61,7 +61,12 @@ export const fail = (code: ErrorCode, message: string): Result<never> => ({ ok: 
 // ---------------------------------------------------------------------------------------------------
 // Arguments (validated in main before a handler runs)
 
-export const startArgsSchema = z.strictObject({ callMode: z.enum(CALL_MODES).optional() });
+export const startArgsSchema = z.strictObject({
+  callMode: z.enum(CALL_MODES).optional(),
+  // --- cast of avatars (issue 8) ---
+  /** Which cast member to talk to (`PublicConfig.cast[].id`); default: the first. */
+  avatarId: z.string().min(1).max(64).optional(),
+});
 export type StartArgs = z.infer<typeof startArgsSchema>;
 
 export const setMutedArgsSchema = z.strictObject({ muted: z.boolean() });
@@ -112,7 +117,7 @@ export const editableSettingsSchema = z.strictObject({
   }),
   moderation: z.enum(['strict', 'disabled']).optional(),
   extraMotion: z.boolean().optional(),
-  window: z.strictObject({ mode: z.enum(['kiosk', 'windowed']), width: z.number(), height: z.number() }),
+  window: z.strictObject({ mode: z.enum(['kiosk', 'windowed', 'companion']), width: z.number(), height: z.number() }),
   rtcEngine: z.enum(['auto', 'agora-web', 'agora-native']),
   returnToAttractSeconds: z.number(),
   countdownWarningSeconds: z.number(),
@@ -222,7 +227,6 @@ export interface PublicConfig {
   /** Let the visitor choose audio or video on the attract screen. */
   allowModeChoice: boolean;
   avatar: { name: string; imageDataUrl: string | null; voice: string };
-  windowMode: 'kiosk' | 'windowed';
   rtcEngine: 'auto' | 'agora-web' | 'agora-native';
   /** Seconds the ended/error screens stay before returning to attract. */
   returnToAttractSeconds: number;
@@ -234,6 +238,38 @@ export interface PublicConfig {
   /** The venue's maximum call length (below live_duration); main hangs up there, and the live state's
    *  `endsAtMs` already reflects it. null: the service's live_duration only. */
   maxCallSeconds: number | null;
+  // --- fleets and companions (issue 8) ---
+  /** The avatars a visitor may pick (length ≥ 1, config order). `avatar` above is always `cast[0]`. */
+  cast: CastMember[];
+  /** How the avatar video fills the screen (resolved: config `video.fit`, else `cover` in a portrait window). */
+  video: { fit: VideoFit };
+  /** The window's mode (`companion`: compact always-on-top window with a tray icon). */
+  windowMode: 'kiosk' | 'windowed' | 'companion';
+  /** Desktop companion settings (meaningful when windowMode is `companion`). */
+  companion: { pushToTalk: boolean; shortcut: string };
+}
+
+// --- fleets and companions (issue 8) ---
+export const VIDEO_FITS = ['contain', 'cover'] as const;
+export type VideoFit = (typeof VIDEO_FITS)[number];
+
+/** One avatar of the cast, as the attract screen shows it. */
+export interface CastMember {
+  id: string;
+  name: string;
+  imageDataUrl: string | null;
+  callMode: CallMode;
+  greeting: string | null;
+}
+
+/** Main → renderer: a tray menu item or the global shortcut asks the renderer (which owns the media) to act. */
+export const KIOSK_COMMANDS = ['toggle-call', 'hangup', 'open-settings'] as const;
+export type KioskCommand = (typeof KIOSK_COMMANDS)[number];
+export interface CommandEvent {
+  type: 'command';
+  command: KioskCommand;
+  /** For `toggle-call` from a tray "Talk to …" item: which cast member. */
+  avatarId?: string;
 }
 
 // --- staff operations (issue 6): view models ---
@@ -311,7 +347,7 @@ export interface SpareEvent {
 }
 
 /** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent;
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent;
 
 /** The API preload exposes as `window.kiosk`. Every call resolves (never rejects) with a Result. */
 export interface KioskApi {

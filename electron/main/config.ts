@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { AvatarError } from '../core/errors.ts';
-import { CALL_MODES, MODERATION_VALUES } from '../core/protocol.ts';
+import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
+import { VIDEO_FITS } from '../contract.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
 export const DEFAULT_AVATAR_IMAGE = 'resources/demo-avatar.png';
@@ -47,11 +48,47 @@ const avatarSchema = z
 
 const windowSchema = z
   .strictObject({
-    mode: z.enum(['kiosk', 'windowed']).default('kiosk'),
+    mode: z.enum(['kiosk', 'windowed', 'companion']).default('kiosk'),
     width: z.number().int().min(320).max(7680).default(1080),
     height: z.number().int().min(320).max(7680).default(1920),
   })
   .default({ mode: 'kiosk', width: 1080, height: 1920 });
+
+// --- fleets and companions (issue 8) ---
+/** Electron accelerator syntax: modifiers and one key joined by `+` (e.g. `CommandOrControl+Shift+Space`). */
+const ACCELERATOR = /^(?:(?:Command|Cmd|Control|Ctrl|CommandOrControl|CmdOrCtrl|Alt|Option|AltGr|Shift|Super|Meta)\+)*(?:[A-Za-z0-9]|F(?:[1-9]|1[0-9]|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[-=;',./`\[\]\\])$/;
+export const DEFAULT_COMPANION_SHORTCUT = 'CommandOrControl+Shift+Space';
+
+/** One member of the cast (`avatars`); missing persona/voice/callMode fall back to the `avatar` block / `callMode`. */
+const castMemberSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i, 'must be 1-64 letters, digits, "-" or "_"').optional(),
+  imagePath: z.string().min(1),
+  name: z.string().min(1).max(64),
+  persona: z.string().min(1).optional(),
+  voice: z.string().min(1).optional(),
+  callMode: z.enum(CALL_MODES).optional(),
+  greeting: z.string().min(1).max(500).optional(),
+});
+
+const companionSchema = z
+  .strictObject({
+    shortcut: z.string().regex(ACCELERATOR, 'must be an accelerator such as "CommandOrControl+Shift+Space"').default(DEFAULT_COMPANION_SHORTCUT),
+    pushToTalk: z.boolean().default(false),
+    /** The companion window's first size (later runs restore the size and position the user left it at). */
+    width: z.number().int().min(360).max(3840).default(420),
+    height: z.number().int().min(480).max(3840).default(640),
+  })
+  .default({ shortcut: DEFAULT_COMPANION_SHORTCUT, pushToTalk: false, width: 420, height: 640 });
+
+const metricsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    host: z.string().min(1).max(255).default('127.0.0.1'),
+    port: z.number().int().min(1).max(65535).default(9464),
+    /** Bearer token for /metrics and /healthz; required when `host` is not a loopback address. */
+    token: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+  })
+  .default({ enabled: false, host: '127.0.0.1', port: 9464 });
 
 export const configFileSchema = z.strictObject({
   service: serviceSchema,
@@ -78,6 +115,11 @@ export const configFileSchema = z.strictObject({
   maxCallSeconds: z.number().int().min(30).max(599).optional(),
   /** scrypt hash of the staff PIN (`scrypt$N$r$p$salt$hash`, base64 parts). Never the PIN. */
   staffPinHash: z.string().min(1).max(512).optional(),
+  // --- fleets and companions (issue 8) ---
+  avatars: z.array(castMemberSchema).min(1).max(12).optional(),
+  video: z.strictObject({ fit: z.enum(VIDEO_FITS).optional() }).optional(),
+  companion: companionSchema,
+  metrics: metricsSchema,
 });
 
 export type ConfigFile = z.input<typeof configFileSchema>;
@@ -85,7 +127,20 @@ export type ConfigFile = z.input<typeof configFileSchema>;
 /** The resolved configuration main works with (persona always filled in, paths absolute). */
 export type KioskConfig = Omit<z.output<typeof configFileSchema>, 'avatar'> & {
   avatar: { imagePath: string; persona: string; name: string; voice: string };
+  /** The cast (issue 8): `avatars` resolved (ids, paths, fallbacks), or the `avatar` block as a cast of one. */
+  cast: CastEntry[];
 };
+
+/** A resolved cast member: everything a session needs. */
+export interface CastEntry {
+  id: string;
+  name: string;
+  imagePath: string;
+  persona: string;
+  voice: string;
+  callMode: CallMode;
+  greeting: string | null;
+}
 
 /** The environment variables we read. `AVATAR_API_KEY` is returned separately, never put in config. */
 export interface ConfigEnv {
@@ -97,6 +152,8 @@ export interface ConfigEnv {
 }
 
 export interface ResolveOptions {
+  /** The administrator's policy layer (issue 8, managed-config.ts): already checked key by key; its keys win over the file and the environment. */
+  policy?: Record<string, unknown>;
   /** Relative paths (avatar image, persona file) resolve against this. Default: process.cwd(). */
   appRoot?: string;
   /** Read the persona file (injected in tests). Returns null when it cannot be read. */
@@ -114,7 +171,7 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   if (typeof input !== 'object' || Array.isArray(input)) {
     throw new AvatarError('invalid_config', 'Invalid configuration at "(root)": the file must hold a JSON object.', { details: { field: '(root)' } });
   }
-  const merged = applyEnv(structuredClone(input) as Record<string, unknown>, env);
+  const merged = overlay(applyEnv(structuredClone(input) as Record<string, unknown>, env), options.policy ?? {});
   const parsed = configFileSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -136,7 +193,9 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   }
   const imagePath = resolveImagePath(cfg.avatar.imagePath, appRoot);
   const persona = cfg.avatar.persona ?? readText(join(appRoot, DEFAULT_PERSONA_FILE))?.trim() ?? FALLBACK_PERSONA;
-  return { ...cfg, avatar: { ...cfg.avatar, imagePath, persona: persona || FALLBACK_PERSONA } };
+  const avatar = { ...cfg.avatar, imagePath, persona: persona || FALLBACK_PERSONA };
+  checkMetrics(cfg.metrics);
+  return { ...cfg, avatar, cast: resolveCast(cfg, avatar, appRoot) };
 }
 
 /** The configuration with nothing configured (what main falls back to when the file is invalid). */
@@ -145,7 +204,12 @@ export function defaultConfig(env: ConfigEnv = {}, options: ResolveOptions = {})
     return resolveConfig({}, env, options);
   } catch {
     // A bad environment override must not stop the safe fallback either.
-    return resolveConfig({}, {}, options);
+    try {
+      return resolveConfig({}, {}, options);
+    } catch {
+      // Nor a policy whose settings conflict (issue 8): the safe defaults then do without it.
+      return resolveConfig({}, {}, { ...options, policy: {} });
+    }
   }
 }
 
@@ -181,6 +245,61 @@ function envFieldSource(field: string, env: ConfigEnv): string | null {
   if (field === 'service.surface' && nonEmpty(env.AVATAR_SURFACE)) return 'AVATAR_SURFACE';
   if (field === 'window.mode' && nonEmpty(env.KIOSK_WINDOW_MODE)) return 'KIOSK_WINDOW_MODE';
   return null;
+}
+
+// --- fleets and companions (issue 8) ---
+/** Deep-merge `top` over `base`: objects merge key by key, anything else (arrays too) replaces. */
+export function overlay(base: Record<string, unknown>, top: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(top)) {
+    out[k] = isRecord(v) && isRecord(out[k]) ? overlay(out[k] as Record<string, unknown>, v) : structuredClone(v);
+  }
+  return out;
+}
+
+/** Loopback hosts may serve metrics without a token; anything else (0.0.0.0, a LAN address) may not. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
+}
+
+function checkMetrics(metrics: z.output<typeof metricsSchema>): void {
+  if (metrics.enabled && !isLoopbackHost(metrics.host) && !metrics.token) {
+    throw new AvatarError('invalid_config', `Invalid configuration at "metrics.token": required when metrics.host ("${metrics.host}") is not a loopback address.`, {
+      details: { field: 'metrics.token' },
+    });
+  }
+}
+
+function resolveCast(cfg: z.output<typeof configFileSchema>, avatar: KioskConfig['avatar'], appRoot: string): CastEntry[] {
+  if (!cfg.avatars) return [{ id: 'default', name: avatar.name, imagePath: avatar.imagePath, persona: avatar.persona, voice: avatar.voice, callMode: cfg.callMode, greeting: null }];
+  const explicit = new Set<string>();
+  cfg.avatars.forEach((m, i) => {
+    if (m.id === undefined) return;
+    if (explicit.has(m.id)) {
+      throw new AvatarError('invalid_config', `Invalid configuration at "avatars.${i}.id": "${m.id}" is used by two avatars.`, { details: { field: `avatars.${i}.id` } });
+    }
+    explicit.add(m.id);
+  });
+  const seen = new Set<string>(explicit);
+  return cfg.avatars.map((m, i) => {
+    let id = m.id;
+    if (id === undefined) {
+      // From the name ("Dr. Kim" → "dr-kim"); numbered when taken.
+      const slug = m.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'avatar';
+      id = seen.has(slug) ? `${slug}-${i + 1}` : slug;
+      seen.add(id);
+    }
+    return {
+      id,
+      name: m.name,
+      imagePath: resolveImagePath(m.imagePath, appRoot),
+      persona: m.persona ?? avatar.persona,
+      voice: m.voice ?? avatar.voice,
+      callMode: m.callMode ?? cfg.callMode,
+      greeting: m.greeting ?? null,
+    };
+  });
 }
 
 function resolveImagePath(p: string, appRoot: string): string {

@@ -3,7 +3,7 @@
  * lifecycle.ts (how it quits and recovers), ipc.ts (who may call), policy.ts/security.ts (what the page
  * may do), store.ts (settings and the key), window.ts (the window).
  */
-import { app, dialog, ipcMain, powerSaveBlocker, type BrowserWindow } from 'electron';
+import { app, dialog, ipcMain, powerSaveBlocker, screen, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
 import { createLogger, type Logger } from '../core/log.ts';
@@ -20,6 +20,9 @@ import { createMainLog, type MainLog } from './log-file.ts';
 import { createStaffOps } from './staff-ops.ts';
 /** Recovery of a crashed run's session must not keep the attract screen away for long. */
 const RECOVERY_TIMEOUT_MS = 20_000;
+import { startFleetMetrics } from './metrics.ts';
+import { companionBounds, setupCompanion } from './companion-window.ts';
+import { configuredPortrait } from './cast.ts';
 
 const consoleLogger = createLogger({ scope: 'main', level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 // --- unattended operation (issue 6): the console until the log file is open (after ready), then electron-log ---
@@ -66,6 +69,14 @@ async function main(): Promise<void> {
     );
   }
 
+  // --- managed configuration (issue 8) ---
+  if (settings.policy.problems.length) {
+    dialog.showErrorBox(
+      'Avatar Kiosk: policy problem',
+      `${settings.policy.problems.join('\n')}\n\nThe other settings of ${settings.policy.path} apply. Ask the administrator to fix the policy file.`,
+    );
+  }
+
   const service: KioskService = await createKioskService({
     config: settings.config,
     apiKey: settings.apiKey,
@@ -73,7 +84,14 @@ async function main(): Promise<void> {
     apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
     logger,
     persistApiKey: settings.persistApiKey,
+    // --- issue 8: video.fit defaults to cover when the screen is portrait ---
+    portrait: configuredPortrait(settings.config, screen.getPrimaryDisplay().size),
   });
+
+  // --- cast of avatars (issue 8): a bad member is left out of the attract screen and named here ---
+  if (service.castProblems.length) {
+    dialog.showErrorBox('Avatar Kiosk: avatar problem', `${service.castProblems.map((p) => p.message).join('\n\n')}\n\nThe other avatars are available. Fix the configuration and restart.`);
+  }
 
   let win: BrowserWindow | null = null;
   const lifecycle = createLifecycle({
@@ -105,6 +123,7 @@ async function main(): Promise<void> {
     logger,
     version: app.getVersion(),
     configError: settings.configError,
+    policy: settings.policy,
     logTail: () => mainLog?.tail() ?? [],
     platform: {
       // Electron supports login items on macOS and Windows only.
@@ -142,7 +161,8 @@ async function main(): Promise<void> {
   if (usesNativeRtc(settings.config)) {
     logger.warn('rtcEngine "agora-native": the renderer runs with Node integration and without context isolation (vendor requirement).');
   }
-  win = createMainWindow({ config: settings.config, preloadPath: PRELOAD_PATH });
+  const companionMode = settings.config.window.mode === 'companion';
+  win = createMainWindow({ config: settings.config, preloadPath: PRELOAD_PATH, ...(companionMode ? { companionBounds: companionBounds(settings.config, logger) } : {}) });
   win.webContents.on('render-process-gone', (_event, details) => {
     void lifecycle.onRenderProcessGone({ reason: details.reason, exitCode: details.exitCode });
   });
@@ -158,6 +178,37 @@ async function main(): Promise<void> {
     new Promise<void>((resolve) => (recoveryTimer = setTimeout(() => (logger.warn('Crash recovery is slow; showing the kiosk anyway'), resolve()), RECOVERY_TIMEOUT_MS))),
   ]);
   clearTimeout(recoveryTimer);
+  // --- fleet metrics (issue 8): opt-in /metrics and /healthz; a failure to bind never stops the kiosk ---
+  const fleet = await startFleetMetrics({
+    config: settings.config,
+    service,
+    version: app.getVersion(),
+    launchStatePath: join(app.getPath('userData'), 'metrics-state.json'),
+    startupErrors: [
+      ...(settings.configError ? [settings.configError.code] : []),
+      ...settings.policy.problems.map(() => 'invalid_config' as const),
+      ...service.castProblems.map((p) => p.code),
+    ],
+    logger,
+  });
+  if (fleet) {
+    win.webContents.on('render-process-gone', (_event, details) => fleet.metrics.rendererGone(details.reason));
+    app.on('will-quit', () => void fleet.close());
+  }
+  // --- desktop companion (issue 8): tray, global shortcut, hide on close, remembered bounds ---
+  if (companionMode) {
+    const publicCast = await service.getConfig();
+    const companion = setupCompanion({
+      win,
+      service,
+      config: settings.config,
+      cast: publicCast.ok ? publicCast.value.cast : settings.config.cast,
+      requestQuit: () => lifecycle.requestQuit('tray'),
+      isRunning: () => lifecycle.phase === 'running',
+      logger,
+    });
+    app.on('will-quit', () => companion.dispose());
+  }
   await loadRenderer(win);
   logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
 }

@@ -41,6 +41,7 @@ import type { SessionEvent, SessionState, ServiceTarget, StartOptions } from '..
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator as defaultStartEmulator, type EmulatorHandle, type EmulatorKnobs } from '../emulator/index.ts';
 import type { KioskConfig } from './config.ts';
+import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast } from './cast.ts';
 
 export type ApiKeySource = 'env' | 'stored' | 'none';
 type RunningEmulator = EmulatorHandle;
@@ -62,6 +63,9 @@ export interface KioskServiceOptions {
   persistApiKey?: (key: string | null) => Promise<void>;
   /** Read the avatar image as a data: URL for the attract screen (null when unavailable). */
   loadAvatarImage?: (path: string) => Promise<string | null>;
+  // --- fleets and companions (issue 8) ---
+  /** Whether the screen is portrait (for the default `video.fit`); default: the configured window's shape. */
+  portrait?: boolean;
 }
 
 // --- staff operations (issue 6) ---
@@ -107,6 +111,9 @@ export interface KioskService {
   readonly client: ServiceClient | null;
   /** Whether a session is running (creating … ending). */
   readonly running: boolean;
+  // --- fleets and companions (issue 8) ---
+  /** Cast members whose image or persona failed the start-up check (each message names the avatar). */
+  readonly castProblems: ErrorInfo[];
 }
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
@@ -155,6 +162,18 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let shutdownPromise: Promise<void> | null = null;
   let imageDataUrl: Promise<string | null> | null = null;
   let extension: KioskExtension | null = null;
+  // --- cast of avatars (issue 8): only a configured `avatars` list is checked up front ---
+  let castErrors = new Map<string, AvatarError>();
+  let cast = config.cast;
+  let castImages: Promise<Map<string, string | null>> | null = null;
+  /** (Re)check the cast of the current config (at start and after the staff panel changes settings). */
+  async function loadCast(): Promise<void> {
+    castErrors = config.avatars ? await checkCast(config.cast) : new Map<string, AvatarError>();
+    for (const e of castErrors.values()) logger.error('An avatar of the cast cannot be used', { message: e.message });
+    cast = usableCast(config.cast, castErrors);
+    castImages = null;
+  }
+  await loadCast();
 
   const effectiveKey = (): string | null => envApiKey ?? storedApiKey;
   const apiKeySource = (): ApiKeySource => (envApiKey ? 'env' : storedApiKey ? 'stored' : 'none');
@@ -223,6 +242,10 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       // --- staff operations (issue 6) ---
       idle: { promptSeconds: config.idle.promptSeconds, hangupSeconds: config.idle.hangupSeconds },
       maxCallSeconds: config.maxCallSeconds ?? null,
+      // --- fleets and companions (issue 8) ---
+      cast: [],
+      video: { fit: resolveVideoFit(config, options.portrait ?? configuredPortrait(config)) },
+      companion: { pushToTalk: config.companion.pushToTalk, shortcut: config.companion.shortcut },
     };
   }
 
@@ -231,7 +254,19 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       logger.warn('Could not load the avatar image for the attract screen', { error: String(error) });
       return null;
     });
-    return ok(publicConfig(await imageDataUrl));
+    const pc = publicConfig(await imageDataUrl);
+    castImages ??= (async () => {
+      const images = new Map<string, string | null>();
+      for (const m of cast) {
+        images.set(m.id, m.imagePath === config.avatar.imagePath ? await imageDataUrl : await loadAvatarImage(m.imagePath).catch(() => null));
+      }
+      return images;
+    })();
+    pc.cast = publicCast(cast, await castImages);
+    // PublicConfig.avatar is cast[0] (with one avatar, exactly the `avatar` block as before).
+    const first = cast[0]!;
+    pc.avatar = { name: first.name, imageDataUrl: pc.cast[0]!.imageDataUrl, voice: first.voice };
+    return ok(pc);
   }
 
   /** Forward a controller event, rewriting the terminal state after a media failure. */
@@ -255,14 +290,19 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       const error = clientError ?? new AvatarError('invalid_config', 'The avatar service is not configured.');
       return fail(error.code, error.message);
     }
-    let callMode = config.callMode;
-    if (args.callMode && args.callMode !== config.callMode) {
+    // --- cast of avatars (issue 8) ---
+    const member = args.avatarId === undefined ? cast[0]! : config.cast.find((m) => m.id === args.avatarId);
+    if (!member) return fail('invalid_request', `There is no avatar "${args.avatarId}" in the cast.`);
+    const castError = castErrors.get(member.id);
+    if (castError) return fail(castError.code, castError.message);
+    let callMode = member.callMode;
+    if (args.callMode && args.callMode !== callMode) {
       if (config.allowModeChoice) callMode = args.callMode;
       else logger.warn('Ignoring the requested call mode: allowModeChoice is off', { requested: args.callMode });
     }
     const startOptions: StartOptions = {
       callMode,
-      avatar: { persona: config.avatar.persona, image: config.avatar.imagePath, name: config.avatar.name, voice: config.avatar.voice },
+      avatar: { persona: member.persona, image: member.imagePath, name: member.name, voice: member.voice },
       ...(config.moderation ? { moderation: config.moderation } : {}),
       ...(config.extraMotion !== undefined ? { extraMotion: config.extraMotion } : {}),
     };
@@ -531,6 +571,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       if (isRunning()) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
       Object.assign(config, next);
       imageDataUrl = null;
+      await loadCast();
       await buildClient();
     },
     get client() {
@@ -538,6 +579,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     get running() {
       return isRunning();
+    },
+    get castProblems() {
+      return [...castErrors.values()].map((e) => e.toInfo());
     },
   };
 }

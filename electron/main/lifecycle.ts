@@ -30,7 +30,7 @@ export interface LifecycleHooks {
   unresponsiveReloadMs?: number;
 }
 
-export type QuitSource = 'window-all-closed' | 'before-quit' | 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'other';
+export type QuitSource = 'window-all-closed' | 'before-quit' | 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'tray' | 'other';
 export type LifecyclePhase = 'running' | 'shutting-down' | 'done';
 
 export interface Lifecycle {

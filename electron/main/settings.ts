@@ -24,7 +24,8 @@ export interface SettingsPersistence {
 /** Keys that only take effect after a restart (the window is built with them). */
 export const RESTART_KEYS = ['window.mode', 'window.width', 'window.height', 'rtcEngine'] as const;
 /** Keys kept in the file that the panel never shows or edits. */
-const HIDDEN_KEYS = ['encryptedApiKey', 'staffPinHash'] as const;
+/** Keys of config.json the settings form does not edit: kept as they are in the file on every save. */
+const HIDDEN_KEYS = ['encryptedApiKey', 'staffPinHash', 'avatars', 'video', 'companion', 'metrics'] as const;
 
 const LABELS: Record<string, string> = {
   'service.surface': 'Service surface',
@@ -80,6 +81,8 @@ export interface ValidateOptions {
   appRoot: string;
   /** Check a local image file exists (injected in tests). Default: fs.existsSync. */
   fileExists?: (path: string) => boolean;
+  /** The administrator's accepted policy settings (managed-config.ts): they win over the saved file. */
+  policy?: Record<string, unknown>;
 }
 
 /**
@@ -119,7 +122,7 @@ export function validateSettings(current: Record<string, unknown>, next: Editabl
 
   let config: KioskConfig;
   try {
-    config = resolveConfig(file, options.env, { appRoot: options.appRoot });
+    config = resolveConfig(file, options.env, { appRoot: options.appRoot, ...(options.policy ? { policy: options.policy } : {}) });
   } catch (error) {
     const e = toAvatarError(error, 'invalid_config');
     const field = typeof e.details?.field === 'string' ? e.details.field : '(settings)';

@@ -66,6 +66,8 @@ export interface StaffOpsOptions {
   logTail(): string[];
   platform: PlatformHooks;
   transportFactory?: TransportFactory;
+  /** The administrator's policy (managed-config.ts): its keys win and show as managed in the panel. */
+  policy?: { policy: Record<string, unknown>; managedKeys: string[] };
 }
 
 export interface StaffOps extends KioskExtension {
@@ -159,7 +161,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       settings: editableFromFile(readFile()),
       hasApiKey: keyState.hasApiKey,
       apiKeySource: keyState.apiKeySource,
-      managed: envManagedKeys(options.env),
+      managed: [...new Set([...envManagedKeys(options.env), ...(options.policy?.managedKeys ?? [])])].sort(),
     };
   }
 
@@ -187,10 +189,10 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
   async function saveSettings(next: StaffSettings['settings']): Promise<SaveSettingsResult> {
     if (service.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
     const current = readFile();
-    let v = validateSettings(current, next, { env: options.env, appRoot: options.appRoot });
+    let v = validateSettings(current, next, { env: options.env, appRoot: options.appRoot, ...(options.policy ? { policy: options.policy.policy } : {}) });
     if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
     if (next.avatar.imagePath.startsWith('data:')) {
-      v = validateSettings(current, storePickedImage(next, options.dataDir), { env: options.env, appRoot: options.appRoot });
+      v = validateSettings(current, storePickedImage(next, options.dataDir), { env: options.env, appRoot: options.appRoot, ...(options.policy ? { policy: options.policy.policy } : {}) });
       if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
     }
     await persistence.write(v.file);

@@ -15,6 +15,7 @@ import { addSecret, type Logger } from '../core/log.ts';
 import { configJsonSchema, defaultConfig, resolveConfig, type ConfigEnv, type KioskConfig } from './config.ts';
 import type { ApiKeySource } from './kiosk-service.ts';
 import type { SettingsPersistence } from './settings.ts';
+import { loadPolicy, type PolicyLayer } from './managed-config.ts';
 
 export interface LoadedSettings {
   config: KioskConfig;
@@ -29,10 +30,18 @@ export interface LoadedSettings {
   // --- staff operations (issue 6) ---
   /** The raw config file for the staff panel (reads {} and refuses writes when the file is invalid). */
   persistence: SettingsPersistence;
+  // --- managed configuration (issue 8) ---
+  /** The administrator's policy: its path, accepted settings, managed (locked) keys and problems. */
+  policy: PolicyLayer;
 }
 
-export async function loadSettings(options: { env: ConfigEnv; appRoot: string; logger: Logger }): Promise<LoadedSettings> {
+export async function loadSettings(options: { env: ConfigEnv & Record<string, string | undefined>; appRoot: string; logger: Logger }): Promise<LoadedSettings> {
   const { env, appRoot, logger } = options;
+  // --- managed configuration (issue 8): the policy's settings win; a bad one is reported and dropped ---
+  const policyLayer = loadPolicy({ env });
+  for (const problem of policyLayer.problems) logger.error('Policy problem', { message: problem });
+  if (policyLayer.found) logger.info('Administrator policy applied', { path: policyLayer.path, managed: policyLayer.managedKeys });
+  const policy = policyLayer.policy;
   let store: Store<Record<string, unknown>> | null = null;
   let configError: AvatarError | null = null;
   let config: KioskConfig;
@@ -50,10 +59,10 @@ export async function loadSettings(options: { env: ConfigEnv; appRoot: string; l
   }
 
   try {
-    config = resolveConfig(store?.store ?? {}, env, { appRoot });
+    config = resolveConfig(store?.store ?? {}, env, { appRoot, policy });
   } catch (error) {
     configError ??= toAvatarError(error, 'invalid_config');
-    config = defaultConfig(env, { appRoot });
+    config = defaultConfig(env, { appRoot, policy });
   }
   if (configError) {
     logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: store?.path ?? null });
@@ -90,6 +99,7 @@ export async function loadSettings(options: { env: ConfigEnv; appRoot: string; l
         store.store = next; // electron-store validates against the schema and writes the file
       },
     },
+    policy: policyLayer,
     async persistApiKey(key) {
       if (!store) throw new AvatarError('invalid_config', 'The configuration file is invalid; fix it before storing a key.');
       if (key === null) {

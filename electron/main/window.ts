@@ -13,11 +13,14 @@
 import { app, BrowserWindow, Menu, type BrowserWindowConstructorOptions } from 'electron';
 import type { KioskConfig } from './config.ts';
 import { APP_ENTRY_URL } from './policy.ts';
+import { COMPANION_MIN_SIZE, type Rect } from './companion.ts';
 
 export interface WindowOptions {
   config: KioskConfig;
   preloadPath: string;
   platform?: NodeJS.Platform;
+  /** Companion mode (issue 8): where the window opens (remembered bounds, already clamped to a display). */
+  companionBounds?: Rect;
 }
 
 /** Whether this configuration needs the native-SDK window (and may have it on this platform). */
@@ -29,8 +32,25 @@ function devToolsAllowed(): boolean {
   return !app.isPackaged || process.env.KIOSK_DEVTOOLS === '1';
 }
 
-function windowChrome(config: KioskConfig): BrowserWindowConstructorOptions {
+function windowChrome(config: KioskConfig, companionBounds?: Rect): BrowserWindowConstructorOptions {
   const kiosk = config.window.mode === 'kiosk';
+  if (config.window.mode === 'companion') {
+    // Compact, resizable, always on top; it hides to the tray instead of closing (companion-window.ts).
+    const b = companionBounds ?? { width: config.companion.width, height: config.companion.height };
+    return {
+      show: false,
+      backgroundColor: '#000000',
+      title: 'Avatar Kiosk',
+      autoHideMenuBar: true,
+      ...b,
+      minWidth: COMPANION_MIN_SIZE.width,
+      minHeight: COMPANION_MIN_SIZE.height,
+      resizable: true,
+      alwaysOnTop: true,
+      fullscreenable: false,
+      maximizable: false,
+    };
+  }
   return {
     show: false,
     backgroundColor: '#000000',
@@ -43,9 +63,9 @@ function windowChrome(config: KioskConfig): BrowserWindowConstructorOptions {
 }
 
 /** The normal window: every security default on, written out literally so scanners can verify it. */
-function createSecureWindow(config: KioskConfig, preloadPath: string): BrowserWindow {
+function createSecureWindow(config: KioskConfig, preloadPath: string, companionBounds?: Rect): BrowserWindow {
   return new BrowserWindow({
-    ...windowChrome(config),
+    ...windowChrome(config, companionBounds),
     webPreferences: {
       preload: preloadPath, // eng-disable PRELOAD_JS_CHECK reviewed: exposes only KioskApi through contextBridge
       contextIsolation: true,
@@ -76,9 +96,9 @@ function createSecureWindow(config: KioskConfig, preloadPath: string): BrowserWi
  * does not support context isolation, and a sandboxed renderer cannot load native addons. The preload
  * still runs first and exposes the same narrow `window.kiosk` API; navigation/popup guards and CSP apply.
  */
-function createAgoraNativeWindow(config: KioskConfig, preloadPath: string): BrowserWindow {
+function createAgoraNativeWindow(config: KioskConfig, preloadPath: string, companionBounds?: Rect): BrowserWindow {
   return new BrowserWindow({
-    ...windowChrome(config),
+    ...windowChrome(config, companionBounds),
     webPreferences: {
       preload: preloadPath, // eng-disable PRELOAD_JS_CHECK reviewed: exposes only KioskApi
       nodeIntegration: true, // eng-disable NODE_INTEGRATION_JS_CHECK agora-native window only: the SDK is a Node addon
@@ -103,7 +123,9 @@ function createAgoraNativeWindow(config: KioskConfig, preloadPath: string): Brow
 export function createMainWindow(options: WindowOptions): BrowserWindow {
   const { config, preloadPath } = options;
   Menu.setApplicationMenu(null);
-  const win = usesNativeRtc(config, options.platform) ? createAgoraNativeWindow(config, preloadPath) : createSecureWindow(config, preloadPath);
+  const win = usesNativeRtc(config, options.platform)
+    ? createAgoraNativeWindow(config, preloadPath, options.companionBounds)
+    : createSecureWindow(config, preloadPath, options.companionBounds);
   win.removeMenu();
   win.once('ready-to-show', () => win.show());
   return win;

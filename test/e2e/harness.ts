@@ -357,3 +357,75 @@ export async function openStaffKiosk(options: Omit<KioskPageOptions, 'config'> &
   };
 }
 // --- end staff operations ---
+// --- cast and companion (issue 8) ---
+
+/** Companion window sizes the screens must fit without clipping (the smallest the window allows, its default, and resized wide). */
+export const COMPANION_SIZES = [
+  { width: 360, height: 480 },
+  { width: 420, height: 640 },
+  { width: 640, height: 480 },
+] as const;
+
+/** Screenshot at an exact viewport size to test/artifacts/screens/<name>.png (the viewport is left at that size). */
+export async function screenshotAt(page: Page, name: string, size: { width: number; height: number }): Promise<void> {
+  await mkdir(SCREENS_DIR, { recursive: true });
+  await page.setViewportSize(size);
+  await page.waitForTimeout(200); // layout, a frame, the carousel's and screens' short transitions
+  await page.screenshot({ path: join(SCREENS_DIR, `${name}.png`), animations: 'allow' });
+}
+
+/**
+ * What the current screen shows outside the viewport: every text, button and picture in `.screen`
+ * (decorations such as the portrait's halo excepted) must lie inside the window, and the screen must
+ * not scroll. Returns one line per offender (empty when nothing is clipped).
+ */
+export async function clippedElements(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const W = window.innerWidth, H = window.innerHeight, out = [];
+    const screen = document.querySelector('.screen');
+    if (!screen) return ['no .screen'];
+    if (screen.scrollHeight > screen.clientHeight + 1 || screen.scrollWidth > screen.clientWidth + 1) {
+      out.push('the screen overflows: ' + screen.scrollWidth + 'x' + screen.scrollHeight + ' in ' + W + 'x' + H);
+    }
+    const sel = 'h1, p, dt, dd, li, button, img, [role=timer], .name';
+    for (const el of screen.querySelectorAll(sel)) {
+      if (el.closest('[aria-hidden=true], .halo')) continue;
+      // Cast neighbours may sit partly outside the carousel by design (they peek in); the selected one may not.
+      if (el.closest('.card:not(.selected)')) continue;
+      const r = el.getBoundingClientRect();
+      const st = getComputedStyle(el);
+      if (r.width === 0 || r.height === 0 || st.visibility === 'hidden' || st.display === 'none') continue;
+      if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) {
+        const label = (el.getAttribute('data-testid') || el.tagName.toLowerCase()) + ' "' + (el.textContent || '').trim().slice(0, 30) + '"';
+        out.push(label + ' at ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(',') + ' in ' + W + 'x' + H);
+      }
+    }
+    return out;
+  })()`);
+}
+
+/**
+ * A visibly different avatar from a source picture: drawn in the browser through a CSS filter (and a
+ * mirror), returned as a JPEG data URL. The test's second and third cast members.
+ */
+export async function variantImage(browser: Browser, sourceDataUrl: string, options: { filter: string; mirror: boolean }): Promise<string> {
+  const page = await browser.newPage();
+  try {
+    // A string, not a function: tsx decorates functions with helpers that do not exist in the page.
+    return await page.evaluate(`(async () => {
+      const img = new Image();
+      img.src = ${JSON.stringify(sourceDataUrl)};
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext('2d');
+      ctx.filter = ${JSON.stringify(options.filter)};
+      if (${options.mirror}) { ctx.translate(c.width, 0); ctx.scale(-1, 1); }
+      ctx.drawImage(img, 0, 0);
+      return c.toDataURL('image/jpeg', 0.9);
+    })()`);
+  } finally {
+    await page.close();
+  }
+}

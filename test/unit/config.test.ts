@@ -43,6 +43,11 @@ describe('resolveConfig', () => {
         returnToAttractSeconds: 15,
         countdownWarningSeconds: 30,
         idle: { promptSeconds: 45, hangupSeconds: 15 },
+        companion: { shortcut: 'CommandOrControl+Shift+Space', pushToTalk: false, width: 420, height: 640 },
+        metrics: { enabled: false, host: '127.0.0.1', port: 9464 },
+        cast: [
+          { id: 'default', name: 'Ava', imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', voice: 'Tina', callMode: 'video', greeting: null },
+        ],
       });
     });
     it('treats undefined/null content as empty', () => {

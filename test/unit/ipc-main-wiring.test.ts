@@ -133,6 +133,7 @@ describe('main process wiring: an invalid config file', () => {
     assert.match(facts.errorBoxes[0].content, /safe defaults/);
     assert.equal(facts.configGet.ok, true);
     assert.equal(facts.configGet.value.windowMode, 'kiosk', 'defaults, not the broken file');
+    assert.deepEqual(facts.configGet.value.video, { fit: 'contain' }, 'kiosk mode on a landscape display (issue 8)');
     assert.equal(facts.windowOptions.kiosk, true);
   });
 });
@@ -190,5 +191,74 @@ describe('main process wiring: unattended operation', () => {
     assert.deepEqual(facts.exitCalls, [0]);
     assert.deepEqual(facts.powerSave, ['start:prevent-display-sleep:1', 'stop:1']);
     assert.equal(facts.logHasFatal, true);
+  });
+});
+
+// --- desktop companion, policy and metrics (issue 8) ---
+describe('main process wiring: the desktop companion (policy-managed), with fleet metrics', () => {
+  let facts: Record<string, any>;
+  before(async () => {
+    ({ facts } = await runHarness('companion'));
+  });
+
+  it('the policy wins over the user file key by key; its bad setting is named in one dialog', () => {
+    assert.equal(facts.configGet.value.windowMode, 'companion', 'policy window.mode over the file');
+    assert.equal(facts.configGet.value.callMode, 'audio', 'policy callMode over the file');
+    assert.deepEqual(facts.configGet.value.companion, { pushToTalk: true, shortcut: 'Alt+Shift+K' });
+    assert.deepEqual(facts.configGet.value.video, { fit: 'cover' }, 'the 420×640 companion is portrait');
+    assert.equal(facts.errorBoxes.length, 1);
+    assert.equal(facts.errorBoxes[0].title, 'Avatar Kiosk: policy problem');
+    assert.match(facts.errorBoxes[0].content, /^Policy setting "companion\.width" was ignored: /);
+  });
+
+  it('opens a compact, resizable, always-on-top window at the remembered bounds clamped onto the display', () => {
+    const w = facts.windowOptions;
+    assert.deepEqual([w.x, w.y, w.width, w.height], [1420, 340, 500, 700]);
+    assert.deepEqual([w.alwaysOnTop, w.resizable, w.minWidth, w.minHeight, w.kiosk, w.fullscreen], [true, true, 360, 480, undefined, undefined]);
+    assert.equal(facts.webPreferences.contextIsolation, true);
+    assert.equal(facts.webPreferences.sandbox, true);
+  });
+
+  it('puts one tray icon with "Talk to …", "Hang up", "Settings", "Quit", following the call', () => {
+    assert.equal(facts.trayCount, 1);
+    assert.equal(facts.trayTooltip, 'Avatar Kiosk');
+    assert.match(facts.trayImage.path, /resources[\\/]icon\.png$/);
+    assert.deepEqual(facts.menuIdle, ['Talk to Ava', 'Hang up (off)', '---', 'Settings', 'Quit']);
+    assert.deepEqual(facts.menuLive, ['Talk to Ava (off)', 'Hang up', '---', 'Settings', 'Quit']);
+    assert.deepEqual(facts.commandsAfterTray, [
+      { type: 'command', command: 'hangup' },
+      { type: 'command', command: 'open-settings' },
+    ]);
+  });
+
+  it('the global shortcut shows the window and asks the renderer to toggle the call', () => {
+    assert.deepEqual(facts.shortcuts, ['Alt+Shift+K']);
+    assert.equal(facts.visibleAtStart, false);
+    assert.deepEqual(facts.afterShortcut, { visibility: ['show'], commands: [{ type: 'command', command: 'toggle-call' }] });
+  });
+
+  it('closing hides to the tray and remembers the bounds', () => {
+    assert.equal(facts.closePrevented, true);
+    assert.equal(facts.visibleAfterClose, false);
+    assert.deepEqual(facts.savedBounds, { bounds: { x: 100, y: 120, width: 380, height: 520 } });
+  });
+
+  it('Quit from the tray (twice) during a call: one hangup, one quit, tray and shortcut removed, metrics closed', () => {
+    assert.deepEqual(facts.phasesAfterQuit, ['creating', 'connecting', 'live', 'ending', 'ended']);
+    assert.equal(facts.quitCalls, 1);
+    assert.equal(facts.trayDestroyed, true);
+    assert.deepEqual(facts.unregistered, ['Alt+Shift+K']);
+    assert.equal(facts.closePreventedWhileQuitting, false, 'while quitting the window really closes');
+    assert.equal(facts.metricsClosed, true);
+  });
+
+  it('serves /metrics and /healthz while running (the policy problem counted as an error)', () => {
+    assert.deepEqual(facts.metricsLive, [
+      'avatar_kiosk_sessions_started_total 1',
+      'avatar_kiosk_errors_total{code="invalid_config"} 1',
+      'avatar_kiosk_info{version="0.0.0-test",mode="demo"} 1',
+      'avatar_kiosk_session_active 1',
+    ]);
+    assert.deepEqual(facts.healthLive, { up: true, mode: 'demo', sessionPhase: 'live', lastErrorCode: 'invalid_config', version: '0.0.0-test' });
   });
 });

@@ -88,8 +88,8 @@ describe('createKioskService (no network)', () => {
     const r = await service.getConfig();
     assert.ok(r.ok);
     assert.deepEqual(Object.keys(r.value).sort(), [
-      'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'countdownWarningSeconds',
-      'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'windowMode',
+      'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'cast', 'companion', 'countdownWarningSeconds',
+      'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'video', 'windowMode',
     ]);
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);

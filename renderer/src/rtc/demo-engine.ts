@@ -58,6 +58,8 @@ export class DemoEngine implements RtcEngine {
       throw classifyDeviceError(err, 'microphone');
     }
     if (this.#closed) throw this.#abort();
+    // Muted before the join (push-to-talk starts muted): the new track starts disabled too.
+    for (const t of this.#mic.getAudioTracks()) t.enabled = !this.#muted;
     if (mode === 'video') {
       try {
         this.#camera = await this.#deps.getUserMedia({ audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } });

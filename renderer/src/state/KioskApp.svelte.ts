@@ -13,6 +13,8 @@ import { LiveCall } from './LiveCall.svelte.ts';
 import { IdleWatch, DEFAULT_IDLE } from './IdleWatch.svelte.ts'; // issue 6
 import { openCallVoice, type CallVoice } from '../sensing/call-voice.ts'; // issue 6
 import type { Signal } from '../sensing/types.ts'; // issue 6
+import { Cast } from './Cast.svelte.ts';
+import { Companion } from './Companion.svelte.ts';
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
 export type StepStatus = 'pending' | 'active' | 'done';
@@ -46,6 +48,11 @@ export class KioskApp {
   #timer: ReturnType<typeof setInterval> | null = null;
   #unsubscribe: (() => void) | null = null;
   readonly #getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>; // issue 6
+  // --- cast and companion (issue 8) ---
+  /** The avatars to pick from; `config` below is main's with the selected one as `avatar`. */
+  readonly cast = new Cast(() => this.#config, (mode) => (this.#mode = mode));
+  /** Tray/shortcut commands and push-to-talk. */
+  readonly companion = new Companion(this);
 
   constructor(kiosk: KioskApi | null, getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>) {
     this.#kiosk = kiosk;
@@ -92,6 +99,7 @@ export class KioskApp {
     this.#bootError = null;
     this.#config = config.value;
     this.#mode = config.value.callMode;
+    this.cast.reset(); // issue 8: the first avatar, with its call mode
     const state = await kiosk.session.getState();
     if (state.ok && !this.#optimistic) {
       this.#session = state.value;
@@ -109,7 +117,7 @@ export class KioskApp {
   // What the screens read
 
   get config(): PublicConfig | null {
-    return this.#config;
+    return this.cast.effectiveConfig; // issue 8: main's config, with the selected avatar
   }
   get session(): SessionState {
     return this.#session;
@@ -124,7 +132,7 @@ export class KioskApp {
     return this.#starting;
   }
   get avatarName(): string {
-    return this.#config?.avatar.name ?? '';
+    return this.config?.avatar.name ?? '';
   }
   get isDemo(): boolean {
     return this.#config?.mode === 'demo';
@@ -269,7 +277,7 @@ export class KioskApp {
     this.#session = { phase: 'creating' };
     this.#optimistic = true;
     try {
-      const res = await kiosk.session.start({ callMode: this.#mode });
+      const res = await kiosk.session.start({ callMode: this.#mode, ...this.cast.startArgs });
       if (!res.ok) {
         if (this.#optimistic) this.#session = { phase: 'idle' };
         this.#localError = errorViewFor(res.error);
@@ -412,7 +420,7 @@ export class KioskApp {
       }
       case 'credentials': {
         if (this.#cancelling || !this.#config) return;
-        void this.call.begin(event.liveId, event.rtc, event.callMode, this.#config);
+        void this.call.begin(event.liveId, event.rtc, event.callMode, this.config ?? this.#config);
         break;
       }
       case 'warning':
@@ -423,6 +431,7 @@ export class KioskApp {
         void this.call.setMuted(event.muted);
         break;
     }
+    this.companion.observe(event); // issue 8: commands, push-to-talk
   }
 
   #onMediaFailure(error: RtcError): void {

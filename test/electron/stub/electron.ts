@@ -22,6 +22,11 @@ export const record = {
   relaunchCalls: 0,
   powerSave: [] as string[],
   loginItemSettings: [] as unknown[],
+  // --- desktop companion (issue 8) ---
+  trays: [] as Tray[],
+  shortcuts: new Map<string, () => void>(),
+  unregistered: [] as string[],
+  willQuit: 0,
 };
 
 class FakeWebContents extends EventEmitter {
@@ -49,6 +54,8 @@ export class BrowserWindow extends EventEmitter {
     super();
     record.order.push('BrowserWindow');
     record.windows.push(this);
+    const n = (k: string) => (typeof options[k] === 'number' ? (options[k] as number) : 0);
+    this.bounds = { x: n('x'), y: n('y'), width: n('width'), height: n('height') };
     app.emit('web-contents-created', {}, this.webContents);
   }
   loadURL(url: string): Promise<void> {
@@ -57,7 +64,36 @@ export class BrowserWindow extends EventEmitter {
     return Promise.resolve();
   }
   removeMenu(): void {}
-  show(): void {}
+  // --- desktop companion (issue 8): visibility and bounds, recorded ---
+  visible = false;
+  readonly visibility: string[] = [];
+  bounds = { x: 0, y: 0, width: 0, height: 0 };
+  show(): void {
+    this.visible = true;
+    this.visibility.push('show');
+  }
+  hide(): void {
+    this.visible = false;
+    this.visibility.push('hide');
+  }
+  isVisible(): boolean {
+    return this.visible;
+  }
+  getBounds(): { x: number; y: number; width: number; height: number } {
+    return { ...this.bounds };
+  }
+  /** Test helper: the user moved/resized the window. */
+  userSetBounds(b: { x: number; y: number; width: number; height: number }): void {
+    this.bounds = { ...b };
+    this.emit('move');
+    this.emit('resize');
+  }
+  /** Test helper: the user clicked the close button; answers whether it was prevented. */
+  userClose(): boolean {
+    let prevented = false;
+    this.emit('close', { preventDefault: () => (prevented = true) });
+    return prevented;
+  }
   isDestroyed(): boolean {
     return false;
   }
@@ -87,7 +123,11 @@ class FakeApp extends EventEmitter {
     record.quitCalls++;
     let prevented = false;
     this.emit('before-quit', { preventDefault: () => (prevented = true) });
-    if (!prevented) record.order.push('quit-allowed');
+    if (!prevented) {
+      record.order.push('quit-allowed');
+      record.willQuit++;
+      this.emit('will-quit', { preventDefault() {} });
+    }
   }
   exit(code = 0): void {
     record.exitCalls.push(code);
@@ -172,6 +212,70 @@ export const Menu = {
   setApplicationMenu(menu: unknown): void {
     record.menuSetTo = menu;
   },
+  buildFromTemplate(template: MenuItemTemplate[]): { items: MenuItemTemplate[] } {
+    return { items: template };
+  },
+};
+
+// --- desktop companion (issue 8): Tray, globalShortcut, screen, nativeImage ---
+export interface MenuItemTemplate {
+  label?: string;
+  type?: string;
+  enabled?: boolean;
+  click?: () => void;
+}
+
+export class Tray extends EventEmitter {
+  menu: { items: MenuItemTemplate[] } | null = null;
+  menus = 0;
+  tooltip = '';
+  destroyed = false;
+  constructor(readonly image: unknown) {
+    super();
+    record.trays.push(this);
+  }
+  setContextMenu(menu: { items: MenuItemTemplate[] }): void {
+    this.menu = menu;
+    this.menus++;
+  }
+  setToolTip(text: string): void {
+    this.tooltip = text;
+  }
+  destroy(): void {
+    this.destroyed = true;
+  }
+  /** Test helper: the menu as "label" / "label (off)" / "---". */
+  labels(): string[] {
+    return (this.menu?.items ?? []).map((i) => (i.type === 'separator' ? '---' : `${i.label}${i.enabled === false ? ' (off)' : ''}`));
+  }
+  /** Test helper: click the item with this label. */
+  clickItem(label: string): void {
+    const item = this.menu?.items.find((i) => i.label === label);
+    if (!item?.click) throw new Error(`no tray item "${label}"`);
+    item.click();
+  }
+}
+
+export const globalShortcut = {
+  register(accelerator: string, fn: () => void): boolean {
+    if (record.shortcuts.has(accelerator)) return false;
+    record.shortcuts.set(accelerator, fn);
+    return true;
+  },
+  unregister(accelerator: string): void {
+    record.unregistered.push(accelerator);
+    record.shortcuts.delete(accelerator);
+  },
+};
+
+const DISPLAY = { id: 1, workArea: { x: 0, y: 0, width: 1920, height: 1040 }, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, size: { width: 1920, height: 1080 } };
+export const screen = {
+  getPrimaryDisplay: () => DISPLAY,
+  getAllDisplays: () => [DISPLAY],
+};
+
+export const nativeImage = {
+  createFromPath: (path: string) => ({ path }),
 };
 
 // --- unattended operation (issue 6) ---
@@ -190,4 +294,4 @@ export const powerSaveBlocker = {
 export const shell = {};
 export const net = {};
 
-export default { app, BrowserWindow, protocol, session, ipcMain, safeStorage, dialog, Menu, shell, net, powerSaveBlocker };
+export default { app, BrowserWindow, protocol, session, ipcMain, safeStorage, dialog, Menu, shell, net, powerSaveBlocker, Tray, globalShortcut, screen, nativeImage };

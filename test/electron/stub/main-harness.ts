@@ -6,7 +6,8 @@
  *
  * Run: node --import tsx --import ./test/electron/stub/register.mjs test/electron/stub/main-harness.ts <scenario>
  * Scenarios: `full` (default), `broken-config`, `recovery` (a leftover session from a "crashed" run),
- * `fatal` (an uncaught exception in main during a call).
+ * `fatal` (an uncaught exception in main during a call), `companion` (issue 8: tray, shortcut, bounds,
+ * policy, metrics).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { app, ipcMain, record, type BrowserWindow } from './electron.ts';
 import { existsSync } from 'node:fs';
 import { ServiceClient } from '../../../electron/core/rest-client.ts';
 import { startEmulator, type EmulatorHandle } from '../../../electron/emulator/index.ts';
+import { createServer, type AddressInfo } from 'node:net';
 
 const scenario = process.argv[2] ?? 'full';
 const userData = mkdtempSync(join(tmpdir(), 'kiosk-stub-'));
@@ -29,6 +31,25 @@ writeFileSync(
     ? JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 'wide' } })
     : JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
 );
+// --- issue 8: no system policy leaks in; the companion scenario brings its own policy, bounds and metrics port ---
+process.env.AVATAR_KIOSK_POLICY = join(userData, 'policy.json');
+let metricsPort = 0;
+if (scenario === 'companion') {
+  metricsPort = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  writeFileSync(
+    configFile,
+    JSON.stringify({ callMode: 'video', window: { mode: 'windowed' }, companion: { shortcut: 'Alt+Shift+K' }, metrics: { enabled: true, port: metricsPort } }),
+  );
+  // The administrator manages the window mode, the call mode and push-to-talk; one setting is bad.
+  writeFileSync(join(userData, 'policy.json'), JSON.stringify({ window: { mode: 'companion' }, callMode: 'audio', companion: { pushToTalk: true, width: 10 } }));
+  // Remembered from last time, partly off the 1920×1040 work area: clamped back onto it.
+  writeFileSync(join(userData, 'companion-window.json'), JSON.stringify({ bounds: { x: 1800, y: 900, width: 500, height: 700 } }));
+}
 
 const facts: Record<string, unknown> = { scenario };
 
@@ -176,6 +197,47 @@ if (scenario === 'fatal') {
   facts.exitCalls = record.exitCalls;
   facts.powerSave = [...record.powerSave];
   facts.logHasFatal = readLog().includes('Fatal error in main: hanging up and relaunching the kiosk');
+}
+if (scenario === 'companion') {
+  const tray = record.trays[0]!;
+  const commands = () => events().filter((e) => e.type === 'command');
+  const httpGet = async (path: string) => (await fetch(`http://127.0.0.1:${metricsPort}${path}`)).text();
+  facts.trayCount = record.trays.length;
+  facts.trayTooltip = tray.tooltip;
+  facts.trayImage = tray.image;
+  facts.menuIdle = tray.labels();
+  facts.shortcuts = [...record.shortcuts.keys()];
+  facts.visibleAtStart = win.visible;
+
+  record.shortcuts.get('Alt+Shift+K')!();
+  facts.afterShortcut = { visibility: [...win.visibility], commands: commands() };
+
+  // the renderer answers the command by starting the call (it owns the media)
+  facts.start = await invoke(CHANNELS.sessionStart, {});
+  await until('live', () => events().some((e) => e.type === 'state' && e.state.phase === 'live'));
+  facts.menuLive = tray.labels();
+  facts.metricsLive = (await httpGet('/metrics')).split('\n').filter((l) => /^avatar_kiosk_(sessions_started_total|session_active|info|errors_total)/.test(l));
+  facts.healthLive = JSON.parse(await httpGet('/healthz'));
+  tray.clickItem('Hang up');
+  tray.clickItem('Settings');
+  facts.commandsAfterTray = commands().slice(1);
+
+  win.userSetBounds({ x: 100, y: 120, width: 380, height: 520 });
+  facts.closePrevented = win.userClose();
+  facts.visibleAfterClose = win.visible;
+  facts.savedBounds = JSON.parse(readFileSync(join(userData, 'companion-window.json'), 'utf8'));
+
+  // Quit from the tray during the call: one hangup through the lifecycle, then the quit goes through.
+  tray.clickItem('Quit');
+  tray.clickItem('Quit');
+  await until('the quit to be let through', () => record.order.includes('quit-allowed'), 15_000);
+  facts.phasesAfterQuit = events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
+  facts.quitCalls = record.quitCalls;
+  facts.trayDestroyed = tray.destroyed;
+  facts.unregistered = record.unregistered;
+  facts.closePreventedWhileQuitting = win.userClose();
+  await sleep(50);
+  facts.metricsClosed = await fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(() => false, () => true);
 }
 
 // Keep the report small (the avatar image is a large data URL) and flush it before exiting: stdout to a

@@ -1,0 +1,298 @@
+/**
+ * Fleet metrics (issue 8): a scripted set of sessions through the real kiosk service against the
+ * in-process emulator, then `/metrics` read over HTTP with EXACT counter values (billing figures are
+ * compared with the emulator's own records of each session). Plus `/healthz`, the bearer-token check on
+ * a non-loopback bind (bound to 0.0.0.0, reached only through 127.0.0.1) and the label hygiene rules.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import type { KioskEvent, SpareEvent } from '../../electron/contract.ts';
+import { AvatarError } from '../../electron/core/errors.ts';
+import type { SessionState } from '../../electron/core/session-types.ts';
+import { resolveConfig } from '../../electron/main/config.ts';
+import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
+import { countLaunch, createKioskMetrics, startFleetMetrics, startMetricsServer, type KioskMetrics, type MetricsServer } from '../../electron/main/metrics.ts';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const TOKEN = 'fleet-token-0123456789abcdef';
+
+const closers: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+function get(port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body }));
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('request timed out')));
+    req.end();
+  });
+}
+
+/** `name{labels} value` lines of the exposition, without comments. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    out.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return out;
+}
+
+function waitFor(service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 20_000): Promise<KioskEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for an event (state: ${JSON.stringify(service.state)})`));
+    }, timeoutMs);
+    const off = service.onEvent((e) => {
+      if (predicate(e)) {
+        clearTimeout(timer);
+        off();
+        resolve(e);
+      }
+    });
+  });
+}
+const phaseIs = (phase: SessionState['phase']) => (e: KioskEvent) => e.type === 'state' && e.state.phase === phase;
+const terminal = (e: KioskEvent) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed');
+
+describe('fleet metrics after a scripted set of sessions', () => {
+  it('counts sessions, outcomes, retries, reconnects, billing, spares, crashes, restarts and errors exactly', async () => {
+    const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {});
+    const service = await createKioskService({
+      config,
+      apiKey: null,
+      apiKeySource: 'none',
+      // video warms up for 1 s: its first conn_init gets NOT_READY, the retry 2 s later goes live.
+      emulatorKnobs: { warmupMs: { audio: 0, video: 1_000 }, endingMs: 20 },
+    });
+    closers.push(() => service.shutdown());
+    const emulator = service.emulator!;
+
+    // Spare events come from the pre-warming branch; here a stand-in source adds them to the stream.
+    const spareListeners = new Set<(e: KioskEvent) => void>();
+    const source = {
+      onEvent(listener: (e: KioskEvent) => void) {
+        const off = service.onEvent(listener);
+        spareListeners.add(listener);
+        return () => {
+          off();
+          spareListeners.delete(listener);
+        };
+      },
+      get state() {
+        return service.state;
+      },
+      get mode() {
+        return service.mode;
+      },
+    };
+    const spare = (status: SpareEvent['status'], reason?: string) => {
+      for (const l of spareListeners) l({ type: 'spare', status, liveId: 'live-spare-secret', callMode: 'audio', ...(reason ? { reason } : {}) });
+    };
+
+    const metrics = createKioskMetrics({ version: '9.9.9', restarts: 3 });
+    metrics.observe(source);
+    const server = await startMetricsServer({ metrics, host: '127.0.0.1', port: 0 });
+    closers.push(() => server.close());
+
+    const liveIds: string[] = [];
+    async function session(args: Record<string, unknown>, whileLive: (liveId: string) => Promise<void>): Promise<KioskEvent> {
+      const live = waitFor(service, phaseIs('live'));
+      const r = await service.start(args);
+      assert.ok(r.ok && r.value.liveId, JSON.stringify(r));
+      const liveId = r.value.liveId;
+      liveIds.push(liveId);
+      await live;
+      const end = waitFor(service, terminal);
+      await whileLive(liveId);
+      const event = await end;
+      await service.hangup(); // waits until the finished session is released (no-op otherwise)
+      return event;
+    }
+
+    // 1. audio, the visitor hangs up.
+    await session({}, async () => void (await service.hangup()));
+    // 2. video: one NOT_READY retry, then hung up.
+    await session({ callMode: 'video' }, async () => void (await service.hangup()));
+    // 3. audio, the control socket drops once while live: one reconnect, then hung up.
+    await session({}, async (liveId) => {
+      const back = waitFor(service, phaseIs('reconnecting')).then(() => waitFor(service, phaseIs('live')));
+      emulator.dropConnection(liveId);
+      await back;
+      await service.hangup();
+    });
+    // 4. audio, the server ends it (type 6, audit_violation).
+    const forced = await session({}, async (liveId) => emulator.forceHangup(liveId, 'audit_violation'));
+    assert.equal(forced.type === 'state' && forced.state.phase, 'ended');
+    // 5. no credits left: the create is refused → failed, insufficient_credits.
+    emulator.setBalance(emulator.apiKey, 0);
+    const refused = waitFor(service, terminal);
+    await service.start({});
+    const fifth = await refused;
+    assert.equal(fifth.type === 'state' && fifth.state.phase === 'failed' && fifth.state.error.code, 'insufficient_credits');
+
+    spare('created');
+    spare('used');
+    spare('created');
+    spare('expired', 'max_age');
+    spare('failed', 'network');
+    metrics.rendererGone('crashed');
+    metrics.rendererGone('oom');
+    metrics.rendererGone('something-new');
+
+    const sessions = liveIds.map((id) => emulator.getSession(id)!);
+    const credits = sessions.reduce((n, s) => n + s.creditsCost, 0);
+    const billedSeconds = sessions.reduce((n, s) => n + s.billedSeconds, 0);
+    assert.ok(credits > 0 && billedSeconds > 0, 'the live sessions were billed');
+
+    const res = await get(server.port, '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(res.type, /^text\/plain; version=0\.0\.4/);
+    const m = samples(res.body);
+    const expected: Record<string, number> = {
+      'avatar_kiosk_sessions_started_total': 5,
+      'avatar_kiosk_sessions_ended_total{outcome="ended",end_reason="user_end"}': 3,
+      'avatar_kiosk_sessions_ended_total{outcome="ended",end_reason="audit_violation"}': 1,
+      'avatar_kiosk_sessions_ended_total{outcome="failed",end_reason="insufficient_credits"}': 1,
+      'avatar_kiosk_sessions_live_total': 4,
+      'avatar_kiosk_time_to_live_seconds_count': 4,
+      'avatar_kiosk_time_to_live_seconds_bucket{le="+Inf"}': 4,
+      'avatar_kiosk_not_ready_retries_total': 1,
+      'avatar_kiosk_reconnects_total': 1,
+      'avatar_kiosk_credits_total': credits,
+      'avatar_kiosk_billed_seconds_total': billedSeconds,
+      'avatar_kiosk_spares_total{status="created"}': 2,
+      'avatar_kiosk_spares_total{status="used"}': 1,
+      'avatar_kiosk_spares_total{status="expired"}': 1,
+      'avatar_kiosk_spares_total{status="failed"}': 1,
+      'avatar_kiosk_renderer_crashes_total{reason="crashed"}': 1,
+      'avatar_kiosk_renderer_crashes_total{reason="oom"}': 1,
+      'avatar_kiosk_renderer_crashes_total{reason="other"}': 1,
+      'avatar_kiosk_app_restarts_total': 3,
+      'avatar_kiosk_errors_total{code="insufficient_credits"}': 1,
+      'avatar_kiosk_info{version="9.9.9",mode="demo"}': 1,
+      'avatar_kiosk_session_active': 0,
+    };
+    for (const [key, want] of Object.entries(expected)) assert.equal(m.get(key), want, `${key}\n${res.body}`);
+    // Exactly these label sets exist for the labelled counters (nothing else was counted).
+    const keysOf = (prefix: string) => [...m.keys()].filter((k) => k.startsWith(prefix)).sort();
+    assert.deepEqual(keysOf('avatar_kiosk_sessions_ended_total'), Object.keys(expected).filter((k) => k.startsWith('avatar_kiosk_sessions_ended_total')).sort());
+    assert.deepEqual(keysOf('avatar_kiosk_errors_total'), ['avatar_kiosk_errors_total{code="insufficient_credits"}']);
+    // No live_id, key or spare id anywhere in the exposition.
+    for (const secret of [...liveIds, emulator.apiKey, 'live-spare-secret']) assert.ok(!res.body.includes(secret), `leaked ${secret}`);
+    // Not the global registry.
+    assert.doesNotMatch(res.body, /process_cpu|nodejs_/);
+
+    const health = await get(server.port, '/healthz');
+    assert.equal(health.status, 200);
+    assert.deepEqual(JSON.parse(health.body), { up: true, mode: 'demo', sessionPhase: 'failed', lastErrorCode: 'insufficient_credits', version: '9.9.9' });
+  });
+
+  it('counts a session once even when its terminal state is re-sent', () => {
+    const metrics = createKioskMetrics({ version: '1' });
+    const listeners: Array<(e: KioskEvent) => void> = [];
+    metrics.observe({ onEvent: (l) => (listeners.push(l), () => {}), state: { phase: 'idle' }, mode: 'demo' });
+    const emit = (state: SessionState) => listeners.forEach((l) => l({ type: 'state', state, previous: 'idle' }));
+    emit({ phase: 'creating' });
+    const failed: SessionState = { phase: 'failed', liveId: null, error: { code: 'network', message: 'x' }, summary: null };
+    emit(failed);
+    emit(failed);
+    return metrics.render().then((text) => {
+      const m = samples(text);
+      assert.equal(m.get('avatar_kiosk_sessions_started_total'), 1);
+      assert.equal(m.get('avatar_kiosk_sessions_ended_total{outcome="failed",end_reason="network"}'), 1);
+      assert.equal(m.get('avatar_kiosk_errors_total{code="network"}'), 1);
+    });
+  });
+});
+
+describe('metrics endpoint authentication', () => {
+  let metrics: KioskMetrics;
+  let server: MetricsServer;
+
+  it('refuses a non-loopback bind without a token', async () => {
+    metrics = createKioskMetrics({ version: '1' });
+    await assert.rejects(startMetricsServer({ metrics, host: '0.0.0.0', port: 0 }), (e: unknown) => e instanceof AvatarError && e.code === 'invalid_config' && /metrics\.token/.test(e.message));
+    assert.throws(
+      () => resolveConfig({ metrics: { enabled: true, host: '0.0.0.0' } }, {}),
+      (e: unknown) => e instanceof AvatarError && e.details?.field === 'metrics.token',
+    );
+    assert.equal(resolveConfig({ metrics: { enabled: true, host: '0.0.0.0', token: TOKEN } }, {}).metrics.host, '0.0.0.0');
+    assert.equal(resolveConfig({ metrics: { enabled: true, host: '::1' } }, {}).metrics.token, undefined);
+  });
+
+  it('on 0.0.0.0 with a token: 401 without it or with a wrong one, 200 with it; 404 and 405 elsewhere', async () => {
+    metrics = createKioskMetrics({ version: '1' });
+    server = await startMetricsServer({ metrics, host: '0.0.0.0', port: 0, token: TOKEN });
+    closers.push(() => server.close());
+    const cases: Array<[string, Record<string, string>, number]> = [
+      ['/metrics', {}, 401],
+      ['/healthz', {}, 401],
+      ['/metrics', { authorization: `Bearer ${TOKEN}x` }, 401],
+      ['/metrics', { authorization: TOKEN }, 401],
+      ['/metrics', { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` }, 401],
+      ['/metrics', { authorization: `Bearer ${TOKEN}` }, 200],
+      ['/healthz', { authorization: `Bearer ${TOKEN}` }, 200],
+      ['/other', { authorization: `Bearer ${TOKEN}` }, 404],
+    ];
+    const got: number[] = [];
+    for (const [path, headers] of cases) got.push((await get(server.port, path, headers)).status);
+    assert.deepEqual(got, cases.map((c) => c[2]));
+    const unauthorized = await get(server.port, '/metrics', {});
+    assert.equal(unauthorized.body, 'Unauthorized\n');
+    assert.ok(!unauthorized.body.includes(TOKEN));
+    assert.equal((await get(server.port, '/metrics', { authorization: `Bearer ${TOKEN}` }, 'POST')).status, 405);
+    await server.close();
+    await server.close(); // idempotent
+  });
+});
+
+describe('startFleetMetrics and the launch counter', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kiosk-metrics-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const idle = { onEvent: () => () => {}, state: { phase: 'idle' } as SessionState, mode: 'demo' };
+
+  it('countLaunch answers the launches before this one and persists the new count; a bad file counts from 0', () => {
+    const path = join(dir, 'metrics-state.json');
+    assert.deepEqual([countLaunch(path), countLaunch(path), countLaunch(path)], [0, 1, 2]);
+    assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), { launches: 3 });
+    writeFileSync(path, '{"launches": -4}');
+    assert.equal(countLaunch(path), 0);
+    writeFileSync(path, 'not json');
+    assert.equal(countLaunch(path), 0);
+    assert.equal(countLaunch(path), 1);
+  });
+
+  it('is off unless enabled; serves restarts and start-up errors when on; a taken port is logged, not thrown', async () => {
+    const launchStatePath = join(dir, 'launches.json');
+    writeFileSync(launchStatePath, '{"launches": 7}');
+    const metricsOff = resolveConfig({}, {}).metrics;
+    assert.equal(await startFleetMetrics({ config: { metrics: metricsOff }, service: idle, version: '1', launchStatePath }), null);
+    const on = { metrics: { enabled: true, host: '127.0.0.1', port: 0 } };
+    const fleet = (await startFleetMetrics({ config: on, service: idle, version: '2.0.0', launchStatePath, startupErrors: ['invalid_config'] }))!;
+    closers.push(() => fleet.close());
+    const m = samples((await get(fleet.server.port, '/metrics')).body);
+    assert.equal(m.get('avatar_kiosk_app_restarts_total'), 7);
+    assert.equal(m.get('avatar_kiosk_errors_total{code="invalid_config"}'), 1);
+    assert.deepEqual(JSON.parse((await get(fleet.server.port, '/healthz')).body), { up: true, mode: 'demo', sessionPhase: 'idle', lastErrorCode: 'invalid_config', version: '2.0.0' });
+
+    const logged: string[] = [];
+    const logger = { debug() {}, info() {}, warn() {}, error: (msg: string) => void logged.push(msg) };
+    const taken = { metrics: { enabled: true, host: '127.0.0.1', port: fleet.server.port } };
+    assert.equal(await startFleetMetrics({ config: taken, service: idle, version: '1', launchStatePath, logger }), null);
+    assert.deepEqual(logged, ['The metrics endpoint could not start; the kiosk runs without it']);
+  });
+});

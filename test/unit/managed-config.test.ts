@@ -1,0 +1,111 @@
+/**
+ * Managed configuration (issue 8): where the policy file is, its precedence over the user's file and
+ * the environment, key-by-key rejection of bad settings (never a crash), and the managed (locked) keys.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultConfig, resolveConfig } from '../../electron/main/config.ts';
+import { loadPolicy, managedKeys, parsePolicy, policyPath } from '../../electron/main/managed-config.ts';
+
+const opts = { appRoot: '/opt/kiosk', readText: () => 'A persona.' };
+
+describe('policyPath', () => {
+  it('AVATAR_KIOSK_POLICY wins; else the per-OS system location', () => {
+    assert.equal(policyPath({ AVATAR_KIOSK_POLICY: ' /srv/p.json ' }, 'linux'), '/srv/p.json');
+    assert.equal(policyPath({}, 'linux'), '/etc/avatar-kiosk/policy.json');
+    assert.equal(policyPath({}, 'darwin'), '/Library/Application Support/AvatarKiosk/policy.json');
+    assert.equal(policyPath({ ProgramData: 'D:\\Data' }, 'win32'), 'D:\\Data\\AvatarKiosk\\policy.json');
+    assert.equal(policyPath({}, 'win32'), 'C:\\ProgramData\\AvatarKiosk\\policy.json');
+  });
+});
+
+describe('managedKeys', () => {
+  it('lists dotted leaf keys, sorted; a list is one key', () => {
+    assert.deepEqual(managedKeys({ window: { mode: 'kiosk', width: 800 }, callMode: 'audio', avatars: [{ name: 'A', imagePath: 'a.png' }], video: {} }), [
+      'avatars',
+      'callMode',
+      'video',
+      'window.mode',
+      'window.width',
+    ]);
+    assert.deepEqual(managedKeys({}), []);
+  });
+});
+
+describe('parsePolicy: key by key', () => {
+  it('keeps the good settings and reports each bad one by its dotted key', () => {
+    const layer = parsePolicy(
+      {
+        callMode: 'audio',
+        window: { mode: 'fullscreen', width: 900 },
+        metrics: { enabled: true, port: 70000 },
+        avatar: { name: 'Max', colour: 'red' },
+        encryptedApiKey: 'c2VjcmV0',
+        nonsense: 1,
+      },
+      '/etc/avatar-kiosk/policy.json',
+    );
+    assert.deepEqual(layer.policy, { callMode: 'audio', window: { width: 900 }, metrics: { enabled: true }, avatar: { name: 'Max' } });
+    assert.deepEqual(layer.managedKeys, ['avatar.name', 'callMode', 'metrics.enabled', 'window.width']);
+    assert.deepEqual(layer.problems, [
+      'Policy setting "avatar.colour" was ignored: unknown setting.',
+      'Policy setting "encryptedApiKey" was ignored: a policy cannot hold an API key (use AVATAR_API_KEY).',
+      'Policy setting "metrics.port" was ignored: Too big: expected number to be <=65535.',
+      'Policy setting "nonsense" was ignored: unknown setting.',
+      'Policy setting "window.mode" was ignored: Invalid option: expected one of "kiosk"|"windowed"|"companion".',
+    ]);
+  });
+
+  it('a non-object policy is ignored as a whole; __proto__ keys never reach any prototype', () => {
+    assert.deepEqual(parsePolicy([1, 2], 'p.json').problems, ['The policy file p.json must hold a JSON object; it was ignored.']);
+    const layer = parsePolicy(JSON.parse('{"__proto__": {"polluted": true}, "callMode": "audio"}'));
+    assert.deepEqual(layer.managedKeys, ['callMode']);
+    assert.deepEqual(layer.problems, ['Policy setting "__proto__.polluted" was ignored: unknown setting.']);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
+
+describe('loadPolicy', () => {
+  const files: Record<string, string> = { '/p/good.json': '\uFEFF{"callMode":"audio"}', '/p/bad.json': '{"callMode": ' };
+  const readText = (path: string) => {
+    if (path in files) return files[path]!;
+    if (path === '/p/locked.json') throw Object.assign(new Error('denied'), { code: 'EACCES' });
+    throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+  };
+  it('no file: no policy, no problem; a file: parsed (BOM tolerated); bad JSON or unreadable: reported and ignored', () => {
+    assert.deepEqual(loadPolicy({ path: '/p/none.json', readText }), { path: '/p/none.json', found: false, policy: {}, managedKeys: [], problems: [] });
+    assert.deepEqual(loadPolicy({ env: { AVATAR_KIOSK_POLICY: '/p/good.json' }, readText }).policy, { callMode: 'audio' });
+    assert.deepEqual(loadPolicy({ path: '/p/bad.json', readText }).problems, ['The policy file /p/bad.json is not valid JSON; it was ignored.']);
+    assert.deepEqual(loadPolicy({ path: '/p/locked.json', readText }).problems, ['The policy file /p/locked.json could not be read (EACCES); it was ignored.']);
+  });
+});
+
+describe('resolveConfig with a policy layer', () => {
+  it('policy > environment > user file, key by key (unmanaged keys keep the user value)', () => {
+    const user = { callMode: 'video', window: { mode: 'windowed', width: 800, height: 600 }, returnToAttractSeconds: 40, service: { baseUrl: 'https://user.example.com' } };
+    const { policy } = parsePolicy({ callMode: 'audio', window: { mode: 'kiosk' }, service: { baseUrl: 'https://managed.example.com' } });
+    const c = resolveConfig(user, { KIOSK_WINDOW_MODE: 'companion', AVATAR_BASE_URL: 'https://env.example.com' }, { ...opts, policy });
+    assert.equal(c.callMode, 'audio');
+    assert.deepEqual(c.window, { mode: 'kiosk', width: 800, height: 600 });
+    assert.equal(c.service.baseUrl, 'https://managed.example.com');
+    assert.equal(c.returnToAttractSeconds, 40);
+    // without the policy, the environment wins over the file as before
+    const plain = resolveConfig(user, { KIOSK_WINDOW_MODE: 'companion' }, opts);
+    assert.equal(plain.window.mode, 'companion');
+  });
+
+  it('a managed list replaces the user list whole', () => {
+    const user = { avatars: [{ id: 'u1', name: 'U1', imagePath: '/a.png' }, { id: 'u2', name: 'U2', imagePath: '/b.png' }] };
+    const { policy } = parsePolicy({ avatars: [{ id: 'm', name: 'M', imagePath: '/m.png' }] });
+    assert.deepEqual(resolveConfig(user, {}, { ...opts, policy }).cast.map((m) => m.id), ['m']);
+  });
+
+  it('the safe defaults keep the policy, and drop it only when its own settings conflict', () => {
+    assert.equal(defaultConfig({}, { ...opts, policy: parsePolicy({ callMode: 'audio' }).policy }).callMode, 'audio');
+    // gateway without a gatewayUrl: each key is fine alone, together they cannot run
+    const conflicting = parsePolicy({ service: { surface: 'gateway' }, callMode: 'audio' });
+    assert.deepEqual(conflicting.problems, []);
+    const fallback = defaultConfig({}, { ...opts, policy: conflicting.policy });
+    assert.equal(fallback.service.surface, 'direct');
+  });
+});
