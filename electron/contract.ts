@@ -27,6 +27,9 @@ export const CHANNELS = {
   sessionReportMediaError: 'kiosk:session:report-media-error',
   configGet: 'kiosk:config:get',
   configSetApiKey: 'kiosk:config:set-api-key',
+  // --- fast start (issue 7) ---
+  /** The attract screen shows/hides, or presence in front of it changes (drives the spare session). */
+  attractReport: 'kiosk:attract:report',
 } as const;
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 
@@ -61,6 +64,11 @@ export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
 
 export const noArgsSchema = z.undefined().or(z.strictObject({}));
 
+// --- fast start (issue 7) ---
+/** `present: null` = no camera, detection off, or unknown. */
+export const attractReportArgsSchema = z.strictObject({ showing: z.boolean(), present: z.boolean().nullable() });
+export type AttractReportArgs = z.infer<typeof attractReportArgsSchema>;
+
 /** Per channel: the argument schema and the result type. */
 export const ARG_SCHEMAS = {
   [CHANNELS.sessionStart]: startArgsSchema,
@@ -70,6 +78,8 @@ export const ARG_SCHEMAS = {
   [CHANNELS.sessionReportMediaError]: mediaErrorArgsSchema,
   [CHANNELS.configGet]: noArgsSchema,
   [CHANNELS.configSetApiKey]: setApiKeyArgsSchema,
+  // --- fast start (issue 7) ---
+  [CHANNELS.attractReport]: attractReportArgsSchema,
 } as const satisfies Record<Channel, z.ZodType>;
 
 export interface ChannelResults {
@@ -80,6 +90,8 @@ export interface ChannelResults {
   [CHANNELS.sessionReportMediaError]: void;
   [CHANNELS.configGet]: PublicConfig;
   [CHANNELS.configSetApiKey]: PublicConfig;
+  // --- fast start (issue 7) ---
+  [CHANNELS.attractReport]: void;
 }
 export type ChannelArgs<C extends Channel> = z.input<(typeof ARG_SCHEMAS)[C]>;
 
@@ -105,7 +117,16 @@ export interface PublicConfig {
   returnToAttractSeconds: number;
   /** Seconds before live_duration at which the countdown warns. */
   countdownWarningSeconds: number;
+  // --- fast start (issue 7) ---
+  /** When main creates a spare session ahead of the tap (see README "Pre-warmed sessions"). */
+  prewarm: { mode: PrewarmMode };
+  /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
+  presence: { cameraEnabled: boolean };
 }
+
+// --- fast start (issue 7) ---
+export const PREWARM_MODES = ['off', 'on-approach', 'always'] as const;
+export type PrewarmMode = (typeof PREWARM_MODES)[number];
 
 /**
  * A pre-warmed ("spare") session's life (fast start): created ahead of the tap, then used by a tap,
@@ -138,6 +159,12 @@ export interface KioskApi {
   config: {
     get(): Promise<Result<PublicConfig>>;
     setApiKey(args: SetApiKeyArgs): Promise<Result<PublicConfig>>;
+  };
+  // --- fast start (issue 7) ---
+  attract: {
+    /** Send whenever the attract screen shows or hides and whenever presence changes
+     *  (`present: null` = no camera / detection off / unknown). */
+    report(args: AttractReportArgs): Promise<Result<void>>;
   };
 }
 

@@ -13,6 +13,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { AvatarError } from '../core/errors.ts';
 import { CALL_MODES, MODERATION_VALUES } from '../core/protocol.ts';
+import { PREWARM_MODES } from '../contract.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
 export const DEFAULT_AVATAR_IMAGE = 'resources/demo-avatar.png';
@@ -53,6 +54,26 @@ const windowSchema = z
   })
   .default({ mode: 'kiosk', width: 1080, height: 1920 });
 
+// --- fast start (issue 7) ---
+/** Spare (pre-warmed) sessions: see electron/main/spare.ts and README "Pre-warmed sessions". */
+const prewarmSchema = z
+  .strictObject({
+    /** off | on-approach (someone in front of the camera; with no camera, while the attract screen shows) | always */
+    mode: z.enum(PREWARM_MODES).default('on-approach'),
+    /** An unused spare is closed (type 5, never initialised, never billed) after this long. */
+    maxAgeSeconds: z.number().int().min(10).max(600).default(90),
+    /** At most this many spares are created in any rolling hour. */
+    maxPerHour: z.number().int().min(0).max(600).default(40),
+  })
+  .default({ mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40 });
+
+const presenceSchema = z
+  .strictObject({
+    /** The attract screen may use the camera (locally, nothing recorded) to notice visitors. */
+    cameraEnabled: z.boolean().default(true),
+  })
+  .default({ cameraEnabled: true });
+
 export const configFileSchema = z.strictObject({
   service: serviceSchema,
   callMode: z.enum(CALL_MODES).default('video'),
@@ -66,6 +87,9 @@ export const configFileSchema = z.strictObject({
   countdownWarningSeconds: z.number().int().min(0).max(600).default(30),
   /** safeStorage ciphertext of the API key, base64. Never the key itself. */
   encryptedApiKey: z.base64().min(1).optional(),
+  // --- fast start (issue 7) ---
+  prewarm: prewarmSchema,
+  presence: presenceSchema,
 });
 
 export type ConfigFile = z.input<typeof configFileSchema>;

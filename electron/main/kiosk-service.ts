@@ -29,6 +29,7 @@ import {
   type SetApiKeyArgs,
   type SetMutedArgs,
   type StartArgs,
+  type AttractReportArgs,
 } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
 import { AvatarError, toAvatarError, type ErrorCode, type ErrorInfo } from '../core/errors.ts';
@@ -197,6 +198,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       rtcEngine: config.rtcEngine,
       returnToAttractSeconds: config.returnToAttractSeconds,
       countdownWarningSeconds: config.countdownWarningSeconds,
+      // --- fast start (issue 7) ---
+      prewarm: { mode: config.prewarm.mode },
+      presence: { cameraEnabled: config.presence.cameraEnabled },
     };
   }
 
@@ -384,6 +388,12 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     return shutdownPromise;
   }
 
+  // --- fast start (issue 7) ---
+  async function attractReport(args: AttractReportArgs): Promise<Result<void>> {
+    logger.debug('Attract report', { showing: args.showing, present: args.present });
+    return ok(undefined);
+  }
+
   async function resetToAttract(): Promise<void> {
     if (active) await hangupActive(active, 'renderer lost');
     if (!active && state.phase !== 'idle') {
@@ -437,6 +447,11 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       case CHANNELS.configSetApiKey: {
         const a = parseArgs(channel, rawArg);
         return a.ok ? setApiKey(a.value) : a;
+      }
+      // --- fast start (issue 7) ---
+      case CHANNELS.attractReport: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? attractReport(a.value) : a;
       }
       default: {
         const unreachable: never = channel;

@@ -41,6 +41,10 @@ const api: KioskApi = {
     get: () => invoke(CHANNELS.configGet),
     setApiKey: (args) => invoke(CHANNELS.configSetApiKey, args),
   },
+  // --- fast start (issue 7) ---
+  attract: {
+    report: (args) => invoke(CHANNELS.attractReport, args),
+  },
 };
 
 if (process.contextIsolated) {

@@ -46,6 +46,10 @@ const PAGE_SIDE = `function (channels) {
       get: () => invoke(channels.configGet),
       setApiKey: (args) => invoke(channels.configSetApiKey, args),
     },
+    // --- fast start (issue 7) ---
+    attract: {
+      report: (args) => invoke(channels.attractReport, args),
+    },
   };
   Object.defineProperty(window, 'kiosk', { value: Object.freeze(api) });
 }`;

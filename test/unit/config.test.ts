@@ -42,6 +42,9 @@ describe('resolveConfig', () => {
         rtcEngine: 'auto',
         returnToAttractSeconds: 15,
         countdownWarningSeconds: 30,
+        // --- fast start (issue 7) ---
+        prewarm: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40 },
+        presence: { cameraEnabled: true },
       });
     });
     it('treats undefined/null content as empty', () => {

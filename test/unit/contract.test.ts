@@ -43,6 +43,11 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{ apiKey: null }, { apiKey: 'sk-12345678' }, { apiKey: '  sk-12345678  ' }],
     invalid: [undefined, {}, { apiKey: 'short' }, { apiKey: 12345678 }, { apiKey: 'x'.repeat(513) }, { apiKey: null, persist: true }],
   },
+  // --- fast start (issue 7) ---
+  [CHANNELS.attractReport]: {
+    valid: [{ showing: true, present: null }, { showing: true, present: true }, { showing: false, present: false }],
+    invalid: [undefined, {}, { showing: true }, { showing: 'yes', present: null }, { showing: true, present: 1 }, { showing: true, present: null, frame: 'x' }],
+  },
 };
 
 describe('IPC contract', () => {

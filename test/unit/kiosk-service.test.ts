@@ -90,7 +90,8 @@ describe('createKioskService (no network)', () => {
     assert.deepEqual(Object.keys(r.value).sort(), [
       'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'countdownWarningSeconds',
       'hasApiKey', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'windowMode',
-    ]);
+      'prewarm', 'presence', // fast start (issue 7)
+    ].sort());
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);
     await service.shutdown();
   });
