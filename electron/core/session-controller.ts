@@ -248,6 +248,13 @@ export class SessionController {
     if (!run) return;
     this.#run = null;
     run.detachSignal();
+    const unused = run.adopt?.socket;
+    if (unused && run.adopt) {
+      // Never reached open-socket (e.g. an error first): close the spare's room before any conn_init.
+      run.adopt.socket = null;
+      unused.hangup('user_end');
+      this.#track(unused.closed, this.#closings);
+    }
     run.queryAbort.abort();
     this.#clearTimers();
     this.#closeSocket();
@@ -346,20 +353,14 @@ export class SessionController {
 
   #openSocket(): void {
     this.#closeSocket();
-    const adopted = this.#run?.adopt?.socket ?? null;
-    if (this.#run?.adopt) this.#run.adopt.socket = null; // used once
+    const adopted = this.#claimAdoptedSocket();
     if (adopted) {
-      if (adopted.isOpen && !adopted.connInitSent) {
-        // The spare's socket is open and holding conn_init: send it now (spec §6; README assumption).
-        this.#socket = adopted;
-        adopted.setOutcomeListener((outcome, socket) => this.#onSocketOutcome(outcome, socket));
-        adopted.connInit(this.#connectTimeoutMs);
-        this.#log.debug('session: conn_init on the pre-opened control socket', { generation: adopted.generation });
-        this.#dispatch({ type: 'socket-open', atMs: this.#clock.now() });
-        return;
-      }
-      adopted.close(1000, 'not adoptable');
-      this.#track(adopted.closed, this.#closings);
+      // The spare's socket is open and holding conn_init: send it now (spec §6; README assumption).
+      this.#socket = adopted;
+      adopted.connInit(this.#connectTimeoutMs);
+      this.#log.debug('session: conn_init on the pre-opened control socket', { generation: adopted.generation });
+      this.#dispatch({ type: 'socket-open', atMs: this.#clock.now() });
+      return;
     }
     this.#socket = this.#newControlSocket({
       ackTimeoutMs: this.#connectTimeoutMs,
@@ -368,6 +369,24 @@ export class SessionController {
       onOutcome: (outcome, socket) => this.#onSocketOutcome(outcome, socket),
     });
     this.#log.debug('session: opening control socket', { generation: this.#socket.generation });
+  }
+
+  /**
+   * The adopted spare's socket, at most once per run: routed to this controller if it is still open and
+   * has not sent conn_init; otherwise closed, and null (the caller opens a fresh one).
+   */
+  #claimAdoptedSocket(): ControlSocket | null {
+    const adopt = this.#run?.adopt;
+    const socket = adopt?.socket ?? null;
+    if (!adopt || !socket) return null;
+    adopt.socket = null;
+    if (socket.isOpen && !socket.connInitSent) {
+      socket.setOutcomeListener((outcome, s) => this.#onSocketOutcome(outcome, s));
+      return socket;
+    }
+    socket.close(1000, 'not adoptable');
+    this.#track(socket.closed, this.#closings);
+    return null;
   }
 
   /** A control socket to this session with the next generation number. URL and headers are re-read on
@@ -427,6 +446,8 @@ export class SessionController {
    * that sends only the hangup (never conn_init, which could take the avatar live and start billing).
    */
   #sendHangup(reason: HangupReason): void {
+    // A spare's socket not used yet (a hangup before the first open-socket): the hangup goes out on it.
+    if (!this.#socket) this.#socket = this.#claimAdoptedSocket();
     const socket = this.#socket;
     if (socket?.isOpen) {
       this.#socket = null;

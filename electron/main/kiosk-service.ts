@@ -40,6 +40,9 @@ import type { SessionEvent, SessionState, ServiceTarget, StartOptions } from '..
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator as defaultStartEmulator, type EmulatorHandle, type EmulatorKnobs } from '../emulator/index.ts';
 import type { KioskConfig } from './config.ts';
+import type { CallMode } from '../core/protocol.ts';
+import type { TransportFactory } from '../core/transport.ts';
+import { SpareManager, type TakenSpare } from './spare.ts';
 
 export type ApiKeySource = 'env' | 'stored' | 'none';
 type RunningEmulator = EmulatorHandle;
@@ -61,6 +64,9 @@ export interface KioskServiceOptions {
   persistApiKey?: (key: string | null) => Promise<void>;
   /** Read the avatar image as a data: URL for the attract screen (null when unavailable). */
   loadAvatarImage?: (path: string) => Promise<string | null>;
+  // --- fast start (issue 7) ---
+  /** The spare sessions' control-socket transport (tests); the SessionController keeps its default. */
+  spareTransportFactory?: TransportFactory;
 }
 
 export interface KioskService {
@@ -86,6 +92,11 @@ export interface KioskService {
   /** The current session state (synchronous view of `getState`). */
   readonly state: SessionState;
   readonly mode: PublicConfig['mode'];
+  // --- fast start (issue 7) ---
+  /** Drop the spare session (call after a settings change: avatar, voice, call mode). */
+  discardSpare(reason: string): void;
+  /** The spare-session manager (diagnostics and tests). */
+  readonly spares: SpareManager;
 }
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
@@ -102,6 +113,18 @@ interface ActiveSession {
   /** The UI has been told this session's terminal state. */
   sawTerminal: boolean;
   unsubscribe: () => void;
+  // --- fast start (issue 7) ---
+  /** Resolves with the live id once credentials are out (or null when the session ended before). */
+  created: Promise<string | null>;
+  resolveCreated: (liveId: string | null) => void;
+  /** Resolves once the controller was started (a tap may first wait for its spare). */
+  launched: Promise<void>;
+  resolveLaunched: () => void;
+  /** Events held back while an adopted spare's first conn_init answer is due (null: deliver directly). */
+  pending: SessionEvent[] | null;
+  taken: TakenSpare | null;
+  /** Replaced by a fresh session after its spare failed at the tap: its events and end are not the UI's. */
+  superseded: boolean;
 }
 
 export async function createKioskService(options: KioskServiceOptions): Promise<KioskService> {
@@ -147,8 +170,23 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     }
   }
 
+  // --- fast start (issue 7) ---
+  const spares = new SpareManager({
+    settings: config.prewarm,
+    getClient: () => client,
+    startOptions: () => startOptionsFor(config.callMode),
+    emit: (event) => {
+      logger.info(`Spare session ${event.status}`, { liveId: event.liveId, callMode: event.callMode, reason: event.reason });
+      emit(event);
+    },
+    ...(options.clock ? { clock: options.clock } : {}),
+    logger,
+    ...(options.spareTransportFactory ? { transportFactory: options.spareTransportFactory } : {}),
+  });
+
   /** (Re)build the client for the current key: gateway by config, direct with a key, else the emulator. */
   async function buildClient(): Promise<void> {
+    spares.discard('settings_changed', { unblock: true });
     client = null;
     clientError = null;
     const key = effectiveKey();
@@ -226,6 +264,16 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     emit(event);
   }
 
+  /** What a session is created with (the spare manager builds the same for the default call mode). */
+  function startOptionsFor(callMode: CallMode): StartOptions {
+    return {
+      callMode,
+      avatar: { persona: config.avatar.persona, image: config.avatar.imagePath, name: config.avatar.name, voice: config.avatar.voice },
+      ...(config.moderation ? { moderation: config.moderation } : {}),
+      ...(config.extraMotion !== undefined ? { extraMotion: config.extraMotion } : {}),
+    };
+  }
+
   async function start(args: StartArgs = {}): Promise<Result<{ liveId: string | null }>> {
     if (shutdownPromise) return fail('cancelled', 'The kiosk is shutting down.');
     if (isRunning()) return fail('invalid_request', 'A session is already running.');
@@ -238,37 +286,63 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       if (config.allowModeChoice) callMode = args.callMode;
       else logger.warn('Ignoring the requested call mode: allowModeChoice is off', { requested: args.callMode });
     }
-    const startOptions: StartOptions = {
-      callMode,
-      avatar: { persona: config.avatar.persona, image: config.avatar.imagePath, name: config.avatar.name, voice: config.avatar.voice },
-      ...(config.moderation ? { moderation: config.moderation } : {}),
-      ...(config.extraMotion !== undefined ? { extraMotion: config.extraMotion } : {}),
-    };
+    const startOptions = startOptionsFor(callMode);
 
-    const controller = new SessionController({ client, logger, ...(options.clock ? { clock: options.clock } : {}) });
-    let resolveCreated!: (liveId: string | null) => void;
-    const created = new Promise<string | null>((resolve) => (resolveCreated = resolve));
-    const session: ActiveSession = {
-      controller,
-      done: Promise.resolve(),
-      hangupPromise: null,
-      mediaFailure: null,
-      sawTerminal: false,
-      unsubscribe: () => {},
-    };
-    session.unsubscribe = controller.onEvent((event) => {
-      if (event.type === 'credentials') resolveCreated(event.liveId);
-      forward(session, event);
-    });
+    const session = newActiveSession();
     active = session;
     if (muted) {
       muted = false;
       emit({ type: 'muted', muted: false });
     }
+    // --- fast start (issue 7): adopt the spare when it fits, else the normal path ---
+    spares.setBusy(true);
+    const taken = await spares.take(callMode, startOptions).catch((error: unknown) => {
+      logger.warn('Could not take the spare session', { error: String(error) });
+      return null;
+    });
+    launch(session, startOptions, taken);
+
+    // Answer once the session exists (credentials issued) or ended before that; failures arrive as
+    // state events (one source of truth for the UI).
+    return ok({ liveId: await session.created });
+  }
+
+  function newActiveSession(): ActiveSession {
+    let resolveCreated!: (liveId: string | null) => void;
+    let resolveLaunched!: () => void;
+    const session: ActiveSession = {
+      controller: new SessionController({ client: client!, logger, ...(options.clock ? { clock: options.clock } : {}) }),
+      done: Promise.resolve(),
+      hangupPromise: null,
+      mediaFailure: null,
+      sawTerminal: false,
+      unsubscribe: () => {},
+      created: new Promise<string | null>((resolve) => (resolveCreated = resolve)),
+      resolveCreated: (liveId) => resolveCreated(liveId),
+      launched: new Promise<void>((resolve) => (resolveLaunched = resolve)),
+      resolveLaunched: () => resolveLaunched(),
+      pending: null,
+      taken: null,
+      superseded: false,
+    };
+    return session;
+  }
+
+  /** Start the session's controller in the background (adopting `taken` if given); its end clears `active`. */
+  function launch(session: ActiveSession, startOptions: StartOptions, taken: TakenSpare | null): void {
+    const controller = session.controller;
+    session.taken = taken;
+    // An adopted spare's events are held until its first conn_init is answered: if that fails, the tap
+    // falls back to a fresh session and the renderer never sees the spare (issue 7 §1).
+    session.pending = taken ? [] : null;
+    session.unsubscribe = controller.onEvent((event) => {
+      observeForSpares(session, event);
+      deliver(session, startOptions, event);
+    });
 
     // The session runs in the background; its end (any way) clears `active`.
     session.done = controller
-      .start(startOptions)
+      .start(startOptions, taken ? { adopt: taken.adopt } : {})
       .then((terminal) => {
         // Make sure the final state was seen even if the controller's last event raced the promise.
         if (active === session && !session.sawTerminal) {
@@ -285,22 +359,70 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
         logger.error('Session failed unexpectedly', { code: info.code, message: info.message });
       })
       .then(async () => {
-        resolveCreated(liveIdOf(state));
+        if (!session.superseded) session.resolveCreated(liveIdOf(state));
+        session.taken?.settle('expired', 'session_over'); // no-op once settled
         if (active === session) active = null;
+        spares.setBusy(active !== null);
         session.unsubscribe();
         // Clears the controller's timers and waits for its sockets to close (nothing leaks).
         await controller.dispose().catch((error: unknown) => logger.warn('Session controller dispose failed', { error: String(error) }));
       });
+    session.resolveLaunched();
+  }
 
-    // Answer once the session exists (credentials issued) or ended before that; failures arrive as
-    // state events (one source of truth for the UI).
-    return ok({ liveId: await created });
+  /** Route a controller event to the renderer: directly, or held while an adopted spare's first answer is due. */
+  function deliver(session: ActiveSession, startOptions: StartOptions, event: SessionEvent): void {
+    const pending = session.pending;
+    if (!pending) {
+      if (event.type === 'credentials' && active === session) session.resolveCreated(event.liveId);
+      forward(session, event);
+      return;
+    }
+    pending.push(event);
+    if (event.type !== 'state') return;
+    const next = event.state;
+    if (next.phase === 'creating' || next.phase === 'connecting') return;
+    const taken = session.taken!;
+    const answered = next.phase === 'live' || next.phase === 'ending' || (next.phase === 'warming' && next.notReadyRetries > 0);
+    const cancelled = next.phase === 'failed' && next.error.code === 'cancelled';
+    if (answered || cancelled) {
+      taken.settle(cancelled ? 'expired' : 'used', cancelled ? 'cancelled' : undefined);
+      session.pending = null;
+      for (const held of pending) deliver(session, startOptions, held);
+      return;
+    }
+    // The spare failed at its first conn_init (LIVE_CONN_INIT_FAILED, socket lost, 404…): drop it quietly
+    // and start the normal path for this tap.
+    const reason = next.phase === 'failed' ? next.error.code : 'socket_lost';
+    logger.warn('The spare session failed at the tap; creating a new session', { reason });
+    taken.settle('failed', reason);
+    session.pending = null;
+    session.superseded = true;
+    if (active !== session || shutdownPromise) return;
+    void session.controller.hangup().catch(() => {});
+    const fresh = newActiveSession();
+    active = fresh;
+    void fresh.created.then((liveId) => session.resolveCreated(liveId));
+    launch(fresh, startOptions, null);
+  }
+
+  /** What the spare manager learns from every session: create outcomes (401/402/403 stop spares), credits. */
+  function observeForSpares(session: ActiveSession, event: SessionEvent): void {
+    if (event.type === 'credentials' && !session.taken) spares.noteCreateOutcome(null);
+    if (event.type !== 'state') return;
+    const st = event.state;
+    if (st.phase === 'failed') {
+      if (st.liveId === null && !session.taken) spares.noteCreateOutcome(st.error.code);
+      if (st.error.code === 'insufficient_credits') spares.noteOutOfCredits();
+    }
+    if ((st.phase === 'ended' || st.phase === 'failed') && st.summary?.hangupReason === 'credit_insufficient') spares.noteOutOfCredits();
   }
 
   /** Hang up the active session once; later calls share the first hangup. */
   function hangupActive(session: ActiveSession, why: string): Promise<void> {
     session.hangupPromise ??= (async () => {
       logger.info('Hanging up the session', { why });
+      await session.launched; // a tap still taking its spare starts first, then hangs up
       try {
         await session.controller.hangup();
       } catch (error) {
@@ -378,6 +500,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
           await session.controller.dispose().catch(() => {});
         }
       }
+      await spares.close(); // type 5 to an unused spare, exactly once (issue 7)
       listeners.clear();
       if (emulator) {
         const closing = emulator;
@@ -391,6 +514,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   // --- fast start (issue 7) ---
   async function attractReport(args: AttractReportArgs): Promise<Result<void>> {
     logger.debug('Attract report', { showing: args.showing, present: args.present });
+    if (!shutdownPromise) spares.report(args);
     return ok(undefined);
   }
 
@@ -488,6 +612,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     get mode() {
       return mode;
     },
+    // --- fast start (issue 7) ---
+    discardSpare: (reason) => spares.discard(reason),
+    spares,
   };
 }
 
