@@ -10,6 +10,7 @@ import type { CallMode, ErrorInfo, KioskApi, KioskEvent, PublicConfig, SessionSt
 import type { RtcError } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
 import { LiveCall } from './LiveCall.svelte.ts';
+import { orderSteps } from './connecting-steps.ts'; // fast start (issue 7)
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
 export type StepStatus = 'pending' | 'active' | 'done';
@@ -22,6 +23,9 @@ export interface ConnectingStep {
 
 const TICK_MS = 250;
 const WARNING_SHOW_MS = 10_000;
+/** Fast start (issue 7): the attract screen stays this long after a tap, so a session that goes live at
+ *  once (a warmed spare) never flashes the connecting screen. */
+export const CONNECTING_SCREEN_DELAY_MS = 400;
 
 export class KioskApp {
   readonly call: LiveCall;
@@ -42,6 +46,9 @@ export class KioskApp {
   #warning = $state<{ message: string; untilMs: number } | null>(null);
   #timer: ReturnType<typeof setInterval> | null = null;
   #unsubscribe: (() => void) | null = null;
+  // --- fast start (issue 7) ---
+  #holdConnecting = $state(false);
+  #holdTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(kiosk: KioskApi | null, getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>) {
     this.#kiosk = kiosk;
@@ -71,6 +78,7 @@ export class KioskApp {
     }
     return () => {
       if (this.#timer) clearInterval(this.#timer);
+      if (this.#holdTimer) clearTimeout(this.#holdTimer); // fast start (issue 7)
       this.#unsubscribe?.();
       void this.call.end();
     };
@@ -115,7 +123,7 @@ export class KioskApp {
     return this.#muted;
   }
   get isStarting(): boolean {
-    return this.#starting;
+    return this.#starting || this.#holdConnecting;
   }
   get avatarName(): string {
     return this.#config?.avatar.name ?? '';
@@ -140,7 +148,7 @@ export class KioskApp {
       case 'creating':
       case 'connecting':
       case 'warming':
-        return this.#cancelling ? 'attract' : 'connecting';
+        return this.#cancelling || this.#holdConnecting ? 'attract' : 'connecting';
       case 'live':
       case 'reconnecting':
         return this.#cancelling ? 'attract' : 'live';
@@ -215,7 +223,7 @@ export class KioskApp {
     }
     const engine = this.call.engineState;
     const joinDone = engine === 'waiting' || engine === 'playing' || engine === 'reconnecting';
-    return [
+    return orderSteps([
       { id: 'create', label: 'Creating your session', status: created ? 'done' : 'active', detail: null },
       warm,
       {
@@ -224,7 +232,7 @@ export class KioskApp {
         status: joinDone ? 'done' : engine === 'joining' ? 'active' : 'pending',
         detail: engine === 'joining' ? (this.#mode === 'video' ? 'Microphone and camera' : 'Microphone') : null,
       },
-    ];
+    ]);
   }
 
   get isReconnecting(): boolean {
@@ -252,8 +260,11 @@ export class KioskApp {
 
   async startCall(): Promise<void> {
     const kiosk = this.#kiosk;
-    if (!kiosk || this.#starting || this.screen !== 'attract') return;
+    if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract') return;
     this.#starting = true;
+    // --- fast start (issue 7) ---
+    this.#holdConnecting = true;
+    this.#holdTimer = setTimeout(() => (this.#holdConnecting = false), CONNECTING_SCREEN_DELAY_MS);
     this.#dismissed = false;
     this.#cancelling = false;
     this.#localError = null;
