@@ -95,8 +95,10 @@ export class AttractPresence {
       return;
     }
     this.#setCalm(false);
+    // With the camera on, "nobody noticed yet" until its first frames say otherwise: `null` would tell main
+    // there is no camera at all (and in on-approach mode it then pre-warms at once).
     if (cameraEnabled) this.#startDetector();
-    this.#report(true, this.#present);
+    this.#report(true, cameraEnabled && this.#cameraOn ? false : null);
     this.#scheduleCalm();
   }
 
