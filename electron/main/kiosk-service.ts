@@ -43,6 +43,10 @@ import type { KioskConfig } from './config.ts';
 import type { CallMode } from '../core/protocol.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import { SpareManager, type TakenSpare } from './spare.ts';
+import { createWsTransportFactory, wsTransportFactory } from '../core/transport.ts';
+import { WarmHttp } from '../core/warm-http.ts';
+import { createCachedRequestBuilder } from '../core/request-cache.ts';
+import { systemClock, type TimerHandle } from '../core/clock.ts';
 
 export type ApiKeySource = 'env' | 'stored' | 'none';
 type RunningEmulator = EmulatorHandle;
@@ -65,8 +69,8 @@ export interface KioskServiceOptions {
   /** Read the avatar image as a data: URL for the attract screen (null when unavailable). */
   loadAvatarImage?: (path: string) => Promise<string | null>;
   // --- fast start (issue 7) ---
-  /** The spare sessions' control-socket transport (tests); the SessionController keeps its default. */
-  spareTransportFactory?: TransportFactory;
+  /** The control sockets' transport (tests); default: `ws` over the warm keep-alive agent. */
+  transportFactory?: TransportFactory;
 }
 
 export interface KioskService {
@@ -101,6 +105,8 @@ export interface KioskService {
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
 export const SHUTDOWN_HANGUP_TIMEOUT_MS = 5_000;
+/** While the attract screen shows, the warm connection is checked (and renewed when stale) this often. */
+export const WARM_REFRESH_MS = 20_000;
 const MAX_ATTRACT_IMAGE_BYTES = 20 * 1024 * 1024;
 
 interface ActiveSession {
@@ -171,6 +177,11 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   }
 
   // --- fast start (issue 7) ---
+  let warm: WarmHttp | null = null;
+  let transportFactory: TransportFactory = options.transportFactory ?? wsTransportFactory;
+  let warmTimer: TimerHandle | null = null;
+  const clock = options.clock ?? systemClock;
+  const buildRequest = createCachedRequestBuilder();
   const spares = new SpareManager({
     settings: config.prewarm,
     getClient: () => client,
@@ -181,8 +192,21 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     ...(options.clock ? { clock: options.clock } : {}),
     logger,
-    ...(options.spareTransportFactory ? { transportFactory: options.spareTransportFactory } : {}),
+    transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
+    buildRequest,
   });
+
+  /** While the attract screen shows, keep one connection to the service open and fresh (DNS, TCP, TLS done). */
+  function keepWarm(showing: boolean): void {
+    if (warmTimer !== null) clock.clearTimeout(warmTimer);
+    warmTimer = null;
+    if (!showing || shutdownPromise || !warm) return;
+    void warm.warm();
+    warmTimer = clock.setTimeout(() => {
+      warmTimer = null;
+      keepWarm(true);
+    }, WARM_REFRESH_MS);
+  }
 
   /** (Re)build the client for the current key: gateway by config, direct with a key, else the emulator. */
   async function buildClient(): Promise<void> {
@@ -215,7 +239,12 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       logger.error('The service configuration is invalid; sessions cannot start until it is fixed', { message: clientError.message });
       return;
     }
-    client = new ServiceClient({ target, logger });
+    // --- fast start (issue 7 §3): one warm keep-alive connection for the REST calls and socket handshakes ---
+    warm?.close();
+    warm = new WarmHttp({ baseUrl: target.surface === 'direct' ? target.baseUrl : target.gatewayUrl, logger, ...(options.clock ? { clock: options.clock } : {}) });
+    const agent = warm.agent;
+    transportFactory = options.transportFactory ?? createWsTransportFactory({ agent });
+    client = new ServiceClient({ target, logger, fetch: warm.fetch });
     logger.info('Service client ready', { mode });
   }
 
@@ -311,7 +340,13 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     let resolveCreated!: (liveId: string | null) => void;
     let resolveLaunched!: () => void;
     const session: ActiveSession = {
-      controller: new SessionController({ client: client!, logger, ...(options.clock ? { clock: options.clock } : {}) }),
+      controller: new SessionController({
+        client: client!,
+        logger,
+        ...(options.clock ? { clock: options.clock } : {}),
+        transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
+        buildRequest,
+      }),
       done: Promise.resolve(),
       hangupPromise: null,
       mediaFailure: null,
@@ -501,6 +536,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
         }
       }
       await spares.close(); // type 5 to an unused spare, exactly once (issue 7)
+      keepWarm(false);
+      warm?.close();
       listeners.clear();
       if (emulator) {
         const closing = emulator;
@@ -514,7 +551,10 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   // --- fast start (issue 7) ---
   async function attractReport(args: AttractReportArgs): Promise<Result<void>> {
     logger.debug('Attract report', { showing: args.showing, present: args.present });
-    if (!shutdownPromise) spares.report(args);
+    if (!shutdownPromise) {
+      keepWarm(args.showing);
+      spares.report(args);
+    }
     return ok(undefined);
   }
 
