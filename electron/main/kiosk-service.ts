@@ -448,7 +448,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     const st = event.state;
     if (st.phase === 'failed') {
       if (st.liveId === null && !session.taken) spares.noteCreateOutcome(st.error.code);
-      if (st.error.code === 'insufficient_credits') spares.noteOutOfCredits();
+      else if (st.error.code === 'insufficient_credits') spares.noteOutOfCredits(); // ran out during the call
     }
     if ((st.phase === 'ended' || st.phase === 'failed') && st.summary?.hangupReason === 'credit_insufficient') spares.noteOutOfCredits();
   }

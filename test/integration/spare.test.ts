@@ -243,4 +243,32 @@ describe('spare sessions (fast start) against the emulator', () => {
     ]);
     assert.equal(h.clock.pendingCount, 0, `pending timers: ${h.clock.pendingDelays().join(', ')}`);
   });
+
+  it('no spare while the last create failed with 402 (out of credits); a successful create lifts it', async () => {
+    const h = await setup({ knobs: { warmupMs: { audio: 0, video: 0 } } });
+    h.emu.setBalance(h.emu.apiKey, 10);
+    const r = (await driveUntilSettled(h.clock, h.service.handle(CHANNELS.sessionStart, {}), { stepMs: 10 })) as Result<{ liveId: string | null }>;
+    assert.equal(value(r).liveId, null);
+    await advanceUntil(h.clock, () => h.service.state.phase === 'failed', { stepMs: 10 });
+    const failed = h.service.state;
+    assert.ok(failed.phase === 'failed' && failed.error.code === 'insufficient_credits');
+    assert.equal(h.service.spares.blockedBy, 'insufficient_credits');
+
+    h.emu.setBalance(h.emu.apiKey, 1000);
+    value(await h.service.handle(CHANNELS.attractReport, { showing: true, present: true }));
+    await advanceInSteps(h.clock, 60_000, { stepMs: 5_000 });
+    assert.equal(h.emu.listSessions().length, 0, 'blocked: no spare was created');
+    assert.deepEqual(h.spareLog(), []);
+
+    // A visitor's own tap succeeds: spares resume once that session is over.
+    value(await h.service.handle(CHANNELS.attractReport, { showing: false, present: true }));
+    const liveId = await tap(h);
+    assert.ok(liveId);
+    assert.equal(h.service.spares.blockedBy, null);
+    await advanceUntil(h.clock, () => h.service.state.phase === 'live', { stepMs: 10 });
+    await driveUntilSettled(h.clock, h.service.hangup(), { stepMs: 50 });
+    value(await h.service.handle(CHANNELS.attractReport, { showing: true, present: true }));
+    await advanceUntil(h.clock, () => h.service.spares.phase === 'ready', { stepMs: 10 });
+    assert.deepEqual(h.spareLog().map(([s]) => s), ['created']);
+  });
 });
