@@ -31,6 +31,9 @@ export interface WarmHttpOptions {
 interface Parked {
   socket: Duplex & { destroyed: boolean };
   sinceMs: number;
+  /** Our own listeners (only ours are removed when it is taken; TLS sockets have internal ones). */
+  onClose: () => void;
+  onError: () => void;
 }
 
 type AgentLike = http.Agent & { createConnection: http.Agent['createConnection'] };
@@ -118,11 +121,13 @@ export class WarmHttp {
       socket.destroy();
       return;
     }
-    socket.on('error', () => {}); // a parked socket the server drops is simply discarded
-    socket.once('close', () => {
+    const onError = () => {}; // a parked socket the server drops is simply discarded
+    const onClose = () => {
       if (this.#parked?.socket === socket) this.#parked = null;
-    });
-    this.#parked = { socket, sinceMs: this.#clock.now() };
+    };
+    socket.on('error', onError);
+    socket.once('close', onClose);
+    this.#parked = { socket, sinceMs: this.#clock.now(), onClose, onError };
     this.#log.debug('warm-http: connection ready', { host, port });
   }
 
@@ -135,7 +140,8 @@ export class WarmHttp {
       return null;
     }
     this.#parked = null;
-    parked.socket.removeAllListeners('close');
+    parked.socket.removeListener('close', parked.onClose);
+    parked.socket.removeListener('error', parked.onError);
     this.reused += 1;
     return parked.socket;
   }
