@@ -517,6 +517,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
 
   async function shutdown(): Promise<void> {
     shutdownPromise ??= (async () => {
+      const sparesClosed = spares.close(); // type 5 to an unused spare, exactly once (issue 7), alongside the hangup
       const session = active;
       if (session) {
         const hung = hangupActive(session, 'shutdown');
@@ -535,7 +536,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
           await session.controller.dispose().catch(() => {});
         }
       }
-      await spares.close(); // type 5 to an unused spare, exactly once (issue 7)
+      await sparesClosed;
       keepWarm(false);
       warm?.close();
       listeners.clear();
