@@ -5,8 +5,9 @@
  *     `requestVideoFrameCallback` on the avatar <video> after the live stage is visible. Emulator video
  *     warm-up 0 s and 2.5 s, 50 ms injected latency, prewarm off vs on-approach (the approach is reported
  *     `warmup` seconds before the tap). Goal: with a warmed spare, median < 300 ms.
- *  2. CPU of Chromium's processes (renderer, GPU/compositor, browser) on the attract screen (camera off;
- *     camera on with nobody there) and live, from /proc, plus the renderer main thread's busy time (CDP).
+ *  2. CPU of Chromium's processes (renderer, GPU/compositor, browser) on the attract screen (animations
+ *     running; at rest with the camera on and nobody there) and live, from /proc, plus the renderer main
+ *     thread's busy time (CDP Performance.getMetrics TaskDuration).
  *  3. Presence detection's cost per analysed frame (main thread, from the detector's own counters).
  *
  * Build the renderer first (npm run build:renderer). Run alone: node --import tsx bench/e2e-bench.ts
@@ -25,6 +26,12 @@ const CPU_WINDOW_MS = Number(process.env.BENCH_CPU_WINDOW_MS ?? 8_000);
 const CLK_TCK = 100; // Linux USER_HZ
 /** Which parts to run: `cpu`, `tap` (default both), e.g. BENCH_E2E_PARTS=cpu. */
 const PARTS = new Set((process.env.BENCH_E2E_PARTS ?? 'cpu,tap').split(','));
+
+/** Median of the known values, formatted in ms. */
+function med(xs: Array<number | null>): string {
+  const known = xs.filter((x): x is number => x !== null);
+  return known.length ? `${median(known).toFixed(0)} ms` : 'n/a';
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -127,16 +134,32 @@ function fmtCpu(c: CpuFigure): string {
 // -------------------------------------------------------------------------------------------------
 // Tap → first frame
 
-/** Clicks "Tap to talk" and resolves with ms from the click to the first avatar frame presented on the visible stage. */
-async function tapToFirstFrame(page: Page): Promise<number> {
+/** Milestones of one tap, ms from the click: what main told the page, and what the page showed. */
+interface TapMarks {
+  credentials: number | null;
+  liveState: number | null;
+  picture: number | null;
+  firstFrame: number;
+}
+
+/**
+ * Clicks "Tap to talk" and resolves with ms from the click to the first avatar frame presented on the
+ * visible stage (live screen shown and its "connecting video" poster gone), plus the milestones before it.
+ */
+async function tapToFirstFrame(page: Page): Promise<TapMarks> {
   await page.evaluate(`(() => {
-    window.__firstFrameMs = null;
+    const marks = window.__tapMarks = { credentials: null, liveState: null, picture: null, firstFrame: null };
     const tapAt = performance.now();
+    const off = window.kiosk.session.onEvent((e) => {
+      if (e.type === 'credentials' && marks.credentials === null) marks.credentials = performance.now() - tapAt;
+      if (e.type === 'state' && e.state.phase === 'live' && marks.liveState === null) marks.liveState = performance.now() - tapAt;
+    });
     const wait = () => {
       const live = document.querySelector('main.kiosk[data-screen="live"]') && !document.querySelector('[data-testid=live-waiting]');
       const video = document.querySelector('[data-testid=avatar-video]');
       if (live && video) {
-        video.requestVideoFrameCallback((now) => { window.__firstFrameMs = now - tapAt; });
+        marks.picture = performance.now() - tapAt;
+        video.requestVideoFrameCallback((now) => { marks.firstFrame = now - tapAt; off(); });
       } else {
         requestAnimationFrame(wait);
       }
@@ -144,7 +167,15 @@ async function tapToFirstFrame(page: Page): Promise<number> {
     document.querySelector('[data-testid=start]').click();
     requestAnimationFrame(wait);
   })()`);
-  return eventually(async () => (await page.evaluate('window.__firstFrameMs')) as number | null, 'the first avatar frame', 30_000);
+  try {
+    return await eventually(async () => {
+      const marks = (await page.evaluate('window.__tapMarks')) as TapMarks & { firstFrame: number | null };
+      return marks.firstFrame === null ? null : marks;
+    }, 'the first avatar frame', 30_000);
+  } catch (error) {
+    const screen = await page.evaluate(`document.querySelector('main.kiosk')?.dataset.screen + ' ' + (document.querySelector('.screen')?.textContent ?? '').slice(0, 200)`);
+    throw new Error(`${String(error)}; the kiosk shows: ${screen}`);
+  }
 }
 
 async function backToAttract(k: KioskPage): Promise<void> {
@@ -153,12 +184,22 @@ async function backToAttract(k: KioskPage): Promise<void> {
   await k.page.keyboard.press('Escape'); // the ended screen's Done
   await screenIs(k.page, 'attract', 15_000);
   await eventually(() => k.emulator.liveCount() === 0, 'the call ended at the emulator', 15_000);
+  // Main finishes the old session (final billing read) before it takes a new tap.
+  await eventually(
+    async () => {
+      const r = await k.service.handle('kiosk:session:get-state', undefined);
+      return r.ok && ['idle', 'ended', 'failed'].includes((r.value as { phase: string }).phase);
+    },
+    'main finished the session',
+    15_000,
+  );
 }
 
 interface TapFigure {
   warmupMs: number;
   prewarm: 'off' | 'on-approach';
   samples: number[];
+  marks: TapMarks[];
   spareUsed: number;
 }
 
@@ -173,6 +214,7 @@ async function benchTap(browser: Browser, baseUrl: string, imageDataUrl: string,
     config: { prewarm: { mode: prewarm }, presence: { cameraEnabled: false } },
   });
   const samples: number[] = [];
+  const marks: TapMarks[] = [];
   let spareUsed = 0;
   try {
     await screenIs(k.page, 'attract', 15_000);
@@ -184,21 +226,26 @@ async function benchTap(browser: Browser, baseUrl: string, imageDataUrl: string,
         await new Promise((r) => setTimeout(r, 300));
       }
       const usedBefore = k.bridge.events.filter((e) => e.type === 'spare' && e.status === 'used').length;
-      samples.push(await tapToFirstFrame(k.page));
+      const m = await tapToFirstFrame(k.page).catch((error: unknown) => {
+        const calls = k.bridge.calls.slice(-6).map((c) => `${c.channel} ${JSON.stringify(c.arg)}`);
+        throw new Error(`run ${i + 1}: ${String(error)}\nlast calls: ${calls.join(' | ')}`);
+      });
+      samples.push(m.firstFrame);
+      marks.push(m);
       spareUsed += k.bridge.events.filter((e) => e.type === 'spare' && e.status === 'used').length - usedBefore;
       await backToAttract(k);
     }
   } finally {
     await k.close();
   }
-  return { warmupMs, prewarm, samples, spareUsed };
+  return { warmupMs, prewarm, samples, marks, spareUsed };
 }
 
 // -------------------------------------------------------------------------------------------------
 
 export interface E2eBenchResult {
   tap: TapFigure[];
-  cpu: { attractCameraOff: CpuFigure; attractNobody: CpuFigure; live: CpuFigure };
+  cpu: { attractInviting: CpuFigure; attractAtRest: CpuFigure; live: CpuFigure };
   presenceMsPerFrame: number | null;
 }
 
@@ -212,16 +259,18 @@ export async function runE2eBench(log: (line: string) => void = console.log): Pr
   try {
     log('\n## End to end in Chromium (demo engine, built renderer)\n');
     // CPU first, on a quiet browser.
-    const cpuOf = async (config: Record<string, unknown>, live: boolean): Promise<{ cpu: CpuFigure; presence: number | null }> => {
+    const cpuOf = async (config: Record<string, unknown>, then: 'inviting' | 'at-rest' | 'live'): Promise<{ cpu: CpuFigure; presence: number | null }> => {
       const k = await openKiosk({ browser, baseUrl: server.url, orientation: 'landscape', imageDataUrl, config: { prewarm: { mode: 'off' }, ...config } });
       try {
         await screenIs(k.page, 'attract', 15_000);
-        if (live) {
+        if (then === 'live') {
           await k.page.click('[data-testid=start]');
           await screenIs(k.page, 'live', 30_000);
         }
-        await new Promise((r) => setTimeout(r, 2_000)); // settle: entrance animations, first frames
-        const cpu = await measureCpu(k.page);
+        if (then === 'at-rest') await k.page.locator('[data-testid=screen-attract][data-calm=true]').waitFor({ timeout: 30_000 });
+        await new Promise((r) => setTimeout(r, 1_500)); // settle: entrance animations, first frames
+        // Inviting: measured inside the first invitation (10 s from the screen showing).
+        const cpu = await measureCpu(k.page, then === 'inviting' ? Math.min(CPU_WINDOW_MS, 6_000) : CPU_WINDOW_MS);
         const stats = (await k.page.evaluate('window.__presenceStats ?? null')) as { frames: number; totalMs: number } | null;
         return { cpu, presence: stats && stats.frames ? stats.totalMs / stats.frames : null };
       } finally {
@@ -233,12 +282,12 @@ export async function runE2eBench(log: (line: string) => void = console.log): Pr
     let nobody = off;
     let live = off;
     if (PARTS.has('cpu')) {
-      off = await cpuOf({ presence: { cameraEnabled: false } }, false);
-      log(`attract, camera off:          ${fmtCpu(off.cpu)}`);
-      nobody = await cpuOf({ presence: { cameraEnabled: true } }, false);
-      log(`attract, camera on, nobody:   ${fmtCpu(nobody.cpu)}`);
-      live = await cpuOf({ presence: { cameraEnabled: false } }, true);
-      log(`live video call (demo engine): ${fmtCpu(live.cpu)}`);
+      off = await cpuOf({ presence: { cameraEnabled: false } }, 'inviting');
+      log(`attract, animations running:        ${fmtCpu(off.cpu)}`);
+      nobody = await cpuOf({ presence: { cameraEnabled: true } }, 'at-rest');
+      log(`attract, camera on, nobody (rest):  ${fmtCpu(nobody.cpu)}`);
+      live = await cpuOf({ presence: { cameraEnabled: false } }, 'live');
+      log(`live video call (demo engine):      ${fmtCpu(live.cpu)}`);
       log(`presence detection: ${nobody.presence === null ? 'n/a' : `${nobody.presence.toFixed(2)} ms`} of main thread per analysed frame (160×120, 5 fps)`);
     }
 
@@ -252,12 +301,14 @@ export async function runE2eBench(log: (line: string) => void = console.log): Pr
           const s = [...f.samples].sort((a, b) => a - b);
           log(
             `  warm-up ${(warmupMs / 1000).toFixed(1)} s, prewarm ${prewarm.padEnd(11)}: median ${median(s).toFixed(0)} ms ` +
-              `(min ${s[0]!.toFixed(0)}, max ${s.at(-1)!.toFixed(0)}; spare used ${f.spareUsed}/${f.samples.length})`,
+              `(min ${s[0]!.toFixed(0)}, max ${s.at(-1)!.toFixed(0)}; spare used ${f.spareUsed}/${f.samples.length}); ` +
+            `medians: credentials ${med(f.marks.map((m) => m.credentials))}, live state ${med(f.marks.map((m) => m.liveState))}, ` +
+            `picture shown ${med(f.marks.map((m) => m.picture))}`,
           );
         }
       }
     }
-    return { tap, cpu: { attractCameraOff: off.cpu, attractNobody: nobody.cpu, live: live.cpu }, presenceMsPerFrame: nobody.presence };
+    return { tap, cpu: { attractInviting: off.cpu, attractAtRest: nobody.cpu, live: live.cpu }, presenceMsPerFrame: nobody.presence };
   } finally {
     await browser.close();
     await server.close();

@@ -10,6 +10,7 @@
 import type { KioskApi, PublicConfig } from '../../../electron/contract.ts';
 import type { PresenceDetector } from '../sensing/types.ts';
 import { CameraPresenceDetector, type PresenceStats } from '../sensing/presence.ts';
+import { warmEngine } from '../rtc/choose-engine.ts';
 
 /** "Nobody" for the greeting after this long without anyone in the middle (main applies its own 20 s to the spare). */
 export const GREETING_NOBODY_MS = 4_000;
@@ -67,8 +68,13 @@ export class AttractPresence {
     const stopRoot = $effect.root(() => {
       $effect(() => {
         const showing = this.#deps.showing();
-        const cameraEnabled = this.#deps.config()?.presence?.cameraEnabled ?? false;
-        queueMicrotask(() => this.#apply(showing, cameraEnabled));
+        const config = this.#deps.config();
+        const cameraEnabled = config?.presence?.cameraEnabled ?? false;
+        queueMicrotask(() => {
+          // The next call's engine loads while the visitor walks up (not on the tap).
+          if (showing && !this.#showing && config) warmEngine(config);
+          this.#apply(showing, cameraEnabled);
+        });
       });
     });
     return () => {
