@@ -158,6 +158,31 @@ describe('Fast start: approach → greeting → tap → live (E2E, fake camera)'
     }
   });
 
+  it('lists the connecting steps in the order they happen: the call is joined while the avatar still warms up', async () => {
+    const browser = browsers[0] ?? (await launchChromium());
+    if (!browsers.includes(browser)) browsers.push(browser);
+    const k = await openKiosk({
+      browser,
+      baseUrl: server.url,
+      orientation: 'landscape',
+      imageDataUrl: portrait,
+      knobs: { warmupMs: { audio: 0, video: 2_500 } },
+    });
+    try {
+      const { page } = k;
+      await screenIs(page, 'attract');
+      await page.click('[data-testid=start]');
+      await screenIs(page, 'connecting');
+      // Joined, still warming up (NOT_READY): the finished join sits above the warm-up in progress.
+      await page.locator('[data-testid=step-join][data-status=done]').waitFor({ timeout: 10_000 });
+      const steps = await page.locator('.steps > li').evaluateAll((lis) => lis.map((li) => `${li.getAttribute('data-testid')}:${li.getAttribute('data-status')}`));
+      assert.deepEqual(steps, ['step-create:done', 'step-join:done', 'step-warm:active']);
+      await screenIs(page, 'live', 20_000);
+    } finally {
+      await k.close();
+    }
+  });
+
   it('never opens the camera on the attract screen when the configuration does not allow it', async () => {
     const browser = browsers[0] ?? (await launchChromium());
     const k = await openKiosk({
