@@ -28,8 +28,10 @@ export interface WarmHttpOptions {
   maxParkedMs?: number;
 }
 
+type ParkableSocket = Duplex & { destroyed: boolean; ref?: () => unknown; unref?: () => unknown };
+
 interface Parked {
-  socket: Duplex & { destroyed: boolean };
+  socket: ParkableSocket;
   sinceMs: number;
   /** Our own listeners (only ours are removed when it is taken; TLS sockets have internal ones). */
   onClose: () => void;
@@ -105,7 +107,7 @@ export class WarmHttp {
       host,
       port,
       ...(this.#secure ? { servername: host } : {}),
-    } as http.ClientRequestArgs) as (Duplex & { destroyed: boolean }) | null | undefined;
+    } as http.ClientRequestArgs) as ParkableSocket | null | undefined;
     if (!socket) return;
     try {
       await new Promise<void>((resolve, reject) => {
@@ -127,6 +129,7 @@ export class WarmHttp {
     };
     socket.on('error', onError);
     socket.once('close', onClose);
+    socket.unref?.(); // a parked connection never keeps the process alive
     this.#parked = { socket, sinceMs: this.#clock.now(), onClose, onError };
     this.#log.debug('warm-http: connection ready', { host, port });
   }
@@ -142,6 +145,7 @@ export class WarmHttp {
     this.#parked = null;
     parked.socket.removeListener('close', parked.onClose);
     parked.socket.removeListener('error', parked.onError);
+    parked.socket.ref?.();
     this.reused += 1;
     return parked.socket;
   }
