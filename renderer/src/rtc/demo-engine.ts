@@ -15,6 +15,9 @@ import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEven
 export const DEMO_WIDTH = 960;
 export const DEMO_HEIGHT = 540;
 export const DEMO_FPS = 25;
+/** What the demo engine asks for (exported so the tap can open the devices ahead: rtc/media-prefetch.ts). */
+export const DEMO_MIC_CONSTRAINTS: MediaStreamConstraints = { audio: { echoCancellation: true, noiseSuppression: true }, video: false };
+export const DEMO_CAMERA_CONSTRAINTS: MediaStreamConstraints = { audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } };
 
 export interface DemoEngineDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
@@ -55,10 +58,8 @@ export class DemoEngine implements RtcEngine {
     // Microphone, camera and the picture at once (fast start, issue 7): each can take a few hundred ms.
     const imageLoad = loadImage(this.#deps.imageUrl);
     const [mic, camera] = await Promise.allSettled([
-      this.#deps.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true }, video: false }),
-      mode === 'video'
-        ? this.#deps.getUserMedia({ audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } })
-        : Promise.resolve(null),
+      this.#deps.getUserMedia(DEMO_MIC_CONSTRAINTS),
+      mode === 'video' ? this.#deps.getUserMedia(DEMO_CAMERA_CONSTRAINTS) : Promise.resolve(null),
     ]);
     // Keep whatever was granted, so a failure of the other releases it too.
     if (mic.status === 'fulfilled') this.#mic = mic.value;

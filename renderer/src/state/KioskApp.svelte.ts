@@ -265,6 +265,7 @@ export class KioskApp {
     // --- fast start (issue 7) ---
     this.#holdConnecting = true;
     this.#holdTimer = setTimeout(() => (this.#holdConnecting = false), CONNECTING_SCREEN_DELAY_MS);
+    if (this.#config) this.call.prepare(this.#mode, this.#config);
     this.#dismissed = false;
     this.#cancelling = false;
     this.#localError = null;
@@ -275,6 +276,7 @@ export class KioskApp {
     try {
       const res = await kiosk.session.start({ callMode: this.#mode });
       if (!res.ok) {
+        void this.call.end(); // fast start: release the devices opened at the tap
         if (this.#optimistic) this.#session = { phase: 'idle' };
         this.#localError = errorViewFor(res.error);
       }
@@ -364,7 +366,7 @@ export class KioskApp {
   #onMediaFailure(error: RtcError): void {
     if (error.kind === 'cancelled') return;
     void this.call.end();
-    if (this.#cancelling || this.screen === 'attract') return;
+    if (this.#cancelling || (this.screen === 'attract' && !this.#holdConnecting)) return; // the hold: a call in flight
     this.#localError = errorViewForMedia(error.kind, error.message);
     this.#dismissed = false;
     void this.#kiosk?.session.reportMediaError({ kind: error.kind, message: error.message.slice(0, 500) });
