@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHANNELS, type KioskEvent, type Result, type SpareEvent } from '../../electron/contract.ts';
+import { CHANNELS, type KioskEvent, type PublicConfig, type Result, type SpareEvent } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
 import { startEmulator, type EmulatedSession, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/main/config.ts';
@@ -270,5 +270,18 @@ describe('spare sessions (fast start) against the emulator', () => {
     value(await h.service.handle(CHANNELS.attractReport, { showing: true, present: true }));
     await advanceUntil(h.clock, () => h.service.spares.phase === 'ready', { stepMs: 10 });
     assert.deepEqual(h.spareLog().map(([s]) => s), ['created']);
+  });
+
+  it('PublicConfig tells the renderer the prewarm mode and camera permission; attract.report validates its argument', async () => {
+    const h = await setup({ config: { prewarm: { mode: 'always' }, presence: { cameraEnabled: false } } });
+    const cfg = value((await h.service.handle(CHANNELS.configGet, undefined)) as Result<PublicConfig>);
+    assert.deepEqual(cfg.prewarm, { mode: 'always' });
+    assert.deepEqual(cfg.presence, { cameraEnabled: false });
+    for (const bad of [undefined, { showing: true }, { showing: 'yes', present: null }, { showing: true, present: null, frame: 'data:' }]) {
+      const r = await h.service.handle(CHANNELS.attractReport, bad);
+      assert.equal(r.ok, false);
+      assert.equal(!r.ok && r.error.code, 'invalid_request');
+    }
+    assert.equal(h.service.spares.phase, null, 'a rejected report changes nothing');
   });
 });
