@@ -47,6 +47,9 @@ export const CHANNELS = {
   staffRestart: 'kiosk:staff:restart',
   appReportError: 'kiosk:app:report-error',
   // --- end staff operations ---
+  // --- fast start (issue 7) ---
+  /** The attract screen shows/hides, or presence in front of it changes (drives the spare session). */
+  attractReport: 'kiosk:attract:report',
 } as const;
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 
@@ -150,6 +153,10 @@ export const reportErrorArgsSchema = z.strictObject({
 });
 export type ReportErrorArgs = z.infer<typeof reportErrorArgsSchema>;
 // --- end staff operations ---
+// --- fast start (issue 7) ---
+/** `present: null` = no camera, detection off, or unknown. */
+export const attractReportArgsSchema = z.strictObject({ showing: z.boolean(), present: z.boolean().nullable() });
+export type AttractReportArgs = z.infer<typeof attractReportArgsSchema>;
 
 /** Per channel: the argument schema and the result type. */
 export const ARG_SCHEMAS = {
@@ -179,6 +186,8 @@ export const ARG_SCHEMAS = {
   [CHANNELS.staffExitKiosk]: noArgsSchema,
   [CHANNELS.staffRestart]: noArgsSchema,
   [CHANNELS.appReportError]: reportErrorArgsSchema,
+  // --- fast start (issue 7) ---
+  [CHANNELS.attractReport]: attractReportArgsSchema,
 } as const satisfies Record<Channel, z.ZodType>;
 
 export interface ChannelResults {
@@ -208,6 +217,8 @@ export interface ChannelResults {
   [CHANNELS.staffExitKiosk]: void;
   [CHANNELS.staffRestart]: void;
   [CHANNELS.appReportError]: void;
+  // --- fast start (issue 7) ---
+  [CHANNELS.attractReport]: void;
 }
 export type ChannelArgs<C extends Channel> = z.input<(typeof ARG_SCHEMAS)[C]>;
 
@@ -247,6 +258,11 @@ export interface PublicConfig {
   windowMode: 'kiosk' | 'windowed' | 'companion';
   /** Desktop companion settings (meaningful when windowMode is `companion`). */
   companion: { pushToTalk: boolean; shortcut: string };
+  // --- fast start (issue 7) ---
+  /** When main creates a spare session ahead of the tap (see README "Fast start"). */
+  prewarm: { mode: PrewarmMode };
+  /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
+  presence: { cameraEnabled: boolean };
 }
 
 // --- fleets and companions (issue 8) ---
@@ -331,6 +347,9 @@ export interface LedgerTotals {
   month: LedgerTotalsRow;
 }
 // --- end staff operations ---
+// --- fast start (issue 7) ---
+export const PREWARM_MODES = ['off', 'on-approach', 'always'] as const;
+export type PrewarmMode = (typeof PREWARM_MODES)[number];
 
 /**
  * A pre-warmed ("spare") session's life (fast start): created ahead of the tap, then used by a tap,
@@ -386,6 +405,12 @@ export interface KioskApi {
   };
   app: {
     reportError(args: ReportErrorArgs): Promise<Result<void>>;
+  };
+  // --- fast start (issue 7) ---
+  attract: {
+    /** Send whenever the attract screen shows or hides and whenever presence changes
+     *  (`present: null` = no camera / detection off / unknown). */
+    report(args: AttractReportArgs): Promise<Result<void>>;
   };
 }
 

@@ -80,6 +80,13 @@ export interface ControlSocketOptions {
    * billing (spec §3 waiting → on_live).
    */
   sendConnInit?: boolean;
+  /**
+   * A pre-opened socket of a spare session (fast start): on open it sends nothing but keep-alives and
+   * answers to pings, and the ack timer does not run until the owner calls `connInit()` (at the tap).
+   * ASSUMPTION: the service keeps such a socket open although spec §6 says conn_init is "sent immediately
+   * after the socket opens" (README, assumptions).
+   */
+  holdConnInit?: boolean;
 }
 
 export const DEFAULT_KEEP_ALIVE_INTERVAL_MS = SERVER_PING_INTERVAL_MS;
@@ -103,13 +110,15 @@ export class ControlSocket {
 
   readonly #clock: Clock;
   readonly #log: Logger;
-  readonly #onOutcome: ControlSocketListener;
   readonly #keepAliveMs: number;
   readonly #deadAfterMs: number;
   readonly #jumpToleranceMs: number;
   readonly #closeTimeoutMs: number;
   readonly #transport: SocketTransport;
   readonly #sendConnInit: boolean;
+  readonly #holdConnInit: boolean;
+  #connInitSent = false;
+  #onOutcomeListener: ControlSocketListener;
   #phase: Phase = 'connecting';
   #lastSeqId = 0;
   #acked = false;
@@ -125,19 +134,17 @@ export class ControlSocket {
     this.generation = options.generation ?? 1;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger ?? silentLogger;
-    this.#onOutcome = options.onOutcome;
+    this.#onOutcomeListener = options.onOutcome;
     this.#keepAliveMs = options.keepAliveIntervalMs ?? DEFAULT_KEEP_ALIVE_INTERVAL_MS;
     this.#deadAfterMs = options.deadAfterMs ?? DEFAULT_DEAD_AFTER_MS;
     this.#jumpToleranceMs = options.clockJumpToleranceMs ?? DEFAULT_CLOCK_JUMP_TOLERANCE_MS;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     this.#sendConnInit = options.sendConnInit ?? true;
+    this.#holdConnInit = options.holdConnInit ?? false;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
 
     const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
-    this.#ackTimer = this.#arm(ackTimeoutMs, () => {
-      this.#ackTimer = null;
-      this.#fail(new AvatarError('timeout', `No conn_init answer within ${ackTimeoutMs} ms.`));
-    });
+    if (!this.#holdConnInit) this.#armAckTimer(ackTimeoutMs);
 
     this.#transport = options.transportFactory(options.url, options.headers, {
       onOpen: () => this.#handleOpen(),
@@ -155,6 +162,28 @@ export class ControlSocket {
   /** True once it reported a terminal outcome or was closed by its owner. */
   get isFinished(): boolean {
     return this.#phase === 'finished';
+  }
+
+  /** True once conn_init went out on this socket. */
+  get connInitSent(): boolean {
+    return this.#connInitSent;
+  }
+
+  /**
+   * Sends the held conn_init now (a `holdConnInit` socket, at the tap) and starts the ack timer. Returns
+   * false (and sends nothing) unless the socket is open, still reporting, and has not sent conn_init yet.
+   */
+  connInit(ackTimeoutMs: number = DEFAULT_ACK_TIMEOUT_MS): boolean {
+    if (this.#phase !== 'open' || this.#connInitSent || !this.#transport.isOpen) return false;
+    this.#armAckTimer(ackTimeoutMs);
+    this.#connInitSent = true;
+    this.#send((seqId) => connInitFrame(this.liveId, seqId));
+    return true;
+  }
+
+  /** Hands the socket to a new owner: every later outcome goes to `listener` (spare → session). */
+  setOutcomeListener(listener: ControlSocketListener): void {
+    this.#onOutcomeListener = listener;
   }
 
   /** Sends type 5 with `reason` (spec §6 rule 7), then closes politely. Nothing is reported afterwards. */
@@ -190,7 +219,10 @@ export class ControlSocket {
     this.#phase = 'open';
     this.#restartDeadTimer();
     this.#armKeepAlive();
-    if (this.#sendConnInit) this.#send((seqId) => connInitFrame(this.liveId, seqId)); // spec §6: immediately after open
+    if (this.#sendConnInit && !this.#holdConnInit) {
+      this.#connInitSent = true;
+      this.#send((seqId) => connInitFrame(this.liveId, seqId)); // spec §6: immediately after open
+    }
     this.#report({ kind: 'open' });
   }
 
@@ -219,6 +251,10 @@ export class ControlSocket {
       case 'conn_init_ack':
         if (this.#acked) {
           this.#log.warn('control socket: ignored a repeated conn_init_ack', { generation: this.generation });
+          return;
+        }
+        if (this.#holdConnInit && !this.#connInitSent) {
+          this.#log.warn('control socket: ignored a conn_init_ack before conn_init', { generation: this.generation });
           return;
         }
         this.#acked = true;
@@ -284,13 +320,20 @@ export class ControlSocket {
 
   #report(outcome: ControlSocketOutcome, terminal = false): void {
     if (this.#phase === 'finished' && !terminal) return;
-    this.#onOutcome(outcome, this);
+    this.#onOutcomeListener(outcome, this);
   }
 
   #send(build: (seqId: number) => ClientFrame): void {
     if (this.#phase !== 'open' || !this.#transport.isOpen) return;
     this.#lastSeqId += 1;
     this.#transport.send(JSON.stringify(build(this.#lastSeqId)));
+  }
+
+  #armAckTimer(ackTimeoutMs: number): void {
+    this.#ackTimer = this.#arm(ackTimeoutMs, () => {
+      this.#ackTimer = null;
+      this.#fail(new AvatarError('timeout', `No conn_init answer within ${ackTimeoutMs} ms.`));
+    });
   }
 
   #armKeepAlive(): void {

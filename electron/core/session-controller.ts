@@ -58,6 +58,18 @@ export interface SessionControllerOptions {
 
 export type TerminalState = Extract<SessionState, { phase: 'ended' | 'failed' }>;
 
+/**
+ * A session created ahead of the tap (a spare, see electron/main/spare.ts) that `start` takes over instead
+ * of creating one: its create answer, and optionally its control socket, already open and holding its
+ * conn_init (`holdConnInit`). The machine runs exactly as for a fresh session; only the `create-session`
+ * effect answers at once from `created`, and the first `open-socket` effect sends conn_init on `socket`
+ * (one round trip to live when the avatar is ready) instead of opening a new socket.
+ */
+export interface AdoptedSession {
+  created: CreateSessionResponse;
+  socket: ControlSocket | null;
+}
+
 interface Run {
   promise: Promise<TerminalState>;
   resolve: (state: TerminalState) => void;
@@ -68,6 +80,8 @@ interface Run {
   queryAbort: AbortController;
   created: CreateSessionResponse | null;
   detachSignal: () => void;
+  /** A spare to take over (fast start); its socket is consumed by the first `open-socket`. */
+  adopt: AdoptedSession | null;
 }
 
 export class SessionController {
@@ -136,7 +150,7 @@ export class SessionController {
    * `summary.timingsMs` count from this call, which begins the create step (build the request, POST it).
    * Aborting `signal` is the same as `hangup('user_end')`.
    */
-  start(options: StartOptions, opts: { signal?: AbortSignal } = {}): Promise<TerminalState> {
+  start(options: StartOptions, opts: { signal?: AbortSignal; adopt?: AdoptedSession } = {}): Promise<TerminalState> {
     if (this.#disposing) return Promise.reject(new AvatarError('invalid_request', 'This session controller was disposed.'));
     if (this.#run) return Promise.reject(new AvatarError('invalid_request', 'A session is already running; hang up first.'));
     let resolve!: (state: TerminalState) => void;
@@ -152,6 +166,7 @@ export class SessionController {
       queryAbort: new AbortController(),
       created: null,
       detachSignal: () => signal?.removeEventListener('abort', onAbort),
+      adopt: opts.adopt ?? null,
     };
     this.#machine = initialMachine();
     this.#dispatch({ type: 'start', atMs: this.#clock.now(), callMode: options.callMode });
@@ -233,6 +248,13 @@ export class SessionController {
     if (!run) return;
     this.#run = null;
     run.detachSignal();
+    const unused = run.adopt?.socket;
+    if (unused && run.adopt) {
+      // Never reached open-socket (e.g. an error first): close the spare's room before any conn_init.
+      run.adopt.socket = null;
+      unused.hangup('user_end');
+      this.#track(unused.closed, this.#closings);
+    }
     run.queryAbort.abort();
     this.#clearTimers();
     this.#closeSocket();
@@ -296,6 +318,19 @@ export class SessionController {
 
   async #createSession(run: Run): Promise<void> {
     const signal = run.createAbort.signal;
+    if (run.adopt) {
+      // Fast start: the room exists already (created ahead of the tap). Answer on the next microtask, as
+      // a request would, so the `creating` state is emitted before `connecting`.
+      const created = run.adopt.created;
+      await Promise.resolve();
+      if (signal.aborted) {
+        this.#dispatch({ type: 'create-failed', atMs: this.#clock.now(), error: { code: 'cancelled', message: 'The session was cancelled.' } });
+        return;
+      }
+      run.created = created;
+      this.#dispatch({ type: 'created', atMs: this.#clock.now(), liveId: created.live.id, liveDurationS: created.live.live_duration, callMode: created.live.call_mode });
+      return;
+    }
     try {
       const built = await this.#buildRequest(run.options);
       throwIfAborted(signal);
@@ -318,6 +353,15 @@ export class SessionController {
 
   #openSocket(): void {
     this.#closeSocket();
+    const adopted = this.#claimAdoptedSocket();
+    if (adopted) {
+      // The spare's socket is open and holding conn_init: send it now (spec §6; README assumption).
+      this.#socket = adopted;
+      adopted.connInit(this.#connectTimeoutMs);
+      this.#log.debug('session: conn_init on the pre-opened control socket', { generation: adopted.generation });
+      this.#dispatch({ type: 'socket-open', atMs: this.#clock.now() });
+      return;
+    }
     this.#socket = this.#newControlSocket({
       ackTimeoutMs: this.#connectTimeoutMs,
       ...(this.#keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#keepAliveIntervalMs } : {}),
@@ -325,6 +369,24 @@ export class SessionController {
       onOutcome: (outcome, socket) => this.#onSocketOutcome(outcome, socket),
     });
     this.#log.debug('session: opening control socket', { generation: this.#socket.generation });
+  }
+
+  /**
+   * The adopted spare's socket, at most once per run: routed to this controller if it is still open and
+   * has not sent conn_init; otherwise closed, and null (the caller opens a fresh one).
+   */
+  #claimAdoptedSocket(): ControlSocket | null {
+    const adopt = this.#run?.adopt;
+    const socket = adopt?.socket ?? null;
+    if (!adopt || !socket) return null;
+    adopt.socket = null;
+    if (socket.isOpen && !socket.connInitSent) {
+      socket.setOutcomeListener((outcome, s) => this.#onSocketOutcome(outcome, s));
+      return socket;
+    }
+    socket.close(1000, 'not adoptable');
+    this.#track(socket.closed, this.#closings);
+    return null;
   }
 
   /** A control socket to this session with the next generation number. URL and headers are re-read on
@@ -384,6 +446,8 @@ export class SessionController {
    * that sends only the hangup (never conn_init, which could take the avatar live and start billing).
    */
   #sendHangup(reason: HangupReason): void {
+    // A spare's socket not used yet (a hangup before the first open-socket): the hangup goes out on it.
+    if (!this.#socket) this.#socket = this.#claimAdoptedSocket();
     const socket = this.#socket;
     if (socket?.isOpen) {
       this.#socket = null;

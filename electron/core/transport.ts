@@ -45,6 +45,8 @@ export interface WsTransportOptions {
   maxPayloadBytes?: number;
   /** Handshake timeout (default 10 000 ms; real time, `ws` owns this timer). */
   handshakeTimeoutMs?: number;
+  /** A keep-alive agent (fast start: `WarmHttp.agent`), so the handshake reuses a warm connection. */
+  agent?: import('node:http').Agent;
 }
 
 /** Default hard cap for one incoming frame (see `WsTransportOptions.maxPayloadBytes`). */
@@ -80,7 +82,7 @@ export function createWsTransportFactory(options: WsTransportOptions = {}): Tran
 
     let ws: WebSocket;
     try {
-      ws = new WebSocket(url, { headers, maxPayload, handshakeTimeout, perMessageDeflate: false });
+      ws = new WebSocket(url, { headers, maxPayload, handshakeTimeout, perMessageDeflate: false, ...(options.agent ? { agent: options.agent } : {}) });
     } catch (error) {
       // Bad URL and the like: report asynchronously, as a real socket would.
       queueMicrotask(() => {

@@ -39,6 +39,8 @@ export interface SessionSocket {
   forceHangup(reason: string): void;
   /** This socket was replaced by a newer one for the same session: close it. */
   replaced(): void;
+  /** The session expired while this socket held it without conn_init: close it. */
+  expired(): void;
 }
 
 /** The fields a session shares with its public snapshot (types.ts `EmulatedSession`). */
@@ -339,11 +341,16 @@ export class SessionStore {
   #onTtl(session: SessionRecord): void {
     session.timers.ttl = null;
     if (session.status !== 'waiting') return;
-    if (session.socket) {
+    if (session.socket && session.connInits > 0) {
       // Someone is still trying (e.g. a long NOT_READY loop): look again one TTL later.
       session.timers.ttl = this.#ctx.timers.set(() => this.#onTtl(session), this.#ctx.knobs.sessionTtlMs);
       return;
     }
+    // Never initialised (no socket, or only a socket holding its conn_init, e.g. a spare): it expires,
+    // its socket is closed, and it is unknown (404) from now on.
+    const socket = session.socket;
+    session.socket = null;
+    socket?.expired();
     this.#byId.delete(session.id);
     this.#ctx.logger.info('waiting session expired', { liveId: session.id });
   }

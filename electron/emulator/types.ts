@@ -35,7 +35,8 @@ export interface EmulatorKnobs {
   liveDurationS: number;
   /** How long a session stays `ending` before `ended` (default 300). */
   endingMs: number;
-  /** A `waiting` session never connected expires (then 404) after this (default 10 min). */
+  /** A `waiting` session never initialised (no socket, or a socket that never sent conn_init) expires after
+   *  this: its socket is closed and it is 404 from then on (default 10 min). Also the "spare expired" knob. */
   sessionTtlMs: number;
 }
 

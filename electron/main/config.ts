@@ -13,7 +13,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { AvatarError } from '../core/errors.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
-import { VIDEO_FITS } from '../contract.ts';
+import { PREWARM_MODES, VIDEO_FITS } from '../contract.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
 export const DEFAULT_AVATAR_IMAGE = 'resources/demo-avatar.png';
@@ -89,6 +89,25 @@ const metricsSchema = z
     token: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   })
   .default({ enabled: false, host: '127.0.0.1', port: 9464 });
+// --- fast start (issue 7) ---
+/** Spare (pre-warmed) sessions: see electron/main/spare.ts and README "Pre-warmed sessions". */
+const prewarmSchema = z
+  .strictObject({
+    /** off | on-approach (someone in front of the camera; with no camera, while the attract screen shows) | always */
+    mode: z.enum(PREWARM_MODES).default('on-approach'),
+    /** An unused spare is closed (type 5, never initialised, never billed) after this long. */
+    maxAgeSeconds: z.number().int().min(10).max(600).default(90),
+    /** At most this many spares are created in any rolling hour. */
+    maxPerHour: z.number().int().min(0).max(600).default(40),
+  })
+  .default({ mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40 });
+
+const presenceSchema = z
+  .strictObject({
+    /** The attract screen may use the camera (locally, nothing recorded) to notice visitors. */
+    cameraEnabled: z.boolean().default(true),
+  })
+  .default({ cameraEnabled: true });
 
 export const configFileSchema = z.strictObject({
   service: serviceSchema,
@@ -120,6 +139,9 @@ export const configFileSchema = z.strictObject({
   video: z.strictObject({ fit: z.enum(VIDEO_FITS).optional() }).optional(),
   companion: companionSchema,
   metrics: metricsSchema,
+  // --- fast start (issue 7) ---
+  prewarm: prewarmSchema,
+  presence: presenceSchema,
 });
 
 export type ConfigFile = z.input<typeof configFileSchema>;

@@ -31,6 +31,7 @@ import {
   type SetApiKeyArgs,
   type SetMutedArgs,
   type StartArgs,
+  type AttractReportArgs,
 } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
 import { AvatarError, toAvatarError, type ErrorCode, type ErrorInfo } from '../core/errors.ts';
@@ -40,8 +41,15 @@ import { SessionController } from '../core/session-controller.ts';
 import type { SessionEvent, SessionState, ServiceTarget, StartOptions } from '../core/session-types.ts';
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator as defaultStartEmulator, type EmulatorHandle, type EmulatorKnobs } from '../emulator/index.ts';
-import type { KioskConfig } from './config.ts';
+import type { CastEntry, KioskConfig } from './config.ts';
 import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast } from './cast.ts';
+import type { CallMode } from '../core/protocol.ts';
+import type { TransportFactory } from '../core/transport.ts';
+import { SpareManager, type TakenSpare } from './spare.ts';
+import { createWsTransportFactory, wsTransportFactory } from '../core/transport.ts';
+import { WarmHttp } from '../core/warm-http.ts';
+import { createCachedRequestBuilder } from '../core/request-cache.ts';
+import { systemClock, type TimerHandle } from '../core/clock.ts';
 
 export type ApiKeySource = 'env' | 'stored' | 'none';
 type RunningEmulator = EmulatorHandle;
@@ -66,6 +74,9 @@ export interface KioskServiceOptions {
   // --- fleets and companions (issue 8) ---
   /** Whether the screen is portrait (for the default `video.fit`); default: the configured window's shape. */
   portrait?: boolean;
+  // --- fast start (issue 7) ---
+  /** The control sockets' transport (tests); default: `ws` over the warm keep-alive agent. */
+  transportFactory?: TransportFactory;
 }
 
 // --- staff operations (issue 6) ---
@@ -114,10 +125,17 @@ export interface KioskService {
   // --- fleets and companions (issue 8) ---
   /** Cast members whose image or persona failed the start-up check (each message names the avatar). */
   readonly castProblems: ErrorInfo[];
+  // --- fast start (issue 7) ---
+  /** Drop the spare session (call after a settings change: avatar, voice, call mode). */
+  discardSpare(reason: string): void;
+  /** The spare-session manager (diagnostics and tests). */
+  readonly spares: SpareManager;
 }
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
 export const SHUTDOWN_HANGUP_TIMEOUT_MS = 5_000;
+/** While the attract screen shows, the warm connection is checked (and renewed when stale) this often. */
+export const WARM_REFRESH_MS = 20_000;
 const MAX_ATTRACT_IMAGE_BYTES = 20 * 1024 * 1024;
 
 interface ActiveSession {
@@ -130,6 +148,18 @@ interface ActiveSession {
   /** The UI has been told this session's terminal state. */
   sawTerminal: boolean;
   unsubscribe: () => void;
+  // --- fast start (issue 7) ---
+  /** Resolves with the live id once credentials are out (or null when the session ended before). */
+  created: Promise<string | null>;
+  resolveCreated: (liveId: string | null) => void;
+  /** Resolves once the controller was started (a tap may first wait for its spare). */
+  launched: Promise<void>;
+  resolveLaunched: () => void;
+  /** Events held back while an adopted spare's first conn_init answer is due (null: deliver directly). */
+  pending: SessionEvent[] | null;
+  taken: TakenSpare | null;
+  /** Replaced by a fresh session after its spare failed at the tap: its events and end are not the UI's. */
+  superseded: boolean;
 }
 
 export async function createKioskService(options: KioskServiceOptions): Promise<KioskService> {
@@ -188,8 +218,41 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     }
   }
 
+  // --- fast start (issue 7) ---
+  let warm: WarmHttp | null = null;
+  let transportFactory: TransportFactory = options.transportFactory ?? wsTransportFactory;
+  let warmTimer: TimerHandle | null = null;
+  const clock = options.clock ?? systemClock;
+  const buildRequest = createCachedRequestBuilder();
+  const spares = new SpareManager({
+    settings: config.prewarm,
+    getClient: () => client,
+    startOptions: () => startOptionsFor(cast[0]!.callMode),
+    emit: (event) => {
+      logger.info(`Spare session ${event.status}`, { liveId: event.liveId, callMode: event.callMode, reason: event.reason });
+      emit(event);
+    },
+    ...(options.clock ? { clock: options.clock } : {}),
+    logger,
+    transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
+    buildRequest,
+  });
+
+  /** While the attract screen shows, keep one connection to the service open and fresh (DNS, TCP, TLS done). */
+  function keepWarm(showing: boolean): void {
+    if (warmTimer !== null) clock.clearTimeout(warmTimer);
+    warmTimer = null;
+    if (!showing || shutdownPromise || !warm) return;
+    void warm.warm();
+    warmTimer = clock.setTimeout(() => {
+      warmTimer = null;
+      keepWarm(true);
+    }, WARM_REFRESH_MS);
+  }
+
   /** (Re)build the client for the current key: gateway by config, direct with a key, else the emulator. */
   async function buildClient(): Promise<void> {
+    spares.discard('settings_changed', { unblock: true });
     client = null;
     clientError = null;
     const key = effectiveKey();
@@ -218,7 +281,12 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       logger.error('The service configuration is invalid; sessions cannot start until it is fixed', { message: clientError.message });
       return;
     }
-    client = new ServiceClient({ target, logger });
+    // --- fast start (issue 7 §3): one warm keep-alive connection for the REST calls and socket handshakes ---
+    warm?.close();
+    warm = new WarmHttp({ baseUrl: target.surface === 'direct' ? target.baseUrl : target.gatewayUrl, logger, ...(options.clock ? { clock: options.clock } : {}) });
+    const agent = warm.agent;
+    transportFactory = options.transportFactory ?? createWsTransportFactory({ agent });
+    client = new ServiceClient({ target, logger, fetch: warm.fetch });
     logger.info('Service client ready', { mode });
   }
 
@@ -246,6 +314,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       cast: [],
       video: { fit: resolveVideoFit(config, options.portrait ?? configuredPortrait(config)) },
       companion: { pushToTalk: config.companion.pushToTalk, shortcut: config.companion.shortcut },
+      // --- fast start (issue 7) ---
+      prewarm: { mode: config.prewarm.mode },
+      presence: { cameraEnabled: config.presence.cameraEnabled },
     };
   }
 
@@ -283,6 +354,17 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     emit(event);
   }
 
+  /** What a session is created with: the spare is pre-warmed for the cast's first member in its call mode,
+   *  so a tap on another avatar or mode does not match it (the spare is closed, the normal path runs). */
+  function startOptionsFor(callMode: CallMode, member: CastEntry = cast[0]!): StartOptions {
+    return {
+      callMode,
+      avatar: { persona: member.persona, image: member.imagePath, name: member.name, voice: member.voice },
+      ...(config.moderation ? { moderation: config.moderation } : {}),
+      ...(config.extraMotion !== undefined ? { extraMotion: config.extraMotion } : {}),
+    };
+  }
+
   async function start(args: StartArgs = {}): Promise<Result<{ liveId: string | null }>> {
     if (shutdownPromise) return fail('cancelled', 'The kiosk is shutting down.');
     if (isRunning()) return fail('invalid_request', 'A session is already running.');
@@ -300,37 +382,69 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       if (config.allowModeChoice) callMode = args.callMode;
       else logger.warn('Ignoring the requested call mode: allowModeChoice is off', { requested: args.callMode });
     }
-    const startOptions: StartOptions = {
-      callMode,
-      avatar: { persona: member.persona, image: member.imagePath, name: member.name, voice: member.voice },
-      ...(config.moderation ? { moderation: config.moderation } : {}),
-      ...(config.extraMotion !== undefined ? { extraMotion: config.extraMotion } : {}),
-    };
+    const startOptions = startOptionsFor(callMode, member);
 
-    const controller = new SessionController({ client, logger, ...(options.clock ? { clock: options.clock } : {}) });
-    let resolveCreated!: (liveId: string | null) => void;
-    const created = new Promise<string | null>((resolve) => (resolveCreated = resolve));
-    const session: ActiveSession = {
-      controller,
-      done: Promise.resolve(),
-      hangupPromise: null,
-      mediaFailure: null,
-      sawTerminal: false,
-      unsubscribe: () => {},
-    };
-    session.unsubscribe = controller.onEvent((event) => {
-      if (event.type === 'credentials') resolveCreated(event.liveId);
-      forward(session, event);
-    });
+    const session = newActiveSession();
     active = session;
     if (muted) {
       muted = false;
       emit({ type: 'muted', muted: false });
     }
+    // --- fast start (issue 7): adopt the spare when it fits, else the normal path ---
+    spares.setBusy(true);
+    const taken = await spares.take(callMode, startOptions).catch((error: unknown) => {
+      logger.warn('Could not take the spare session', { error: String(error) });
+      return null;
+    });
+    launch(session, startOptions, taken);
+
+    // Answer once the session exists (credentials issued) or ended before that; failures arrive as
+    // state events (one source of truth for the UI).
+    return ok({ liveId: await session.created });
+  }
+
+  function newActiveSession(): ActiveSession {
+    let resolveCreated!: (liveId: string | null) => void;
+    let resolveLaunched!: () => void;
+    const session: ActiveSession = {
+      controller: new SessionController({
+        client: client!,
+        logger,
+        ...(options.clock ? { clock: options.clock } : {}),
+        transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
+        buildRequest,
+      }),
+      done: Promise.resolve(),
+      hangupPromise: null,
+      mediaFailure: null,
+      sawTerminal: false,
+      unsubscribe: () => {},
+      created: new Promise<string | null>((resolve) => (resolveCreated = resolve)),
+      resolveCreated: (liveId) => resolveCreated(liveId),
+      launched: new Promise<void>((resolve) => (resolveLaunched = resolve)),
+      resolveLaunched: () => resolveLaunched(),
+      pending: null,
+      taken: null,
+      superseded: false,
+    };
+    return session;
+  }
+
+  /** Start the session's controller in the background (adopting `taken` if given); its end clears `active`. */
+  function launch(session: ActiveSession, startOptions: StartOptions, taken: TakenSpare | null): void {
+    const controller = session.controller;
+    session.taken = taken;
+    // An adopted spare's events are held until its first conn_init is answered: if that fails, the tap
+    // falls back to a fresh session and the renderer never sees the spare (issue 7 §1).
+    session.pending = taken ? [] : null;
+    session.unsubscribe = controller.onEvent((event) => {
+      observeForSpares(session, event);
+      deliver(session, startOptions, event);
+    });
 
     // The session runs in the background; its end (any way) clears `active`.
     session.done = controller
-      .start(startOptions)
+      .start(startOptions, taken ? { adopt: taken.adopt } : {})
       .then((terminal) => {
         // Make sure the final state was seen even if the controller's last event raced the promise.
         if (active === session && !session.sawTerminal) {
@@ -347,22 +461,70 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
         logger.error('Session failed unexpectedly', { code: info.code, message: info.message });
       })
       .then(async () => {
-        resolveCreated(liveIdOf(state));
+        if (!session.superseded) session.resolveCreated(liveIdOf(state));
+        session.taken?.settle('expired', 'session_over'); // no-op once settled
         if (active === session) active = null;
+        spares.setBusy(active !== null);
         session.unsubscribe();
         // Clears the controller's timers and waits for its sockets to close (nothing leaks).
         await controller.dispose().catch((error: unknown) => logger.warn('Session controller dispose failed', { error: String(error) }));
       });
+    session.resolveLaunched();
+  }
 
-    // Answer once the session exists (credentials issued) or ended before that; failures arrive as
-    // state events (one source of truth for the UI).
-    return ok({ liveId: await created });
+  /** Route a controller event to the renderer: directly, or held while an adopted spare's first answer is due. */
+  function deliver(session: ActiveSession, startOptions: StartOptions, event: SessionEvent): void {
+    const pending = session.pending;
+    if (!pending) {
+      if (event.type === 'credentials' && active === session) session.resolveCreated(event.liveId);
+      forward(session, event);
+      return;
+    }
+    pending.push(event);
+    if (event.type !== 'state') return;
+    const next = event.state;
+    if (next.phase === 'creating' || next.phase === 'connecting') return;
+    const taken = session.taken!;
+    const answered = next.phase === 'live' || next.phase === 'ending' || (next.phase === 'warming' && next.notReadyRetries > 0);
+    const cancelled = next.phase === 'failed' && next.error.code === 'cancelled';
+    if (answered || cancelled) {
+      taken.settle(cancelled ? 'expired' : 'used', cancelled ? 'cancelled' : undefined);
+      session.pending = null;
+      for (const held of pending) deliver(session, startOptions, held);
+      return;
+    }
+    // The spare failed at its first conn_init (LIVE_CONN_INIT_FAILED, socket lost, 404…): drop it quietly
+    // and start the normal path for this tap.
+    const reason = next.phase === 'failed' ? next.error.code : 'socket_lost';
+    logger.warn('The spare session failed at the tap; creating a new session', { reason });
+    taken.settle('failed', reason);
+    session.pending = null;
+    session.superseded = true;
+    if (active !== session || shutdownPromise) return;
+    void session.controller.hangup().catch(() => {});
+    const fresh = newActiveSession();
+    active = fresh;
+    void fresh.created.then((liveId) => session.resolveCreated(liveId));
+    launch(fresh, startOptions, null);
+  }
+
+  /** What the spare manager learns from every session: create outcomes (401/402/403 stop spares), credits. */
+  function observeForSpares(session: ActiveSession, event: SessionEvent): void {
+    if (event.type === 'credentials' && !session.taken) spares.noteCreateOutcome(null);
+    if (event.type !== 'state') return;
+    const st = event.state;
+    if (st.phase === 'failed') {
+      if (st.liveId === null && !session.taken) spares.noteCreateOutcome(st.error.code);
+      else if (st.error.code === 'insufficient_credits') spares.noteOutOfCredits(); // ran out during the call
+    }
+    if ((st.phase === 'ended' || st.phase === 'failed') && st.summary?.hangupReason === 'credit_insufficient') spares.noteOutOfCredits();
   }
 
   /** Hang up the active session once; later calls share the first hangup. */
   function hangupActive(session: ActiveSession, why: string): Promise<void> {
     session.hangupPromise ??= (async () => {
       logger.info('Hanging up the session', { why });
+      await session.launched; // a tap still taking its spare starts first, then hangs up
       try {
         await session.controller.hangup();
       } catch (error) {
@@ -423,6 +585,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
 
   async function shutdown(): Promise<void> {
     shutdownPromise ??= (async () => {
+      const sparesClosed = spares.close(); // type 5 to an unused spare, exactly once (issue 7), alongside the hangup
       const session = active;
       if (session) {
         const hung = hangupActive(session, 'shutdown');
@@ -441,6 +604,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
           await session.controller.dispose().catch(() => {});
         }
       }
+      await sparesClosed;
+      keepWarm(false);
+      warm?.close();
       listeners.clear();
       if (emulator) {
         const closing = emulator;
@@ -449,6 +615,16 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       }
     })();
     return shutdownPromise;
+  }
+
+  // --- fast start (issue 7) ---
+  async function attractReport(args: AttractReportArgs): Promise<Result<void>> {
+    logger.debug('Attract report', { showing: args.showing, present: args.present });
+    if (!shutdownPromise) {
+      keepWarm(args.showing);
+      spares.report(args);
+    }
+    return ok(undefined);
   }
 
   async function resetToAttract(): Promise<void> {
@@ -525,6 +701,11 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       case CHANNELS.staffRestart:
       case CHANNELS.appReportError:
         return extension ? extension.handle(channel, rawArg) : fail('invalid_request', 'Staff operations are not available in this kiosk.');
+      // --- fast start (issue 7) ---
+      case CHANNELS.attractReport: {
+        const a = parseArgs(channel, rawArg);
+        return a.ok ? attractReport(a.value) : a;
+      }
       default: {
         const unreachable: never = channel;
         return fail('invalid_request', `Unknown channel: ${String(unreachable)}.`);
@@ -583,6 +764,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     get castProblems() {
       return [...castErrors.values()].map((e) => e.toInfo());
     },
+    // --- fast start (issue 7) ---
+    discardSpare: (reason) => spares.discard(reason),
+    spares,
   };
 }
 

@@ -64,6 +64,10 @@ const api: KioskApi = {
   app: {
     reportError: (args) => invoke(CHANNELS.appReportError, args),
   },
+  // --- fast start (issue 7) ---
+  attract: {
+    report: (args) => invoke(CHANNELS.attractReport, args),
+  },
 };
 
 if (process.contextIsolated) {

@@ -69,6 +69,10 @@ const PAGE_SIDE = `function (channels) {
     app: {
       reportError: (args) => invoke(channels.appReportError, args),
     },
+    // --- fast start (issue 7) ---
+    attract: {
+      report: (args) => invoke(channels.attractReport, args),
+    },
   };
   Object.defineProperty(window, 'kiosk', { value: Object.freeze(api) });
 }`;

@@ -88,9 +88,13 @@ export const CHROMIUM_ARGS = [
   '--autoplay-policy=no-user-gesture-required',
 ];
 
-/** `grantMedia: false` leaves out the fake permission UI: getUserMedia is then denied (NotAllowedError). */
-export function launchChromium(options: { grantMedia?: boolean } = {}): Promise<Browser> {
+/**
+ * `grantMedia: false` leaves out the fake permission UI: getUserMedia is then denied (NotAllowedError).
+ * `videoFile`: the fake camera plays this .y4m (looped) instead of Chromium's test pattern.
+ */
+export function launchChromium(options: { grantMedia?: boolean; videoFile?: string } = {}): Promise<Browser> {
   const args = [...CHROMIUM_ARGS, ...(options.grantMedia === false ? [] : ['--use-fake-ui-for-media-stream'])];
+  if (options.videoFile) args.push(`--use-file-for-fake-video-capture=${options.videoFile}`);
   return chromium.launch({ executablePath: '/usr/bin/chromium', args, timeout: 30_000 });
 }
 
@@ -170,6 +174,9 @@ export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
       returnToAttractSeconds: 4,
       countdownWarningSeconds: 30,
       avatar: { imagePath: options.imageDataUrl, name: 'Ava', persona: 'A warm, concise hotel concierge.' },
+      // Fast start (issue 7) is off unless a test asks for it: no spare sessions, no presence camera.
+      prewarm: { mode: 'off' },
+      presence: { cameraEnabled: false },
       ...options.config,
     },
     {},
@@ -296,6 +303,9 @@ export async function openStaffKiosk(options: Omit<KioskPageOptions, 'config'> &
     returnToAttractSeconds: 4,
     countdownWarningSeconds: 30,
     avatar: { imagePath: options.imageDataUrl, name: 'Ava', persona: 'A warm, concise hotel concierge.' },
+    // Like openKiosk: no spare sessions and no presence camera unless a test asks (they would add sessions).
+    prewarm: { mode: 'off' },
+    presence: { cameraEnabled: false },
     ...options.file,
   });
   const service = await createKioskService({

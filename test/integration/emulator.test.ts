@@ -728,6 +728,70 @@ describe('emulator control socket', () => {
       assert.equal(emu.getSession(liveId)!.billedSeconds, 0);
     });
 
+    // --- fast start (issue 7): a socket that holds its conn_init (a pre-opened spare session) ---
+    it('keeps a socket without conn_init open while the client answers pings, then goes live on a late conn_init', async (t) => {
+      const env = await setup(t, { warmupMs: { audio: 0, video: 2_500 } });
+      const { emu, clock } = env;
+      const created = await createSession(emu, 'video');
+      const liveId: string = created.live.id;
+      const client = await TestClient.connect(emu, liveId);
+      for (let i = 1; i <= 8; i++) {
+        await clock.advance(5_000);
+        assert.equal((await client.nextJson()).type, 3, `ping ${i}`);
+        client.pong(i); // the keep-alive: 40 s held, far beyond the 15 s silence limit
+        await waitFor(() => emu.getSession(liveId)!.clientMessages.length === i, `pong ${i} to arrive`);
+      }
+      assert.equal(emu.getSession(liveId)!.status, 'waiting');
+      client.connInit();
+      assert.deepEqual(await client.nextJson(), ACK_OK, 'warm-up (2.5 s) is long over: live on the first conn_init');
+      const session = emu.getSession(liveId)!;
+      assert.equal(session.status, 'on_live');
+      assert.equal(session.connInits, 1);
+      assert.equal(session.notReadyAnswers, 0);
+      assert.deepEqual(session.clientMessages.map((m) => m.type), [4, 4, 4, 4, 4, 4, 4, 4, 1]);
+      assert.deepEqual(session.clientMessages.map((m) => m.seq_id), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    });
+
+    it('expires a session whose socket never sent conn_init after sessionTtlMs: closes the socket, bills nothing, then 404', async (t) => {
+      const env = await setup(t, { sessionTtlMs: 20_000 });
+      const { emu, clock } = env;
+      const created = await createSession(emu, 'audio');
+      const liveId: string = created.live.id;
+      const client = await TestClient.connect(emu, liveId);
+      for (let i = 1; i <= 3; i++) {
+        await clock.advance(5_000);
+        assert.equal((await client.nextJson()).type, 3);
+        client.pong(i);
+        await waitFor(() => emu.getSession(liveId)!.clientMessages.length === i, `pong ${i} to arrive`);
+      }
+      assert.equal(emu.getSession(liveId)!.status, 'waiting');
+      await clock.advance(5_000); // 20 s: the TTL (made at create) fires before the socket's fourth ping
+      assert.deepEqual(await client.closedWithin(), { code: 1000, reason: 'session expired' });
+      assert.equal(emu.getSession(liveId), undefined);
+      assert.equal((await api(emu, 'GET', `/lives/${liveId}`)).status, 404);
+      assert.equal(await handshakeStatus(emu, liveId), 404);
+      assert.equal(emu.balance(), 1000);
+    });
+
+    it('a hangup on a socket that never sent conn_init ends the session unbilled', async (t) => {
+      const env = await setup(t);
+      const { emu, clock } = env;
+      const created = await createSession(emu, 'audio');
+      const liveId: string = created.live.id;
+      const client = await TestClient.connect(emu, liveId);
+      await clock.advance(5_000);
+      assert.equal((await client.nextJson()).type, 3);
+      client.pong();
+      client.hangup('user_end');
+      assert.equal((await client.closedWithin()).code, 1000);
+      const session = emu.getSession(liveId)!;
+      assert.equal(session.status, 'ending');
+      assert.equal(session.hangupReason, 'user_end');
+      assert.equal(session.connInits, 0);
+      assert.equal(session.billedSeconds, 0);
+      assert.equal(emu.balance(), 1000);
+    });
+
     it('replaces an older socket of the same session with a newer one', async (t) => {
       const env = await setup(t);
       const { emu } = env;
@@ -885,7 +949,7 @@ describe('emulator control socket', () => {
         },
         code: 1008,
       },
-      { name: 'a pong before conn_init', send: (c) => c.pong(), code: 1008 },
+      { name: 'a first frame of unknown type before conn_init', send: (c) => c.send(7, { note: {} }), code: 1008 },
       { name: 'malformed JSON', send: (c) => c.ws.send('{"type":1,'), code: 1008 },
       { name: 'a frame without payload', send: (c) => c.ws.send(JSON.stringify({ type: 1, live_id: c.liveId, seq_id: 1 })), code: 1008 },
       { name: 'conn_init version 2', send: (c) => c.send(1, { conn_init: { version: 2 } }), code: 1008 },

@@ -98,6 +98,11 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{ message: 'boom' }, { message: 'boom', stack: 'at x', source: 'window.onerror' }],
     invalid: [undefined, {}, { message: 'x'.repeat(2001) }, { message: 'boom', level: 'fatal' }],
   },
+  // --- fast start (issue 7) ---
+  [CHANNELS.attractReport]: {
+    valid: [{ showing: true, present: null }, { showing: true, present: true }, { showing: false, present: false }],
+    invalid: [undefined, {}, { showing: true }, { showing: 'yes', present: null }, { showing: true, present: 1 }, { showing: true, present: null, frame: 'x' }],
+  },
 };
 
 describe('IPC contract', () => {

@@ -433,3 +433,64 @@ describe('wsTransportFactory', () => {
     assert.deepEqual(rec.events, ['error:network', 'close:1006']);
   });
 });
+
+// --- fast start (issue 7): a spare's socket holds its conn_init until the tap ---
+describe('ControlSocket with holdConnInit (a spare session)', () => {
+  it('sends nothing on open, keeps the socket alive without an ack deadline, and sends conn_init on connInit()', async () => {
+    const { clock, transport, socket, sent, kinds } = setup({ holdConnInit: true, ackTimeoutMs: 1_000 });
+    transport.open();
+    assert.deepEqual(sent(), []);
+    assert.equal(socket.connInitSent, false);
+    for (let i = 0; i < 4; i++) {
+      await clock.advance(5_000);
+      transport.receive(ping);
+    }
+    // 20 s: far past the 1 s ack timeout, which does not run yet; keep-alives and ping answers only.
+    assert.deepEqual(sent(), ['4#1', '4#2', '4#3', '4#4', '4#5', '4#6', '4#7', '4#8']);
+    assert.deepEqual(kinds(), ['open']);
+    assert.equal(socket.connInit(1_000), true);
+    assert.equal(socket.connInit(1_000), false, 'once');
+    assert.deepEqual(sent().at(-1), '1#9');
+    assert.deepEqual(transport.frames().at(-1)!.payload, { conn_init: { version: 1 } });
+    assert.equal(socket.connInitSent, true);
+    transport.receive(ackOk);
+    assert.deepEqual(kinds(), ['open', 'ack-success']);
+    socket.close();
+  });
+
+  it('starts the ack deadline at connInit()', async () => {
+    const { clock, transport, socket, kinds } = setup({ holdConnInit: true });
+    transport.open();
+    await clock.advance(4_000);
+    socket.connInit(1_000);
+    await clock.advance(999);
+    assert.deepEqual(kinds(), ['open']);
+    await clock.advance(1);
+    assert.deepEqual(kinds(), ['open', 'error']);
+    assert.equal(socket.isFinished, true);
+  });
+
+  it('ignores an ack that arrives before conn_init, and refuses connInit() before open', () => {
+    const { transport, socket, kinds } = setup({ holdConnInit: true });
+    assert.equal(socket.connInit(), false, 'not open yet');
+    transport.open();
+    transport.receive(ackOk);
+    assert.deepEqual(kinds(), ['open']);
+    socket.close();
+  });
+
+  it('reports to a new owner after setOutcomeListener()', () => {
+    const { transport, socket, kinds } = setup({ holdConnInit: true });
+    transport.open();
+    const adopted: string[] = [];
+    socket.setOutcomeListener((outcome, s) => {
+      assert.equal(s, socket);
+      adopted.push(outcome.kind);
+    });
+    socket.connInit();
+    transport.receive(ackOk);
+    transport.serverClose(1000, 'bye');
+    assert.deepEqual(kinds(), ['open']);
+    assert.deepEqual(adopted, ['ack-success', 'closed']);
+  });
+});

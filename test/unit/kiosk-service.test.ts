@@ -90,7 +90,8 @@ describe('createKioskService (no network)', () => {
     assert.deepEqual(Object.keys(r.value).sort(), [
       'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'cast', 'companion', 'countdownWarningSeconds',
       'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'video', 'windowMode',
-    ]);
+      'prewarm', 'presence', // fast start (issue 7)
+    ].sort());
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);
     await service.shutdown();

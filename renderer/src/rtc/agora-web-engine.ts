@@ -194,6 +194,10 @@ export class AgoraWebEngine implements RtcEngine {
     return this.#mic?.getMediaStreamTrack?.() ?? null;
   }
 
+  localVideoTrack(): MediaStreamTrack | null {
+    return this.#camera?.getMediaStreamTrack?.() ?? null;
+  }
+
   resumePlayback(): void {
     // After the visitor's tap the SDK may play again; replaying is harmless.
     for (const t of this.#remote) {

@@ -7,7 +7,7 @@ import { isEmulatorCredentials } from '../../../electron/core/rtc-ids.ts';
 import type { PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
 import { AgoraNativeEngine } from './agora-native-engine.ts';
 import { AgoraWebEngine, loadAgoraWebSdk } from './agora-web-engine.ts';
-import { DemoEngine } from './demo-engine.ts';
+import { DemoEngine, preloadDemoImage } from './demo-engine.ts';
 import type { EngineKind, EngineEvent, RtcEngine } from './engine.ts';
 
 export function chooseEngine(creds: Pick<RtcCredentials, 'app_id'>, config: Pick<PublicConfig, 'rtcEngine'>): EngineKind {
@@ -30,6 +30,17 @@ export function createEngine(kind: EngineKind, ctx: EngineContext): RtcEngine {
     case 'agora-web':
       return new LazyEngine('agora-web', async () => new AgoraWebEngine(await loadAgoraWebSdk()));
   }
+}
+
+// --- fast start (issue 7) ---
+/**
+ * Load what the next call's engine needs while the attract screen shows, so the tap does not pay for it:
+ * the Agora Web SDK chunk (about 1.5 MB to parse) for the real service, the decoded picture in demo mode.
+ * Errors are ignored here; the join reports them.
+ */
+export function warmEngine(config: PublicConfig): void {
+  if (config.mode === 'demo') preloadDemoImage(config.avatar.imageDataUrl);
+  else if (config.rtcEngine !== 'agora-native') void loadAgoraWebSdk().catch(() => undefined);
 }
 
 /** Defers the construction of an engine whose SDK is a dynamic import until `join`. */
@@ -64,6 +75,10 @@ class LazyEngine implements RtcEngine {
   // --- staff operations (issue 6) ---
   localAudioTrack(): MediaStreamTrack | null {
     return this.#inner?.localAudioTrack?.() ?? null;
+  }
+
+  localVideoTrack(): MediaStreamTrack | null {
+    return this.#inner?.localVideoTrack?.() ?? null;
   }
   onEvent(listener: (event: EngineEvent) => void): () => void {
     this.#listeners.add(listener);

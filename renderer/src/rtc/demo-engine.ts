@@ -15,6 +15,9 @@ import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEven
 export const DEMO_WIDTH = 960;
 export const DEMO_HEIGHT = 540;
 export const DEMO_FPS = 25;
+/** What the demo engine asks for (exported so the tap can open the devices ahead: rtc/media-prefetch.ts). */
+export const DEMO_MIC_CONSTRAINTS: MediaStreamConstraints = { audio: { echoCancellation: true, noiseSuppression: true }, video: false };
+export const DEMO_CAMERA_CONSTRAINTS: MediaStreamConstraints = { audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } };
 
 export interface DemoEngineDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
@@ -52,28 +55,32 @@ export class DemoEngine implements RtcEngine {
     if (this.#closed) throw cancelledError();
     this.#view = view;
     this.#setState('joining');
-    try {
-      this.#mic = await this.#deps.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true }, video: false });
-    } catch (err) {
-      throw classifyDeviceError(err, 'microphone');
+    // Microphone, camera and the picture at once (fast start, issue 7): each can take a few hundred ms.
+    const imageLoad = loadImage(this.#deps.imageUrl);
+    const [mic, camera] = await Promise.allSettled([
+      this.#deps.getUserMedia(DEMO_MIC_CONSTRAINTS),
+      mode === 'video' ? this.#deps.getUserMedia(DEMO_CAMERA_CONSTRAINTS) : Promise.resolve(null),
+    ]);
+    // Keep whatever was granted, so a failure of the other releases it too.
+    if (mic.status === 'fulfilled') this.#mic = mic.value;
+    if (camera.status === 'fulfilled') this.#camera = camera.value;
+    if (mic.status === 'rejected') {
+      this.#stopLocal();
+      throw classifyDeviceError(mic.reason, 'microphone');
+    }
+    const micStream = mic.value;
+    if (camera.status === 'rejected') {
+      this.#stopLocal();
+      throw classifyDeviceError(camera.reason, 'camera');
     }
     if (this.#closed) throw this.#abort();
     // Muted before the join (push-to-talk starts muted): the new track starts disabled too.
-    for (const t of this.#mic.getAudioTracks()) t.enabled = !this.#muted;
-    if (mode === 'video') {
-      try {
-        this.#camera = await this.#deps.getUserMedia({ audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } });
-      } catch (err) {
-        this.#stopLocal();
-        throw classifyDeviceError(err, 'camera');
-      }
-      if (this.#closed) throw this.#abort();
-      view.showSelfStream(this.#camera);
-    }
+    for (const t of micStream.getAudioTracks()) t.enabled = !this.#muted;
+    if (this.#camera) view.showSelfStream(this.#camera);
 
     // Microphone level → mouth. The analyser is never connected to the speakers.
     this.#audio = new AudioContext();
-    const source = this.#audio.createMediaStreamSource(this.#mic);
+    const source = this.#audio.createMediaStreamSource(micStream);
     this.#analyser = this.#audio.createAnalyser();
     this.#analyser.fftSize = 512;
     this.#analyser.smoothingTimeConstant = 0.5;
@@ -81,7 +88,7 @@ export class DemoEngine implements RtcEngine {
     this.#samples = new Uint8Array(new ArrayBuffer(this.#analyser.fftSize));
     void this.#audio.resume().catch(() => undefined);
 
-    const image = await loadImage(this.#deps.imageUrl);
+    const image = await imageLoad;
     if (this.#closed) throw this.#abort();
 
     const canvas = document.createElement('canvas');
@@ -111,6 +118,10 @@ export class DemoEngine implements RtcEngine {
   // --- staff operations (issue 6) ---
   localAudioTrack(): MediaStreamTrack | null {
     return this.#mic?.getAudioTracks()[0] ?? null;
+  }
+
+  localVideoTrack(): MediaStreamTrack | null {
+    return this.#camera?.getVideoTracks()[0] ?? null;
   }
 
   resumePlayback(): void {
@@ -168,8 +179,21 @@ export class DemoEngine implements RtcEngine {
   }
 }
 
-async function loadImage(url: string | null): Promise<AvatarImage | null> {
-  if (!url) return null;
+/** The last decoded picture: the same avatar is drawn call after call (and decoded ahead by `preloadDemoImage`). */
+let decoded: { url: string; image: Promise<AvatarImage | null> } | null = null;
+
+/** Decode the avatar picture ahead of the first call (the attract screen calls this). */
+export function preloadDemoImage(url: string | null): void {
+  void loadImage(url);
+}
+
+function loadImage(url: string | null): Promise<AvatarImage | null> {
+  if (!url) return Promise.resolve(null);
+  if (decoded?.url !== url) decoded = { url, image: decodeImage(url) };
+  return decoded.image;
+}
+
+async function decodeImage(url: string): Promise<AvatarImage | null> {
   const img = new Image();
   img.decoding = 'async';
   img.src = url;

@@ -54,6 +54,8 @@ export interface RtcEngine {
   // --- staff operations (issue 6) ---
   /** The visitor's local microphone track (captured with echo cancellation), for voice activity; null
    *  before join, after leave, or where the engine captures natively (agora-native). */
+  /** The visitor's camera track in a video call (presence during the call); optional. */
+  localVideoTrack?(): MediaStreamTrack | null;
   localAudioTrack?(): MediaStreamTrack | null;
 }
 

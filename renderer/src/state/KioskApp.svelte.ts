@@ -15,6 +15,8 @@ import { openCallVoice, type CallVoice } from '../sensing/call-voice.ts'; // iss
 import type { Signal } from '../sensing/types.ts'; // issue 6
 import { Cast } from './Cast.svelte.ts';
 import { Companion } from './Companion.svelte.ts';
+import { orderSteps } from './connecting-steps.ts'; // fast start (issue 7)
+import { callPresenceDetector } from './AttractPresence.svelte.ts'; // idle hang-up × presence (issues 6, 7)
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
 export type StepStatus = 'pending' | 'active' | 'done';
@@ -27,6 +29,9 @@ export interface ConnectingStep {
 
 const TICK_MS = 250;
 const WARNING_SHOW_MS = 10_000;
+/** Fast start (issue 7): the attract screen stays this long after a tap, so a session that goes live at
+ *  once (a warmed spare) never flashes the connecting screen. */
+export const CONNECTING_SCREEN_DELAY_MS = 400;
 
 export class KioskApp {
   readonly call: LiveCall;
@@ -53,6 +58,9 @@ export class KioskApp {
   readonly cast = new Cast(() => this.#config, (mode) => (this.#mode = mode));
   /** Tray/shortcut commands and push-to-talk. */
   readonly companion = new Companion(this);
+  // --- fast start (issue 7) ---
+  #holdConnecting = $state(false);
+  #holdTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(kiosk: KioskApi | null, getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>) {
     this.#kiosk = kiosk;
@@ -84,6 +92,7 @@ export class KioskApp {
     return () => {
       if (this.#timer) clearInterval(this.#timer);
       this.#stopIdle(); // issue 6
+      if (this.#holdTimer) clearTimeout(this.#holdTimer); // fast start (issue 7)
       this.#unsubscribe?.();
       void this.call.end();
     };
@@ -129,7 +138,7 @@ export class KioskApp {
     return this.#muted;
   }
   get isStarting(): boolean {
-    return this.#starting;
+    return this.#starting || this.#holdConnecting;
   }
   get avatarName(): string {
     return this.config?.avatar.name ?? '';
@@ -154,7 +163,7 @@ export class KioskApp {
       case 'creating':
       case 'connecting':
       case 'warming':
-        return this.#cancelling ? 'attract' : 'connecting';
+        return this.#cancelling || this.#holdConnecting ? 'attract' : 'connecting';
       case 'live':
       case 'reconnecting':
         return this.#cancelling ? 'attract' : 'live';
@@ -229,7 +238,7 @@ export class KioskApp {
     }
     const engine = this.call.engineState;
     const joinDone = engine === 'waiting' || engine === 'playing' || engine === 'reconnecting';
-    return [
+    return orderSteps([
       { id: 'create', label: 'Creating your session', status: created ? 'done' : 'active', detail: null },
       warm,
       {
@@ -238,7 +247,7 @@ export class KioskApp {
         status: joinDone ? 'done' : engine === 'joining' ? 'active' : 'pending',
         detail: engine === 'joining' ? (this.#mode === 'video' ? 'Microphone and camera' : 'Microphone') : null,
       },
-    ];
+    ]);
   }
 
   get isReconnecting(): boolean {
@@ -266,8 +275,12 @@ export class KioskApp {
 
   async startCall(): Promise<void> {
     const kiosk = this.#kiosk;
-    if (!kiosk || this.#starting || this.screen !== 'attract') return;
+    if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract') return;
     this.#starting = true;
+    // --- fast start (issue 7) ---
+    this.#holdConnecting = true;
+    this.#holdTimer = setTimeout(() => (this.#holdConnecting = false), CONNECTING_SCREEN_DELAY_MS);
+    if (this.#config) this.call.prepare(this.#mode, this.#config);
     this.#dismissed = false;
     this.#cancelling = false;
     this.#localError = null;
@@ -279,6 +292,7 @@ export class KioskApp {
     try {
       const res = await kiosk.session.start({ callMode: this.#mode, ...this.cast.startArgs });
       if (!res.ok) {
+        void this.call.end(); // fast start: release the devices opened at the tap
         if (this.#optimistic) this.#session = { phase: 'idle' };
         this.#localError = errorViewFor(res.error);
       }
@@ -345,6 +359,8 @@ export class KioskApp {
   readonly idle: IdleWatch = new IdleWatch({ onExpire: () => void this.hangUpIdle() });
   #idleLiveId: string | null = null;
   #idleVoice: CallVoice | null = null;
+  /** Presence from the call's own camera (video calls, when the attract screen learned the room). */
+  #idlePresence: { stop(): void } | null = null;
   #presence: Signal | null = null;
 
   /** Plug in the camera's presence detector (fast-start's PresenceDetector); it counts in video calls. */
@@ -370,6 +386,11 @@ export class KioskApp {
       this.#stopIdle();
       this.#idleLiveId = liveId;
       this.idle.start({ settings: this.#config?.idle ?? DEFAULT_IDLE, mode: this.#mode, voice: null, presence: this.#presence });
+      if (!this.#presence && this.#mode === 'video') {
+        const presence = callPresenceDetector(this.call.localVideoTrack);
+        this.#idlePresence = presence;
+        if (presence) this.idle.attachPresence(presence);
+      }
       void openCallVoice(this.call.localAudioTrack, this.#getUserMedia).then((voice) => {
         if (this.#idleLiveId !== liveId) {
           voice?.close(); // the call ended while the microphone was being measured
@@ -388,6 +409,8 @@ export class KioskApp {
     this.idle.stop();
     this.#idleVoice?.close();
     this.#idleVoice = null;
+    this.#idlePresence?.stop();
+    this.#idlePresence = null;
   }
 
   /** The staff panel may open: no call is starting, live or ending (attract, ended and error screens). */
@@ -437,7 +460,7 @@ export class KioskApp {
   #onMediaFailure(error: RtcError): void {
     if (error.kind === 'cancelled') return;
     void this.call.end();
-    if (this.#cancelling || this.screen === 'attract') return;
+    if (this.#cancelling || (this.screen === 'attract' && !this.#holdConnecting)) return; // the hold: a call in flight
     this.#localError = errorViewForMedia(error.kind, error.message);
     this.#dismissed = false;
     void this.#kiosk?.session.reportMediaError({ kind: error.kind, message: error.message.slice(0, 500) });

@@ -7,6 +7,8 @@
 import type { CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
 import { chooseEngine, createEngine } from '../rtc/choose-engine.ts';
 import { RtcError, type EngineKind, type EngineState, type LiveView, type RtcEngine } from '../rtc/engine.ts';
+import { MediaPrefetch } from '../rtc/media-prefetch.ts'; // fast start (issue 7)
+import { DEMO_CAMERA_CONSTRAINTS, DEMO_MIC_CONSTRAINTS } from '../rtc/demo-engine.ts';
 
 export interface LiveCallDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
@@ -27,6 +29,19 @@ export class LiveCall {
 
   constructor(deps: LiveCallDeps) {
     this.#deps = deps;
+    this.#media = new MediaPrefetch(deps.getUserMedia);
+  }
+
+  // --- fast start (issue 7) ---
+  readonly #media: MediaPrefetch;
+
+  /**
+   * The visitor tapped: open the devices the call will ask for now, while main starts the session.
+   * Only for the demo engine (its constraints are ours); the SDK engines open their own tracks.
+   */
+  prepare(mode: CallMode, config: PublicConfig): void {
+    if (config.mode !== 'demo') return;
+    this.#media.prefetch(mode === 'video' ? [DEMO_MIC_CONSTRAINTS, DEMO_CAMERA_CONSTRAINTS] : [DEMO_MIC_CONSTRAINTS]);
   }
 
   get engineState(): EngineState {
@@ -50,14 +65,14 @@ export class LiveCall {
   /** Join the call for these credentials (once per liveId). */
   async begin(liveId: string, rtc: RtcCredentials, mode: CallMode, config: PublicConfig): Promise<void> {
     if (this.#liveId === liveId) return;
-    await this.end();
+    await this.#leave(); // not end(): the devices opened at the tap are for this call
     const view = this.#view;
     if (!view) {
       this.#deps.onFailure(new RtcError('other', 'The live view is not ready.'));
       return;
     }
     const kind = chooseEngine(rtc, config);
-    const engine = createEngine(kind, { config, getUserMedia: this.#deps.getUserMedia });
+    const engine = createEngine(kind, { config, getUserMedia: this.#media.getUserMedia });
     this.#engine = engine;
     this.#liveId = liveId;
     this.#engineKind = kind;
@@ -93,6 +108,11 @@ export class LiveCall {
 
   /** Leave and release everything. Idempotent. */
   async end(): Promise<void> {
+    this.#media.release(); // fast start: devices opened at the tap that no engine took
+    await this.#leave();
+  }
+
+  async #leave(): Promise<void> {
     const engine = this.#engine;
     this.#engine = null;
     this.#liveId = null;
@@ -118,6 +138,10 @@ export class LiveCall {
   /** The visitor's local microphone track (never the avatar's), when the engine exposes it. */
   get localAudioTrack(): MediaStreamTrack | null {
     return this.#engine?.localAudioTrack?.() ?? null;
+  }
+
+  get localVideoTrack(): MediaStreamTrack | null {
+    return this.#engine?.localVideoTrack?.() ?? null;
   }
 
   /** The visitor tapped "tap to hear": retry playback inside the gesture. */
