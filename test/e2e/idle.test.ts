@@ -117,15 +117,17 @@ describe('Idle hang-up (E2E: silent microphone, real kiosk service + staff opera
   });
 
   it('never asks while the visitor keeps talking (voice activity on the local microphone)', async () => {
-    // Voiced "syllables": 140 Hz with ten harmonics, 4 per second, 150 ms gaps and a 500 ms breath
-    // every 2 s (shorter than the detector's 900 ms stop hold, far shorter than the 10 s wait).
+    // Voiced words: 140 Hz with ten harmonics, 250 ms of voice then a 100 ms gap, and a 400 ms breath
+    // every 2 s (gaps and breaths shorter than the detector's 900 ms stop hold; voiced stretches longer
+    // than its 150 ms start hold, as real words are: 100 ms bursts passed only when a loaded machine
+    // made the analyser's readings coarse).
     const speech = writeWav(join(wavDir, 'speech.wav'), 4, (t) => {
-      const inBreath = t % 2 > 1.5;
-      const inGap = t % 0.25 > 0.1;
+      const inBreath = t % 2 > 1.6;
+      const inGap = t % 0.35 > 0.25;
       if (inBreath || inGap) return 0;
       let v = 0;
       for (let h = 1; h <= 10; h++) v += Math.sin(2 * Math.PI * 140 * h * t) / h;
-      return 0.35 * v * Math.sin((Math.PI * (t % 0.25)) / 0.1);
+      return 0.35 * v * Math.sin((Math.PI * (t % 0.35)) / 0.25);
     });
     const talking = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${speech}`]);
     const k = await openStaffKiosk({ browser: talking, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, file: { idle: IDLE, callMode: 'audio' } });

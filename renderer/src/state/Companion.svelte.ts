@@ -62,7 +62,8 @@ export class Companion {
   observe(event: KioskEvent): void {
     if (event.type === 'command') this.#onCommand(event);
     else if (event.type === 'muted') this.#syncMute();
-    else if (event.type === 'state' && event.state.phase === 'creating') this.#syncMute();
+    // Every step of a starting or live call (the screen may still show attract for a moment after the tap).
+    else if (event.type === 'state' && IN_CALL.has(event.state.phase)) this.#syncMute();
     else if (event.type === 'state' && this.#pendingStart && isFinished(event.state.phase)) {
       const pending = this.#pendingStart;
       this.#pendingStart = null;
@@ -119,12 +120,14 @@ export class Companion {
   #syncMute(): void {
     if (!this.isPushToTalk) return;
     const screen = this.#app.screen;
-    if (screen !== 'connecting' && screen !== 'live') return;
+    if (screen !== 'connecting' && screen !== 'live' && !this.#app.isStarting) return;
     const shouldMute = !this.isTalking;
     // toggleMute flips `muted` at once (optimistic), so a burst of calls never toggles twice.
     if (this.#app.muted !== shouldMute) void this.#app.toggleMute();
   }
 }
+
+const IN_CALL: ReadonlySet<SessionState['phase']> = new Set(['creating', 'connecting', 'warming', 'live', 'reconnecting']);
 
 function isFinished(phase: SessionState['phase']): boolean {
   return phase === 'idle' || phase === 'ended' || phase === 'failed';
