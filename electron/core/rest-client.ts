@@ -109,7 +109,7 @@ export class ServiceClient {
       retryOnNetworkError: false,
       signal: opts.signal,
     });
-    addSecret(res.rtc.token);
+    addSecret(res.rtc.token, { shortLived: true });
     return res;
   }
 
