@@ -228,8 +228,9 @@ export type ServerMessage =
 
 /**
  * Classify one text frame. Throws nothing: returns `null` for frames that are not JSON objects.
+ * - forced hangup: type 6 (first: whatever else the frame carries), or a `hangup.hangup_reason` in the
+ *   payload (without a client-style `seq_id`) of a frame that is not an ack.
  * - ack: a boolean `success` at `payload.conn_init_ack`, `payload.conn_init`, `payload`, or the top level.
- * - forced hangup: type 6, or a `hangup.hangup_reason` in the payload (without a client-style `seq_id`).
  * - ping: type 3 or a type/payload that names `ping`/`heartbeat`.
  */
 export function parseServerFrame(text: string): ServerMessage | null {
@@ -243,6 +244,11 @@ export function parseServerFrame(text: string): ServerMessage | null {
   if (!parsed.success) return null;
   const frame = parsed.data as Record<string, unknown> & { type?: number | string; payload?: unknown };
   const payload = isRecord(frame.payload) ? frame.payload : {};
+  const hangup = isRecord(payload.hangup) ? payload.hangup : undefined;
+  const reasonOf = () => (hangup && typeof hangup.hangup_reason === 'string' && hangup.hangup_reason ? hangup.hangup_reason : 'unknown');
+  // spec §6: type 6 IS the forced hangup, whatever else the frame carries; it is decided before the
+  // content-based ack recognition below (a type 6 with a `success` field is still a hangup, not an ack).
+  if (frame.type === MSG_FORCED_HANGUP || frame.type === String(MSG_FORCED_HANGUP)) return { kind: 'forced_hangup', reason: reasonOf() };
 
   for (const candidate of [payload.conn_init_ack, payload.conn_init, payload.ack, payload, frame]) {
     if (isRecord(candidate) && typeof candidate.success === 'boolean') {
@@ -251,14 +257,9 @@ export function parseServerFrame(text: string): ServerMessage | null {
       return { kind: 'conn_init_ack', success: false, errorCode: typeof code === 'string' && code ? code : 'UNKNOWN' };
     }
   }
-  const hangup = isRecord(payload.hangup) ? payload.hangup : undefined;
-  const forcedType = frame.type === MSG_FORCED_HANGUP || frame.type === String(MSG_FORCED_HANGUP);
   // A frame with a client-style `seq_id` (e.g. our own type-5 hangup echoed back) is not a forced hangup.
   const clientStyle = typeof frame.seq_id === 'number';
-  if (forcedType || (hangup && typeof hangup.hangup_reason === 'string' && !clientStyle)) {
-    const reason = hangup && typeof hangup.hangup_reason === 'string' && hangup.hangup_reason ? hangup.hangup_reason : 'unknown';
-    return { kind: 'forced_hangup', reason };
-  }
+  if (hangup && typeof hangup.hangup_reason === 'string' && !clientStyle) return { kind: 'forced_hangup', reason: reasonOf() };
   const typeName = typeof frame.type === 'string' ? frame.type.toLowerCase() : '';
   if (frame.type === MSG_PING || typeName === 'ping' || typeName === 'heartbeat' || 'ping' in payload || 'heartbeat' in payload) {
     return { kind: 'ping' };

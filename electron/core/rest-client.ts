@@ -109,7 +109,7 @@ export class ServiceClient {
       retryOnNetworkError: false,
       signal: opts.signal,
     });
-    addSecret(res.rtc.token);
+    addSecret(res.rtc.token, { shortLived: true });
     return res;
   }
 
@@ -273,7 +273,7 @@ function parseResponse<T>(call: Call<T>, status: number, text: string): T {
   const result = call.schema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
-    const where = issue ? ` (${issue.path.join('.') || 'body'}: ${issue.message})` : '';
+    const where = issue ? ` (${describeIssue(issue, json)})` : '';
     throw new AvatarError(
       'protocol',
       `The avatar service sent an answer in an unexpected format${where} (${operationLabel(call.op)}).`,
@@ -281,6 +281,22 @@ function parseResponse<T>(call: Call<T>, status: number, text: string): T {
     );
   }
   return result.data;
+}
+
+/**
+ * One schema issue in words a person can read ("rtc.token is missing", "live.id has the wrong type"), not
+ * the schema library's own text ("Invalid input: expected string, received undefined").
+ */
+function describeIssue(issue: z.core.$ZodIssue, json: unknown): string {
+  const path = issue.path.map(String).join('.');
+  const name = path || 'the answer';
+  let value: unknown = json;
+  for (const key of issue.path) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  if (issue.code === 'invalid_type') {
+    if (value === undefined) return `${name} is missing`;
+    return `${name} has the wrong type${path ? '' : ' (not a JSON object)'}`;
+  }
+  return `${name} is not valid`;
 }
 
 /** Error bodies are not shown in the spec (§7): accept JSON of any shape, plain text, HTML or nothing. */

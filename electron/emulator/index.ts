@@ -76,6 +76,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     knobs,
     forceHangup: (liveId, reason) => sockets.forceHangup(liveId, reason),
     dropConnection: (liveId) => sockets.dropConnection(liveId),
+    injectFrame: (liveId, data, frameOptions) => sockets.injectFrame(liveId, data, frameOptions?.binary ?? false),
     getSession: (liveId) => {
       const session = sessions.get(liveId);
       return session ? sessions.snapshot(session) : undefined;

@@ -123,6 +123,12 @@ export interface EmulatorHandle {
   forceHangup(liveId: string, reason: string): void;
   /** Terminates the session's socket abruptly (no close frame). */
   dropConnection(liveId: string): void;
+  /**
+   * Test-only fault injection: sends `data` as one raw server frame (text unless `binary`; a Uint8Array
+   * sent as text carries its bytes as they are, e.g. invalid UTF-8) on the session's newest open socket,
+   * after anything already queued. Returns false when the session has no open socket.
+   */
+  injectFrame(liveId: string, data: string | Uint8Array, options?: { binary?: boolean }): boolean;
   getSession(liveId: string): EmulatedSession | undefined;
   listSessions(): EmulatedSession[];
   /** Sessions currently on_live (i.e. billing). */

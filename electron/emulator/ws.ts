@@ -113,6 +113,18 @@ export class ControlSockets {
     for (const connection of [...this.#connections]) if (connection.session.id === liveId) connection.terminate('dropConnection');
   }
 
+  /**
+   * Handle API (test-only fault injection): send `data` as one raw frame on the session's newest open
+   * socket, in order with everything already queued. Returns false when no socket can take it.
+   */
+  injectFrame(liveId: string, data: string | Uint8Array, binary: boolean): boolean {
+    const open = [...this.#connections].filter((c) => c.session.id === liveId && c.canInject);
+    const connection = open.at(-1);
+    if (!connection) return false;
+    connection.inject(typeof data === 'string' ? data : Buffer.from(data), binary);
+    return true;
+  }
+
   /** Terminate every socket and close the server (timers were cleared by the caller first). */
   async close(): Promise<void> {
     for (const connection of [...this.#connections]) connection.terminate('emulator closing');
@@ -207,6 +219,15 @@ class Connection implements SessionSocket {
 
   expired(): void {
     this.#close(CLOSE_NORMAL, 'session expired');
+  }
+
+  /** Test-only fault injection (see ControlSockets.injectFrame). */
+  get canInject(): boolean {
+    return !this.#gone && !this.#closing && this.#ws.readyState === WebSocket.OPEN;
+  }
+
+  inject(data: string | Buffer, binary: boolean): void {
+    this.#sendRaw(data, binary);
   }
 
   /** Abrupt end: no close frame (silence, dropAfterMs, dropConnection, shutdown). */

@@ -366,6 +366,10 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   }
 
   async function start(args: StartArgs = {}): Promise<Result<{ liveId: string | null }>> {
+    // --- proof (issue 9): a session whose end the UI has already been shown is only cleaning up (sockets
+    // closing, a hangup socket in flight): wait for that instead of refusing the visitor's next start.
+    if (active?.sawTerminal) await active.done;
+    // --- end proof (issue 9)
     if (shutdownPromise) return fail('cancelled', 'The kiosk is shutting down.');
     if (isRunning()) return fail('invalid_request', 'A session is already running.');
     if (!client) {

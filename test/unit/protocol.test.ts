@@ -133,6 +133,11 @@ describe('parseServerFrame', () => {
     it('still treats type 6 as a forced hangup even if it carries a seq_id', () => {
       assert.deepEqual(parse({ type: 6, seq_id: 9, payload: { hangup: { hangup_reason: 'timeout' } } }), { kind: 'forced_hangup', reason: 'timeout' });
     });
+    it('is a forced hangup even when the frame also carries an ack-like success field (found by frame fuzzing)', () => {
+      assert.deepEqual(parse({ type: 6, payload: { hangup: { hangup_reason: 'external' }, success: true } }), { kind: 'forced_hangup', reason: 'external' });
+      assert.deepEqual(parse({ type: '6', success: false, error_code: 'NOT_READY' }), { kind: 'forced_hangup', reason: 'unknown' });
+      assert.deepEqual(parse({ type: 6, payload: { conn_init_ack: { success: true } } }), { kind: 'forced_hangup', reason: 'unknown' });
+    });
     it('accepts the type as the string "6"', () => {
       assert.deepEqual(parse({ type: '6', payload: { hangup: { hangup_reason: 'timeout' } } }), { kind: 'forced_hangup', reason: 'timeout' });
     });

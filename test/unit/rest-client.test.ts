@@ -416,7 +416,29 @@ describe('ServiceClient', () => {
       handler = (_req, res) => json(res, 200, { live: CREATED.live });
       const err = await rejection(client().createSession(REQUEST));
       assert.equal(err.code, 'protocol');
-      assert.match(err.message, /unexpected format \(rtc: .*\) \(creating a session\)/);
+      assert.equal(err.message, 'The avatar service sent an answer in an unexpected format (rtc is missing) (creating a session).');
+    });
+    it('names what is wrong in plain words, not the schema library\'s text (found by HTTP fuzzing)', async () => {
+      handler = (_req, res) => json(res, 200, { live: CREATED.live, rtc: { ...CREATED.rtc, token: undefined } });
+      assert.equal(
+        (await rejection(client().createSession(REQUEST))).message,
+        'The avatar service sent an answer in an unexpected format (rtc.token is missing) (creating a session).',
+      );
+      handler = (_req, res) => json(res, 200, { live: { ...CREATED.live, live_duration: 'long' }, rtc: CREATED.rtc });
+      assert.equal(
+        (await rejection(client().createSession(REQUEST))).message,
+        'The avatar service sent an answer in an unexpected format (live.live_duration has the wrong type) (creating a session).',
+      );
+      handler = (_req, res) => json(res, 200, '[1, 2]');
+      assert.equal(
+        (await rejection(client().querySession('live-1'))).message,
+        'The avatar service sent an answer in an unexpected format (the answer has the wrong type (not a JSON object)) (reading a session).',
+      );
+      handler = (_req, res) => json(res, 200, { live: { ...CREATED.live, id: '' }, rtc: CREATED.rtc });
+      assert.equal(
+        (await rejection(client().createSession(REQUEST))).message,
+        'The avatar service sent an answer in an unexpected format (live.id is not valid) (creating a session).',
+      );
     });
     it('maps a 200 query answer without live to protocol', async () => {
       handler = (_req, res) => json(res, 200, { id: 'live-1' });
