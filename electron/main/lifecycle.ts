@@ -93,21 +93,7 @@ export function createLifecycle(hooks: LifecycleHooks): Lifecycle {
     phase = 'shutting-down';
     logger.info('Shutting down', { source });
     quitting = (async () => {
-      let timer: ReturnType<Clock['setTimeout']> | null = null;
-      const timeout = new Promise<'timeout'>((resolve) => {
-        timer = clock.setTimeout(() => resolve('timeout'), timeoutMs);
-      });
-      const outcome = await Promise.race([
-        hooks.shutdownService().then(
-          () => 'done' as const,
-          (error: unknown) => {
-            logger.error('Shutdown failed; quitting anyway', { error: String(error) });
-            return 'done' as const;
-          },
-        ),
-        timeout,
-      ]);
-      if (timer !== null) clock.clearTimeout(timer);
+      const outcome = await boundedShutdown();
       if (outcome === 'timeout') logger.warn('Shutdown timed out; quitting anyway', { timeoutMs });
       phase = 'done';
       hooks.quitApp();

@@ -20,6 +20,8 @@ export interface CompanionHost {
   readonly screen: 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
   readonly config: PublicConfig | null;
   readonly muted: boolean;
+  /** A tap is being answered (the screen may still show attract for a moment). */
+  readonly isStarting: boolean;
   readonly session: SessionState;
   readonly cast: Cast;
   startCall(): Promise<void>;
