@@ -152,3 +152,38 @@ describe('PresenceHysteresis', () => {
     );
   });
 });
+
+describe('Presence during a video call (the idle hang-up)', () => {
+  /** The attract screen learns the empty room for `learnS`; then a call's detector reads `scene` (its own
+   *  hysteresis) with either that model or a fresh one. Returns every change of value as [call seconds, value]. */
+  function callChanges(scene: Scene, durationS: number, options: { learnS: number; shareModel: boolean }): Array<[number, boolean]> {
+    const room = new BackgroundModel(160, 120);
+    for (const { tS, luma } of renderFrames({ width: 160, height: 120, fps: 5, durationS: options.learnS, scene: emptyScene })) room.update(luma, tS * 1000);
+    const model = options.shareModel ? room : new BackgroundModel(160, 120);
+    const hysteresis = new PresenceHysteresis({ nobodyMs: 4_000 });
+    const out: Array<[number, boolean]> = [];
+    let last: boolean | null = null;
+    for (const { tS, luma } of renderFrames({ width: 160, height: 120, fps: 5, durationS, scene })) {
+      const atMs = (options.learnS + tS) * 1000;
+      const value = hysteresis.push(model.update(luma, atMs).candidate, atMs);
+      if (value !== last) out.push([Number(tS.toFixed(1)), value]);
+      last = value;
+    }
+    return out;
+  }
+  const visitorThenLeaves: Scene = (t) => (t < 20 ? [standing(0.5, t)] : []);
+
+  it('continuing from the attract screen\'s room: the visitor is there from the first second, "nobody" once they leave', () => {
+    assert.deepEqual(callChanges(visitorThenLeaves, 30, { learnS: 10, shareModel: true }), [
+      [0, false],
+      [1, true],
+      [23.8, false], // last frame with the visitor at 19.8 s; + 4 s
+    ]);
+  });
+
+  it('a fresh model would take the visitor standing there from the first frame for the room (why the model is handed over)', () => {
+    const fresh = callChanges(visitorThenLeaves, 30, { learnS: 10, shareModel: false });
+    assert.equal(fresh.some(([t, v]) => v && t < 20), false, `never present while the visitor is there: ${JSON.stringify(fresh)}`);
+  });
+});
+
