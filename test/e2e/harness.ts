@@ -165,6 +165,30 @@ export interface KioskPageOptions {
   mapEvent?: (event: KioskEvent) => KioskEvent;
 }
 
+/** A page showing the built renderer, bridged to `backend` (the service, or a view of it), with its
+ *  problems and requests recorded and the page's local media tracked (`localTracks`). */
+async function openPage(
+  service: KioskService,
+  backend: KioskBackend,
+  options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation'>,
+): Promise<Omit<KioskPage, 'service' | 'close'>> {
+  const emulator = service.emulator;
+  if (!emulator) throw new Error('demo mode should run the emulator');
+  const context = await options.browser.newContext({ viewport: VIEWPORTS[options.orientation], deviceScaleFactor: 1, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  const bridge = await installKioskBridge(page, backend);
+  await page.addInitScript({ content: TRACK_MEDIA });
+  await page.goto(options.baseUrl);
+  return { page, context, emulator, bridge, problems, requests };
+}
+
 /** A fresh kiosk service (its own emulator) and a page showing the built renderer, bridged to it. */
 export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
   const config = resolveConfig(
@@ -187,24 +211,11 @@ export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
     apiKeySource: 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
   });
-  const emulator = service.emulator;
-  if (!emulator) throw new Error('demo mode should run the emulator');
-  const context = await options.browser.newContext({ viewport: VIEWPORTS[options.orientation], deviceScaleFactor: 1 });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  const requests: string[] = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
   const mapEvent = options.mapEvent;
   const backend: KioskBackend = mapEvent
     ? { handle: (channel, arg) => service.handle(channel, arg), onEvent: (listener) => service.onEvent((e) => listener(mapEvent(e))) }
     : service;
-  const bridge = await installKioskBridge(page, backend);
-  await page.addInitScript({ content: TRACK_MEDIA });
-  await page.goto(options.baseUrl);
+  const { page, context, emulator, bridge, problems, requests } = await openPage(service, backend, options);
   return {
     page,
     context,
@@ -315,8 +326,6 @@ export async function openStaffKiosk(options: Omit<KioskPageOptions, 'config'> &
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
     persistApiKey: async () => {},
   });
-  const emulator = service.emulator;
-  if (!emulator) throw new Error('demo mode should run the emulator');
   const platform = { calls: [] as string[] };
   const ops = createStaffOps({
     service,
@@ -334,18 +343,7 @@ export async function openStaffKiosk(options: Omit<KioskPageOptions, 'config'> &
       restart: () => void platform.calls.push('restart'),
     },
   });
-  const context = await options.browser.newContext({ viewport: VIEWPORTS[options.orientation], deviceScaleFactor: 1, acceptDownloads: true });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  const requests: string[] = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  const bridge = await installKioskBridge(page, service);
-  await page.addInitScript({ content: TRACK_MEDIA });
-  await page.goto(options.baseUrl);
+  const { page, context, emulator, bridge, problems, requests } = await openPage(service, service, options);
   return {
     page,
     context,
