@@ -189,22 +189,23 @@ async function openPage(
   return { page, context, emulator, bridge, problems, requests };
 }
 
+/** The E2E kiosk's config.json before a test's own keys. Fast start (issue 7) is off unless a test asks
+ *  for it: no spare sessions and no presence camera (they would add sessions the tests do not expect). */
+function baseConfig(imageDataUrl: string): Record<string, unknown> {
+  return {
+    callMode: 'video',
+    allowModeChoice: true,
+    returnToAttractSeconds: 4,
+    countdownWarningSeconds: 30,
+    avatar: { imagePath: imageDataUrl, name: 'Ava', persona: 'A warm, concise hotel concierge.' },
+    prewarm: { mode: 'off' },
+    presence: { cameraEnabled: false },
+  };
+}
+
 /** A fresh kiosk service (its own emulator) and a page showing the built renderer, bridged to it. */
 export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
-  const config = resolveConfig(
-    {
-      callMode: 'video',
-      allowModeChoice: true,
-      returnToAttractSeconds: 4,
-      countdownWarningSeconds: 30,
-      avatar: { imagePath: options.imageDataUrl, name: 'Ava', persona: 'A warm, concise hotel concierge.' },
-      // Fast start (issue 7) is off unless a test asks for it: no spare sessions, no presence camera.
-      prewarm: { mode: 'off' },
-      presence: { cameraEnabled: false },
-      ...options.config,
-    },
-    {},
-  );
+  const config = resolveConfig({ ...baseConfig(options.imageDataUrl), ...options.config }, {});
   const service = await createKioskService({
     config,
     apiKey: null,
@@ -308,17 +309,7 @@ export interface StaffKioskPage extends KioskPage {
 export async function openStaffKiosk(options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown> }): Promise<StaffKioskPage> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
-  await persistence.write({
-    callMode: 'video',
-    allowModeChoice: true,
-    returnToAttractSeconds: 4,
-    countdownWarningSeconds: 30,
-    avatar: { imagePath: options.imageDataUrl, name: 'Ava', persona: 'A warm, concise hotel concierge.' },
-    // Like openKiosk: no spare sessions and no presence camera unless a test asks (they would add sessions).
-    prewarm: { mode: 'off' },
-    presence: { cameraEnabled: false },
-    ...options.file,
-  });
+  await persistence.write({ ...baseConfig(options.imageDataUrl), ...options.file });
   const service = await createKioskService({
     config: resolveConfig(persistence.read(), {}, { appRoot: ROOT }),
     apiKey: null,
