@@ -8,7 +8,7 @@
  * real origin (checked by IPC and permission handlers), a secure context (getUserMedia needs one), and
  * lets us attach the CSP to every response we serve. Only files under out/renderer are served.
  */
-import { normalize, relative, resolve, sep, isAbsolute } from 'node:path';
+import { join, normalize, relative, resolve, sep, isAbsolute } from 'node:path';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'kiosk';
@@ -91,6 +91,23 @@ export function allowPermissionCheck(permission: string, requestingOrigin: strin
   if (!isOwnOrigin(requestingOrigin)) return false;
   const t = details.mediaType;
   return t === undefined || t === 'audio' || t === 'video' || t === 'unknown';
+}
+
+/**
+ * Where a download from the page is saved, or null to refuse it. Only our page's own blob: URLs (the
+ * staff panel's CSV export) may download; the file goes into `downloadsDir` under a sanitised name
+ * (no path, no control characters), numbered when the name is taken, so no dialog opens on a kiosk.
+ */
+export function downloadTarget(url: string, suggestedName: string, downloadsDir: string, exists: (path: string) => boolean): string | null {
+  if (!url.startsWith(`blob:${APP_ORIGIN}/`)) return null;
+  const base = suggestedName.replace(/^.*[\\/]/, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 100) || 'download';
+  const dot = base.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [base.slice(0, dot), base.slice(dot)] : [base, ''];
+  for (let n = 0; n < 1000; n++) {
+    const candidate = join(downloadsDir, n === 0 ? base : `${stem}-${n}${ext}`);
+    if (!exists(candidate)) return candidate;
+  }
+  return null;
 }
 
 /** Navigation is never allowed away from the loaded page (reload of our own entry is not a navigation). */

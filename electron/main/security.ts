@@ -4,6 +4,7 @@
  * guards (no navigation, no new windows, no <webview>). Thin on purpose; decisions live in policy.ts.
  */
 import { app, protocol, session, type WebContents } from 'electron';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../core/log.ts';
 import {
@@ -12,6 +13,7 @@ import {
   allowNavigation,
   allowPermissionCheck,
   allowPermissionRequest,
+  downloadTarget,
   mimeTypeFor,
   resolveAppFile,
   securityHeaders,
@@ -60,6 +62,17 @@ export function hardenSession(logger: Logger): void {
   ses.setPermissionCheckHandler((_webContents, permission, requestingOrigin, details) =>
     allowPermissionCheck(permission, requestingOrigin, { ...(details.mediaType ? { mediaType: details.mediaType } : {}) }),
   );
+  // Downloads: only the page's own exports (ledger CSV), saved straight into Downloads (no dialog on a kiosk).
+  ses.on('will-download', (event, item) => {
+    const target = downloadTarget(item.getURL(), item.getFilename(), app.getPath('downloads'), existsSync);
+    if (!target) {
+      event.preventDefault();
+      logger.warn('Blocked a download', { url: item.getURL().slice(0, 200) });
+      return;
+    }
+    item.setSavePath(target);
+    logger.info('Saving a download', { path: target });
+  });
 }
 
 /** Per-webContents guards, applied to every webContents the app ever creates. */

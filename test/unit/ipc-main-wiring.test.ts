@@ -146,6 +146,10 @@ describe('main process wiring: unattended operation', () => {
     ({ facts, output } = await runHarness('full'));
   });
 
+  it('saves the page’s own export (ledger CSV) into Downloads without a dialog, and refuses any other download', () => {
+    assert.deepEqual(facts.downloads, { saved: ['ledger-2026-11.csv'], prevented: 1 });
+  });
+
   it('keeps the display awake only while live, and watches for an unresponsive renderer', () => {
     assert.deepEqual(facts.powerSaveWhileLive, ['start:prevent-display-sleep:1']);
     // The crash ended call 1, call 2 went live, SIGTERM ended it.

@@ -8,6 +8,7 @@ import {
   allowNavigation,
   allowPermissionCheck,
   allowPermissionRequest,
+  downloadTarget,
   isOwnOrigin,
   mimeTypeFor,
   resolveAppFile,
@@ -89,6 +90,23 @@ describe('policy: app:// file serving', () => {
     assert.equal(mimeTypeFor('/a/index.html'), 'text/html; charset=utf-8');
     assert.equal(mimeTypeFor('/a/x.JS'), 'text/javascript; charset=utf-8');
     assert.equal(mimeTypeFor('/a/x.unknown'), 'application/octet-stream');
+  });
+});
+
+describe('policy: downloads', () => {
+  const none = () => false;
+  it('saves only our page’s blob: exports, into the downloads folder', () => {
+    assert.equal(downloadTarget('blob:app://kiosk/5f1c', 'ledger-2026-11.csv', '/home/k/Downloads', none), join('/home/k/Downloads', 'ledger-2026-11.csv'));
+    assert.equal(downloadTarget('https://evil.example.com/a.csv', 'a.csv', '/d', none), null);
+    assert.equal(downloadTarget('blob:https://evil.example.com/5f1c', 'a.csv', '/d', none), null);
+    assert.equal(downloadTarget('app://kiosk/index.html', 'index.html', '/d', none), null);
+  });
+  it('strips paths and odd characters from the name, and numbers it when taken', () => {
+    assert.equal(downloadTarget('blob:app://kiosk/1', '../../etc/passwd', '/d', none), join('/d', 'passwd'));
+    assert.equal(downloadTarget('blob:app://kiosk/1', 'C:\\Windows\\ledger *?.csv', '/d', none), join('/d', 'ledger_.csv'));
+    assert.equal(downloadTarget('blob:app://kiosk/1', '...', '/d', none), join('/d', 'download'));
+    const taken = new Set([join('/d', 'ledger.csv'), join('/d', 'ledger-1.csv')]);
+    assert.equal(downloadTarget('blob:app://kiosk/1', 'ledger.csv', '/d', (p) => taken.has(p)), join('/d', 'ledger-2.csv'));
   });
 });
 

@@ -17,6 +17,8 @@ export const record = {
   headersHandler: null as null | ((details: { responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void),
   permissionRequest: null as null | ((wc: unknown, permission: string, cb: (ok: boolean) => void, details: Record<string, unknown>) => void),
   permissionCheck: null as null | ((wc: unknown, permission: string, origin: string, details: Record<string, unknown>) => boolean),
+  /** `session.defaultSession.on(event, fn)` listeners (will-download). */
+  sessionListeners: new Map<string, (...args: unknown[]) => void>(),
   menuSetTo: undefined as unknown,
   // --- unattended operation (issue 6) ---
   relaunchCalls: 0,
@@ -177,6 +179,9 @@ export const session = {
     },
     setPermissionCheckHandler(fn: NonNullable<typeof record.permissionCheck>): void {
       record.permissionCheck = fn;
+    },
+    on(event: string, fn: (...args: unknown[]) => void): void {
+      record.sessionListeners.set(event, fn);
     },
   },
 };

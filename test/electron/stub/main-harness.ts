@@ -164,6 +164,14 @@ if (scenario === 'full') {
 // --- unattended operation (issue 6) ---
 const readLog = () => (existsSync(join(userData, 'logs', 'main.log')) ? readFileSync(join(userData, 'logs', 'main.log'), 'utf8') : '');
 if (scenario === 'full') {
+  // Downloads: the page's own blob (the ledger CSV) is saved into Downloads without a dialog; others are refused.
+  const willDownload = record.sessionListeners.get('will-download')!;
+  const saved: string[] = [];
+  let prevented = 0;
+  const item = (url: string, name: string) => ({ getURL: () => url, getFilename: () => name, setSavePath: (p: string) => void saved.push(p) });
+  willDownload({ preventDefault: () => void prevented++ }, item('blob:app://kiosk/5f1c2e8a', 'ledger-2026-11.csv'));
+  willDownload({ preventDefault: () => void prevented++ }, item('https://evil.example.com/setup.exe', 'setup.exe'));
+  facts.downloads = { saved: saved.map((p) => p.slice(app.getPath('downloads').length + 1)), prevented };
   facts.unresponsiveListeners = [wc.listenerCount('unresponsive'), wc.listenerCount('responsive')];
   facts.powerSave = [...record.powerSave];
   facts.pinState = await invoke(CHANNELS.staffPinState);
