@@ -22,7 +22,7 @@ export interface RemoteHangupOptions {
 }
 
 /** Deliver type 5 (`user_end`) without conn_init. Resolves true when it was sent, false otherwise. */
-export async function hangupWithoutConnInit(client: ServiceClient, liveId: string, options: RemoteHangupOptions = {}): Promise<boolean> {
+export async function hangupWithoutConnInit(client: Pick<ServiceClient, 'socketRequest'>, liveId: string, options: RemoteHangupOptions = {}): Promise<boolean> {
   const { url, headers } = client.socketRequest(liveId);
   let sent = false;
   let resolveOutcome!: () => void;

@@ -29,6 +29,7 @@ import { ControlSocket, type ControlSocketOutcome } from '../core/control-socket
 import { toAvatarError, type ErrorCode } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import type { CallMode, CreateSessionResponse } from '../core/protocol.ts';
+import { hangupWithoutConnInit } from '../core/remote-hangup.ts';
 import type { ServiceClient } from '../core/rest-client.ts';
 import type { AdoptedSession } from '../core/session-controller.ts';
 import type { StartOptions } from '../core/session-types.ts';
@@ -447,25 +448,12 @@ export class SpareManager {
 
   /** type 5 over a socket that never sends conn_init (the spare's own socket is gone or never opened). */
   #hangupOverFreshSocket(liveId: string, client: SpareClient): void {
-    try {
-      const { url, headers } = client.socketRequest(liveId);
-      const socket = new ControlSocket({
-        liveId,
-        url,
-        headers,
-        transportFactory: this.#transportFactory,
-        clock: this.#clock,
-        logger: this.#log,
-        sendConnInit: false,
-        ackTimeoutMs: SPARE_HANGUP_TIMEOUT_MS,
-        onOutcome: (outcome, s) => {
-          if (outcome.kind === 'open') s.hangup('user_end');
-        },
-      });
-      this.#track(socket.closed);
-    } catch (error) {
-      this.#log.warn('spare: could not send the hangup', { liveId, error: String(error) });
-    }
+    const options = { clock: this.#clock, logger: this.#log, transportFactory: this.#transportFactory, socketTimeoutMs: SPARE_HANGUP_TIMEOUT_MS };
+    this.#track(
+      hangupWithoutConnInit(client, liveId, options).catch((error: unknown) => {
+        this.#log.warn('spare: could not send the hangup', { liveId, error: String(error) });
+      }),
+    );
   }
 
   // --- timers and tasks ----------------------------------------------------------------------------------
