@@ -9,6 +9,7 @@ import type { SessionState } from '../../electron/core/session-types.ts';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { resolveConfig, type KioskConfig } from '../../electron/main/config.ts';
 import { createKioskService, type KioskService, type KioskServiceOptions } from '../../electron/main/kiosk-service.ts';
+import { waitForEvent, phaseIs, isTerminal } from '../helpers/kiosk-events.ts';
 
 const REAL_KEY = 'sk-live-REAL-0123456789abcdef';
 const FAST = { warmupMs: { audio: 0, video: 0 }, endingMs: 20 };
@@ -47,23 +48,7 @@ async function makeService(options: Partial<KioskServiceOptions> = {}): Promise<
   return { service, events, persisted };
 }
 
-function waitFor(service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 8_000): Promise<KioskEvent> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out waiting for an event (state: ${JSON.stringify(service.state)})`));
-    }, timeoutMs);
-    const off = service.onEvent((e) => {
-      if (predicate(e)) {
-        clearTimeout(timer);
-        off();
-        resolve(e);
-      }
-    });
-  });
-}
-const phaseIs = (phase: SessionState['phase']) => (e: KioskEvent) => e.type === 'state' && e.state.phase === phase;
-const isTerminal = (e: KioskEvent) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed');
+const waitFor = (service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 8_000) => waitForEvent(service, predicate, timeoutMs);
 
 function value<T>(r: Result<T>): T {
   assert.equal(r.ok, true, JSON.stringify(r));

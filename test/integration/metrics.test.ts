@@ -16,6 +16,7 @@ import { countLaunch, createKioskMetrics, startFleetMetrics, startMetricsServer,
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitForEvent, phaseIs, isTerminal } from '../helpers/kiosk-events.ts';
 
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const TOKEN = 'fleet-token-0123456789abcdef';
@@ -50,23 +51,7 @@ function samples(text: string): Map<string, number> {
   return out;
 }
 
-function waitFor(service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 20_000): Promise<KioskEvent> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out waiting for an event (state: ${JSON.stringify(service.state)})`));
-    }, timeoutMs);
-    const off = service.onEvent((e) => {
-      if (predicate(e)) {
-        clearTimeout(timer);
-        off();
-        resolve(e);
-      }
-    });
-  });
-}
-const phaseIs = (phase: SessionState['phase']) => (e: KioskEvent) => e.type === 'state' && e.state.phase === phase;
-const terminal = (e: KioskEvent) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed');
+const waitFor = (service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 20_000) => waitForEvent(service, predicate, timeoutMs);
 
 describe('fleet metrics after a scripted set of sessions', () => {
   it('counts sessions, outcomes, retries, reconnects, billing, spares, crashes, restarts and errors exactly', async () => {
@@ -116,7 +101,7 @@ describe('fleet metrics after a scripted set of sessions', () => {
       const liveId = r.value.liveId;
       liveIds.push(liveId);
       await live;
-      const end = waitFor(service, terminal);
+      const end = waitFor(service, isTerminal);
       await whileLive(liveId);
       const event = await end;
       await service.hangup(); // waits until the finished session is released (no-op otherwise)
@@ -139,7 +124,7 @@ describe('fleet metrics after a scripted set of sessions', () => {
     assert.equal(forced.type === 'state' && forced.state.phase, 'ended');
     // 5. no credits left: the create is refused → failed, insufficient_credits.
     emulator.setBalance(emulator.apiKey, 0);
-    const refused = waitFor(service, terminal);
+    const refused = waitFor(service, isTerminal);
     await service.start({});
     const fifth = await refused;
     assert.equal(fifth.type === 'state' && fifth.state.phase === 'failed' && fifth.state.error.code, 'insufficient_credits');

@@ -14,6 +14,7 @@ import { createKioskService, type KioskService } from '../../electron/main/kiosk
 import type { SessionRecord } from '../../electron/main/ledger.ts';
 import { jsonFilePersistence } from '../../electron/main/settings.ts';
 import { createStaffOps, type StaffOps } from '../../electron/main/staff-ops.ts';
+import { waitForEvent } from '../helpers/kiosk-events.ts';
 
 const FAST = { warmupMs: { audio: 0, video: 0 }, endingMs: 20 };
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -60,18 +61,7 @@ async function setup(file: Record<string, unknown> = {}) {
   return { service, ops, dataDir, persistence, platform, call };
 }
 
-function waitFor(service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 10_000): Promise<KioskEvent> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (off(), reject(new Error(`timed out (state ${JSON.stringify(service.state)})`))), timeoutMs);
-    const off = service.onEvent((e) => {
-      if (predicate(e)) {
-        clearTimeout(timer);
-        off();
-        resolve(e);
-      }
-    });
-  });
-}
+const waitFor = (service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 10_000) => waitForEvent(service, predicate, timeoutMs);
 
 describe('staff operations (kiosk service + emulator)', () => {
   it('everything but the PIN pad is refused until unlocked; first use sets the PIN', async () => {

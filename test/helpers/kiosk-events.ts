@@ -1,0 +1,26 @@
+/**
+ * Waiting on a kiosk service's event stream in integration tests (real time, bounded), and the usual
+ * predicates over its state events.
+ */
+import type { KioskEvent, SessionState } from '../../electron/contract.ts';
+import type { KioskService } from '../../electron/main/kiosk-service.ts';
+
+/** The first event matching `predicate`; rejects after `timeoutMs` with the service's state. */
+export function waitForEvent(service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs: number): Promise<KioskEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for an event (state: ${JSON.stringify(service.state)})`));
+    }, timeoutMs);
+    const off = service.onEvent((e) => {
+      if (predicate(e)) {
+        clearTimeout(timer);
+        off();
+        resolve(e);
+      }
+    });
+  });
+}
+
+export const phaseIs = (phase: SessionState['phase']) => (e: KioskEvent) => e.type === 'state' && e.state.phase === phase;
+export const isTerminal = (e: KioskEvent) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed');
