@@ -34,6 +34,7 @@ import type { KioskEvent } from '../electron/contract.ts';
 import { DEMO_API_KEY, startEmulator, type EmulatorHandle, type EmulatorKnobs } from '../electron/emulator/index.ts';
 import { resolveConfig } from '../electron/main/config.ts';
 import { createKioskService, type KioskService } from '../electron/main/kiosk-service.ts';
+import { mulberry32 } from '../test/helpers/seeded-random.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -62,18 +63,6 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
-
-/** Mulberry32: a small seeded PRNG, so a soak can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Real time running `scale` times faster: every timer of the service and the emulator. */
 class ScaledClock implements Clock {
@@ -309,7 +298,7 @@ async function soakMain(): Promise<Record<string, unknown>> {
   const deadline = performance.now() + MINUTES * 60_000;
   const kiosks = await Promise.all(Array.from({ length: KIOSKS }, () => openKioskService(clock)));
   // Warm up (JIT of every fault path, the image read, connection pools) before the "before" figures.
-  const warm = rng(1);
+  const warm = mulberry32(1);
   for (const k of kiosks) for (const fault of FAULTS) await runOneSession(k, fault, warm);
   const before = mainMemory();
   const byOutcome: Record<string, number> = {};
@@ -324,7 +313,7 @@ async function soakMain(): Promise<Record<string, unknown>> {
   const t0 = performance.now();
   await Promise.all(
     kiosks.map(async (k, index) => {
-      const random = rng(SEED * 1_000 + index);
+      const random = mulberry32(SEED * 1_000 + index);
       while (next < SESSIONS && performance.now() < deadline) {
         next += 1;
         const fault = pickFault(random);
@@ -400,7 +389,7 @@ async function soakRenderer(): Promise<Record<string, unknown>> {
     const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
     return { jsHeapMB: +((m.JSHeapUsedSize ?? 0) / 1e6).toFixed(2), domNodes: m.Nodes ?? 0, listeners: m.JSEventListeners ?? 0, documents: m.Documents ?? 0 };
   };
-  const random = rng(SEED * 7_919);
+  const random = mulberry32(SEED * 7_919);
   const deadline = performance.now() + MINUTES * 60_000;
   const kinds = ['clean', 'drop', 'forced-hangup', 'video-not-ready', 'init-failure'] as const;
   const byOutcome: Record<string, number> = {};

@@ -8,6 +8,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { mulberry32 } from '../helpers/seeded-random.ts';
 
 /** One figure at one moment: horizontal centre and height as fractions of the frame. */
 export interface Figure {
@@ -152,13 +153,3 @@ function clamp(v: number): number {
   return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
