@@ -28,7 +28,7 @@ import { pathToFileURL } from 'node:url';
 import { createWsTransportFactory } from '../electron/core/transport.ts';
 import { WarmHttp } from '../electron/core/warm-http.ts';
 import { createCachedRequestBuilder } from '../electron/core/request-cache.ts';
-import { SpareManager } from '../electron/main/spare.ts';
+import { SpareManager } from '../electron/kiosk/spare.ts';
 
 const LATENCY_MS = 50;
 const FLOOR_ROUND_TRIPS = 3;

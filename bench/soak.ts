@@ -1,7 +1,7 @@
 /**
  * `npm run soak`: the kiosk under faults and time (issue 9). Not a test: it prints figures.
  *
- * Part 1 (main): the real kiosk service (electron/main/kiosk-service.ts, demo mode with its in-process
+ * Part 1 (main): the real kiosk service (electron/kiosk/kiosk-service.ts, demo mode with its in-process
  * emulator) runs `--sessions` sessions back to back on each of `--kiosks` kiosks, each session with one
  * random fault: socket drops, server silence (the client's dead detection), NOT_READY storms (some past the
  * warm-up budget), forced hangups with every reason, slow HTTP and WebSocket answers, LIVE_CONN_INIT_FAILED,
@@ -32,8 +32,8 @@ import { HANGUP_REASONS } from '../electron/core/protocol.ts';
 import type { SessionState } from '../electron/core/session-types.ts';
 import type { KioskEvent } from '../electron/contract.ts';
 import { DEMO_API_KEY, startEmulator, type EmulatorHandle, type EmulatorKnobs } from '../electron/emulator/index.ts';
-import { resolveConfig } from '../electron/main/config.ts';
-import { createKioskService, type KioskService } from '../electron/main/kiosk-service.ts';
+import { resolveConfig } from '../electron/kiosk/config.ts';
+import { createKioskService, type KioskService } from '../electron/kiosk/kiosk-service.ts';
 import { mulberry32 } from '../test/helpers/seeded-random.ts';
 
 const { values: args } = parseArgs({

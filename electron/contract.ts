@@ -101,7 +101,7 @@ export type PinArgs = z.infer<typeof pinArgsSchema>;
 
 /**
  * Shape only (types and sane lengths): ranges and cross-field rules are checked by main with the config
- * schema (electron/main/config.ts), which answers per-field messages in `SaveSettingsResult.fieldErrors`.
+ * schema (electron/kiosk/config.ts), which answers per-field messages in `SaveSettingsResult.fieldErrors`.
  */
 export const editableSettingsSchema = z.strictObject({
   service: z.strictObject({

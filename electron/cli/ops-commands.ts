@@ -13,10 +13,10 @@ import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { ServiceClient } from '../core/rest-client.ts';
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.ts';
-import { defaultConfig, resolveConfig, type KioskConfig } from '../main/config.ts';
-import { runDoctor } from '../main/doctor.ts';
-import { LEDGER_DIR, createLedger, readLedgerFile, totalsOf, toCsv, type LedgerRecord, recordTime } from '../main/ledger.ts';
-import { hashPin } from '../main/staff-pin.ts';
+import { defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
+import { runDoctor } from '../operations/doctor.ts';
+import { LEDGER_DIR, createLedger, readLedgerFile, totalsOf, toCsv, type LedgerRecord, recordTime } from '../operations/ledger.ts';
+import { hashPin } from '../operations/staff-pin.ts';
 import { RESOURCES_DIR } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, type CliIo } from './probe.ts';
 

@@ -6,6 +6,7 @@ export * from './errors.ts';
 export * from './clock.ts';
 export * from './log.ts';
 export * from './protocol.ts';
+export * from './rtc-ids.ts';
 export * from './session-types.ts';
 export * from './transport.ts';
 export * from './reconnect-policy.ts';

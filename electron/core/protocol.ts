@@ -270,7 +270,3 @@ export function parseServerFrame(text: string): ServerMessage | null {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-// ---------------------------------------------------------------------------------------------------
-// RTC identities (spec §2.5) live in rtc-ids.ts, which has no zod import so the renderer can use them.
-export { rtcIds, avatarUidFor, EMULATOR_APP_ID_PREFIX, isEmulatorCredentials } from './rtc-ids.ts';

@@ -59,7 +59,7 @@ export interface SessionControllerOptions {
 export type TerminalState = Extract<SessionState, { phase: 'ended' | 'failed' }>;
 
 /**
- * A session created ahead of the tap (a spare, see electron/main/spare.ts) that `start` takes over instead
+ * A session created ahead of the tap (a spare, see electron/kiosk/spare.ts) that `start` takes over instead
  * of creating one: its create answer, and optionally its control socket, already open and holding its
  * conn_init (`holdConnInit`). The machine runs exactly as for a fresh session; only the `create-session`
  * effect answers at once from `created`, and the first `open-socket` effect sends conn_init on `socket`

@@ -11,14 +11,13 @@ import type { Logger } from '../core/log.ts';
 import {
   CREDITS_PER_2_SECONDS,
   DEFAULT_VOICE,
-  EMULATOR_APP_ID_PREFIX,
   MAX_LIVE_DURATION_S,
   billableSeconds,
   creditsFor,
-  rtcIds,
   type CallMode,
   type CreateSessionRequest,
 } from '../core/protocol.ts';
+import { EMULATOR_APP_ID_PREFIX, rtcIds } from '../core/rtc-ids.ts';
 import type { AccountRecord, Accounts } from './accounts.ts';
 import type { TimerSet } from './timers.ts';
 import type { EmulatedSession, EmulatedStatus, EmulatorKnobs } from './types.ts';

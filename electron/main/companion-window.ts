@@ -8,9 +8,9 @@ import Store from 'electron-store';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type CommandEvent, type KioskEvent } from '../contract.ts';
 import type { Logger } from '../core/log.ts';
-import type { KioskConfig } from './config.ts';
-import { createBoundsSaver, createCompanionController, placeCompanion, trayMenu, type Rect } from './companion.ts';
-import type { KioskService } from './kiosk-service.ts';
+import type { KioskConfig } from '../kiosk/config.ts';
+import { createBoundsSaver, createCompanionController, placeCompanion, trayMenu, type Rect } from '../kiosk/companion.ts';
+import type { KioskService } from '../kiosk/kiosk-service.ts';
 
 const BOUNDS_KEY = 'bounds';
 

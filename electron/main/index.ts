@@ -7,22 +7,22 @@ import { app, dialog, ipcMain, powerSaveBlocker, screen, type BrowserWindow } fr
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
 import { createLogger, type Logger } from '../core/log.ts';
-import { createKioskService, type KioskService } from './kiosk-service.ts';
-import { createLifecycle, createPowerSaveGuard } from './lifecycle.ts';
+import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
+import { createLifecycle, createPowerSaveGuard } from '../kiosk/lifecycle.ts';
 import { registerIpc } from './ipc.ts';
-import { APP_ORIGIN } from './policy.ts';
+import { APP_ORIGIN } from './page-policy.ts';
 import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
 import { loadSettings } from './store.ts';
 import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
 // --- unattended operation (issue 6) ---
 import { systemClock } from '../core/clock.ts';
-import { createMainLog, type MainLog } from './log-file.ts';
-import { createStaffOps } from './staff-ops.ts';
+import { createMainLog, type MainLog } from '../operations/log-file.ts';
+import { createStaffOps } from '../operations/staff-ops.ts';
 /** Recovery of a crashed run's session must not keep the attract screen away for long. */
 const RECOVERY_TIMEOUT_MS = 20_000;
-import { startFleetMetrics } from './metrics.ts';
+import { startFleetMetrics } from '../fleet/metrics.ts';
 import { companionBounds, setupCompanion } from './companion-window.ts';
-import { configuredPortrait } from './cast.ts';
+import { configuredPortrait } from '../kiosk/cast.ts';
 
 const consoleLogger = createLogger({ scope: 'main', level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
 // --- unattended operation (issue 6): the console until the log file is open (after ready), then electron-log ---

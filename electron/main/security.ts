@@ -1,7 +1,7 @@
 /**
- * Applies the security policy (policy.ts) to Electron: the app:// protocol serving only out/renderer,
+ * Applies the security policy (page-policy.ts) to Electron: the app:// protocol serving only out/renderer,
  * the CSP on every response, permission handlers (media only, our origin only), and the per-webContents
- * guards (no navigation, no new windows, no <webview>). Thin on purpose; decisions live in policy.ts.
+ * guards (no navigation, no new windows, no <webview>). Thin on purpose; decisions live in page-policy.ts.
  */
 import { app, protocol, session, type WebContents } from 'electron';
 import { existsSync } from 'node:fs';
@@ -18,7 +18,7 @@ import {
   resolveAppFile,
   securityHeaders,
   withSecurityHeaders,
-} from './policy.ts';
+} from './page-policy.ts';
 
 /** Must run before `app.whenReady()`: makes app:// a standard, secure origin (getUserMedia needs one). */
 export function registerAppScheme(): void {
@@ -48,7 +48,7 @@ export function serveRenderer(root: string, logger: Logger): void {
 export function hardenSession(logger: Logger): void {
   const ses = session.defaultSession;
   ses.webRequest.onHeadersReceived((details, callback) => {
-    // Any server-sent CSP is dropped: ours (policy.ts) is the stricter one. The scanner cannot read a
+    // Any server-sent CSP is dropped: ours (page-policy.ts) is the stricter one. The scanner cannot read a
     // constant, so the policy itself is evaluated by test/security/electronegativity.ts.
     callback({ responseHeaders: { ...withSecurityHeaders(details.responseHeaders), 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } }); // eng-disable CSP_GLOBAL_CHECK evaluated by test/security
 

@@ -12,10 +12,10 @@ import { safeStorage } from 'electron';
 import Store from 'electron-store';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
-import { configJsonSchema, defaultConfig, resolveConfig, type ConfigEnv, type KioskConfig } from './config.ts';
-import type { ApiKeySource } from './kiosk-service.ts';
-import type { SettingsPersistence } from './settings.ts';
-import { loadPolicy, type PolicyLayer } from './managed-config.ts';
+import { configJsonSchema, defaultConfig, resolveConfig, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
+import type { ApiKeySource } from '../kiosk/kiosk-service.ts';
+import type { SettingsPersistence } from '../operations/settings.ts';
+import { loadPolicy, type PolicyLayer } from '../fleet/managed-config.ts';
 
 export interface LoadedSettings {
   config: KioskConfig;

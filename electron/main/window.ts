@@ -11,9 +11,9 @@
  * navigation/new-window guards and the single-origin app:// page still apply.
  */
 import { app, BrowserWindow, Menu, type BrowserWindowConstructorOptions } from 'electron';
-import type { KioskConfig } from './config.ts';
-import { APP_ENTRY_URL } from './policy.ts';
-import { COMPANION_MIN_SIZE, type Rect } from './companion.ts';
+import type { KioskConfig } from '../kiosk/config.ts';
+import { APP_ENTRY_URL } from './page-policy.ts';
+import { COMPANION_MIN_SIZE, type Rect } from '../kiosk/companion.ts';
 
 export interface WindowOptions {
   config: KioskConfig;

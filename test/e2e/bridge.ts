@@ -1,7 +1,7 @@
 /**
  * The E2E stand-in for the preload: installs `window.kiosk` (the contract's `KioskApi`) in the page and
  * forwards every call to a backend in the test process — the REAL kiosk service
- * (electron/main/kiosk-service.ts) driving the real SessionController against the real emulator over
+ * (electron/kiosk/kiosk-service.ts) driving the real SessionController against the real emulator over
  * HTTP and WebSocket. Only the Electron IPC hop is replaced:
  *   - calls:  page → `exposeBinding('__kioskInvoke')` → `backend.handle(channel, arg)` (the same entry
  *     point main's ipcMain handlers use, so arguments are validated by the contract's schemas);

@@ -10,17 +10,17 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import type { EmulatorHandle, EmulatorKnobs } from '../../electron/emulator/index.ts';
-import { resolveConfig } from '../../electron/main/config.ts';
-import { CONTENT_SECURITY_POLICY } from '../../electron/main/policy.ts';
-import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
+import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
 import type { KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
 // --- staff operations (issue 6) ---
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { systemClock } from '../../electron/core/clock.ts';
-import { jsonFilePersistence, type SettingsPersistence } from '../../electron/main/settings.ts';
-import { createStaffOps, type StaffOps } from '../../electron/main/staff-ops.ts';
+import { jsonFilePersistence, type SettingsPersistence } from '../../electron/operations/settings.ts';
+import { createStaffOps, type StaffOps } from '../../electron/operations/staff-ops.ts';
 // --- end staff operations ---
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));

@@ -3,7 +3,7 @@
  * predicates over its state events.
  */
 import type { KioskEvent, SessionState } from '../../electron/contract.ts';
-import type { KioskService } from '../../electron/main/kiosk-service.ts';
+import type { KioskService } from '../../electron/kiosk/kiosk-service.ts';
 
 /** The first event matching `predicate`; rejects after `timeoutMs` with the service's state. */
 export function waitForEvent(service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs: number): Promise<KioskEvent> {

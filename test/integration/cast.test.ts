@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
-import { checkCast, configuredPortrait, resolveVideoFit } from '../../electron/main/cast.ts';
-import { resolveConfig } from '../../electron/main/config.ts';
-import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
+import { checkCast, configuredPortrait, resolveVideoFit } from '../../electron/kiosk/cast.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
 
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PNG_BYTES = Buffer.from(TINY_PNG.split(',')[1]!, 'base64');

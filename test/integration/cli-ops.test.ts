@@ -9,8 +9,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
-import { verifyPin } from '../../electron/main/staff-pin.ts';
-import type { SessionRecord } from '../../electron/main/ledger.ts';
+import { verifyPin } from '../../electron/operations/staff-pin.ts';
+import type { SessionRecord } from '../../electron/operations/ledger.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'electron/cli/index.ts');

@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../electron/core/clock.ts';
 import type { EmulatedSession } from '../../electron/emulator/index.ts';
-import { resolveConfig } from '../../electron/main/config.ts';
-import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
-import type { SessionRecord } from '../../electron/main/ledger.ts';
-import { jsonFilePersistence } from '../../electron/main/settings.ts';
-import { createStaffOps } from '../../electron/main/staff-ops.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import type { SessionRecord } from '../../electron/operations/ledger.ts';
+import { jsonFilePersistence } from '../../electron/operations/settings.ts';
+import { createStaffOps } from '../../electron/operations/staff-ops.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const REPO = join(import.meta.dirname, '..', '..');

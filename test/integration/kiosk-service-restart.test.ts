@@ -7,8 +7,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChannelResults, CHANNELS, KioskEvent, Result } from '../../electron/contract.ts';
-import { resolveConfig } from '../../electron/main/config.ts';
-import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
 
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 type StartResult = Result<ChannelResults[typeof CHANNELS.sessionStart]>;

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
 import type { SessionState } from '../../electron/core/session-types.ts';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
-import { resolveConfig, type KioskConfig } from '../../electron/main/config.ts';
-import { createKioskService, type KioskService, type KioskServiceOptions } from '../../electron/main/kiosk-service.ts';
+import { resolveConfig, type KioskConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, type KioskService, type KioskServiceOptions } from '../../electron/kiosk/kiosk-service.ts';
 import { waitForEvent, phaseIs, isTerminal } from '../helpers/kiosk-events.ts';
 
 const REAL_KEY = 'sk-live-REAL-0123456789abcdef';

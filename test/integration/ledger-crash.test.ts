@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLedger, type SessionRecord } from '../../electron/main/ledger.ts';
+import { createLedger, type SessionRecord } from '../../electron/operations/ledger.ts';
 
 const REPO = join(import.meta.dirname, '..', '..');
 

@@ -12,8 +12,8 @@ import { systemClock } from '../../electron/core/clock.ts';
 import { hangupWithoutConnInit, queryUntilEnded } from '../../electron/core/remote-hangup.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';
 import { startEmulator } from '../../electron/emulator/index.ts';
-import { createLedger, type SessionRecord } from '../../electron/main/ledger.ts';
-import { recoverLeftover, type CurrentSession } from '../../electron/main/recovery.ts';
+import { createLedger, type SessionRecord } from '../../electron/operations/ledger.ts';
+import { recoverLeftover, type CurrentSession } from '../../electron/operations/recovery.ts';
 
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const emulator = await startEmulator({ host: '127.0.0.1', port: 0, knobs: { endingMs: 20 } });

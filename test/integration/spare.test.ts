@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result, type SpareEvent } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
 import { startEmulator, type EmulatedSession, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
-import { resolveConfig } from '../../electron/main/config.ts';
-import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
 import { advanceInSteps, advanceUntil, driveUntilSettled, until } from '../helpers/until.ts';
 
 const T0 = 1_700_000_000_000;

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
 import { systemClock } from '../../electron/core/clock.ts';
-import { resolveConfig } from '../../electron/main/config.ts';
-import { createKioskService, type KioskService } from '../../electron/main/kiosk-service.ts';
-import type { SessionRecord } from '../../electron/main/ledger.ts';
-import { jsonFilePersistence } from '../../electron/main/settings.ts';
-import { createStaffOps, type StaffOps } from '../../electron/main/staff-ops.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import type { SessionRecord } from '../../electron/operations/ledger.ts';
+import { jsonFilePersistence } from '../../electron/operations/settings.ts';
+import { createStaffOps, type StaffOps } from '../../electron/operations/staff-ops.ts';
 import { waitForEvent } from '../helpers/kiosk-events.ts';
 
 const FAST = { warmupMs: { audio: 0, video: 0 }, endingMs: 20 };

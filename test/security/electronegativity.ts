@@ -23,7 +23,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { transformSync } from 'esbuild';
-import { CONTENT_SECURITY_POLICY } from '../../electron/main/policy.ts';
+import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);

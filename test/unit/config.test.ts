@@ -10,7 +10,7 @@ import {
   FALLBACK_PERSONA,
   resolveConfig,
   type ConfigEnv,
-} from '../../electron/main/config.ts';
+} from '../../electron/kiosk/config.ts';
 
 const ROOT = '/opt/kiosk';
 const opts = { appRoot: ROOT, readText: (p: string) => (p === `${ROOT}/resources/demo-persona.txt` ? ' A demo persona. \n' : null) };

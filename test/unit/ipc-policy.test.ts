@@ -13,7 +13,7 @@ import {
   mimeTypeFor,
   resolveAppFile,
   withSecurityHeaders,
-} from '../../electron/main/policy.ts';
+} from '../../electron/main/page-policy.ts';
 import { originOf } from '../../electron/main/ipc.ts';
 
 const PAGE = `${APP_ORIGIN}/index.html`;

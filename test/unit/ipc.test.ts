@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHANNELS, ok, type Result } from '../../electron/contract.ts';
 import { handleIpc, registerIpc, type FrameLike, type InvokeEventLike, type IpcMainLike } from '../../electron/main/ipc.ts';
-import { APP_ORIGIN } from '../../electron/main/policy.ts';
+import { APP_ORIGIN } from '../../electron/main/page-policy.ts';
 
 class FakeIpcMain implements IpcMainLike {
   readonly handlers = new Map<string, (event: InvokeEventLike, ...args: unknown[]) => unknown>();

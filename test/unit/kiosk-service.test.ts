@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { CHANNELS, MEDIA_ERROR_KINDS, type PublicConfig, type Result } from '../../electron/contract.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import type { EmulatorHandle } from '../../electron/emulator/index.ts';
-import { resolveConfig } from '../../electron/main/config.ts';
-import { createKioskService, mediaFailureInfo, readImageAsDataUrl } from '../../electron/main/kiosk-service.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, mediaFailureInfo, readImageAsDataUrl } from '../../electron/kiosk/kiosk-service.ts';
 
 const KEY = 'sk-unit-SECRET-9f8e7d6c5b4a';
 

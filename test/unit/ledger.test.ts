@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { KioskEvent } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
 import type { SessionSummary } from '../../electron/core/session-types.ts';
-import { createLedger, createLedgerRecorder, monthFileName, parseLedger, toCsv, totalsOf, type SessionRecord } from '../../electron/main/ledger.ts';
+import { createLedger, createLedgerRecorder, monthFileName, parseLedger, toCsv, totalsOf, type SessionRecord } from '../../electron/operations/ledger.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'kiosk-ledger-'));
 const at = (y: number, m: number, d: number, h = 12) => new Date(y, m - 1, d, h).getTime();

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks } from '../../electron/core/clock.ts';
-import { createLifecycle, createPowerSaveGuard } from '../../electron/main/lifecycle.ts';
+import { createLifecycle, createPowerSaveGuard } from '../../electron/kiosk/lifecycle.ts';
 
 function harness(options: { shutdownNeverEnds?: boolean } = {}) {
   const clock = new FakeClock();

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addSecret } from '../../electron/core/log.ts';
-import { createMainLog } from '../../electron/main/log-file.ts';
+import { createMainLog } from '../../electron/operations/log-file.ts';
 
 describe('main log file (electron-log)', () => {
   it('writes redacted lines to main.log; the tail is the last 200 lines', () => {

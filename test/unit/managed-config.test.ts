@@ -4,8 +4,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultConfig, resolveConfig } from '../../electron/main/config.ts';
-import { loadPolicy, managedKeys, parsePolicy, policyPath } from '../../electron/main/managed-config.ts';
+import { defaultConfig, resolveConfig } from '../../electron/kiosk/config.ts';
+import { loadPolicy, managedKeys, parsePolicy, policyPath } from '../../electron/fleet/managed-config.ts';
 
 const opts = { appRoot: '/opt/kiosk', readText: () => 'A persona.' };
 

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import type { KioskEvent, Result } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
 import type { SessionState, SessionSummary } from '../../electron/core/session-types.ts';
-import { resolveConfig } from '../../electron/main/config.ts';
-import { capCallLength, type KioskExtension, type KioskService } from '../../electron/main/kiosk-service.ts';
-import type { SessionRecord } from '../../electron/main/ledger.ts';
-import { jsonFilePersistence } from '../../electron/main/settings.ts';
-import { createStaffOps } from '../../electron/main/staff-ops.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { capCallLength, type KioskExtension, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import type { SessionRecord } from '../../electron/operations/ledger.ts';
+import { jsonFilePersistence } from '../../electron/operations/settings.ts';
+import { createStaffOps } from '../../electron/operations/staff-ops.ts';
 
 function fakeService(maxCallSeconds: number | undefined) {
   const listeners = new Set<(e: KioskEvent) => void>();

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks } from '../../electron/core/clock.ts';
-import { createLifecycle, type LifecycleHooks } from '../../electron/main/lifecycle.ts';
+import { createLifecycle, type LifecycleHooks } from '../../electron/kiosk/lifecycle.ts';
 
 /**
  * A fake app around the lifecycle: `shutdownService` behaves like KioskService.shutdown (memoised, hangs

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { editableSettingsSchema, type EditableSettings } from '../../electron/contract.ts';
-import { editableFromFile, envManagedKeys, jsonFilePersistence, storePickedImage, validateSettings } from '../../electron/main/settings.ts';
+import { editableFromFile, envManagedKeys, jsonFilePersistence, storePickedImage, validateSettings } from '../../electron/operations/settings.ts';
 
 const APP_ROOT = '/app';
 const opts = { env: {}, appRoot: APP_ROOT, fileExists: (p: string) => p === '/app/resources/demo-avatar.png' || p === '/img/ok.png' };

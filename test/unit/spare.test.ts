@@ -9,7 +9,7 @@ import { AvatarError } from '../../electron/core/errors.ts';
 import type { CreateSessionRequest, CreateSessionResponse } from '../../electron/core/protocol.ts';
 import type { StartOptions } from '../../electron/core/session-types.ts';
 import type { SpareEvent } from '../../electron/contract.ts';
-import { FAILURE_COOLDOWN_MS, NOBODY_CLOSE_MS, SpareManager, type PrewarmSettings, type SpareClient } from '../../electron/main/spare.ts';
+import { FAILURE_COOLDOWN_MS, NOBODY_CLOSE_MS, SpareManager, type PrewarmSettings, type SpareClient } from '../../electron/kiosk/spare.ts';
 import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
 
 const AVATAR = { persona: 'A guide.', image: 'data:image/png;base64,AAAA', name: 'Ava', voice: 'Tina' };

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../electron/core/clock.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
-import { createStaffPin, hashPin, parsePinHash, verifyPin, PIN_LOCKOUT_MS, STAFF_IDLE_MS } from '../../electron/main/staff-pin.ts';
+import { createStaffPin, hashPin, parsePinHash, verifyPin, PIN_LOCKOUT_MS, STAFF_IDLE_MS } from '../../electron/operations/staff-pin.ts';
 
 function setup(initialHash: string | null = null) {
   const clock = new FakeClock();

@@ -15,7 +15,7 @@ import { silentLogger, type Logger } from '../core/log.ts';
 import { hangupWithoutConnInit, queryUntilEnded } from '../core/remote-hangup.ts';
 import type { ServiceClient } from '../core/rest-client.ts';
 import type { TransportFactory } from '../core/transport.ts';
-import type { KioskConfig } from './config.ts';
+import type { KioskConfig } from '../kiosk/config.ts';
 
 export interface DoctorInput {
   mode: 'demo' | 'direct' | 'gateway';

@@ -13,7 +13,7 @@ import { dirname, extname, isAbsolute, join } from 'node:path';
 import type { z } from 'zod';
 import type { EditableSettings } from '../contract.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
-import { configFileSchema, resolveConfig, type ConfigEnv, type KioskConfig } from './config.ts';
+import { configFileSchema, resolveConfig, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
 
 /** Where the raw config file lives. `write` replaces the whole object. */
 export interface SettingsPersistence {

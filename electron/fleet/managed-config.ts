@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { win32 } from 'node:path';
-import { configFileSchema } from './config.ts';
+import { configFileSchema } from '../kiosk/config.ts';
 
 export const POLICY_ENV = 'AVATAR_KIOSK_POLICY';
 /** Keys a policy may not set. */

@@ -90,7 +90,7 @@ const metricsSchema = z
   })
   .default({ enabled: false, host: '127.0.0.1', port: 9464 });
 // --- fast start (issue 7) ---
-/** Spare (pre-warmed) sessions: see electron/main/spare.ts and README "Pre-warmed sessions". */
+/** Spare (pre-warmed) sessions: see electron/kiosk/spare.ts and README "Pre-warmed sessions". */
 const prewarmSchema = z
   .strictObject({
     /** off | on-approach (someone in front of the camera; with no camera, while the attract screen shows) | always */

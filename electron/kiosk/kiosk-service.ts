@@ -80,7 +80,7 @@ export interface KioskServiceOptions {
 }
 
 // --- staff operations (issue 6) ---
-/** Staff operations, attached after creation (electron/main/staff-ops.ts): the staff and app channels
+/** Staff operations, attached after creation (electron/operations/staff-ops.ts): the staff and app channels
  *  are routed to it, and it hears each hangup request's cause first (for the ledger). */
 export interface KioskExtension {
   handle(channel: Channel, rawArg: unknown): Promise<Result<unknown>>;

@@ -25,7 +25,7 @@ import { AvatarError, ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { HANGUP_REASONS } from '../core/protocol.ts';
 import type { SessionPhase, SessionState } from '../core/session-types.ts';
-import { isLoopbackHost, type KioskConfig } from './config.ts';
+import { isLoopbackHost, type KioskConfig } from '../kiosk/config.ts';
 
 export const METRIC_PREFIX = 'avatar_kiosk_';
 /** Time-to-live buckets in seconds: audio goes live in about a second, video warms up for several. */
