@@ -4,7 +4,7 @@
  *     the create answer, the socket handshake, the conn_init ack): the client's own overhead. Goal < 10 ms.
  *  2. heap and handle growth over 300 back-to-back sessions through the SessionController. Goal: flat
  *     (< 5 MB heap growth, no leaked sockets or timers).
- *  3. (fast start, issue 7) the same create → live with the warm connection (`WarmHttp`: node:http keep-alive
+ *  3. the same create → live with the warm connection (`WarmHttp`: node:http keep-alive
  *     agent shared by the REST client and the socket handshake, pre-connected before the tap), and tap → live
  *     with a ready spare session (one round trip: the conn_init ack).
  *  4. bench/e2e-bench.ts, when present: its exported `runE2eBench()` prints the Chromium figures
@@ -75,7 +75,7 @@ async function startRemoteEmulator(knobs: Partial<EmulatorKnobs>): Promise<Remot
 /** The kiosk's request cache (the image is read and encoded once, not on every tap). */
 const cachedBuild = createCachedRequestBuilder();
 
-/** `warm`: the fast-start connection (issue 7 §3); without it, global fetch and a fresh socket per handshake. */
+/** `warm`: the fast-start connection; without it, global fetch and a fresh socket per handshake. */
 function controllerFor(emulator: RemoteEmulator, warm?: WarmHttp): SessionController {
   const client = new ServiceClient({
     target: parseServiceTarget({ surface: 'direct', baseUrl: emulator.baseUrl, apiKey: emulator.apiKey }),
@@ -263,7 +263,7 @@ await benchOverhead(options);
 await benchSpare(options);
 await benchSoak(options);
 
-// The Chromium section (renderer side of issue 7), when bench/e2e-bench.ts exists.
+// The Chromium section (the renderer's side of fast start), when bench/e2e-bench.ts exists.
 const e2eBench = join(import.meta.dirname, 'e2e-bench.ts');
 if (process.env.BENCH_SKIP_E2E !== '1' && existsSync(e2eBench)) {
   const mod = (await import(pathToFileURL(e2eBench).href)) as { runE2eBench?: () => Promise<void> };

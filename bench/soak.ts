@@ -1,5 +1,5 @@
 /**
- * `npm run soak`: the kiosk under faults and time (issue 9). Not a test: it prints figures.
+ * `npm run soak`: the kiosk under faults and time. Not a test: it prints figures.
  *
  * Part 1 (main): the real kiosk service (electron/kiosk/kiosk-service.ts, demo mode with its in-process
  * emulator) runs `--sessions` sessions back to back on each of `--kiosks` kiosks, each session with one

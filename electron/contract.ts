@@ -1,11 +1,18 @@
 /**
- * The one IPC contract between main, preload and renderer. Channel names, argument schemas, result
- * and event types live here and nowhere else. Main registers every handler through a typed `handle()`
- * that validates arguments with these schemas and checks the sender frame; preload exposes the narrow
- * `KioskApi` below as `window.kiosk`; the renderer imports only types (and the pure helpers) from here.
+ * The one IPC contract between main, preload and renderer. Each channel is declared once, in `KIOSK_API`:
+ * its name, where it sits in the `KioskApi` the renderer calls (group and method), its argument schema,
+ * its result type and who may call it. Everything else is derived from that table:
+ *  - the preload (and the E2E bridge, and any other transport) builds `window.kiosk` with `buildKioskApi`;
+ *  - main registers one handler per channel (electron/main/ipc.ts) and dispatches through
+ *    electron/kiosk/dispatch.ts, which validates the argument and refuses every `staff` channel while the
+ *    staff panel is locked, in that one place;
+ *  - `CHANNELS`, `ARG_SCHEMAS`, `ChannelResults` and the `KioskApi` type.
  *
- * The renderer never receives the API key: `PublicConfig` says only whether one is set, and
- * `config.setApiKey` is write-only.
+ * The renderer never receives the API key: `PublicConfig` says only whether one is set, and the only
+ * channel that takes a key is the staff panel's (write-only, PIN-gated).
+ *
+ * Adding a channel: add its argument schema (if any) and one row to `KIOSK_API`, then the handler in the
+ * feature that owns the group; the compiler points at every place that still lacks it.
  */
 import { z } from 'zod';
 import { CALL_MODES, type CallMode, type RtcCredentials } from './core/protocol.ts';
@@ -16,42 +23,6 @@ export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, Sess
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
 
 export const IPC_PREFIX = 'kiosk:';
-
-/** Renderer → main (invoke/handle). */
-export const CHANNELS = {
-  sessionStart: 'kiosk:session:start',
-  sessionHangup: 'kiosk:session:hangup',
-  sessionGetState: 'kiosk:session:get-state',
-  sessionSetMuted: 'kiosk:session:set-muted',
-  /** The renderer reports a media/RTC failure (mic denied, join failed); main ends the session. */
-  sessionReportMediaError: 'kiosk:session:report-media-error',
-  configGet: 'kiosk:config:get',
-  configSetApiKey: 'kiosk:config:set-api-key',
-  // --- staff operations (issue 6) ---
-  staffPinState: 'kiosk:staff:pin-state',
-  staffSetPin: 'kiosk:staff:set-pin',
-  staffUnlock: 'kiosk:staff:unlock',
-  staffLock: 'kiosk:staff:lock',
-  staffStatus: 'kiosk:staff:status',
-  staffGetSettings: 'kiosk:staff:get-settings',
-  staffSaveSettings: 'kiosk:staff:save-settings',
-  staffSetApiKey: 'kiosk:staff:set-api-key',
-  staffListVoices: 'kiosk:staff:list-voices',
-  staffCloneVoice: 'kiosk:staff:clone-voice',
-  staffRunDoctor: 'kiosk:staff:run-doctor',
-  staffLedgerTotals: 'kiosk:staff:ledger-totals',
-  staffLedgerCsv: 'kiosk:staff:ledger-csv',
-  staffLogTail: 'kiosk:staff:log-tail',
-  staffSetOpenAtLogin: 'kiosk:staff:set-open-at-login',
-  staffExitKiosk: 'kiosk:staff:exit-kiosk',
-  staffRestart: 'kiosk:staff:restart',
-  appReportError: 'kiosk:app:report-error',
-  // --- end staff operations ---
-  // --- fast start (issue 7) ---
-  /** The attract screen shows/hides, or presence in front of it changes (drives the spare session). */
-  attractReport: 'kiosk:attract:report',
-} as const;
-export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 
 /** Main → renderer (send/on). */
 export const EVENT_CHANNEL = 'kiosk:event' as const;
@@ -64,9 +35,10 @@ export const fail = (code: ErrorCode, message: string): Result<never> => ({ ok: 
 // ---------------------------------------------------------------------------------------------------
 // Arguments (validated in main before a handler runs)
 
+export const noArgsSchema = z.undefined().or(z.strictObject({}));
+
 export const startArgsSchema = z.strictObject({
   callMode: z.enum(CALL_MODES).optional(),
-  // --- cast of avatars (issue 8) ---
   /** Which cast member to talk to (`PublicConfig.cast[].id`); default: the first. */
   avatarId: z.string().min(1).max(64).optional(),
 });
@@ -83,13 +55,11 @@ export const mediaErrorArgsSchema = z.strictObject({
 });
 export type MediaErrorArgs = z.infer<typeof mediaErrorArgsSchema>;
 
-/** `null` clears the stored key (back to demo mode unless the environment sets one). */
+/** `null` clears the stored key (back to demo mode unless the environment sets one). Staff only. */
 export const setApiKeyArgsSchema = z.strictObject({ apiKey: z.string().trim().min(8).max(512).nullable() });
 export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
 
-export const noArgsSchema = z.undefined().or(z.strictObject({}));
 
-// --- staff operations (issue 6): argument schemas ---
 /** Why the renderer hangs up: the visitor's button, or the idle prompt running out (recorded in the ledger). */
 export const HANGUP_CAUSES = ['visitor', 'idle'] as const;
 export type HangupCause = (typeof HANGUP_CAUSES)[number];
@@ -152,75 +122,196 @@ export const reportErrorArgsSchema = z.strictObject({
   source: z.string().max(200).optional(),
 });
 export type ReportErrorArgs = z.infer<typeof reportErrorArgsSchema>;
-// --- end staff operations ---
-// --- fast start (issue 7) ---
 /** `present: null` = no camera, detection off, or unknown. */
 export const attractReportArgsSchema = z.strictObject({ showing: z.boolean(), present: z.boolean().nullable() });
 export type AttractReportArgs = z.infer<typeof attractReportArgsSchema>;
 
-/** Per channel: the argument schema and the result type. */
-export const ARG_SCHEMAS = {
-  [CHANNELS.sessionStart]: startArgsSchema,
-  [CHANNELS.sessionHangup]: hangupArgsSchema,
-  [CHANNELS.sessionGetState]: noArgsSchema,
-  [CHANNELS.sessionSetMuted]: setMutedArgsSchema,
-  [CHANNELS.sessionReportMediaError]: mediaErrorArgsSchema,
-  [CHANNELS.configGet]: noArgsSchema,
-  [CHANNELS.configSetApiKey]: setApiKeyArgsSchema,
-  // --- staff operations (issue 6) ---
-  [CHANNELS.staffPinState]: noArgsSchema,
-  [CHANNELS.staffSetPin]: pinArgsSchema,
-  [CHANNELS.staffUnlock]: pinArgsSchema,
-  [CHANNELS.staffLock]: noArgsSchema,
-  [CHANNELS.staffStatus]: noArgsSchema,
-  [CHANNELS.staffGetSettings]: noArgsSchema,
-  [CHANNELS.staffSaveSettings]: saveSettingsArgsSchema,
-  [CHANNELS.staffSetApiKey]: setApiKeyArgsSchema,
-  [CHANNELS.staffListVoices]: noArgsSchema,
-  [CHANNELS.staffCloneVoice]: cloneVoiceArgsSchema,
-  [CHANNELS.staffRunDoctor]: noArgsSchema,
-  [CHANNELS.staffLedgerTotals]: noArgsSchema,
-  [CHANNELS.staffLedgerCsv]: ledgerCsvArgsSchema,
-  [CHANNELS.staffLogTail]: noArgsSchema,
-  [CHANNELS.staffSetOpenAtLogin]: openAtLoginArgsSchema,
-  [CHANNELS.staffExitKiosk]: noArgsSchema,
-  [CHANNELS.staffRestart]: noArgsSchema,
-  [CHANNELS.appReportError]: reportErrorArgsSchema,
-  // --- fast start (issue 7) ---
-  [CHANNELS.attractReport]: attractReportArgsSchema,
-} as const satisfies Record<Channel, z.ZodType>;
 
-export interface ChannelResults {
-  [CHANNELS.sessionStart]: { liveId: string | null };
-  [CHANNELS.sessionHangup]: void;
-  [CHANNELS.sessionGetState]: SessionState;
-  [CHANNELS.sessionSetMuted]: void;
-  [CHANNELS.sessionReportMediaError]: void;
-  [CHANNELS.configGet]: PublicConfig;
-  [CHANNELS.configSetApiKey]: PublicConfig;
-  // --- staff operations (issue 6) ---
-  [CHANNELS.staffPinState]: PinState;
-  [CHANNELS.staffSetPin]: PinState;
-  [CHANNELS.staffUnlock]: PinState;
-  [CHANNELS.staffLock]: void;
-  [CHANNELS.staffStatus]: StaffStatus;
-  [CHANNELS.staffGetSettings]: StaffSettings;
-  [CHANNELS.staffSaveSettings]: SaveSettingsResult;
-  [CHANNELS.staffSetApiKey]: StaffSettings;
-  [CHANNELS.staffListVoices]: VoiceList;
-  [CHANNELS.staffCloneVoice]: { voice: string };
-  [CHANNELS.staffRunDoctor]: DoctorReport;
-  [CHANNELS.staffLedgerTotals]: LedgerTotals;
-  [CHANNELS.staffLedgerCsv]: { fileName: string; csv: string };
-  [CHANNELS.staffLogTail]: { lines: string[] };
-  [CHANNELS.staffSetOpenAtLogin]: void;
-  [CHANNELS.staffExitKiosk]: void;
-  [CHANNELS.staffRestart]: void;
-  [CHANNELS.appReportError]: void;
-  // --- fast start (issue 7) ---
-  [CHANNELS.attractReport]: void;
+// ---------------------------------------------------------------------------------------------------
+// The channels
+
+/** `visitor`: anyone on the kiosk page; `staff`: only while the staff panel is unlocked (each call
+ *  refreshes the panel's idle timeout). The PIN pad's own channels are `visitor`. */
+export type Access = 'visitor' | 'staff';
+
+/** How the `KioskApi` method takes its argument: none; optional (`whenOmitted` is sent instead, if set);
+ *  or required. */
+export type ArgMode = 'none' | 'optional' | 'required';
+
+export interface ChannelSpec {
+  readonly channel: `kiosk:${string}`;
+  readonly access: Access;
+  readonly arg: ArgMode;
+  readonly args: z.ZodType;
+  readonly whenOmitted?: unknown;
+  /** The result type, for the compiler only (`returns<T>()` is undefined at run time). */
+  readonly result: unknown;
 }
-export type ChannelArgs<C extends Channel> = z.input<(typeof ARG_SCHEMAS)[C]>;
+
+/** A type-only marker for `ChannelSpec.result`. */
+const returns = <T>(): T => undefined as T;
+
+export const KIOSK_API = {
+  session: {
+    start: { channel: 'kiosk:session:start', access: 'visitor', arg: 'optional', whenOmitted: {}, args: startArgsSchema, result: returns<{ liveId: string | null }>() },
+    hangup: { channel: 'kiosk:session:hangup', access: 'visitor', arg: 'optional', args: hangupArgsSchema, result: returns<void>() },
+    getState: { channel: 'kiosk:session:get-state', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<SessionState>() },
+    setMuted: { channel: 'kiosk:session:set-muted', access: 'visitor', arg: 'required', args: setMutedArgsSchema, result: returns<void>() },
+    /** The renderer reports a media/RTC failure (mic denied, join failed); main ends the session. */
+    reportMediaError: { channel: 'kiosk:session:report-media-error', access: 'visitor', arg: 'required', args: mediaErrorArgsSchema, result: returns<void>() },
+  },
+  config: {
+    get: { channel: 'kiosk:config:get', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<PublicConfig>() },
+  },
+  staff: {
+    pinState: { channel: 'kiosk:staff:pin-state', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<PinState>() },
+    setPin: { channel: 'kiosk:staff:set-pin', access: 'visitor', arg: 'required', args: pinArgsSchema, result: returns<PinState>() },
+    unlock: { channel: 'kiosk:staff:unlock', access: 'visitor', arg: 'required', args: pinArgsSchema, result: returns<PinState>() },
+    lock: { channel: 'kiosk:staff:lock', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<void>() },
+    status: { channel: 'kiosk:staff:status', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<StaffStatus>() },
+    getSettings: { channel: 'kiosk:staff:get-settings', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<StaffSettings>() },
+    saveSettings: { channel: 'kiosk:staff:save-settings', access: 'staff', arg: 'required', args: saveSettingsArgsSchema, result: returns<SaveSettingsResult>() },
+    setApiKey: { channel: 'kiosk:staff:set-api-key', access: 'staff', arg: 'required', args: setApiKeyArgsSchema, result: returns<StaffSettings>() },
+    listVoices: { channel: 'kiosk:staff:list-voices', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<VoiceList>() },
+    cloneVoice: { channel: 'kiosk:staff:clone-voice', access: 'staff', arg: 'required', args: cloneVoiceArgsSchema, result: returns<{ voice: string }>() },
+    runDoctor: { channel: 'kiosk:staff:run-doctor', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<DoctorReport>() },
+    ledgerTotals: { channel: 'kiosk:staff:ledger-totals', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<LedgerTotals>() },
+    ledgerCsv: { channel: 'kiosk:staff:ledger-csv', access: 'staff', arg: 'optional', whenOmitted: {}, args: ledgerCsvArgsSchema, result: returns<{ fileName: string; csv: string }>() },
+    logTail: { channel: 'kiosk:staff:log-tail', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ lines: string[] }>() },
+    setOpenAtLogin: { channel: 'kiosk:staff:set-open-at-login', access: 'staff', arg: 'required', args: openAtLoginArgsSchema, result: returns<void>() },
+    exitKiosk: { channel: 'kiosk:staff:exit-kiosk', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<void>() },
+    restart: { channel: 'kiosk:staff:restart', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<void>() },
+  },
+  app: {
+    /** Any page error is worth a (redacted) log line, locked panel or not. */
+    reportError: { channel: 'kiosk:app:report-error', access: 'visitor', arg: 'required', args: reportErrorArgsSchema, result: returns<void>() },
+  },
+  attract: {
+    /** Sent whenever the attract screen shows or hides and whenever presence in front of it changes
+     *  (`present: null` = no camera / detection off / unknown); drives the spare session. */
+    report: { channel: 'kiosk:attract:report', access: 'visitor', arg: 'required', args: attractReportArgsSchema, result: returns<void>() },
+  },
+} as const satisfies Record<string, Record<string, ChannelSpec>>;
+
+type Table = typeof KIOSK_API;
+export type ApiGroup = keyof Table;
+export type ApiMethod<G extends ApiGroup> = keyof Table[G] & string;
+
+/** One row per channel: where it sits in the API, and its spec. */
+type Row = { [G in ApiGroup]: { [M in ApiMethod<G>]: { group: G; method: M; key: `${G}${Capitalize<M>}`; spec: Table[G][M] } }[ApiMethod<G>] }[ApiGroup];
+
+export type Channel = Row['spec']['channel'];
+type SpecOf<C extends Channel> = Extract<Row, { spec: { channel: C } }>['spec'];
+
+/** Every channel by a short name (`sessionStart`, `staffStatus`, …): `group` + `Method`. */
+export type Channels = { [R in Row as R['key']]: R['spec']['channel'] };
+/** Per channel: the argument schema. */
+export type ArgSchemas = { [R in Row as R['spec']['channel']]: R['spec']['args'] };
+/** Per channel: the result type. */
+export type ChannelResults = { [R in Row as R['spec']['channel']]: R['spec']['result'] };
+export type ChannelArgs<C extends Channel> = z.input<SpecOf<C>['args']>;
+
+export interface ChannelRow {
+  group: ApiGroup;
+  method: string;
+  spec: ChannelSpec;
+}
+/** The table as rows, in declaration order. */
+export const CHANNEL_ROWS: readonly ChannelRow[] = Object.freeze(
+  Object.entries(KIOSK_API).flatMap(([group, methods]) =>
+    Object.entries(methods as Record<string, ChannelSpec>).map(([method, spec]) => ({ group: group as ApiGroup, method, spec })),
+  ),
+);
+const ROW_BY_CHANNEL: ReadonlyMap<string, ChannelRow> = new Map(CHANNEL_ROWS.map((r) => [r.spec.channel, r]));
+
+export const CHANNELS = Object.freeze(
+  Object.fromEntries(CHANNEL_ROWS.map((r) => [`${r.group}${r.method[0]!.toUpperCase()}${r.method.slice(1)}`, r.spec.channel])),
+) as Channels;
+export const ARG_SCHEMAS = Object.freeze(Object.fromEntries(CHANNEL_ROWS.map((r) => [r.spec.channel, r.spec.args]))) as ArgSchemas;
+
+/** The row of a channel of ours, or undefined (main rejects everything else). */
+export function channelRow(name: string): ChannelRow | undefined {
+  return ROW_BY_CHANNEL.get(name);
+}
+
+/** Is this an IPC channel of ours? (main rejects everything else). */
+export function isKnownChannel(name: string): name is Channel {
+  return ROW_BY_CHANNEL.has(name);
+}
+
+/** Validate a channel's argument; a failure becomes an `invalid_request` Result, never a throw. */
+export function parseArgs<C extends Channel>(channel: C, arg: unknown): Result<z.output<ArgSchemas[C]>> {
+  const parsed = (ARG_SCHEMAS[channel] as z.ZodType).safeParse(arg);
+  if (parsed.success) return ok(parsed.data as z.output<ArgSchemas[C]>);
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length ? ` (${issue.path.join('.')})` : '';
+  return fail('invalid_request', `Invalid arguments for ${channel}${where}: ${issue?.message ?? 'unexpected value'}.`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The renderer's side: `window.kiosk`
+
+type MethodOf<S> = S extends { arg: infer A; args: infer Z extends z.ZodType; result: infer R }
+  ? A extends 'none'
+    ? () => Promise<Result<R>>
+    : A extends 'optional'
+      ? (args?: z.input<Z>) => Promise<Result<R>>
+      : (args: z.input<Z>) => Promise<Result<R>>
+  : never;
+type DerivedApi = { [G in ApiGroup]: { [M in ApiMethod<G>]: MethodOf<Table[G][M]> } };
+
+export interface EventSubscription {
+  /** Subscribe to main's events; returns the unsubscribe function. */
+  onEvent(listener: (event: KioskEvent) => void): () => void;
+}
+
+/** The API preload exposes as `window.kiosk`. Every call resolves (never rejects) with a Result. */
+export type KioskApi = Omit<DerivedApi, 'session'> & { session: DerivedApi['session'] & EventSubscription };
+
+/** What a transport needs to know of each method: the channel and how the argument is passed. */
+export type ApiShape = Record<string, Record<string, { channel: string; arg: ArgMode; whenOmitted?: unknown }>>;
+export const API_SHAPE: ApiShape = Object.fromEntries(
+  Object.entries(KIOSK_API).map(([group, methods]) => [
+    group,
+    Object.fromEntries(
+      Object.entries(methods as Record<string, ChannelSpec>).map(([method, s]) => [
+        method,
+        { channel: s.channel, arg: s.arg, ...(s.whenOmitted !== undefined ? { whenOmitted: s.whenOmitted } : {}) },
+      ]),
+    ),
+  ]),
+);
+
+/**
+ * Build `window.kiosk` from the shape: each method names its channel and sends at most one argument
+ * (none for `none`; `whenOmitted` for an omitted optional one). `invoke` must resolve with a Result, never
+ * reject. Self-contained on purpose (it uses nothing from outside its body), so the E2E bridge can send
+ * its source into a page: the preload, the bridge and any other transport share this one builder.
+ */
+export function buildKioskApi(
+  shape: ApiShape,
+  invoke: (channel: string, arg?: unknown) => Promise<unknown>,
+  onEvent: EventSubscription['onEvent'],
+): KioskApi {
+  const api: Record<string, Record<string, unknown>> = {};
+  for (const group of Object.keys(shape)) {
+    const methods: Record<string, unknown> = {};
+    const entries = shape[group]!;
+    for (const method of Object.keys(entries)) {
+      const { channel, arg, whenOmitted } = entries[method]!;
+      methods[method] =
+        arg === 'none'
+          ? () => invoke(channel)
+          : (args?: unknown) => {
+              const value = args === undefined ? whenOmitted : args;
+              return value === undefined ? invoke(channel) : invoke(channel, value);
+            };
+    }
+    if (group === 'session') methods.onEvent = onEvent;
+    api[group] = Object.freeze(methods);
+  }
+  return Object.freeze(api) as unknown as KioskApi;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // View models
@@ -243,13 +334,11 @@ export interface PublicConfig {
   returnToAttractSeconds: number;
   /** Seconds before live_duration at which the countdown warns. */
   countdownWarningSeconds: number;
-  // --- staff operations (issue 6) ---
   /** Silence (no voice, nobody in front of the camera) before "Are you still there?", then until hang-up. */
   idle: { promptSeconds: number; hangupSeconds: number };
   /** The venue's maximum call length (below live_duration); main hangs up there, and the live state's
    *  `endsAtMs` already reflects it. null: the service's live_duration only. */
   maxCallSeconds: number | null;
-  // --- fleets and companions (issue 8) ---
   /** The avatars a visitor may pick (length ≥ 1, config order). `avatar` above is always `cast[0]`. */
   cast: CastMember[];
   /** How the avatar video fills the screen (resolved: config `video.fit`, else `cover` in a portrait window). */
@@ -258,14 +347,12 @@ export interface PublicConfig {
   windowMode: 'kiosk' | 'windowed' | 'companion';
   /** Desktop companion settings (meaningful when windowMode is `companion`). */
   companion: { pushToTalk: boolean; shortcut: string };
-  // --- fast start (issue 7) ---
   /** When main creates a spare session ahead of the tap (see README "Fast start"). */
   prewarm: { mode: PrewarmMode };
   /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
   presence: { cameraEnabled: boolean };
 }
 
-// --- fleets and companions (issue 8) ---
 export const VIDEO_FITS = ['contain', 'cover'] as const;
 export type VideoFit = (typeof VIDEO_FITS)[number];
 
@@ -288,7 +375,6 @@ export interface CommandEvent {
   avatarId?: string;
 }
 
-// --- staff operations (issue 6): view models ---
 export interface PinState {
   pinSet: boolean;
   unlocked: boolean;
@@ -312,7 +398,7 @@ export interface StaffSettings {
   settings: EditableSettings;
   hasApiKey: boolean;
   apiKeySource: 'env' | 'stored' | 'none';
-  /** Dotted keys locked by policy (fleet issue); [] for now. */
+  /** Dotted keys locked by the administrator's policy file or the environment. */
   managed: string[];
 }
 export type SaveSettingsResult =
@@ -346,8 +432,6 @@ export interface LedgerTotals {
   last7Days: LedgerTotalsRow;
   month: LedgerTotalsRow;
 }
-// --- end staff operations ---
-// --- fast start (issue 7) ---
 export const PREWARM_MODES = ['off', 'on-approach', 'always'] as const;
 export type PrewarmMode = (typeof PREWARM_MODES)[number];
 
@@ -368,62 +452,3 @@ export interface SpareEvent {
 /** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */
 export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent;
 
-/** The API preload exposes as `window.kiosk`. Every call resolves (never rejects) with a Result. */
-export interface KioskApi {
-  session: {
-    start(args?: StartArgs): Promise<Result<{ liveId: string | null }>>;
-    hangup(args?: HangupArgs): Promise<Result<void>>;
-    getState(): Promise<Result<SessionState>>;
-    setMuted(args: SetMutedArgs): Promise<Result<void>>;
-    reportMediaError(args: MediaErrorArgs): Promise<Result<void>>;
-    /** Subscribe to session events; returns the unsubscribe function. */
-    onEvent(listener: (event: KioskEvent) => void): () => void;
-  };
-  config: {
-    get(): Promise<Result<PublicConfig>>;
-    setApiKey(args: SetApiKeyArgs): Promise<Result<PublicConfig>>;
-  };
-  // --- staff operations (issue 6) ---
-  staff: {
-    pinState(): Promise<Result<PinState>>;
-    setPin(args: PinArgs): Promise<Result<PinState>>;
-    unlock(args: PinArgs): Promise<Result<PinState>>;
-    lock(): Promise<Result<void>>;
-    status(): Promise<Result<StaffStatus>>;
-    getSettings(): Promise<Result<StaffSettings>>;
-    saveSettings(args: SaveSettingsArgs): Promise<Result<SaveSettingsResult>>;
-    setApiKey(args: SetApiKeyArgs): Promise<Result<StaffSettings>>;
-    listVoices(): Promise<Result<VoiceList>>;
-    cloneVoice(args: CloneVoiceArgs): Promise<Result<{ voice: string }>>;
-    runDoctor(): Promise<Result<DoctorReport>>;
-    ledgerTotals(): Promise<Result<LedgerTotals>>;
-    ledgerCsv(args?: LedgerCsvArgs): Promise<Result<{ fileName: string; csv: string }>>;
-    logTail(): Promise<Result<{ lines: string[] }>>;
-    setOpenAtLogin(args: OpenAtLoginArgs): Promise<Result<void>>;
-    exitKiosk(): Promise<Result<void>>;
-    restart(): Promise<Result<void>>;
-  };
-  app: {
-    reportError(args: ReportErrorArgs): Promise<Result<void>>;
-  };
-  // --- fast start (issue 7) ---
-  attract: {
-    /** Send whenever the attract screen shows or hides and whenever presence changes
-     *  (`present: null` = no camera / detection off / unknown). */
-    report(args: AttractReportArgs): Promise<Result<void>>;
-  };
-}
-
-/** Is this an IPC channel of ours? (main rejects everything else). */
-export function isKnownChannel(name: string): name is Channel {
-  return (Object.values(CHANNELS) as string[]).includes(name);
-}
-
-/** Validate a channel's argument; a failure becomes an `invalid_request` Result, never a throw. */
-export function parseArgs<C extends Channel>(channel: C, arg: unknown): Result<z.output<(typeof ARG_SCHEMAS)[C]>> {
-  const parsed = ARG_SCHEMAS[channel].safeParse(arg);
-  if (parsed.success) return ok(parsed.data as z.output<(typeof ARG_SCHEMAS)[C]>);
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length ? ` (${issue.path.join('.')})` : '';
-  return fail('invalid_request', `Invalid arguments for ${channel}${where}: ${issue?.message ?? 'unexpected value'}.`);
-}

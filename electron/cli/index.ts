@@ -3,7 +3,7 @@
  *   probe              one whole session (see probe.ts for the contract)
  *   emulator           run the local emulator of the service for integrators
  *   voices list|clone  the caller's custom voices
- *   doctor, ledger, pin-hash  operator commands (issue 6, ops-commands.ts)
+ *   doctor, ledger, pin-hash  operator commands (ops-commands.ts)
  * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
  */
 import { parseArgs } from 'node:util';
@@ -76,7 +76,6 @@ const OPTIONS = {
   'latency-ms': { type: 'string' },
   'audio-url': { type: 'string' },
   language: { type: 'string' },
-  // --- operator commands (issue 6) ---
   config: { type: 'string' },
   since: { type: 'string' },
   csv: { type: 'boolean' },
@@ -211,7 +210,6 @@ export async function main(argv: string[]): Promise<number> {
           },
           io,
         );
-      // --- operator commands (issue 6) ---
       case 'doctor':
         return await runDoctorCommand(
           { configPath: values.config, baseUrl: values['base-url'], gatewayUrl: values['gateway-url'], apiKey: values['api-key'], json: values.json ?? false },

@@ -1,5 +1,5 @@
 /**
- * Operator commands (issue 6), for installers and staff at a terminal:
+ * Operator commands, for installers and staff at a terminal:
  *   doctor     the staff panel's diagnostics: config valid, key accepted, service reachable (a session
  *              created and closed before conn_init: nothing billed). Exit 0 all ok, 1 a check failed,
  *              2 bad usage or configuration.

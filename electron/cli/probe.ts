@@ -1,7 +1,7 @@
 /**
  * `probe`: one whole session, headless. Create → control socket → live → hold → hang up (user_end) →
- * read the final billing, then print a report. The contract (options, JSON fields, exit codes) is the
- * one issue #2 fixes; an independent conformance suite drives it, so change it only with care.
+ * read the final billing, then print a report. Its contract (options, JSON fields, exit codes) is
+ * one an independent conformance suite drives, so change it only with care.
  *
  * Exit codes: 0 iff the session went live and the client ended it itself after --hold; 1 for any other
  * outcome (server ended it, never went live, errors); 2 for bad usage/configuration; 130/143 when
@@ -43,7 +43,7 @@ export interface CliIo {
   clock?: Clock;
 }
 
-/** The JSON report (issue #2, §4). Field names are part of the CLI's contract. */
+/** The JSON report. Field names are part of the CLI's contract (the conformance suite reads them). */
 export interface ProbeReport {
   live_id: string;
   call_mode: CallMode;

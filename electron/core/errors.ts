@@ -43,7 +43,6 @@ export const ERROR_CODES = [
   'rtc_failed',
   /** Anything else. */
   'internal',
-  // --- staff operations (issue 6) ---
   /** The staff PIN pad is locked after too many wrong tries (the message says for how long). */
   'locked',
 ] as const;

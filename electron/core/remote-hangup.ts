@@ -1,5 +1,5 @@
 /**
- * Ending a session we no longer drive (issue 6): a leftover after a crash, or the doctor's test session.
+ * Ending a session we no longer drive: a leftover after a crash, or the doctor's test session.
  * Opens a control socket that sends NO conn_init (conn_init could start billing, spec §3 waiting →
  * on_live), delivers type 5 `user_end` as its first frame, closes, then polls the query endpoint until
  * the service says `ended` so the final billing can be read.

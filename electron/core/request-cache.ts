@@ -1,5 +1,5 @@
 /**
- * The create request, built once and reused while nothing it depends on changes (fast start, issue 7 §5).
+ * The create request, built once and reused while nothing it depends on changes.
  * Building it reads the avatar image, sniffs it and base64-encodes it: about 3 ms for the bundled 164 KB
  * portrait, on every tap. The cache keeps the last request, keyed by the session options and, for a local
  * image file, its size and modification time (a replaced file is read again). Warnings are kept with it.

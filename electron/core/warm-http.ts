@@ -1,5 +1,5 @@
 /**
- * A warm connection to the service (fast start, issue 7 §3): one keep-alive `node:http(s)` Agent per
+ * A warm connection to the service: one keep-alive `node:http(s)` Agent per
  * service origin, shared by the REST client (through `fetch`, a small node:http implementation of the
  * subset `ServiceClient` uses) and by the control socket's WebSocket handshake (`ws` takes the agent).
  *

@@ -1,5 +1,5 @@
 /**
- * Managed configuration (issue 8): an administrator's policy file, the way fleet tools (MDM, Intune,
+ * Managed configuration: an administrator's policy file, the way fleet tools (MDM, Intune,
  * Ansible) configure many kiosks. Same schema as config.json; every key it sets overrides the user's file
  * and the environment, and is "managed" (the staff panel shows it locked). Electron-free.
  *

@@ -1,5 +1,5 @@
 /**
- * Fleet metrics and health (issue 8): Prometheus counters fed by the kiosk service's event stream, and a
+ * Fleet metrics and health: Prometheus counters fed by the kiosk service's event stream, and a
  * small node:http server for `/metrics` (text format) and `/healthz` (JSON). Electron-free; index.ts
  * creates it only when `metrics.enabled` and adds the renderer-crash and restart figures it alone knows.
  *

@@ -1,5 +1,5 @@
 /**
- * A cast of avatars (issue 8): checking each member's image before anyone picks it, and the attract
+ * A cast of avatars: checking each member's image before anyone picks it, and the attract
  * screen's view of the cast. Electron-free; kiosk-service.ts uses it.
  *
  * Every member with a local or data: image is checked once at start-up with the same code a session uses

@@ -1,5 +1,5 @@
 /**
- * The desktop companion (issue 8), without Electron: where the compact window goes (remembered bounds,
+ * The desktop companion, without Electron: where the compact window goes (remembered bounds,
  * validated and clamped to a visible display), what the tray menu says, and what each tray item, the
  * global shortcut and the window's close button do. companion-window.ts wires it to Electron's Tray,
  * Menu, globalShortcut and BrowserWindow; test/unit/companion.test.ts drives it with fakes.

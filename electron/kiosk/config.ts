@@ -54,7 +54,6 @@ const windowSchema = z
   })
   .default({ mode: 'kiosk', width: 1080, height: 1920 });
 
-// --- fleets and companions (issue 8) ---
 /** Electron accelerator syntax: modifiers and one key joined by `+` (e.g. `CommandOrControl+Shift+Space`). */
 const ACCELERATOR = /^(?:(?:Command|Cmd|Control|Ctrl|CommandOrControl|CmdOrCtrl|Alt|Option|AltGr|Shift|Super|Meta)\+)*(?:[A-Za-z0-9]|F(?:[1-9]|1[0-9]|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[-=;',./`\[\]\\])$/;
 export const DEFAULT_COMPANION_SHORTCUT = 'CommandOrControl+Shift+Space';
@@ -89,7 +88,6 @@ const metricsSchema = z
     token: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   })
   .default({ enabled: false, host: '127.0.0.1', port: 9464 });
-// --- fast start (issue 7) ---
 /** Spare (pre-warmed) sessions: see electron/kiosk/spare.ts and README "Pre-warmed sessions". */
 const prewarmSchema = z
   .strictObject({
@@ -122,7 +120,6 @@ export const configFileSchema = z.strictObject({
   countdownWarningSeconds: z.number().int().min(0).max(600).default(30),
   /** safeStorage ciphertext of the API key, base64. Never the key itself. */
   encryptedApiKey: z.base64().min(1).optional(),
-  // --- staff operations (issue 6) ---
   /** Seconds of silence (no voice, nobody seen) before "Are you still there?", then until the hang-up. */
   idle: z
     .strictObject({
@@ -134,12 +131,10 @@ export const configFileSchema = z.strictObject({
   maxCallSeconds: z.number().int().min(30).max(599).optional(),
   /** scrypt hash of the staff PIN (`scrypt$N$r$p$salt$hash`, base64 parts). Never the PIN. */
   staffPinHash: z.string().min(1).max(512).optional(),
-  // --- fleets and companions (issue 8) ---
   avatars: z.array(castMemberSchema).min(1).max(12).optional(),
   video: z.strictObject({ fit: z.enum(VIDEO_FITS).optional() }).optional(),
   companion: companionSchema,
   metrics: metricsSchema,
-  // --- fast start (issue 7) ---
   prewarm: prewarmSchema,
   presence: presenceSchema,
 });
@@ -149,7 +144,7 @@ export type ConfigFile = z.input<typeof configFileSchema>;
 /** The resolved configuration main works with (persona always filled in, paths absolute). */
 export type KioskConfig = Omit<z.output<typeof configFileSchema>, 'avatar'> & {
   avatar: { imagePath: string; persona: string; name: string; voice: string };
-  /** The cast (issue 8): `avatars` resolved (ids, paths, fallbacks), or the `avatar` block as a cast of one. */
+  /** The cast: `avatars` resolved (ids, paths, fallbacks), or the `avatar` block as a cast of one. */
   cast: CastEntry[];
 };
 
@@ -174,7 +169,7 @@ export interface ConfigEnv {
 }
 
 export interface ResolveOptions {
-  /** The administrator's policy layer (issue 8, managed-config.ts): already checked key by key; its keys win over the file and the environment. */
+  /** The administrator's policy layer (managed-config.ts): already checked key by key; its keys win over the file and the environment. */
   policy?: Record<string, unknown>;
   /** Relative paths (avatar image, persona file) resolve against this. Default: process.cwd(). */
   appRoot?: string;
@@ -229,7 +224,7 @@ export function defaultConfig(env: ConfigEnv = {}, options: ResolveOptions = {})
     try {
       return resolveConfig({}, {}, options);
     } catch {
-      // Nor a policy whose settings conflict (issue 8): the safe defaults then do without it.
+      // Nor a policy whose settings conflict: the safe defaults then do without it.
       return resolveConfig({}, {}, { ...options, policy: {} });
     }
   }
@@ -269,7 +264,6 @@ function envFieldSource(field: string, env: ConfigEnv): string | null {
   return null;
 }
 
-// --- fleets and companions (issue 8) ---
 /** Deep-merge `top` over `base`: objects merge key by key, anything else (arrays too) replaces. */
 export function overlay(base: Record<string, unknown>, top: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };

@@ -50,6 +50,7 @@ import { createWsTransportFactory, wsTransportFactory } from '../core/transport.
 import { WarmHttp } from '../core/warm-http.ts';
 import { createCachedRequestBuilder } from '../core/request-cache.ts';
 import { systemClock, type TimerHandle } from '../core/clock.ts';
+import { createDispatcher, type Dispatch, type HandlerTable, type StaffGate } from './dispatch.ts';
 
 export type ApiKeySource = 'env' | 'stored' | 'none';
 type RunningEmulator = EmulatorHandle;
@@ -71,27 +72,25 @@ export interface KioskServiceOptions {
   persistApiKey?: (key: string | null) => Promise<void>;
   /** Read the avatar image as a data: URL for the attract screen (null when unavailable). */
   loadAvatarImage?: (path: string) => Promise<string | null>;
-  // --- fleets and companions (issue 8) ---
   /** Whether the screen is portrait (for the default `video.fit`); default: the configured window's shape. */
   portrait?: boolean;
-  // --- fast start (issue 7) ---
   /** The control sockets' transport (tests); default: `ws` over the warm keep-alive agent. */
   transportFactory?: TransportFactory;
 }
 
-// --- staff operations (issue 6) ---
-/** Staff operations, attached after creation (electron/operations/staff-ops.ts): the staff and app channels
- *  are routed to it, and it hears each hangup request's cause first (for the ledger). */
+/** Staff operations, attached after creation (electron/operations/staff-ops.ts): they bring the `staff`
+ *  and `app` groups of the API and the staff panel's gate, and hear each hangup request's cause first
+ *  (for the ledger). */
 export interface KioskExtension {
-  handle(channel: Channel, rawArg: unknown): Promise<Result<unknown>>;
+  readonly handlers: Pick<HandlerTable, 'staff' | 'app'>;
+  readonly gate: StaffGate;
   onHangupRequest?(cause: HangupCause, liveId: string | null): void;
 }
-// --- end staff operations ---
 
 export interface KioskService {
-  /** The single IPC entry point: validates `rawArg` with the contract's schema, then dispatches.
-   *  Unknown channels and bad arguments answer `invalid_request`; nothing throws. */
-  handle(channel: string, rawArg: unknown): Promise<Result<unknown>>;
+  /** The single IPC entry point (dispatch.ts): unknown channels and bad arguments answer
+   *  `invalid_request`, staff channels need the unlocked panel; nothing throws. */
+  handle: Dispatch;
   start(args?: StartArgs): Promise<Result<ChannelResults[typeof CHANNELS.sessionStart]>>;
   hangup(): Promise<Result<void>>;
   getState(): Promise<Result<SessionState>>;
@@ -111,7 +110,6 @@ export interface KioskService {
   /** The current session state (synchronous view of `getState`). */
   readonly state: SessionState;
   readonly mode: PublicConfig['mode'];
-  // --- staff operations (issue 6) ---
   attachExtension(extension: KioskExtension): void;
   /** The configuration in use (the same object; read it, never mutate it). */
   readonly config: KioskConfig;
@@ -122,10 +120,8 @@ export interface KioskService {
   readonly client: ServiceClient | null;
   /** Whether a session is running (creating … ending). */
   readonly running: boolean;
-  // --- fleets and companions (issue 8) ---
   /** Cast members whose image or persona failed the start-up check (each message names the avatar). */
   readonly castProblems: ErrorInfo[];
-  // --- fast start (issue 7) ---
   /** Drop the spare session (call after a settings change: avatar, voice, call mode). */
   discardSpare(reason: string): void;
   /** The spare-session manager (diagnostics and tests). */
@@ -148,7 +144,6 @@ interface ActiveSession {
   /** The UI has been told this session's terminal state. */
   sawTerminal: boolean;
   unsubscribe: () => void;
-  // --- fast start (issue 7) ---
   /** Resolves with the live id once credentials are out (or null when the session ended before). */
   created: Promise<string | null>;
   resolveCreated: (liveId: string | null) => void;
@@ -192,7 +187,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let shutdownPromise: Promise<void> | null = null;
   let imageDataUrl: Promise<string | null> | null = null;
   let extension: KioskExtension | null = null;
-  // --- cast of avatars (issue 8): only a configured `avatars` list is checked up front ---
+  // Only a configured `avatars` list is checked up front.
   let castErrors = new Map<string, AvatarError>();
   let cast = config.cast;
   let castImages: Promise<Map<string, string | null>> | null = null;
@@ -218,7 +213,6 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     }
   }
 
-  // --- fast start (issue 7) ---
   let warm: WarmHttp | null = null;
   let transportFactory: TransportFactory = options.transportFactory ?? wsTransportFactory;
   let warmTimer: TimerHandle | null = null;
@@ -281,7 +275,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       logger.error('The service configuration is invalid; sessions cannot start until it is fixed', { message: clientError.message });
       return;
     }
-    // --- fast start (issue 7 §3): one warm keep-alive connection for the REST calls and socket handshakes ---
+    // One warm keep-alive connection for the REST calls and socket handshakes.
     warm?.close();
     warm = new WarmHttp({ baseUrl: target.surface === 'direct' ? target.baseUrl : target.gatewayUrl, logger, ...(options.clock ? { clock: options.clock } : {}) });
     const agent = warm.agent;
@@ -307,14 +301,11 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       rtcEngine: config.rtcEngine,
       returnToAttractSeconds: config.returnToAttractSeconds,
       countdownWarningSeconds: config.countdownWarningSeconds,
-      // --- staff operations (issue 6) ---
       idle: { promptSeconds: config.idle.promptSeconds, hangupSeconds: config.idle.hangupSeconds },
       maxCallSeconds: config.maxCallSeconds ?? null,
-      // --- fleets and companions (issue 8) ---
       cast: [],
       video: { fit: resolveVideoFit(config, options.portrait ?? configuredPortrait(config)) },
       companion: { pushToTalk: config.companion.pushToTalk, shortcut: config.companion.shortcut },
-      // --- fast start (issue 7) ---
       prewarm: { mode: config.prewarm.mode },
       presence: { cameraEnabled: config.presence.cameraEnabled },
     };
@@ -366,17 +357,15 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   }
 
   async function start(args: StartArgs = {}): Promise<Result<{ liveId: string | null }>> {
-    // --- proof (issue 9): a session whose end the UI has already been shown is only cleaning up (sockets
+    // A session whose end the UI has already been shown is only cleaning up (sockets
     // closing, a hangup socket in flight): wait for that instead of refusing the visitor's next start.
     if (active?.sawTerminal) await active.done;
-    // --- end proof (issue 9)
     if (shutdownPromise) return fail('cancelled', 'The kiosk is shutting down.');
     if (isRunning()) return fail('invalid_request', 'A session is already running.');
     if (!client) {
       const error = clientError ?? new AvatarError('invalid_config', 'The avatar service is not configured.');
       return fail(error.code, error.message);
     }
-    // --- cast of avatars (issue 8) ---
     const member = args.avatarId === undefined ? cast[0]! : config.cast.find((m) => m.id === args.avatarId);
     if (!member) return fail('invalid_request', `There is no avatar "${args.avatarId}" in the cast.`);
     const castError = castErrors.get(member.id);
@@ -394,7 +383,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       muted = false;
       emit({ type: 'muted', muted: false });
     }
-    // --- fast start (issue 7): adopt the spare when it fits, else the normal path ---
+    // Adopt the spare when it fits, else the normal path.
     spares.setBusy(true);
     const taken = await spares.take(callMode, startOptions).catch((error: unknown) => {
       logger.warn('Could not take the spare session', { error: String(error) });
@@ -439,7 +428,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     const controller = session.controller;
     session.taken = taken;
     // An adopted spare's events are held until its first conn_init is answered: if that fails, the tap
-    // falls back to a fresh session and the renderer never sees the spare (issue 7 §1).
+    // falls back to a fresh session and the renderer never sees the spare.
     session.pending = taken ? [] : null;
     session.unsubscribe = controller.onEvent((event) => {
       observeForSpares(session, event);
@@ -589,7 +578,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
 
   async function shutdown(): Promise<void> {
     shutdownPromise ??= (async () => {
-      const sparesClosed = spares.close(); // type 5 to an unused spare, exactly once (issue 7), alongside the hangup
+      const sparesClosed = spares.close(); // type 5 to an unused spare, exactly once, alongside the hangup
       const session = active;
       if (session) {
         const hung = hangupActive(session, 'shutdown');
@@ -621,7 +610,6 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     return shutdownPromise;
   }
 
-  // --- fast start (issue 7) ---
   async function attractReport(args: AttractReportArgs): Promise<Result<void>> {
     logger.debug('Attract report', { showing: args.showing, present: args.present });
     if (!shutdownPromise) {
@@ -644,78 +632,23 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     }
   }
 
-  async function handle(channel: string, rawArg: unknown): Promise<Result<unknown>> {
-    if (!isKnownChannel(channel)) return fail('invalid_request', `Unknown channel: ${String(channel).slice(0, 80)}.`);
-    try {
-      return await dispatch(channel, rawArg);
-    } catch (error) {
-      const e = toAvatarError(error);
-      logger.error('Handler failed', { channel, code: e.code, message: e.message });
-      return fail(e.code, e.message);
-    }
-  }
-
-  async function dispatch(channel: Channel, rawArg: unknown): Promise<Result<unknown>> {
-    switch (channel) {
-      case CHANNELS.sessionStart: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? start(a.value) : a;
-      }
-      case CHANNELS.sessionHangup: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? hangup(a.value) : a;
-      }
-      case CHANNELS.sessionGetState: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? ok(state) : a;
-      }
-      case CHANNELS.sessionSetMuted: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? setMuted(a.value) : a;
-      }
-      case CHANNELS.sessionReportMediaError: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? reportMediaError(a.value) : a;
-      }
-      case CHANNELS.configGet: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? getConfig() : a;
-      }
-      case CHANNELS.configSetApiKey: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? setApiKey(a.value) : a;
-      }
-      // --- staff operations (issue 6): routed to the attached extension ---
-      case CHANNELS.staffPinState:
-      case CHANNELS.staffSetPin:
-      case CHANNELS.staffUnlock:
-      case CHANNELS.staffLock:
-      case CHANNELS.staffStatus:
-      case CHANNELS.staffGetSettings:
-      case CHANNELS.staffSaveSettings:
-      case CHANNELS.staffSetApiKey:
-      case CHANNELS.staffListVoices:
-      case CHANNELS.staffCloneVoice:
-      case CHANNELS.staffRunDoctor:
-      case CHANNELS.staffLedgerTotals:
-      case CHANNELS.staffLedgerCsv:
-      case CHANNELS.staffLogTail:
-      case CHANNELS.staffSetOpenAtLogin:
-      case CHANNELS.staffExitKiosk:
-      case CHANNELS.staffRestart:
-      case CHANNELS.appReportError:
-        return extension ? extension.handle(channel, rawArg) : fail('invalid_request', 'Staff operations are not available in this kiosk.');
-      // --- fast start (issue 7) ---
-      case CHANNELS.attractReport: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? attractReport(a.value) : a;
-      }
-      default: {
-        const unreachable: never = channel;
-        return fail('invalid_request', `Unknown channel: ${String(unreachable)}.`);
-      }
-    }
-  }
+  /** This service's own groups of the API; staff operations add theirs when they attach. */
+  const ownHandlers: Pick<HandlerTable, 'session' | 'config' | 'attract'> = {
+    session: {
+      start: (args) => start(args),
+      hangup: (args) => hangup(args),
+      getState: () => ok(state),
+      setMuted: (args) => setMuted(args),
+      reportMediaError: (args) => reportMediaError(args),
+    },
+    config: { get: () => getConfig() },
+    attract: { report: (args) => attractReport(args) },
+  };
+  const handle = createDispatcher({
+    handlers: () => ({ ...ownHandlers, ...extension?.handlers }),
+    gate: () => extension?.gate ?? null,
+    logger,
+  });
 
   await buildClient();
 
@@ -745,7 +678,6 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     get mode() {
       return mode;
     },
-    // --- staff operations (issue 6) ---
     attachExtension(next) {
       extension = next;
     },
@@ -768,13 +700,11 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     get castProblems() {
       return [...castErrors.values()].map((e) => e.toInfo());
     },
-    // --- fast start (issue 7) ---
     discardSpare: (reason) => spares.discard(reason),
     spares,
   };
 }
 
-// --- staff operations (issue 6) ---
 /** The venue's maximum call length shortens the live state's countdown (`endsAtMs`). */
 export function capCallLength(state: SessionState, maxCallSeconds: number | undefined): SessionState {
   if (!maxCallSeconds || (state.phase !== 'live' && state.phase !== 'reconnecting')) return state;

@@ -23,7 +23,6 @@ export interface LifecycleHooks {
   clock?: Clock;
   /** Upper bound on shutdown before quitting anyway (a hung network must not keep a kiosk alive). */
   shutdownTimeoutMs?: number;
-  // --- unattended operation (issue 6) ---
   /** `app.relaunch()` then `app.exit(0)`: after a fatal error in main, start again rather than die. */
   relaunchApp?(): void;
   /** How long the renderer may stay unresponsive before it is reloaded. Default 10 000 ms. */
@@ -43,7 +42,6 @@ export interface Lifecycle {
   onSignal(signal: NodeJS.Signals): void;
   /** `webContents.on('render-process-gone')`. */
   onRenderProcessGone(details: { reason: string; exitCode?: number }): Promise<void>;
-  // --- unattended operation (issue 6) ---
   /** `process.on('uncaughtException' | 'unhandledRejection')`: log, hang up (bounded), relaunch. Once. */
   onFatalError(kind: 'uncaughtException' | 'unhandledRejection', error: unknown): Promise<void>;
   /** `webContents.on('unresponsive')`: reload after `unresponsiveReloadMs` unless it recovers first. */
@@ -134,7 +132,6 @@ export function createLifecycle(hooks: LifecycleHooks): Lifecycle {
       });
       return recovering;
     },
-    // --- unattended operation (issue 6) ---
     onFatalError(kind, error) {
       if (fatal) {
         logger.error('Another fatal error while recovering from one', { kind, error: describeError(error) });
@@ -185,7 +182,7 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
-// --- unattended operation (issue 6): keep the display awake while live ---
+// Keep the display awake while live.
 export interface PowerSaveBlockerLike {
   start(type: 'prevent-display-sleep'): number;
   stop(id: number): void;

@@ -1,5 +1,5 @@
 /**
- * Spare ("pre-warmed") sessions for fast start (issue 7). Electron-free; the kiosk service owns one
+ * Spare ("pre-warmed") sessions for fast start. Electron-free; the kiosk service owns one
  * `SpareManager` and feeds it the attract screen's reports, its own busy state and the outcome of its
  * creates. A spare is the NEXT visitor's session, created ahead of the tap:
  *
@@ -44,7 +44,7 @@ export interface PrewarmSettings {
   maxPerHour: number;
 }
 
-/** "Nobody for 20 s" (issue 7 §2): a spare made on approach is closed after this much absence. */
+/** "Nobody for 20 s": a spare made on approach is closed after this much absence. */
 export const NOBODY_CLOSE_MS = 20_000;
 /** After a failed spare, wait this long before the next (a broken service must not be hammered). */
 export const FAILURE_COOLDOWN_MS = 30_000;
@@ -290,7 +290,7 @@ export class SpareManager {
   #onPresence(): void {
     if (this.#settings.mode !== 'on-approach') return;
     if (this.#present === false) {
-      // spec of issue 7 §2: "Nobody for 20 s" → the spare is closed.
+      // "Nobody for 20 s" → the spare is closed: it would expire unused and only hold a service slot.
       if (this.#nobodyTimer === null) {
         this.#nobodyTimer = this.#clock.setTimeout(() => {
           this.#nobodyTimer = null;

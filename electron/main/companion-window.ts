@@ -1,5 +1,5 @@
 /**
- * The desktop companion's Electron glue (issue 8): the tray icon and its menu, the global shortcut, the
+ * The desktop companion's Electron glue: the tray icon and its menu, the global shortcut, the
  * close button hiding to the tray, and remembering the window's bounds. Behaviour lives in companion.ts;
  * this file only connects it to Tray, Menu, globalShortcut, screen and electron-store.
  */

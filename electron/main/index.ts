@@ -1,31 +1,46 @@
 /**
- * Main-process entry: Electron wiring only. Behaviour lives in kiosk-service.ts (what the app does),
- * lifecycle.ts (how it quits and recovers), ipc.ts (who may call), policy.ts/security.ts (what the page
- * may do), store.ts (settings and the key), window.ts (the window).
+ * Main-process entry: Electron wiring only. Behaviour lives outside electron/main: kiosk/ (what the app
+ * does, how it quits), operations/ and fleet/ (features hung onto it, started from the list below); here
+ * are only ipc.ts (who may call), page-policy.ts/security.ts (what the page may do), store.ts (settings
+ * and the key), window.ts (the window) and the features' Electron glue (features/).
  */
-import { app, dialog, ipcMain, powerSaveBlocker, screen, type BrowserWindow } from 'electron';
+import { app, dialog, ipcMain, screen, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
 import { createLogger, type Logger } from '../core/log.ts';
+import { configuredPortrait } from '../kiosk/cast.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
-import { createLifecycle, createPowerSaveGuard } from '../kiosk/lifecycle.ts';
+import { createLifecycle } from '../kiosk/lifecycle.ts';
+import { createMainLog, type MainLog } from '../operations/log-file.ts';
+import { companionBounds } from './companion-window.ts';
+import { crashRecovery } from './features/crash-recovery.ts';
+import { desktopCompanion } from './features/desktop-companion.ts';
+import type { Feature } from './features/feature.ts';
+import { fleetMetrics } from './features/fleet-metrics.ts';
+import { keepAwake } from './features/keep-awake.ts';
+import { staffOperations } from './features/staff-operations.ts';
 import { registerIpc } from './ipc.ts';
 import { APP_ORIGIN } from './page-policy.ts';
 import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
 import { loadSettings } from './store.ts';
 import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
-// --- unattended operation (issue 6) ---
-import { systemClock } from '../core/clock.ts';
-import { createMainLog, type MainLog } from '../operations/log-file.ts';
-import { createStaffOps } from '../operations/staff-ops.ts';
-/** Recovery of a crashed run's session must not keep the attract screen away for long. */
-const RECOVERY_TIMEOUT_MS = 20_000;
-import { startFleetMetrics } from '../fleet/metrics.ts';
-import { companionBounds, setupCompanion } from './companion-window.ts';
-import { configuredPortrait } from '../kiosk/cast.ts';
+
+/** What runs alongside the call service, started in this order before the page loads, stopped in
+ *  reverse when the app quits. Adding a feature is one line here. */
+function kioskFeatures(): Feature[] {
+  const staff = staffOperations();
+  return [
+    keepAwake(),
+    staff,
+    // After staff operations: recovery records into their ledger.
+    crashRecovery(staff),
+    fleetMetrics(),
+    desktopCompanion(),
+  ];
+}
 
 const consoleLogger = createLogger({ scope: 'main', level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
-// --- unattended operation (issue 6): the console until the log file is open (after ready), then electron-log ---
+// The console until the log file is open (after ready), then electron-log.
 let activeLogger: Logger = consoleLogger;
 let mainLog: MainLog | null = null;
 const logger: Logger = {
@@ -69,7 +84,7 @@ async function main(): Promise<void> {
     );
   }
 
-  // --- managed configuration (issue 8) ---
+  // The administrator's policy file: a bad key is named, the others apply.
   if (settings.policy.problems.length) {
     dialog.showErrorBox(
       'Avatar Kiosk: policy problem',
@@ -84,11 +99,11 @@ async function main(): Promise<void> {
     apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
     logger,
     persistApiKey: settings.persistApiKey,
-    // --- issue 8: video.fit defaults to cover when the screen is portrait ---
+    // video.fit defaults to cover when the screen is portrait.
     portrait: configuredPortrait(settings.config, screen.getPrimaryDisplay().size),
   });
 
-  // --- cast of avatars (issue 8): a bad member is left out of the attract screen and named here ---
+  // A bad cast member is left out of the attract screen and named here.
   if (service.castProblems.length) {
     dialog.showErrorBox('Avatar Kiosk: avatar problem', `${service.castProblems.map((p) => p.message).join('\n\n')}\n\nThe other avatars are available. Fix the configuration and restart.`);
   }
@@ -108,35 +123,8 @@ async function main(): Promise<void> {
     },
   });
 
-  // --- unattended operation (issue 6) ---
   process.on('uncaughtException', (error) => void lifecycle.onFatalError('uncaughtException', error));
   process.on('unhandledRejection', (reason) => void lifecycle.onFatalError('unhandledRejection', reason));
-  const powerSave = createPowerSaveGuard(powerSaveBlocker, logger);
-  service.onEvent((event) => powerSave.onEvent(event));
-  const ops = createStaffOps({
-    service,
-    dataDir: app.getPath('userData'),
-    persistence: settings.persistence,
-    env: process.env,
-    appRoot: app.getAppPath(),
-    clock: systemClock,
-    logger,
-    version: app.getVersion(),
-    configError: settings.configError,
-    policy: settings.policy,
-    logTail: () => mainLog?.tail() ?? [],
-    platform: {
-      // Electron supports login items on macOS and Windows only.
-      getOpenAtLogin: () => (process.platform === 'darwin' || process.platform === 'win32' ? app.getLoginItemSettings().openAtLogin : null),
-      setOpenAtLogin: (enabled) => app.setLoginItemSettings({ openAtLogin: enabled }),
-      exitKiosk: () => void lifecycle.requestQuit('other'),
-      restart: () => {
-        app.relaunch();
-        void lifecycle.requestQuit('other');
-      },
-    },
-  });
-  // --- end unattended operation ---
 
   registerIpc(ipcMain, {
     service,
@@ -171,44 +159,16 @@ async function main(): Promise<void> {
   win.webContents.on('did-fail-load', (_event, code, description, url) => {
     logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
   });
-  // --- unattended operation (issue 6): a session left over by a crash is hung up before the attract screen ---
-  let recoveryTimer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    ops.recover().catch((e: unknown) => logger.error('Crash recovery failed', { error: String(e) })),
-    new Promise<void>((resolve) => (recoveryTimer = setTimeout(() => (logger.warn('Crash recovery is slow; showing the kiosk anyway'), resolve()), RECOVERY_TIMEOUT_MS))),
-  ]);
-  clearTimeout(recoveryTimer);
-  // --- fleet metrics (issue 8): opt-in /metrics and /healthz; a failure to bind never stops the kiosk ---
-  const fleet = await startFleetMetrics({
-    config: settings.config,
-    service,
-    version: app.getVersion(),
-    launchStatePath: join(app.getPath('userData'), 'metrics-state.json'),
-    startupErrors: [
-      ...(settings.configError ? [settings.configError.code] : []),
-      ...settings.policy.problems.map(() => 'invalid_config' as const),
-      ...service.castProblems.map((p) => p.code),
-    ],
-    logger,
+  const features = kioskFeatures();
+  const context = { service, settings, lifecycle, window: win, logger, mainLog };
+  for (const feature of features) await feature.start(context);
+  app.on('will-quit', () => {
+    for (const feature of [...features].reverse()) {
+      void Promise.resolve()
+        .then(() => feature.stop?.())
+        .catch((e: unknown) => logger.warn('A feature did not stop cleanly', { feature: feature.name, error: String(e) }));
+    }
   });
-  if (fleet) {
-    win.webContents.on('render-process-gone', (_event, details) => fleet.metrics.rendererGone(details.reason));
-    app.on('will-quit', () => void fleet.close());
-  }
-  // --- desktop companion (issue 8): tray, global shortcut, hide on close, remembered bounds ---
-  if (companionMode) {
-    const publicCast = await service.getConfig();
-    const companion = setupCompanion({
-      win,
-      service,
-      config: settings.config,
-      cast: publicCast.ok ? publicCast.value.cast : settings.config.cast,
-      requestQuit: () => lifecycle.requestQuit('tray'),
-      isRunning: () => lifecycle.phase === 'running',
-      logger,
-    });
-    app.on('will-quit', () => companion.dispose());
-  }
   await loadRenderer(win);
   logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
 }

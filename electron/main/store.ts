@@ -27,17 +27,15 @@ export interface LoadedSettings {
   persistApiKey(key: string | null): Promise<void>;
   /** Where the config file is (for the operator's dialog). */
   configPath: string | null;
-  // --- staff operations (issue 6) ---
   /** The raw config file for the staff panel (reads {} and refuses writes when the file is invalid). */
   persistence: SettingsPersistence;
-  // --- managed configuration (issue 8) ---
   /** The administrator's policy: its path, accepted settings, managed (locked) keys and problems. */
   policy: PolicyLayer;
 }
 
 export async function loadSettings(options: { env: ConfigEnv & Record<string, string | undefined>; appRoot: string; logger: Logger }): Promise<LoadedSettings> {
   const { env, appRoot, logger } = options;
-  // --- managed configuration (issue 8): the policy's settings win; a bad one is reported and dropped ---
+  // The policy's settings win; a bad one is reported and dropped.
   const policyLayer = loadPolicy({ env });
   for (const problem of policyLayer.problems) logger.error('Policy problem', { message: problem });
   if (policyLayer.found) logger.info('Administrator policy applied', { path: policyLayer.path, managed: policyLayer.managedKeys });
@@ -91,7 +89,6 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
     apiKeySource,
     apiKeyWeaklyProtected: weak,
     configPath: store?.path ?? null,
-    // --- staff operations (issue 6) ---
     persistence: {
       read: () => (store ? { ...store.store } : {}),
       async write(next) {

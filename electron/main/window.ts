@@ -19,7 +19,7 @@ export interface WindowOptions {
   config: KioskConfig;
   preloadPath: string;
   platform?: NodeJS.Platform;
-  /** Companion mode (issue 8): where the window opens (remembered bounds, already clamped to a display). */
+  /** Companion mode: where the window opens (remembered bounds, already clamped to a display). */
   companionBounds?: Rect;
 }
 

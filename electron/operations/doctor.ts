@@ -1,5 +1,5 @@
 /**
- * Diagnostics ("doctor", issue 6 §1), shared by the staff panel and `cli doctor`, without Electron:
+ * Diagnostics ("doctor"), shared by the staff panel and `cli doctor`, without Electron:
  *  - config:  the configuration file is valid;
  *  - key:     the service accepts the API key (direct surface; demo and gateway have none to check);
  *  - service: the service is reachable: create a session, hang it up with type 5 BEFORE any conn_init

@@ -1,5 +1,5 @@
 /**
- * The credit ledger (issue 6 §3), without Electron: append-only JSON lines in the user-data folder
+ * The credit ledger, without Electron: append-only JSON lines in the user-data folder
  * (`ledger/ledger-YYYY-MM.jsonl`, one file per month of the record's time, local time), one record per
  * session and one per spare (pre-warmed) session event.
  *

@@ -1,5 +1,5 @@
 /**
- * Main's log (issue 6 §5): electron-log (its Node flavour, so this runs under plain Node and in tests)
+ * Main's log: electron-log (its Node flavour, so this runs under plain Node and in tests)
  * writing to `main.log` in the logs folder and to the console. Every line is formatted by the core
  * logger, which redacts it (electron/core/log.ts: the key, RTC tokens, registered secrets); a hook
  * redacts again anything logged through electron-log directly. The file rotates by size: past

@@ -1,5 +1,5 @@
 /**
- * Crash recovery (issue 6 §4), without Electron.
+ * Crash recovery, without Electron.
  *
  * The journal: as soon as a session is created, `current-session.json` in the user-data folder holds its
  * live_id, surface, service URL and (once live) the time it went live. It is written atomically (temp

@@ -1,5 +1,5 @@
 /**
- * The staff panel's settings (issue 6 §1), without Electron: every config.json key as `EditableSettings`,
+ * The staff panel's settings, without Electron: every config.json key as `EditableSettings`,
  * validated with the one config schema (config.ts) into a human message per field, written through a
  * small persistence interface (electron-store in the app, a JSON file in tests and the CLI).
  *

@@ -1,19 +1,16 @@
 /**
- * Staff operations (issue 6), without Electron: the extension the kiosk service routes the `staff:*` and
- * `app:*` channels to, plus the observers that hang off the service's event stream (credit ledger,
- * current-session journal for crash recovery, the venue's maximum call length, the last 20 errors).
+ * Staff operations, without Electron: the `staff` and `app` groups of the API that the kiosk service
+ * routes to them, the PIN gate, plus the observers that hang off the service's event stream (credit
+ * ledger, current-session journal for crash recovery, the venue's maximum call length, the last 20
+ * errors) — what an unattended kiosk needs so staff can run it without a keyboard or a terminal.
  *
- * `index.ts` wires it with electron-store, electron-log and `app`; tests and the E2E harness wire it with
- * a JSON file, an array of log lines and fakes. Every staff call except the PIN pad's own answers
- * `unauthorized` unless the panel is unlocked (staff-pin.ts), and refreshes the 60 s idle.
+ * main wires it with electron-store, electron-log and `app`; tests and the E2E harness wire it with a JSON
+ * file, an array of log lines and fakes. The contract marks which channels need the unlocked panel
+ * (staff-pin.ts); the dispatcher enforces it and each such call refreshes the 60 s idle.
  */
 import { join } from 'node:path';
 import {
-  CHANNELS,
-  fail,
   ok,
-  parseArgs,
-  type Channel,
   type KioskEvent,
   type PinState,
   type Result,
@@ -23,7 +20,7 @@ import {
   type VoiceList,
 } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
-import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { ServiceClient } from '../core/rest-client.ts';
 import { parseServiceTarget } from '../core/surface.ts';
@@ -226,144 +223,76 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     return { ok: report.ok, checks: report.checks };
   }
 
-  /** Guarded staff call: unlocked panel only; refreshes the 60 s. */
-  async function guarded<T>(run: () => Promise<T> | T): Promise<Result<T>> {
-    if (!pin.touch()) return fail('unauthorized', 'The staff panel is locked. Enter the PIN.');
-    return ok(await run());
+  function ledgerCsv(since: string | undefined) {
+    const sinceMs = since ? new Date(`${since}T00:00:00`).getTime() : undefined;
+    if (sinceMs !== undefined && Number.isNaN(sinceMs)) throw new AvatarError('invalid_request', `Not a date: ${since}.`);
+    const day = new Date(startOfDay(clock.now()));
+    const stamp = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
+    return { fileName: `avatar-kiosk-ledger-${since ? `${since}-to-` : ''}${stamp}.csv`, csv: ledger.csv(sinceMs) };
   }
 
-  async function dispatch(channel: Channel, rawArg: unknown): Promise<Result<unknown>> {
-    switch (channel) {
-      case CHANNELS.staffPinState: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? ok<PinState>(pin.state()) : a;
-      }
-      case CHANNELS.staffSetPin: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? ok(await pin.setPin(a.value.pin)) : a;
-      }
-      case CHANNELS.staffUnlock: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? ok(await pin.unlock(a.value.pin)) : a;
-      }
-      case CHANNELS.staffLock: {
-        const a = parseArgs(channel, rawArg);
-        if (!a.ok) return a;
-        pin.lock();
-        return ok(undefined);
-      }
-      case CHANNELS.staffStatus: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? guarded(status) : a;
-      }
-      case CHANNELS.staffGetSettings: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? guarded(async () => (await refreshKeyState(), staffSettings())) : a;
-      }
-      case CHANNELS.staffSaveSettings: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? guarded(() => saveSettings(a.value.settings)) : a;
-      }
-      case CHANNELS.staffSetApiKey: {
-        const a = parseArgs(channel, rawArg);
-        if (!a.ok) return a;
-        if (!pin.touch()) return fail('unauthorized', 'The staff panel is locked. Enter the PIN.');
-        const r = await service.setApiKey(a.value);
+  /** The staff panel's back end. The dispatcher (kiosk/dispatch.ts) has already checked the PIN for
+   *  every `staff` channel of the contract and validated the argument. */
+  const handlers: StaffOps['handlers'] = {
+    staff: {
+      pinState: () => ok<PinState>(pin.state()),
+      setPin: async ({ pin: next }) => ok(await pin.setPin(next)),
+      unlock: async ({ pin: tried }) => ok(await pin.unlock(tried)),
+      lock: () => (pin.lock(), ok(undefined)),
+      status: async () => ok(await status()),
+      getSettings: async () => (await refreshKeyState(), ok(staffSettings())),
+      saveSettings: async ({ settings }) => ok(await saveSettings(settings)),
+      setApiKey: async (args) => {
+        const r = await service.setApiKey(args);
         if (!r.ok) return r;
         await refreshKeyState();
         return ok(staffSettings());
-      }
-      case CHANNELS.staffListVoices: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? guarded(listVoices) : a;
-      }
-      case CHANNELS.staffCloneVoice: {
-        const a = parseArgs(channel, rawArg);
-        if (!a.ok) return a;
-        return guarded(async () => {
-          const client = service.client;
-          if (!client) throw new AvatarError('invalid_config', 'The avatar service is not configured, so a voice cannot be cloned.');
-          logger.info('Cloning a voice (may cost 899 credits after the first 10 clones)', { voice: a.value.voice });
-          const res = await client.cloneVoice({ audio_url: a.value.audioUrl, voice: a.value.voice, ...(a.value.language ? { language: a.value.language } : {}) });
-          return { voice: res.voice };
-        });
-      }
-      case CHANNELS.staffRunDoctor: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? guarded(doctor) : a;
-      }
-      case CHANNELS.staffLedgerTotals: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? guarded(() => ledger.totals(clock.now())) : a;
-      }
-      case CHANNELS.staffLedgerCsv: {
-        const a = parseArgs(channel, rawArg);
-        if (!a.ok) return a;
-        return guarded(() => {
-          const since = a.value.since;
-          const sinceMs = since ? new Date(`${since}T00:00:00`).getTime() : undefined;
-          if (sinceMs !== undefined && Number.isNaN(sinceMs)) throw new AvatarError('invalid_request', `Not a date: ${since}.`);
-          const day = new Date(startOfDay(clock.now()));
-          const stamp = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
-          return { fileName: `avatar-kiosk-ledger-${since ? `${since}-to-` : ''}${stamp}.csv`, csv: ledger.csv(sinceMs) };
-        });
-      }
-      case CHANNELS.staffLogTail: {
-        const a = parseArgs(channel, rawArg);
-        return a.ok ? guarded(() => ({ lines: options.logTail().slice(-200) })) : a;
-      }
-      case CHANNELS.staffSetOpenAtLogin: {
-        const a = parseArgs(channel, rawArg);
-        if (!a.ok) return a;
-        return guarded(() => {
-          if (options.platform.getOpenAtLogin() === null) throw new AvatarError('invalid_request', 'Starting at login is not supported on this system.');
-          options.platform.setOpenAtLogin(a.value.enabled);
-        });
-      }
-      case CHANNELS.staffExitKiosk: {
-        const a = parseArgs(channel, rawArg);
-        if (!a.ok) return a;
-        return guarded(async () => {
-          logger.info('Staff: exit to the desktop');
-          pin.lock();
-          await options.platform.exitKiosk();
-        });
-      }
-      case CHANNELS.staffRestart: {
-        const a = parseArgs(channel, rawArg);
-        if (!a.ok) return a;
-        return guarded(async () => {
-          logger.info('Staff: restart');
-          pin.lock();
-          await options.platform.restart();
-        });
-      }
-      case CHANNELS.appReportError: {
-        const a = parseArgs(channel, rawArg);
-        if (!a.ok) return a;
-        // Not guarded: any page error is worth a log line (the logger redacts it).
-        logger.error('Renderer error', { message: a.value.message, source: a.value.source ?? null, stack: a.value.stack?.slice(0, 4000) ?? null });
-        pushError('renderer', a.value.message);
+      },
+      listVoices: async () => ok(await listVoices()),
+      cloneVoice: async ({ audioUrl, voice, language }) => {
+        const client = service.client;
+        if (!client) throw new AvatarError('invalid_config', 'The avatar service is not configured, so a voice cannot be cloned.');
+        logger.info('Cloning a voice (may cost 899 credits after the first 10 clones)', { voice });
+        const res = await client.cloneVoice({ audio_url: audioUrl, voice, ...(language ? { language } : {}) });
+        return ok({ voice: res.voice });
+      },
+      runDoctor: async () => ok(await doctor()),
+      ledgerTotals: () => ok(ledger.totals(clock.now())),
+      ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
+      logTail: () => ok({ lines: options.logTail().slice(-200) }),
+      setOpenAtLogin: ({ enabled }) => {
+        if (options.platform.getOpenAtLogin() === null) throw new AvatarError('invalid_request', 'Starting at login is not supported on this system.');
+        options.platform.setOpenAtLogin(enabled);
         return ok(undefined);
-      }
-      default:
-        return fail('invalid_request', `Unknown channel: ${String(channel).slice(0, 80)}.`);
-    }
-  }
+      },
+      exitKiosk: async () => {
+        logger.info('Staff: exit to the desktop');
+        pin.lock();
+        await options.platform.exitKiosk();
+        return ok(undefined);
+      },
+      restart: async () => {
+        logger.info('Staff: restart');
+        pin.lock();
+        await options.platform.restart();
+        return ok(undefined);
+      },
+    },
+    app: {
+      reportError: ({ message, source, stack }) => {
+        logger.error('Renderer error', { message, source: source ?? null, stack: stack?.slice(0, 4000) ?? null });
+        pushError('renderer', message);
+        return ok(undefined);
+      },
+    },
+  };
 
   const ext: StaffOps = {
     ledger,
     recorder,
     pin,
-    async handle(channel, rawArg) {
-      try {
-        return await dispatch(channel, rawArg);
-      } catch (error) {
-        const e = toAvatarError(error);
-        if (e.code !== 'unauthorized' && e.code !== 'locked') logger.warn('Staff call failed', { channel, code: e.code, message: e.message });
-        return fail(e.code, e.message);
-      }
-    },
+    handlers,
+    gate: pin,
     onHangupRequest(cause, liveId) {
       recorder.noteCause(cause, liveId);
     },

@@ -1,5 +1,5 @@
 /**
- * The staff PIN pad's rules, without Electron (issue 6 §1):
+ * The staff PIN pad's rules, without Electron:
  * - The PIN is kept only as a salted scrypt hash (`scrypt$N$r$p$<salt b64>$<hash b64>`), set on first use
  *   or given in config.json (`staffPinHash`, made with `npm run --silent cli -- pin-hash`).
  * - 5 wrong tries lock the pad for 60 s; the tries come back after the lock-out.

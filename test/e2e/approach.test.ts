@@ -1,5 +1,5 @@
 /**
- * Fast start end to end (issue 7): Chromium's fake camera plays a generated room (test/e2e/fake-camera.ts):
+ * Fast start end to end: Chromium's fake camera plays a generated room (test/e2e/fake-camera.ts):
  * empty, then a person walks in and stops in the middle. The attract screen notices them, greets them,
  * main creates the spare session on the approach report, and the tap goes live with no NOT_READY on
  * screen. People walking past never trigger it. The camera is only used when the configuration allows it,

@@ -6,14 +6,18 @@
  *   - calls:  page → `exposeBinding('__kioskInvoke')` → `backend.handle(channel, arg)` (the same entry
  *     point main's ipcMain handlers use, so arguments are validated by the contract's schemas);
  *   - events: `backend.onEvent` → `page.evaluate(window.__kioskEmit)`, in order.
- * Argument conventions mirror electron/preload/index.ts exactly (start sends `{}` by default, hangup
- * and the getters send nothing).
+ * Argument conventions are the preload's: both build the API with the contract's `buildKioskApi`.
  */
 import type { Page } from 'playwright';
-import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
+import { API_SHAPE, buildKioskApi, type KioskEvent, type Result } from '../../electron/contract.ts';
 
-/** Runs in the page before any of its scripts: defines the frozen `window.kiosk`. Plain JS on purpose. */
-const PAGE_SIDE = `function (channels) {
+/**
+ * Runs in the page before any of its scripts: defines the frozen `window.kiosk` with the contract's own
+ * `buildKioskApi` (its source is sent into the page), so the bridge derives every method from the same
+ * table as the preload. Plain JS on purpose: tsx/esbuild decorate functions with a `__name(...)` helper
+ * that does not exist in the page, so the page gets a no-op one.
+ */
+const PAGE_SIDE = `function (shape, buildKioskApi) {
   const listeners = new Set();
   const invoke = async (channel, arg) => {
     try {
@@ -29,52 +33,12 @@ const PAGE_SIDE = `function (channels) {
       }
     },
   });
-  const api = {
-    session: {
-      start: (args) => invoke(channels.sessionStart, args ?? {}),
-      hangup: (args) => invoke(channels.sessionHangup, args),
-      getState: () => invoke(channels.sessionGetState),
-      setMuted: (args) => invoke(channels.sessionSetMuted, args),
-      reportMediaError: (args) => invoke(channels.sessionReportMediaError, args),
-      onEvent(listener) {
-        if (typeof listener !== 'function') return () => {};
-        listeners.add(listener);
-        return () => { listeners.delete(listener); };
-      },
-    },
-    config: {
-      get: () => invoke(channels.configGet),
-      setApiKey: (args) => invoke(channels.configSetApiKey, args),
-    },
-    // --- staff operations (issue 6) ---
-    staff: {
-      pinState: () => invoke(channels.staffPinState),
-      setPin: (args) => invoke(channels.staffSetPin, args),
-      unlock: (args) => invoke(channels.staffUnlock, args),
-      lock: () => invoke(channels.staffLock),
-      status: () => invoke(channels.staffStatus),
-      getSettings: () => invoke(channels.staffGetSettings),
-      saveSettings: (args) => invoke(channels.staffSaveSettings, args),
-      setApiKey: (args) => invoke(channels.staffSetApiKey, args),
-      listVoices: () => invoke(channels.staffListVoices),
-      cloneVoice: (args) => invoke(channels.staffCloneVoice, args),
-      runDoctor: () => invoke(channels.staffRunDoctor),
-      ledgerTotals: () => invoke(channels.staffLedgerTotals),
-      ledgerCsv: (args) => invoke(channels.staffLedgerCsv, args ?? {}),
-      logTail: () => invoke(channels.staffLogTail),
-      setOpenAtLogin: (args) => invoke(channels.staffSetOpenAtLogin, args),
-      exitKiosk: () => invoke(channels.staffExitKiosk),
-      restart: () => invoke(channels.staffRestart),
-    },
-    app: {
-      reportError: (args) => invoke(channels.appReportError, args),
-    },
-    // --- fast start (issue 7) ---
-    attract: {
-      report: (args) => invoke(channels.attractReport, args),
-    },
+  const onEvent = (listener) => {
+    if (typeof listener !== 'function') return () => {};
+    listeners.add(listener);
+    return () => { listeners.delete(listener); };
   };
-  Object.defineProperty(window, 'kiosk', { value: Object.freeze(api) });
+  Object.defineProperty(window, 'kiosk', { value: buildKioskApi(shape, invoke, onEvent) });
 }`;
 
 export interface KioskBackend {
@@ -101,7 +65,7 @@ export async function installKioskBridge(page: Page, backend: KioskBackend): Pro
   });
   // A string, not a function: tsx/esbuild decorate functions with `__name(...)` helpers that do not
   // exist in the page.
-  await page.addInitScript({ content: `(${PAGE_SIDE})(${JSON.stringify(CHANNELS)});` });
+  await page.addInitScript({ content: `{ const __name = (f) => f; (${PAGE_SIDE})(${JSON.stringify(API_SHAPE)}, ${buildKioskApi.toString()}); }` });
 
   let chain: Promise<void> = Promise.resolve();
   let disposed = false;

@@ -1,5 +1,5 @@
 /**
- * A cast of avatars and the two video fits, end to end (issue 8): the BUILT renderer in Debian's
+ * A cast of avatars and the two video fits, end to end: the BUILT renderer in Debian's
  * Chromium, bridged to the REAL kiosk service (demo mode: the emulator over HTTP + WebSocket).
  *
  * The cast has three members: Ava (the bundled portrait), Leo (the same portrait mirrored and warmed)

@@ -1,5 +1,5 @@
 /**
- * The desktop companion's renderer, end to end (issue 8): the BUILT renderer in Debian's Chromium,
+ * The desktop companion's renderer, end to end: the BUILT renderer in Debian's Chromium,
  * bridged to the REAL kiosk service (demo mode: the emulator over HTTP + WebSocket), in companion-sized
  * windows.
  *

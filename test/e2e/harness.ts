@@ -15,13 +15,11 @@ import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
 import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
 import type { KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
-// --- staff operations (issue 6) ---
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { systemClock } from '../../electron/core/clock.ts';
 import { jsonFilePersistence, type SettingsPersistence } from '../../electron/operations/settings.ts';
 import { createStaffOps, type StaffOps } from '../../electron/operations/staff-ops.ts';
-// --- end staff operations ---
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const RENDERER_DIR = join(ROOT, 'out', 'renderer');
@@ -189,7 +187,7 @@ async function openPage(
   return { page, context, emulator, bridge, problems, requests };
 }
 
-/** The E2E kiosk's config.json before a test's own keys. Fast start (issue 7) is off unless a test asks
+/** The E2E kiosk's config.json before a test's own keys. Fast start is off unless a test asks
  *  for it: no spare sessions and no presence camera (they would add sessions the tests do not expect). */
 function baseConfig(imageDataUrl: string): Record<string, unknown> {
   return {
@@ -268,7 +266,6 @@ export async function eventually<T>(fn: () => T | Promise<T>, message: string, t
 export const screenIs = (page: Page, screen: string, timeoutMs = 10_000) =>
   page.locator(`main.kiosk[data-screen="${screen}"]`).waitFor({ state: 'attached', timeout: timeoutMs });
 
-// --- staff operations (issue 6) ---
 // A kiosk whose service carries the staff operations (PIN, settings file, ledger, doctor), the way
 // electron/main/index.ts wires them, with the settings in a temp JSON file and fake platform hooks.
 
@@ -355,8 +352,6 @@ export async function openStaffKiosk(options: Omit<KioskPageOptions, 'config'> &
     },
   };
 }
-// --- end staff operations ---
-// --- cast and companion (issue 8) ---
 
 /** Companion window sizes the screens must fit without clipping (the smallest the window allows, its default, and resized wide). */
 export const COMPANION_SIZES = [

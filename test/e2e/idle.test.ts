@@ -1,5 +1,5 @@
 /**
- * Idle / abandonment hang-up end to end (issue 6 §2): the BUILT renderer in Debian's Chromium whose fake
+ * Idle / abandonment hang-up end to end: the BUILT renderer in Debian's Chromium whose fake
  * microphone plays a SILENT WAV (--use-file-for-fake-audio-capture), bridged to the REAL kiosk service
  * with the staff operations (ledger) attached, on the real emulator. Idle is set through config.json to
  * a short wait (prompt after 10 s, hang up 25 s later).

@@ -1,5 +1,5 @@
 /**
- * The staff panel end to end (issue 6 §1): the BUILT renderer in Debian's Chromium (fake mic/camera),
+ * The staff panel end to end: the BUILT renderer in Debian's Chromium (fake mic/camera),
  * bridged to the REAL kiosk service with the staff operations attached (PIN hash, settings in a temp
  * config.json, ledger, doctor) on the real emulator.
  *

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { API_SHAPE } from '../../electron/contract.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -71,18 +72,19 @@ describe('Avatar Kiosk (Electron smoke test)', () => {
           require: typeof w.require,
           process: typeof w.process,
           ipcRenderer: typeof w.ipcRenderer,
-          kioskKeys: Object.keys(kiosk).sort(),
-          sessionKeys: Object.keys(kiosk.session!).sort(),
-          configKeys: Object.keys(kiosk.config!).sort(),
+          api: Object.fromEntries(Object.keys(kiosk).sort().map((group) => [group, Object.keys(kiosk[group]!).sort()])),
         };
       });
       assert.deepEqual(surface, {
         require: 'undefined',
         process: 'undefined',
         ipcRenderer: 'undefined',
-        kioskKeys: ['config', 'session'],
-        sessionKeys: ['getState', 'hangup', 'onEvent', 'reportMediaError', 'setMuted', 'start'],
-        configKeys: ['get', 'setApiKey'],
+        // Exactly the contract's table (plus the event subscription), nothing else.
+        api: Object.fromEntries(
+          Object.keys(API_SHAPE)
+            .sort()
+            .map((group) => [group, [...Object.keys(API_SHAPE[group]!), ...(group === 'session' ? ['onEvent'] : [])].sort()]),
+        ),
       });
 
       // IPC works end to end; demo mode; no key in what the renderer sees.

@@ -1,5 +1,5 @@
 /**
- * A cast of avatars (issue 8): the `avatars` config list resolved (ids, fallbacks, paths), each member's
+ * A cast of avatars: the `avatars` config list resolved (ids, fallbacks, paths), each member's
  * image checked at start-up naming the bad one, PublicConfig.cast, and start({avatarId}) creating the
  * session with that member's image, persona, voice and call mode (read back from the emulator).
  */

@@ -1,5 +1,5 @@
 /**
- * Crash recovery, for real (issue 6 §4): a child process runs a live session against an emulator in
+ * Crash recovery, for real: a child process runs a live session against an emulator in
  * ANOTHER process; the child is killed with SIGKILL mid-call (no hangup, no cleanup); the next start
  * finds the leftover session, hangs it up with type 5 and no conn_init, and records its final billing
  * in the ledger marked recovered. The emulator's reconnect grace is 300 s here, so only our hangup can

@@ -728,7 +728,7 @@ describe('emulator control socket', () => {
       assert.equal(emu.getSession(liveId)!.billedSeconds, 0);
     });
 
-    // --- fast start (issue 7): a socket that holds its conn_init (a pre-opened spare session) ---
+    // A socket that holds its conn_init (a pre-opened spare session).
     it('keeps a socket without conn_init open while the client answers pings, then goes live on a late conn_init', async (t) => {
       const env = await setup(t, { warmupMs: { audio: 0, video: 2_500 } });
       const { emu, clock } = env;

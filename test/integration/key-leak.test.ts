@@ -1,5 +1,5 @@
 /**
- * The key-leak check (issue 9): a known API key goes through sessions and failures in the real main process
+ * The key-leak check: a known API key goes through sessions and failures in the real main process
  * (test/electron/stub/key-leak-harness.ts: electron/main/index.ts on the electron stub, a temp user-data
  * folder, the direct surface on an emulator) and must appear
  *   - in no log line (main logs at debug level to the console, stderr and stdout, and to main.log),

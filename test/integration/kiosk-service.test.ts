@@ -233,7 +233,8 @@ describe('KioskService.handle: validation', () => {
       [CHANNELS.sessionStart, { callMode: 'hologram' }],
       [CHANNELS.sessionStart, { callMode: 'audio', apiKey: 'x' }],
       [CHANNELS.sessionSetMuted, { muted: 'yes' }],
-      [CHANNELS.configSetApiKey, { apiKey: 42 }],
+      // The key is set only through the staff panel's PIN-gated channel: this one no longer exists.
+      ['kiosk:config:set-api-key', { apiKey: REAL_KEY }],
     ] as const) {
       const r = await h.service.handle(channel, arg);
       assert.equal(r.ok, false, channel);
@@ -249,7 +250,7 @@ describe('KioskService API key handling', () => {
     try {
       const h = await makeService({ config: config({ service: { surface: 'direct', baseUrl: real.baseUrl } }) });
       assert.ok(h.service.emulator, 'demo first');
-      const r = await h.service.handle(CHANNELS.configSetApiKey, { apiKey: `  ${REAL_KEY} ` });
+      const r = await h.service.setApiKey({ apiKey: REAL_KEY });
       assert.doesNotMatch(JSON.stringify(r), new RegExp(REAL_KEY));
       const cfg = value(r as Result<PublicConfig>);
       assert.equal(cfg.mode, 'direct');
@@ -264,7 +265,7 @@ describe('KioskService API key handling', () => {
       await h.service.hangup();
       assert.equal(real.liveCount(), 0);
 
-      const cleared = value((await h.service.handle(CHANNELS.configSetApiKey, { apiKey: null })) as Result<PublicConfig>);
+      const cleared = value(await h.service.setApiKey({ apiKey: null }));
       assert.equal(cleared.mode, 'demo');
       assert.equal(cleared.hasApiKey, false);
       assert.deepEqual(h.persisted, [REAL_KEY, null]);

@@ -1,5 +1,5 @@
 /**
- * Fleet metrics (issue 8): a scripted set of sessions through the real kiosk service against the
+ * Fleet metrics: a scripted set of sessions through the real kiosk service against the
  * in-process emulator, then `/metrics` read over HTTP with EXACT counter values (billing figures are
  * compared with the emulator's own records of each session). Plus `/healthz`, the bearer-token check on
  * a non-loopback bind (bound to 0.0.0.0, reached only through 127.0.0.1) and the label hygiene rules.

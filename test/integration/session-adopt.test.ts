@@ -1,5 +1,5 @@
 /**
- * SessionController adopting a created session and its pre-opened control socket (fast start, issue 7),
+ * SessionController adopting a created session and its pre-opened control socket,
  * against the real emulator on a FakeClock. The machine runs as for a fresh session; these tests pin what
  * changes on the wire: no create request, conn_init on the socket opened earlier, and a hangup before that
  * point goes out on the same socket without conn_init.

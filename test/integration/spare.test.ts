@@ -1,5 +1,5 @@
 /**
- * Fast start (issue 7) end to end in main: the kiosk service's spare session against the real emulator
+ * Fast start end to end in main: the kiosk service's spare session against the real emulator
  * (HTTP + WebSocket on 127.0.0.1:0), everything on one FakeClock. The emulator injects 50 ms of latency on
  * every answer, so one protocol round trip is exactly 50 fake ms: a used spare goes live 50 ms after the
  * tap; the normal path needs create + handshake + ack (150 ms, plus NOT_READY backoff in video mode).

@@ -1,5 +1,5 @@
 /**
- * The desktop companion's electron-free logic (issue 8): window placement from remembered bounds
+ * The desktop companion's electron-free logic: window placement from remembered bounds
  * (validated, clamped to a visible display), the debounced bounds saver on a fake clock, the tray menu,
  * and what tray items, the shortcut and the close button do.
  */

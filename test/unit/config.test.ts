@@ -48,7 +48,6 @@ describe('resolveConfig', () => {
         cast: [
           { id: 'default', name: 'Ava', imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', voice: 'Tina', callMode: 'video', greeting: null },
         ],
-        // --- fast start (issue 7) ---
         prewarm: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40 },
         presence: { cameraEnabled: true },
       });

@@ -2,7 +2,6 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ARG_SCHEMAS, CHANNELS, IPC_PREFIX, isKnownChannel, parseArgs, type Channel } from '../../electron/contract.ts';
 
-// --- staff operations (issue 6) ---
 const NO_ARGS = { valid: [undefined, {}], invalid: [null, true, { verbose: true }] };
 const PIN_ARGS = { valid: [{ pin: '1234' }, { pin: '12345678' }], invalid: [undefined, {}, { pin: '123' }, { pin: '123456789' }, { pin: '12a4' }, { pin: 1234 }] };
 const SETTINGS = {
@@ -57,12 +56,7 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [undefined, {}],
     invalid: [null, 'all', { includeKey: true }],
   },
-  [CHANNELS.configSetApiKey]: {
-    valid: [{ apiKey: null }, { apiKey: 'sk-12345678' }, { apiKey: '  sk-12345678  ' }],
-    invalid: [undefined, {}, { apiKey: 'short' }, { apiKey: 12345678 }, { apiKey: 'x'.repeat(513) }, { apiKey: null, persist: true }],
-  },
-  // --- staff operations (issue 6) ---
-  [CHANNELS.staffPinState]: NO_ARGS,
+    [CHANNELS.staffPinState]: NO_ARGS,
   [CHANNELS.staffSetPin]: PIN_ARGS,
   [CHANNELS.staffUnlock]: PIN_ARGS,
   [CHANNELS.staffLock]: NO_ARGS,
@@ -73,8 +67,8 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     invalid: [undefined, {}, { settings: { ...SETTINGS, encryptedApiKey: 'QUJD' } }, { settings: { ...SETTINGS, callMode: 'hologram' } }, { settings: { ...SETTINGS, idle: { promptSeconds: '45', hangupSeconds: 15 } } }],
   },
   [CHANNELS.staffSetApiKey]: {
-    valid: [{ apiKey: null }, { apiKey: 'sk-12345678' }],
-    invalid: [undefined, {}, { apiKey: 'short' }],
+    valid: [{ apiKey: null }, { apiKey: 'sk-12345678' }, { apiKey: '  sk-12345678  ' }],
+    invalid: [undefined, {}, { apiKey: 'short' }, { apiKey: 12345678 }, { apiKey: 'x'.repeat(513) }, { apiKey: null, persist: true }],
   },
   [CHANNELS.staffListVoices]: NO_ARGS,
   [CHANNELS.staffCloneVoice]: {
@@ -98,7 +92,6 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{ message: 'boom' }, { message: 'boom', stack: 'at x', source: 'window.onerror' }],
     invalid: [undefined, {}, { message: 'x'.repeat(2001) }, { message: 'boom', level: 'fatal' }],
   },
-  // --- fast start (issue 7) ---
   [CHANNELS.attractReport]: {
     valid: [{ showing: true, present: null }, { showing: true, present: true }, { showing: false, present: false }],
     invalid: [undefined, {}, { showing: true }, { showing: 'yes', present: null }, { showing: true, present: 1 }, { showing: true, present: null, frame: 'x' }],
@@ -115,7 +108,7 @@ describe('IPC contract', () => {
 
   it('isKnownChannel accepts only contract channels', () => {
     for (const c of Object.values(CHANNELS)) assert.equal(isKnownChannel(c), true);
-    for (const c of ['kiosk:session', 'kiosk:event', 'ipc:anything', '', 'KIOSK:SESSION:START', '__proto__', 'constructor']) {
+    for (const c of ['kiosk:config:set-api-key', 'kiosk:session', 'kiosk:event', 'ipc:anything', '', 'KIOSK:SESSION:START', '__proto__', 'constructor']) {
       assert.equal(isKnownChannel(c), false, c);
     }
   });
@@ -142,12 +135,12 @@ describe('IPC contract', () => {
   }
 
   it('trims the API key before use', () => {
-    const r = parseArgs(CHANNELS.configSetApiKey, { apiKey: '  sk-12345678  ' });
+    const r = parseArgs(CHANNELS.staffSetApiKey, { apiKey: '  sk-12345678  ' });
     assert.deepEqual(r, { ok: true, value: { apiKey: 'sk-12345678' } });
   });
 
   it('an invalid API key is never echoed in the error message', () => {
-    const r = parseArgs(CHANNELS.configSetApiKey, { apiKey: 'sk-1' });
+    const r = parseArgs(CHANNELS.staffSetApiKey, { apiKey: 'sk-1' });
     assert.equal(r.ok, false);
     assert.doesNotMatch(JSON.stringify(r), /sk-1/);
   });

@@ -434,7 +434,7 @@ describe('wsTransportFactory', () => {
   });
 });
 
-// --- fast start (issue 7): a spare's socket holds its conn_init until the tap ---
+// A spare's socket holds its conn_init until the tap.
 describe('ControlSocket with holdConnInit (a spare session)', () => {
   it('sends nothing on open, keeps the socket alive without an ack deadline, and sends conn_init on connInit()', async () => {
     const { clock, transport, socket, sent, kinds } = setup({ holdConnInit: true, ackTimeoutMs: 1_000 });

@@ -133,12 +133,11 @@ describe('main process wiring: an invalid config file', () => {
     assert.match(facts.errorBoxes[0].content, /safe defaults/);
     assert.equal(facts.configGet.ok, true);
     assert.equal(facts.configGet.value.windowMode, 'kiosk', 'defaults, not the broken file');
-    assert.deepEqual(facts.configGet.value.video, { fit: 'contain' }, 'kiosk mode on a landscape display (issue 8)');
+    assert.deepEqual(facts.configGet.value.video, { fit: 'contain' }, 'kiosk mode on a landscape display');
     assert.equal(facts.windowOptions.kiosk, true);
   });
 });
 
-// --- unattended operation (issue 6) ---
 describe('main process wiring: unattended operation', () => {
   let facts: Record<string, any>;
   let output: string;
@@ -198,7 +197,6 @@ describe('main process wiring: unattended operation', () => {
   });
 });
 
-// --- desktop companion, policy and metrics (issue 8) ---
 describe('main process wiring: the desktop companion (policy-managed), with fleet metrics', () => {
   let facts: Record<string, any>;
   before(async () => {

@@ -47,7 +47,7 @@ describe('createKioskService (no network)', () => {
     });
     assert.equal(service.mode, 'demo');
     assert.equal(emu.calls.started, 1);
-    const r = (await service.handle(CHANNELS.configSetApiKey, { apiKey: KEY })) as Result<PublicConfig>;
+    const r = await service.setApiKey({ apiKey: KEY });
     assert.equal(r.ok && r.value.mode, 'direct');
     assert.equal(emu.calls.closed, 1);
     assert.equal(service.emulator, null);
@@ -90,7 +90,7 @@ describe('createKioskService (no network)', () => {
     assert.deepEqual(Object.keys(r.value).sort(), [
       'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'cast', 'companion', 'countdownWarningSeconds',
       'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'video', 'windowMode',
-      'prewarm', 'presence', // fast start (issue 7)
+      'prewarm', 'presence', // fast start
     ].sort());
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);

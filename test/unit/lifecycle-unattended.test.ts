@@ -1,5 +1,5 @@
 /**
- * Unattended operation in the lifecycle (issue 6 §4): a fatal error in main hangs up and relaunches; a
+ * Unattended operation in the lifecycle: a fatal error in main hangs up and relaunches; a
  * renderer unresponsive for 10 s is reloaded (after hanging up); the display stays awake while live.
  */
 import { describe, it } from 'node:test';

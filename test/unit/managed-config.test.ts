@@ -1,5 +1,5 @@
 /**
- * Managed configuration (issue 8): where the policy file is, its precedence over the user's file and
+ * Managed configuration: where the policy file is, its precedence over the user's file and
  * the environment, key-by-key rejection of bad settings (never a crash), and the managed (locked) keys.
  */
 import { describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * The venue's maximum call length (issue 6 §2): main hangs up at live start + maxCallSeconds, the live
+ * The venue's maximum call length: main hangs up at live start + maxCallSeconds, the live
  * state's countdown (`endsAtMs`) reflects it, and the ledger says why the call ended. Fake clock, a fake
  * kiosk service (only the members staff-ops uses).
  */

@@ -1,5 +1,5 @@
 /**
- * SpareManager (fast start, issue 7) on a FakeClock with an in-memory transport and a scripted service
+ * SpareManager on a FakeClock with an in-memory transport and a scripted service
  * client: every create, every frame and every SpareEvent is asserted exactly. The tests play the server.
  */
 import { describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * The fast-start connection (issue 7 §3): `nodeFetch` (the fetch subset ServiceClient uses, over node:http),
+ * The fast-start connection: `nodeFetch` (the fetch subset ServiceClient uses, over node:http),
  * `WarmHttp` (a pre-connected keep-alive agent) and the create-request cache. Against a local HTTP server
  * on port 0 that counts its TCP connections.
  */

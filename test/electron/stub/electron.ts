@@ -20,11 +20,9 @@ export const record = {
   /** `session.defaultSession.on(event, fn)` listeners (will-download). */
   sessionListeners: new Map<string, (...args: unknown[]) => void>(),
   menuSetTo: undefined as unknown,
-  // --- unattended operation (issue 6) ---
   relaunchCalls: 0,
   powerSave: [] as string[],
   loginItemSettings: [] as unknown[],
-  // --- desktop companion (issue 8) ---
   trays: [] as Tray[],
   shortcuts: new Map<string, () => void>(),
   unregistered: [] as string[],
@@ -66,7 +64,7 @@ export class BrowserWindow extends EventEmitter {
     return Promise.resolve();
   }
   removeMenu(): void {}
-  // --- desktop companion (issue 8): visibility and bounds, recorded ---
+  // Visibility and bounds, recorded.
   visible = false;
   readonly visibility: string[] = [];
   bounds = { x: 0, y: 0, width: 0, height: 0 };
@@ -138,7 +136,6 @@ class FakeApp extends EventEmitter {
     const userData = process.env.STUB_USER_DATA ?? join(process.cwd(), '.stub-user-data');
     return name === 'logs' ? join(userData, 'logs') : userData;
   }
-  // --- unattended operation (issue 6) ---
   relaunch(): void {
     record.relaunchCalls++;
   }
@@ -222,7 +219,7 @@ export const Menu = {
   },
 };
 
-// --- desktop companion (issue 8): Tray, globalShortcut, screen, nativeImage ---
+// Tray, globalShortcut, screen, nativeImage.
 export interface MenuItemTemplate {
   label?: string;
   type?: string;
@@ -283,7 +280,6 @@ export const nativeImage = {
   createFromPath: (path: string) => ({ path }),
 };
 
-// --- unattended operation (issue 6) ---
 let powerSaveId = 0;
 export const powerSaveBlocker = {
   start(type: string): number {

@@ -1,5 +1,5 @@
 /**
- * The key-leak check's driver (issue 9), run by test/integration/key-leak.test.ts. It runs the real
+ * The key-leak check's driver, run by test/integration/key-leak.test.ts. It runs the real
  * electron/main/index.ts under plain Node against the electron stub (see hooks.mjs), with a temp user-data
  * folder and the direct surface pointed at an emulator on 127.0.0.1, and puts a known API key through
  * sessions and failures: a bad key (401 on create), forced hangups (credit_insufficient, audit_violation),
@@ -82,12 +82,15 @@ async function ended(label: string): Promise<string> {
   return last.phase;
 }
 
+const STAFF_PIN = '2468';
 await invoke(CHANNELS.configGet);
 if (scenario === 'stored') {
-  await invoke(CHANNELS.configSetApiKey, { apiKey: KEY });
+  // The key is entered in the staff panel: the PIN first (chosen on first use), then the key.
+  await invoke(CHANNELS.staffSetPin, { pin: STAFF_PIN });
+  await invoke(CHANNELS.staffSetApiKey, { apiKey: KEY });
   // Rejected arguments carrying the key: their error messages go back to the renderer.
-  await invoke(CHANNELS.configSetApiKey, { apiKey: KEY, also: KEY });
-  await invoke(CHANNELS.configSetApiKey, { apiKey: KEY.repeat(40) });
+  await invoke(CHANNELS.staffSetApiKey, { apiKey: KEY, also: KEY });
+  await invoke(CHANNELS.staffSetApiKey, { apiKey: KEY.repeat(40) });
   await invoke(CHANNELS.sessionStart, { callMode: KEY });
   await invoke(CHANNELS.sessionReportMediaError, { kind: KEY, message: KEY });
 }
@@ -137,8 +140,9 @@ if (scenario === 'stored') {
   s = await session('renderer crash', 'audio', ['live', 'failed']);
   wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
   await until('back to idle', () => phaseEvents().at(-1)?.state.phase === 'idle');
-  await invoke(CHANNELS.configSetApiKey, { apiKey: null });
-  await invoke(CHANNELS.configSetApiKey, { apiKey: KEY });
+  await invoke(CHANNELS.staffUnlock, { pin: STAFF_PIN }); // the panel locks itself after 60 s idle
+  await invoke(CHANNELS.staffSetApiKey, { apiKey: null });
+  await invoke(CHANNELS.staffSetApiKey, { apiKey: KEY });
 }
 
 // Quit with a live session.

@@ -6,7 +6,7 @@
  *
  * Run: node --import tsx --import ./test/electron/stub/register.mjs test/electron/stub/main-harness.ts <scenario>
  * Scenarios: `full` (default), `broken-config`, `recovery` (a leftover session from a "crashed" run),
- * `fatal` (an uncaught exception in main during a call), `companion` (issue 8: tray, shortcut, bounds,
+ * `fatal` (an uncaught exception in main during a call), `companion` (tray, shortcut, bounds,
  * policy, metrics).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ writeFileSync(
     ? JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 'wide' } })
     : JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
 );
-// --- issue 8: no system policy leaks in; the companion scenario brings its own policy, bounds and metrics port ---
+// No system policy leaks in; the companion scenario brings its own policy, bounds and metrics port.
 process.env.AVATAR_KIOSK_POLICY = join(userData, 'policy.json');
 let metricsPort = 0;
 if (scenario === 'companion') {
@@ -53,7 +53,7 @@ if (scenario === 'companion') {
 
 const facts: Record<string, unknown> = { scenario };
 
-// --- unattended operation (issue 6): a leftover session from a run that "crashed" ---
+// A leftover session from a run that "crashed".
 let leftoverEmulator: EmulatorHandle | null = null;
 let leftoverId = '';
 if (scenario === 'recovery') {
@@ -128,14 +128,26 @@ if (scenario === 'full') {
   facts.webviewPrevented = webviewPrevented;
   facts.windowOpen = wc.windowOpenHandler?.({ url: 'https://evil.example.com/' });
 
+  // the staff panel: locked until a PIN is chosen
+  facts.pinState = await invoke(CHANNELS.staffPinState);
+  facts.statusLocked = await invoke(CHANNELS.staffStatus);
+  facts.setPin = await invoke(CHANNELS.staffSetPin, { pin: '2468' });
+
   // the API key: stored encrypted, never echoed
   const KEY = 'sk-harness-SECRET-123456789';
-  facts.setKey = await invoke(CHANNELS.configSetApiKey, { apiKey: KEY });
+  // (through the staff panel: the PIN was chosen above, which unlocked it)
+  const setKey = (await invoke(CHANNELS.staffSetApiKey, { apiKey: KEY })) as { ok: boolean };
+  facts.setKey = setKey.ok ? await invoke(CHANNELS.configGet) : setKey;
   const stored = readFileSync(configFile, 'utf8');
   facts.storedHasCiphertext = /"encryptedApiKey"/.test(stored);
   facts.storedHasPlaintext = stored.includes(KEY);
-  facts.clearKey = await invoke(CHANNELS.configSetApiKey, { apiKey: null });
+  const clearKey = (await invoke(CHANNELS.staffSetApiKey, { apiKey: null })) as { ok: boolean };
+  facts.clearKey = clearKey.ok ? await invoke(CHANNELS.configGet) : clearKey;
   facts.storedAfterClear = JSON.parse(readFileSync(configFile, 'utf8'));
+  // A renderer error that quotes the key (known since it was set) is logged redacted.
+  facts.openAtLogin = await invoke(CHANNELS.staffSetOpenAtLogin, { enabled: true });
+  facts.reportError = await invoke(CHANNELS.appReportError, { message: 'ReferenceError: sk-harness-SECRET-123456789 is not defined', source: 'window.onerror' });
+  facts.logTail = await invoke(CHANNELS.staffLogTail);
 
   // a session, then the renderer crashes
   facts.start1 = await invoke(CHANNELS.sessionStart, { callMode: 'audio' });
@@ -161,7 +173,6 @@ if (scenario === 'full') {
   facts.quitCallsAfterThirdSignal = record.quitCalls;
 }
 
-// --- unattended operation (issue 6) ---
 const readLog = () => (existsSync(join(userData, 'logs', 'main.log')) ? readFileSync(join(userData, 'logs', 'main.log'), 'utf8') : '');
 if (scenario === 'full') {
   // Downloads: the page's own blob (the ledger CSV) is saved into Downloads without a dialog; others are refused.
@@ -174,12 +185,6 @@ if (scenario === 'full') {
   facts.downloads = { saved: saved.map((p) => p.slice(app.getPath('downloads').length + 1)), prevented };
   facts.unresponsiveListeners = [wc.listenerCount('unresponsive'), wc.listenerCount('responsive')];
   facts.powerSave = [...record.powerSave];
-  facts.pinState = await invoke(CHANNELS.staffPinState);
-  facts.statusLocked = await invoke(CHANNELS.staffStatus);
-  facts.setPin = await invoke(CHANNELS.staffSetPin, { pin: '2468' });
-  facts.openAtLogin = await invoke(CHANNELS.staffSetOpenAtLogin, { enabled: true });
-  facts.reportError = await invoke(CHANNELS.appReportError, { message: 'ReferenceError: sk-harness-SECRET-123456789 is not defined', source: 'window.onerror' });
-  facts.logTail = await invoke(CHANNELS.staffLogTail);
   const log = readLog();
   facts.logFileLines = log.split('\n').filter(Boolean).length;
   facts.logHasRendererError = log.includes('Renderer error');

@@ -1,0 +1,28 @@
+/**
+ * A feature of the running kiosk: a module that hangs behaviour onto the kiosk service and the window once
+ * both exist, and lets go of it when the app quits. main/index.ts starts them in its list's order and
+ * stops them in reverse; adding one is one line there.
+ */
+import type { BrowserWindow } from 'electron';
+import type { Logger } from '../../core/log.ts';
+import type { KioskService } from '../../kiosk/kiosk-service.ts';
+import type { Lifecycle } from '../../kiosk/lifecycle.ts';
+import type { MainLog } from '../../operations/log-file.ts';
+import type { LoadedSettings } from '../store.ts';
+
+export interface FeatureContext {
+  readonly service: KioskService;
+  readonly settings: LoadedSettings;
+  readonly lifecycle: Lifecycle;
+  readonly window: BrowserWindow;
+  readonly logger: Logger;
+  /** The redacted main log (null until it is open). */
+  readonly mainLog: MainLog | null;
+}
+
+export interface Feature {
+  readonly name: string;
+  /** Runs before the page loads; an await here holds the attract screen back (keep it bounded). */
+  start(context: FeatureContext): Promise<void> | void;
+  stop?(): Promise<void> | void;
+}

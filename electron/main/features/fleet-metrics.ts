@@ -1,0 +1,34 @@
+/**
+ * Opt-in `/metrics` and `/healthz` for the venue's Prometheus (fleet/metrics.ts). A failure to bind never
+ * stops the kiosk.
+ */
+import { app } from 'electron';
+import { join } from 'node:path';
+import { startFleetMetrics, type FleetMetrics } from '../../fleet/metrics.ts';
+import type { Feature } from './feature.ts';
+
+export function fleetMetrics(): Feature {
+  let fleet: FleetMetrics | null = null;
+  return {
+    name: 'fleet metrics',
+    async start({ service, settings, window, logger }) {
+      fleet = await startFleetMetrics({
+        config: settings.config,
+        service,
+        version: app.getVersion(),
+        launchStatePath: join(app.getPath('userData'), 'metrics-state.json'),
+        startupErrors: [
+          ...(settings.configError ? [settings.configError.code] : []),
+          ...settings.policy.problems.map(() => 'invalid_config' as const),
+          ...service.castProblems.map((p) => p.code),
+        ],
+        logger,
+      });
+      const metrics = fleet?.metrics;
+      if (metrics) window.webContents.on('render-process-gone', (_event, details) => metrics.rendererGone(details.reason));
+    },
+    async stop() {
+      await fleet?.close();
+    },
+  };
+}

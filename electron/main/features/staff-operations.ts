@@ -1,0 +1,48 @@
+/**
+ * The staff panel's back end, the credit ledger and the current-session journal, wired to Electron's
+ * `app` (login items, exit, relaunch). The behaviour is operations/staff-ops.ts.
+ */
+import { app } from 'electron';
+import { systemClock } from '../../core/clock.ts';
+import { createStaffOps, type StaffOps } from '../../operations/staff-ops.ts';
+import type { Feature } from './feature.ts';
+
+export interface StaffOperationsFeature extends Feature {
+  /** The running staff operations (null before start). */
+  readonly ops: StaffOps | null;
+}
+
+export function staffOperations(): StaffOperationsFeature {
+  let ops: StaffOps | null = null;
+  return {
+    name: 'staff operations',
+    get ops() {
+      return ops;
+    },
+    start({ service, settings, lifecycle, logger, mainLog }) {
+      ops = createStaffOps({
+        service,
+        dataDir: app.getPath('userData'),
+        persistence: settings.persistence,
+        env: process.env,
+        appRoot: app.getAppPath(),
+        clock: systemClock,
+        logger,
+        version: app.getVersion(),
+        configError: settings.configError,
+        policy: settings.policy,
+        logTail: () => mainLog?.tail() ?? [],
+        platform: {
+          // Electron supports login items on macOS and Windows only.
+          getOpenAtLogin: () => (process.platform === 'darwin' || process.platform === 'win32' ? app.getLoginItemSettings().openAtLogin : null),
+          setOpenAtLogin: (enabled) => app.setLoginItemSettings({ openAtLogin: enabled }),
+          exitKiosk: () => void lifecycle.requestQuit('other'),
+          restart: () => {
+            app.relaunch();
+            void lifecycle.requestQuit('other');
+          },
+        },
+      });
+    },
+  };
+}
