@@ -347,7 +347,7 @@ export interface PublicConfig {
   windowMode: 'kiosk' | 'windowed' | 'companion';
   /** Desktop companion settings (meaningful when windowMode is `companion`). */
   companion: { pushToTalk: boolean; shortcut: string };
-  /** When main creates a spare session ahead of the tap (see README "Fast start"). */
+  /** When main creates a spare session ahead of the tap (see docs/fast-start.md). */
   prewarm: { mode: PrewarmMode };
   /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
   presence: { cameraEnabled: boolean };

@@ -11,7 +11,7 @@
  * - `close()` destroys every connection (parked, pooled) and stops nothing else: there are no timers.
  *
  * Why not global fetch: it keeps connections alive too, but its pool cannot be pre-connected nor shared with
- * `ws`, and it costs about 1 ms more per request here (README, Benchmarks).
+ * `ws`, and it costs about 1 ms more per request here (docs/benchmarks.md).
  */
 import http from 'node:http';
 import https from 'node:https';

@@ -264,7 +264,7 @@ class Connection implements SessionSocket {
       return this.#violation(CLOSE_POLICY_VIOLATION, `seq_id ${frame.seq_id} after ${this.#lastSeqId}: must start at 1 and increase`);
     }
     // spec §6: conn_init is "sent immediately after the socket opens"; only a hangup may come before it,
-    // or keep-alive pongs. ASSUMPTION (fast start, README): the service keeps a socket whose conn_init is
+    // or keep-alive pongs. ASSUMPTION (README, assumptions: a delayed conn_init): the service keeps a socket whose conn_init is
     // delayed (a pre-opened spare session's) alive while the client answers pings; we tolerate that here.
     if (this.#lastSeqId === 0 && frame.type !== MSG_CONN_INIT && frame.type !== MSG_HANGUP && frame.type !== MSG_PONG) {
       return this.#violation(CLOSE_POLICY_VIOLATION, `the first frame must be conn_init, not type ${frame.type}`);

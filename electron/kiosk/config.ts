@@ -88,7 +88,7 @@ const metricsSchema = z
     token: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   })
   .default({ enabled: false, host: '127.0.0.1', port: 9464 });
-/** Spare (pre-warmed) sessions: see electron/kiosk/spare.ts and README "Pre-warmed sessions". */
+/** Spare (pre-warmed) sessions: see electron/kiosk/spare.ts and docs/fast-start.md. */
 const prewarmSchema = z
   .strictObject({
     /** off | on-approach (someone in front of the camera; with no camera, while the attract screen shows) | always */
