@@ -7,22 +7,17 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import vm from 'node:vm';
+import { existsSync, readFileSync } from 'node:fs';
 import { API_SHAPE, CHANNEL_ROWS, CHANNELS, buildKioskApi, type Result } from '../../electron/contract.ts';
-import { systemClock } from '../../electron/core/clock.ts';
-import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/dispatch.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import type { KioskService } from '../../electron/kiosk/kiosk-service.ts';
 import { registerIpc, type InvokeEventLike } from '../../electron/main/ipc.ts';
-import { jsonFilePersistence } from '../../electron/operations/settings.ts';
-import { createStaffOps } from '../../electron/operations/staff-ops.ts';
+import { createStaffKiosk, TINY_PNG } from '../helpers/staff-kiosk.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const ALL_CHANNELS = CHANNEL_ROWS.map((r) => r.spec.channel).sort();
 const STAFF_ONLY = CHANNEL_ROWS.filter((r) => r.spec.access === 'staff').map((r) => r.spec.channel);
 
@@ -138,27 +133,10 @@ describe('main: every channel has a handler; staff channels need the unlocked pa
   const invoke = async (channel: string, ...args: unknown[]) => (await registered.get(channel)!({ senderFrame: mainFrame }, ...args)) as Result<unknown>;
 
   before(async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-contract-'));
-    const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
-    await persistence.write({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } });
-    service = await createKioskService({
-      config: resolveConfig(persistence.read(), {}, { appRoot: ROOT }),
-      apiKey: null,
-      apiKeySource: 'none',
-      emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 },
-      persistApiKey: async () => {},
-    });
-    createStaffOps({
-      service,
-      dataDir,
-      persistence,
-      env: {},
-      appRoot: ROOT,
-      clock: systemClock,
-      version: '0.0.0-test',
-      logTail: () => [],
+    ({ service } = await createStaffKiosk({
+      file: { callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } },
       platform: { getOpenAtLogin: () => null, setOpenAtLogin: () => {}, exitKiosk: () => {}, restart: () => {} },
-    });
+    }));
     registerIpc(
       { handle: (channel, listener) => void registered.set(channel, listener), removeHandler: (channel) => void registered.delete(channel) },
       { service, origin: 'app://kiosk', getMainFrame: () => mainFrame },

@@ -4,21 +4,14 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
-import { systemClock } from '../../electron/core/clock.ts';
-import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import type { KioskService } from '../../electron/kiosk/kiosk-service.ts';
 import type { SessionRecord } from '../../electron/operations/ledger.ts';
-import { jsonFilePersistence } from '../../electron/operations/settings.ts';
-import { createStaffOps, type StaffOps } from '../../electron/operations/staff-ops.ts';
 import { waitForEvent } from '../helpers/kiosk-events.ts';
+import { createStaffKiosk, TINY_PNG } from '../helpers/staff-kiosk.ts';
 
-const FAST = { warmupMs: { audio: 0, video: 0 }, endingMs: 20 };
-const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-const APP_ROOT = join(import.meta.dirname, '..', '..');
 
 const open: KioskService[] = [];
 after(async () => {
@@ -26,25 +19,9 @@ after(async () => {
 });
 
 async function setup(file: Record<string, unknown> = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-staff-'));
-  const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
-  await persistence.write({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...file });
-  const service = await createKioskService({
-    config: resolveConfig(persistence.read(), {}, { appRoot: APP_ROOT }),
-    apiKey: null,
-    apiKeySource: 'none',
-    emulatorKnobs: FAST,
-    persistApiKey: async () => {},
-  });
-  open.push(service);
   const platform = { calls: [] as string[], openAtLogin: false as boolean | null };
-  const ops: StaffOps = createStaffOps({
-    service,
-    dataDir,
-    persistence,
-    env: {},
-    appRoot: APP_ROOT,
-    clock: systemClock,
+  const { service, ops, dataDir, persistence } = await createStaffKiosk({
+    file: { callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...file },
     version: '9.9.9-test',
     logTail: () => Array.from({ length: 250 }, (_, i) => `line ${i}`),
     platform: {
@@ -57,6 +34,7 @@ async function setup(file: Record<string, unknown> = {}) {
       restart: () => void platform.calls.push('restart'),
     },
   });
+  open.push(service);
   const call = async <T>(channel: string, arg?: unknown) => (await service.handle(channel, arg)) as Result<T>;
   return { service, ops, dataDir, persistence, platform, call };
 }

@@ -1,0 +1,55 @@
+/**
+ * A kiosk service in demo mode (the in-process emulator) with staff operations attached, its settings in
+ * a temp config.json and its ledger in a temp folder: what main wires, without Electron.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock } from '../../electron/core/clock.ts';
+import type { EmulatorKnobs } from '../../electron/emulator/index.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { jsonFilePersistence, type SettingsPersistence } from '../../electron/operations/settings.ts';
+import { createStaffOps, type PlatformHooks, type StaffOps } from '../../electron/operations/staff-ops.ts';
+
+export const APP_ROOT = join(import.meta.dirname, '..', '..');
+export const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+export interface StaffKiosk {
+  service: KioskService;
+  ops: StaffOps;
+  dataDir: string;
+  persistence: SettingsPersistence;
+}
+
+export async function createStaffKiosk(options: {
+  /** config.json as written before the kiosk starts. */
+  file: Record<string, unknown>;
+  knobs?: Partial<EmulatorKnobs>;
+  platform: PlatformHooks;
+  logTail?: () => string[];
+  version?: string;
+}): Promise<StaffKiosk> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-staff-'));
+  const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
+  await persistence.write(options.file);
+  const service = await createKioskService({
+    config: resolveConfig(persistence.read(), {}, { appRoot: APP_ROOT }),
+    apiKey: null,
+    apiKeySource: 'none',
+    emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20, ...options.knobs },
+    persistApiKey: async () => {},
+  });
+  const ops = createStaffOps({
+    service,
+    dataDir,
+    persistence,
+    env: {},
+    appRoot: APP_ROOT,
+    clock: systemClock,
+    version: options.version ?? '0.0.0-test',
+    logTail: options.logTail ?? (() => []),
+    platform: options.platform,
+  });
+  return { service, ops, dataDir, persistence };
+}
