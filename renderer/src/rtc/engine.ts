@@ -8,7 +8,7 @@
  */
 import type { CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
 
-/** Where an engine puts the call's pictures. The DOM implementation lives in `state/dom-live-view.ts`. */
+/** Where an engine puts the call's pictures. The DOM implementation lives in `call/dom-live-view.ts`. */
 export interface LiveView {
   /** Container an SDK renders the avatar into itself (agora-web `track.play`, native `setupRemoteVideo`). */
   readonly avatarHost: HTMLElement;

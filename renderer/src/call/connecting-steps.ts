@@ -4,7 +4,7 @@
  * finished "Joining the call" below an unfinished warm-up. Finished steps come first, then the one in
  * progress, then those still to come; within each group, the order things start in: create, join, warm.
  */
-import type { ConnectingStep, StepStatus } from './KioskApp.svelte.ts';
+import type { ConnectingStep, StepStatus } from '../app/KioskApp.svelte.ts';
 
 const STATUS_RANK: Record<StepStatus, number> = { done: 0, active: 1, pending: 2 };
 const START_ORDER: Record<ConnectingStep['id'], number> = { create: 0, join: 1, warm: 2 };

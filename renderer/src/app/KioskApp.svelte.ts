@@ -9,14 +9,14 @@
 import type { CallMode, ErrorInfo, KioskApi, KioskEvent, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
 import type { RtcError } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
-import { LiveCall } from './LiveCall.svelte.ts';
-import { IdleWatch, DEFAULT_IDLE } from './IdleWatch.svelte.ts'; // issue 6
+import { LiveCall } from '../call/LiveCall.svelte.ts';
+import { IdleWatch, DEFAULT_IDLE } from '../call/IdleWatch.svelte.ts'; // issue 6
 import { openCallVoice, type CallVoice } from '../sensing/call-voice.ts'; // issue 6
 import type { Signal } from '../sensing/types.ts'; // issue 6
-import { Cast } from './Cast.svelte.ts';
-import { Companion } from './Companion.svelte.ts';
-import { orderSteps } from './connecting-steps.ts'; // fast start (issue 7)
-import { callPresenceDetector } from './AttractPresence.svelte.ts'; // idle hang-up × presence (issues 6, 7)
+import { Cast } from '../attract/Cast.svelte.ts';
+import { Companion } from '../companion/Companion.svelte.ts';
+import { orderSteps } from '../call/connecting-steps.ts'; // fast start (issue 7)
+import { callPresenceDetector } from '../attract/AttractPresence.svelte.ts'; // idle hang-up × presence (issues 6, 7)
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
 export type StepStatus = 'pending' | 'active' | 'done';

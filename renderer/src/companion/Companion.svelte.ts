@@ -13,7 +13,7 @@
  * session start).
  */
 import type { CommandEvent, KioskEvent, PublicConfig, SessionState } from '../../../electron/contract.ts';
-import type { Cast } from './Cast.svelte.ts';
+import type { Cast } from '../attract/Cast.svelte.ts';
 
 /** What the companion needs of the app (KioskApp implements it). */
 export interface CompanionHost {
