@@ -7,24 +7,27 @@
  * Rules kept here: the panel never opens while a call is active (`canOpen`), it closes itself after
  * 60 s without input, and any staff call that answers `unauthorized` (main forgot the unlock) returns
  * to the PIN pad. Timers run on an injected clock; `dispose()` leaves none.
+ *
+ * This class is the composition the components talk to: the PIN pad's state is `pin.svelte.ts`, each
+ * tab's is its own file (status, settings, voices, diagnostics, ledger, logs, system), and every staff
+ * call goes through `calls.svelte.ts`.
  */
-import type {
-  DoctorReport,
-  EditableSettings,
-  ErrorInfo,
-  KioskApi,
-  LedgerTotals,
-  PinState,
-  Result,
-  StaffSettings,
-  StaffStatus,
-  VoiceList,
-} from '../../../electron/contract.ts';
+import type { DoctorReport, ErrorInfo, KioskApi, LedgerTotals, StaffSettings, StaffStatus, VoiceList } from '../../../electron/contract.ts';
 import { browserClock, type RendererClock } from '../sensing/clock.ts';
+import { StaffCalls } from './calls.svelte.ts';
+import { PinEntry, type PinStep } from './pin.svelte.ts';
+import { KioskStatus } from './status.svelte.ts';
+import { SettingsForm, type SettingsDraft } from './settings.svelte.ts';
+import { Voices } from './voices.svelte.ts';
+import { Doctor } from './diagnostics.svelte.ts';
+import { Ledger } from './ledger.svelte.ts';
+import { LogTail } from './logs.svelte.ts';
+import { SystemActions } from './system.svelte.ts';
+
+export { PIN_MIN, PIN_MAX, type PinStep } from './pin.svelte.ts';
+export { MAX_PICTURE_BYTES, localFieldErrors, cleanSettings, megabytes, type SettingsDraft } from './settings.svelte.ts';
 
 export type StaffView = 'closed' | 'pin' | 'panel';
-/** `enter`: type the PIN; `choose`/`confirm`: first use. */
-export type PinStep = 'enter' | 'choose' | 'confirm';
 export type StaffTab = 'status' | 'settings' | 'voices' | 'diagnostics' | 'ledger' | 'logs' | 'system';
 
 export const STAFF_TABS: ReadonlyArray<{ id: StaffTab; label: string }> = [
@@ -41,10 +44,6 @@ export const LONG_PRESS_MS = 3_000;
 /** Input without staff calls refreshes main's unlock this often (main forgets it after 60 s). */
 export const KEEP_ALIVE_MS = 20_000;
 export const INACTIVITY_CLOSE_MS = 60_000;
-export const PIN_MIN = 4;
-export const PIN_MAX = 8;
-/** The largest avatar picture the file picker accepts (it travels as a data: URI). */
-export const MAX_PICTURE_BYTES = 10 * 1024 * 1024;
 
 export interface StaffPanelDeps {
   staff: KioskApi['staff'] | null;
@@ -55,46 +54,53 @@ export interface StaffPanelDeps {
   clock?: RendererClock;
 }
 
-/** The settings form: the editable settings plus the text of number fields as typed. */
-export type SettingsDraft = EditableSettings;
-
 export class StaffPanel {
   readonly #deps: StaffPanelDeps;
   readonly #clock: RendererClock;
+  readonly #calls: StaffCalls;
+  readonly #pin: PinEntry;
+  readonly #status: KioskStatus;
+  readonly #settings: SettingsForm;
+  readonly #voices: Voices;
+  readonly #doctor: Doctor;
+  readonly #ledger: Ledger;
+  readonly #logs: LogTail;
+  readonly #system: SystemActions;
+  /** Each tab's (re)load; the error when it could not. */
+  readonly #load: Record<StaffTab, () => Promise<ErrorInfo | null>>;
   #view = $state<StaffView>('closed');
-  #pinStep = $state<PinStep>('enter');
-  #pin = $state('');
-  #chosenPin = '';
-  #pinMessage = $state<string | null>(null);
-  #lockedUntilMs = $state<number | null>(null);
-  #attemptsLeft = $state<number | null>(null);
-  #busy = $state(false);
-  #now = $state(0);
   #tab = $state<StaffTab>('status');
-  #notice = $state<string | null>(null);
+  #tabError = $state<string | null>(null);
   #pressTimer: unknown = null;
   #idleTimer: unknown = null;
-  #lockTicker: unknown = null;
-
-  // Tab data (null until loaded).
-  #status = $state<StaffStatus | null>(null);
-  #staffSettings = $state<StaffSettings | null>(null);
-  draft = $state<SettingsDraft | null>(null);
-  #fieldErrors = $state<Record<string, string>>({});
-  #saveMessage = $state<string | null>(null);
-  apiKeyDraft = $state('');
-  #voices = $state<VoiceList | null>(null);
-  clone = $state({ audioUrl: '', voice: '', language: '' });
-  #cloneMessage = $state<string | null>(null);
-  #doctor = $state<DoctorReport | null>(null);
-  #ledger = $state<LedgerTotals | null>(null);
-  #logs = $state<string[] | null>(null);
-  #tabError = $state<string | null>(null);
 
   constructor(deps: StaffPanelDeps) {
     this.#deps = deps;
     this.#clock = deps.clock ?? browserClock;
-    this.#now = this.#clock.now();
+    this.#calls = new StaffCalls({ staff: deps.staff, clock: this.#clock, onUnauthorized: () => this.#onUnauthorized() });
+    this.#pin = new PinEntry({
+      calls: this.#calls,
+      clock: this.#clock,
+      isOpen: () => this.isOpen,
+      isShowing: () => this.#view === 'pin',
+      onUnlocked: () => this.#enterPanel(),
+    });
+    this.#status = new KioskStatus(this.#calls);
+    this.#settings = new SettingsForm({ calls: this.#calls, onSettingsSaved: () => this.#deps.onSettingsSaved() });
+    this.#voices = new Voices(this.#calls, this.#settings);
+    this.#doctor = new Doctor(this.#calls);
+    this.#ledger = new Ledger(this.#calls);
+    this.#logs = new LogTail(this.#calls);
+    this.#system = new SystemActions(this.#calls, this.#status);
+    this.#load = {
+      status: () => this.#status.load(),
+      settings: () => this.#settings.load(),
+      voices: () => this.#voices.load(),
+      diagnostics: () => this.#doctor.run(),
+      ledger: () => this.#ledger.load(),
+      logs: () => this.#logs.load(),
+      system: () => this.#status.load(),
+    };
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -107,60 +113,83 @@ export class StaffPanel {
     return this.#view !== 'closed';
   }
   get pinStep(): PinStep {
-    return this.#pinStep;
+    return this.#pin.step;
   }
   /** How many digits are typed (the pad shows dots, never the digits). */
   get pinLength(): number {
     return this.#pin.length;
   }
   get pinMessage(): string | null {
-    return this.#pinMessage;
+    return this.#pin.message;
   }
   /** Whole seconds the pad stays locked (null when not locked). */
   get lockedForS(): number | null {
-    if (this.#lockedUntilMs === null) return null;
-    const left = Math.ceil((this.#lockedUntilMs - this.#now) / 1000);
-    return left > 0 ? left : null;
+    return this.#pin.lockedForS;
   }
   get attemptsLeft(): number | null {
-    return this.#attemptsLeft;
+    return this.#pin.attemptsLeft;
   }
   get busy(): boolean {
-    return this.#busy;
+    return this.#calls.busy;
   }
   get tab(): StaffTab {
     return this.#tab;
   }
   /** A one-line message about the last action (saved, exported…). */
   get notice(): string | null {
-    return this.#notice;
+    return this.#calls.notice;
   }
   get status(): StaffStatus | null {
-    return this.#status;
+    return this.#status.status;
   }
   get staffSettings(): StaffSettings | null {
-    return this.#staffSettings;
+    return this.#settings.staffSettings;
+  }
+  /** The settings form (null until the settings are loaded). */
+  get draft(): SettingsDraft | null {
+    return this.#settings.draft;
+  }
+  set draft(draft: SettingsDraft | null) {
+    this.#settings.draft = draft;
   }
   get fieldErrors(): Record<string, string> {
-    return this.#fieldErrors;
+    return this.#settings.fieldErrors;
   }
   get saveMessage(): string | null {
-    return this.#saveMessage;
+    return this.#settings.saveMessage;
+  }
+  /** The API key as typed (write-only: never filled from main). */
+  get apiKeyDraft(): string {
+    return this.#settings.apiKeyDraft;
+  }
+  set apiKeyDraft(key: string) {
+    this.#settings.apiKeyDraft = key;
+  }
+  /** What the form's data: URI picture is: the picked file's name and size, or the stored picture. */
+  get pickedPicture(): string | null {
+    return this.#settings.pickedPicture;
   }
   get voices(): VoiceList | null {
-    return this.#voices;
+    return this.#voices.voices;
+  }
+  /** The clone form, as typed. */
+  get clone(): { audioUrl: string; voice: string; language: string } {
+    return this.#voices.clone;
+  }
+  set clone(clone: { audioUrl: string; voice: string; language: string }) {
+    this.#voices.clone = clone;
   }
   get cloneMessage(): string | null {
-    return this.#cloneMessage;
+    return this.#voices.cloneMessage;
   }
   get doctor(): DoctorReport | null {
-    return this.#doctor;
+    return this.#doctor.report;
   }
   get ledger(): LedgerTotals | null {
-    return this.#ledger;
+    return this.#ledger.totals;
   }
   get logs(): string[] | null {
-    return this.#logs;
+    return this.#logs.lines;
   }
   /** The current tab could not load (a human sentence, never a stack). */
   get tabError(): string | null {
@@ -213,16 +242,9 @@ export class StaffPanel {
   async open(): Promise<void> {
     if (this.isOpen || !this.#deps.canOpen()) return;
     this.#view = 'pin';
-    this.#resetPin(null);
+    this.#pin.reset(null);
     this.#armInactivity();
-    const state = await this.#call((s) => s.pinState());
-    if (!state.ok) {
-      this.#pinMessage = state.error.message;
-      return;
-    }
-    this.#applyPinState(state.value);
-    this.#pinStep = state.value.pinSet ? 'enter' : 'choose';
-    if (state.value.unlocked) this.#enterPanel();
+    await this.#pin.load();
   }
 
   /** Close (main forgets the unlock). */
@@ -230,7 +252,7 @@ export class StaffPanel {
     if (!this.isOpen) return;
     this.#view = 'closed';
     this.#clearTimers();
-    this.#resetPin(null);
+    this.#pin.reset(null);
     this.#clearTabData();
     await this.#deps.staff?.lock();
   }
@@ -243,77 +265,26 @@ export class StaffPanel {
   activity(): void {
     if (!this.isOpen) return;
     this.#armInactivity();
-    if (this.#view === 'panel' && this.#clock.now() - this.#lastCallMs >= KEEP_ALIVE_MS) void this.#call((s) => s.status(), { quiet: true });
+    if (this.#view === 'panel' && this.#clock.now() - this.#calls.lastCallMs >= KEEP_ALIVE_MS) void this.#calls.call((s) => s.status(), { quiet: true });
   }
 
   // -------------------------------------------------------------------------------------------------
-  // PIN pad
+  // PIN pad (pin.svelte.ts)
 
   pressDigit(digit: string): void {
-    if (!/^[0-9]$/.test(digit) || this.#pin.length >= PIN_MAX || this.lockedForS !== null) return;
-    this.#pin += digit;
-    this.#pinMessage = null;
+    this.#pin.pressDigit(digit);
   }
 
   backspace(): void {
-    this.#pin = this.#pin.slice(0, -1);
+    this.#pin.backspace();
   }
 
   clearPin(): void {
-    this.#pin = '';
+    this.#pin.clear();
   }
 
   async submitPin(): Promise<void> {
-    if (this.#busy || this.#view !== 'pin' || this.lockedForS !== null) return;
-    const pin = this.#pin;
-    if (pin.length < PIN_MIN) {
-      this.#pinMessage = `The PIN has ${PIN_MIN} to ${PIN_MAX} digits.`;
-      return;
-    }
-    this.#pin = '';
-    if (this.#pinStep === 'choose') {
-      this.#chosenPin = pin;
-      this.#pinStep = 'confirm';
-      this.#pinMessage = null;
-      return;
-    }
-    if (this.#pinStep === 'confirm') {
-      if (pin !== this.#chosenPin) {
-        this.#chosenPin = '';
-        this.#pinStep = 'choose';
-        this.#pinMessage = 'The two PINs were different. Choose a PIN again.';
-        return;
-      }
-      this.#chosenPin = '';
-      const set = await this.#call((s) => s.setPin({ pin }));
-      if (!set.ok) {
-        this.#pinStep = 'choose';
-        this.#pinMessage = set.error.message;
-        return;
-      }
-      this.#applyPinState(set.value);
-      if (set.value.unlocked) {
-        this.#enterPanel();
-        return;
-      }
-    }
-    const res = await this.#call((s) => s.unlock({ pin }));
-    if (res.ok) {
-      this.#applyPinState(res.value);
-      this.#enterPanel();
-      return;
-    }
-    // Wrong or locked: main's message says tries left / seconds left; the pad state makes it exact.
-    const state = await this.#call((s) => s.pinState());
-    if (state.ok) this.#applyPinState(state.value);
-    if (res.error.code === 'locked' || this.lockedForS !== null) {
-      this.#pinMessage = 'Too many wrong tries.';
-    } else if (res.error.code === 'unauthorized') {
-      const left = this.#attemptsLeft;
-      this.#pinMessage = left !== null ? `Wrong PIN. ${left} ${left === 1 ? 'try' : 'tries'} left.` : res.error.message;
-    } else {
-      this.#pinMessage = res.error.message;
-    }
+    await this.#pin.submit();
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -322,7 +293,7 @@ export class StaffPanel {
   async setTab(tab: StaffTab): Promise<void> {
     this.#tab = tab;
     this.#tabError = null;
-    this.#notice = null;
+    this.#calls.notice = null;
     await this.refresh();
   }
 
@@ -330,192 +301,49 @@ export class StaffPanel {
   async refresh(): Promise<void> {
     if (this.#view !== 'panel') return;
     const tab = this.#tab;
-    const fail = (e: ErrorInfo) => {
-      if (this.#tab === tab) this.#tabError = e.message;
-    };
-    switch (tab) {
-      case 'status': {
-        const r = await this.#call((s) => s.status());
-        if (r.ok) this.#status = r.value;
-        else fail(r.error);
-        break;
-      }
-      case 'settings': {
-        const r = await this.#call((s) => s.getSettings());
-        if (r.ok) this.#loadSettings(r.value);
-        else fail(r.error);
-        break;
-      }
-      case 'voices': {
-        const [v, st] = await Promise.all([this.#call((s) => s.listVoices()), this.#staffSettings ? null : this.#call((s) => s.getSettings())]);
-        if (v.ok) this.#voices = v.value;
-        else fail(v.error);
-        if (st?.ok) this.#loadSettings(st.value);
-        break;
-      }
-      case 'diagnostics': {
-        this.#doctor = null;
-        const r = await this.#call((s) => s.runDoctor());
-        if (r.ok) this.#doctor = r.value;
-        else fail(r.error);
-        break;
-      }
-      case 'ledger': {
-        const r = await this.#call((s) => s.ledgerTotals());
-        if (r.ok) this.#ledger = r.value;
-        else fail(r.error);
-        break;
-      }
-      case 'logs': {
-        const r = await this.#call((s) => s.logTail());
-        if (r.ok) this.#logs = r.value.lines;
-        else fail(r.error);
-        break;
-      }
-      case 'system': {
-        const r = await this.#call((s) => s.status());
-        if (r.ok) this.#status = r.value;
-        else fail(r.error);
-        break;
-      }
-    }
+    const error = await this.#load[tab]();
+    if (error && this.#tab === tab) this.#tabError = error.message;
   }
 
   /** Save the settings form; per-field messages come back from main's schema. */
-  async saveSettings(): Promise<boolean> {
-    const draft = this.draft;
-    if (!draft) return false;
-    this.#saveMessage = null;
-    const local = localFieldErrors(draft);
-    if (Object.keys(local).length) {
-      this.#fieldErrors = local;
-      this.#saveMessage = 'Some settings need fixing (see the messages in red).';
-      return false;
-    }
-    const r = await this.#call((s) => s.saveSettings({ settings: cleanSettings(draft) }));
-    if (!r.ok) {
-      this.#saveMessage = r.error.message;
-      return false;
-    }
-    if (!r.value.saved) {
-      this.#fieldErrors = r.value.fieldErrors;
-      this.#saveMessage = 'Some settings need fixing (see the messages in red).';
-      return false;
-    }
-    this.#loadSettings(r.value.settings);
-    this.#saveMessage = r.value.restartRequired ? 'Saved. Some changes apply after a restart (System tab).' : 'Saved. The kiosk uses the new settings now.';
-    await this.#deps.onSettingsSaved();
-    return true;
+  saveSettings(): Promise<boolean> {
+    return this.#settings.save();
   }
 
   /** Write-only API key: set the typed key, or clear the stored one (null). */
-  async setApiKey(clear = false): Promise<void> {
-    const apiKey = clear ? null : this.apiKeyDraft.trim();
-    if (apiKey !== null && apiKey.length < 8) {
-      this.#fieldErrors = { ...this.#fieldErrors, apiKey: 'The key is too short (at least 8 characters).' };
-      return;
-    }
-    const r = await this.#call((s) => s.setApiKey({ apiKey }));
-    this.apiKeyDraft = '';
-    if (!r.ok) {
-      this.#fieldErrors = { ...this.#fieldErrors, apiKey: r.error.message };
-      return;
-    }
-    const { apiKey: _dropped, ...rest } = this.#fieldErrors;
-    this.#fieldErrors = rest;
-    this.#staffSettings = r.value;
-    this.#saveMessage = clear ? 'The stored key was cleared.' : 'The key was saved (it cannot be shown again).';
-    await this.#deps.onSettingsSaved();
+  setApiKey(clear = false): Promise<void> {
+    return this.#settings.setApiKey(clear);
   }
 
   /** A picked picture file → data: URI in the form (type and size checked first). */
-  async pickPicture(file: { name: string; type: string; size: number; arrayBuffer(): Promise<ArrayBuffer> }): Promise<void> {
-    const draft = this.draft;
-    if (!draft) return;
-    if (!/^image\/(png|jpeg|webp)$/.test(file.type)) {
-      this.#fieldErrors = { ...this.#fieldErrors, 'avatar.imagePath': 'Pick a PNG, JPEG or WEBP picture.' };
-      return;
-    }
-    if (file.size > MAX_PICTURE_BYTES) {
-      this.#fieldErrors = { ...this.#fieldErrors, 'avatar.imagePath': `That picture is ${megabytes(file.size)}; pick one under ${megabytes(MAX_PICTURE_BYTES)}.` };
-      return;
-    }
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    draft.avatar.imagePath = `data:${file.type};base64,${toBase64(bytes)}`;
-    const { ['avatar.imagePath']: _dropped, ...rest } = this.#fieldErrors;
-    this.#fieldErrors = rest;
-    this.#pickedPicture = `${file.name} (${megabytes(file.size)})`;
-  }
-  #pickedPicture = $state<string | null>(null);
-  /** What the form's data: URI picture is: the picked file's name and size, or the stored picture. */
-  get pickedPicture(): string | null {
-    return this.draft?.avatar.imagePath.startsWith('data:') ? (this.#pickedPicture ? `Picked: ${this.#pickedPicture}` : 'The picture stored in the settings') : null;
+  pickPicture(file: { name: string; type: string; size: number; arrayBuffer(): Promise<ArrayBuffer> }): Promise<void> {
+    return this.#settings.pickPicture(file);
   }
 
   /** Make `voice` the avatar's voice (saved at once). */
-  async pickVoice(voice: string): Promise<void> {
-    if (!this.draft) {
-      const st = await this.#call((s) => s.getSettings());
-      if (!st.ok) return;
-      this.#loadSettings(st.value);
-    }
-    if (!this.draft) return;
-    this.draft.avatar.voice = voice;
-    if (await this.saveSettings()) {
-      if (this.#voices) this.#voices = { ...this.#voices, current: voice };
-      this.#notice = `The avatar now speaks with “${voice}”.`;
-    } else {
-      this.#notice = this.#fieldErrors['avatar.voice'] ?? this.#saveMessage;
-    }
+  pickVoice(voice: string): Promise<void> {
+    return this.#voices.pickVoice(voice);
   }
 
-  async cloneVoice(): Promise<void> {
-    const { audioUrl, voice, language } = this.clone;
-    if (!/^https?:\/\/\S+$/i.test(audioUrl.trim())) {
-      this.#cloneMessage = 'Give the link (http or https) to an mp3 or wav sample.';
-      return;
-    }
-    if (!voice.trim()) {
-      this.#cloneMessage = 'Give the new voice a name.';
-      return;
-    }
-    this.#cloneMessage = 'Cloning…';
-    const r = await this.#call((s) => s.cloneVoice({ audioUrl: audioUrl.trim(), voice: voice.trim(), ...(language.trim() ? { language: language.trim() } : {}) }));
-    if (!r.ok) {
-      this.#cloneMessage = r.error.message;
-      return;
-    }
-    this.#cloneMessage = `The voice “${r.value.voice}” is ready. Pick it below to use it.`;
-    this.clone = { audioUrl: '', voice: '', language: '' };
-    const v = await this.#call((s) => s.listVoices());
-    if (v.ok) this.#voices = v.value;
+  cloneVoice(): Promise<void> {
+    return this.#voices.cloneVoice();
   }
 
   /** The ledger as CSV (the component turns it into a download). */
-  async exportCsv(since?: string): Promise<{ fileName: string; csv: string } | null> {
-    const r = await this.#call((s) => s.ledgerCsv(since ? { since } : {}));
-    if (!r.ok) {
-      this.#notice = r.error.message;
-      return null;
-    }
-    this.#notice = `Exported ${r.value.fileName}.`;
-    return r.value;
+  exportCsv(since?: string): Promise<{ fileName: string; csv: string } | null> {
+    return this.#ledger.exportCsv(since);
   }
 
-  async setOpenAtLogin(enabled: boolean): Promise<void> {
-    const r = await this.#call((s) => s.setOpenAtLogin({ enabled }));
-    this.#notice = r.ok ? (enabled ? 'The kiosk will start when this computer starts.' : 'The kiosk will no longer start by itself.') : r.error.message;
-    if (r.ok && this.#status) this.#status = { ...this.#status, openAtLogin: enabled };
+  setOpenAtLogin(enabled: boolean): Promise<void> {
+    return this.#system.setOpenAtLogin(enabled);
   }
 
-  async exitKiosk(): Promise<void> {
-    const r = await this.#call((s) => s.exitKiosk());
-    this.#notice = r.ok ? 'Closing the kiosk…' : r.error.message;
+  exitKiosk(): Promise<void> {
+    return this.#system.exitKiosk();
   }
 
-  async restart(): Promise<void> {
-    const r = await this.#call((s) => s.restart());
-    this.#notice = r.ok ? 'Restarting…' : r.error.message;
+  restart(): Promise<void> {
+    return this.#system.restart();
   }
 
   /** Release every timer (the app is going away). */
@@ -526,60 +354,19 @@ export class StaffPanel {
 
   // -------------------------------------------------------------------------------------------------
 
-  /** Every staff call goes through here: busy flag, input clock, and `unauthorized` → back to the pad. */
-  async #call<T>(fn: (staff: KioskApi['staff']) => Promise<Result<T>>, options: { quiet?: boolean } = {}): Promise<Result<T>> {
-    const staff = this.#deps.staff;
-    if (!staff) return { ok: false, error: { code: 'internal', message: 'The staff panel needs the kiosk app.' } };
-    this.#lastCallMs = this.#clock.now();
-    if (!options.quiet) this.#busy = true;
-    try {
-      const r = await fn(staff);
-      if (!r.ok && r.error.code === 'unauthorized' && this.#view === 'panel') {
-        // Main forgot the unlock (60 s without a staff call): ask for the PIN again.
-        this.#view = 'pin';
-        this.#pinStep = 'enter';
-        this.#resetPin('The panel locked itself. Enter the PIN again.');
-        this.#clearTabData();
-      }
-      return r;
-    } finally {
-      if (!options.quiet) this.#busy = false;
-    }
+  /** A staff call answered `unauthorized`: with the tabs showing, main forgot the unlock (60 s without a staff call). */
+  #onUnauthorized(): void {
+    if (this.#view !== 'panel') return;
+    this.#view = 'pin';
+    this.#pin.relock('The panel locked itself. Enter the PIN again.');
+    this.#clearTabData();
   }
-  #lastCallMs = 0;
 
   #enterPanel(): void {
     this.#view = 'panel';
-    this.#resetPin(null);
+    this.#pin.reset(null);
     this.#armInactivity();
     void this.setTab('status');
-  }
-
-  #applyPinState(state: PinState): void {
-    this.#attemptsLeft = state.attemptsLeft;
-    this.#now = this.#clock.now();
-    this.#lockedUntilMs = state.lockedForMs > 0 ? this.#now + state.lockedForMs : null;
-    if (this.#lockedUntilMs !== null) this.#tickLock();
-  }
-
-  /** Count the lock-out down once a second. */
-  #tickLock(): void {
-    if (this.#lockTicker !== null) return;
-    this.#lockTicker = this.#clock.setTimeout(() => {
-      this.#lockTicker = null;
-      this.#now = this.#clock.now();
-      if (this.lockedForS !== null && this.isOpen) this.#tickLock();
-      else if (this.#lockedUntilMs !== null) {
-        this.#lockedUntilMs = null;
-        if (this.#view === 'pin') this.#pinMessage = null;
-      }
-    }, 1_000);
-  }
-
-  #resetPin(message: string | null): void {
-    this.#pin = '';
-    this.#chosenPin = '';
-    this.#pinMessage = message;
   }
 
   #armInactivity(): void {
@@ -591,80 +378,20 @@ export class StaffPanel {
   }
 
   #clearTimers(): void {
-    for (const t of [this.#idleTimer, this.#lockTicker]) if (t !== null) this.#clock.clearTimeout(t);
-    this.#idleTimer = this.#lockTicker = null;
-  }
-
-  #loadSettings(s: StaffSettings): void {
-    this.#staffSettings = s;
-    this.draft = $state.snapshot(s.settings) as SettingsDraft;
-    this.#fieldErrors = {};
-    this.#pickedPicture = null;
+    if (this.#idleTimer !== null) this.#clock.clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
+    this.#pin.stop();
   }
 
   #clearTabData(): void {
-    this.#status = null;
-    this.#staffSettings = null;
-    this.draft = null;
-    this.#fieldErrors = {};
-    this.#saveMessage = null;
-    this.apiKeyDraft = '';
-    this.#voices = null;
-    this.#cloneMessage = null;
-    this.#doctor = null;
-    this.#ledger = null;
-    this.#logs = null;
+    this.#status.clear();
+    this.#settings.clear();
+    this.#voices.clear();
+    this.#doctor.clear();
+    this.#ledger.clear();
+    this.#logs.clear();
     this.#tabError = null;
-    this.#notice = null;
+    this.#calls.notice = null;
     this.#tab = 'status';
   }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Pure helpers (exported for tests)
-
-const NUMBER_FIELDS: Array<[string, (s: SettingsDraft) => number | undefined]> = [
-  ['window.width', (s) => s.window.width],
-  ['window.height', (s) => s.window.height],
-  ['returnToAttractSeconds', (s) => s.returnToAttractSeconds],
-  ['countdownWarningSeconds', (s) => s.countdownWarningSeconds],
-  ['idle.promptSeconds', (s) => s.idle.promptSeconds],
-  ['idle.hangupSeconds', (s) => s.idle.hangupSeconds],
-  ['maxCallSeconds', (s) => s.maxCallSeconds],
-];
-
-/** What the form can tell before asking main: numbers that are not numbers, an empty name. */
-export function localFieldErrors(s: SettingsDraft): Record<string, string> {
-  const errors: Record<string, string> = {};
-  for (const [key, get] of NUMBER_FIELDS) {
-    const v = get(s) as number | null | undefined;
-    if ((v === undefined || v === null) && key === 'maxCallSeconds') continue; // optional: empty = none
-    if (typeof v !== 'number' || !Number.isFinite(v)) errors[key] = 'Enter a number.';
-  }
-  if (!s.avatar.name.trim()) errors['avatar.name'] = 'Give the avatar a name.';
-  return errors;
-}
-
-/** Drop empty optional strings and an empty maximum call length before saving. */
-export function cleanSettings(s: SettingsDraft): EditableSettings {
-  const out = $state.snapshot(s) as EditableSettings; // a deep copy (the form's draft is a proxy)
-  if (!out.service.baseUrl?.trim()) delete out.service.baseUrl;
-  if (!out.service.gatewayUrl?.trim()) delete out.service.gatewayUrl;
-  if (out.avatar.persona !== undefined && !out.avatar.persona.trim()) delete out.avatar.persona;
-  const max = out.maxCallSeconds as number | null | undefined; // an emptied number input gives null/undefined
-  if (max === undefined || max === null || Number.isNaN(max)) delete out.maxCallSeconds;
-  if (out.moderation === undefined) delete out.moderation;
-  if (out.extraMotion === undefined) delete out.extraMotion;
-  return out;
-}
-
-export function megabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  const CHUNK = 0x8000;
-  for (let i = 0; i < bytes.length; i += CHUNK) binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
-  return btoa(binary);
 }
