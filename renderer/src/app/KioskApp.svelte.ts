@@ -15,17 +15,10 @@ import { openCallVoice, type CallVoice } from '../sensing/call-voice.ts'; // iss
 import type { Signal } from '../sensing/types.ts'; // issue 6
 import { Cast } from '../attract/Cast.svelte.ts';
 import { Companion } from '../companion/Companion.svelte.ts';
-import { orderSteps } from '../call/connecting-steps.ts'; // fast start (issue 7)
+import { orderSteps, type ConnectingStep } from '../call/connecting-steps.ts'; // fast start (issue 7)
 import { callPresenceDetector } from '../attract/AttractPresence.svelte.ts'; // idle hang-up × presence (issues 6, 7)
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
-export type StepStatus = 'pending' | 'active' | 'done';
-export interface ConnectingStep {
-  id: 'create' | 'warm' | 'join';
-  label: string;
-  status: StepStatus;
-  detail: string | null;
-}
 
 const TICK_MS = 250;
 const WARNING_SHOW_MS = 10_000;

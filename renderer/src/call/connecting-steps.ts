@@ -4,7 +4,13 @@
  * finished "Joining the call" below an unfinished warm-up. Finished steps come first, then the one in
  * progress, then those still to come; within each group, the order things start in: create, join, warm.
  */
-import type { ConnectingStep, StepStatus } from '../app/KioskApp.svelte.ts';
+export type StepStatus = 'pending' | 'active' | 'done';
+export interface ConnectingStep {
+  id: 'create' | 'warm' | 'join';
+  label: string;
+  status: StepStatus;
+  detail: string | null;
+}
 
 const STATUS_RANK: Record<StepStatus, number> = { done: 0, active: 1, pending: 2 };
 const START_ORDER: Record<ConnectingStep['id'], number> = { create: 0, join: 1, warm: 2 };
