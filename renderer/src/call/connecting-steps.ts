@@ -1,5 +1,5 @@
 /**
- * The connecting screen's steps in the order they happen (issue 7 §4). The call is joined while the
+ * The connecting screen's steps in the order they happen. The call is joined while the
  * avatar is still warming up (the RTC credentials come with the create answer), so a fixed list showed a
  * finished "Joining the call" below an unfinished warm-up. Finished steps come first, then the one in
  * progress, then those still to come; within each group, the order things start in: create, join, warm.

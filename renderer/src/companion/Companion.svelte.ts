@@ -1,5 +1,5 @@
 /**
- * The desktop companion's renderer side (issue 8): main's `command` events (tray menu, global
+ * The desktop companion's renderer side: main's `command` events (tray menu, global
  * shortcut) and push-to-talk.
  *
  * Commands: `toggle-call` starts a call from the attract screen (with the tray item's avatar when it

@@ -51,11 +51,11 @@ export interface RtcEngine {
   onEvent(listener: (event: EngineEvent) => void): () => void;
   /** Stop and close local tracks, leave the channel, detach the view. Idempotent; safe during `join`. */
   leave(): Promise<void>;
-  // --- staff operations (issue 6) ---
-  /** The visitor's local microphone track (captured with echo cancellation), for voice activity; null
-   *  before join, after leave, or where the engine captures natively (agora-native). */
+  // The visitor's own tracks, for the idle hang-up (voice activity, presence).
   /** The visitor's camera track in a video call (presence during the call); optional. */
   localVideoTrack?(): MediaStreamTrack | null;
+  /** The visitor's local microphone track (captured with echo cancellation), for voice activity; null
+   *  before join, after leave, or where the engine captures natively (agora-native). */
   localAudioTrack?(): MediaStreamTrack | null;
 }
 

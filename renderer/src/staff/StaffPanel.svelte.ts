@@ -1,5 +1,5 @@
 /**
- * The staff panel's state (issue 6 §1): the hidden way in (long-press the top-left corner for 3 s, or
+ * The staff panel's state: the hidden way in (long-press the top-left corner for 3 s, or
  * Ctrl+Shift+S / Ctrl+Alt+K), the PIN pad (first use: choose and confirm a PIN; wrong tries; lock-out),
  * and the tabs (Status, Settings, Voices, Diagnostics, Ledger, Logs, System). Main holds the PIN hash,
  * the unlock and every secret; this class only asks it (`window.kiosk.staff`) and shows the answers.
