@@ -1,4 +1,4 @@
-/** Renderer entry: mounts the app. All state lives in state/KioskApp.svelte.ts. */
+/** Renderer entry: mounts the app. Its state starts at app/KioskApp.svelte.ts (each feature's beside its views). */
 import { mount } from 'svelte';
 import App from './App.svelte';
 import './app.css';

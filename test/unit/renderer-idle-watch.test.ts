@@ -1,5 +1,5 @@
 /**
- * IdleWatch (renderer/src/state/IdleWatch.svelte.ts), the idle / abandonment hang-up, on a fake clock
+ * IdleWatch (renderer/src/call/IdleWatch.svelte.ts), the idle / abandonment hang-up, on a fake clock
  * with scripted voice and presence signals. The rune module is compiled by the Svelte compiler exactly
  * as the renderer build does (test/helpers/svelte-runes.ts).
  */
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../electron/core/clock.ts';
 import type { Signal } from '../../renderer/src/sensing/types.ts';
 
-const { IdleWatch } = await import('../../renderer/src/state/IdleWatch.svelte.ts');
+const { IdleWatch } = await import('../../renderer/src/call/IdleWatch.svelte.ts');
 
 class FakeSignal implements Signal {
   value: boolean | null = null;

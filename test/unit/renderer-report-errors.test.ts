@@ -1,11 +1,11 @@
 /**
- * Renderer errors forwarded to main's log (renderer/src/state/report-errors.ts): what is sent for an
+ * Renderer errors forwarded to main's log (renderer/src/app/report-errors.ts): what is sent for an
  * error and a rejection, the size limits of the contract, and the per-minute cap.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KioskApi, ReportErrorArgs, Result } from '../../electron/contract.ts';
-import { MAX_PER_MINUTE, forwardRendererErrors } from '../../renderer/src/state/report-errors.ts';
+import { MAX_PER_MINUTE, forwardRendererErrors } from '../../renderer/src/app/report-errors.ts';
 import { reportErrorArgsSchema } from '../../electron/contract.ts';
 
 class FakeTarget {

@@ -1,5 +1,5 @@
 /**
- * StaffPanel (renderer/src/state/StaffPanel.svelte.ts): the hidden way in, the PIN pad's flows, the
+ * StaffPanel (renderer/src/staff/StaffPanel.svelte.ts): the hidden way in, the PIN pad's flows, the
  * 60 s self-close, and the settings form's messages, against a scripted fake of `window.kiosk.staff`
  * on a fake clock. (The real main-side PIN store and lock-out are tested on the main side; the E2E
  * drives both together.)
@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../electron/core/clock.ts';
 import type { EditableSettings, KioskApi, PinState, Result, StaffSettings } from '../../electron/contract.ts';
 
-const { StaffPanel, localFieldErrors, cleanSettings, LONG_PRESS_MS, INACTIVITY_CLOSE_MS, MAX_PICTURE_BYTES } = await import('../../renderer/src/state/StaffPanel.svelte.ts');
+const { StaffPanel, localFieldErrors, cleanSettings, LONG_PRESS_MS, INACTIVITY_CLOSE_MS, MAX_PICTURE_BYTES } = await import('../../renderer/src/staff/StaffPanel.svelte.ts');
 
 const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 const fail = (code: 'unauthorized' | 'locked' | 'invalid_request', message: string): Result<never> => ({ ok: false, error: { code: code as never, message } });

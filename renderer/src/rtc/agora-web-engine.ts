@@ -33,7 +33,7 @@ export interface AgoraLocalTrack {
   play(element: HTMLElement, config?: AgoraPlayConfig): void;
   stop(): void;
   close(): void;
-  /** The underlying browser track (issue 6: voice activity on the local, echo-cancelled microphone). */
+  /** The underlying browser track (for voice activity on the local, echo-cancelled microphone). */
   getMediaStreamTrack?(): MediaStreamTrack;
 }
 export interface AgoraRemoteTrack {
@@ -189,7 +189,7 @@ export class AgoraWebEngine implements RtcEngine {
     await this.#mic?.setMuted(muted);
   }
 
-  // --- staff operations (issue 6) ---
+  // The visitor's own tracks, for the idle hang-up (voice activity, presence).
   localAudioTrack(): MediaStreamTrack | null {
     return this.#mic?.getMediaStreamTrack?.() ?? null;
   }

@@ -32,7 +32,6 @@ export function createEngine(kind: EngineKind, ctx: EngineContext): RtcEngine {
   }
 }
 
-// --- fast start (issue 7) ---
 /**
  * Load what the next call's engine needs while the attract screen shows, so the tap does not pay for it:
  * the Agora Web SDK chunk (about 1.5 MB to parse) for the real service, the decoded picture in demo mode.
@@ -72,7 +71,7 @@ class LazyEngine implements RtcEngine {
   resumePlayback(): void {
     this.#inner?.resumePlayback();
   }
-  // --- staff operations (issue 6) ---
+  // The visitor's own tracks, for the idle hang-up (voice activity, presence).
   localAudioTrack(): MediaStreamTrack | null {
     return this.#inner?.localAudioTrack?.() ?? null;
   }

@@ -55,7 +55,7 @@ export class DemoEngine implements RtcEngine {
     if (this.#closed) throw cancelledError();
     this.#view = view;
     this.#setState('joining');
-    // Microphone, camera and the picture at once (fast start, issue 7): each can take a few hundred ms.
+    // Microphone, camera and the picture at once (fast start): each can take a few hundred ms.
     const imageLoad = loadImage(this.#deps.imageUrl);
     const [mic, camera] = await Promise.allSettled([
       this.#deps.getUserMedia(DEMO_MIC_CONSTRAINTS),
@@ -115,7 +115,7 @@ export class DemoEngine implements RtcEngine {
     for (const t of this.#mic?.getAudioTracks() ?? []) t.enabled = !muted;
   }
 
-  // --- staff operations (issue 6) ---
+  // The visitor's own tracks, for the idle hang-up (voice activity, presence).
   localAudioTrack(): MediaStreamTrack | null {
     return this.#mic?.getAudioTracks()[0] ?? null;
   }

@@ -8,7 +8,7 @@
  */
 import type { CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
 
-/** Where an engine puts the call's pictures. The DOM implementation lives in `state/dom-live-view.ts`. */
+/** Where an engine puts the call's pictures. The DOM implementation lives in `call/dom-live-view.ts`. */
 export interface LiveView {
   /** Container an SDK renders the avatar into itself (agora-web `track.play`, native `setupRemoteVideo`). */
   readonly avatarHost: HTMLElement;
@@ -51,11 +51,11 @@ export interface RtcEngine {
   onEvent(listener: (event: EngineEvent) => void): () => void;
   /** Stop and close local tracks, leave the channel, detach the view. Idempotent; safe during `join`. */
   leave(): Promise<void>;
-  // --- staff operations (issue 6) ---
-  /** The visitor's local microphone track (captured with echo cancellation), for voice activity; null
-   *  before join, after leave, or where the engine captures natively (agora-native). */
+  // The visitor's own tracks, for the idle hang-up (voice activity, presence).
   /** The visitor's camera track in a video call (presence during the call); optional. */
   localVideoTrack?(): MediaStreamTrack | null;
+  /** The visitor's local microphone track (captured with echo cancellation), for voice activity; null
+   *  before join, after leave, or where the engine captures natively (agora-native). */
   localAudioTrack?(): MediaStreamTrack | null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Fast start (issue 7): the visitor's tap already says "use my microphone and camera", so the local
+ * Fast start: the visitor's tap already says "use my microphone and camera", so the local
  * devices can open while main is still starting the session, instead of after the credentials arrive.
  * `prefetch()` starts getUserMedia for constraints an engine is known to ask for; the engine's own
  * `getUserMedia` (through `getUserMedia()` here) takes the pending stream when its constraints match,

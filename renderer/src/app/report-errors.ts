@@ -1,5 +1,5 @@
 /**
- * Renderer errors go to main's log (issue 6 §5) through the contract (`app.reportError`), where they
+ * Renderer errors go to main's log through the contract (`app.reportError`), where they
  * are redacted and written with everything else. Nothing is shown on screen. A burst (a render loop
  * throwing every frame) is capped: at most MAX_PER_MINUTE reports a minute, then one line saying how
  * many were dropped.

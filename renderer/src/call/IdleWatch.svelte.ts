@@ -1,5 +1,5 @@
 /**
- * Idle / abandonment hang-up (issue 6 §2): credits are money, so a call nobody is using ends itself.
+ * Idle / abandonment hang-up: credits are money, so a call nobody is using ends itself.
  *
  * While a call is live the watch follows two signals: the visitor's voice activity (the local, echo-
  * cancelled microphone; see sensing/voice-activity.ts) and, in video mode when the lead plugs one in,

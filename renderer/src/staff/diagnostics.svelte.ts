@@ -1,9 +1,36 @@
 /**
- * The Diagnostics tab's device check (issue 6 §1): is there a microphone and a camera, with a live
- * level meter and a camera preview. Runs getUserMedia in the renderer (main cannot see devices) and
- * releases everything on `stop()`. The microphone is opened with echo cancellation, like a call.
+ * The Diagnostics tab's state: main's checks (the "doctor": config, key, service) and this screen's
+ * devices (`DeviceCheck`).
  */
+import type { DoctorReport, ErrorInfo } from '../../../electron/contract.ts';
 import { analyserLevelSource, meterLevel, toDbfs, type LevelSource } from '../sensing/voice-activity.ts';
+import type { StaffCalls } from './calls.svelte.ts';
+
+/** Main's checks; a test session is created and closed at once, so nothing is charged. */
+export class Doctor {
+  readonly #calls: StaffCalls;
+  #report = $state<DoctorReport | null>(null);
+
+  constructor(calls: StaffCalls) {
+    this.#calls = calls;
+  }
+
+  /** Null while the checks run (and until they first ran). */
+  get report(): DoctorReport | null {
+    return this.#report;
+  }
+
+  async run(): Promise<ErrorInfo | null> {
+    this.#report = null;
+    const r = await this.#calls.call((s) => s.runDoctor());
+    if (r.ok) this.#report = r.value;
+    return r.ok ? null : r.error;
+  }
+
+  clear(): void {
+    this.#report = null;
+  }
+}
 
 export type DeviceStatus = 'idle' | 'checking' | 'ok' | 'missing' | 'denied' | 'failed';
 
@@ -13,6 +40,11 @@ export interface DeviceResult {
   message: string;
 }
 
+/**
+ * Is there a microphone and a camera, with a live level meter and a camera preview. Runs getUserMedia in
+ * the renderer (main cannot see devices) and releases everything on `stop()`. The microphone is opened
+ * with echo cancellation, like a call.
+ */
 export class DeviceCheck {
   readonly #getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>;
   #microphone = $state<DeviceResult>({ status: 'idle', message: '' });

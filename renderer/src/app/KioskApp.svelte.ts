@@ -9,27 +9,20 @@
 import type { CallMode, ErrorInfo, KioskApi, KioskEvent, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
 import type { RtcError } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
-import { LiveCall } from './LiveCall.svelte.ts';
-import { IdleWatch, DEFAULT_IDLE } from './IdleWatch.svelte.ts'; // issue 6
-import { openCallVoice, type CallVoice } from '../sensing/call-voice.ts'; // issue 6
-import type { Signal } from '../sensing/types.ts'; // issue 6
-import { Cast } from './Cast.svelte.ts';
-import { Companion } from './Companion.svelte.ts';
-import { orderSteps } from './connecting-steps.ts'; // fast start (issue 7)
-import { callPresenceDetector } from './AttractPresence.svelte.ts'; // idle hang-up × presence (issues 6, 7)
+import { LiveCall } from '../call/LiveCall.svelte.ts';
+import { IdleWatch, DEFAULT_IDLE } from '../call/IdleWatch.svelte.ts';
+import { openCallVoice, type CallVoice } from '../sensing/call-voice.ts';
+import type { Signal } from '../sensing/types.ts';
+import { Cast } from '../attract/Cast.svelte.ts';
+import { Companion } from '../companion/Companion.svelte.ts';
+import { orderSteps, type ConnectingStep } from '../call/connecting-steps.ts';
+import { callPresenceDetector } from '../attract/AttractPresence.svelte.ts'; // the idle hang-up sees presence from the attract screen's room model
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
-export type StepStatus = 'pending' | 'active' | 'done';
-export interface ConnectingStep {
-  id: 'create' | 'warm' | 'join';
-  label: string;
-  status: StepStatus;
-  detail: string | null;
-}
 
 const TICK_MS = 250;
 const WARNING_SHOW_MS = 10_000;
-/** Fast start (issue 7): the attract screen stays this long after a tap, so a session that goes live at
+/** Fast start: the attract screen stays this long after a tap, so a session that goes live at
  *  once (a warmed spare) never flashes the connecting screen. */
 export const CONNECTING_SCREEN_DELAY_MS = 400;
 
@@ -52,13 +45,13 @@ export class KioskApp {
   #warning = $state<{ message: string; untilMs: number } | null>(null);
   #timer: ReturnType<typeof setInterval> | null = null;
   #unsubscribe: (() => void) | null = null;
-  readonly #getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>; // issue 6
-  // --- cast and companion (issue 8) ---
+  readonly #getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>; // the idle hang-up's own microphone where the engine captures natively
+  // --- cast and companion ---
   /** The avatars to pick from; `config` below is main's with the selected one as `avatar`. */
   readonly cast = new Cast(() => this.#config, (mode) => (this.#mode = mode));
   /** Tray/shortcut commands and push-to-talk. */
   readonly companion = new Companion(this);
-  // --- fast start (issue 7) ---
+  // --- fast start: after a tap, attract holds for CONNECTING_SCREEN_DELAY_MS ---
   #holdConnecting = $state(false);
   #holdTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -91,8 +84,8 @@ export class KioskApp {
     }
     return () => {
       if (this.#timer) clearInterval(this.#timer);
-      this.#stopIdle(); // issue 6
-      if (this.#holdTimer) clearTimeout(this.#holdTimer); // fast start (issue 7)
+      this.#stopIdle();
+      if (this.#holdTimer) clearTimeout(this.#holdTimer);
       this.#unsubscribe?.();
       void this.call.end();
     };
@@ -108,7 +101,7 @@ export class KioskApp {
     this.#bootError = null;
     this.#config = config.value;
     this.#mode = config.value.callMode;
-    this.cast.reset(); // issue 8: the first avatar, with its call mode
+    this.cast.reset(); // the first avatar, with its call mode
     const state = await kiosk.session.getState();
     if (state.ok && !this.#optimistic) {
       this.#session = state.value;
@@ -126,7 +119,7 @@ export class KioskApp {
   // What the screens read
 
   get config(): PublicConfig | null {
-    return this.cast.effectiveConfig; // issue 8: main's config, with the selected avatar
+    return this.cast.effectiveConfig; // main's config, with the selected avatar
   }
   get session(): SessionState {
     return this.#session;
@@ -277,7 +270,7 @@ export class KioskApp {
     const kiosk = this.#kiosk;
     if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract') return;
     this.#starting = true;
-    // --- fast start (issue 7) ---
+    // Fast start: attract stays a moment (a warmed spare goes live at once), and the devices open now.
     this.#holdConnecting = true;
     this.#holdTimer = setTimeout(() => (this.#holdConnecting = false), CONNECTING_SCREEN_DELAY_MS);
     if (this.#config) this.call.prepare(this.#mode, this.#config);
@@ -286,7 +279,7 @@ export class KioskApp {
     this.#localError = null;
     this.#terminalSinceMs = null;
     this.#warning = null;
-    this.idle.reset(); // issue 6
+    this.idle.reset();
     this.#session = { phase: 'creating' };
     this.#optimistic = true;
     try {
@@ -353,7 +346,7 @@ export class KioskApp {
     return false;
   }
 
-  // --- staff operations (issue 6): idle / abandonment hang-up ---
+  // --- idle / abandonment hang-up ---
   // The watch runs while the call is live and its media plays; KioskApp only starts and stops it (from
   // its tick) and hangs up with cause `idle` when it runs out. The logic is IdleWatch's.
   readonly idle: IdleWatch = new IdleWatch({ onExpire: () => void this.hangUpIdle() });
@@ -413,6 +406,8 @@ export class KioskApp {
     this.#idlePresence = null;
   }
 
+  // --- the staff panel ---
+
   /** The staff panel may open: no call is starting, live or ending (attract, ended and error screens). */
   get canOpenStaff(): boolean {
     const screen = this.screen;
@@ -428,7 +423,7 @@ export class KioskApp {
     this.#config = config.value;
     if (!isActive(this.#session.phase)) this.#mode = config.value.callMode;
   }
-  // --- end staff operations ---
+  // --- end staff panel ---
 
   // -------------------------------------------------------------------------------------------------
 
@@ -454,7 +449,7 @@ export class KioskApp {
         void this.call.setMuted(event.muted);
         break;
     }
-    this.companion.observe(event); // issue 8: commands, push-to-talk
+    this.companion.observe(event); // tray/shortcut commands, push-to-talk
   }
 
   #onMediaFailure(error: RtcError): void {
@@ -472,7 +467,7 @@ export class KioskApp {
 
   #tick(): void {
     this.#now = Date.now();
-    this.#syncIdle(); // issue 6
+    this.#syncIdle();
     const screen = this.screen;
     const terminal = (screen === 'ended' && !this.isWrappingUp) || screen === 'error';
     if (!terminal) {

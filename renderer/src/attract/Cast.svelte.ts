@@ -1,5 +1,5 @@
 /**
- * The cast of avatars on the attract screen (issue 8): which member is selected, moving the selection
+ * The cast of avatars on the attract screen: which member is selected, moving the selection
  * (arrow buttons, arrow keys, swipes, taps), and the config the rest of the UI sees for the selected one.
  *
  * Main sends `PublicConfig.cast` (≥ 1 member, `avatar` is always `cast[0]`). With one member nothing

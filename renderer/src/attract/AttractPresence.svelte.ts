@@ -1,5 +1,5 @@
 /**
- * The attract screen's side of fast start (issue 7): while the attract screen shows (and no session is in
+ * The attract screen's side of fast start: while the attract screen shows (and no session is in
  * flight), runs the camera presence detector when the configuration allows the camera, greets whoever
  * approaches, and reports `attract.report({showing, present})` to main, which creates the spare session.
  * Leaving attract stops the camera (the call's own capture takes over) and reports `showing: false`.

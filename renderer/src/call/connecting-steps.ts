@@ -1,10 +1,16 @@
 /**
- * The connecting screen's steps in the order they happen (issue 7 §4). The call is joined while the
+ * The connecting screen's steps in the order they happen. The call is joined while the
  * avatar is still warming up (the RTC credentials come with the create answer), so a fixed list showed a
  * finished "Joining the call" below an unfinished warm-up. Finished steps come first, then the one in
  * progress, then those still to come; within each group, the order things start in: create, join, warm.
  */
-import type { ConnectingStep, StepStatus } from './KioskApp.svelte.ts';
+export type StepStatus = 'pending' | 'active' | 'done';
+export interface ConnectingStep {
+  id: 'create' | 'warm' | 'join';
+  label: string;
+  status: StepStatus;
+  detail: string | null;
+}
 
 const STATUS_RANK: Record<StepStatus, number> = { done: 0, active: 1, pending: 2 };
 const START_ORDER: Record<ConnectingStep['id'], number> = { create: 0, join: 1, warm: 2 };

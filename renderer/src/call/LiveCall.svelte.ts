@@ -7,7 +7,7 @@
 import type { CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
 import { chooseEngine, createEngine } from '../rtc/choose-engine.ts';
 import { RtcError, type EngineKind, type EngineState, type LiveView, type RtcEngine } from '../rtc/engine.ts';
-import { MediaPrefetch } from '../rtc/media-prefetch.ts'; // fast start (issue 7)
+import { MediaPrefetch } from '../rtc/media-prefetch.ts';
 import { DEMO_CAMERA_CONSTRAINTS, DEMO_MIC_CONSTRAINTS } from '../rtc/demo-engine.ts';
 
 export interface LiveCallDeps {
@@ -32,7 +32,7 @@ export class LiveCall {
     this.#media = new MediaPrefetch(deps.getUserMedia);
   }
 
-  // --- fast start (issue 7) ---
+  /** Fast start: the devices opened at the tap, handed to the engine that asks for them. */
   readonly #media: MediaPrefetch;
 
   /**
@@ -134,7 +134,7 @@ export class LiveCall {
     await this.#engine?.setMuted(muted).catch((err: unknown) => console.warn('mute failed', err));
   }
 
-  // --- staff operations (issue 6) ---
+  // The visitor's own tracks, for the idle hang-up (voice activity, presence).
   /** The visitor's local microphone track (never the avatar's), when the engine exposes it. */
   get localAudioTrack(): MediaStreamTrack | null {
     return this.#engine?.localAudioTrack?.() ?? null;

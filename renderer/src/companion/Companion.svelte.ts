@@ -1,5 +1,5 @@
 /**
- * The desktop companion's renderer side (issue 8): main's `command` events (tray menu, global
+ * The desktop companion's renderer side: main's `command` events (tray menu, global
  * shortcut) and push-to-talk.
  *
  * Commands: `toggle-call` starts a call from the attract screen (with the tray item's avatar when it
@@ -13,7 +13,7 @@
  * session start).
  */
 import type { CommandEvent, KioskEvent, PublicConfig, SessionState } from '../../../electron/contract.ts';
-import type { Cast } from './Cast.svelte.ts';
+import type { Cast } from '../attract/Cast.svelte.ts';
 
 /** What the companion needs of the app (KioskApp implements it). */
 export interface CompanionHost {
