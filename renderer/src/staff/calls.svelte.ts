@@ -4,7 +4,7 @@
  * goes back to the PIN pad). Also the panel's one-line notice about the last action (saved, exported…),
  * which any tab may set.
  */
-import type { KioskApi, Result } from '../../../electron/contract.ts';
+import type { ErrorInfo, KioskApi, Result } from '../../../electron/contract.ts';
 import type { RendererClock } from '../sensing/clock.ts';
 
 export interface StaffCallsDeps {
@@ -46,5 +46,36 @@ export class StaffCalls {
     } finally {
       if (!options.quiet) this.#busy = false;
     }
+  }
+}
+
+/** A view of main's state that the panel reads with one staff call (status, ledger totals, checks). */
+export class StaffValue<T> {
+  protected readonly calls: StaffCalls;
+  readonly #fetch: (staff: KioskApi['staff']) => Promise<Result<T>>;
+  #value = $state<T | null>(null);
+
+  constructor(calls: StaffCalls, fetch: (staff: KioskApi['staff']) => Promise<Result<T>>) {
+    this.calls = calls;
+    this.#fetch = fetch;
+  }
+
+  /** Null until loaded. */
+  protected get value(): T | null {
+    return this.#value;
+  }
+  protected set value(value: T | null) {
+    this.#value = value;
+  }
+
+  /** (Re)load; the error when it could not. */
+  async load(): Promise<ErrorInfo | null> {
+    const r = await this.calls.call(this.#fetch);
+    if (r.ok) this.#value = r.value;
+    return r.ok ? null : r.error;
+  }
+
+  clear(): void {
+    this.#value = null;
   }
 }

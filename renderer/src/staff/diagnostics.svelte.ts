@@ -4,31 +4,22 @@
  */
 import type { DoctorReport, ErrorInfo } from '../../../electron/contract.ts';
 import { analyserLevelSource, meterLevel, toDbfs, type LevelSource } from '../sensing/voice-activity.ts';
-import type { StaffCalls } from './calls.svelte.ts';
+import { StaffValue, type StaffCalls } from './calls.svelte.ts';
 
 /** Main's checks; a test session is created and closed at once, so nothing is charged. */
-export class Doctor {
-  readonly #calls: StaffCalls;
-  #report = $state<DoctorReport | null>(null);
-
+export class Doctor extends StaffValue<DoctorReport> {
   constructor(calls: StaffCalls) {
-    this.#calls = calls;
+    super(calls, (s) => s.runDoctor());
   }
 
   /** Null while the checks run (and until they first ran). */
   get report(): DoctorReport | null {
-    return this.#report;
+    return this.value;
   }
 
   async run(): Promise<ErrorInfo | null> {
-    this.#report = null;
-    const r = await this.#calls.call((s) => s.runDoctor());
-    if (r.ok) this.#report = r.value;
-    return r.ok ? null : r.error;
-  }
-
-  clear(): void {
-    this.#report = null;
+    this.clear();
+    return this.load();
   }
 }
 
