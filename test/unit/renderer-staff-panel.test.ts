@@ -331,3 +331,20 @@ describe('StaffPanel', () => {
     });
   });
 });
+
+describe('the Status tab: the API key line', () => {
+  it('says where the key comes from and, for a stored one, how well it is protected (unknown said as such)', async () => {
+    const { apiKeyText } = await import('../../renderer/src/staff/status.svelte.ts');
+    assert.equal(apiKeyText({ hasApiKey: false, apiKeySource: 'none', apiKeyWeaklyProtected: false }), 'Not set');
+    assert.equal(apiKeyText({ hasApiKey: true, apiKeySource: 'env', apiKeyWeaklyProtected: false }), 'Set (from the environment: AVATAR_API_KEY)');
+    assert.equal(apiKeyText({ hasApiKey: true, apiKeySource: 'stored', apiKeyWeaklyProtected: false }), 'Set (stored, encrypted by the system keystore)');
+    assert.equal(
+      apiKeyText({ hasApiKey: true, apiKeySource: 'stored', apiKeyWeaklyProtected: true }),
+      'Set (stored, only weakly protected: the system keyring is not used). Prefer AVATAR_API_KEY.',
+    );
+    assert.equal(
+      apiKeyText({ hasApiKey: true, apiKeySource: 'stored', apiKeyWeaklyProtected: 'unknown' }),
+      'Set (stored, encrypted). On Linux the kiosk cannot tell whether a keyring or a built-in key protects it; on a shared machine prefer AVATAR_API_KEY.',
+    );
+  });
+});
