@@ -204,6 +204,7 @@ describe('main process wiring: unattended operation', () => {
     assert.equal(facts.start.ok, true);
     assert.deepEqual(facts.fatalPhases.slice(-2), ['ending', 'ended']);
     assert.equal(facts.relaunchCalls, 1);
+    assert.deepEqual(facts.relaunches, [null], 'outside an AppImage: the same executable, no options');
     assert.deepEqual(facts.exitCalls, [0]);
     assert.deepEqual(facts.powerSave, ['start:prevent-display-sleep:1', 'stop:1']);
     assert.equal(facts.logHasFatal, true);
@@ -304,11 +305,6 @@ describe('main process wiring: real operating systems', () => {
     assert.deepEqual(facts.restart, { ok: true });
     const expected = { execPath: '/home/kiosk/Applications/Avatar-Kiosk.AppImage', args: facts.argv };
     assert.deepEqual(facts.relaunches, [expected, expected]);
-  });
-
-  it('outside an AppImage, a relaunch runs the same executable (no options)', async () => {
-    const { facts } = await runHarness('fatal');
-    assert.deepEqual(facts.relaunches, [null]);
   });
 
   it('a renderer that crashes during the first two loads: the load is retried, no exit, and later crashes reload as before', async () => {

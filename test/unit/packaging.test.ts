@@ -28,6 +28,15 @@ function trueKeys(plist: string): string[] {
   return [...plist.matchAll(/<key>([^<]+)<\/key>\s*<true\/>/g)].map((m) => m[1]!);
 }
 
+describe('packaging: the configuration', () => {
+  it('passes electron-builder\'s own schema check (an unknown or misspelt key fails the build)', async () => {
+    const require = createRequire(import.meta.url);
+    const { validateConfiguration } = require('app-builder-lib/out/util/config/config.js') as { validateConfiguration(c: unknown, log: unknown): Promise<void> };
+    const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
+    await validateConfiguration(config, new DebugLogger(false));
+  });
+});
+
 describe('packaging: macOS', () => {
   it('signs with the hardened runtime and one entitlements file for the app and its helpers', () => {
     assert.equal(config.mac.hardenedRuntime, true);
