@@ -323,8 +323,10 @@ export interface PublicConfig {
   hasApiKey: boolean;
   /** Where the key comes from, for the operator: environment, stored (encrypted), or none. */
   apiKeySource: 'env' | 'stored' | 'none';
-  /** Whether the stored key is only weakly protected (Linux without a keyring). */
-  apiKeyWeaklyProtected: boolean;
+  /** How well the stored key is protected: `false` (the OS keystore: macOS Keychain, Windows DPAPI, or
+   *  no stored key), `true` (certainly weak: Linux told to use its hard-coded key), `'unknown'` (Linux:
+   *  Electron does not say which provider its async encryption picked, keyring or hard-coded key). */
+  apiKeyWeaklyProtected: KeyProtectionWeak;
   callMode: CallMode;
   /** Let the visitor choose audio or video on the attract screen. */
   allowModeChoice: boolean;
@@ -351,6 +353,27 @@ export interface PublicConfig {
   prewarm: { mode: PrewarmMode };
   /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
   presence: { cameraEnabled: boolean };
+  /** How many start-up problems wait for staff (`StaffStatus.attention` has them). Only a count: the
+   *  attract screen shows a small marker for staff, never the problem to visitors. */
+  attention: number;
+}
+
+/** See `PublicConfig.apiKeyWeaklyProtected`. */
+export type KeyProtectionWeak = boolean | 'unknown';
+
+/** What a start-up problem is about. */
+export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key'] as const;
+export type AttentionKind = (typeof ATTENTION_KINDS)[number];
+/**
+ * A problem found while the kiosk started (a bad config file, policy setting or cast member, a stored key
+ * that could not be read). The kiosk runs on safe defaults meanwhile; staff see it on the Status tab, the
+ * log and /metrics have it. Never a blocking dialog: nobody may be there to click it.
+ */
+export interface AttentionItem {
+  kind: AttentionKind;
+  code: ErrorCode;
+  /** What is wrong and what to do, for staff (no secrets). */
+  message: string;
 }
 
 export const VIDEO_FITS = ['contain', 'cover'] as const;
@@ -386,6 +409,11 @@ export interface StaffStatus {
   mode: 'demo' | 'direct' | 'gateway';
   serviceUrl: string | null;
   hasApiKey: boolean;
+  apiKeySource: 'env' | 'stored' | 'none';
+  /** As `PublicConfig.apiKeyWeaklyProtected`. */
+  apiKeyWeaklyProtected: KeyProtectionWeak;
+  /** Start-up problems that still apply (empty when the kiosk started cleanly). */
+  attention: AttentionItem[];
   /** The last 20 errors, newest last. */
   errors: Array<{ atMs: number; code: string; message: string }>;
   version: string;

@@ -32,7 +32,10 @@ import {
   type SetMutedArgs,
   type StartArgs,
   type AttractReportArgs,
+  type AttentionItem,
+  type KeyProtectionWeak,
 } from '../contract.ts';
+import { castAttention } from './attention.ts';
 import type { Clock } from '../core/clock.ts';
 import { AvatarError, toAvatarError, type ErrorCode, type ErrorInfo } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
@@ -61,8 +64,10 @@ export interface KioskServiceOptions {
   /** The effective key (environment first, else the decrypted stored key), or null for demo mode. */
   apiKey: string | null;
   apiKeySource: ApiKeySource;
-  /** The stored key is only weakly protected (Linux `basic_text` safeStorage backend). */
-  apiKeyWeaklyProtected?: boolean;
+  /** How weakly a stored key is protected (kiosk/stored-key.ts `storedKeyWeak`). Default false. */
+  apiKeyWeaklyProtected?: KeyProtectionWeak;
+  /** Problems found before the service was created (kiosk/attention.ts); cast problems are added here. */
+  startupAttention?: AttentionItem[];
   clock?: Clock;
   logger?: Logger;
   /** The emulator to start in demo mode (tests inject knobs through `emulatorKnobs`). */
@@ -122,6 +127,8 @@ export interface KioskService {
   readonly running: boolean;
   /** Cast members whose image or persona failed the start-up check (each message names the avatar). */
   readonly castProblems: ErrorInfo[];
+  /** Start-up problems that still apply, for staff (the ones given at creation, then the cast's). */
+  readonly attention: AttentionItem[];
   /** Drop the spare session (call after a settings change: avatar, voice, call mode). */
   discardSpare(reason: string): void;
   /** The spare-session manager (diagnostics and tests). */
@@ -170,8 +177,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   // environment sets one"); the stored key is what setApiKey manages.
   const envApiKey = options.apiKeySource === 'env' ? options.apiKey : null;
   let storedApiKey = options.apiKeySource === 'stored' ? options.apiKey : null;
-  // A property of this machine's key store (Linux basic_text), reported only while the key is a stored one.
+  // A property of this machine's key store, reported only while the key is a stored one.
   const weaklyProtected = options.apiKeyWeaklyProtected ?? false;
+  const startupItems = [...(options.startupAttention ?? [])];
   addSecret(envApiKey);
   addSecret(storedApiKey);
 
@@ -293,7 +301,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       mode,
       hasApiKey: effectiveKey() !== null,
       apiKeySource: apiKeySource(),
-      apiKeyWeaklyProtected: apiKeySource() === 'stored' && weaklyProtected,
+      apiKeyWeaklyProtected: apiKeySource() === 'stored' ? weaklyProtected : false,
       callMode: config.callMode,
       allowModeChoice: config.allowModeChoice,
       avatar: { name: config.avatar.name, imageDataUrl: imageUrl, voice: config.avatar.voice },
@@ -308,7 +316,12 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       companion: { pushToTalk: config.companion.pushToTalk, shortcut: config.companion.shortcut },
       prewarm: { mode: config.prewarm.mode },
       presence: { cameraEnabled: config.presence.cameraEnabled },
+      attention: attention().length,
     };
+  }
+
+  function attention(): AttentionItem[] {
+    return [...startupItems, ...castAttention([...castErrors.values()].map((e) => e.toInfo()))];
   }
 
   async function getConfig(): Promise<Result<PublicConfig>> {
@@ -699,6 +712,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     get castProblems() {
       return [...castErrors.values()].map((e) => e.toInfo());
+    },
+    get attention() {
+      return attention();
     },
     discardSpare: (reason) => spares.discard(reason),
     spares,

@@ -3,14 +3,14 @@
  * close button hiding to the tray, and remembering the window's bounds. Behaviour lives in companion.ts;
  * this file only connects it to Tray, Menu, globalShortcut, screen and electron-store.
  */
-import { app, globalShortcut, Menu, nativeImage, screen, Tray, type BrowserWindow, type MenuItemConstructorOptions } from 'electron';
+import { app, globalShortcut, Menu, screen, Tray, type BrowserWindow, type MenuItemConstructorOptions } from 'electron';
 import Store from 'electron-store';
-import { join } from 'node:path';
 import { EVENT_CHANNEL, type CommandEvent, type KioskEvent } from '../contract.ts';
 import type { Logger } from '../core/log.ts';
 import type { KioskConfig } from '../kiosk/config.ts';
 import { createBoundsSaver, createCompanionController, placeCompanion, trayMenu, type Rect } from '../kiosk/companion.ts';
 import type { KioskService } from '../kiosk/kiosk-service.ts';
+import { trayImage } from './platform.ts';
 
 const BOUNDS_KEY = 'bounds';
 
@@ -76,7 +76,7 @@ export function setupCompanion(options: {
   win.on('resize', () => saver.changed(win.getBounds()));
   win.on('move', () => saver.changed(win.getBounds()));
 
-  const tray = new Tray(nativeImage.createFromPath(join(app.getAppPath(), 'resources', 'icon.png')));
+  const tray = new Tray(trayImage());
   tray.setToolTip('Avatar Kiosk');
   const buildMenu = () => {
     const template: MenuItemConstructorOptions[] = trayMenu(options.cast, service.state.phase).map((item) =>

@@ -4,13 +4,15 @@
  * are only ipc.ts (who may call), page-policy.ts/security.ts (what the page may do), store.ts (settings
  * and the key), window.ts (the window) and the features' Electron glue (features/).
  */
-import { app, dialog, ipcMain, screen, type BrowserWindow } from 'electron';
+import { app, ipcMain, screen, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
 import { createLogger, type Logger } from '../core/log.ts';
+import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
-import { createLifecycle } from '../kiosk/lifecycle.ts';
+import { createFirstLoad } from '../kiosk/first-load.ts';
+import { createLifecycle, STARTUP_RELAUNCH_DELAY_MS } from '../kiosk/lifecycle.ts';
 import { createMainLog, type MainLog } from '../operations/log-file.ts';
 import { companionBounds } from './companion-window.ts';
 import { crashRecovery } from './features/crash-recovery.ts';
@@ -21,6 +23,7 @@ import { keepAwake } from './features/keep-awake.ts';
 import { staffOperations } from './features/staff-operations.ts';
 import { registerIpc } from './ipc.ts';
 import { APP_ORIGIN } from './page-policy.ts';
+import { relaunchApp, watchDevToolsKey } from './platform.ts';
 import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
 import { loadSettings } from './store.ts';
 import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
@@ -62,9 +65,14 @@ if (!app.requestSingleInstanceLock()) {
   registerAppScheme();
   guardWebContents(logger);
   void main().catch((error: unknown) => {
-    logger.error('Fatal start-up error', { error: error instanceof Error ? error.message : String(error) });
-    dialog.showErrorBox('Avatar Kiosk', `The kiosk could not start: ${error instanceof Error ? error.message : String(error)}`);
-    app.exit(1);
+    // No dialog: nobody may be there to click it, and a modal box would keep the kiosk from coming back.
+    // Log, wait a little (a display or keyring that is not ready yet may be by then; a start-up that
+    // always fails must not spin), then start again.
+    logger.error('Fatal start-up error; relaunching the kiosk', { error: error instanceof Error ? error.message : String(error), relaunchInMs: STARTUP_RELAUNCH_DELAY_MS });
+    setTimeout(() => {
+      relaunchApp();
+      app.exit(1);
+    }, STARTUP_RELAUNCH_DELAY_MS);
   });
 }
 
@@ -75,38 +83,30 @@ async function main(): Promise<void> {
   hardenSession(logger);
   serveRenderer(RENDERER_DIR, logger);
 
+  // Config, policy and key problems were logged where they were found; they run on safe defaults and
+  // wait for staff on the Status tab (and count in /metrics), never in a blocking dialog.
   const settings = await loadSettings({ env: process.env, appRoot: app.getAppPath(), logger });
-  if (settings.configError) {
-    // Clear to the operator, and never a crash: the kiosk runs with safe defaults.
-    dialog.showErrorBox(
-      'Avatar Kiosk: configuration problem',
-      `${settings.configError.message}\n\nThe kiosk is running with safe defaults. Fix the configuration file and restart.`,
-    );
-  }
-
-  // The administrator's policy file: a bad key is named, the others apply.
-  if (settings.policy.problems.length) {
-    dialog.showErrorBox(
-      'Avatar Kiosk: policy problem',
-      `${settings.policy.problems.join('\n')}\n\nThe other settings of ${settings.policy.path} apply. Ask the administrator to fix the policy file.`,
-    );
-  }
 
   const service: KioskService = await createKioskService({
     config: settings.config,
     apiKey: settings.apiKey,
     apiKeySource: settings.apiKeySource,
     apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
+    startupAttention: startupAttention({
+      configError: settings.configError,
+      configPath: settings.configPath,
+      policyProblems: settings.policy.problems,
+      policyPath: settings.policy.path,
+      keyProblem: settings.keyProblem,
+    }),
     logger,
     persistApiKey: settings.persistApiKey,
     // video.fit defaults to cover when the screen is portrait.
     portrait: configuredPortrait(settings.config, screen.getPrimaryDisplay().size),
   });
 
-  // A bad cast member is left out of the attract screen and named here.
-  if (service.castProblems.length) {
-    dialog.showErrorBox('Avatar Kiosk: avatar problem', `${service.castProblems.map((p) => p.message).join('\n\n')}\n\nThe other avatars are available. Fix the configuration and restart.`);
-  }
+  // A bad cast member is left out of the attract screen; staff see it with the other start-up problems.
+  for (const problem of service.castProblems) logger.error('Avatar problem', { message: problem.message });
 
   let win: BrowserWindow | null = null;
   const lifecycle = createLifecycle({
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
       if (win && !win.isDestroyed()) void loadRenderer(win).catch((e: unknown) => logger.error('Reload failed', { error: String(e) }));
     },
     relaunchApp: () => {
-      app.relaunch();
+      relaunchApp();
       app.exit(0);
     },
   });
@@ -151,9 +151,13 @@ async function main(): Promise<void> {
   }
   const companionMode = settings.config.window.mode === 'companion';
   win = createMainWindow({ config: settings.config, preloadPath: PRELOAD_PATH, ...(companionMode ? { companionBounds: companionBounds(settings.config, logger) } : {}) });
+  const firstLoad = createFirstLoad({ load: () => loadRenderer(win!), logger });
   win.webContents.on('render-process-gone', (_event, details) => {
+    // Until the page has loaded once there is no attract screen to go back to: the first load retries.
+    if (!firstLoad.done) return firstLoad.onRendererGone(details.reason);
     void lifecycle.onRenderProcessGone({ reason: details.reason, exitCode: details.exitCode });
   });
+  watchDevToolsKey(win);
   win.webContents.on('unresponsive', () => lifecycle.onUnresponsive());
   win.webContents.on('responsive', () => lifecycle.onResponsive());
   win.webContents.on('did-fail-load', (_event, code, description, url) => {
@@ -169,6 +173,6 @@ async function main(): Promise<void> {
         .catch((e: unknown) => logger.warn('A feature did not stop cleanly', { feature: feature.name, error: String(e) }));
     }
   });
-  await loadRenderer(win);
+  await firstLoad.run();
   logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
 }

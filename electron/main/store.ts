@@ -4,18 +4,20 @@
  *
  * - An invalid config file never crashes the kiosk: we log one clear line, tell the operator (the caller
  *   shows a dialog), run with safe defaults, and refuse to write into the broken file.
- * - The key is encrypted with safeStorage's async API; only the base64 ciphertext is stored. On Linux
- *   without a keyring (`basic_text` backend) the ciphertext is barely protected: we log it and report
- *   it in PublicConfig.apiKeyWeaklyProtected.
+ * - The key is encrypted with safeStorage's async API; only the base64 ciphertext is stored. Reading it
+ *   at start-up is bounded (a locked keyring must not hold the kiosk back) and how well it is protected
+ *   is reported honestly (`unknown` on Linux): both decided in kiosk/stored-key.ts.
  */
-import { safeStorage } from 'electron';
+import { app, safeStorage } from 'electron';
 import Store from 'electron-store';
-import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { AvatarError, toAvatarError, type ErrorInfo } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import { configJsonSchema, defaultConfig, resolveConfig, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
 import type { ApiKeySource } from '../kiosk/kiosk-service.ts';
 import type { SettingsPersistence } from '../operations/settings.ts';
 import { loadPolicy, type PolicyLayer } from '../fleet/managed-config.ts';
+import type { KeyProtectionWeak } from '../contract.ts';
+import { readStoredKey, storedKeyWeak } from '../kiosk/stored-key.ts';
 
 export interface LoadedSettings {
   config: KioskConfig;
@@ -23,7 +25,9 @@ export interface LoadedSettings {
   configError: AvatarError | null;
   apiKey: string | null;
   apiKeySource: ApiKeySource;
-  apiKeyWeaklyProtected: boolean;
+  apiKeyWeaklyProtected: KeyProtectionWeak;
+  /** Why a stored key was not used (keyring timeout, no secure storage, undecryptable); null otherwise. */
+  keyProblem: ErrorInfo | null;
   persistApiKey(key: string | null): Promise<void>;
   /** Where the config file is (for the operator's dialog). */
   configPath: string | null;
@@ -67,17 +71,27 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
     store = null; // never write into a file we could not read
   }
 
-  const weak = process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text';
-  if (weak) logger.warn('No OS keyring (safeStorage backend "basic_text"): a stored API key is only weakly protected. Prefer AVATAR_API_KEY from a protected environment.');
+  const weak = storedKeyWeak({ platform: process.platform, passwordStore: app.commandLine.getSwitchValue('password-store') });
+  if (weak === true) logger.warn('safeStorage uses its hard-coded key (--password-store=basic): a stored API key is only weakly protected. Prefer AVATAR_API_KEY from a protected environment.');
 
   let apiKey: string | null = null;
   let apiKeySource: ApiKeySource = 'none';
+  let keyProblem: ErrorInfo | null = null;
   const envKey = env.AVATAR_API_KEY?.trim();
   if (envKey) {
     apiKey = envKey;
     apiKeySource = 'env';
   } else if (config.encryptedApiKey) {
-    apiKey = await decryptKey(config.encryptedApiKey, store, logger);
+    if (weak === 'unknown') logger.info('On Linux Electron does not say whether the stored API key is kept by a keyring or a hard-coded key; prefer AVATAR_API_KEY from a protected environment.');
+    const writable = store;
+    const read = await readStoredKey({
+      cipherBase64: config.encryptedApiKey,
+      store: safeStorage,
+      logger,
+      ...(writable ? { saveCipher: (cipher: string) => writable.set('encryptedApiKey', cipher) } : {}),
+    });
+    apiKey = read.key;
+    keyProblem = read.problem;
     if (apiKey) apiKeySource = 'stored';
   }
   addSecret(apiKey);
@@ -88,6 +102,7 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
     apiKey,
     apiKeySource,
     apiKeyWeaklyProtected: weak,
+    keyProblem,
     configPath: store?.path ?? null,
     persistence: {
       read: () => (store ? { ...store.store } : {}),
@@ -110,22 +125,4 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
       store.set('encryptedApiKey', cipher.toString('base64'));
     },
   };
-}
-
-async function decryptKey(base64: string, store: Store<Record<string, unknown>> | null, logger: Logger): Promise<string | null> {
-  try {
-    if (!(await safeStorage.isAsyncEncryptionAvailable())) {
-      logger.error('A stored API key exists but secure storage is unavailable; running in demo mode');
-      return null;
-    }
-    const { result, shouldReEncrypt } = await safeStorage.decryptStringAsync(Buffer.from(base64, 'base64'));
-    if (shouldReEncrypt && store) {
-      const cipher = await safeStorage.encryptStringAsync(result);
-      store.set('encryptedApiKey', cipher.toString('base64'));
-    }
-    return result.trim() || null;
-  } catch (error) {
-    logger.error('The stored API key could not be decrypted; running in demo mode. Enter the key again.', { error: toAvatarError(error).message });
-    return null;
-  }
 }

@@ -10,10 +10,11 @@
  * operator who picks the native engine accepts that the renderer then runs with Node; the CSP, the
  * navigation/new-window guards and the single-origin app:// page still apply.
  */
-import { app, BrowserWindow, Menu, type BrowserWindowConstructorOptions } from 'electron';
+import { BrowserWindow, type BrowserWindowConstructorOptions } from 'electron';
 import type { KioskConfig } from '../kiosk/config.ts';
 import { APP_ENTRY_URL } from './page-policy.ts';
 import { COMPANION_MIN_SIZE, type Rect } from '../kiosk/companion.ts';
+import { devToolsEnabled, installApplicationMenu } from './platform.ts';
 
 export interface WindowOptions {
   config: KioskConfig;
@@ -26,10 +27,6 @@ export interface WindowOptions {
 /** Whether this configuration needs the native-SDK window (and may have it on this platform). */
 export function usesNativeRtc(config: KioskConfig, platform: NodeJS.Platform = process.platform): boolean {
   return config.rtcEngine === 'agora-native' && (platform === 'win32' || platform === 'darwin');
-}
-
-function devToolsAllowed(): boolean {
-  return !app.isPackaged || process.env.KIOSK_DEVTOOLS === '1';
 }
 
 function windowChrome(config: KioskConfig, companionBounds?: Rect): BrowserWindowConstructorOptions {
@@ -81,8 +78,8 @@ function createSecureWindow(config: KioskConfig, preloadPath: string, companionB
       spellcheck: false,
       // Middle-click (auxclick) could open links in new windows; the kiosk has no use for it.
       disableBlinkFeatures: 'Auxclick',
-      // Packaged kiosks get no DevTools unless the operator asks (KIOSK_DEVTOOLS=1); there is no menu either.
-      devTools: devToolsAllowed(),
+      // DevTools only from a source checkout with KIOSK_DEVTOOLS=1 (F12), never in a packaged kiosk.
+      devTools: devToolsEnabled(),
       // A kiosk speaks without a click first; the renderer still handles autoplay failure.
       autoplayPolicy: 'no-user-gesture-required',
       backgroundThrottling: false,
@@ -113,7 +110,7 @@ function createAgoraNativeWindow(config: KioskConfig, preloadPath: string, compa
       navigateOnDragDrop: false,
       spellcheck: false,
       disableBlinkFeatures: 'Auxclick',
-      devTools: devToolsAllowed(),
+      devTools: devToolsEnabled(),
       autoplayPolicy: 'no-user-gesture-required',
       backgroundThrottling: false,
     },
@@ -122,7 +119,7 @@ function createAgoraNativeWindow(config: KioskConfig, preloadPath: string, compa
 
 export function createMainWindow(options: WindowOptions): BrowserWindow {
   const { config, preloadPath } = options;
-  Menu.setApplicationMenu(null);
+  installApplicationMenu(options.platform);
   const win = usesNativeRtc(config, options.platform)
     ? createAgoraNativeWindow(config, preloadPath, options.companionBounds)
     : createSecureWindow(config, preloadPath, options.companionBounds);

@@ -162,10 +162,10 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     };
   }
 
-  let keyState: { hasApiKey: boolean; apiKeySource: StaffSettings['apiKeySource'] } = { hasApiKey: false, apiKeySource: 'none' };
+  let keyState: Pick<StaffStatus, 'hasApiKey' | 'apiKeySource' | 'apiKeyWeaklyProtected'> = { hasApiKey: false, apiKeySource: 'none', apiKeyWeaklyProtected: false };
   const refreshKeyState = async () => {
     const r = await service.getConfig();
-    if (r.ok) keyState = { hasApiKey: r.value.hasApiKey, apiKeySource: r.value.apiKeySource };
+    if (r.ok) keyState = { hasApiKey: r.value.hasApiKey, apiKeySource: r.value.apiKeySource, apiKeyWeaklyProtected: r.value.apiKeyWeaklyProtected };
   };
 
   async function status(): Promise<StaffStatus> {
@@ -175,6 +175,9 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       mode: service.mode,
       serviceUrl: serviceUrl(),
       hasApiKey: keyState.hasApiKey,
+      apiKeySource: keyState.apiKeySource,
+      apiKeyWeaklyProtected: keyState.apiKeyWeaklyProtected,
+      attention: service.attention,
       errors: [...errors],
       version: options.version,
       uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),

@@ -13,7 +13,7 @@ import type { EmulatorHandle, EmulatorKnobs } from '../../electron/emulator/inde
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
 import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
-import type { KioskEvent } from '../../electron/contract.ts';
+import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -303,7 +303,9 @@ export interface StaffKioskPage extends KioskPage {
 }
 
 /** Like `openKiosk`, with the staff operations attached and `file` as the initial config.json. */
-export async function openStaffKiosk(options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown> }): Promise<StaffKioskPage> {
+export async function openStaffKiosk(
+  options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown>; startupAttention?: AttentionItem[] },
+): Promise<StaffKioskPage> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
   await persistence.write({ ...baseConfig(options.imageDataUrl), ...options.file });
@@ -313,6 +315,7 @@ export async function openStaffKiosk(options: Omit<KioskPageOptions, 'config'> &
     apiKeySource: 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
     persistApiKey: async () => {},
+    ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
   });
   const platform = { calls: [] as string[] };
   const ops = createStaffOps({

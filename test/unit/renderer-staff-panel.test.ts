@@ -77,7 +77,7 @@ class FakeStaff {
         this.unlocked = false;
         return ok(undefined);
       },
-      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0 }, openAtLogin: null })),
+      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0 }, openAtLogin: null })),
       getSettings: guarded('getSettings', () => this.settings()),
       saveSettings: async ({ settings }) => {
         log(`saveSettings:${settings.avatar.name}`);
@@ -329,5 +329,22 @@ describe('StaffPanel', () => {
       assert.equal('maxCallSeconds' in out, false);
       assert.deepEqual(out.idle, SETTINGS.idle);
     });
+  });
+});
+
+describe('the Status tab: the API key line', () => {
+  it('says where the key comes from and, for a stored one, how well it is protected (unknown said as such)', async () => {
+    const { apiKeyText } = await import('../../renderer/src/staff/status.svelte.ts');
+    assert.equal(apiKeyText({ hasApiKey: false, apiKeySource: 'none', apiKeyWeaklyProtected: false }), 'Not set');
+    assert.equal(apiKeyText({ hasApiKey: true, apiKeySource: 'env', apiKeyWeaklyProtected: false }), 'Set (from the environment: AVATAR_API_KEY)');
+    assert.equal(apiKeyText({ hasApiKey: true, apiKeySource: 'stored', apiKeyWeaklyProtected: false }), 'Set (stored, encrypted by the system keystore)');
+    assert.equal(
+      apiKeyText({ hasApiKey: true, apiKeySource: 'stored', apiKeyWeaklyProtected: true }),
+      'Set (stored, only weakly protected: the system keyring is not used). Prefer AVATAR_API_KEY.',
+    );
+    assert.equal(
+      apiKeyText({ hasApiKey: true, apiKeySource: 'stored', apiKeyWeaklyProtected: 'unknown' }),
+      'Set (stored, encrypted). On Linux the kiosk cannot tell whether a keyring or a built-in key protects it; on a shared machine prefer AVATAR_API_KEY.',
+    );
   });
 });

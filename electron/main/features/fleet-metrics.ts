@@ -17,11 +17,8 @@ export function fleetMetrics(): Feature {
         service,
         version: app.getVersion(),
         launchStatePath: join(app.getPath('userData'), 'metrics-state.json'),
-        startupErrors: [
-          ...(settings.configError ? [settings.configError.code] : []),
-          ...settings.policy.problems.map(() => 'invalid_config' as const),
-          ...service.castProblems.map((p) => p.code),
-        ],
+        // Every start-up problem staff are asked to look at (config, policy, cast, key).
+        startupErrors: service.attention.map((item) => item.code),
         logger,
       });
       const metrics = fleet?.metrics;

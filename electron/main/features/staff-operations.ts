@@ -5,6 +5,7 @@
 import { app } from 'electron';
 import { systemClock } from '../../core/clock.ts';
 import { createStaffOps, type StaffOps } from '../../operations/staff-ops.ts';
+import { relaunchApp } from '../platform.ts';
 import type { Feature } from './feature.ts';
 
 export interface StaffOperationsFeature extends Feature {
@@ -38,7 +39,7 @@ export function staffOperations(): StaffOperationsFeature {
           setOpenAtLogin: (enabled) => app.setLoginItemSettings({ openAtLogin: enabled }),
           exitKiosk: () => void lifecycle.requestQuit('other'),
           restart: () => {
-            app.relaunch();
+            relaunchApp();
             void lifecycle.requestQuit('other');
           },
         },

@@ -21,6 +21,10 @@ export const record = {
   sessionListeners: new Map<string, (...args: unknown[]) => void>(),
   menuSetTo: undefined as unknown,
   relaunchCalls: 0,
+  /** The options of each `app.relaunch(options)` (null: called without options). */
+  relaunches: [] as ({ execPath?: string; args?: string[] } | null)[],
+  /** `webContents.toggleDevTools()` calls. */
+  devToolsToggles: 0,
   powerSave: [] as string[],
   loginItemSettings: [] as unknown[],
   trays: [] as Tray[],
@@ -32,6 +36,15 @@ export const record = {
 class FakeWebContents extends EventEmitter {
   readonly mainFrame = { url: '', detached: false };
   readonly sent: { channel: string; payload: unknown }[] = [];
+  toggleDevTools(): void {
+    record.devToolsToggles++;
+  }
+  /** Test helper: a key as Electron reports it to `before-input-event`; answers whether it was prevented. */
+  pressKey(input: { type: string; key: string; isAutoRepeat?: boolean }): boolean {
+    let prevented = false;
+    this.emit('before-input-event', { preventDefault: () => (prevented = true) }, input);
+    return prevented;
+  }
   windowOpenHandler: ((d: { url: string }) => { action: string }) | null = null;
   send(channel: string, payload: unknown): void {
     this.sent.push({ channel, payload: structuredClone(payload) });
@@ -61,6 +74,12 @@ export class BrowserWindow extends EventEmitter {
   loadURL(url: string): Promise<void> {
     this.loads.push(url);
     this.webContents.mainFrame.url = url;
+    // STUB_CRASH_FIRST_LOADS=n: the renderer crashes during each of the first n loads (gone, then the
+    // load fails), as a GPU or driver problem at boot can make it.
+    if (this.loads.length <= Number(process.env.STUB_CRASH_FIRST_LOADS ?? 0)) {
+      setImmediate(() => this.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 }));
+      return new Promise((_resolve, reject) => setTimeout(() => reject(new Error('ERR_FAILED (-2) loading ' + url)), 5));
+    }
     return Promise.resolve();
   }
   removeMenu(): void {}
@@ -105,7 +124,20 @@ export class BrowserWindow extends EventEmitter {
 }
 
 class FakeApp extends EventEmitter {
-  isPackaged = false;
+  /** STUB_IS_PACKAGED=1: run as an installed app (read when asked, so a harness may set it late). */
+  get isPackaged(): boolean {
+    return process.env.STUB_IS_PACKAGED === '1';
+  }
+  /** Switches are read from this process's own arguments (`--name=value`). */
+  readonly commandLine = {
+    getSwitchValue(name: string): string {
+      const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+      return arg ? arg.slice(name.length + 3) : '';
+    },
+  };
+  getName(): string {
+    return 'Avatar Kiosk';
+  }
   #ready!: () => void;
   readonly #readyPromise = new Promise<void>((r) => (this.#ready = r));
   emitReady(): void {
@@ -136,8 +168,9 @@ class FakeApp extends EventEmitter {
     const userData = process.env.STUB_USER_DATA ?? join(process.cwd(), '.stub-user-data');
     return name === 'logs' ? join(userData, 'logs') : userData;
   }
-  relaunch(): void {
+  relaunch(options?: { execPath?: string; args?: string[] }): void {
     record.relaunchCalls++;
+    record.relaunches.push(options ? structuredClone(options) : null);
   }
   getLoginItemSettings(): { openAtLogin: boolean } {
     return { openAtLogin: false };
@@ -196,11 +229,15 @@ export const ipcMain = {
   on(): void {},
 };
 
-/** Reversible "encryption" that is visibly not the plaintext. */
+/** Reversible "encryption" that is visibly not the plaintext. STUB_KEYRING=hang: decrypting never
+ *  answers, like a locked keyring waiting for a password nobody types. */
 export const safeStorage = {
   isAsyncEncryptionAvailable: async () => true,
   encryptStringAsync: async (s: string) => Buffer.from(`enc:${Buffer.from(s).toString('hex')}`),
-  decryptStringAsync: async (b: Buffer) => ({ result: Buffer.from(b.toString().slice(4), 'hex').toString(), shouldReEncrypt: false }),
+  decryptStringAsync: (b: Buffer) =>
+    process.env.STUB_KEYRING === 'hang'
+      ? new Promise<never>(() => {})
+      : Promise.resolve({ result: Buffer.from(b.toString().slice(4), 'hex').toString(), shouldReEncrypt: false }),
   getSelectedStorageBackend: () => 'basic_text' as const,
 };
 
@@ -222,6 +259,8 @@ export const Menu = {
 // Tray, globalShortcut, screen, nativeImage.
 export interface MenuItemTemplate {
   label?: string;
+  role?: string;
+  submenu?: MenuItemTemplate[];
   type?: string;
   enabled?: boolean;
   click?: () => void;
@@ -272,12 +311,32 @@ export const globalShortcut = {
 
 const DISPLAY = { id: 1, workArea: { x: 0, y: 0, width: 1920, height: 1040 }, bounds: { x: 0, y: 0, width: 1920, height: 1080 }, size: { width: 1920, height: 1080 } };
 export const screen = {
-  getPrimaryDisplay: () => DISPLAY,
+  getPrimaryDisplay: () => {
+    // STUB_NO_DISPLAY=1: no display yet (a kiosk booting before its screen is up).
+    if (process.env.STUB_NO_DISPLAY === '1') throw new Error('no display');
+    return DISPLAY;
+  },
   getAllDisplays: () => [DISPLAY],
 };
 
+/** An image as main prepared it: its file, whether it is a template, the size it was scaled to. */
+class FakeImage {
+  template = false;
+  constructor(
+    readonly path: string,
+    readonly size: { width: number; height: number } | null = null,
+  ) {}
+  setTemplateImage(template: boolean): void {
+    this.template = template;
+  }
+  resize(size: { width: number; height: number }): FakeImage {
+    const resized = new FakeImage(this.path, { width: size.width, height: size.height });
+    resized.template = this.template;
+    return resized;
+  }
+}
 export const nativeImage = {
-  createFromPath: (path: string) => ({ path }),
+  createFromPath: (path: string) => new FakeImage(path),
 };
 
 let powerSaveId = 0;

@@ -7,7 +7,11 @@
  * Run: node --import tsx --import ./test/electron/stub/register.mjs test/electron/stub/main-harness.ts <scenario>
  * Scenarios: `full` (default), `broken-config`, `recovery` (a leftover session from a "crashed" run),
  * `fatal` (an uncaught exception in main during a call), `companion` (tray, shortcut, bounds,
- * policy, metrics).
+ * policy, metrics), `keyring-hang` (the stored key's decrypt never answers), `appimage` (staff restart
+ * and a fatal error inside an AppImage), `first-load-crash` (the renderer crashes during the first two
+ * loads), `no-display` (start-up fails before the window exists), `devtools` and `devtools-packaged`
+ * (F12 with KIOSK_DEVTOOLS=1, from a checkout and installed), `mac` (the companion on macOS: tray
+ * template image, application menu).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +37,22 @@ writeFileSync(
 );
 // No system policy leaks in; the companion scenario brings its own policy, bounds and metrics port.
 process.env.AVATAR_KIOSK_POLICY = join(userData, 'policy.json');
+// What the operating system would set, per scenario (read by main, or by the stub, when used).
+if (scenario === 'keyring-hang') {
+  process.env.STUB_KEYRING = 'hang';
+  const cipher = Buffer.from(`enc:${Buffer.from('sk-stored-key-0123456789').toString('hex')}`).toString('base64'); // the stub's safeStorage
+  writeFileSync(configFile, JSON.stringify({ callMode: 'audio', service: { baseUrl: 'https://avatar.example.com' }, encryptedApiKey: cipher, window: { mode: 'windowed', width: 800, height: 600 } }));
+}
+if (scenario === 'appimage') process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
+if (scenario === 'first-load-crash') process.env.STUB_CRASH_FIRST_LOADS = '2';
+if (scenario === 'no-display') process.env.STUB_NO_DISPLAY = '1';
+if (scenario === 'devtools' || scenario === 'devtools-packaged') process.env.KIOSK_DEVTOOLS = '1';
+else delete process.env.KIOSK_DEVTOOLS;
+if (scenario === 'devtools-packaged') process.env.STUB_IS_PACKAGED = '1';
+if (scenario === 'mac') {
+  Object.defineProperty(process, 'platform', { value: 'darwin' });
+  writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'companion' } }));
+}
 let metricsPort = 0;
 if (scenario === 'companion') {
   metricsPort = await new Promise<number>((resolve) => {
@@ -80,7 +100,20 @@ async function until(what: string, pred: () => boolean, timeoutMs = 10_000): Pro
 await import('../../../electron/main/index.ts');
 facts.orderBeforeReady = [...record.order];
 app.emitReady();
-await until('the window to load', () => (record.windows[0]?.loads.length ?? 0) >= 1);
+if (scenario === 'no-display') {
+  // Start-up fails before any window: no dialog, a log line, then a relaunch after a pause.
+  await until('the relaunch', () => record.relaunchCalls >= 1 && record.exitCalls.length >= 1, 20_000);
+  facts.errorBoxes = record.errorBoxes;
+  facts.windows = record.windows.length;
+  facts.relaunches = record.relaunches;
+  facts.exitCalls = record.exitCalls;
+  const log = existsSync(join(userData, 'logs', 'main.log')) ? readFileSync(join(userData, 'logs', 'main.log'), 'utf8') : '';
+  facts.logHasStartupError = log.includes('Fatal start-up error; relaunching the kiosk');
+  process.stdout.write(`HARNESS ${JSON.stringify(facts)}\n`, () => process.exit(0));
+  await new Promise(() => {}); // the write's callback exits
+}
+// The first load waits for the keyring's time limit in `keyring-hang` and for retries in `first-load-crash`.
+await until('the window to load', () => (record.windows[0]?.loads.length ?? 0) >= (scenario === 'first-load-crash' ? 3 : 1), 20_000);
 const win = record.windows[0] as BrowserWindow;
 const wc = win.webContents;
 const events = () => wc.sent.filter((s) => s.channel === EVENT_CHANNEL).map((s) => s.payload as KioskEvent);
@@ -207,9 +240,51 @@ if (scenario === 'fatal') {
   await until('the relaunch', () => record.relaunchCalls >= 1 && record.exitCalls.length >= 1, 15_000);
   facts.fatalPhases = events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
   facts.relaunchCalls = record.relaunchCalls;
+  facts.relaunches = record.relaunches;
   facts.exitCalls = record.exitCalls;
   facts.powerSave = [...record.powerSave];
   facts.logHasFatal = readLog().includes('Fatal error in main: hanging up and relaunching the kiosk');
+}
+if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang') {
+  // What staff see: the Status tab, once a PIN is chosen.
+  facts.setPinAnswer = await invoke(CHANNELS.staffSetPin, { pin: '2468' });
+  const status = (await invoke(CHANNELS.staffStatus)) as { ok: boolean; value?: { attention: unknown; mode: string; apiKeySource: string } };
+  facts.statusAttention = status.value?.attention ?? null;
+  facts.statusMode = status.value?.mode ?? null;
+  facts.statusKeySource = status.value?.apiKeySource ?? null;
+  facts.logHasKeyringTimeout = readLog().includes('The keyring did not answer within 5 s');
+}
+if (scenario === 'appimage') {
+  // Staff press Restart, then (while it quits) main throws: both relaunch the AppImage itself.
+  await invoke(CHANNELS.staffSetPin, { pin: '2468' });
+  facts.restart = await invoke(CHANNELS.staffRestart);
+  await until('the quit', () => record.order.includes('quit-allowed'), 15_000);
+  (process.emit as (event: string, ...args: unknown[]) => boolean)('uncaughtException', new Error('boom in main'), 'uncaughtException');
+  await until('the second relaunch', () => record.relaunches.length >= 2, 15_000);
+  facts.relaunches = record.relaunches;
+  facts.argv = process.argv.slice(1);
+}
+if (scenario === 'first-load-crash') {
+  await until('the kiosk to be ready', () => readLog().includes('Kiosk ready'), 15_000);
+  facts.loads = [...win.loads];
+  facts.exitCalls = record.exitCalls;
+  facts.relaunchCalls = record.relaunchCalls;
+  facts.logHasRetry = readLog().includes('The kiosk page failed to load; trying again');
+  // After the first load a crash is the lifecycle's again: one reload.
+  wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+  await until('the reload', () => win.loads.length >= 4);
+  facts.loadsAfterLaterCrash = win.loads.length;
+}
+if (scenario === 'devtools' || scenario === 'devtools-packaged' || scenario === 'full') {
+  facts.inputListeners = wc.listenerCount('before-input-event');
+  facts.f12Prevented = wc.pressKey({ type: 'keyDown', key: 'F12' });
+  wc.pressKey({ type: 'keyUp', key: 'F12' });
+  wc.pressKey({ type: 'keyDown', key: 'F11' });
+  facts.devToolsToggles = record.devToolsToggles;
+}
+if (scenario === 'mac') {
+  const tray = record.trays[0]!;
+  facts.trayImage = tray.image;
 }
 if (scenario === 'companion') {
   const tray = record.trays[0]!;

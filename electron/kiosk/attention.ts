@@ -1,0 +1,43 @@
+/**
+ * Start-up problems for staff, without Electron. A kiosk is unattended: a problem found while starting
+ * (the config file, the administrator's policy, a cast member, the stored key) must never stop it behind
+ * a modal dialog nobody will click. The kiosk runs on safe defaults, and each problem becomes one
+ * `AttentionItem`: logged by its finder, counted in /metrics, listed on the staff Status tab, and shown
+ * to visitors only as a small marker in the staff corner of the attract screen.
+ */
+import type { AttentionItem } from '../contract.ts';
+import type { ErrorInfo } from '../core/errors.ts';
+
+export interface StartupProblems {
+  /** Why the config file was not used (null when it was fine). */
+  configError: ErrorInfo | null;
+  /** Where the config file is, when known. */
+  configPath: string | null;
+  /** One line per rejected policy setting (fleet/managed-config.ts). */
+  policyProblems: readonly string[];
+  policyPath: string;
+  /** Why the stored API key was not used (null when it was, or when there is none). */
+  keyProblem: ErrorInfo | null;
+}
+
+/** The problems found before the kiosk service exists, in the order staff should read them. */
+export function startupAttention(p: StartupProblems): AttentionItem[] {
+  const items: AttentionItem[] = [];
+  if (p.configError) {
+    items.push({
+      kind: 'config',
+      code: p.configError.code,
+      message: `${p.configError.message} The kiosk is running on safe defaults; fix ${p.configPath ?? 'config.json in the app\'s data folder'} and restart.`,
+    });
+  }
+  for (const problem of p.policyProblems) {
+    items.push({ kind: 'policy', code: 'invalid_config', message: `${problem} The other settings of ${p.policyPath} apply; ask the administrator to fix the policy file.` });
+  }
+  if (p.keyProblem) items.push({ kind: 'key', code: p.keyProblem.code, message: p.keyProblem.message });
+  return items;
+}
+
+/** A bad cast member is left out of the attract screen; the others are available. */
+export function castAttention(problems: readonly ErrorInfo[]): AttentionItem[] {
+  return problems.map((p) => ({ kind: 'cast', code: p.code, message: `${p.message} The other avatars are available; fix the configuration and restart.` }));
+}

@@ -1,0 +1,89 @@
+/**
+ * What the kiosk asks of the operating system, decided without Electron: how to relaunch (inside an
+ * AppImage or not), whether DevTools may open and which key opens them, which tray image to use, and the
+ * application menu. main/ passes the answers to Electron unchanged; test/unit/os-integration.test.ts
+ * checks each decision for every platform, the fake `electron` checks that main uses them.
+ */
+
+/** Options for `app.relaunch()`; `undefined` means "relaunch as this process was started". */
+export interface RelaunchOptions {
+  execPath: string;
+  args: string[];
+}
+
+/**
+ * Inside an AppImage `process.execPath` lives in the image's temporary mount, which is gone once this
+ * process exits, so a plain relaunch starts nothing. The AppImage runtime sets `APPIMAGE` to the image's
+ * own path: relaunch that, with this run's arguments (`argv[0]` is the mounted binary, the rest are ours).
+ */
+export function relaunchOptions(env: Readonly<Record<string, string | undefined>>, argv: readonly string[]): RelaunchOptions | undefined {
+  const appImage = env.APPIMAGE?.trim();
+  if (!appImage) return undefined;
+  return { execPath: appImage, args: argv.slice(1) };
+}
+
+/**
+ * DevTools are a developer's tool: only from a source checkout (`npm start`, not packaged) and only when
+ * asked for with `KIOSK_DEVTOOLS=1`. A packaged kiosk never opens them, whatever its environment says:
+ * anyone at the kiosk's keyboard could otherwise read the page and call the staff API.
+ */
+export function devToolsAllowed(options: { isPackaged: boolean; env: Readonly<Record<string, string | undefined>> }): boolean {
+  return !options.isPackaged && options.env.KIOSK_DEVTOOLS === '1';
+}
+
+/** The part of Electron's `before-input-event` input that decides the shortcut. */
+export interface KeyInput {
+  type: string;
+  key: string;
+  isAutoRepeat?: boolean;
+}
+
+/** F12 pressed (not held, not released): toggle DevTools. */
+export function isDevToolsToggle(input: KeyInput): boolean {
+  return input.type === 'keyDown' && input.key === 'F12' && !input.isAutoRepeat;
+}
+
+/** The tray image: a file under resources/ and what to do with it. */
+export interface TrayIconSpec {
+  file: string;
+  /** macOS: a template image (black + alpha) that the menu bar tints for light and dark mode. */
+  template: boolean;
+  /** Resize to this many pixels square (device-independent); null: as the file is. */
+  sizePx: number | null;
+}
+
+/**
+ * macOS draws a 16 pt template image in the menu bar (trayTemplate.png, with trayTemplate@2x.png beside
+ * it for Retina, picked up by name). Elsewhere the app icon, scaled down: Windows shows 16 px at 100 %
+ * and more at higher scaling, Linux panels 22–24 px; a 32 px image is scaled down cleanly by both.
+ */
+export function trayIcon(platform: NodeJS.Platform): TrayIconSpec {
+  if (platform === 'darwin') return { file: 'trayTemplate.png', template: true, sizePx: null };
+  return { file: 'icon.png', template: false, sizePx: 32 };
+}
+
+/** The subset of Electron's MenuItemConstructorOptions the application menu uses. */
+export interface MenuTemplateItem {
+  label?: string;
+  role?: 'about' | 'undo' | 'redo' | 'cut' | 'copy' | 'paste' | 'selectAll';
+  type?: 'separator';
+  submenu?: MenuTemplateItem[];
+}
+
+/**
+ * The application menu: none on Windows and Linux (a kiosk shows no menu bar, and no menu means no
+ * accelerators). On macOS the clipboard shortcuts (⌘C, ⌘V, …) reach a text field only through Edit-menu
+ * roles, so the staff panel's fields need them even where the menu bar is hidden (kiosk mode). Nothing
+ * that leaves the kiosk (Quit, Hide, Close window) is on it: those accelerators would be a way out.
+ */
+export function applicationMenu(platform: NodeJS.Platform, appName: string): MenuTemplateItem[] | null {
+  if (platform !== 'darwin') return null;
+  return [
+    // macOS makes the first item the app menu, whatever its label.
+    { label: appName, submenu: [{ role: 'about' }] },
+    {
+      label: 'Edit',
+      submenu: [{ role: 'undo' }, { role: 'redo' }, { type: 'separator' }, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }],
+    },
+  ];
+}
