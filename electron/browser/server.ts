@@ -51,6 +51,8 @@ export interface BrowserHostOptions {
   secret?: string;
   clock?: Clock;
   logger?: Logger;
+  /** A page presented the secret and is now the connected page. */
+  onPageConnected?(): void;
   /** The connected page went away (closed, reloaded, crashed). */
   onPageGone?(): void;
 }
@@ -92,6 +94,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   async function serveFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.headers.host !== hostHeader) return void res.writeHead(421, { 'content-type': 'text/plain' }).end('Misdirected request.\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
+    // Browsers ask for an icon the renderer does not have: no content, rather than a logged 404.
+    if (new URL(req.url ?? '/', origin).pathname === '/favicon.ico') return void res.writeHead(204, securityHeaders()).end();
     const file = fileFor(req.url ?? '/', rendererDir);
     const info = file ? await stat(file).catch(() => null) : null;
     if (!file || !info?.isFile()) return void res.writeHead(404, { 'content-type': 'text/plain', ...securityHeaders() }).end('Not found.\n');
@@ -147,6 +151,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
         unsubscribe = service.onEvent((event) => send(ws, { type: 'event', event }));
         send(ws, { type: 'welcome', shape: API_SHAPE });
         logger.info('Browser mode: the page is connected');
+        options.onPageConnected?.();
         return;
       }
       if (!parsed.ok) return send(ws, { type: 'error', error: { code: 'invalid_request', message: parsed.message } });
