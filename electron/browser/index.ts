@@ -8,8 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { addSecret } from '../core/log.ts';
 import { createMainLog } from '../operations/log-file.ts';
 import { dataDirFrom, startBrowserKiosk, type BrowserKiosk } from './kiosk-host.ts';
+import { newSecret } from './server.ts';
 import { browserCandidates, findBrowser, openBrowser, type OpenedBrowser } from './open-browser.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -30,6 +32,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  // Never logged; registered anyway, so a log line that ever carried it would be redacted.
+  const secret = newSecret();
+  addSecret(secret);
   let kiosk: BrowserKiosk | null = null;
   let browser: OpenedBrowser | null = null;
   let everConnected = false;
@@ -51,6 +56,7 @@ async function main(): Promise<void> {
     logger: mainLog.logger,
     version,
     port,
+    secret,
     logTail: () => mainLog.tail(),
     onPageConnected: () => {
       everConnected = true;
@@ -60,7 +66,7 @@ async function main(): Promise<void> {
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(`Stopping (${signal}).`));
 
-  say(`Avatar Kiosk in browser mode at ${kiosk.host.origin}/ (${kiosk.service.mode === 'demo' ? 'demo: the embedded emulator' : kiosk.service.mode}; data: ${dataDir}).`);
+  say(`Avatar Kiosk in browser mode at ${kiosk.host.origin}/ (${kiosk.service.mode === 'demo' ? 'demo: the embedded emulator' : kiosk.service.mode}; data: ${dataDir}; log: ${mainLog.path}).`);
   if (kiosk.configError) say(`config.json was not used: ${kiosk.configError.message} The kiosk runs on safe defaults.`);
   const path = findBrowser(env, browserCandidates(process.platform, env));
   const printUrl = (why: string) => say(`${why} Open this address in Chromium or Chrome (it holds this launch's secret; keep it private):\n  ${kiosk!.host.pageUrl}`);
@@ -74,6 +80,7 @@ async function main(): Promise<void> {
   say(`Opening ${path} (${mode === 'kiosk' ? '--kiosk' : '--app'}). Stop with Ctrl+C.`);
   browser.child.once('exit', () => {
     if (everConnected || Date.now() - startedAt > BROWSER_START_GRACE_MS) return void stop('The browser window was closed: the kiosk stops.');
+    browser?.close(); // removes its profile folder
     browser = null;
     printUrl(`${path} could not open a window.`);
   });
