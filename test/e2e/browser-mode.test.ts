@@ -8,7 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
@@ -94,5 +94,13 @@ describe('Browser mode (E2E: built renderer over the real WebSocket transport + 
     } finally {
       await context.close();
     }
+  });
+
+  it('builds the socket transport into the renderer without the contract\'s schemas (no zod in the bundle)', () => {
+    const entries = readdirSync(join(RENDERER_DIR, 'assets')).filter((f) => /^index-.*\.js$/.test(f));
+    assert.equal(entries.length, 1);
+    const bundle = readFileSync(join(RENDERER_DIR, 'assets', entries[0]!), 'utf8');
+    assert.ok(bundle.includes(KIOSK_SOCKET_PATH), 'the transport is in the bundle');
+    assert.equal(/ZodError|strictObject/.test(bundle), false);
   });
 });
