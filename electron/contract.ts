@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { CALL_MODES, type CallMode, type RtcCredentials } from './core/protocol.ts';
 import type { ErrorCode, ErrorInfo } from './core/errors.ts';
 import type { SessionEvent, SessionState } from './core/session-types.ts';
+import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
 
 export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
@@ -134,9 +135,7 @@ export type AttractReportArgs = z.infer<typeof attractReportArgsSchema>;
  *  refreshes the panel's idle timeout). The PIN pad's own channels are `visitor`. */
 export type Access = 'visitor' | 'staff';
 
-/** How the `KioskApi` method takes its argument: none; optional (`whenOmitted` is sent instead, if set);
- *  or required. */
-export type ArgMode = 'none' | 'optional' | 'required';
+export type { ArgMode, ApiShape };
 
 export interface ChannelSpec {
   readonly channel: `kiosk:${string}`;
@@ -268,8 +267,6 @@ export interface EventSubscription {
 /** The API preload exposes as `window.kiosk`. Every call resolves (never rejects) with a Result. */
 export type KioskApi = Omit<DerivedApi, 'session'> & { session: DerivedApi['session'] & EventSubscription };
 
-/** What a transport needs to know of each method: the channel and how the argument is passed. */
-export type ApiShape = Record<string, Record<string, { channel: string; arg: ArgMode; whenOmitted?: unknown }>>;
 export const API_SHAPE: ApiShape = Object.fromEntries(
   Object.entries(KIOSK_API).map(([group, methods]) => [
     group,
@@ -283,35 +280,15 @@ export const API_SHAPE: ApiShape = Object.fromEntries(
 );
 
 /**
- * Build `window.kiosk` from the shape: each method names its channel and sends at most one argument
- * (none for `none`; `whenOmitted` for an omitted optional one). `invoke` must resolve with a Result, never
- * reject. Self-contained on purpose (it uses nothing from outside its body), so the E2E bridge can send
- * its source into a page: the preload, the bridge and any other transport share this one builder.
+ * Build `window.kiosk` from the shape (electron/core/kiosk-api.ts, typed here as `KioskApi`). The preload,
+ * the E2E bridge and the browser mode's socket share this one builder. It lives in a zod-free module so
+ * the renderer can bundle it without this file's schemas.
  */
-export function buildKioskApi(
+export const buildKioskApi: (
   shape: ApiShape,
   invoke: (channel: string, arg?: unknown) => Promise<unknown>,
   onEvent: EventSubscription['onEvent'],
-): KioskApi {
-  const api: Record<string, Record<string, unknown>> = {};
-  for (const group of Object.keys(shape)) {
-    const methods: Record<string, unknown> = {};
-    const entries = shape[group]!;
-    for (const method of Object.keys(entries)) {
-      const { channel, arg, whenOmitted } = entries[method]!;
-      methods[method] =
-        arg === 'none'
-          ? () => invoke(channel)
-          : (args?: unknown) => {
-              const value = args === undefined ? whenOmitted : args;
-              return value === undefined ? invoke(channel) : invoke(channel, value);
-            };
-    }
-    if (group === 'session') methods.onEvent = onEvent;
-    api[group] = Object.freeze(methods);
-  }
-  return Object.freeze(api) as unknown as KioskApi;
-}
+) => KioskApi = buildApiFromShape;
 
 // ---------------------------------------------------------------------------------------------------
 // View models

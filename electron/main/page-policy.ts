@@ -15,43 +15,9 @@ export const APP_HOST = 'kiosk';
 export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 export const APP_ENTRY_URL = `${APP_ORIGIN}/index.html`;
 
-/**
- * The renderer's CSP, sent as a header on everything app:// serves and on every http(s) response. It
- * matches renderer/index.html's meta policy (browsers enforce both), made stricter where the page does
- * not need more (default-src 'none', no frames/forms/plugins). Network: only the Agora Web SDK 4.x hosts
- * (*.agora.io, *.sd-rtn.com, any port, per Agora's firewall list); the demo engine needs no network and
- * the renderer never talks to the service (main does). `'self'` is our own bundled app:// files only.
- * Evaluated with Google's CSP evaluator in test/security/electronegativity.ts.
- */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  // Svelte transitions and the RTC SDK set inline styles on elements.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "media-src 'self' blob: mediastream:",
-  "font-src 'self' data:",
-  'connect-src \'self\' https://*.agora.io:* wss://*.agora.io:* https://*.sd-rtn.com:* wss://*.sd-rtn.com:*',
-  // agora-rtc-sdk-ng runs an internal worker from a blob: URL.
-  "worker-src 'self' blob:",
-  "manifest-src 'self'",
-  "object-src 'none'",
-  "frame-src 'none'",
-  "child-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-/** Response headers we add to everything the page loads. */
-export function securityHeaders(): Record<string, string> {
-  return {
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    'X-Content-Type-Options': 'nosniff',
-    'Cross-Origin-Opener-Policy': 'same-origin',
-    'Referrer-Policy': 'no-referrer',
-  };
-}
+// The CSP and headers are shared with the browser mode (electron/browser/), so they live Electron-free in kiosk/.
+export { CONTENT_SECURITY_POLICY, mimeTypeFor, securityHeaders } from '../kiosk/page-headers.ts';
+import { securityHeaders } from '../kiosk/page-headers.ts';
 
 /** Merge our CSP into a response's headers (replacing any CSP a server sent: ours is stricter). */
 export function withSecurityHeaders(headers: Record<string, string[] | string> | undefined): Record<string, string[]> {
@@ -140,30 +106,4 @@ export function resolveAppFile(requestUrl: string, root: string): string | null 
   const rel = relative(rootAbs, file);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('..')) return null;
   return file;
-}
-
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.webp': 'image/webp',
-  '.woff2': 'font/woff2',
-  '.woff': 'font/woff',
-  '.wasm': 'application/wasm',
-  '.mp3': 'audio/mpeg',
-  '.wav': 'audio/wav',
-  '.mp4': 'video/mp4',
-  '.webm': 'video/webm',
-  '.ico': 'image/x-icon',
-};
-
-export function mimeTypeFor(file: string): string {
-  const dot = file.lastIndexOf('.');
-  return (dot >= 0 && MIME[file.slice(dot).toLowerCase()]) || 'application/octet-stream';
 }

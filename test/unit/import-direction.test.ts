@@ -2,7 +2,7 @@
  * The layout's rule, read from the code's own imports: each folder of electron/ may import only the
  * folders below it, so behaviour stays testable under plain Node and the Electron glue stays thin.
  *
- *   core  ←  contract.ts, emulator  ←  kiosk  ←  operations, fleet  ←  main (Electron glue), cli
+ *   core  ←  contract.ts, emulator  ←  kiosk  ←  operations, fleet  ←  main (Electron glue), browser, cli
  *   preload → contract.ts only;   renderer → contract.ts and the renderer-safe core modules only
  *
  * It also fails on any import circle in electron/ or renderer/src (a circle hides which file owns what).
@@ -24,8 +24,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   'electron/fleet': ['electron/core', 'electron/contract.ts', 'electron/kiosk'],
   'electron/main': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
   'electron/preload': ['electron/contract.ts'],
+  // The browser mode: a host like main, without Electron (it serves the page and carries the contract).
+  'electron/browser': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
   'electron/cli': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
-  'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts'],
+  'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts', 'electron/core/kiosk-api.ts'],
 };
 /** Packages only the Electron glue may load: everything else must run under plain Node or in Chromium. */
 const GLUE_ONLY_PACKAGES = ['electron', 'electron-store'];

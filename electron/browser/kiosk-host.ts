@@ -1,0 +1,189 @@
+/**
+ * The browser mode's kiosk, without Electron: the same pieces main starts (kiosk service, staff
+ * operations, crash recovery, fleet metrics), wired to plain files instead of Electron's store, and the
+ * page served by server.ts instead of a BrowserWindow.
+ *
+ * Differences from the app, on purpose:
+ *  - the API key comes from AVATAR_API_KEY only: there is no safeStorage here, so the staff panel cannot
+ *    store one (it says to set the variable);
+ *  - config.json is read from the data folder (AVATAR_KIOSK_DATA, else the app's own user-data folder);
+ *  - "start at login" is not offered; "exit" stops the host; "restart" stops it with a line saying so.
+ */
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { addSecret, type Logger } from '../core/log.ts';
+import type { EmulatorKnobs } from '../emulator/index.ts';
+import { startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
+import { loadPolicy } from '../fleet/managed-config.ts';
+import { defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
+import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
+import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
+import { jsonFilePersistence } from '../operations/settings.ts';
+import { startBrowserHost, type BrowserHost } from './server.ts';
+
+/** The user-data folder's name when the app runs from a checkout (`npm start`, not packaged): the
+ *  package's name. The browser mode always runs from a checkout, so it shares that folder. */
+export const CHECKOUT_DATA_FOLDER = 'avatar-kiosk';
+/** Recovery must not keep the attract screen away for long (as in main). */
+export const RECOVERY_TIMEOUT_MS = 20_000;
+
+/** The folder Electron's `app.getPath('userData')` names for this app under `npm start` (docs/operators.md). */
+export function userDataDir(platform: NodeJS.Platform, env: Record<string, string | undefined>, home: string): string {
+  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), CHECKOUT_DATA_FOLDER);
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', CHECKOUT_DATA_FOLDER);
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), CHECKOUT_DATA_FOLDER);
+}
+
+/** The data folder: AVATAR_KIOSK_DATA, else the app's user-data folder. */
+export function dataDirFrom(env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+  return env.AVATAR_KIOSK_DATA?.trim() || userDataDir(platform, env, home);
+}
+
+export interface BrowserKioskOptions {
+  dataDir: string;
+  env: Record<string, string | undefined>;
+  appRoot: string;
+  rendererDir: string;
+  logger: Logger;
+  version: string;
+  /** 0: a free port. */
+  port?: number;
+  secret?: string;
+  clock?: Clock;
+  logTail?: () => string[];
+  emulatorKnobs?: Partial<EmulatorKnobs>;
+  onPageConnected?: () => void;
+  /** Staff asked to exit or restart (the caller stops the host). */
+  onQuit?: (why: 'exit' | 'restart') => void;
+}
+
+export interface BrowserKiosk {
+  readonly host: BrowserHost;
+  readonly service: KioskService;
+  readonly ops: StaffOps;
+  readonly config: KioskConfig;
+  /** Why config.json was not used (null when it was fine). */
+  readonly configError: AvatarError | null;
+  close(): Promise<void>;
+}
+
+export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<BrowserKiosk> {
+  const { dataDir, env, logger, clock = systemClock } = options;
+  mkdirSync(dataDir, { recursive: true });
+  const policyLayer = loadPolicy({ env });
+  for (const problem of policyLayer.problems) logger.error('Policy problem', { message: problem });
+  const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
+  let configError: AvatarError | null = null;
+  let config: KioskConfig;
+  let raw: Record<string, unknown> = {};
+  try {
+    raw = persistence.read();
+    config = resolveConfig(raw, env, { appRoot: options.appRoot, policy: policyLayer.policy });
+  } catch (error) {
+    configError = toAvatarError(error, 'invalid_config');
+    logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: join(dataDir, 'config.json') });
+    config = defaultConfig(env, { appRoot: options.appRoot, policy: policyLayer.policy });
+  }
+
+  const envKey = env.AVATAR_API_KEY?.trim() || null;
+  addSecret(envKey);
+  const service = await createKioskService({
+    config,
+    apiKey: envKey,
+    apiKeySource: envKey ? 'env' : 'none',
+    logger,
+    clock,
+    ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
+    persistApiKey: async () => {
+      throw new AvatarError('invalid_request', 'The browser mode stores no key (no secure storage here). Set AVATAR_API_KEY and start it again.');
+    },
+  });
+  for (const problem of service.castProblems) logger.error('Avatar problem', { message: problem.message });
+
+  let quitting = false;
+  const quit = (why: 'exit' | 'restart') => {
+    if (quitting) return;
+    quitting = true;
+    options.onQuit?.(why);
+  };
+  const ops = createStaffOps({
+    service,
+    dataDir,
+    persistence: configError
+      ? {
+          read: () => ({}),
+          write: async () => {
+            throw new AvatarError('invalid_config', 'The configuration file is invalid; fix it (or delete it) before saving settings.');
+          },
+        }
+      : persistence,
+    env,
+    appRoot: options.appRoot,
+    clock,
+    logger,
+    version: options.version,
+    configError,
+    policy: policyLayer,
+    logTail: options.logTail ?? (() => []),
+    platform: {
+      getOpenAtLogin: () => null,
+      setOpenAtLogin: () => {
+        throw new AvatarError('invalid_request', 'Start at login is not available in the browser mode.');
+      },
+      exitKiosk: () => quit('exit'),
+      restart: () => quit('restart'),
+    },
+  });
+
+  let timer: ReturnType<Clock['setTimeout']> | undefined;
+  await Promise.race([
+    ops.recover().catch((e: unknown) => logger.error('Crash recovery failed', { error: String(e) })),
+    new Promise<void>((resolve) => (timer = clock.setTimeout(() => (logger.warn('Crash recovery is slow; showing the kiosk anyway'), resolve()), RECOVERY_TIMEOUT_MS))),
+  ]);
+  if (timer !== undefined) clock.clearTimeout(timer);
+
+  const fleet: FleetMetrics | null = await startFleetMetrics({
+    config,
+    service,
+    version: options.version,
+    launchStatePath: join(dataDir, 'metrics-state.json'),
+    startupErrors: [...(configError ? [configError.code] : []), ...policyLayer.problems.map(() => 'invalid_config' as const), ...service.castProblems.map((p) => p.code)],
+    logger,
+  });
+
+  const host = await startBrowserHost({
+    service,
+    rendererDir: options.rendererDir,
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.secret !== undefined ? { secret: options.secret } : {}),
+    clock,
+    logger,
+    ...(options.onPageConnected ? { onPageConnected: options.onPageConnected } : {}),
+    // As when Electron's renderer is lost: any call is hung up (it would go on billing), the panel locks.
+    onPageGone: () => {
+      void service.handle('kiosk:staff:lock', undefined);
+      void service.resetToAttract();
+    },
+  });
+
+  let closing: Promise<void> | null = null;
+  return {
+    host,
+    service,
+    ops,
+    config,
+    configError,
+    close() {
+      closing ??= (async () => {
+        await host.close();
+        ops.dispose();
+        await fleet?.close().catch(() => undefined);
+        await service.shutdown();
+      })();
+      return closing;
+    },
+  };
+}
