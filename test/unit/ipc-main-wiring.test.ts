@@ -264,3 +264,20 @@ describe('main process wiring: the desktop companion (policy-managed), with flee
     assert.deepEqual(facts.healthLive, { up: true, mode: 'demo', sessionPhase: 'live', lastErrorCode: 'invalid_config', version: '0.0.0-test' });
   });
 });
+
+describe('main process wiring: the kiosk-mode window refuses to close', () => {
+  it('Alt+F4 or any window-manager close is refused while the kiosk runs; a signal lets it close', async () => {
+    const { facts } = await runHarness('kiosk');
+    assert.equal(facts.windowOptions.kiosk, true, 'the scenario runs the kiosk-mode window');
+    assert.deepEqual(facts.closeRefused, [true, true]);
+    assert.equal(facts.quitCallsAfterClose, 0, 'a refused close does not quit the app');
+    assert.equal(facts.closeLogged, true, 'the refusal is logged');
+    assert.equal(facts.closeRefusedWhileQuitting, false, 'after SIGTERM the window really closes');
+  });
+
+  it('an update (quitAndInstall closes the windows before before-quit) lets the window close', async () => {
+    const { facts } = await runHarness('kiosk-update');
+    assert.deepEqual(facts.closeRefused, [true, true]);
+    assert.equal(facts.closeRefusedWhileQuitting, false);
+  });
+});

@@ -7,13 +7,13 @@
  * Run: node --import tsx --import ./test/electron/stub/register.mjs test/electron/stub/main-harness.ts <scenario>
  * Scenarios: `full` (default), `broken-config`, `recovery` (a leftover session from a "crashed" run),
  * `fatal` (an uncaught exception in main during a call), `companion` (tray, shortcut, bounds,
- * policy, metrics).
+ * policy, metrics), `kiosk` and `kiosk-update` (the kiosk-mode window's close guard).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
-import { app, ipcMain, record, type BrowserWindow } from './electron.ts';
+import { app, autoUpdater, ipcMain, record, type BrowserWindow } from './electron.ts';
 import { existsSync } from 'node:fs';
 import { ServiceClient } from '../../../electron/core/rest-client.ts';
 import { startEmulator, type EmulatorHandle } from '../../../electron/emulator/index.ts';
@@ -31,6 +31,7 @@ writeFileSync(
     ? JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 'wide' } })
     : JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
 );
+if (scenario === 'kiosk' || scenario === 'kiosk-update') writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'kiosk' } }));
 // No system policy leaks in; the companion scenario brings its own policy, bounds and metrics port.
 process.env.AVATAR_KIOSK_POLICY = join(userData, 'policy.json');
 let metricsPort = 0;
@@ -251,6 +252,19 @@ if (scenario === 'companion') {
   facts.closePreventedWhileQuitting = win.userClose();
   await sleep(50);
   facts.metricsClosed = await fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(() => false, () => true);
+}
+
+if (scenario === 'kiosk' || scenario === 'kiosk-update') {
+  // Alt+F4 / the window manager's close, twice, while the kiosk runs: refused, nothing quits.
+  facts.closeRefused = [win.userClose(), win.userClose()];
+  await sleep(50);
+  facts.quitCallsAfterClose = record.quitCalls;
+  facts.closeLogged = readLog().includes('A window close was refused');
+  if (scenario === 'kiosk') process.emit('SIGTERM', 'SIGTERM');
+  else autoUpdater.emit('before-quit-for-update');
+  // While the app quits (a signal, an update), the window really closes.
+  facts.closeRefusedWhileQuitting = win.userClose();
+  await until('the quit to be let through', () => record.order.includes('quit-allowed'), 15_000);
 }
 
 // Keep the report small (the avatar image is a large data URL) and flush it before exiting: stdout to a
