@@ -8,6 +8,7 @@
  * file, an array of log lines and fakes. The contract marks which channels need the unlocked panel
  * (staff-pin.ts); the dispatcher enforces it and each such call refreshes the 60 s idle.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ok,
@@ -36,6 +37,8 @@ import { createStaffPin, type StaffPin } from './staff-pin.ts';
 /** Built-in voices we know of: the spec names only the default; its 56 others are "not shown". */
 export const BUILT_IN_VOICES = ['Tina'] as const;
 export const MAX_RECENT_ERRORS = 20;
+/** The staff PIN's lock-out, in the user-data folder. */
+export const PIN_LOCKOUT_FILE = 'pin-lockout.json';
 
 export interface PlatformHooks {
   /** Start at login: read (null where unsupported) and set. */
@@ -107,12 +110,29 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     }
   };
 
+  // The policy's hash wins over config.json's: the administrator, not whoever edits the kiosk, sets it.
+  const policyPinHash = (): string | null => {
+    const h = options.policy?.policy.staffPinHash;
+    return typeof h === 'string' && h.length > 0 ? h : null;
+  };
   const pin = createStaffPin({
     clock,
     loadHash: () => {
+      const managed = policyPinHash();
+      if (managed !== null) return managed;
       const h = readFile().staffPinHash;
       return typeof h === 'string' ? h : null;
     },
+    managedByPolicy: () => policyPinHash() !== null,
+    // Persisted so a relaunch (pulling the plug) does not give a guesser fresh tries.
+    loadLockout: () => {
+      try {
+        return JSON.parse(readFileSync(join(options.dataDir, PIN_LOCKOUT_FILE), 'utf8')) as unknown;
+      } catch {
+        return null;
+      }
+    },
+    saveLockout: (record) => writeFileSync(join(options.dataDir, PIN_LOCKOUT_FILE), JSON.stringify(record), { mode: 0o600 }),
     saveHash: async (hash) => {
       await persistence.write({ ...readFile(), staffPinHash: hash });
     },
@@ -180,6 +200,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),
       today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits },
       openAtLogin: options.platform.getOpenAtLogin(),
+      ...(pin.pinTooShort ? { pinTooShort: true } : {}),
     };
   }
 

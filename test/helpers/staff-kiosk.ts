@@ -29,6 +29,8 @@ export async function createStaffKiosk(options: {
   platform: PlatformHooks;
   logTail?: () => string[];
   version?: string;
+  /** The administrator's policy layer (managed-config.ts). */
+  policy?: { policy: Record<string, unknown>; managedKeys: string[] };
 }): Promise<StaffKiosk> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
@@ -50,6 +52,7 @@ export async function createStaffKiosk(options: {
     version: options.version ?? '0.0.0-test',
     logTail: options.logTail ?? (() => []),
     platform: options.platform,
+    ...(options.policy ? { policy: options.policy } : {}),
   });
   return { service, ops, dataDir, persistence };
 }

@@ -141,9 +141,9 @@ describe('cli ledger', () => {
 
 describe('cli pin-hash', () => {
   it('prints a hash the kiosk accepts for that PIN', async () => {
-    const r = await cli(['pin-hash', '4321']);
+    const r = await cli(['pin-hash', '654321']);
     assert.equal(r.code, 0);
-    assert.equal(await verifyPin('4321', r.stdout.trim()), true);
+    assert.equal(await verifyPin('654321', r.stdout.trim()), true);
     assert.equal((await cli(['pin-hash', '12'])).code, 2);
   });
 });

@@ -18,11 +18,12 @@ after(async () => {
   await Promise.all(open.map((s) => s.shutdown()));
 });
 
-async function setup(file: Record<string, unknown> = {}) {
+async function setup(file: Record<string, unknown> = {}, policy?: { policy: Record<string, unknown>; managedKeys: string[] }) {
   const platform = { calls: [] as string[], openAtLogin: false as boolean | null };
   const { service, ops, dataDir, persistence } = await createStaffKiosk({
     file: { callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...file },
     version: '9.9.9-test',
+    ...(policy ? { policy } : {}),
     logTail: () => Array.from({ length: 250 }, (_, i) => `line ${i}`),
     platform: {
       getOpenAtLogin: () => platform.openAtLogin,
@@ -48,19 +49,46 @@ describe('staff operations (kiosk service + emulator)', () => {
     for (const ch of [CHANNELS.staffStatus, CHANNELS.staffGetSettings, CHANNELS.staffLedgerTotals, CHANNELS.staffLogTail, CHANNELS.staffRunDoctor, CHANNELS.staffExitKiosk]) {
       assert.deepEqual(await call(ch), { ok: false, error: { code: 'unauthorized', message: 'The staff panel is locked. Enter the PIN.' } }, ch);
     }
-    assert.deepEqual(await call(CHANNELS.staffSetPin, { pin: '2468' }), { ok: true, value: { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5 } });
+    assert.deepEqual(await call(CHANNELS.staffSetPin, { pin: '246813' }), { ok: true, value: { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5 } });
     const tail = await call<{ lines: string[] }>(CHANNELS.staffLogTail);
     assert.ok(tail.ok);
     assert.equal(tail.value.lines.length, 200);
     assert.equal(tail.value.lines[199], 'line 249');
     assert.deepEqual(await call(CHANNELS.staffLock), { ok: true, value: undefined });
     assert.deepEqual(await call(CHANNELS.staffUnlock, { pin: '1111' }), { ok: false, error: { code: 'unauthorized', message: 'Wrong PIN. 4 tries left.' } });
-    assert.equal(((await call(CHANNELS.staffUnlock, { pin: '2468' })) as Result<{ unlocked: boolean }>).ok, true);
+    assert.equal(((await call(CHANNELS.staffUnlock, { pin: '246813' })) as Result<{ unlocked: boolean }>).ok, true);
+  });
+
+  it('a kiosk without a PIN serves no visitor: calls are refused until setup chose one', async () => {
+    const { call, service } = await setup();
+    const refused = { ok: false, error: { code: 'invalid_request', message: 'This kiosk is not set up yet: an installer must choose the staff PIN first.' } };
+    assert.deepEqual(await call(CHANNELS.sessionStart, {}), refused);
+    assert.deepEqual(await call(CHANNELS.attractReport, { showing: true, present: true }), refused);
+    assert.equal(service.running, false);
+    assert.equal((await call(CHANNELS.staffSetPin, { pin: '246813' })).ok, true);
+    const started = await call<{ liveId: string }>(CHANNELS.sessionStart, {});
+    assert.equal(started.ok, true, JSON.stringify(started));
+    await service.hangup();
+  });
+
+  it("the policy file's staffPinHash wins over config.json's, and the panel cannot change it", async () => {
+    const { hashPin } = await import('../../electron/operations/staff-pin.ts');
+    const policyHash = await hashPin('975312');
+    const { call, persistence } = await setup({ staffPinHash: await hashPin('111111') }, { policy: { staffPinHash: policyHash }, managedKeys: ['staffPinHash'] });
+    assert.equal(((await call<{ pinSet: boolean }>(CHANNELS.staffPinState)) as Result<{ pinSet: boolean }>).ok, true);
+    assert.deepEqual(await call(CHANNELS.staffUnlock, { pin: '111111' }), { ok: false, error: { code: 'unauthorized', message: 'Wrong PIN. 4 tries left.' } });
+    const unlocked = (await call<{ unlocked: boolean }>(CHANNELS.staffUnlock, { pin: '975312' })) as Result<{ unlocked: boolean }>;
+    assert.ok(unlocked.ok && unlocked.value.unlocked);
+    assert.deepEqual(await call(CHANNELS.staffSetPin, { pin: '864200' }), {
+      ok: false,
+      error: { code: 'forbidden', message: "The staff PIN is set by the administrator's policy file; change it there." },
+    });
+    assert.notEqual(persistence.read().staffPinHash, policyHash, 'config.json is left as it was');
   });
 
   it('saving settings validates per field, persists, and the attract screen sees the change without a restart', async () => {
     const { call, persistence, service } = await setup({ staffPinHash: undefined });
-    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
     const got = await call<{ settings: Record<string, unknown> }>(CHANNELS.staffGetSettings);
     assert.ok(got.ok);
     const settings = got.value.settings as never as { avatar: Record<string, unknown>; idle: Record<string, number> } & Record<string, unknown>;
@@ -101,7 +129,7 @@ describe('staff operations (kiosk service + emulator)', () => {
 
   it('doctor: config valid, service reachable through a session closed before conn_init, 0 billed on the emulator', async () => {
     const { call, service } = await setup();
-    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
     const r = await call<{ ok: boolean; checks: Array<{ id: string; ok: boolean | null; message: string }> }>(CHANNELS.staffRunDoctor);
     assert.ok(r.ok, JSON.stringify(r));
     assert.equal(r.value.ok, true);
@@ -119,7 +147,7 @@ describe('staff operations (kiosk service + emulator)', () => {
 
   it('ledger: a call hung up by the idle prompt is recorded with its billing; totals and CSV agree', async () => {
     const { call, service, ops } = await setup();
-    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
     await call(CHANNELS.staffLock);
     const live = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'live');
     const started = await call<{ liveId: string }>(CHANNELS.sessionStart, {});
@@ -129,7 +157,7 @@ describe('staff operations (kiosk service + emulator)', () => {
     const journal = JSON.parse(readFileSync(join(ops.ledger.dir, '..', 'current-session.json'), 'utf8'));
     assert.equal(journal.liveId, started.value.liveId);
     assert.equal(typeof journal.liveAtMs, 'number');
-    const unlockDuringCall = await call(CHANNELS.staffUnlock, { pin: '2468' });
+    const unlockDuringCall = await call(CHANNELS.staffUnlock, { pin: '246813' });
     assert.deepEqual(unlockDuringCall, { ok: false, error: { code: 'invalid_request', message: 'The staff panel cannot open during a call. Wait until the call has ended.' } });
     const ended = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'ended');
     await call(CHANNELS.sessionHangup, { cause: 'idle' });
@@ -145,7 +173,7 @@ describe('staff operations (kiosk service + emulator)', () => {
       [started.value.liveId, 'demo', 'audio', 'idle', 'client', emu.billedSeconds, emu.creditsCost, false],
     );
     assert.ok(rec.live_at !== null && rec.time_to_live_ms !== null);
-    await call(CHANNELS.staffUnlock, { pin: '2468' });
+    await call(CHANNELS.staffUnlock, { pin: '246813' });
     const totals = await call<{ today: { sessions: number; credits: number } }>(CHANNELS.staffLedgerTotals);
     assert.ok(totals.ok);
     assert.deepEqual(totals.value.today, { sessions: 1, credits: emu.creditsCost ?? 0, billedSeconds: emu.billedSeconds ?? 0, unknownCredits: 0 });
@@ -159,7 +187,7 @@ describe('staff operations (kiosk service + emulator)', () => {
 
   it('voices: the built-in default plus the account\'s clones; status and platform hooks', async () => {
     const { call, platform } = await setup();
-    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
     assert.deepEqual(await call(CHANNELS.staffListVoices), { ok: true, value: { builtIn: ['Tina'], custom: [], current: 'Tina' } });
     assert.deepEqual(await call(CHANNELS.staffCloneVoice, { audioUrl: 'https://example.com/sample.mp3', voice: 'Maya', language: 'en' }), { ok: true, value: { voice: 'Maya' } });
     assert.deepEqual(await call(CHANNELS.staffListVoices), { ok: true, value: { builtIn: ['Tina'], custom: ['Maya'], current: 'Tina' } });

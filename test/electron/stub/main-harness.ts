@@ -132,7 +132,7 @@ if (scenario === 'full') {
   // the staff panel: locked until a PIN is chosen
   facts.pinState = await invoke(CHANNELS.staffPinState);
   facts.statusLocked = await invoke(CHANNELS.staffStatus);
-  facts.setPin = await invoke(CHANNELS.staffSetPin, { pin: '2468' });
+  facts.setPin = await invoke(CHANNELS.staffSetPin, { pin: '246813' });
 
   // the API key: stored encrypted, never echoed
   const KEY = 'sk-harness-SECRET-123456789';
