@@ -47,6 +47,8 @@ export interface Endpoints {
  * - A direct base URL must be the service root (not ending in `/live/v1`), a gateway URL must not end in
  *   `/api`: the paths are appended here, and a doubled prefix would only show up later as a 404.
  * - direct needs an API key (no whitespace inside); gateway must not be given one (spec §5).
+ * - direct over `http:` only to a loopback host: the key travels in every request and socket handshake,
+ *   so on any network it must be encrypted (`https:`/`wss:`).
  */
 export function parseServiceTarget(input: ServiceTargetInput): ServiceTarget {
   const baseUrl = blankToUndefined(input.baseUrl);
@@ -69,6 +71,8 @@ export function parseServiceTarget(input: ServiceTargetInput): ServiceTarget {
       throw configError('The avatar service URL (baseUrl) is not set. Enter the address the service provider gave you.', 'baseUrl');
     }
     const url = normaliseUrl(baseUrl, 'baseUrl', 'service URL');
+    const cleartext = cleartextKeyProblem(url);
+    if (cleartext) throw configError(`The service URL ${cleartext}.`, 'baseUrl');
     if (/\/live\/v1(\/lives)?$/i.test(new URL(url).pathname)) {
       throw configError(
         `The service URL should be the service root, without "/live/v1" (got ${url}); the paths are added automatically.`,
@@ -137,6 +141,25 @@ export function endpointsFor(target: ServiceTarget): Endpoints {
     listVoices: `${gw}/api/voices`,
     headers: () => ({}),
   };
+}
+
+/** Loopback hosts (this computer): the only ones an unencrypted connection may carry the key to. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
+}
+
+/** Why a direct-surface URL may not carry the API key (null when it may), as a predicate for "The service
+ *  URL …": `http:` to anything but this computer sends the key in clear text over the network. */
+export function cleartextKeyProblem(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null; // not a URL: the URL checks say so
+  }
+  if (parsed.protocol !== 'http:' || isLoopbackHost(parsed.hostname)) return null;
+  return `must start with https:// (got http://${parsed.host}): with http:// the API key would cross the network unencrypted; http:// is only for this computer (localhost, 127.0.0.1, ::1)`;
 }
 
 /** A short description of a target for logs and status lines: surface and origin, never the key. */

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { AvatarError } from '../core/errors.ts';
+import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
 import { PREWARM_MODES, VIDEO_FITS } from '../contract.ts';
 
@@ -30,7 +31,8 @@ const serviceSchema = z
   .strictObject({
     /** direct: the service with our API key (kept in main); gateway: the integrator's gateway, no key. */
     surface: z.enum(['direct', 'gateway']).default('direct'),
-    baseUrl: httpUrl.optional(),
+    // The direct surface carries our key: http: only to this computer (core/surface.ts says why).
+    baseUrl: httpUrl.refine((u) => cleartextKeyProblem(u) === null, { error: (issue) => cleartextKeyProblem(String(issue.input)) ?? 'must be an https URL' }).optional(),
     gatewayUrl: httpUrl.optional(),
   })
   .default({ surface: 'direct' });
@@ -274,10 +276,7 @@ export function overlay(base: Record<string, unknown>, top: Record<string, unkno
 }
 
 /** Loopback hosts may serve metrics without a token; anything else (0.0.0.0, a LAN address) may not. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
-}
+export { isLoopbackHost };
 
 function checkMetrics(metrics: z.output<typeof metricsSchema>): void {
   if (metrics.enabled && !isLoopbackHost(metrics.host) && !metrics.token) {

@@ -86,6 +86,25 @@ describe('staff operations (kiosk service + emulator)', () => {
     assert.notEqual(persistence.read().staffPinHash, policyHash, 'config.json is left as it was');
   });
 
+  it('the panel refuses an http:// service URL to another machine, with a message next to the field', async () => {
+    const { call, persistence } = await setup();
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
+    const got = await call<{ settings: Record<string, unknown> }>(CHANNELS.staffGetSettings);
+    assert.ok(got.ok);
+    const res = await call(CHANNELS.staffSaveSettings, { settings: { ...got.value.settings, service: { surface: 'direct', baseUrl: 'http://10.0.0.5:8080' } } });
+    assert.deepEqual(res, {
+      ok: true,
+      value: {
+        saved: false,
+        fieldErrors: {
+          'service.baseUrl':
+            'Service URL: must start with https:// (got http://10.0.0.5:8080): with http:// the API key would cross the network unencrypted; http:// is only for this computer (localhost, 127.0.0.1, ::1).',
+        },
+      },
+    });
+    assert.equal((persistence.read().service as { baseUrl?: string } | undefined)?.baseUrl, undefined);
+  });
+
   it('saving settings validates per field, persists, and the attract screen sees the change without a restart', async () => {
     const { call, persistence, service } = await setup({ staffPinHash: undefined });
     await call(CHANNELS.staffSetPin, { pin: '246813' });
