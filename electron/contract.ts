@@ -407,7 +407,7 @@ export interface StaffSettings {
   managed: string[];
 }
 export type SaveSettingsResult =
-  | { saved: true; settings: StaffSettings; restartRequired: boolean }
+  | { saved: true; settings: StaffSettings; restartRequired: boolean; apiKeyCleared?: boolean }
   | { saved: false; fieldErrors: Record<string, string> };
 export interface VoiceList {
   builtIn: string[];

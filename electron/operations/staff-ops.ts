@@ -213,12 +213,31 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       v = validateSettings(current, storePickedImage(next, options.dataDir), { env: options.env, appRoot: options.appRoot, ...(options.policy ? { policy: options.policy.policy } : {}) });
       if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
     }
+    // The key is bound to the service it was entered for: whoever has the PIN must not be able to point
+    // the kiosk at their own server and receive it in the Authorization header.
+    const originChanged = urlOrigin(service.config.service.baseUrl) !== urlOrigin(v.config.service.baseUrl);
+    await refreshKeyState();
+    if (originChanged && keyState.apiKeySource === 'env') {
+      return {
+        saved: false,
+        fieldErrors: { 'service.baseUrl': 'The API key comes from the environment (AVATAR_API_KEY), so the service URL must come from there too (AVATAR_BASE_URL) or from the policy file.' },
+      };
+    }
+    let apiKeyCleared = false;
+    if (originChanged && keyState.apiKeySource === 'stored') {
+      // Dropped before the new URL is used, so no request to the new origin ever carries it.
+      const cleared = await service.setApiKey({ apiKey: null });
+      if (!cleared.ok) throw new AvatarError(cleared.error.code, cleared.error.message);
+      delete v.file.encryptedApiKey;
+      apiKeyCleared = true;
+      logger.warn('The service URL moved to another origin: the stored API key was removed and must be entered again');
+    }
     await persistence.write(v.file);
     // Restart-only keys stay as the running window was built until the restart (RESTART_KEYS).
     await service.reconfigure({ ...v.config, window: service.config.window, rtcEngine: service.config.rtcEngine });
     logger.info('Settings saved', { restartRequired: v.restartRequired });
     await refreshKeyState();
-    return { saved: true, settings: staffSettings(), restartRequired: v.restartRequired };
+    return { saved: true, settings: staffSettings(), restartRequired: v.restartRequired, ...(apiKeyCleared ? { apiKeyCleared: true } : {}) };
   }
 
   async function listVoices(): Promise<VoiceList> {
@@ -335,6 +354,16 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
   service.attachExtension(ext);
   void refreshKeyState();
   return ext;
+}
+
+/** `scheme://host:port` of a URL, or null (no URL, or not one). */
+function urlOrigin(url: string | undefined): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }
 
 /** A client for a leftover session: the current one if it points at the same service; demo sessions

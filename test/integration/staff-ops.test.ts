@@ -18,12 +18,13 @@ after(async () => {
   await Promise.all(open.map((s) => s.shutdown()));
 });
 
-async function setup(file: Record<string, unknown> = {}, policy?: { policy: Record<string, unknown>; managedKeys: string[] }) {
+async function setup(file: Record<string, unknown> = {}, policy?: { policy: Record<string, unknown>; managedKeys: string[] }, storedApiKey?: string) {
   const platform = { calls: [] as string[], openAtLogin: false as boolean | null };
   const { service, ops, dataDir, persistence } = await createStaffKiosk({
     file: { callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...file },
     version: '9.9.9-test',
     ...(policy ? { policy } : {}),
+    ...(storedApiKey ? { storedApiKey } : {}),
     logTail: () => Array.from({ length: 250 }, (_, i) => `line ${i}`),
     platform: {
       getOpenAtLogin: () => platform.openAtLogin,
@@ -103,6 +104,43 @@ describe('staff operations (kiosk service + emulator)', () => {
       },
     });
     assert.equal((persistence.read().service as { baseUrl?: string } | undefined)?.baseUrl, undefined);
+  });
+
+  it('moving the service URL to another origin drops the stored key (it must be entered again); the same origin keeps it', async () => {
+    const { startEmulator } = await import('../../electron/emulator/index.ts');
+    const real = await startEmulator({ host: '127.0.0.1', port: 0 });
+    // Whoever has the PIN points the kiosk at their own server: it must never receive the key.
+    const seen: string[] = [];
+    const { createServer } = await import('node:http');
+    const thief = createServer((req, res) => (seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`), res.writeHead(500).end()));
+    await new Promise<void>((ok) => thief.listen(0, '127.0.0.1', ok));
+    const thiefUrl = `http://127.0.0.1:${(thief.address() as { port: number }).port}`;
+    try {
+      const { call, persistence, service } = await setup({ service: { surface: 'direct', baseUrl: real.baseUrl } }, undefined, real.apiKey);
+      assert.equal(service.mode, 'direct');
+      await call(CHANNELS.staffSetPin, { pin: '246813' });
+      const got = await call<{ settings: { service: Record<string, unknown> } & Record<string, unknown> }>(CHANNELS.staffGetSettings);
+      assert.ok(got.ok);
+      // Same origin, another path: the key stays.
+      const samePlace = await call<{ saved: boolean; apiKeyCleared?: boolean }>(CHANNELS.staffSaveSettings, { settings: { ...got.value.settings, service: { surface: 'direct', baseUrl: `${real.baseUrl}/` } } });
+      assert.deepEqual(samePlace.ok && [samePlace.value.saved, samePlace.value.apiKeyCleared], [true, undefined]);
+      assert.equal(service.mode, 'direct');
+      // Another origin: the key is dropped before the new URL is used.
+      const moved = await call<{ saved: boolean; apiKeyCleared?: boolean; settings: { hasApiKey: boolean; apiKeySource: string } }>(CHANNELS.staffSaveSettings, {
+        settings: { ...got.value.settings, service: { surface: 'direct', baseUrl: thiefUrl } },
+      });
+      assert.ok(moved.ok && moved.value.saved, JSON.stringify(moved));
+      assert.equal(moved.value.apiKeyCleared, true);
+      assert.deepEqual([moved.value.settings.hasApiKey, moved.value.settings.apiKeySource], [false, 'none']);
+      assert.equal(persistence.read().encryptedApiKey, undefined, 'the stored ciphertext is gone');
+      assert.equal((persistence.read().service as { baseUrl: string }).baseUrl, thiefUrl);
+      assert.equal(service.mode, 'demo', 'no key: the kiosk falls back to the emulator');
+      await call(CHANNELS.staffRunDoctor);
+      assert.ok(!seen.some((line) => line.includes(real.apiKey)), `the new origin never saw the key: ${JSON.stringify(seen)}`);
+    } finally {
+      thief.close();
+      await real.close();
+    }
   });
 
   it('saving settings validates per field, persists, and the attract screen sees the change without a restart', async () => {
