@@ -204,7 +204,7 @@ export class ServiceClient {
       });
       status = res.status;
       location = res.headers.get('location');
-      text = await res.text();
+      text = await readCappedText(res, MAX_RESPONSE_BYTES);
     } catch (error) {
       const mapped = this.#transportError(error, call, timeout.signal);
       this.#log.warn(`${call.method} ${path} failed: ${mapped.code}`, { method: call.method, path, code: mapped.code, ms: ms() });
@@ -437,4 +437,34 @@ function operationLabel(op: Operation): string {
 
 function requestLabel(op: Operation): string {
   return { createSession: 'session request', querySession: 'session query', cloneVoice: 'voice clone request', listVoices: 'voice list request' }[op];
+}
+
+/** The largest answer we read. This API's answers are a few kilobytes (the voice list the largest);
+ *  anything bigger is a broken or hostile server, and reading it whole would take main's memory. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/** The body as text, or `protocol` as soon as it passes `maxBytes` (the stream is cancelled, which
+ *  closes the connection: the rest is never downloaded). */
+export async function readCappedText(res: Response, maxBytes: number): Promise<string> {
+  const tooLarge = () => new AvatarError('protocol', `The avatar service sent an answer larger than ${Math.round(maxBytes / 1024)} KB; it was not read. Check the service address.`);
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }

@@ -11,7 +11,6 @@
  * - Demo mode (no key, direct surface): the emulator runs in-process on 127.0.0.1, port 0, and the core
  *   talks to it with the emulator's own demo key; the real key does not exist in that mode.
  */
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import {
   CHANNELS,
@@ -34,6 +33,7 @@ import {
   type AttractReportArgs,
 } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
+import { readRegularFile } from '../core/bounded-read.ts';
 import { AvatarError, toAvatarError, type ErrorCode, type ErrorInfo } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { ServiceClient } from '../core/rest-client.ts';
@@ -751,7 +751,7 @@ export async function readImageAsDataUrl(path: string): Promise<string | null> {
   if (/^https?:/i.test(path)) return null; // the CSP allows no remote images; the session still uses it
   const mime = IMAGE_MIME[extname(path).toLowerCase()];
   if (!mime) return null;
-  const bytes = await readFile(path);
-  if (bytes.byteLength > MAX_ATTRACT_IMAGE_BYTES) return null;
-  return `data:${mime};base64,${bytes.toString('base64')}`;
+  // Sized before it is read: a huge file or a device named as the picture must not fill main's memory.
+  const bytes = await readRegularFile(path, MAX_ATTRACT_IMAGE_BYTES, 'The avatar picture');
+  return `data:${mime};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
 }

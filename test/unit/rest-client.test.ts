@@ -550,3 +550,49 @@ describe('ServiceClient error messages', () => {
     assert.doesNotMatch(error.message, new RegExp(key));
   });
 });
+
+describe('ServiceClient answer size', () => {
+  /** A server whose answer never ends (chunked, no length), or declares a huge length: counts what it wrote. */
+  async function hugeServer(t: { after(fn: () => Promise<void>): void }, declareLength: boolean) {
+    const written = { bytes: 0, closed: false };
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', ...(declareLength ? { 'content-length': String(400 * 1024 * 1024) } : {}) });
+      res.write('{"voices":["');
+      const pump = () => {
+        // Bounded: at most 400 MB, stopped as soon as the client goes away.
+        while (!written.closed && written.bytes < 400 * 1024 * 1024) {
+          written.bytes += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end('"]}');
+      };
+      res.on('close', () => (written.closed = true));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    return { written, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  for (const declareLength of [false, true]) {
+    it(`stops reading past 1 MB and closes the connection (${declareLength ? 'a declared 400 MB length' : 'an endless chunked answer'})`, async (t) => {
+      const { written, baseUrl } = await hugeServer(t, declareLength);
+      const client = new ServiceClient({ target: { surface: 'direct', baseUrl, apiKey: KEY } });
+      const error = await client.listVoices().then(
+        () => assert.fail('expected a failure'),
+        (e: unknown) => e as AvatarError,
+      );
+      assert.ok(error instanceof AvatarError);
+      assert.equal(error.code, 'protocol');
+      assert.equal(error.message, 'The avatar service sent an answer larger than 1024 KB; it was not read. Check the service address.');
+      await until(() => written.closed, { realTimeoutMs: 10_000, message: 'the server sees the connection closed' });
+      // What the server managed to push before the client hung up: the cap plus socket buffers, far from 400 MB.
+      assert.ok(written.bytes < 64 * 1024 * 1024, `the server wrote ${written.bytes} bytes`);
+    });
+  }
+});
