@@ -97,6 +97,11 @@ describe('main process wiring (electron stubbed)', () => {
     assert.deepEqual(facts.windowOpen, { action: 'deny' });
   });
 
+  it('config.json (PIN hash, metrics token, key ciphertext) is 0600 and the user-data folder 0700, even if an older version left them open', () => {
+    assert.deepEqual(facts.modesAtStart, { config: '600', userData: '700' });
+    assert.equal(facts.configModeAfterWrite, '600');
+  });
+
   it('stores the API key only as safeStorage ciphertext and never echoes it', () => {
     assert.equal(facts.setKey.ok, true);
     assert.equal(facts.setKey.value.hasApiKey, true);

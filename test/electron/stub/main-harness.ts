@@ -9,13 +9,14 @@
  * `fatal` (an uncaught exception in main during a call), `companion` (tray, shortcut, bounds,
  * policy, metrics), `kiosk` and `kiosk-update` (the kiosk-mode window's close guard).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
 import { app, autoUpdater, ipcMain, record, type BrowserWindow } from './electron.ts';
 import { existsSync } from 'node:fs';
 import { ServiceClient } from '../../../electron/core/rest-client.ts';
+import { hashPin } from '../../../electron/operations/staff-pin.ts';
 import { startEmulator, type EmulatorHandle } from '../../../electron/emulator/index.ts';
 import { createServer, type AddressInfo } from 'node:net';
 
@@ -32,6 +33,9 @@ writeFileSync(
     : JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
 );
 if (scenario === 'kiosk' || scenario === 'kiosk-update') writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'kiosk' } }));
+// As an older version left them: readable by every local user.
+chmodSync(configFile, 0o644);
+chmodSync(userData, 0o755);
 // No system policy leaks in; the companion scenario brings its own policy, bounds and metrics port.
 process.env.AVATAR_KIOSK_POLICY = join(userData, 'policy.json');
 let metricsPort = 0;
@@ -57,6 +61,11 @@ const facts: Record<string, unknown> = { scenario };
 // A leftover session from a run that "crashed".
 let leftoverEmulator: EmulatorHandle | null = null;
 let leftoverId = '';
+if (scenario !== 'full' && scenario !== 'broken-config') {
+  // An installed kiosk: it has a staff PIN (without one it serves no visitor until setup).
+  const file = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+  writeFileSync(configFile, JSON.stringify({ ...file, staffPinHash: await hashPin('246813') }));
+}
 if (scenario === 'recovery') {
   leftoverEmulator = await startEmulator({ host: '127.0.0.1', port: 0, knobs: { endingMs: 20 } });
   const client = new ServiceClient({ target: { surface: 'direct', baseUrl: leftoverEmulator.baseUrl, apiKey: leftoverEmulator.apiKey } });
@@ -99,6 +108,8 @@ facts.loadUrl = win.loads[0];
 facts.schemes = record.schemes;
 facts.channels = [...ipcMain.handlers.keys()].sort();
 facts.configGet = await invoke(CHANNELS.configGet);
+const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
+facts.modesAtStart = { config: modeOf(configFile), userData: modeOf(userData) };
 
 if (scenario === 'full') {
   facts.foreignFrame = await invoke(CHANNELS.configGet, undefined, { url: 'https://evil.example.com/' });
@@ -140,6 +151,7 @@ if (scenario === 'full') {
   const setKey = (await invoke(CHANNELS.staffSetApiKey, { apiKey: KEY })) as { ok: boolean };
   facts.setKey = setKey.ok ? await invoke(CHANNELS.configGet) : setKey;
   const stored = readFileSync(configFile, 'utf8');
+  facts.configModeAfterWrite = modeOf(configFile);
   facts.storedHasCiphertext = /"encryptedApiKey"/.test(stored);
   facts.storedHasPlaintext = stored.includes(KEY);
   const clearKey = (await invoke(CHANNELS.staffSetApiKey, { apiKey: null })) as { ok: boolean };
