@@ -81,7 +81,8 @@ export class ServiceClient {
 
   constructor(options: ServiceClientOptions) {
     // Re-validate: a target may come from a settings file or IPC, typed but never checked.
-    this.target = parseServiceTarget(options.target);
+    const t = options.target;
+    this.target = parseServiceTarget(t.surface === 'gateway' && t.headers ? { ...t, gatewayHeaders: t.headers } : t);
     if (this.target.surface === 'direct') addSecret(this.target.apiKey);
     this.#endpoints = endpointsFor(this.target);
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));

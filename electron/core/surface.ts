@@ -20,6 +20,27 @@ export interface ServiceTargetInput {
   baseUrl?: string;
   gatewayUrl?: string;
   apiKey?: string;
+  /** Gateway only: the integrator's per-kiosk client authentication (e.g. a device token), sent on every
+   *  request and socket handshake (spec §5 leaves customer authentication to the integrator). */
+  gatewayHeaders?: Record<string, string>;
+}
+
+/** Header names a gateway header may not take: they belong to HTTP itself. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'upgrade', 'accept', 'cookie', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'sec-websocket-extensions']);
+
+/** Check the gateway headers: names are HTTP tokens (not reserved ones), values printable, one line. */
+export function checkGatewayHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
+      throw configError(`The gateway header name "${name.slice(0, 64)}" is not allowed; use a custom header such as X-Device-Token.`, 'gatewayHeaders');
+    }
+    if (typeof value !== 'string' || value.length === 0 || value.length > 4096 || /[\u0000-\u001f\u007f]/.test(value)) {
+      throw configError(`The gateway header "${name}" needs a value of printable characters on one line (at most 4096).`, 'gatewayHeaders');
+    }
+    out[name] = value;
+  }
+  return out;
 }
 
 /** Every URL of one service target, plus the headers each HTTP request and the WS handshake carry. */
@@ -110,7 +131,8 @@ export function parseServiceTarget(input: ServiceTargetInput): ServiceTarget {
         'apiKey',
       );
     }
-    return { surface: 'gateway', gatewayUrl: url };
+    const headers = input.gatewayHeaders && Object.keys(input.gatewayHeaders).length ? checkGatewayHeaders(input.gatewayHeaders) : null;
+    return { surface: 'gateway', gatewayUrl: url, ...(headers ? { headers } : {}) };
   }
 
   throw configError(`Unknown service surface "${String(surface)}"; use "direct" or "gateway".`, 'surface');
@@ -139,7 +161,7 @@ export function endpointsFor(target: ServiceTarget): Endpoints {
     socket: (liveId) => `${socketGw}/api/ws?live_id=${encodeId(liveId)}`,
     cloneVoice: `${gw}/api/voices/clone`,
     listVoices: `${gw}/api/voices`,
-    headers: () => ({}),
+    headers: () => ({ ...target.headers }),
   };
 }
 

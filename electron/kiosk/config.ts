@@ -34,6 +34,9 @@ const serviceSchema = z
     // The direct surface carries our key: http: only to this computer (core/surface.ts says why).
     baseUrl: httpUrl.refine((u) => cleartextKeyProblem(u) === null, { error: (issue) => cleartextKeyProblem(String(issue.input)) ?? 'must be an https URL' }).optional(),
     gatewayUrl: httpUrl.optional(),
+    /** Gateway only, and from the policy file only: the integrator's per-kiosk client authentication
+     *  (e.g. `{"X-Device-Token": "…"}`), never the service key. */
+    gatewayHeaders: z.record(z.string().max(64), z.string().min(1).max(4096)).refine((h) => Object.keys(h).length <= 8, 'at most 8 headers').optional(),
   })
   .default({ surface: 'direct' });
 
@@ -190,7 +193,11 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   if (typeof input !== 'object' || Array.isArray(input)) {
     throw new AvatarError('invalid_config', 'Invalid configuration at "(root)": the file must hold a JSON object.', { details: { field: '(root)' } });
   }
-  const merged = overlay(applyEnv(structuredClone(input) as Record<string, unknown>, env), options.policy ?? {});
+  const user = applyEnv(structuredClone(input) as Record<string, unknown>, env);
+  // Gateway headers authenticate this kiosk to the integrator's gateway: the administrator sets them,
+  // never config.json (which the staff panel writes).
+  if (isRecord(user.service)) delete user.service.gatewayHeaders;
+  const merged = overlay(user, options.policy ?? {});
   const parsed = configFileSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

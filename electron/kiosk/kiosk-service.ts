@@ -266,7 +266,13 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
         }
         target = parseServiceTarget({ surface: 'direct', baseUrl: emulator.baseUrl, apiKey: emulator.apiKey });
       } else if (mode === 'gateway') {
-        target = parseServiceTarget({ surface: 'gateway', ...(config.service.gatewayUrl ? { gatewayUrl: config.service.gatewayUrl } : {}) });
+        const gatewayHeaders = config.service.gatewayHeaders ?? {};
+        // A device token, not our key: the gateway adds the service credential itself (spec §5).
+        if (key && Object.values(gatewayHeaders).some((v) => v.includes(key))) {
+          throw new AvatarError('invalid_config', 'A gateway header holds the service API key; the gateway adds the key itself. Use a per-kiosk token.');
+        }
+        for (const value of Object.values(gatewayHeaders)) addSecret(value);
+        target = parseServiceTarget({ surface: 'gateway', ...(config.service.gatewayUrl ? { gatewayUrl: config.service.gatewayUrl } : {}), gatewayHeaders });
       } else {
         target = parseServiceTarget({ surface: 'direct', ...(config.service.baseUrl ? { baseUrl: config.service.baseUrl } : {}), apiKey: key! });
       }

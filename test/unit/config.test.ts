@@ -139,6 +139,12 @@ describe('resolveConfig', () => {
       assert.throws(() => resolve({ service: { baseUrl: 'http://10.0.0.5:8080' } }, {}), /service\.baseUrl": must start with https:\/\/ \(got http:\/\/10\.0\.0\.5:8080\)/);
       assert.equal(resolve({ service: { baseUrl: 'http://127.0.0.1:8080' } }, {}).service.baseUrl, 'http://127.0.0.1:8080');
     });
+    it('gateway headers come from the policy file only (config.json, which the staff panel writes, cannot set them)', () => {
+      const headers = { 'X-Device-Token': 'dev-kiosk-17' };
+      const user = { service: { surface: 'gateway', gatewayUrl: 'https://gw.example.com', gatewayHeaders: { 'X-Device-Token': 'from-the-user-file' } } };
+      assert.equal(resolve(user, {}).service.gatewayHeaders, undefined);
+      assert.deepEqual(resolveConfig(user, {}, { ...opts, policy: { service: { gatewayHeaders: headers } } }).service.gatewayHeaders, headers);
+    });
     it('unknown keys are rejected by name (typos must not be silently ignored)', () => {
       invalid({ callmode: 'audio' }, {}, 'callmode');
       invalid({ window: { fullscreen: true } }, {}, 'window.fullscreen');

@@ -149,6 +149,18 @@ describe('ServiceClient', () => {
       assert.equal(seen[0]!.headers['content-type'], 'application/json');
       assert.equal(res.live.id, 'live-1');
     });
+    it('on the gateway, sends the per-kiosk gateway headers on every request and the socket handshake', async () => {
+      // The spec leaves customer authentication to the integrator: a device token identifies this kiosk.
+      handler = (_req, res) => json(res, 200, CREATED);
+      const c = client({ target: { surface: 'gateway', gatewayUrl: base, headers: { 'X-Device-Token': 'dev-kiosk-17-token' } } });
+      await c.createSession(REQUEST);
+      assert.equal(seen[0]!.headers['x-device-token'], 'dev-kiosk-17-token');
+      assert.equal(seen[0]!.headers.authorization, undefined);
+      assert.deepEqual(c.socketRequest('l1').headers, { 'X-Device-Token': 'dev-kiosk-17-token' });
+      for (const headers of [{ Host: 'evil.test' }, { 'Bad Name': 'x' }, { 'X-Token': 'two\nlines' }] as Record<string, string>[]) {
+        assert.throws(() => client({ target: { surface: 'gateway', gatewayUrl: base, headers } }), (e: unknown) => e instanceof AvatarError && e.code === 'invalid_config');
+      }
+    });
     it('rejects an invalid body with invalid_request before sending anything', async () => {
       handler = (_req, res) => json(res, 200, CREATED);
       const bad = { call_mode: 'video', avatar: { persona: '', image_uri: 'https://h.test/a.png' } } as CreateSessionRequest;
