@@ -9,7 +9,7 @@
  *   could choose the PIN would own the kiosk).
  * - 5 wrong tries lock the pad; each lock-out in a row is longer (1 min, 5 min, 30 min, then 2 h), and a
  *   right PIN starts again from 1 min. The lock-out is persisted, so a relaunch does not reset it: at
- *   10 guesses per 2 h a USB key injector needs years for a 6-digit PIN, not a day.
+ *   5 guesses per 2 h a USB key injector needs decades for a 6-digit PIN, not a day.
  * - New PINs have 6 to 8 digits; a 4- or 5-digit hash from before still unlocks, and the staff status
  *   says to change it.
  * - Unlocking is refused while a session runs (the panel never opens during a call).
