@@ -72,6 +72,17 @@ describe('staff operations (kiosk service + emulator)', () => {
     await service.hangup();
   });
 
+  it('a 4-digit PIN from an older version still opens the panel, and Status says to change it', async () => {
+    const { scryptSync } = await import('node:crypto');
+    const salt = Buffer.from('0123456789abcdef');
+    const legacy = ['scrypt', 16384, 8, 1, salt.toString('base64'), scryptSync('4321', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')].join('$');
+    const { call } = await setup({ staffPinHash: legacy });
+    assert.equal(((await call<{ unlocked: boolean }>(CHANNELS.staffUnlock, { pin: '4321' })) as Result<{ unlocked: boolean }>).ok, true);
+    const status = (await call<{ pinTooShort?: boolean }>(CHANNELS.staffStatus)) as Result<{ pinTooShort?: boolean }>;
+    assert.ok(status.ok);
+    assert.equal(status.value.pinTooShort, true);
+  });
+
   it("the policy file's staffPinHash wins over config.json's, and the panel cannot change it", async () => {
     const { hashPin } = await import('../../electron/operations/staff-pin.ts');
     const policyHash = await hashPin('975312');
