@@ -2,7 +2,8 @@
  * The one way an IPC call reaches a handler, driven by the contract's table (`KIOSK_API`):
  *  1. an unknown channel answers `invalid_request`;
  *  2. a `staff` channel answers `unauthorized` unless the staff panel is unlocked, before its argument is
- *     even looked at (so a new staff channel cannot forget the PIN);
+ *     even looked at (so a new staff channel cannot forget the PIN); and while no staff PIN exists yet
+ *     (first-run setup), starting a call or reporting the attract screen answers `invalid_request`;
  *  3. the argument is validated with the channel's schema (`invalid_request` with a human message);
  *  4. the handler runs; a throw becomes a Result with the error's code and message, never a rejection.
  *
