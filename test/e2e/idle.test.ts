@@ -94,13 +94,11 @@ describe('Idle hang-up (E2E: silent microphone, real kiosk service + staff opera
       const record = await eventually(() => k.ops.ledger.read().records.find((r) => r.kind === 'session' && r.live_id === liveId), 'the ledger has the session');
       assert.equal(record.kind === 'session' && record.end_reason, 'idle');
 
-      // Staff: the shortcut opens the PIN pad on the ended screen; first use chooses a PIN; Ledger → CSV.
+      // Staff: the shortcut opens the PIN pad on the ended screen (the kiosk's PIN was set at install); Ledger → CSV.
       await page.keyboard.press('Control+Alt+K');
-      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
-      for (let round = 0; round < 2; round++) {
-        for (const d of '8642') await page.click(`[data-testid=pin-${d}]`);
-        await page.click('[data-testid=pin-ok]');
-      }
+      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
+      for (const d of '246813') await page.click(`[data-testid=pin-${d}]`);
+      await page.click('[data-testid=pin-ok]');
       await page.locator('[data-testid=staff-panel]').waitFor({ timeout: 5_000 });
       await page.click('[data-testid=tab-ledger]');
       const today = page.locator('[data-testid=ledger-today] td').first();
