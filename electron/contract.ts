@@ -70,7 +70,7 @@ export const pinArgsSchema = z.strictObject({ pin: z.string().regex(/^[0-9]{4,8}
 export type PinArgs = z.infer<typeof pinArgsSchema>;
 /** A new PIN: 6 to 8 digits (a 4-digit PIN falls to a USB key injector in about a day). Unlocking still
  *  takes 4 or 5 digits, for a hash made before this rule. */
-export const newPinArgsSchema = z.strictObject({ pin: z.string().regex(/^[0-9]{6,8}$/, 'The PIN must be 6 to 8 digits.') });
+export const newPinArgsSchema = z.strictObject({ pin: z.string().regex(/^[0-9]{6,8}$/, 'the PIN must be 6 to 8 digits') });
 
 /**
  * Shape only (types and sane lengths): ranges and cross-field rules are checked by main with the config

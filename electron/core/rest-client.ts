@@ -205,7 +205,8 @@ export class ServiceClient {
       });
       status = res.status;
       location = res.headers.get('location');
-      text = await readCappedText(res, MAX_RESPONSE_BYTES);
+      // An oversized error answer still has its status, which decides the error: only its text is dropped.
+      text = await readCappedText(res, MAX_RESPONSE_BYTES, status >= 200 && status < 300 ? 'throw' : 'empty');
     } catch (error) {
       const mapped = this.#transportError(error, call, timeout.signal);
       this.#log.warn(`${call.method} ${path} failed: ${mapped.code}`, { method: call.method, path, code: mapped.code, ms: ms() });
@@ -444,14 +445,17 @@ function requestLabel(op: Operation): string {
  *  anything bigger is a broken or hostile server, and reading it whole would take main's memory. */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-/** The body as text, or `protocol` as soon as it passes `maxBytes` (the stream is cancelled, which
- *  closes the connection: the rest is never downloaded). */
-export async function readCappedText(res: Response, maxBytes: number): Promise<string> {
-  const tooLarge = () => new AvatarError('protocol', `The avatar service sent an answer larger than ${Math.round(maxBytes / 1024)} KB; it was not read. Check the service address.`);
+/** The body as text. Past `maxBytes` the stream is cancelled, which closes the connection (the rest is
+ *  never downloaded), and the answer is `protocol` (`'throw'`) or an empty text (`'empty'`). */
+export async function readCappedText(res: Response, maxBytes: number, oversize: 'throw' | 'empty' = 'throw'): Promise<string> {
+  const tooLarge = () => {
+    if (oversize === 'empty') return '';
+    throw new AvatarError('protocol', `The avatar service sent an answer larger than ${Math.round(maxBytes / 1024)} KB; it was not read. Check the service address.`);
+  };
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) {
     await res.body?.cancel().catch(() => undefined);
-    throw tooLarge();
+    return tooLarge();
   }
   if (!res.body) return '';
   const reader = res.body.getReader();
@@ -463,7 +467,7 @@ export async function readCappedText(res: Response, maxBytes: number): Promise<s
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge();
+      return tooLarge();
     }
     chunks.push(value);
   }

@@ -591,6 +591,21 @@ describe('ServiceClient answer size', () => {
     return { written, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
   }
 
+  it('an oversized error answer is cut off too, and its status still decides the error', async (t) => {
+    const written = { closed: false };
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(402, { 'content-type': 'application/json' });
+      res.on('close', () => (written.closed = true));
+      res.end(JSON.stringify({ error: { message: 'x'.repeat(3 * 1024 * 1024) } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    const client = new ServiceClient({ target: { surface: 'direct', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: KEY } });
+    const error = await client.listVoices().then(() => assert.fail('expected a failure'), (e: unknown) => e as AvatarError);
+    assert.equal(error.code, 'insufficient_credits');
+  });
+
   for (const declareLength of [false, true]) {
     it(`stops reading past 1 MB and closes the connection (${declareLength ? 'a declared 400 MB length' : 'an endless chunked answer'})`, async (t) => {
       const { written, baseUrl } = await hugeServer(t, declareLength);
