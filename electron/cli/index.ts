@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode, type Moderation } from '../core/protocol.ts';
 import { createLogger, type LogLevel } from '../core/log.ts';
+import { readRegularFile } from '../core/bounded-read.ts';
 import { loadDemoAvatar } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, runProbe, type CliIo } from './probe.ts';
 import { runEmulatorCommand } from './emulator-command.ts';
@@ -30,12 +31,16 @@ Commands:
                         1 a check failed, 2 bad usage/config. [--config PATH] [service options] [--json]
   ledger                credit totals (today / 7 days / month) from the kiosk's ledger
                         [--since YYYY-MM-DD] [--csv] [--file PATH] [--json]
-  pin-hash PIN          the hash to put in config.json as staffPinHash (the PIN itself is never stored)
+  pin-hash              the hash to put in config.json as staffPinHash (the PIN itself is never stored);
+                        reads the PIN (6 to 8 digits) from standard input, so it stays out of ps and the
+                        shell history: printf '%s' "$PIN" | npm run --silent cli -- pin-hash
 
 Service (probe, voices). With neither URL the embedded emulator is used:
   --base-url URL        direct surface root {base_url} (needs an API key)
   --gateway-url URL     gateway surface root {gateway_url} (sends no key)
-  --api-key KEY         direct surface key (or the AVATAR_API_KEY environment variable)
+  AVATAR_API_KEY        direct surface key: the environment variable is preferred
+  --api-key-file PATH   or a file holding the key (readable by you only)
+  --api-key KEY         also works, but shows the key in the process list and shell history
 
 probe:
   --mode audio|video    call mode (default video)
@@ -59,6 +64,7 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   'gateway-url': { type: 'string' },
   'api-key': { type: 'string' },
+  'api-key-file': { type: 'string' },
   mode: { type: 'string' },
   image: { type: 'string' },
   persona: { type: 'string' },
@@ -163,6 +169,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const io = processIo(values.verbose ?? false, values.json ?? false);
   try {
+    const apiKey = await apiKeyOption(values, io);
     switch (command) {
       case 'probe': {
         const demo = loadDemoAvatar();
@@ -171,7 +178,7 @@ export async function main(argv: string[]): Promise<number> {
           {
             baseUrl: values['base-url'],
             gatewayUrl: values['gateway-url'],
-            apiKey: values['api-key'],
+            apiKey,
             mode,
             image: values.image ?? demo.image,
             persona: values.persona ?? demo.persona,
@@ -202,7 +209,7 @@ export async function main(argv: string[]): Promise<number> {
           {
             baseUrl: values['base-url'],
             gatewayUrl: values['gateway-url'],
-            apiKey: values['api-key'],
+            apiKey,
             audioUrl: values['audio-url'],
             voice: values.voice,
             language: values.language,
@@ -212,13 +219,13 @@ export async function main(argv: string[]): Promise<number> {
         );
       case 'doctor':
         return await runDoctorCommand(
-          { configPath: values.config, baseUrl: values['base-url'], gatewayUrl: values['gateway-url'], apiKey: values['api-key'], json: values.json ?? false },
+          { configPath: values.config, baseUrl: values['base-url'], gatewayUrl: values['gateway-url'], apiKey, json: values.json ?? false },
           io,
         );
       case 'ledger':
         return await runLedgerCommand({ since: values.since, csv: values.csv ?? false, file: values.file, json: values.json ?? false }, io);
       case 'pin-hash':
-        return await runPinHashCommand(sub, io);
+        return await runPinHashCommand(sub, io, readStdin);
       default:
         io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash; see --help)\n`);
         return EXIT_USAGE;
@@ -228,6 +235,38 @@ export async function main(argv: string[]): Promise<number> {
     io.stderr(`cli: ${error.message}\n`);
     return error.code === 'invalid_request' || error.code === 'invalid_config' ? EXIT_USAGE : EXIT_FAILED;
   }
+}
+
+/** The key from `--api-key-file` or `--api-key` (undefined: the environment's, if any). A key on the
+ *  command line shows in `ps` and the shell history, so it works but is warned about. */
+async function apiKeyOption(values: ParsedOptions, io: CliIo): Promise<string | undefined> {
+  const file = values['api-key-file'];
+  if (file !== undefined && values['api-key'] !== undefined) throw new AvatarError('invalid_request', 'Give either --api-key or --api-key-file, not both.');
+  if (values['api-key'] !== undefined) {
+    io.stderr('cli: warning: --api-key shows the key in the process list and shell history; prefer AVATAR_API_KEY or --api-key-file.\n');
+    return values['api-key'];
+  }
+  if (file === undefined) return undefined;
+  let bytes: Uint8Array;
+  try {
+    bytes = await readRegularFile(file, 4096, 'The API key file');
+  } catch (error) {
+    if (error instanceof AvatarError) throw error;
+    throw new AvatarError('invalid_request', `The API key file ${file} could not be read (${(error as { code?: string }).code ?? 'error'}).`);
+  }
+  const key = new TextDecoder().decode(bytes).trim();
+  if (!key) throw new AvatarError('invalid_request', `The API key file ${file} is empty.`);
+  return key;
+}
+
+/** Standard input as text, at most 1 KB (a PIN, not a file). */
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.length > 1024) throw new AvatarError('invalid_request', 'Standard input is too long for a PIN.');
+  }
+  return text;
 }
 
 // Run when executed directly (not when imported by tests).

@@ -180,8 +180,12 @@ function sumAll(records: LedgerRecord[]) {
   return out;
 }
 
-export async function runPinHashCommand(pin: string | undefined, io: CliIo): Promise<number> {
-  if (!pin) throw new AvatarError('invalid_request', 'Usage: pin-hash <PIN> (4 to 8 digits).');
-  io.stdout(`${await hashPin(pin)}\n`);
+/** The PIN from standard input (or, with a warning, the command line): it must not sit in `ps` or the
+ *  shell history, where anyone who reads them could open the staff panel. */
+export async function runPinHashCommand(pin: string | undefined, io: CliIo, readStdin: () => Promise<string>): Promise<number> {
+  if (pin !== undefined) io.stderr('cli: warning: a PIN on the command line shows in the process list and shell history; pipe it on standard input instead.\n');
+  const given = (pin ?? (await readStdin())).trim();
+  if (!given) throw new AvatarError('invalid_request', 'Usage: printf \'%s\' "$PIN" | pin-hash (the PIN has 6 to 8 digits).');
+  io.stdout(`${await hashPin(given)}\n`);
   return 0;
 }

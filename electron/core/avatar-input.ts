@@ -12,9 +12,9 @@
  * `StartOptions` (`callMode`, `avatar.persona`, `avatar.image`, `avatar.name`, `avatar.voice`, `moderation`,
  * `extraMotion`) so a form can point at the right input.
  */
-import { readFile as fsReadFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { readRegularFile } from './bounded-read.ts';
 import { AvatarError } from './errors.ts';
 import {
   CALL_MODES,
@@ -28,7 +28,8 @@ import {
 import type { StartOptions } from './session-types.ts';
 
 export interface AvatarInputDeps {
-  /** Reads a local image; defaults to `fs.promises.readFile`. */
+  /** Reads a local image; defaults to a bounded read that refuses non-regular files and anything of
+   *  20 MB or more before reading (`readRegularFile`). */
   readFile?: (path: string) => Promise<Uint8Array>;
 }
 
@@ -163,7 +164,8 @@ async function resolveImage(raw: unknown, deps: AvatarInputDeps): Promise<string
   } else if (image === '~' || image.startsWith('~/')) {
     path = homedir() + image.slice(1);
   }
-  return readImageFile(path, deps.readFile ?? fsReadFile);
+  // Base64 images must be under 20 MB (spec §2.3): refuse a larger file from its size, before reading it.
+  return readImageFile(path, deps.readFile ?? ((p) => readRegularFile(p, MAX_BASE64_IMAGE_BYTES - 1, 'The image file')));
 }
 
 function checkDataUri(uri: string): string {
@@ -200,6 +202,7 @@ async function readImageFile(path: string, readFile: (path: string) => Promise<U
   try {
     bytes = await readFile(path);
   } catch (error) {
+    if (error instanceof AvatarError) invalid(error.message, 'avatar.image', error);
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'ENOENT' || code === 'ENOTDIR') invalid(`Image file not found: ${path}`, 'avatar.image', error);
     if (code === 'EISDIR') invalid(`The image path is a folder, not a file: ${path}`, 'avatar.image', error);

@@ -81,7 +81,8 @@ export class ServiceClient {
 
   constructor(options: ServiceClientOptions) {
     // Re-validate: a target may come from a settings file or IPC, typed but never checked.
-    this.target = parseServiceTarget(options.target);
+    const t = options.target;
+    this.target = parseServiceTarget(t.surface === 'gateway' && t.headers ? { ...t, gatewayHeaders: t.headers } : t);
     if (this.target.surface === 'direct') addSecret(this.target.apiKey);
     this.#endpoints = endpointsFor(this.target);
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -204,7 +205,8 @@ export class ServiceClient {
       });
       status = res.status;
       location = res.headers.get('location');
-      text = await res.text();
+      // An oversized error answer still has its status, which decides the error: only its text is dropped.
+      text = await readCappedText(res, MAX_RESPONSE_BYTES, status >= 200 && status < 300 ? 'throw' : 'empty');
     } catch (error) {
       const mapped = this.#transportError(error, call, timeout.signal);
       this.#log.warn(`${call.method} ${path} failed: ${mapped.code}`, { method: call.method, path, code: mapped.code, ms: ms() });
@@ -437,4 +439,37 @@ function operationLabel(op: Operation): string {
 
 function requestLabel(op: Operation): string {
   return { createSession: 'session request', querySession: 'session query', cloneVoice: 'voice clone request', listVoices: 'voice list request' }[op];
+}
+
+/** The largest answer we read. This API's answers are a few kilobytes (the voice list the largest);
+ *  anything bigger is a broken or hostile server, and reading it whole would take main's memory. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/** The body as text. Past `maxBytes` the stream is cancelled, which closes the connection (the rest is
+ *  never downloaded), and the answer is `protocol` (`'throw'`) or an empty text (`'empty'`). */
+export async function readCappedText(res: Response, maxBytes: number, oversize: 'throw' | 'empty' = 'throw'): Promise<string> {
+  const tooLarge = () => {
+    if (oversize === 'empty') return '';
+    throw new AvatarError('protocol', `The avatar service sent an answer larger than ${Math.round(maxBytes / 1024)} KB; it was not read. Check the service address.`);
+  };
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    return tooLarge();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }

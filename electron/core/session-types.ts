@@ -9,7 +9,7 @@ import type { CallMode, HangupReason, Moderation, RtcCredentials } from './proto
 /** Which surface of the service to use (spec §4, §5). The key exists only on the direct surface. */
 export type ServiceTarget =
   | { surface: 'direct'; baseUrl: string; apiKey: string }
-  | { surface: 'gateway'; gatewayUrl: string };
+  | { surface: 'gateway'; gatewayUrl: string; headers?: Record<string, string> };
 
 /** The avatar as a caller describes it; `image` is a local file path, an http(s) URL or a data: URI. */
 export interface AvatarInput {

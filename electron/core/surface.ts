@@ -20,6 +20,27 @@ export interface ServiceTargetInput {
   baseUrl?: string;
   gatewayUrl?: string;
   apiKey?: string;
+  /** Gateway only: the integrator's per-kiosk client authentication (e.g. a device token), sent on every
+   *  request and socket handshake (spec §5 leaves customer authentication to the integrator). */
+  gatewayHeaders?: Record<string, string>;
+}
+
+/** Header names a gateway header may not take: they belong to HTTP itself. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'upgrade', 'accept', 'cookie', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'sec-websocket-extensions']);
+
+/** Check the gateway headers: names are HTTP tokens (not reserved ones), values printable, one line. */
+export function checkGatewayHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
+      throw configError(`The gateway header name "${name.slice(0, 64)}" is not allowed; use a custom header such as X-Device-Token.`, 'gatewayHeaders');
+    }
+    if (typeof value !== 'string' || value.length === 0 || value.length > 4096 || /[\u0000-\u001f\u007f]/.test(value)) {
+      throw configError(`The gateway header "${name}" needs a value of printable characters on one line (at most 4096).`, 'gatewayHeaders');
+    }
+    out[name] = value;
+  }
+  return out;
 }
 
 /** Every URL of one service target, plus the headers each HTTP request and the WS handshake carry. */
@@ -47,6 +68,8 @@ export interface Endpoints {
  * - A direct base URL must be the service root (not ending in `/live/v1`), a gateway URL must not end in
  *   `/api`: the paths are appended here, and a doubled prefix would only show up later as a 404.
  * - direct needs an API key (no whitespace inside); gateway must not be given one (spec §5).
+ * - direct over `http:` only to a loopback host: the key travels in every request and socket handshake,
+ *   so on any network it must be encrypted (`https:`/`wss:`).
  */
 export function parseServiceTarget(input: ServiceTargetInput): ServiceTarget {
   const baseUrl = blankToUndefined(input.baseUrl);
@@ -69,6 +92,8 @@ export function parseServiceTarget(input: ServiceTargetInput): ServiceTarget {
       throw configError('The avatar service URL (baseUrl) is not set. Enter the address the service provider gave you.', 'baseUrl');
     }
     const url = normaliseUrl(baseUrl, 'baseUrl', 'service URL');
+    const cleartext = cleartextKeyProblem(url);
+    if (cleartext) throw configError(`The service URL ${cleartext}.`, 'baseUrl');
     if (/\/live\/v1(\/lives)?$/i.test(new URL(url).pathname)) {
       throw configError(
         `The service URL should be the service root, without "/live/v1" (got ${url}); the paths are added automatically.`,
@@ -106,7 +131,8 @@ export function parseServiceTarget(input: ServiceTargetInput): ServiceTarget {
         'apiKey',
       );
     }
-    return { surface: 'gateway', gatewayUrl: url };
+    const headers = input.gatewayHeaders && Object.keys(input.gatewayHeaders).length ? checkGatewayHeaders(input.gatewayHeaders) : null;
+    return { surface: 'gateway', gatewayUrl: url, ...(headers ? { headers } : {}) };
   }
 
   throw configError(`Unknown service surface "${String(surface)}"; use "direct" or "gateway".`, 'surface');
@@ -135,8 +161,27 @@ export function endpointsFor(target: ServiceTarget): Endpoints {
     socket: (liveId) => `${socketGw}/api/ws?live_id=${encodeId(liveId)}`,
     cloneVoice: `${gw}/api/voices/clone`,
     listVoices: `${gw}/api/voices`,
-    headers: () => ({}),
+    headers: () => ({ ...target.headers }),
   };
+}
+
+/** Loopback hosts (this computer): the only ones an unencrypted connection may carry the key to. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
+}
+
+/** Why a direct-surface URL may not carry the API key (null when it may), as a predicate for "The service
+ *  URL …": `http:` to anything but this computer sends the key in clear text over the network. */
+export function cleartextKeyProblem(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null; // not a URL: the URL checks say so
+  }
+  if (parsed.protocol !== 'http:' || isLoopbackHost(parsed.hostname)) return null;
+  return `must start with https:// (got http://${parsed.host}): with http:// the API key would cross the network unencrypted; http:// is only for this computer (localhost, 127.0.0.1, ::1)`;
 }
 
 /** A short description of a target for logs and status lines: surface and origin, never the key. */

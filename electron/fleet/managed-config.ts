@@ -9,9 +9,15 @@
  * one setting) is checked on its own against the config schema, and a bad one is reported and dropped
  * while the good ones apply. A policy may not carry `encryptedApiKey` (ciphertext only this machine's user
  * can decrypt; the key belongs in AVATAR_API_KEY).
+ *
+ * Only an administrator may write it: a policy sets the PIN hash, the service URL and the window mode, so
+ * a file a standard user can write would let them take the kiosk over. On POSIX the file and its folder
+ * must be owned by root and writable by nobody else; otherwise the whole policy is refused, saying why.
+ * Windows ACLs are not read here: the installer must create the folder with write access for
+ * Administrators and SYSTEM only (docs/security.md), since %ProgramData% lets users create files.
  */
-import { readFileSync } from 'node:fs';
-import { win32 } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, win32 } from 'node:path';
 import { configFileSchema } from '../kiosk/config.ts';
 
 export const POLICY_ENV = 'AVATAR_KIOSK_POLICY';
@@ -86,10 +92,37 @@ export function parsePolicy(raw: unknown, path = 'policy'): PolicyLayer {
   return layer;
 }
 
-/** Read and check the policy file. Never throws: no file is an empty policy, a bad one is reported. */
-export function loadPolicy(options: { path?: string; env?: Record<string, string | undefined>; readText?: (path: string) => string } = {}): PolicyLayer {
+/** What `policyWriteProblem` needs of a file's status. */
+export interface OwnerAndMode {
+  uid: number;
+  mode: number;
+}
+
+/** Why non-administrators could write the policy at `path` (null when only root can), on POSIX: the file
+ *  and its folder must belong to root and be writable by neither group nor others. */
+export function policyWriteProblem(path: string, statOf: (path: string) => OwnerAndMode, platform: NodeJS.Platform = process.platform): string | null {
+  if (platform === 'win32') return null;
+  for (const [what, p] of [['file', path], ['folder', dirname(path)]] as const) {
+    let st: OwnerAndMode;
+    try {
+      st = statOf(p);
+    } catch {
+      return null; // reading it fails on its own, and says so
+    }
+    if (st.uid !== 0) return `The policy ${what} ${p} belongs to user id ${st.uid}, not root, so a non-administrator could change it; it was ignored. Make it root's (chown root).`;
+    if ((st.mode & 0o022) !== 0) return `The policy ${what} ${p} can be written by other users (mode ${(st.mode & 0o777).toString(8)}); it was ignored. Remove their write access (chmod go-w).`;
+  }
+  return null;
+}
+
+/** Read and check the policy file. Never throws: no file is an empty policy, a bad one is reported.
+ *  `readText` alone (tests) skips the owner check; `statOf` gives it one. */
+export function loadPolicy(
+  options: { path?: string; env?: Record<string, string | undefined>; readText?: (path: string) => string; statOf?: (path: string) => OwnerAndMode; platform?: NodeJS.Platform } = {},
+): PolicyLayer {
   const path = options.path ?? policyPath(options.env);
   const readText = options.readText ?? ((p: string) => readFileSync(p, 'utf8'));
+  const statOf = options.statOf ?? (options.readText ? null : (p: string) => statSync(p));
   let text: string;
   try {
     text = readText(path);
@@ -98,6 +131,8 @@ export function loadPolicy(options: { path?: string; env?: Record<string, string
     if (code === 'ENOENT' || code === 'ENOTDIR') return { path, found: false, policy: {}, managedKeys: [], problems: [] };
     return { path, found: true, policy: {}, managedKeys: [], problems: [`The policy file ${path} could not be read (${code ?? 'error'}); it was ignored.`] };
   }
+  const writable = statOf ? policyWriteProblem(path, statOf, options.platform) : null;
+  if (writable) return { path, found: true, policy: {}, managedKeys: [], problems: [writable] };
   let raw: unknown;
   try {
     raw = JSON.parse(text.replace(/^\uFEFF/, ''));

@@ -188,7 +188,16 @@ export interface MetricsServerOptions {
   port: number;
   token?: string | undefined;
   logger?: Logger;
+  /** Connections held at once; more are closed on arrival. Default METRICS_MAX_CONNECTIONS. */
+  maxConnections?: number;
+  /** A socket with no traffic for this long is closed. Default METRICS_IDLE_TIMEOUT_MS. */
+  idleTimeoutMs?: number;
 }
+
+/** A Prometheus scraper needs one or two; anyone on the LAN must not be able to hold hundreds open. */
+export const METRICS_MAX_CONNECTIONS = 16;
+/** Scrapes take milliseconds; a socket silent for this long is someone holding it. */
+export const METRICS_IDLE_TIMEOUT_MS = 15_000;
 
 export interface MetricsServer {
   readonly port: number;
@@ -244,6 +253,11 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;
+  // No token is needed on loopback, and the port may face the LAN: bound what idle sockets can hold.
+  server.maxConnections = options.maxConnections ?? METRICS_MAX_CONNECTIONS;
+  const idleMs = options.idleTimeoutMs ?? METRICS_IDLE_TIMEOUT_MS;
+  server.keepAliveTimeout = Math.min(5_000, idleMs);
+  server.setTimeout(idleMs, (socket) => socket.destroy());
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { AvatarError } from '../core/errors.ts';
+import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
 import { PREWARM_MODES, VIDEO_FITS } from '../contract.ts';
 
@@ -30,8 +31,12 @@ const serviceSchema = z
   .strictObject({
     /** direct: the service with our API key (kept in main); gateway: the integrator's gateway, no key. */
     surface: z.enum(['direct', 'gateway']).default('direct'),
-    baseUrl: httpUrl.optional(),
+    // The direct surface carries our key: http: only to this computer (core/surface.ts says why).
+    baseUrl: httpUrl.refine((u) => cleartextKeyProblem(u) === null, { error: (issue) => cleartextKeyProblem(String(issue.input)) ?? 'must be an https URL' }).optional(),
     gatewayUrl: httpUrl.optional(),
+    /** Gateway only, and from the policy file only: the integrator's per-kiosk client authentication
+     *  (e.g. `{"X-Device-Token": "…"}`), never the service key. */
+    gatewayHeaders: z.record(z.string().max(64), z.string().min(1).max(4096)).refine((h) => Object.keys(h).length <= 8, 'at most 8 headers').optional(),
   })
   .default({ surface: 'direct' });
 
@@ -188,7 +193,11 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   if (typeof input !== 'object' || Array.isArray(input)) {
     throw new AvatarError('invalid_config', 'Invalid configuration at "(root)": the file must hold a JSON object.', { details: { field: '(root)' } });
   }
-  const merged = overlay(applyEnv(structuredClone(input) as Record<string, unknown>, env), options.policy ?? {});
+  const user = applyEnv(structuredClone(input) as Record<string, unknown>, env);
+  // Gateway headers authenticate this kiosk to the integrator's gateway: the administrator sets them,
+  // never config.json (which the staff panel writes).
+  if (isRecord(user.service)) delete user.service.gatewayHeaders;
+  const merged = overlay(user, options.policy ?? {});
   const parsed = configFileSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -274,10 +283,7 @@ export function overlay(base: Record<string, unknown>, top: Record<string, unkno
 }
 
 /** Loopback hosts may serve metrics without a token; anything else (0.0.0.0, a LAN address) may not. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
-}
+export { isLoopbackHost };
 
 function checkMetrics(metrics: z.output<typeof metricsSchema>): void {
   if (metrics.enabled && !isLoopbackHost(metrics.host) && !metrics.token) {

@@ -2,7 +2,8 @@
  * The one way an IPC call reaches a handler, driven by the contract's table (`KIOSK_API`):
  *  1. an unknown channel answers `invalid_request`;
  *  2. a `staff` channel answers `unauthorized` unless the staff panel is unlocked, before its argument is
- *     even looked at (so a new staff channel cannot forget the PIN);
+ *     even looked at (so a new staff channel cannot forget the PIN); and while no staff PIN exists yet
+ *     (first-run setup), starting a call or reporting the attract screen answers `invalid_request`;
  *  3. the argument is validated with the channel's schema (`invalid_request` with a human message);
  *  4. the handler runs; a throw becomes a Result with the error's code and message, never a rejection.
  *
@@ -24,7 +25,14 @@ export type HandlerTable = { [G in ApiGroup]: GroupHandlers<G> };
 /** Whether the staff panel is unlocked right now; each check also refreshes its idle timeout. */
 export interface StaffGate {
   touch(): boolean;
+  /** No staff PIN exists yet: the kiosk is in its first-run setup and serves no visitor. */
+  setupPending?(): boolean;
 }
+
+/** What a visitor does with the service: refused until setup is done, so a kiosk without a PIN cannot be
+ *  used as one (its attract screen would let the first visitor choose the PIN). */
+const NEEDS_SETUP_DONE = new Set(['session:start', 'attract:report']);
+export const SETUP_PENDING_MESSAGE = 'This kiosk is not set up yet: an installer must choose the staff PIN first.';
 
 export const STAFF_LOCKED_MESSAGE = 'The staff panel is locked. Enter the PIN.';
 
@@ -47,6 +55,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatch {
     const handler = group?.[row.method];
     if (!handler) return fail('invalid_request', 'This kiosk does not offer that operation.');
     if (row.spec.access === 'staff' && !options.gate()?.touch()) return fail('unauthorized', STAFF_LOCKED_MESSAGE);
+    if (NEEDS_SETUP_DONE.has(`${row.group}:${row.method}`) && options.gate()?.setupPending?.()) return fail('invalid_request', SETUP_PENDING_MESSAGE);
     const parsed = parseArgs(row.spec.channel as Channel, rawArg);
     if (!parsed.ok) return parsed;
     try {

@@ -11,7 +11,6 @@
  * - Demo mode (no key, direct surface): the emulator runs in-process on 127.0.0.1, port 0, and the core
  *   talks to it with the emulator's own demo key; the real key does not exist in that mode.
  */
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import {
   CHANNELS,
@@ -37,6 +36,7 @@ import {
 } from '../contract.ts';
 import { castAttention } from './attention.ts';
 import type { Clock } from '../core/clock.ts';
+import { readRegularFile } from '../core/bounded-read.ts';
 import { AvatarError, toAvatarError, type ErrorCode, type ErrorInfo } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { ServiceClient } from '../core/rest-client.ts';
@@ -274,7 +274,13 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
         }
         target = parseServiceTarget({ surface: 'direct', baseUrl: emulator.baseUrl, apiKey: emulator.apiKey });
       } else if (mode === 'gateway') {
-        target = parseServiceTarget({ surface: 'gateway', ...(config.service.gatewayUrl ? { gatewayUrl: config.service.gatewayUrl } : {}) });
+        const gatewayHeaders = config.service.gatewayHeaders ?? {};
+        // A device token, not our key: the gateway adds the service credential itself (spec §5).
+        if (key && Object.values(gatewayHeaders).some((v) => v.includes(key))) {
+          throw new AvatarError('invalid_config', 'A gateway header holds the service API key; the gateway adds the key itself. Use a per-kiosk token.');
+        }
+        for (const value of Object.values(gatewayHeaders)) addSecret(value);
+        target = parseServiceTarget({ surface: 'gateway', ...(config.service.gatewayUrl ? { gatewayUrl: config.service.gatewayUrl } : {}), gatewayHeaders });
       } else {
         target = parseServiceTarget({ surface: 'direct', ...(config.service.baseUrl ? { baseUrl: config.service.baseUrl } : {}), apiKey: key! });
       }
@@ -767,7 +773,7 @@ export async function readImageAsDataUrl(path: string): Promise<string | null> {
   if (/^https?:/i.test(path)) return null; // the CSP allows no remote images; the session still uses it
   const mime = IMAGE_MIME[extname(path).toLowerCase()];
   if (!mime) return null;
-  const bytes = await readFile(path);
-  if (bytes.byteLength > MAX_ATTRACT_IMAGE_BYTES) return null;
-  return `data:${mime};base64,${bytes.toString('base64')}`;
+  // Sized before it is read: a huge file or a device named as the picture must not fill main's memory.
+  const bytes = await readRegularFile(path, MAX_ATTRACT_IMAGE_BYTES, 'The avatar picture');
+  return `data:${mime};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
 }

@@ -29,7 +29,7 @@ export interface LifecycleHooks {
   unresponsiveReloadMs?: number;
 }
 
-export type QuitSource = 'window-all-closed' | 'before-quit' | 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'tray' | 'other';
+export type QuitSource = 'window-all-closed' | 'before-quit' | 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'tray' | 'update' | 'other';
 export type LifecyclePhase = 'running' | 'shutting-down' | 'done';
 
 export interface Lifecycle {
@@ -39,6 +39,14 @@ export interface Lifecycle {
   /** `app.on('before-quit')`: hold the quit until the session is hung up, then let it through. */
   onBeforeQuit(event: { preventDefault(): void }): void;
   onWindowAllClosed(): void;
+  /**
+   * A kiosk window's `close` event. In kiosk mode the window closes only while the app itself is
+   * quitting (staff exit or restart, a signal, an update): Alt+F4 or any other window-manager close
+   * would otherwise skip the PIN-guarded "Exit kiosk". Answers whether the close was refused.
+   */
+  onKioskWindowClose(event: { preventDefault(): void }): boolean;
+  /** `autoUpdater.on('before-quit-for-update')`: the updater closes the windows before `before-quit`. */
+  onBeforeQuitForUpdate(): void;
   onSignal(signal: NodeJS.Signals): void;
   /** `webContents.on('render-process-gone')`. */
   onRenderProcessGone(details: { reason: string; exitCode?: number }): Promise<void>;
@@ -113,6 +121,15 @@ export function createLifecycle(hooks: LifecycleHooks): Lifecycle {
     },
     onWindowAllClosed() {
       void requestQuit('window-all-closed');
+    },
+    onKioskWindowClose(event) {
+      if (phase !== 'running') return false;
+      event.preventDefault();
+      logger.warn('A window close was refused: the kiosk quits only through the staff panel, a signal or an update');
+      return true;
+    },
+    onBeforeQuitForUpdate() {
+      void requestQuit('update');
     },
     onSignal(signal) {
       const source: QuitSource = signal === 'SIGINT' || signal === 'SIGTERM' || signal === 'SIGHUP' ? signal : 'other';

@@ -4,7 +4,7 @@
  * are only ipc.ts (who may call), page-policy.ts/security.ts (what the page may do), store.ts (settings
  * and the key), window.ts (the window) and the features' Electron glue (features/).
  */
-import { app, ipcMain, screen, type BrowserWindow } from 'electron';
+import { app, autoUpdater, ipcMain, screen, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
 import { createLogger, type Logger } from '../core/log.ts';
@@ -152,6 +152,12 @@ async function main(): Promise<void> {
   const companionMode = settings.config.window.mode === 'companion';
   win = createMainWindow({ config: settings.config, preloadPath: PRELOAD_PATH, ...(companionMode ? { companionBounds: companionBounds(settings.config, logger) } : {}) });
   const firstLoad = createFirstLoad({ load: () => loadRenderer(win!), logger });
+  if (settings.config.window.mode === 'kiosk') {
+    win.on('close', (event) => lifecycle.onKioskWindowClose(event));
+  }
+  // The updater closes every window before 'before-quit': start the shutdown first, so the kiosk
+  // window's close guard lets it through.
+  autoUpdater.on('before-quit-for-update', () => lifecycle.onBeforeQuitForUpdate());
   win.webContents.on('render-process-gone', (_event, details) => {
     // Until the page has loaded once there is no attract screen to go back to: the first load retries.
     if (!firstLoad.done) return firstLoad.onRendererGone(details.reason);

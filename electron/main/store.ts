@@ -9,6 +9,8 @@
  *   is reported honestly (`unknown` on Linux): both decided in kiosk/stored-key.ts.
  */
 import { app, safeStorage } from 'electron';
+import { chmodSync, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Store from 'electron-store';
 import { AvatarError, toAvatarError, type ErrorInfo } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
@@ -55,7 +57,10 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
       schema: properties as never,
       rootSchema: rootSchema as never,
       clearInvalidConfig: false,
+      // It holds the PIN hash, the metrics token and the key's ciphertext: this user only.
+      configFileMode: 0o600,
     });
+    ownerOnly(store.path, logger);
   } catch (error) {
     configError = new AvatarError('invalid_config', `The configuration file is invalid: ${toAvatarError(error).message}`, { cause: error });
   }
@@ -125,4 +130,20 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
       store.set('encryptedApiKey', cipher.toString('base64'));
     },
   };
+}
+
+/**
+ * config.json at 0600 and the user-data folder at 0700 (POSIX): conf sets the mode on its next write, but
+ * a file written by an older version (0644) stays readable by every local user until then, and the
+ * folder also holds the ledger, the logs and the lock-out. Windows keeps its per-user ACLs.
+ */
+function ownerOnly(configPath: string, logger: Logger): void {
+  if (process.platform === 'win32') return;
+  for (const [path, mode] of [[dirname(configPath), 0o700], [configPath, 0o600]] as const) {
+    try {
+      if (existsSync(path)) chmodSync(path, mode);
+    } catch (error) {
+      logger.warn('Could not make a settings path private to this user', { path, error: String(error) });
+    }
+  }
 }

@@ -102,6 +102,11 @@ export function validateSettings(current: Record<string, unknown>, next: Editabl
   for (const key of HIDDEN_KEYS) if (current[key] !== undefined) file[key] = current[key];
 
   const fieldErrors: Record<string, string> = {};
+  // The native engine runs the kiosk page with Node.js and without context isolation: only whoever can
+  // write config.json or the policy may choose it, never the PIN-guarded panel.
+  if (next.rtcEngine !== editableFromFile(current).rtcEngine) {
+    fieldErrors.rtcEngine = 'The audio/video engine can only be changed in config.json or the policy file (the native engine gives the kiosk page Node.js).';
+  }
   const parsed = configFileSchema.safeParse(file);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

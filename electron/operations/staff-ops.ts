@@ -8,6 +8,7 @@
  * file, an array of log lines and fakes. The contract marks which channels need the unlocked panel
  * (staff-pin.ts); the dispatcher enforces it and each such call refreshes the 60 s idle.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ok,
@@ -36,6 +37,8 @@ import { createStaffPin, type StaffPin } from './staff-pin.ts';
 /** Built-in voices we know of: the spec names only the default; its 56 others are "not shown". */
 export const BUILT_IN_VOICES = ['Tina'] as const;
 export const MAX_RECENT_ERRORS = 20;
+/** The staff PIN's lock-out, in the user-data folder. */
+export const PIN_LOCKOUT_FILE = 'pin-lockout.json';
 
 export interface PlatformHooks {
   /** Start at login: read (null where unsupported) and set. */
@@ -107,12 +110,29 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     }
   };
 
+  // The policy's hash wins over config.json's: the administrator, not whoever edits the kiosk, sets it.
+  const policyPinHash = (): string | null => {
+    const h = options.policy?.policy.staffPinHash;
+    return typeof h === 'string' && h.length > 0 ? h : null;
+  };
   const pin = createStaffPin({
     clock,
     loadHash: () => {
+      const managed = policyPinHash();
+      if (managed !== null) return managed;
       const h = readFile().staffPinHash;
       return typeof h === 'string' ? h : null;
     },
+    managedByPolicy: () => policyPinHash() !== null,
+    // Persisted so a relaunch (pulling the plug) does not give a guesser fresh tries.
+    loadLockout: () => {
+      try {
+        return JSON.parse(readFileSync(join(options.dataDir, PIN_LOCKOUT_FILE), 'utf8')) as unknown;
+      } catch {
+        return null;
+      }
+    },
+    saveLockout: (record) => writeFileSync(join(options.dataDir, PIN_LOCKOUT_FILE), JSON.stringify(record), { mode: 0o600 }),
     saveHash: async (hash) => {
       await persistence.write({ ...readFile(), staffPinHash: hash });
     },
@@ -183,6 +203,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),
       today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits },
       openAtLogin: options.platform.getOpenAtLogin(),
+      ...(pin.pinTooShort ? { pinTooShort: true } : {}),
     };
   }
 
@@ -195,12 +216,31 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       v = validateSettings(current, storePickedImage(next, options.dataDir), { env: options.env, appRoot: options.appRoot, ...(options.policy ? { policy: options.policy.policy } : {}) });
       if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
     }
+    // The key is bound to the service it was entered for: whoever has the PIN must not be able to point
+    // the kiosk at their own server and receive it in the Authorization header.
+    const originChanged = urlOrigin(service.config.service.baseUrl) !== urlOrigin(v.config.service.baseUrl);
+    await refreshKeyState();
+    if (originChanged && keyState.apiKeySource === 'env') {
+      return {
+        saved: false,
+        fieldErrors: { 'service.baseUrl': 'The API key comes from the environment (AVATAR_API_KEY), so the service URL must come from there too (AVATAR_BASE_URL) or from the policy file.' },
+      };
+    }
+    let apiKeyCleared = false;
+    if (originChanged && keyState.apiKeySource === 'stored') {
+      // Dropped before the new URL is used, so no request to the new origin ever carries it.
+      const cleared = await service.setApiKey({ apiKey: null });
+      if (!cleared.ok) throw new AvatarError(cleared.error.code, cleared.error.message);
+      delete v.file.encryptedApiKey;
+      apiKeyCleared = true;
+      logger.warn('The service URL moved to another origin: the stored API key was removed and must be entered again');
+    }
     await persistence.write(v.file);
     // Restart-only keys stay as the running window was built until the restart (RESTART_KEYS).
     await service.reconfigure({ ...v.config, window: service.config.window, rtcEngine: service.config.rtcEngine });
     logger.info('Settings saved', { restartRequired: v.restartRequired });
     await refreshKeyState();
-    return { saved: true, settings: staffSettings(), restartRequired: v.restartRequired };
+    return { saved: true, settings: staffSettings(), restartRequired: v.restartRequired, ...(apiKeyCleared ? { apiKeyCleared: true } : {}) };
   }
 
   async function listVoices(): Promise<VoiceList> {
@@ -317,6 +357,16 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
   service.attachExtension(ext);
   void refreshKeyState();
   return ext;
+}
+
+/** `scheme://host:port` of a URL, or null (no URL, or not one). */
+function urlOrigin(url: string | undefined): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }
 
 /** A client for a leftover session: the current one if it points at the same service; demo sessions

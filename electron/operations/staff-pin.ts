@@ -1,22 +1,47 @@
 /**
  * The staff PIN pad's rules, without Electron:
- * - The PIN is kept only as a salted scrypt hash (`scrypt$N$r$p$<salt b64>$<hash b64>`), set on first use
- *   or given in config.json (`staffPinHash`, made with `npm run --silent cli -- pin-hash`).
- * - 5 wrong tries lock the pad for 60 s; the tries come back after the lock-out.
+ * - The PIN is kept only as a salted scrypt hash (`scrypt$N$r$p$<salt b64>$<hash b64>`): from the
+ *   administrator's policy file (it wins), config.json (`staffPinHash`, made with `npm run --silent cli --
+ *   pin-hash`), or chosen on the first-run setup screen.
+ * - Choosing a PIN without the old one is possible only during setup: from start until a PIN first exists.
+ *   The renderer shows no attract screen until then (and the dispatcher refuses calls), so setup is an
+ *   installer's step; once the kiosk has served visitors, a missing PIN never reopens it (a visitor who
+ *   could choose the PIN would own the kiosk).
+ * - 5 wrong tries lock the pad; each lock-out in a row is longer (1 min, 5 min, 30 min, then 2 h), and a
+ *   right PIN starts again from 1 min. The lock-out is persisted, so a relaunch does not reset it: at
+ *   5 guesses per 2 h a USB key injector needs decades for a 6-digit PIN, not a day.
+ * - New PINs have 6 to 8 digits; a 4- or 5-digit hash from before still unlocks, and the staff status
+ *   says to change it.
  * - Unlocking is refused while a session runs (the panel never opens during a call).
  * - An unlocked panel is forgotten 60 s after the last staff call (each staff call refreshes it).
  *
  * Time comes from the injected clock and is only compared, never waited on: nothing is left pending.
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { z } from 'zod';
 import type { PinState } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
 import { AvatarError } from '../core/errors.ts';
 
 export const MAX_PIN_ATTEMPTS = 5;
-export const PIN_LOCKOUT_MS = 60_000;
+/** The lock-outs in a row without a right PIN; the last one repeats. */
+export const PIN_LOCKOUT_STEPS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
+export const PIN_LOCKOUT_MS = PIN_LOCKOUT_STEPS_MS[0];
 export const STAFF_IDLE_MS = 60_000;
+export const NEW_PIN_MIN_DIGITS = 6;
+/** What unlock accepts: a hash made before PINs needed 6 digits may hold 4 or 5. */
 const PIN_PATTERN = /^[0-9]{4,8}$/;
+/** What a new PIN must be. */
+const NEW_PIN_PATTERN = /^[0-9]{6,8}$/;
+const NEW_PIN_MESSAGE = 'The PIN must be 6 to 8 digits.';
+
+/** The lock-out as persisted (pin-lockout.json): wrong tries in this round, lock-outs in a row, until when. */
+export const lockoutRecordSchema = z.strictObject({
+  failures: z.number().int().min(0).max(100),
+  level: z.number().int().min(0).max(100),
+  lockedUntilMs: z.number().int().min(0),
+});
+export type LockoutRecord = z.infer<typeof lockoutRecordSchema>;
 /** scrypt cost: N = 2^14 (≈16 MB, tens of ms), r = 8, p = 1; 16-byte salt, 32-byte hash. */
 const SCRYPT = { N: 16_384, r: 8, p: 1, keyLen: 32, saltLen: 16 } as const;
 
@@ -26,7 +51,7 @@ function scrypt(pin: string, salt: Buffer, keyLen: number, options: ScryptOption
 
 /** A new salted hash of `pin` (random salt each time). */
 export async function hashPin(pin: string): Promise<string> {
-  if (!PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', 'The PIN must be 4 to 8 digits.');
+  if (!NEW_PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', NEW_PIN_MESSAGE);
   const salt = randomBytes(SCRYPT.saltLen);
   const hash = await scrypt(pin, salt, SCRYPT.keyLen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
@@ -63,45 +88,77 @@ export async function verifyPin(pin: string, stored: string): Promise<boolean> {
 
 export interface StaffPinOptions {
   clock: Clock;
-  /** The stored hash (config `staffPinHash`), or null before first use. */
+  /** The hash in force (the policy's `staffPinHash`, else config.json's), or null before setup. */
   loadHash(): string | null;
   /** Persist a new hash (settings store). */
   saveHash(hash: string): Promise<void>;
+  /** The administrator's policy sets the PIN: it cannot be changed here. */
+  managedByPolicy?(): boolean;
   /** A session is running (creating … ending): the panel must not open. */
   isSessionRunning(): boolean;
+  /** The persisted lock-out (anything unreadable counts as none), and where to keep it. Without them
+   *  the lock-out lives in memory only (tests). */
+  loadLockout?(): unknown;
+  saveLockout?(record: LockoutRecord): void;
 }
 
 export interface StaffPin {
   state(): PinState;
-  /** First use: anyone may set it. Later: only with the panel unlocked. */
+  /** During setup (no PIN yet since start): sets it and opens the panel. Later: only with the panel unlocked. */
   setPin(pin: string): Promise<PinState>;
+  /** No PIN has existed since start: the kiosk must show the setup screen, not the attract screen. */
+  setupPending(): boolean;
   /** Throws `unauthorized` (wrong PIN, says tries left), `locked` (says seconds left) or
    *  `invalid_request` (no PIN yet / a call is running). */
   unlock(pin: string): Promise<PinState>;
   lock(): void;
   /** Is the panel unlocked right now? A true answer refreshes the 60 s (call it for every staff call). */
   touch(): boolean;
+  /** The last right PIN had fewer than 6 digits: staff should choose a new one. */
+  readonly pinTooShort: boolean;
 }
 
 export function createStaffPin(options: StaffPinOptions): StaffPin {
   const { clock } = options;
-  let attemptsLeft = MAX_PIN_ATTEMPTS;
-  let lockedUntilMs = 0;
+  const loaded = lockoutRecordSchema.safeParse(options.loadLockout?.() ?? null);
+  const record: LockoutRecord = loaded.success ? loaded.data : { failures: 0, level: 0, lockedUntilMs: 0 };
+  // A clock set back must not turn a lock-out into years: never longer than its own step from now.
+  if (record.lockedUntilMs > 0) {
+    const step = PIN_LOCKOUT_STEPS_MS[Math.min(Math.max(record.level, 1), PIN_LOCKOUT_STEPS_MS.length) - 1]!;
+    record.lockedUntilMs = Math.min(record.lockedUntilMs, clock.now() + step);
+  }
+  let attemptsLeft = Math.max(0, MAX_PIN_ATTEMPTS - record.failures);
+  let lockedUntilMs = record.lockedUntilMs;
+  let level = record.level;
+  let pinTooShort = false;
+  const persist = () => {
+    try {
+      options.saveLockout?.({ failures: MAX_PIN_ATTEMPTS - attemptsLeft, level, lockedUntilMs });
+    } catch {
+      // Keep counting in memory: a full disk must not open the pad.
+    }
+  };
   let unlockedAtMs: number | null = null; // time of the last staff call while unlocked
   let checking = false;
+  // Setup is open from start until a PIN first exists; it never reopens in this run.
+  let setupOpen = true;
 
   const hasPin = () => {
     const stored = options.loadHash();
-    return stored !== null && parsePinHash(stored) !== null;
+    const present = stored !== null && parsePinHash(stored) !== null;
+    if (present) setupOpen = false;
+    return present;
   };
+  hasPin();
 
   function lockedForMs(): number {
     const left = lockedUntilMs - clock.now();
     if (left > 0) return left;
     if (lockedUntilMs !== 0) {
-      // The lock-out is over: the tries come back.
+      // The lock-out is over: the tries come back (the next lock-out will be longer).
       lockedUntilMs = 0;
       attemptsLeft = MAX_PIN_ATTEMPTS;
+      persist();
     }
     return 0;
   }
@@ -122,21 +179,31 @@ export function createStaffPin(options: StaffPinOptions): StaffPin {
 
   return {
     state,
+    setupPending() {
+      return !hasPin() && setupOpen;
+    },
     async setPin(pin) {
-      if (hasPin() && !isUnlocked()) throw new AvatarError('unauthorized', 'Unlock the staff panel before changing the PIN.');
-      if (!PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', 'The PIN must be 4 to 8 digits.');
+      if (options.managedByPolicy?.()) throw new AvatarError('forbidden', "The staff PIN is set by the administrator's policy file; change it there.");
       const first = !hasPin();
+      if (first && !setupOpen) {
+        throw new AvatarError('unauthorized', 'No staff PIN is set, and a PIN can only be chosen on the setup screen at start. Set staffPinHash in the configuration and restart the kiosk.');
+      }
+      if (!first && !isUnlocked()) throw new AvatarError('unauthorized', 'Unlock the staff panel before changing the PIN.');
+      if (!NEW_PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', NEW_PIN_MESSAGE);
       await options.saveHash(await hashPin(pin));
-      // Choosing the first PIN opens the panel (the person just proved nothing, but nothing was protected yet).
+      // Choosing the first PIN opens the panel: only the installer sees the setup screen, and goes on to
+      // the settings. From here on the kiosk serves visitors, so setup closes for good.
+      setupOpen = false;
       if (first) unlockedAtMs = clock.now();
       else if (unlockedAtMs !== null) unlockedAtMs = clock.now();
       attemptsLeft = MAX_PIN_ATTEMPTS;
+      pinTooShort = false;
       return state();
     },
     async unlock(pin) {
       if (options.isSessionRunning()) throw new AvatarError('invalid_request', 'The staff panel cannot open during a call. Wait until the call has ended.');
       const locked = lockedForMs();
-      if (locked > 0) throw new AvatarError('locked', `Too many wrong PINs. Try again in ${Math.ceil(locked / 1000)} s.`);
+      if (locked > 0) throw new AvatarError('locked', `Too many wrong PINs. Try again in ${locked < 120_000 ? `${Math.ceil(locked / 1000)} s` : `${Math.ceil(locked / 60_000)} min`}.`);
       const stored = options.loadHash();
       if (stored === null || parsePinHash(stored) === null) throw new AvatarError('invalid_request', 'No staff PIN is set yet: choose one first.');
       // One check at a time: parallel guesses must not each see the same tries left.
@@ -149,16 +216,24 @@ export function createStaffPin(options: StaffPinOptions): StaffPin {
         checking = false;
       }
       if (good) {
+        const hadFailures = attemptsLeft !== MAX_PIN_ATTEMPTS || level !== 0;
         attemptsLeft = MAX_PIN_ATTEMPTS;
+        level = 0;
+        if (hadFailures) persist();
         unlockedAtMs = clock.now();
+        pinTooShort = pin.length < NEW_PIN_MIN_DIGITS;
         return state();
       }
       attemptsLeft -= 1;
       if (attemptsLeft <= 0) {
-        lockedUntilMs = clock.now() + PIN_LOCKOUT_MS;
+        level = Math.min(level + 1, PIN_LOCKOUT_STEPS_MS.length);
+        const stepMs = PIN_LOCKOUT_STEPS_MS[level - 1]!;
+        lockedUntilMs = clock.now() + stepMs;
         attemptsLeft = 0;
-        throw new AvatarError('locked', `Too many wrong PINs. The pad is locked for ${PIN_LOCKOUT_MS / 1000} s.`);
+        persist();
+        throw new AvatarError('locked', `Too many wrong PINs. The pad is locked for ${describeMs(stepMs)}.`);
       }
+      persist();
       throw new AvatarError('unauthorized', `Wrong PIN. ${attemptsLeft} ${attemptsLeft === 1 ? 'try' : 'tries'} left.`);
     },
     lock() {
@@ -169,5 +244,15 @@ export function createStaffPin(options: StaffPinOptions): StaffPin {
       unlockedAtMs = clock.now();
       return true;
     },
+    get pinTooShort() {
+      return pinTooShort;
+    },
   };
+}
+
+/** 60 s, 5 min, 2 h: how long a lock-out lasts, in words. */
+function describeMs(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 2 * 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 3_600_000)} h`;
 }

@@ -20,15 +20,19 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright';
+import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { eventually, launchChromiumWithArgs, openStaffKiosk, screenIs, screenshotBoth, startStaticServer, writeWav, type StaffKioskPage } from './harness.ts';
 
 let server: Awaited<ReturnType<typeof startStaticServer>>;
 let browser: Browser;
 let portrait: string;
 let wavDir: string;
+/** An installed kiosk has a staff PIN (without one it shows the first-run setup, not the attract screen). */
+let staffPinHash: string;
 
 before(async () => {
   server = await startStaticServer();
+  staffPinHash = await hashPin('246813');
   wavDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-wav-'));
   const silence = writeWav(join(wavDir, 'silence.wav'), 2, () => 0);
   browser = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${silence}`]);
@@ -45,7 +49,7 @@ const IDLE = { promptSeconds: 10, hangupSeconds: 25 };
 
 describe('Idle hang-up (E2E: silent microphone, real kiosk service + staff operations + emulator)', () => {
   it('asks "Are you still there?" in a silent call, keeps the call on "Keep talking", then hangs up by itself and says why', async () => {
-    const k: StaffKioskPage = await openStaffKiosk({ browser, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, file: { idle: IDLE, returnToAttractSeconds: 30 } }); // the ended screen stays for its screenshots
+    const k: StaffKioskPage = await openStaffKiosk({ browser, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, file: { idle: IDLE, returnToAttractSeconds: 30, staffPinHash } }); // the ended screen stays for its screenshots
     try {
       const { page } = k;
       await screenIs(page, 'attract');
@@ -90,13 +94,11 @@ describe('Idle hang-up (E2E: silent microphone, real kiosk service + staff opera
       const record = await eventually(() => k.ops.ledger.read().records.find((r) => r.kind === 'session' && r.live_id === liveId), 'the ledger has the session');
       assert.equal(record.kind === 'session' && record.end_reason, 'idle');
 
-      // Staff: the shortcut opens the PIN pad on the ended screen; first use chooses a PIN; Ledger → CSV.
+      // Staff: the shortcut opens the PIN pad on the ended screen (the kiosk's PIN was set at install); Ledger → CSV.
       await page.keyboard.press('Control+Alt+K');
-      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
-      for (let round = 0; round < 2; round++) {
-        for (const d of '8642') await page.click(`[data-testid=pin-${d}]`);
-        await page.click('[data-testid=pin-ok]');
-      }
+      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
+      for (const d of '246813') await page.click(`[data-testid=pin-${d}]`);
+      await page.click('[data-testid=pin-ok]');
       await page.locator('[data-testid=staff-panel]').waitFor({ timeout: 5_000 });
       await page.click('[data-testid=tab-ledger]');
       const today = page.locator('[data-testid=ledger-today] td').first();
@@ -130,7 +132,7 @@ describe('Idle hang-up (E2E: silent microphone, real kiosk service + staff opera
       return 0.35 * v * Math.sin((Math.PI * (t % 0.35)) / 0.25);
     });
     const talking = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${speech}`]);
-    const k = await openStaffKiosk({ browser: talking, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, file: { idle: IDLE, callMode: 'audio' } });
+    const k = await openStaffKiosk({ browser: talking, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, file: { idle: IDLE, callMode: 'audio', staffPinHash } });
     try {
       const { page } = k;
       await screenIs(page, 'attract');

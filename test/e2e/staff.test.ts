@@ -3,15 +3,16 @@
  * bridged to the REAL kiosk service with the staff operations attached (PIN hash, settings in a temp
  * config.json, ledger, doctor) on the real emulator.
  *
- * - the hidden gesture (long-press the top-left corner for 3 s; a short press does nothing), first use
- *   (choose + confirm a PIN), every tab, a settings save with a per-field message, then a good save
+ * - a kiosk without a PIN starts on the first-run setup screen (no attract screen, calls refused); the
+ *   hidden gesture (long-press the top-left corner for 3 s; a short press does nothing) or the setup
+ *   screen's button (keyboard) opens the pad to choose + confirm a PIN, which opens the panel; every tab, a settings save with a per-field message, then a good save
  *   whose new name shows on the attract screen and lands in config.json;
  *   a cloned voice becomes the avatar's voice;
  * - wrong PINs say how many tries are left, the fifth locks the pad with the seconds left;
  * - a kiosk that started with problems: a small dot in the staff corner, a line on the PIN pad, the list
  *   on the Status tab (and no dot on a kiosk that started cleanly).
  *
- * Screenshots (both orientations): staff-pin-choose, staff-status, staff-settings, staff-settings-errors,
+ * Screenshots (both orientations): setup, staff-pin-choose, staff-status, staff-settings, staff-settings-errors,
  * staff-voices, staff-diagnostics, staff-logs, staff-system, staff-pin-wrong, staff-pin-locked,
  * attract-attention, staff-pin-attention, staff-status-attention.
  * Build first: npm run build:renderer.   Run: node --import tsx --test test/e2e/staff.test.ts
@@ -22,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { eventually, launchChromium, openStaffKiosk, screenIs, screenshotBoth, startStaticServer, type Orientation, type StaffKioskPage } from './harness.ts';
+import { hashPin } from '../../electron/operations/staff-pin.ts';
 
 let server: Awaited<ReturnType<typeof startStaticServer>>;
 let browser: Browser;
@@ -37,9 +39,10 @@ after(async () => {
   await server?.close();
 });
 
+/** A kiosk with no staff PIN yet: it starts on the first-run setup screen. */
 async function open(orientation: Orientation): Promise<StaffKioskPage> {
   const k = await openStaffKiosk({ browser, baseUrl: server.url, orientation, imageDataUrl: portrait });
-  await screenIs(k.page, 'attract');
+  await screenIs(k.page, 'setup');
   return k;
 }
 
@@ -59,11 +62,16 @@ async function typePin(page: Page, pin: string): Promise<void> {
 const pinMessage = (page: Page) => page.locator('[data-testid=pin-message]').textContent().then((t) => (t ?? '').trim().replace(/\s+/g, ' '));
 
 describe('Staff panel (E2E: built renderer + real kiosk service with staff operations + emulator)', () => {
-  it('opens with a 3 s corner press, sets the PIN on first use, shows every tab, and applies a new name to the attract screen', async () => {
+  it('starts on the setup screen without a PIN; a 3 s corner press sets the PIN, shows every tab, and applies a new name to the attract screen', async () => {
     const k = await open('landscape');
     try {
       const { page } = k;
-      assert.equal(await page.locator('[data-testid=staff-attention-dot]').count(), 0, 'a clean start marks nothing');
+      // No visitor screen before setup: no start button, and main refuses a call anyway.
+      assert.equal(await page.locator('#setup-title').textContent(), 'Set up this kiosk');
+      assert.equal(await page.locator('[data-testid=start]').count(), 0, 'no attract screen before a PIN exists');
+      const refused = await k.service.handle('kiosk:session:start', {});
+      assert.equal(!refused.ok && refused.error.code, 'invalid_request');
+      await screenshotBoth(page, 'setup', 'landscape');
       // A short press is not the gesture.
       await pressCorner(page, 1_000);
       await page.waitForTimeout(300);
@@ -72,15 +80,15 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       await pressCorner(page, 3_300);
       await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
       assert.equal(await page.locator('#pin-title').textContent(), 'Choose a staff PIN');
-      for (const d of '24') await page.click(`[data-testid=pin-${d}]`);
+      for (const d of '2468') await page.click(`[data-testid=pin-${d}]`);
       await screenshotBoth(page, 'staff-pin-choose', 'landscape');
-      for (const d of '68') await page.click(`[data-testid=pin-${d}]`);
+      for (const d of '13') await page.click(`[data-testid=pin-${d}]`);
       await page.click('[data-testid=pin-ok]');
       await page.locator('[data-testid=pin-pad][data-step=confirm]').waitFor({ timeout: 5_000 });
-      await typePin(page, '2468');
+      await typePin(page, '246813');
       await page.locator('[data-testid=staff-panel][data-tab=status]').waitFor({ timeout: 5_000 });
       assert.match((await k.persistence.read().staffPinHash) as string, /^scrypt\$/, 'only a scrypt hash of the PIN is stored');
-      assert.ok(!JSON.stringify(k.persistence.read()).includes('"2468"'), 'the PIN itself is stored nowhere');
+      assert.ok(!JSON.stringify(k.persistence.read()).includes('"246813"'), 'the PIN itself is stored nowhere');
 
       // Status
       await eventually(async () => (await page.locator('[data-testid=status-mode]').textContent()) === 'Demo (built-in emulator)', 'the status tab loaded');
@@ -188,6 +196,8 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       baseUrl: server.url,
       orientation: 'landscape',
       imageDataUrl: portrait,
+      // An installed kiosk (its PIN set): start-up problems show on the attract screen's staff corner.
+      file: { staffPinHash: await hashPin('246813') },
       startupAttention: [
         {
           kind: 'policy',
@@ -210,15 +220,13 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       await screenshotBoth(page, 'attract-attention', 'landscape');
 
       await pressCorner(page, 3_300);
-      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
+      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
       assert.equal(
         ((await page.locator('[data-testid=pin-attention]').textContent()) ?? '').trim().replace(/\s+/g, ' '),
         'This kiosk needs attention: 2 start-up problems, listed on the Status tab.',
       );
       await screenshotBoth(page, 'staff-pin-attention', 'landscape');
-      await typePin(page, '2468');
-      await page.locator('[data-testid=pin-pad][data-step=confirm]').waitFor({ timeout: 5_000 });
-      await typePin(page, '2468');
+      await typePin(page, '246813');
       await page.locator('[data-testid=staff-panel][data-tab=status]').waitFor({ timeout: 5_000 });
       const items = page.locator('[data-testid=status-attention] li');
       await items.first().waitFor({ timeout: 5_000 });
@@ -242,11 +250,12 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
     const k = await open('portrait');
     try {
       const { page } = k;
-      // First use through the keyboard shortcut, then close.
-      await page.keyboard.press('Control+Shift+S');
+      // Setup with the keyboard only: the setup screen's button has the focus; Enter opens the pad.
+      assert.equal(await page.evaluate('document.activeElement?.dataset.testid'), 'setup-choose');
+      await page.keyboard.press('Enter');
       await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
-      await typePin(page, '1379');
-      await typePin(page, '1379');
+      await typePin(page, '137946');
+      await typePin(page, '137946');
       await page.locator('[data-testid=staff-panel]').waitFor({ timeout: 5_000 });
       await page.click('[data-testid=staff-close]');
       await page.locator('[data-testid=staff]').waitFor({ state: 'detached', timeout: 5_000 });
@@ -268,7 +277,7 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       assert.equal(await page.isDisabled('[data-testid=pin-1]'), true, 'the keys are disabled while locked');
       await screenshotBoth(page, 'staff-pin-locked', 'portrait');
       // Main refuses even the right PIN while locked.
-      const res = await k.service.handle('kiosk:staff:unlock', { pin: '1379' });
+      const res = await k.service.handle('kiosk:staff:unlock', { pin: '137946' });
       assert.equal(res.ok, false);
       assert.equal(!res.ok && res.error.code, 'locked');
       await page.click('[data-testid=pin-cancel]');

@@ -29,16 +29,24 @@ export async function createStaffKiosk(options: {
   platform: PlatformHooks;
   logTail?: () => string[];
   version?: string;
+  /** A key stored by the app (as main's store would hold it: `encryptedApiKey` in config.json). */
+  storedApiKey?: string;
+  /** The administrator's policy layer (managed-config.ts). */
+  policy?: { policy: Record<string, unknown>; managedKeys: string[] };
 }): Promise<StaffKiosk> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
   await persistence.write(options.file);
   const service = await createKioskService({
     config: resolveConfig(persistence.read(), {}, { appRoot: APP_ROOT }),
-    apiKey: null,
-    apiKeySource: 'none',
+    apiKey: options.storedApiKey ?? null,
+    apiKeySource: options.storedApiKey ? 'stored' : 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20, ...options.knobs },
-    persistApiKey: async () => {},
+    persistApiKey: async (key) => {
+      const { encryptedApiKey: _old, ...rest } = persistence.read();
+      // Stands in for safeStorage's ciphertext: never the key itself.
+      await persistence.write(key === null ? rest : { ...rest, encryptedApiKey: Buffer.from('ciphertext').toString('base64') });
+    },
   });
   const ops = createStaffOps({
     service,
@@ -50,6 +58,7 @@ export async function createStaffKiosk(options: {
     version: options.version ?? '0.0.0-test',
     logTail: options.logTail ?? (() => []),
     platform: options.platform,
+    ...(options.policy ? { policy: options.policy } : {}),
   });
   return { service, ops, dataDir, persistence };
 }

@@ -17,16 +17,17 @@ const CLI = join(ROOT, 'electron/cli/index.ts');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const HOME = mkdtempSync(join(tmpdir(), 'kiosk-cli-home-'));
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(TSX, [CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, AVATAR_API_KEY: '', HOME, XDG_CONFIG_HOME: join(HOME, '.config'), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))));
 }
@@ -140,10 +141,55 @@ describe('cli ledger', () => {
 });
 
 describe('cli pin-hash', () => {
-  it('prints a hash the kiosk accepts for that PIN', async () => {
-    const r = await cli(['pin-hash', '4321']);
+  it('reads the PIN from standard input (out of ps and the shell history) and prints a hash the kiosk accepts', async () => {
+    const r = await cli(['pin-hash'], {}, '654321\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.equal(await verifyPin('654321', r.stdout.trim()), true);
+    assert.ok(!r.stdout.includes('654321'));
+    const short = await cli(['pin-hash'], {}, '1234\n');
+    assert.deepEqual([short.code, short.stderr.trim()], [2, 'cli: The PIN must be 6 to 8 digits.']);
+    assert.equal((await cli(['pin-hash'], {}, '')).code, 2);
+  });
+
+  it('still takes the PIN as an argument, with a warning', async () => {
+    const r = await cli(['pin-hash', '654321']);
     assert.equal(r.code, 0);
-    assert.equal(await verifyPin('4321', r.stdout.trim()), true);
-    assert.equal((await cli(['pin-hash', '12'])).code, 2);
+    assert.match(r.stderr, /^cli: warning: a PIN on the command line shows in the process list and shell history/);
+    assert.equal(await verifyPin('654321', r.stdout.trim()), true);
+  });
+});
+
+describe('cli API key options', () => {
+  const keyFile = (content: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'kiosk-cli-key-')), 'key');
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+  };
+
+  it('--api-key-file reads the key from a file (out of ps and the shell history)', async () => {
+    const r = await cli(['doctor', '--base-url', emulator.baseUrl, '--api-key-file', keyFile(`${emulator.apiKey}\n`), '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).checks.find((c: { id: string }) => c.id === 'key').ok, true);
+    assert.ok(!r.stderr.includes('warning'));
+  });
+
+  it('--api-key works but warns; both at once, an empty file or a folder are refused', async () => {
+    const warned = await cli(['doctor', '--base-url', emulator.baseUrl, '--api-key', emulator.apiKey, '--json']);
+    assert.equal(warned.code, 0);
+    assert.match(warned.stderr, /--api-key shows the key in the process list and shell history; prefer AVATAR_API_KEY or --api-key-file/);
+    const both = await cli(['doctor', '--base-url', emulator.baseUrl, '--api-key', 'k', '--api-key-file', keyFile('k')]);
+    assert.deepEqual([both.code, both.stderr.trim()], [2, 'cli: Give either --api-key or --api-key-file, not both.']);
+    const empty = keyFile('  \n');
+    assert.deepEqual((await cli(['doctor', '--base-url', emulator.baseUrl, '--api-key-file', empty])).stderr.trim(), `cli: The API key file ${empty} is empty.`);
+    assert.equal((await cli(['doctor', '--base-url', emulator.baseUrl, '--api-key-file', tmpdir()])).code, 2);
+  });
+
+  it('refuses an http:// direct URL to another machine (probe and doctor): the key would cross the network in clear', async () => {
+    for (const command of ['probe', 'doctor']) {
+      const r = await cli([command, '--base-url', 'http://192.0.2.10', '--api-key-file', keyFile('sk-test-1234567890')]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^(cli|probe): The service URL must start with https:\/\/ \(got http:\/\/192\.0\.2\.10\): with http:\/\/ the API key would cross the network unencrypted/);
+    }
   });
 });

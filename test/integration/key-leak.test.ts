@@ -99,7 +99,7 @@ interface HarnessRun {
   code: number | null;
   stdout: string;
   stderr: string;
-  report: { scenario: string; steps: string[]; toRenderer: unknown[]; errorBoxes: unknown[] };
+  report: { scenario: string; steps: string[]; toRenderer: unknown[]; errorBoxes: unknown[]; thiefSaw: string[] };
   userData: string;
 }
 
@@ -187,12 +187,14 @@ describe('key-leak check', () => {
         'media error: start ok → live',
         'media error: → failed (rtc_failed)',
         'renderer crash: start ok → live',
+        'moved to another origin: saved, key dropped',
         'quit while live: start ok → live',
         'quit',
       ]);
       assert.equal(env!.code, 0);
       assert.deepEqual(env!.report.steps.slice(0, 2), ['bad key: start ok → failed (unauthorized)', 'bad key: → failed (unauthorized)']);
       assert.equal(env!.report.steps.at(-1), 'quit');
+      assert.ok(env!.report.steps.includes('moved to another origin: refused'), JSON.stringify(env!.report.steps));
       // The runs produced material to scan.
       for (const r of runs) {
         // Main logs to the console: stderr until the log file opens, then electron-log's console transport
@@ -200,6 +202,10 @@ describe('key-leak check', () => {
         assert.ok((r.stderr + r.stdout).split('\n').length > 50, 'main logged');
         assert.ok(r.report.toRenderer.length > 20, 'the renderer was sent answers and events');
       }
+    });
+
+    it('a server the service URL was moved to never receives the key', () => {
+      for (const r of runs) assert.deepEqual(findLeaks(`${r.report.scenario}: the other origin`, Buffer.from(JSON.stringify(r.report.thiefSaw))), []);
     });
 
     it('the key is in no log line', () => {

@@ -7,6 +7,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import type { KioskEvent, SpareEvent } from '../../electron/contract.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
 import type { SessionState } from '../../electron/core/session-types.ts';
@@ -281,3 +282,52 @@ describe('startFleetMetrics and the launch counter', () => {
     assert.deepEqual(logged, ['The metrics endpoint could not start; the kiosk runs without it']);
   });
 });
+
+describe('metrics server limits (no token needed on loopback, and the port may face the LAN)', () => {
+  /** Open `n` TCP connections that never send a byte; count the ones the server closes. */
+  async function idleConnections(port: number, n: number): Promise<{ sockets: Socket[]; closed: () => number }> {
+    let closed = 0;
+    const sockets = await Promise.all(
+      Array.from({ length: n }, () => new Promise<Socket>((resolve, reject) => {
+        const s = connect(port, '127.0.0.1', () => resolve(s));
+        s.on('error', () => undefined); // a reset from the server is what we count
+        s.once('close', () => closed++);
+        s.once('error', reject);
+      }).catch(() => null)),
+    );
+    return { sockets: sockets.filter((s): s is Socket => s !== null), closed: () => closed };
+  }
+  const waitFor = async (what: string, pred: () => boolean) => {
+    const deadline = Date.now() + 15_000;
+    while (!pred()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  it('holds at most 16 idle connections out of 200; the rest are closed on arrival', async (t) => {
+    const metrics = createKioskMetrics({ version: '1.0.0-test' });
+    const server = await startMetricsServer({ metrics, host: '127.0.0.1', port: 0, idleTimeoutMs: 60_000 });
+    const idle = await idleConnections(server.port, 200);
+    t.after(async () => {
+      for (const s of idle.sockets) s.destroy();
+      await server.close();
+    });
+    await waitFor('the excess connections to be closed', () => idle.closed() >= 200 - 16);
+    await new Promise((r) => setTimeout(r, 300)); // and no more than those
+    assert.equal(200 - idle.closed(), 16, 'connections the server still holds');
+  });
+
+  it('closes connections that stay silent, after which scrapes are answered again', async (t) => {
+    const metrics = createKioskMetrics({ version: '1.0.0-test' });
+    const server = await startMetricsServer({ metrics, host: '127.0.0.1', port: 0, maxConnections: 4, idleTimeoutMs: 300 });
+    t.after(() => server.close());
+    const idle = await idleConnections(server.port, 4);
+    await waitFor('the idle connections to be closed', () => idle.closed() === 4);
+    const health = await new Promise<number>((resolve, reject) => {
+      request({ host: '127.0.0.1', port: server.port, path: '/healthz' }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject).end();
+    });
+    assert.equal(health, 200);
+  });
+});
+

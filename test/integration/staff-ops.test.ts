@@ -18,11 +18,13 @@ after(async () => {
   await Promise.all(open.map((s) => s.shutdown()));
 });
 
-async function setup(file: Record<string, unknown> = {}) {
+async function setup(file: Record<string, unknown> = {}, policy?: { policy: Record<string, unknown>; managedKeys: string[] }, storedApiKey?: string) {
   const platform = { calls: [] as string[], openAtLogin: false as boolean | null };
   const { service, ops, dataDir, persistence } = await createStaffKiosk({
     file: { callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...file },
     version: '9.9.9-test',
+    ...(policy ? { policy } : {}),
+    ...(storedApiKey ? { storedApiKey } : {}),
     logTail: () => Array.from({ length: 250 }, (_, i) => `line ${i}`),
     platform: {
       getOpenAtLogin: () => platform.openAtLogin,
@@ -48,19 +50,113 @@ describe('staff operations (kiosk service + emulator)', () => {
     for (const ch of [CHANNELS.staffStatus, CHANNELS.staffGetSettings, CHANNELS.staffLedgerTotals, CHANNELS.staffLogTail, CHANNELS.staffRunDoctor, CHANNELS.staffExitKiosk]) {
       assert.deepEqual(await call(ch), { ok: false, error: { code: 'unauthorized', message: 'The staff panel is locked. Enter the PIN.' } }, ch);
     }
-    assert.deepEqual(await call(CHANNELS.staffSetPin, { pin: '2468' }), { ok: true, value: { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5 } });
+    assert.deepEqual(await call(CHANNELS.staffSetPin, { pin: '246813' }), { ok: true, value: { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5 } });
     const tail = await call<{ lines: string[] }>(CHANNELS.staffLogTail);
     assert.ok(tail.ok);
     assert.equal(tail.value.lines.length, 200);
     assert.equal(tail.value.lines[199], 'line 249');
     assert.deepEqual(await call(CHANNELS.staffLock), { ok: true, value: undefined });
     assert.deepEqual(await call(CHANNELS.staffUnlock, { pin: '1111' }), { ok: false, error: { code: 'unauthorized', message: 'Wrong PIN. 4 tries left.' } });
-    assert.equal(((await call(CHANNELS.staffUnlock, { pin: '2468' })) as Result<{ unlocked: boolean }>).ok, true);
+    assert.equal(((await call(CHANNELS.staffUnlock, { pin: '246813' })) as Result<{ unlocked: boolean }>).ok, true);
+  });
+
+  it('a kiosk without a PIN serves no visitor: calls are refused until setup chose one', async () => {
+    const { call, service } = await setup();
+    const refused = { ok: false, error: { code: 'invalid_request', message: 'This kiosk is not set up yet: an installer must choose the staff PIN first.' } };
+    assert.deepEqual(await call(CHANNELS.sessionStart, {}), refused);
+    assert.deepEqual(await call(CHANNELS.attractReport, { showing: true, present: true }), refused);
+    assert.equal(service.running, false);
+    assert.equal((await call(CHANNELS.staffSetPin, { pin: '246813' })).ok, true);
+    const started = await call<{ liveId: string }>(CHANNELS.sessionStart, {});
+    assert.equal(started.ok, true, JSON.stringify(started));
+    await service.hangup();
+  });
+
+  it('a 4-digit PIN from an older version still opens the panel, and Status says to change it', async () => {
+    const { scryptSync } = await import('node:crypto');
+    const salt = Buffer.from('0123456789abcdef');
+    const legacy = ['scrypt', 16384, 8, 1, salt.toString('base64'), scryptSync('4321', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')].join('$');
+    const { call } = await setup({ staffPinHash: legacy });
+    assert.equal(((await call<{ unlocked: boolean }>(CHANNELS.staffUnlock, { pin: '4321' })) as Result<{ unlocked: boolean }>).ok, true);
+    const status = (await call<{ pinTooShort?: boolean }>(CHANNELS.staffStatus)) as Result<{ pinTooShort?: boolean }>;
+    assert.ok(status.ok);
+    assert.equal(status.value.pinTooShort, true);
+  });
+
+  it("the policy file's staffPinHash wins over config.json's, and the panel cannot change it", async () => {
+    const { hashPin } = await import('../../electron/operations/staff-pin.ts');
+    const policyHash = await hashPin('975312');
+    const { call, persistence } = await setup({ staffPinHash: await hashPin('111111') }, { policy: { staffPinHash: policyHash }, managedKeys: ['staffPinHash'] });
+    assert.equal(((await call<{ pinSet: boolean }>(CHANNELS.staffPinState)) as Result<{ pinSet: boolean }>).ok, true);
+    assert.deepEqual(await call(CHANNELS.staffUnlock, { pin: '111111' }), { ok: false, error: { code: 'unauthorized', message: 'Wrong PIN. 4 tries left.' } });
+    const unlocked = (await call<{ unlocked: boolean }>(CHANNELS.staffUnlock, { pin: '975312' })) as Result<{ unlocked: boolean }>;
+    assert.ok(unlocked.ok && unlocked.value.unlocked);
+    assert.deepEqual(await call(CHANNELS.staffSetPin, { pin: '864200' }), {
+      ok: false,
+      error: { code: 'forbidden', message: "The staff PIN is set by the administrator's policy file; change it there." },
+    });
+    assert.notEqual(persistence.read().staffPinHash, policyHash, 'config.json is left as it was');
+  });
+
+  it('the panel refuses an http:// service URL to another machine, with a message next to the field', async () => {
+    const { call, persistence } = await setup();
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
+    const got = await call<{ settings: Record<string, unknown> }>(CHANNELS.staffGetSettings);
+    assert.ok(got.ok);
+    const res = await call(CHANNELS.staffSaveSettings, { settings: { ...got.value.settings, service: { surface: 'direct', baseUrl: 'http://10.0.0.5:8080' } } });
+    assert.deepEqual(res, {
+      ok: true,
+      value: {
+        saved: false,
+        fieldErrors: {
+          'service.baseUrl':
+            'Service URL: must start with https:// (got http://10.0.0.5:8080): with http:// the API key would cross the network unencrypted; http:// is only for this computer (localhost, 127.0.0.1, ::1).',
+        },
+      },
+    });
+    assert.equal((persistence.read().service as { baseUrl?: string } | undefined)?.baseUrl, undefined);
+  });
+
+  it('moving the service URL to another origin drops the stored key (it must be entered again); the same origin keeps it', async () => {
+    const { startEmulator } = await import('../../electron/emulator/index.ts');
+    const real = await startEmulator({ host: '127.0.0.1', port: 0 });
+    // Whoever has the PIN points the kiosk at their own server: it must never receive the key.
+    const seen: string[] = [];
+    const { createServer } = await import('node:http');
+    const thief = createServer((req, res) => (seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`), res.writeHead(500).end()));
+    await new Promise<void>((ok) => thief.listen(0, '127.0.0.1', ok));
+    const thiefUrl = `http://127.0.0.1:${(thief.address() as { port: number }).port}`;
+    try {
+      const { call, persistence, service } = await setup({ service: { surface: 'direct', baseUrl: real.baseUrl } }, undefined, real.apiKey);
+      assert.equal(service.mode, 'direct');
+      await call(CHANNELS.staffSetPin, { pin: '246813' });
+      const got = await call<{ settings: { service: Record<string, unknown> } & Record<string, unknown> }>(CHANNELS.staffGetSettings);
+      assert.ok(got.ok);
+      // Same origin, another path: the key stays.
+      const samePlace = await call<{ saved: boolean; apiKeyCleared?: boolean }>(CHANNELS.staffSaveSettings, { settings: { ...got.value.settings, service: { surface: 'direct', baseUrl: `${real.baseUrl}/` } } });
+      assert.deepEqual(samePlace.ok && [samePlace.value.saved, samePlace.value.apiKeyCleared], [true, undefined]);
+      assert.equal(service.mode, 'direct');
+      // Another origin: the key is dropped before the new URL is used.
+      const moved = await call<{ saved: boolean; apiKeyCleared?: boolean; settings: { hasApiKey: boolean; apiKeySource: string } }>(CHANNELS.staffSaveSettings, {
+        settings: { ...got.value.settings, service: { surface: 'direct', baseUrl: thiefUrl } },
+      });
+      assert.ok(moved.ok && moved.value.saved, JSON.stringify(moved));
+      assert.equal(moved.value.apiKeyCleared, true);
+      assert.deepEqual([moved.value.settings.hasApiKey, moved.value.settings.apiKeySource], [false, 'none']);
+      assert.equal(persistence.read().encryptedApiKey, undefined, 'the stored ciphertext is gone');
+      assert.equal((persistence.read().service as { baseUrl: string }).baseUrl, thiefUrl);
+      assert.equal(service.mode, 'demo', 'no key: the kiosk falls back to the emulator');
+      await call(CHANNELS.staffRunDoctor);
+      assert.ok(!seen.some((line) => line.includes(real.apiKey)), `the new origin never saw the key: ${JSON.stringify(seen)}`);
+    } finally {
+      thief.close();
+      await real.close();
+    }
   });
 
   it('saving settings validates per field, persists, and the attract screen sees the change without a restart', async () => {
     const { call, persistence, service } = await setup({ staffPinHash: undefined });
-    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
     const got = await call<{ settings: Record<string, unknown> }>(CHANNELS.staffGetSettings);
     assert.ok(got.ok);
     const settings = got.value.settings as never as { avatar: Record<string, unknown>; idle: Record<string, number> } & Record<string, unknown>;
@@ -101,7 +197,7 @@ describe('staff operations (kiosk service + emulator)', () => {
 
   it('doctor: config valid, service reachable through a session closed before conn_init, 0 billed on the emulator', async () => {
     const { call, service } = await setup();
-    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
     const r = await call<{ ok: boolean; checks: Array<{ id: string; ok: boolean | null; message: string }> }>(CHANNELS.staffRunDoctor);
     assert.ok(r.ok, JSON.stringify(r));
     assert.equal(r.value.ok, true);
@@ -119,7 +215,7 @@ describe('staff operations (kiosk service + emulator)', () => {
 
   it('ledger: a call hung up by the idle prompt is recorded with its billing; totals and CSV agree', async () => {
     const { call, service, ops } = await setup();
-    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
     await call(CHANNELS.staffLock);
     const live = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'live');
     const started = await call<{ liveId: string }>(CHANNELS.sessionStart, {});
@@ -129,7 +225,7 @@ describe('staff operations (kiosk service + emulator)', () => {
     const journal = JSON.parse(readFileSync(join(ops.ledger.dir, '..', 'current-session.json'), 'utf8'));
     assert.equal(journal.liveId, started.value.liveId);
     assert.equal(typeof journal.liveAtMs, 'number');
-    const unlockDuringCall = await call(CHANNELS.staffUnlock, { pin: '2468' });
+    const unlockDuringCall = await call(CHANNELS.staffUnlock, { pin: '246813' });
     assert.deepEqual(unlockDuringCall, { ok: false, error: { code: 'invalid_request', message: 'The staff panel cannot open during a call. Wait until the call has ended.' } });
     const ended = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'ended');
     await call(CHANNELS.sessionHangup, { cause: 'idle' });
@@ -145,7 +241,7 @@ describe('staff operations (kiosk service + emulator)', () => {
       [started.value.liveId, 'demo', 'audio', 'idle', 'client', emu.billedSeconds, emu.creditsCost, false],
     );
     assert.ok(rec.live_at !== null && rec.time_to_live_ms !== null);
-    await call(CHANNELS.staffUnlock, { pin: '2468' });
+    await call(CHANNELS.staffUnlock, { pin: '246813' });
     const totals = await call<{ today: { sessions: number; credits: number } }>(CHANNELS.staffLedgerTotals);
     assert.ok(totals.ok);
     assert.deepEqual(totals.value.today, { sessions: 1, credits: emu.creditsCost ?? 0, billedSeconds: emu.billedSeconds ?? 0, unknownCredits: 0 });
@@ -159,7 +255,7 @@ describe('staff operations (kiosk service + emulator)', () => {
 
   it('voices: the built-in default plus the account\'s clones; status and platform hooks', async () => {
     const { call, platform } = await setup();
-    await call(CHANNELS.staffSetPin, { pin: '2468' });
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
     assert.deepEqual(await call(CHANNELS.staffListVoices), { ok: true, value: { builtIn: ['Tina'], custom: [], current: 'Tina' } });
     assert.deepEqual(await call(CHANNELS.staffCloneVoice, { audioUrl: 'https://example.com/sample.mp3', voice: 'Maya', language: 'en' }), { ok: true, value: { voice: 'Maya' } });
     assert.deepEqual(await call(CHANNELS.staffListVoices), { ok: true, value: { builtIn: ['Tina'], custom: ['Maya'], current: 'Tina' } });

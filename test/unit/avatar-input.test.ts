@@ -1,11 +1,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildCreateRequest, sniffImageType } from '../../electron/core/avatar-input.ts';
+import { MAX_IMAGE_FILE_BYTES, readRegularFile } from '../../electron/core/bounded-read.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
+import { readImageAsDataUrl } from '../../electron/kiosk/kiosk-service.ts';
 import { MAX_BASE64_IMAGE_BYTES } from '../../electron/core/protocol.ts';
 import type { StartOptions } from '../../electron/core/session-types.ts';
 
@@ -278,3 +281,39 @@ describe('buildCreateRequest', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('local image files are sized before they are read', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'avatar-bounded-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a pipe (reading it would block) without reading it', async () => {
+    const fifo = join(dir, 'pipe.png');
+    execFileSync('mkfifo', [fifo]);
+    await assertInvalid(() => buildCreateRequest(options(fifo)), 'avatar.image', /^The image file .*pipe\.png is not a regular file \(a device or a pipe\); give the path of a picture file\.$/);
+    await assert.rejects(readImageAsDataUrl(fifo), (e: unknown) => e instanceof AvatarError && /is not a regular file/.test(e.message));
+  });
+
+  it('refuses a file over the limit from its size (a sparse 30 MB file: nothing is read)', async () => {
+    const huge = join(dir, 'huge.png');
+    await writeFile(huge, PNG);
+    await truncate(huge, 30 * 1024 * 1024);
+    await assertInvalid(() => buildCreateRequest(options(huge)), 'avatar.image', /^The image file .*huge\.png is 30\.0 MB; the limit is 20 MB\.$/);
+  });
+
+  it('the attract screen picture: a device, or a file over its limit, is refused before reading', async () => {
+    const device = join(dir, 'zero.png');
+    await symlink('/dev/zero', device);
+    await assert.rejects(readImageAsDataUrl(device), (e: unknown) => e instanceof AvatarError && /zero\.png is not a regular file/.test(e.message));
+    const big = join(dir, 'big.png');
+    await writeFile(big, PNG);
+    await truncate(big, 60 * 1024 * 1024);
+    await assert.rejects(readImageAsDataUrl(big), (e: unknown) => e instanceof AvatarError && /big\.png is 60\.0 MB; the limit is 20 MB/.test(e.message));
+    assert.equal(await readRegularFile(big, MAX_IMAGE_FILE_BYTES).then(() => 'read', (e: AvatarError) => e.message.replace(big, 'F')), 'The file F is 60.0 MB; the limit is 50 MB.');
+  });
+});
+

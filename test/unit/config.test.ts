@@ -133,6 +133,18 @@ describe('resolveConfig', () => {
       invalid({ moderation: 'lenient' }, {}, 'moderation');
       invalid({ encryptedApiKey: 'not base64!' }, {}, 'encryptedApiKey');
     });
+    it('a direct service URL over http:// to another machine is refused (the key would go in clear text), from the file or the environment', () => {
+      invalid({ service: { baseUrl: 'http://10.0.0.5:8080' } }, {}, 'service.baseUrl');
+      invalid({}, { AVATAR_BASE_URL: 'http://avatar.example.com' }, 'service.baseUrl');
+      assert.throws(() => resolve({ service: { baseUrl: 'http://10.0.0.5:8080' } }, {}), /service\.baseUrl": must start with https:\/\/ \(got http:\/\/10\.0\.0\.5:8080\)/);
+      assert.equal(resolve({ service: { baseUrl: 'http://127.0.0.1:8080' } }, {}).service.baseUrl, 'http://127.0.0.1:8080');
+    });
+    it('gateway headers come from the policy file only (config.json, which the staff panel writes, cannot set them)', () => {
+      const headers = { 'X-Device-Token': 'dev-kiosk-17' };
+      const user = { service: { surface: 'gateway', gatewayUrl: 'https://gw.example.com', gatewayHeaders: { 'X-Device-Token': 'from-the-user-file' } } };
+      assert.equal(resolve(user, {}).service.gatewayHeaders, undefined);
+      assert.deepEqual(resolveConfig(user, {}, { ...opts, policy: { service: { gatewayHeaders: headers } } }).service.gatewayHeaders, headers);
+    });
     it('unknown keys are rejected by name (typos must not be silently ignored)', () => {
       invalid({ callmode: 'audio' }, {}, 'callmode');
       invalid({ window: { fullscreen: true } }, {}, 'window.fullscreen');

@@ -4,6 +4,8 @@ import { ARG_SCHEMAS, CHANNELS, IPC_PREFIX, isKnownChannel, parseArgs, type Chan
 
 const NO_ARGS = { valid: [undefined, {}], invalid: [null, true, { verbose: true }] };
 const PIN_ARGS = { valid: [{ pin: '1234' }, { pin: '12345678' }], invalid: [undefined, {}, { pin: '123' }, { pin: '123456789' }, { pin: '12a4' }, { pin: 1234 }] };
+/** A new PIN needs 6 digits; typing an older 4-digit one to unlock still works (PIN_ARGS). */
+const NEW_PIN_ARGS = { valid: [{ pin: '123456' }, { pin: '12345678' }], invalid: [undefined, {}, { pin: '1234' }, { pin: '12345' }, { pin: '123456789' }, { pin: '12a456' }, { pin: 123456 }] };
 const SETTINGS = {
   service: { surface: 'direct' },
   callMode: 'video',
@@ -57,7 +59,7 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     invalid: [null, 'all', { includeKey: true }],
   },
     [CHANNELS.staffPinState]: NO_ARGS,
-  [CHANNELS.staffSetPin]: PIN_ARGS,
+  [CHANNELS.staffSetPin]: NEW_PIN_ARGS,
   [CHANNELS.staffUnlock]: PIN_ARGS,
   [CHANNELS.staffLock]: NO_ARGS,
   [CHANNELS.staffStatus]: NO_ARGS,

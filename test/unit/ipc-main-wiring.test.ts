@@ -107,6 +107,11 @@ describe('main process wiring (electron stubbed)', () => {
     assert.deepEqual(facts.windowOpen, { action: 'deny' });
   });
 
+  it('config.json (PIN hash, metrics token, key ciphertext) is 0600 and the user-data folder 0700, even if an older version left them open', () => {
+    assert.deepEqual(facts.modesAtStart, { config: '600', userData: '700' });
+    assert.equal(facts.configModeAfterWrite, '600');
+  });
+
   it('stores the API key only as safeStorage ciphertext and never echoes it', () => {
     assert.equal(facts.setKey.ok, true);
     assert.equal(facts.setKey.value.hasApiKey, true);
@@ -349,5 +354,22 @@ describe('main process wiring: real operating systems', () => {
       ],
     });
     assert.deepEqual(facts.errorBoxes, []);
+  });
+});
+
+describe('main process wiring: the kiosk-mode window refuses to close', () => {
+  it('Alt+F4 or any window-manager close is refused while the kiosk runs; a signal lets it close', async () => {
+    const { facts } = await runHarness('kiosk');
+    assert.equal(facts.windowOptions.kiosk, true, 'the scenario runs the kiosk-mode window');
+    assert.deepEqual(facts.closeRefused, [true, true]);
+    assert.equal(facts.quitCallsAfterClose, 0, 'a refused close does not quit the app');
+    assert.equal(facts.closeLogged, true, 'the refusal is logged');
+    assert.equal(facts.closeRefusedWhileQuitting, false, 'after SIGTERM the window really closes');
+  });
+
+  it('an update (quitAndInstall closes the windows before before-quit) lets the window close', async () => {
+    const { facts } = await runHarness('kiosk-update');
+    assert.deepEqual(facts.closeRefused, [true, true]);
+    assert.equal(facts.closeRefusedWhileQuitting, false);
   });
 });

@@ -78,6 +78,25 @@ describe('loadPolicy', () => {
     assert.deepEqual(loadPolicy({ path: '/p/bad.json', readText }).problems, ['The policy file /p/bad.json is not valid JSON; it was ignored.']);
     assert.deepEqual(loadPolicy({ path: '/p/locked.json', readText }).problems, ['The policy file /p/locked.json could not be read (EACCES); it was ignored.']);
   });
+
+  it('a policy file non-administrators could write is refused whole, saying why (POSIX: root owns the file and its folder, no group/other write)', () => {
+    // A standard user who could write the policy would set the PIN hash and the service URL.
+    const stats = (file: { uid: number; mode: number }, folder = { uid: 0, mode: 0o40755 }) => (p: string) => (p === '/p/good.json' ? file : folder);
+    const load = (statOf: (p: string) => { uid: number; mode: number }, platform: NodeJS.Platform = 'linux') => loadPolicy({ path: '/p/good.json', readText, statOf, platform });
+    assert.deepEqual(load(stats({ uid: 0, mode: 0o100644 })).policy, { callMode: 'audio' }, 'root, 0644: applied');
+    assert.deepEqual(load(stats({ uid: 1000, mode: 0o100644 })), {
+      path: '/p/good.json',
+      found: true,
+      policy: {},
+      managedKeys: [],
+      problems: ['The policy file /p/good.json belongs to user id 1000, not root, so a non-administrator could change it; it was ignored. Make it root\'s (chown root).'],
+    });
+    assert.deepEqual(load(stats({ uid: 0, mode: 0o100666 })).problems, ['The policy file /p/good.json can be written by other users (mode 666); it was ignored. Remove their write access (chmod go-w).']);
+    assert.deepEqual(load(stats({ uid: 0, mode: 0o100644 }, { uid: 0, mode: 0o41777 })).problems, ['The policy folder /p can be written by other users (mode 777); it was ignored. Remove their write access (chmod go-w).']);
+    assert.deepEqual(load(stats({ uid: 0, mode: 0o100644 }, { uid: 501, mode: 0o40755 })).problems, ['The policy folder /p belongs to user id 501, not root, so a non-administrator could change it; it was ignored. Make it root\'s (chown root).']);
+    // Windows ACLs are the installer's to set (docs/security.md); they are not read here.
+    assert.deepEqual(load(stats({ uid: 1000, mode: 0o100666 }), 'win32').policy, { callMode: 'audio' });
+  });
 });
 
 describe('resolveConfig with a policy layer', () => {

@@ -159,17 +159,21 @@ describe('StaffPanel', () => {
       const { panel, type, fake } = setup({ pin: null });
       await panel.open();
       assert.equal(panel.pinStep, 'choose');
-      await type('1357');
+      await type('13579');
+      assert.equal(panel.pinStep, 'choose', 'a new PIN needs 6 digits');
+      assert.equal(panel.pinMessage, 'The PIN has 6 to 8 digits.');
+      panel.clearPin();
+      await type('135792');
       assert.equal(panel.pinStep, 'confirm');
-      await type('1358');
+      await type('135793');
       assert.equal(panel.pinStep, 'choose');
       assert.equal(panel.pinMessage, 'The two PINs were different. Choose a PIN again.');
-      await type('1357');
-      await type('1357');
+      await type('135792');
+      await type('135792');
       await settle();
       assert.equal(panel.view, 'panel');
-      assert.equal(fake.pin, '1357');
-      assert.deepEqual(fake.calls.slice(0, 3), ['pinState', 'setPin:1357', 'status']);
+      assert.equal(fake.pin, '135792');
+      assert.deepEqual(fake.calls.slice(0, 3), ['pinState', 'setPin:135792', 'status']);
     });
 
     it('refuses fewer than 4 digits without asking main, and takes at most 8', async () => {

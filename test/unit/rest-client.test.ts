@@ -149,6 +149,18 @@ describe('ServiceClient', () => {
       assert.equal(seen[0]!.headers['content-type'], 'application/json');
       assert.equal(res.live.id, 'live-1');
     });
+    it('on the gateway, sends the per-kiosk gateway headers on every request and the socket handshake', async () => {
+      // The spec leaves customer authentication to the integrator: a device token identifies this kiosk.
+      handler = (_req, res) => json(res, 200, CREATED);
+      const c = client({ target: { surface: 'gateway', gatewayUrl: base, headers: { 'X-Device-Token': 'dev-kiosk-17-token' } } });
+      await c.createSession(REQUEST);
+      assert.equal(seen[0]!.headers['x-device-token'], 'dev-kiosk-17-token');
+      assert.equal(seen[0]!.headers.authorization, undefined);
+      assert.deepEqual(c.socketRequest('l1').headers, { 'X-Device-Token': 'dev-kiosk-17-token' });
+      for (const headers of [{ Host: 'evil.test' }, { 'Bad Name': 'x' }, { 'X-Token': 'two\nlines' }] as Record<string, string>[]) {
+        assert.throws(() => client({ target: { surface: 'gateway', gatewayUrl: base, headers } }), (e: unknown) => e instanceof AvatarError && e.code === 'invalid_config');
+      }
+    });
     it('rejects an invalid body with invalid_request before sending anything', async () => {
       handler = (_req, res) => json(res, 200, CREATED);
       const bad = { call_mode: 'video', avatar: { persona: '', image_uri: 'https://h.test/a.png' } } as CreateSessionRequest;
@@ -549,4 +561,65 @@ describe('ServiceClient error messages', () => {
     assert.match(error.message, /bad request from Authorization: Token \*\*\*/);
     assert.doesNotMatch(error.message, new RegExp(key));
   });
+});
+
+describe('ServiceClient answer size', () => {
+  /** A server whose answer never ends (chunked, no length), or declares a huge length: counts what it wrote. */
+  async function hugeServer(t: { after(fn: () => Promise<void>): void }, declareLength: boolean) {
+    const written = { bytes: 0, closed: false };
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', ...(declareLength ? { 'content-length': String(400 * 1024 * 1024) } : {}) });
+      res.write('{"voices":["');
+      const pump = () => {
+        // Bounded: at most 400 MB, stopped as soon as the client goes away.
+        while (!written.closed && written.bytes < 400 * 1024 * 1024) {
+          written.bytes += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end('"]}');
+      };
+      res.on('close', () => (written.closed = true));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    return { written, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  it('an oversized error answer is cut off too, and its status still decides the error', async (t) => {
+    const written = { closed: false };
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(402, { 'content-type': 'application/json' });
+      res.on('close', () => (written.closed = true));
+      res.end(JSON.stringify({ error: { message: 'x'.repeat(3 * 1024 * 1024) } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    const client = new ServiceClient({ target: { surface: 'direct', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: KEY } });
+    const error = await client.listVoices().then(() => assert.fail('expected a failure'), (e: unknown) => e as AvatarError);
+    assert.equal(error.code, 'insufficient_credits');
+  });
+
+  for (const declareLength of [false, true]) {
+    it(`stops reading past 1 MB and closes the connection (${declareLength ? 'a declared 400 MB length' : 'an endless chunked answer'})`, async (t) => {
+      const { written, baseUrl } = await hugeServer(t, declareLength);
+      const client = new ServiceClient({ target: { surface: 'direct', baseUrl, apiKey: KEY } });
+      const error = await client.listVoices().then(
+        () => assert.fail('expected a failure'),
+        (e: unknown) => e as AvatarError,
+      );
+      assert.ok(error instanceof AvatarError);
+      assert.equal(error.code, 'protocol');
+      assert.equal(error.message, 'The avatar service sent an answer larger than 1024 KB; it was not read. Check the service address.');
+      await until(() => written.closed, { realTimeoutMs: 10_000, message: 'the server sees the connection closed' });
+      // What the server managed to push before the client hung up: the cap plus socket buffers, far from 400 MB.
+      assert.ok(written.bytes < 64 * 1024 * 1024, `the server wrote ${written.bytes} bytes`);
+    });
+  }
 });

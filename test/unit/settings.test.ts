@@ -86,7 +86,7 @@ describe('settings', () => {
     });
   });
 
-  it('says a restart is needed only for the window and the engine', () => {
+  it('says a restart is needed only for the window', () => {
     const e = editableFromFile({});
     const apply = (next: EditableSettings) => {
       const v = validateSettings({}, next, opts);
@@ -95,7 +95,21 @@ describe('settings', () => {
     };
     assert.equal(apply({ ...e, callMode: 'audio', idle: { promptSeconds: 30, hangupSeconds: 10 }, maxCallSeconds: 120 }), false);
     assert.equal(apply({ ...e, window: { ...e.window, mode: 'windowed' } }), true);
-    assert.equal(apply({ ...e, rtcEngine: 'agora-web' }), true);
+  });
+
+  it('never switches the audio/video engine (the native one gives the page Node.js): config.json or the policy only', () => {
+    const e = editableFromFile({});
+    for (const rtcEngine of ['agora-native', 'agora-web'] as const) {
+      assert.deepEqual(validateSettings({}, { ...e, rtcEngine }, opts), {
+        ok: false,
+        fieldErrors: { rtcEngine: 'The audio/video engine can only be changed in config.json or the policy file (the native engine gives the kiosk page Node.js).' },
+      });
+    }
+    // The engine config.json already names is kept as it is.
+    const native = editableFromFile({ rtcEngine: 'agora-native' });
+    assert.equal(native.rtcEngine, 'agora-native');
+    const v = validateSettings({ rtcEngine: 'agora-native' }, { ...native, callMode: 'audio' }, opts);
+    assert.ok(v.ok && v.file.rtcEngine === 'agora-native');
   });
 
   it('an empty persona or URL box means "not set"', () => {

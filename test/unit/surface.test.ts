@@ -44,7 +44,16 @@ describe('parseServiceTarget', () => {
         baseUrl: 'https://h.test/avatar',
         apiKey: KEY,
       });
-      assert.equal((parseServiceTarget({ baseUrl: 'http://h.test:8080/', apiKey: KEY }) as { baseUrl: string }).baseUrl, 'http://h.test:8080');
+      assert.equal((parseServiceTarget({ baseUrl: 'http://localhost:8080/', apiKey: KEY }) as { baseUrl: string }).baseUrl, 'http://localhost:8080');
+    });
+    it('refuses http:// to anything but this computer: the key would cross the network unencrypted', () => {
+      for (const baseUrl of ['http://h.test', 'http://10.0.0.5:8080', 'http://192.168.1.20/avatar', 'http://[fe80::1]:80', 'http://127.0.0.1.nip.io']) {
+        const err = assertConfigError(() => parseServiceTarget({ baseUrl, apiKey: KEY }), 'baseUrl', /^The service URL must start with https:\/\/ \(got http:\/\/.+\): with http:\/\/ the API key would cross the network unencrypted; http:\/\/ is only for this computer \(localhost, 127\.0\.0\.1, ::1\)\.$/);
+        assert.ok(!err.message.includes(KEY));
+      }
+      for (const baseUrl of ['http://127.0.0.1:9', 'http://127.8.9.10', 'http://localhost', 'http://[::1]:8080', 'https://10.0.0.5']) {
+        assert.equal(parseServiceTarget({ baseUrl, apiKey: KEY }).surface, 'direct', baseUrl);
+      }
     });
     it('trims surrounding whitespace from the URL and the key', () => {
       assert.deepEqual(parseServiceTarget({ baseUrl: '  https://h.test  ', apiKey: `  ${KEY}\n` }), {

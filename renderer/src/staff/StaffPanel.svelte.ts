@@ -24,7 +24,7 @@ import { Ledger } from './ledger.svelte.ts';
 import { LogTail } from './logs.svelte.ts';
 import { SystemActions } from './system.svelte.ts';
 
-export { PIN_MIN, PIN_MAX, type PinStep } from './pin.svelte.ts';
+export { PIN_MIN, NEW_PIN_MIN, PIN_MAX, type PinStep } from './pin.svelte.ts';
 export { MAX_PICTURE_BYTES, localFieldErrors, cleanSettings, megabytes, type SettingsDraft } from './settings.svelte.ts';
 
 export type StaffView = 'closed' | 'pin' | 'panel';
@@ -118,6 +118,9 @@ export class StaffPanel {
   /** How many digits are typed (the pad shows dots, never the digits). */
   get pinLength(): number {
     return this.#pin.length;
+  }
+  get pinMinLength(): number {
+    return this.#pin.minLength;
   }
   get pinMessage(): string | null {
     return this.#pin.message;

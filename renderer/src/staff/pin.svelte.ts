@@ -10,7 +10,10 @@ import type { StaffCalls } from './calls.svelte.ts';
 /** `enter`: type the PIN; `choose`/`confirm`: first use. */
 export type PinStep = 'enter' | 'choose' | 'confirm';
 
+/** Typing the PIN: an older 4- or 5-digit PIN still opens the panel. */
 export const PIN_MIN = 4;
+/** Choosing one: at least 6 digits (main refuses fewer). */
+export const NEW_PIN_MIN = 6;
 export const PIN_MAX = 8;
 
 export interface PinEntryDeps {
@@ -59,6 +62,10 @@ export class PinEntry {
   get attemptsLeft(): number | null {
     return this.#attemptsLeft;
   }
+  /** The fewest digits this step takes. */
+  get minLength(): number {
+    return this.#step === 'enter' ? PIN_MIN : NEW_PIN_MIN;
+  }
 
   /** The pad just opened: is a PIN set, is the pad locked, is staff still unlocked? */
   async load(): Promise<void> {
@@ -89,8 +96,8 @@ export class PinEntry {
   async submit(): Promise<void> {
     if (this.#deps.calls.busy || !this.#deps.isShowing() || this.lockedForS !== null) return;
     const pin = this.#pin;
-    if (pin.length < PIN_MIN) {
-      this.#message = `The PIN has ${PIN_MIN} to ${PIN_MAX} digits.`;
+    if (pin.length < this.minLength) {
+      this.#message = `The PIN has ${this.minLength} to ${PIN_MAX} digits.`;
       return;
     }
     this.#pin = '';

@@ -83,6 +83,8 @@ export class SettingsForm {
     }
     this.loadSettings(r.value.settings);
     this.#saveMessage = r.value.restartRequired ? 'Saved. Some changes apply after a restart (System tab).' : 'Saved. The kiosk uses the new settings now.';
+    // The key belongs to the old service address; saying so keeps staff from wondering why calls stopped.
+    if (r.value.apiKeyCleared) this.#saveMessage += ' The service address changed, so the stored API key was removed: enter the key again.';
     await this.#deps.onSettingsSaved();
     return true;
   }

@@ -351,7 +351,9 @@ export const powerSaveBlocker = {
   },
 };
 
+/** The updater: the harness emits 'before-quit-for-update' as `quitAndInstall()` would. */
+export const autoUpdater = new EventEmitter();
 export const shell = {};
 export const net = {};
 
-export default { app, BrowserWindow, protocol, session, ipcMain, safeStorage, dialog, Menu, shell, net, powerSaveBlocker, Tray, globalShortcut, screen, nativeImage };
+export default { app, autoUpdater, BrowserWindow, protocol, session, ipcMain, safeStorage, dialog, Menu, shell, net, powerSaveBlocker, Tray, globalShortcut, screen, nativeImage };

@@ -4,7 +4,8 @@
  * folder and the direct surface pointed at an emulator on 127.0.0.1, and puts a known API key through
  * sessions and failures: a bad key (401 on create), forced hangups (credit_insufficient, audit_violation),
  * a dropped socket and its reconnect, NOT_READY, LIVE_CONN_INIT_FAILED, a low balance, a media error,
- * rejected IPC arguments, then SIGTERM.
+ * rejected IPC arguments, the service URL moved to another origin (a server that records what it gets),
+ * then SIGTERM.
  *
  * Main's log lines go to stderr (debug level). Everything sent to the renderer (every IPC answer and every
  * `webContents.send` payload) is printed on stdout as one `LEAKCHECK <json>` line. The test scans both, and
@@ -15,9 +16,11 @@
  * set over IPC and kept by safeStorage), `env` (AVATAR_API_KEY).
  */
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { CHANNELS, type KioskEvent } from '../../../electron/contract.ts';
 import { DEMO_API_KEY, startEmulator } from '../../../electron/emulator/index.ts';
+import { hashPin } from '../../../electron/operations/staff-pin.ts';
 import { app, ipcMain, record, type BrowserWindow } from './electron.ts';
 
 const scenario = process.argv[2] ?? 'stored';
@@ -33,10 +36,27 @@ else delete process.env.AVATAR_API_KEY;
 
 // The service: an emulator that does not know the key yet (the first session is refused with 401).
 const emu = await startEmulator({ port: 0, knobs: { warmupMs: { audio: 0, video: 1_200 }, endingMs: 50 } });
+const STAFF_PIN = '246813';
 writeFileSync(
   join(userData, 'config.json'),
-  JSON.stringify({ callMode: 'audio', allowModeChoice: true, service: { surface: 'direct', baseUrl: emu.baseUrl }, window: { mode: 'windowed', width: 800, height: 600 } }),
+  JSON.stringify({
+    callMode: 'audio',
+    allowModeChoice: true,
+    service: { surface: 'direct', baseUrl: emu.baseUrl },
+    window: { mode: 'windowed', width: 800, height: 600 },
+    // `stored` chooses its PIN on the first-run setup; `env` is an installed kiosk with one.
+    ...(scenario === 'env' ? { staffPinHash: await hashPin(STAFF_PIN) } : {}),
+  }),
 );
+// Another origin, which records every request it receives: the key must never reach it.
+const thiefSaw: string[] = [];
+const thief = createServer((req, res) => {
+  thiefSaw.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
+  req.resume();
+  res.writeHead(500).end();
+});
+await new Promise<void>((ok) => thief.listen(0, '127.0.0.1', ok));
+const thiefUrl = `http://127.0.0.1:${(thief.address() as { port: number }).port}`;
 
 const toRenderer: unknown[] = [];
 const steps: string[] = [];
@@ -82,7 +102,6 @@ async function ended(label: string): Promise<string> {
   return last.phase;
 }
 
-const STAFF_PIN = '2468';
 await invoke(CHANNELS.configGet);
 if (scenario === 'stored') {
   // The key is entered in the staff panel: the PIN first (chosen on first use), then the key.
@@ -145,18 +164,33 @@ if (scenario === 'stored') {
   await invoke(CHANNELS.staffSetApiKey, { apiKey: KEY });
 }
 
+// Whoever has the PIN points the service URL at another origin: a stored key is dropped first, a key from
+// the environment keeps the URL where it is. Then the diagnostics run against whatever is configured.
+await invoke(CHANNELS.staffUnlock, { pin: STAFF_PIN });
+const current = await invoke(CHANNELS.staffGetSettings);
+const moved = await invoke(CHANNELS.staffSaveSettings, { settings: { ...current.value.settings, service: { surface: 'direct', baseUrl: thiefUrl } } });
+await invoke(CHANNELS.staffRunDoctor);
+steps.push(`moved to another origin: ${moved.value?.saved ? `saved, key ${moved.value.apiKeyCleared ? 'dropped' : 'kept'}` : 'refused'}`);
+if (moved.value?.saved) {
+  // Back to the service, and the key entered again.
+  await invoke(CHANNELS.staffSaveSettings, { settings: { ...current.value.settings, service: { surface: 'direct', baseUrl: emu.baseUrl } } });
+  await invoke(CHANNELS.staffSetApiKey, { apiKey: KEY });
+}
+
 // Quit with a live session.
 s = await session('quit while live', 'audio', ['live', 'failed']);
 process.emit('SIGTERM', 'SIGTERM');
 await until('the quit', () => record.order.includes('quit-allowed'), 20_000);
 steps.push('quit');
 await emu.close();
+thief.close();
 
 const report = {
   scenario,
   steps,
   toRenderer: [...toRenderer, ...wc.sent],
   errorBoxes: record.errorBoxes,
+  thiefSaw,
   demoKeyIsNotTheKey: DEMO_API_KEY !== KEY,
 };
 const text = JSON.stringify(report, (key, value) => (key === 'imageDataUrl' && typeof value === 'string' ? `${value.slice(0, 30)}…(${value.length})` : value));

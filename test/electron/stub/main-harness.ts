@@ -13,13 +13,14 @@
  * (F12 with KIOSK_DEVTOOLS=1, from a checkout and installed), `mac` (the companion on macOS: tray
  * template image, application menu).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
-import { app, ipcMain, record, type BrowserWindow } from './electron.ts';
+import { app, autoUpdater, ipcMain, record, type BrowserWindow } from './electron.ts';
 import { existsSync } from 'node:fs';
 import { ServiceClient } from '../../../electron/core/rest-client.ts';
+import { hashPin } from '../../../electron/operations/staff-pin.ts';
 import { startEmulator, type EmulatorHandle } from '../../../electron/emulator/index.ts';
 import { createServer, type AddressInfo } from 'node:net';
 
@@ -35,6 +36,10 @@ writeFileSync(
     ? JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 'wide' } })
     : JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
 );
+if (scenario === 'kiosk' || scenario === 'kiosk-update') writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'kiosk' } }));
+// As an older version left them: readable by every local user.
+chmodSync(configFile, 0o644);
+chmodSync(userData, 0o755);
 // No system policy leaks in; the companion scenario brings its own policy, bounds and metrics port.
 process.env.AVATAR_KIOSK_POLICY = join(userData, 'policy.json');
 // What the operating system would set, per scenario (read by main, or by the stub, when used).
@@ -76,6 +81,11 @@ const facts: Record<string, unknown> = { scenario };
 // A leftover session from a run that "crashed".
 let leftoverEmulator: EmulatorHandle | null = null;
 let leftoverId = '';
+if (scenario !== 'full' && scenario !== 'broken-config') {
+  // An installed kiosk: it has a staff PIN (without one it serves no visitor until setup).
+  const file = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+  writeFileSync(configFile, JSON.stringify({ ...file, staffPinHash: await hashPin('246813') }));
+}
 if (scenario === 'recovery') {
   leftoverEmulator = await startEmulator({ host: '127.0.0.1', port: 0, knobs: { endingMs: 20 } });
   const client = new ServiceClient({ target: { surface: 'direct', baseUrl: leftoverEmulator.baseUrl, apiKey: leftoverEmulator.apiKey } });
@@ -131,6 +141,8 @@ facts.loadUrl = win.loads[0];
 facts.schemes = record.schemes;
 facts.channels = [...ipcMain.handlers.keys()].sort();
 facts.configGet = await invoke(CHANNELS.configGet);
+const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
+facts.modesAtStart = { config: modeOf(configFile), userData: modeOf(userData) };
 
 if (scenario === 'full') {
   facts.foreignFrame = await invoke(CHANNELS.configGet, undefined, { url: 'https://evil.example.com/' });
@@ -164,7 +176,7 @@ if (scenario === 'full') {
   // the staff panel: locked until a PIN is chosen
   facts.pinState = await invoke(CHANNELS.staffPinState);
   facts.statusLocked = await invoke(CHANNELS.staffStatus);
-  facts.setPin = await invoke(CHANNELS.staffSetPin, { pin: '2468' });
+  facts.setPin = await invoke(CHANNELS.staffSetPin, { pin: '246813' });
 
   // the API key: stored encrypted, never echoed
   const KEY = 'sk-harness-SECRET-123456789';
@@ -172,6 +184,7 @@ if (scenario === 'full') {
   const setKey = (await invoke(CHANNELS.staffSetApiKey, { apiKey: KEY })) as { ok: boolean };
   facts.setKey = setKey.ok ? await invoke(CHANNELS.configGet) : setKey;
   const stored = readFileSync(configFile, 'utf8');
+  facts.configModeAfterWrite = modeOf(configFile);
   facts.storedHasCiphertext = /"encryptedApiKey"/.test(stored);
   facts.storedHasPlaintext = stored.includes(KEY);
   const clearKey = (await invoke(CHANNELS.staffSetApiKey, { apiKey: null })) as { ok: boolean };
@@ -246,8 +259,9 @@ if (scenario === 'fatal') {
   facts.logHasFatal = readLog().includes('Fatal error in main: hanging up and relaunching the kiosk');
 }
 if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang') {
-  // What staff see: the Status tab, once a PIN is chosen.
-  facts.setPinAnswer = await invoke(CHANNELS.staffSetPin, { pin: '2468' });
+  // What staff see: the Status tab, once unlocked (an installed kiosk has its PIN; a broken config.json
+  // cannot store one, which the answer says).
+  facts.setPinAnswer = await invoke(scenario === 'broken-config' ? CHANNELS.staffSetPin : CHANNELS.staffUnlock, { pin: '246813' });
   const status = (await invoke(CHANNELS.staffStatus)) as { ok: boolean; value?: { attention: unknown; mode: string; apiKeySource: string } };
   facts.statusAttention = status.value?.attention ?? null;
   facts.statusMode = status.value?.mode ?? null;
@@ -256,7 +270,7 @@ if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'ke
 }
 if (scenario === 'appimage') {
   // Staff press Restart, then (while it quits) main throws: both relaunch the AppImage itself.
-  await invoke(CHANNELS.staffSetPin, { pin: '2468' });
+  await invoke(CHANNELS.staffUnlock, { pin: '246813' });
   facts.restart = await invoke(CHANNELS.staffRestart);
   await until('the quit', () => record.order.includes('quit-allowed'), 15_000);
   (process.emit as (event: string, ...args: unknown[]) => boolean)('uncaughtException', new Error('boom in main'), 'uncaughtException');
@@ -326,6 +340,19 @@ if (scenario === 'companion') {
   facts.closePreventedWhileQuitting = win.userClose();
   await sleep(50);
   facts.metricsClosed = await fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(() => false, () => true);
+}
+
+if (scenario === 'kiosk' || scenario === 'kiosk-update') {
+  // Alt+F4 / the window manager's close, twice, while the kiosk runs: refused, nothing quits.
+  facts.closeRefused = [win.userClose(), win.userClose()];
+  await sleep(50);
+  facts.quitCallsAfterClose = record.quitCalls;
+  facts.closeLogged = readLog().includes('A window close was refused');
+  if (scenario === 'kiosk') process.emit('SIGTERM', 'SIGTERM');
+  else autoUpdater.emit('before-quit-for-update');
+  // While the app quits (a signal, an update), the window really closes.
+  facts.closeRefusedWhileQuitting = win.userClose();
+  await until('the quit to be let through', () => record.order.includes('quit-allowed'), 15_000);
 }
 
 // Keep the report small (the avatar image is a large data URL) and flush it before exiting: stdout to a
