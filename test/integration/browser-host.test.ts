@@ -17,6 +17,7 @@ import { KIOSK_SOCKET_PATH, SECRET_FRAGMENT_KEY, SOCKET_CLOSE, type HostFrame } 
 import { silentLogger } from '../../electron/core/log.ts';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
+import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { HELLO_TIMEOUT_MS, LOOPBACK_HOST, startBrowserHost } from '../../electron/browser/server.ts';
 import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/dispatch.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/kiosk/page-headers.ts';
@@ -111,8 +112,11 @@ describe('browser mode host', () => {
 
   before(async () => {
     emulator = await startEmulator({ accounts: [{ apiKey: KEY }], knobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 50 } });
+    // An installed kiosk: it has a staff PIN (without one it serves no visitor until setup).
+    const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-browser-data-'));
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ staffPinHash: await hashPin('246813') }));
     kiosk = await startBrowserKiosk({
-      dataDir: mkdtempSync(join(tmpdir(), 'kiosk-browser-data-')),
+      dataDir,
       env: { AVATAR_API_KEY: KEY, AVATAR_BASE_URL: emulator.baseUrl },
       appRoot: ROOT,
       rendererDir: rendererDir(),
