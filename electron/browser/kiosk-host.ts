@@ -13,6 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../core/clock.ts';
+import { startupAttention } from '../kiosk/attention.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import type { EmulatorKnobs } from '../emulator/index.ts';
@@ -27,8 +28,6 @@ import { startBrowserHost, type BrowserHost } from './server.ts';
 /** The user-data folder's name when the app runs from a checkout (`npm start`, not packaged): the
  *  package's name. The browser mode always runs from a checkout, so it shares that folder. */
 export const CHECKOUT_DATA_FOLDER = 'avatar-kiosk';
-/** Recovery must not keep the attract screen away for long (as in main). */
-export const RECOVERY_TIMEOUT_MS = 20_000;
 
 /** The folder Electron's `app.getPath('userData')` names for this app under `npm start` (docs/operators.md). */
 export function userDataDir(platform: NodeJS.Platform, env: Record<string, string | undefined>, home: string): string {
@@ -94,6 +93,14 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     config,
     apiKey: envKey,
     apiKeySource: envKey ? 'env' : 'none',
+    // The same start-up problems list as the app: staff see it on the Status tab, /metrics counts it.
+    startupAttention: startupAttention({
+      configError,
+      configPath: join(dataDir, 'config.json'),
+      policyProblems: policyLayer.problems,
+      policyPath: policyLayer.path,
+      keyProblem: null,
+    }),
     logger,
     clock,
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
@@ -138,19 +145,14 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     },
   });
 
-  let timer: ReturnType<Clock['setTimeout']> | undefined;
-  await Promise.race([
-    ops.recover().catch((e: unknown) => logger.error('Crash recovery failed', { error: String(e) })),
-    new Promise<void>((resolve) => (timer = clock.setTimeout(() => (logger.warn('Crash recovery is slow; showing the kiosk anyway'), resolve()), RECOVERY_TIMEOUT_MS))),
-  ]);
-  if (timer !== undefined) clock.clearTimeout(timer);
+  await ops.recoverWithin();
 
   const fleet: FleetMetrics | null = await startFleetMetrics({
     config,
     service,
     version: options.version,
     launchStatePath: join(dataDir, 'metrics-state.json'),
-    startupErrors: [...(configError ? [configError.code] : []), ...policyLayer.problems.map(() => 'invalid_config' as const), ...service.castProblems.map((p) => p.code)],
+    startupErrors: service.attention.map((item) => item.code),
     logger,
   });
 

@@ -76,9 +76,15 @@ export interface StaffOps extends KioskExtension {
   readonly pin: StaffPin;
   /** Check and hang up a session left over by a crash (run before the attract screen). */
   recover(): Promise<RecoveryOutcome | null>;
+  /** `recover`, waited for at most `timeoutMs`: a slow service must not keep the attract screen away
+   *  (the recovery goes on in the background). Never rejects. */
+  recoverWithin(timeoutMs?: number): Promise<void>;
   /** Stop observing (timers cleared). */
   dispose(): void;
 }
+
+/** How long start-up waits for crash recovery before showing the kiosk anyway. */
+export const RECOVERY_TIMEOUT_MS = 20_000;
 
 export function createStaffOps(options: StaffOpsOptions): StaffOps {
   const { service, clock, persistence } = options;
@@ -348,6 +354,14 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
         clientFor: (leftover) => clientFor(leftover, service, logger),
         ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
       });
+    },
+    async recoverWithin(timeoutMs = RECOVERY_TIMEOUT_MS) {
+      let timer: ReturnType<Clock['setTimeout']> | undefined;
+      await Promise.race([
+        ext.recover().catch((e: unknown) => logger.error('Crash recovery failed', { error: String(e) })),
+        new Promise<void>((resolve) => (timer = clock.setTimeout(() => (logger.warn('Crash recovery is slow; showing the kiosk anyway'), resolve()), timeoutMs))),
+      ]);
+      if (timer !== undefined) clock.clearTimeout(timer);
     },
     dispose() {
       clearMaxCall();
