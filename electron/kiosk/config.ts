@@ -15,6 +15,7 @@ import { AvatarError } from '../core/errors.ts';
 import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
 import { PREWARM_MODES, VIDEO_FITS } from '../contract.ts';
+import { mqttSchema, scheduleSchema, updateSchema } from './fleet-config.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
 export const DEFAULT_AVATAR_IMAGE = 'resources/demo-avatar.png';
@@ -142,6 +143,10 @@ export const configFileSchema = z.strictObject({
   metrics: metricsSchema,
   prewarm: prewarmSchema,
   presence: presenceSchema,
+  /** Fleet settings (kiosk/fleet-config.ts): opening hours, the operator's MQTT broker, safe updates. */
+  schedule: scheduleSchema.optional(),
+  mqtt: mqttSchema.optional(),
+  update: updateSchema.optional(),
 });
 
 export type ConfigFile = z.input<typeof configFileSchema>;
