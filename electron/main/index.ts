@@ -21,6 +21,7 @@ import type { Feature } from './features/feature.ts';
 import { fleetLink } from './features/fleet-link.ts';
 import { fleetMetrics } from './features/fleet-metrics.ts';
 import { keepAwake } from './features/keep-awake.ts';
+import { safeUpdates } from './features/safe-updates.ts';
 import { staffOperations } from './features/staff-operations.ts';
 import { registerIpc } from './ipc.ts';
 import { APP_ORIGIN } from './page-policy.ts';
@@ -34,6 +35,7 @@ import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
 function kioskFeatures(): Feature[] {
   const staff = staffOperations();
   const metrics = fleetMetrics();
+  const fleet = fleetLink(staff, metrics);
   return [
     keepAwake(),
     staff,
@@ -41,7 +43,8 @@ function kioskFeatures(): Feature[] {
     crashRecovery(staff),
     metrics,
     // After the ledger and the metrics: it forwards the one and adds the opening gauge to the other.
-    fleetLink(staff, metrics),
+    fleet,
+    safeUpdates(fleet),
     desktopCompanion(),
   ];
 }

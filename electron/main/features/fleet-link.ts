@@ -31,10 +31,18 @@ export async function captureWithoutCamera(win: BrowserWindow): Promise<{ png: B
   }
 }
 
-export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFeature): Feature {
+export interface FleetLinkFeature extends Feature {
+  /** The running fleet host (null before start). */
+  readonly host: FleetHost | null;
+}
+
+export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFeature): FleetLinkFeature {
   let host: FleetHost | null = null;
   return {
     name: 'fleet link',
+    get host() {
+      return host;
+    },
     start({ service, settings, window, lifecycle, logger }) {
       const reload = () => loadRenderer(window);
       host = startFleetHost({
