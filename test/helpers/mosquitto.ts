@@ -60,11 +60,10 @@ export async function startBroker(users: Record<string, string>, options: { maxC
   const passwdBin = PASSWD_CANDIDATES.find(existsSync)!;
   const dir = mkdtempSync(join(tmpdir(), 'ak-mosquitto-'));
   const passwd = join(dir, 'passwd');
-  writeFileSync(passwd, '', { mode: 0o600 });
-  for (const [user, password] of Object.entries(users)) {
-    const r = spawnSync(passwdBin, ['-b', passwd, user, password], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`mosquitto_passwd failed: ${r.stderr}`);
-  }
+  // Plain `user:password` lines, hashed in place in one run (-U).
+  writeFileSync(passwd, Object.entries(users).map(([user, password]) => `${user}:${password}\n`).join(''), { mode: 0o600 });
+  const r = spawnSync(passwdBin, ['-U', passwd], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`mosquitto_passwd failed: ${r.stderr}`);
   writeFileSync(join(dir, 'acl'), ACL, { mode: 0o600 });
   const port = await freePort();
   writeFileSync(
