@@ -119,10 +119,13 @@ describe('fleet host', () => {
     const mqtt = { url: broker.url, username: 'kiosk-a', password: 'a-pass', kioskId: 'kiosk-a', topicPrefix: PREFIX };
     await service.reconfigure({ ...service.config, mqtt: { ...mqtt, queueLimit: 100 } });
     const clock = new FakeClock(Date.now());
-    const host = startFleetHost({ service, ledger, dataDir, version: '1.2.3', clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: noActions, reconnectMs: 200 });
+    const logged: string[] = [];
+    const record = (level: string) => (message: string, details?: unknown) => void logged.push(`${level} ${message} ${JSON.stringify(details ?? {})}`);
+    const logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+    const host = startFleetHost({ service, ledger, dataDir, version: '1.2.3', clock, logger, configFile, env: {}, policy: {}, appRoot: ROOT, actions: noActions, reconnectMs: 200 });
     try {
       await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && s.body.online === true), { realTimeoutMs: 5_000, message: 'online' });
-      const record: SessionRecord = {
+      const session: SessionRecord = {
         kind: 'session',
         v: 1,
         start_at: new Date(clock.now() - 60_000).toISOString(),
@@ -140,15 +143,17 @@ describe('fleet host', () => {
         credits_cost: 3,
         recovered: false,
       };
-      await ledger.append(record);
+      await ledger.append(session);
       await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/events`), { realTimeoutMs: 5_000, message: 'the event' });
       const event = seen.find((s) => s.topic === `${PREFIX}/kiosk-a/events`)!.body;
-      assert.deepEqual(event.record, record);
+      assert.deepEqual(event.record, session);
       assert.match(String(event.id), /^[0-9a-f]{8}-1$/);
       await clock.advance(1_000); // the status throttle
       await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && (s.body.today as { sessions: number }).sessions === 1), { realTimeoutMs: 5_000, message: 'totals in the status' });
       const status = seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body;
       assert.deepEqual([status.version, status.mode, status.open, status.today], ['1.2.3', 'demo', true, { sessions: 1, credits: 3 }]);
+      assert.ok(logged.some((l) => l.startsWith('info Fleet link: connecting to the broker') && l.includes('"username":"kiosk-a"')), logged.join('\n'));
+      assert.equal(logged.filter((l) => l.includes('a-pass')).length, 0, 'the broker password is never logged');
       // A clean stop says offline (retained) before leaving.
       await host.close();
       await until(() => seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body.online === false, { realTimeoutMs: 3_000, message: 'offline on stop' });
