@@ -19,7 +19,7 @@ export const HIDE_CAMERA_PREVIEW_CSS = '[data-camera-preview] { visibility: hidd
 /** The window as PNG, the camera preview hidden for the capture only. */
 export async function captureWithoutCamera(win: BrowserWindow): Promise<{ png: Buffer; width: number; height: number }> {
   if (win.isDestroyed()) throw new AvatarError('internal', 'The kiosk window is gone.');
-  const key = await win.webContents.insertCSS(HIDE_CAMERA_PREVIEW_CSS);
+  const key = await win.webContents.insertCSS(HIDE_CAMERA_PREVIEW_CSS); // eng-disable DANGEROUS_FUNCTIONS_JS_CHECK reviewed: a constant style of ours, never remote content
   try {
     // A frame for the style to take effect before the capture.
     await new Promise((resolve) => setTimeout(resolve, 50));
