@@ -64,11 +64,11 @@ describe('fleet host', () => {
       await clock.advance(60 * 60_000);
       assert.equal(events[1], 'opening:true:null');
       assert.match(await metrics.render(), /^avatar_kiosk_open 1$/m);
-      await until(() => events.includes('spare:created'), { realTimeoutMs: 5_000, message: 'a spare once open' });
+      await until(() => events.includes('spare:created'), { realTimeoutMs: 15_000, message: 'a spare once open' });
 
       // Closing time drops the spare (closed, never billed).
       await clock.advance(8 * 60 * 60_000);
-      await until(() => events.includes('spare:expired'), { realTimeoutMs: 5_000, message: 'the spare dropped at closing' });
+      await until(() => events.includes('spare:expired'), { realTimeoutMs: 15_000, message: 'the spare dropped at closing' });
       assert.equal(service.opening.open, false);
     } finally {
       await host.close();
@@ -124,7 +124,7 @@ describe('fleet host', () => {
     const logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
     const host = startFleetHost({ service, ledger, dataDir, version: '1.2.3', clock, logger, configFile, env: {}, policy: {}, appRoot: ROOT, actions: noActions, reconnectMs: 200 });
     try {
-      await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && s.body.online === true), { realTimeoutMs: 5_000, message: 'online' });
+      await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && s.body.online === true), { realTimeoutMs: 15_000, message: 'online' });
       const session: SessionRecord = {
         kind: 'session',
         v: 1,
@@ -144,19 +144,19 @@ describe('fleet host', () => {
         recovered: false,
       };
       await ledger.append(session);
-      await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/events`), { realTimeoutMs: 5_000, message: 'the event' });
+      await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/events`), { realTimeoutMs: 15_000, message: 'the event' });
       const event = seen.find((s) => s.topic === `${PREFIX}/kiosk-a/events`)!.body;
       assert.deepEqual(event.record, session);
       assert.match(String(event.id), /^[0-9a-f]{8}-1$/);
       await clock.advance(1_000); // the status throttle
-      await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && (s.body.today as { sessions: number }).sessions === 1), { realTimeoutMs: 5_000, message: 'totals in the status' });
+      await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && (s.body.today as { sessions: number }).sessions === 1), { realTimeoutMs: 15_000, message: 'totals in the status' });
       const status = seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body;
       assert.deepEqual([status.version, status.mode, status.open, status.today], ['1.2.3', 'demo', true, { sessions: 1, credits: 3 }]);
       assert.ok(logged.some((l) => l.startsWith('info Fleet link: connecting to the broker') && l.includes('"username":"kiosk-a"')), logged.join('\n'));
       assert.equal(logged.filter((l) => l.includes('a-pass')).length, 0, 'the broker password is never logged');
       // A clean stop says offline (retained) before leaving.
       await host.close();
-      await until(() => seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body.online === false, { realTimeoutMs: 3_000, message: 'offline on stop' });
+      await until(() => seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body.online === false, { realTimeoutMs: 10_000, message: 'offline on stop' });
       assert.equal(seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body.reason, 'stopped');
     } finally {
       await host.close();

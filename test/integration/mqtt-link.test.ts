@@ -60,7 +60,7 @@ class Operator {
     const id = (body as { id?: string }).id;
     const before = this.on(`${PREFIX}/${kiosk}/cmd/result`).length;
     await this.client.publishAsync(`${PREFIX}/${kiosk}/cmd`, typeof body === 'string' ? body : JSON.stringify(body), { qos: 1 });
-    await until(() => this.on(`${PREFIX}/${kiosk}/cmd/result`).length > before, { realTimeoutMs: 5_000, message: `an answer to ${id}` });
+    await until(() => this.on(`${PREFIX}/${kiosk}/cmd/result`).length > before, { realTimeoutMs: 15_000, message: `an answer to ${id}` });
     return this.on(`${PREFIX}/${kiosk}/cmd/result`)[before]!.body;
   }
   close(): Promise<void> {
@@ -136,7 +136,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     const op = await operator();
     const k = await kiosk('kiosk-a');
     const topic = `${PREFIX}/kiosk-a/status`;
-    await until(() => op.on(topic).some((s) => s.body.online === true), { realTimeoutMs: 5_000, message: 'online status' });
+    await until(() => op.on(topic).some((s) => s.body.online === true), { realTimeoutMs: 15_000, message: 'online status' });
     const online = op.on(topic).find((s) => s.body.online === true)!.body;
     assert.deepEqual(
       { ...online, at: typeof online.at },
@@ -144,23 +144,23 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     );
     // A late subscriber gets it as the retained message.
     const late = await operator({ subscribe: topic });
-    await until(() => late.on(topic).length > 0, { realTimeoutMs: 3_000 });
+    await until(() => late.on(topic).length > 0, { realTimeoutMs: 10_000 });
     assert.equal(late.on(topic)[0]!.retain, true);
     assert.equal(late.on(topic)[0]!.body.online, true);
 
     // A change is republished; an unchanged status is not.
     k.send({ phase: 'live' });
-    await until(() => op.on(topic).some((s) => s.body.phase === 'live'), { realTimeoutMs: 3_000 });
+    await until(() => op.on(topic).some((s) => s.body.phase === 'live'), { realTimeoutMs: 10_000 });
     const count = op.on(topic).length;
     k.send({ phase: 'live' });
     await realDelay(1_300);
     assert.equal(op.on(topic).length, count, 'an unchanged status is not published again');
 
     await k.kill('SIGKILL');
-    await until(() => op.on(topic).at(-1)?.body.online === false, { realTimeoutMs: 5_000, message: 'the last will' });
+    await until(() => op.on(topic).at(-1)?.body.online === false, { realTimeoutMs: 15_000, message: 'the last will' });
     assert.deepEqual(op.on(topic).at(-1)!.body, { online: false, kioskId: 'kiosk-a', reason: 'connection lost' });
     const later = await operator({ subscribe: topic });
-    await until(() => later.on(topic).length > 0, { realTimeoutMs: 3_000 });
+    await until(() => later.on(topic).length > 0, { realTimeoutMs: 10_000 });
     assert.deepEqual(later.on(topic)[0]!.body, { online: false, kioskId: 'kiosk-a', reason: 'connection lost' });
     assert.equal(later.on(topic)[0]!.retain, true);
   });
@@ -173,7 +173,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     let k = await kiosk('kiosk-b', dir);
     const topic = `${PREFIX}/kiosk-b/events`;
     k.send({ record: { kind: 'session', n: 1 } });
-    await until(() => op.on(topic).length === 1, { realTimeoutMs: 5_000, message: 'the first event' });
+    await until(() => op.on(topic).length === 1, { realTimeoutMs: 15_000, message: 'the first event' });
     await op.client.endAsync();
 
     await broker.stop();
@@ -200,7 +200,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
   it('answers every command, runs each once per id, refuses interrupting ones during a call unless forced, and does nothing for a malformed one', async () => {
     const op = await operator();
     const k = await kiosk('kiosk-a');
-    await until(() => op.on(`${PREFIX}/kiosk-a/status`).some((s) => s.body.online === true), { realTimeoutMs: 5_000 });
+    await until(() => op.on(`${PREFIX}/kiosk-a/status`).some((s) => s.body.online === true), { realTimeoutMs: 15_000 });
 
     const ping = await op.command('kiosk-a', { id: 'c1', cmd: 'ping' });
     assert.deepEqual({ ...ping, at: typeof ping.at }, { id: 'c1', cmd: 'ping', ok: true, result: { pong: true, version: '9.9.9' }, at: 'string' });
@@ -235,7 +235,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     assert.deepEqual(noCall.result, { ended: false });
     const restart = await op.command('kiosk-a', { id: 'c9', cmd: 'restart' });
     assert.deepEqual(restart.result, { restarting: true });
-    await until(() => k.did().at(-1) === 'restart', { realTimeoutMs: 3_000 });
+    await until(() => k.did().at(-1) === 'restart', { realTimeoutMs: 10_000 });
 
     // Malformed or forbidden: an error answer, nothing done.
     const doneBefore = k.did().length;
@@ -260,7 +260,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
   it("refuses, by the broker's ACL, a command published on another kiosk's topic", async () => {
     const k = await kiosk('kiosk-a');
     const watcher = await operator();
-    await until(() => watcher.on(`${PREFIX}/kiosk-a/status`).some((s) => s.body.online === true), { realTimeoutMs: 5_000 });
+    await until(() => watcher.on(`${PREFIX}/kiosk-a/status`).some((s) => s.body.online === true), { realTimeoutMs: 15_000 });
     const intruder = await operator({ user: 'kiosk-b', subscribe: null as unknown as string });
     const before = k.did().length;
     // MQTT 5: the broker answers the publish with "not authorized" (135) and drops it.

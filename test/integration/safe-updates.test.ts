@@ -120,7 +120,7 @@ describe('safe updates with electron-updater on a local feed', () => {
       lastActivityMs: () => clock.now(),
     });
     try {
-      await until(() => updates.ready !== null || updates.phase === 'error', { realTimeoutMs: 10_000, message: 'downloaded' });
+      await until(() => updates.ready !== null || updates.phase === 'error', { realTimeoutMs: 30_000, message: 'downloaded' });
       assert.equal(updates.phase, 'ready');
       assert.equal(updates.ready, '1.1.0');
       assert.ok(requests.includes('/feed/Avatar-Kiosk-Setup-1.1.0.exe'), requests.join(' '));
