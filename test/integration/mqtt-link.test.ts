@@ -177,8 +177,9 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     await op.client.endAsync();
 
     await broker.stop();
+    const queuedBefore = k.lines.filter((l) => l.queuedRecord).length;
     for (const n of [2, 3, 4]) k.send({ record: { kind: 'session', n } });
-    await realDelay(300);
+    await until(() => k.lines.filter((l) => l.queuedRecord).length === queuedBefore + 3, { realTimeoutMs: 15_000, message: 'the records on disk' });
     // The kiosk itself goes down too: the queue is on disk.
     await k.kill('SIGKILL');
     await broker.start();
