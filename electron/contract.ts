@@ -336,6 +336,8 @@ export interface PublicConfig {
   /** How many start-up problems wait for staff (`StaffStatus.attention` has them). Only a count: the
    *  attract screen shows a small marker for staff, never the problem to visitors. */
   attention: number;
+  /** Open or closed (opening hours); absent: always open. */
+  opening?: OpeningInfo;
 }
 
 /** See `PublicConfig.apiKeyWeaklyProtected`. */
@@ -460,5 +462,18 @@ export interface SpareEvent {
 }
 
 /** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent;
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent;
+
+/** Opening hours (`schedule`): outside them the attract screen says closed and main refuses calls. */
+export interface OpeningInfo {
+  open: boolean;
+  /** While closed: the next opening (ISO), or null when none is scheduled soon. */
+  nextOpenAt: string | null;
+  /** The venue's time zone, to show the opening time in (null: no schedule). */
+  timeZone: string | null;
+}
+export interface OpeningEvent {
+  type: 'opening';
+  opening: OpeningInfo;
+}
 

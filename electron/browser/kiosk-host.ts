@@ -17,6 +17,7 @@ import { startupAttention } from '../kiosk/attention.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import type { EmulatorKnobs } from '../emulator/index.ts';
+import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
 import { startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
 import { defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
@@ -156,6 +157,31 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     logger,
   });
 
+  // Opening hours and the broker link, as in the app; there is no window to capture or reload here.
+  const fleetHost: FleetHost = startFleetHost({
+    service,
+    ledger: ops.ledger,
+    dataDir,
+    version: options.version,
+    clock,
+    logger,
+    configFile: persistence,
+    env,
+    policy: policyLayer.policy,
+    appRoot: options.appRoot,
+    registry: fleet?.metrics.registry ?? null,
+    lastErrorCode: () => fleet?.metrics.health().lastErrorCode ?? null,
+    actions: {
+      reload: () => {
+        throw new AvatarError('invalid_request', 'The browser mode cannot reload its page from afar; the page reloads itself when it reconnects.');
+      },
+      restart: () => quit('restart'),
+      screenshot: async () => {
+        throw new AvatarError('invalid_request', 'The browser mode has no kiosk window to capture (the app has).');
+      },
+    },
+  });
+
   const host = await startBrowserHost({
     service,
     rendererDir: options.rendererDir,
@@ -181,6 +207,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     close() {
       closing ??= (async () => {
         await host.close();
+        await fleetHost.close().catch(() => undefined);
         ops.dispose();
         await fleet?.close().catch(() => undefined);
         await service.shutdown();

@@ -15,6 +15,7 @@ import { AvatarError } from '../core/errors.ts';
 import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
 import { PREWARM_MODES, VIDEO_FITS } from '../contract.ts';
+import { mqttSchema, scheduleSchema, updateSchema } from './fleet-config.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
 export const DEFAULT_AVATAR_IMAGE = 'resources/demo-avatar.png';
@@ -142,6 +143,12 @@ export const configFileSchema = z.strictObject({
   metrics: metricsSchema,
   prewarm: prewarmSchema,
   presence: presenceSchema,
+  /** Fleet settings (kiosk/fleet-config.ts): opening hours, the operator's MQTT broker, safe updates. */
+  schedule: scheduleSchema.optional(),
+  mqtt: mqttSchema.optional(),
+  update: updateSchema.optional(),
+  /** Which cast members (ids) the attract screen offers, in this order (a remote `apply` sets it). */
+  castSelection: z.array(z.string().min(1).max(64)).min(1).max(12).optional(),
 });
 
 export type ConfigFile = z.input<typeof configFileSchema>;
@@ -221,7 +228,7 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   const persona = cfg.avatar.persona ?? readText(join(appRoot, DEFAULT_PERSONA_FILE))?.trim() ?? FALLBACK_PERSONA;
   const avatar = { ...cfg.avatar, imagePath, persona: persona || FALLBACK_PERSONA };
   checkMetrics(cfg.metrics);
-  return { ...cfg, avatar, cast: resolveCast(cfg, avatar, appRoot) };
+  return { ...cfg, avatar, cast: selectCast(resolveCast(cfg, avatar, appRoot), cfg.castSelection) };
 }
 
 /** The configuration with nothing configured (what main falls back to when the file is invalid). */
@@ -321,6 +328,20 @@ function resolveCast(cfg: z.output<typeof configFileSchema>, avatar: KioskConfig
       callMode: m.callMode ?? cfg.callMode,
       greeting: m.greeting ?? null,
     };
+  });
+}
+
+/** The members named by `castSelection`, in its order (all of them when it is not set). */
+function selectCast(cast: CastEntry[], selection: string[] | undefined): CastEntry[] {
+  if (!selection) return cast;
+  return selection.map((id, i) => {
+    const member = cast.find((m) => m.id === id);
+    if (!member) {
+      throw new AvatarError('invalid_config', `Invalid configuration at "castSelection.${i}": there is no avatar "${id}" in the cast (${cast.map((m) => m.id).join(', ')}).`, {
+        details: { field: `castSelection.${i}` },
+      });
+    }
+    return member;
   });
 }
 

@@ -33,6 +33,7 @@ import {
   type AttractReportArgs,
   type AttentionItem,
   type KeyProtectionWeak,
+  type OpeningInfo,
 } from '../contract.ts';
 import { castAttention } from './attention.ts';
 import type { Clock } from '../core/clock.ts';
@@ -133,6 +134,10 @@ export interface KioskService {
   discardSpare(reason: string): void;
   /** The spare-session manager (diagnostics and tests). */
   readonly spares: SpareManager;
+  /** Opening hours (fleet/opening-hours.ts decides): while closed, calls are refused and no spare
+   *  session is made; the renderer hears an `opening` event. A call already running goes on. */
+  setOpening(opening: OpeningInfo): void;
+  readonly opening: OpeningInfo;
 }
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
@@ -195,6 +200,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let shutdownPromise: Promise<void> | null = null;
   let imageDataUrl: Promise<string | null> | null = null;
   let extension: KioskExtension | null = null;
+  let opening: OpeningInfo = { open: true, nextOpenAt: null, timeZone: null };
+  /** What the attract screen last reported (replayed to the spare manager when the kiosk opens). */
+  let lastAttract: AttractReportArgs = { showing: false, present: null };
   // Only a configured `avatars` list is checked up front.
   let castErrors = new Map<string, AvatarError>();
   let cast = config.cast;
@@ -323,6 +331,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       prewarm: { mode: config.prewarm.mode },
       presence: { cameraEnabled: config.presence.cameraEnabled },
       attention: attention().length,
+      opening: { ...opening },
     };
   }
 
@@ -381,6 +390,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     if (active?.sawTerminal) await active.done;
     if (shutdownPromise) return fail('cancelled', 'The kiosk is shutting down.');
     if (isRunning()) return fail('invalid_request', 'A session is already running.');
+    if (!opening.open) return fail('invalid_request', 'The kiosk is closed (outside its opening hours).');
     if (!client) {
       const error = clientError ?? new AvatarError('invalid_config', 'The avatar service is not configured.');
       return fail(error.code, error.message);
@@ -631,9 +641,11 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
 
   async function attractReport(args: AttractReportArgs): Promise<Result<void>> {
     logger.debug('Attract report', { showing: args.showing, present: args.present });
+    lastAttract = args;
     if (!shutdownPromise) {
-      keepWarm(args.showing);
-      spares.report(args);
+      keepWarm(args.showing && opening.open);
+      // Closed: no spare sessions (nobody can take them).
+      spares.report(opening.open ? args : { showing: false, present: args.present });
     }
     return ok(undefined);
   }
@@ -724,6 +736,18 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     discardSpare: (reason) => spares.discard(reason),
     spares,
+    setOpening(next) {
+      const changed = next.open !== opening.open || next.nextOpenAt !== opening.nextOpenAt || next.timeZone !== opening.timeZone;
+      opening = { ...next };
+      if (!changed || shutdownPromise) return;
+      logger.info(opening.open ? 'Opening hours: open' : 'Opening hours: closed', { nextOpenAt: opening.nextOpenAt });
+      if (!opening.open) spares.discard('closed');
+      void attractReport(lastAttract);
+      emit({ type: 'opening', opening: { ...opening } });
+    },
+    get opening() {
+      return { ...opening };
+    },
   };
 }
 

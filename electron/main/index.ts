@@ -18,8 +18,10 @@ import { companionBounds } from './companion-window.ts';
 import { crashRecovery } from './features/crash-recovery.ts';
 import { desktopCompanion } from './features/desktop-companion.ts';
 import type { Feature } from './features/feature.ts';
+import { fleetLink } from './features/fleet-link.ts';
 import { fleetMetrics } from './features/fleet-metrics.ts';
 import { keepAwake } from './features/keep-awake.ts';
+import { safeUpdates } from './features/safe-updates.ts';
 import { staffOperations } from './features/staff-operations.ts';
 import { registerIpc } from './ipc.ts';
 import { APP_ORIGIN } from './page-policy.ts';
@@ -32,12 +34,17 @@ import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
  *  reverse when the app quits. Adding a feature is one line here. */
 function kioskFeatures(): Feature[] {
   const staff = staffOperations();
+  const metrics = fleetMetrics();
+  const fleet = fleetLink(staff, metrics);
   return [
     keepAwake(),
     staff,
     // After staff operations: recovery records into their ledger.
     crashRecovery(staff),
-    fleetMetrics(),
+    metrics,
+    // After the ledger and the metrics: it forwards the one and adds the opening gauge to the other.
+    fleet,
+    safeUpdates(fleet),
     desktopCompanion(),
   ];
 }

@@ -106,12 +106,15 @@ export interface Ledger {
   read(sinceMs?: number): ReadResult;
   totals(nowMs: number): LedgerTotals;
   csv(sinceMs?: number): string;
+  /** Hear each record once it is on disk (the fleet link forwards them); returns the unsubscribe function. */
+  onAppend(listener: (record: LedgerRecord) => void): () => void;
 }
 
 export function createLedger(options: { dir: string; logger?: Logger }): Ledger {
   const dir = options.dir;
   const logger = options.logger ?? silentLogger;
   let chain: Promise<void> = Promise.resolve();
+  const appendListeners = new Set<(record: LedgerRecord) => void>();
 
   function appendNow(record: LedgerRecord): void {
     const parsed = recordSchema.parse(record); // never write a record the reader would skip
@@ -130,6 +133,13 @@ export function createLedger(options: { dir: string; logger?: Logger }): Ledger 
       fsyncSync(fd);
     } finally {
       closeSync(fd);
+    }
+    for (const listener of [...appendListeners]) {
+      try {
+        listener(parsed);
+      } catch (error) {
+        logger.warn('Ledger: a listener threw', { error: String(error) });
+      }
     }
   }
 
@@ -164,6 +174,10 @@ export function createLedger(options: { dir: string; logger?: Logger }): Ledger 
     },
     csv(sinceMs) {
       return toCsv(read(sinceMs).records);
+    },
+    onAppend(listener) {
+      appendListeners.add(listener);
+      return () => void appendListeners.delete(listener);
     },
   };
 }

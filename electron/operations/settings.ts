@@ -25,7 +25,7 @@ export interface SettingsPersistence {
 export const RESTART_KEYS = ['window.mode', 'window.width', 'window.height', 'rtcEngine'] as const;
 /** Keys kept in the file that the panel never shows or edits. */
 /** Keys of config.json the settings form does not edit: kept as they are in the file on every save. */
-const HIDDEN_KEYS = ['encryptedApiKey', 'staffPinHash', 'avatars', 'video', 'companion', 'metrics', 'prewarm', 'presence'] as const;
+const HIDDEN_KEYS = ['encryptedApiKey', 'staffPinHash', 'avatars', 'video', 'companion', 'metrics', 'prewarm', 'presence', 'schedule', 'mqtt', 'update', 'castSelection'] as const;
 
 const LABELS: Record<string, string> = {
   'service.surface': 'Service surface',

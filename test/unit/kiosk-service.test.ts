@@ -92,6 +92,7 @@ describe('createKioskService (no network)', () => {
       'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'video', 'windowMode',
       'prewarm', 'presence', // fast start
       'attention', // start-up problems waiting for staff (a count)
+      'opening', // opening hours: open or closed, and the next opening
     ].sort());
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);

@@ -4,13 +4,21 @@
  */
 import { app } from 'electron';
 import { join } from 'node:path';
-import { startFleetMetrics, type FleetMetrics } from '../../fleet/metrics.ts';
+import { startFleetMetrics, type FleetMetrics, type KioskMetrics } from '../../fleet/metrics.ts';
 import type { Feature } from './feature.ts';
 
-export function fleetMetrics(): Feature {
+export interface FleetMetricsFeature extends Feature {
+  /** The running metrics (null before start or when `metrics.enabled` is off). */
+  readonly metrics: KioskMetrics | null;
+}
+
+export function fleetMetrics(): FleetMetricsFeature {
   let fleet: FleetMetrics | null = null;
   return {
     name: 'fleet metrics',
+    get metrics() {
+      return fleet?.metrics ?? null;
+    },
     async start({ service, settings, window, logger }) {
       fleet = await startFleetMetrics({
         config: settings.config,

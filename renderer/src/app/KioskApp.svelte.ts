@@ -6,7 +6,7 @@
  * Screens: boot → attract → connecting → live → ended | error → attract (by itself after
  * `returnToAttractSeconds`, or "Done").
  */
-import type { CallMode, ErrorInfo, KioskApi, KioskEvent, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
+import type { CallMode, ErrorInfo, KioskApi, KioskEvent, OpeningInfo, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
 import type { RtcError } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
 import { LiveCall } from '../call/LiveCall.svelte.ts';
@@ -43,6 +43,8 @@ export class KioskApp {
   #now = $state(Date.now());
   #terminalSinceMs = $state<number | null>(null);
   #warning = $state<{ message: string; untilMs: number } | null>(null);
+  /** Opening hours: null (or open) lets calls start; closed shows the closed screen instead of attract. */
+  #opening = $state<OpeningInfo | null>(null);
   #timer: ReturnType<typeof setInterval> | null = null;
   #unsubscribe: (() => void) | null = null;
   readonly #getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>; // the idle hang-up's own microphone where the engine captures natively
@@ -100,6 +102,7 @@ export class KioskApp {
     }
     this.#bootError = null;
     this.#config = config.value;
+    this.#opening = config.value.opening ?? null;
     this.#mode = config.value.callMode;
     this.cast.reset(); // the first avatar, with its call mode
     const state = await kiosk.session.getState();
@@ -266,9 +269,19 @@ export class KioskApp {
     if (this.#config?.allowModeChoice) this.#mode = mode;
   }
 
+  /** Outside the opening hours (main refuses calls then too). */
+  get isClosed(): boolean {
+    return this.#opening?.open === false;
+  }
+
+  /** The opening hours as main last said them (null: none set). */
+  get opening(): OpeningInfo | null {
+    return this.#opening;
+  }
+
   async startCall(): Promise<void> {
     const kiosk = this.#kiosk;
-    if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract') return;
+    if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract' || this.isClosed) return;
     this.#starting = true;
     // Fast start: attract stays a moment (a warmed spare goes live at once), and the devices open now.
     this.#holdConnecting = true;
@@ -447,6 +460,9 @@ export class KioskApp {
       case 'muted':
         this.#muted = event.muted;
         void this.call.setMuted(event.muted);
+        break;
+      case 'opening':
+        this.#opening = event.opening;
         break;
     }
     this.companion.observe(event); // tray/shortcut commands, push-to-talk

@@ -1,0 +1,96 @@
+/**
+ * `npm run bench:fleet`: one Mosquitto and N simulated kiosks on this machine, status and events flowing
+ * (each kiosk: one event and one status change every 2 s). Prints, per N, the messages the operator
+ * received per second, and the CPU and memory of the broker and of ONE kiosk process running a single
+ * link (the others share a swarm process). Stages: FLEET_BENCH_N (default "10,100,500"), each measured
+ * for FLEET_BENCH_SECONDS (default 8).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { connectAsync } from 'mqtt';
+import { mosquittoMissing, startBroker } from '../test/helpers/mosquitto.ts';
+
+const missing = mosquittoMissing();
+if (missing) {
+  console.log(`bench:fleet skipped: ${missing}`);
+  process.exit(0);
+}
+const stages = (process.env.FLEET_BENCH_N ?? '10,100,500').split(',').map(Number);
+const seconds = Number(process.env.FLEET_BENCH_SECONDS ?? 8);
+const EVENT_EVERY_MS = 2000;
+const TICK = 100; // USER_HZ on Linux
+
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime
+}
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+function swarm(url: string, first: number, count: number, dataRoot: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fleet-swarm.ts'), url, String(first), String(count), dataRoot, String(EVENT_EVERY_MS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      const { ready } = JSON.parse(line) as { ready: number };
+      if (ready < count) reject(new Error(`only ${ready} of ${count} kiosks connected`));
+      else resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`swarm exited ${code}`)));
+  });
+}
+
+const maxN = Math.max(...stages);
+const users: Record<string, string> = { operator: 'op-bench' };
+for (let i = 0; i < maxN; i++) users[`kiosk-${i}`] = `pw-kiosk-${i}`;
+const broker = await startBroker(users);
+const dataRoot = mkdtempSync(join(tmpdir(), 'ak-fleet-bench-'));
+const op = await connectAsync(broker.url, { username: 'operator', password: 'op-bench', protocolVersion: 5, reconnectPeriod: 0 });
+let received = { status: 0, events: 0 };
+op.on('message', (topic) => {
+  if (topic.endsWith('/status')) received.status++;
+  else if (topic.endsWith('/events')) received.events++;
+});
+await op.subscribeAsync('ak/+/status', { qos: 0 });
+await op.subscribeAsync('ak/+/events', { qos: 1 });
+
+console.log(`Fleet bench: Mosquitto ${broker.url}, each kiosk 1 event (QoS 1) + 1 status change per ${EVENT_EVERY_MS / 1000} s, ${seconds} s per stage`);
+console.log('| kiosks | events/s | status/s | broker CPU | broker RSS | one kiosk CPU | one kiosk RSS | swarm CPU (N-1 kiosks) |');
+console.log('|---|---|---|---|---|---|---|---|');
+const children: ChildProcess[] = [];
+let reached = 0;
+try {
+  for (const n of stages) {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 1500));
+    const one = await swarm(broker.url, 0, 1, dataRoot);
+    children.push(one);
+    const rest = n > 1 ? await swarm(broker.url, 1, n - 1, dataRoot) : null;
+    if (rest) children.push(rest);
+    await new Promise((r) => setTimeout(r, 2 * EVENT_EVERY_MS)); // settle into the steady flow
+    const b0 = cpuTicks(broker.pid!);
+    const k0 = cpuTicks(one.pid!);
+    const s0 = rest ? cpuTicks(rest.pid!) : 0;
+    received = { status: 0, events: 0 };
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const pct = (ticks: number) => `${((ticks / TICK / seconds) * 100).toFixed(1)} %`;
+    console.log(
+      `| ${n} | ${(received.events / seconds).toFixed(0)} | ${(received.status / seconds).toFixed(0)} | ${pct(cpuTicks(broker.pid!) - b0)} | ${rssMb(broker.pid!).toFixed(1)} MB | ${pct(cpuTicks(one.pid!) - k0)} | ${rssMb(one.pid!).toFixed(1)} MB | ${rest ? pct(cpuTicks(rest.pid!) - s0) : '-'} |`,
+    );
+    reached = n;
+  }
+} catch (error) {
+  console.log(`Stopped: ${error instanceof Error ? error.message : String(error)}`);
+} finally {
+  for (const c of children) c.kill('SIGKILL');
+  await op.endAsync();
+  await broker.dispose();
+  rmSync(dataRoot, { recursive: true, force: true });
+}
+console.log(`Reached N = ${reached} kiosks (expected events/s = N / ${EVENT_EVERY_MS / 1000}).`);

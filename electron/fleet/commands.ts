@@ -1,0 +1,75 @@
+/**
+ * Remote commands from the operator (MQTT `<prefix>/<kioskId>/cmd`): their schema, and what may be
+ * changed from afar. Electron-free.
+ *
+ * `apply` carries only an allow-list of harmless settings (persona, name, cast selection, opening hours,
+ * idle timings). The service URL, the API key, the PIN, the RTC engine, the broker settings and anything
+ * else are refused by name: whoever can publish on the broker must not be able to point the kiosk at
+ * another service, read its key or lock staff out.
+ */
+import { z } from 'zod';
+import { scheduleSchema } from '../kiosk/fleet-config.ts';
+
+export const COMMAND_NAMES = ['ping', 'reload', 'restart', 'end-call', 'screenshot', 'apply'] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/** Commands that would cut a live call short: refused during one unless `force`. */
+export const INTERRUPTING: ReadonlySet<CommandName> = new Set(['reload', 'restart', 'apply']);
+
+/** The settings `apply` may change (dotted, as the operator writes them). */
+export const APPLY_KEYS = ['avatar.name', 'avatar.persona', 'cast', 'schedule', 'idle.promptSeconds', 'idle.hangupSeconds'] as const;
+
+export const applySettingsSchema = z.strictObject({
+  avatar: z.strictObject({ name: z.string().min(1).max(64).optional(), persona: z.string().min(1).max(20_000).optional() }).optional(),
+  /** Which configured cast members the attract screen offers, in this order (ids from `avatars`). */
+  cast: z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i)).min(1).max(12).optional(),
+  /** Opening hours; null removes them (always open). */
+  schedule: scheduleSchema.nullable().optional(),
+  idle: z.strictObject({ promptSeconds: z.number().int().min(10).max(600).optional(), hangupSeconds: z.number().int().min(5).max(120).optional() }).optional(),
+});
+export type ApplySettings = z.infer<typeof applySettingsSchema>;
+
+const id = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", "_", ":" or "-"');
+const base = { id, force: z.boolean().optional() };
+
+export const commandSchema = z.discriminatedUnion('cmd', [
+  z.strictObject({ ...base, cmd: z.literal('ping') }),
+  z.strictObject({ ...base, cmd: z.literal('reload') }),
+  z.strictObject({ ...base, cmd: z.literal('restart') }),
+  z.strictObject({ ...base, cmd: z.literal('end-call') }),
+  z.strictObject({ ...base, cmd: z.literal('screenshot') }),
+  z.strictObject({ ...base, cmd: z.literal('apply'), settings: applySettingsSchema }),
+]);
+export type Command = z.infer<typeof commandSchema>;
+
+export type CommandResult =
+  | { id: string; cmd: CommandName; ok: true; result: Record<string, unknown>; at: string }
+  | { id: string | null; cmd: string | null; ok: false; error: { code: string; message: string }; at: string };
+
+/** Parse a command payload, or say in words what is wrong with it (never a stack trace). */
+export function parseCommand(payload: Buffer | string): { ok: true; command: Command } | { ok: false; id: string | null; cmd: string | null; message: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
+  } catch {
+    return { ok: false, id: null, cmd: null, message: 'The command is not JSON.' };
+  }
+  const rec = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
+  const given = rec && typeof rec.id === 'string' && id.safeParse(rec.id).success ? rec.id : null;
+  const cmd = rec && typeof rec.cmd === 'string' ? rec.cmd.slice(0, 32) : null;
+  if (!rec) return { ok: false, id: null, cmd: null, message: 'The command must be a JSON object such as {"id":"1","cmd":"ping"}.' };
+  if (cmd !== null && !(COMMAND_NAMES as readonly string[]).includes(cmd)) {
+    return { ok: false, id: given, cmd, message: `Unknown command "${cmd}"; known: ${COMMAND_NAMES.join(', ')}.` };
+  }
+  const parsed = commandSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, command: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+  const path = [...issue.path.map(String), ...(keys.length ? [keys[0]!] : [])];
+  if (path[0] === 'settings' && keys.length) {
+    const key = [...path.slice(1)].join('.');
+    return { ok: false, id: given, cmd, message: `"apply" cannot change "${key}"; it may change only ${APPLY_KEYS.join(', ')}.` };
+  }
+  const field = path.join('.') || '(command)';
+  return { ok: false, id: given, cmd, message: `Invalid command at "${field}": ${issue.message}.` };
+}

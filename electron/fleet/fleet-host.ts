@@ -1,0 +1,208 @@
+/**
+ * The fleet features of a running kiosk, without Electron: opening hours (told to the kiosk service,
+ * counted in /metrics) and, when `mqtt` is configured, the link to the operator's broker with its status,
+ * ledger events and remote commands. Main's feature (main/features/fleet-link.ts) and the browser mode
+ * start it the same way; each gives the few actions only it can do (reload, restart, screenshot).
+ */
+import { Gauge, type Registry } from 'prom-client';
+import type { LedgerTotals, OpeningInfo } from '../contract.ts';
+import type { Clock } from '../core/clock.ts';
+import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { silentLogger, type Logger } from '../core/log.ts';
+import { overlay, resolveConfig, type ConfigEnv } from '../kiosk/config.ts';
+import type { KioskService } from '../kiosk/kiosk-service.ts';
+import { METRIC_PREFIX } from './metrics.ts';
+import { APPLY_KEYS, type ApplySettings } from './commands.ts';
+import { defaultKioskId, startMqttLink, type FleetControl, type MqttLink } from './mqtt-link.ts';
+import { localLabel, watchOpeningHours, type OpeningState, type OpeningWatch } from './opening-hours.ts';
+
+/** What the fleet needs of the credit ledger (operations/ledger.ts satisfies it). */
+export interface LedgerFeed {
+  totals(nowMs: number): LedgerTotals;
+  onAppend(listener: (record: unknown) => void): () => void;
+}
+
+/** Where config.json is read and written (operations/settings.ts `SettingsPersistence`). */
+export interface ConfigFileAccess {
+  read(): Record<string, unknown>;
+  write(next: Record<string, unknown>): Promise<void>;
+}
+
+export interface FleetHostOptions {
+  service: KioskService;
+  /** Null when the staff operations (and their ledger) are not running. */
+  ledger: LedgerFeed | null;
+  dataDir: string;
+  version: string;
+  clock: Clock;
+  logger?: Logger;
+  /** For `apply`: the config file, the environment and the policy it is resolved with. */
+  configFile: ConfigFileAccess;
+  env: ConfigEnv;
+  policy: Record<string, unknown>;
+  appRoot: string;
+  /** The metrics registry, when /metrics runs: an `avatar_kiosk_open` gauge is added to it. */
+  registry?: Registry | null;
+  /** The host's own actions. */
+  actions: Pick<FleetControl, 'reload' | 'restart' | 'screenshot'> & { afterApply?: () => void };
+  /** Last error code seen (the metrics' health), for the status. */
+  lastErrorCode?: () => string | null;
+  /** Test hook: the link's reconnect delay. */
+  reconnectMs?: number;
+}
+
+export interface FleetHost {
+  readonly link: MqttLink | null;
+  readonly opening: OpeningState;
+  close(): Promise<void>;
+}
+
+function openingInfo(state: OpeningState, timeZone: string | null): OpeningInfo {
+  return { open: state.open, nextOpenAt: state.nextOpenAtMs === null ? null : new Date(state.nextOpenAtMs).toISOString(), timeZone };
+}
+
+export function startFleetHost(options: FleetHostOptions): FleetHost {
+  const { service, clock } = options;
+  const logger = options.logger ?? silentLogger;
+  const openGauge = options.registry
+    ? new Gauge({ name: `${METRIC_PREFIX}open`, help: '1 inside the opening hours (or with none set), 0 while the kiosk is closed.', registers: [options.registry] })
+    : null;
+  let link: MqttLink | null = null;
+  let lastFailure: string | null = null;
+
+  const watch: OpeningWatch = watchOpeningHours({
+    schedule: service.config.schedule,
+    clock,
+    onChange: (state) => {
+      const tz = service.config.schedule?.timeZone ?? null;
+      if (service.config.schedule) {
+        logger.info(state.open ? 'Opening hours: open' : 'Opening hours: closed', {
+          next: state.nextChangeAtMs === null || !tz ? null : localLabel(state.nextChangeAtMs, tz),
+        });
+      }
+      service.setOpening(openingInfo(state, tz));
+      openGauge?.set(state.open ? 1 : 0);
+      link?.statusChanged();
+    },
+  });
+
+  const inCall = () => service.running;
+  const control: FleetControl = {
+    inCall,
+    async endCall() {
+      await service.hangup();
+    },
+    reload: () => options.actions.reload(),
+    restart: () => options.actions.restart(),
+    screenshot: () => options.actions.screenshot(),
+    async apply(settings) {
+      const applied = await applyRemoteSettings(settings, options);
+      watch.setSchedule(service.config.schedule);
+      options.actions.afterApply?.();
+      return { applied };
+    },
+  };
+
+  const mqtt = service.config.mqtt;
+  if (mqtt) {
+    const kioskId = mqtt.kioskId ?? defaultKioskId();
+    try {
+      link = startMqttLink({
+        settings: mqtt,
+        kioskId,
+        dataDir: options.dataDir,
+        clock,
+        logger,
+        control,
+        ...(options.reconnectMs !== undefined ? { reconnectMs: options.reconnectMs } : {}),
+        status: () => {
+          const totals = options.ledger?.totals(clock.now()).today;
+          const state = watch.state;
+          return {
+            version: options.version,
+            mode: service.mode,
+            phase: service.state.phase,
+            cast: service.config.cast.map((m) => m.id),
+            open: state.open,
+            nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
+            today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
+            lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
+          };
+        },
+      });
+    } catch (error) {
+      logger.error('The fleet link could not start; the kiosk runs without it', { message: toAvatarError(error, 'invalid_config').message });
+    }
+  }
+  const offEvents = service.onEvent((event) => {
+    if (event.type === 'state' && event.state.phase === 'failed') lastFailure = event.state.error.code;
+    if (event.type === 'state' || event.type === 'opening') link?.statusChanged();
+  });
+  const offLedger = options.ledger?.onAppend((record) => {
+    link?.publishRecord(record);
+    link?.statusChanged();
+  });
+
+  return {
+    get link() {
+      return link;
+    },
+    get opening() {
+      return watch.state;
+    },
+    async close() {
+      offEvents();
+      offLedger?.();
+      watch.dispose();
+      if (openGauge && options.registry) options.registry.removeSingleMetric(`${METRIC_PREFIX}open`);
+      await link?.close();
+    },
+  };
+}
+
+/**
+ * Apply an operator's allowed settings: into config.json (so they survive a restart), resolved with the
+ * environment and the policy as at start-up, then into the running service. A setting the policy
+ * manages is refused (the administrator's file wins, so the change would do nothing).
+ */
+export async function applyRemoteSettings(
+  settings: ApplySettings,
+  options: Pick<FleetHostOptions, 'service' | 'configFile' | 'env' | 'policy' | 'appRoot'>,
+): Promise<string[]> {
+  const { service } = options;
+  const patch: Record<string, unknown> = {};
+  const applied: string[] = [];
+  if (settings.avatar) {
+    patch.avatar = { ...settings.avatar };
+    applied.push(...Object.keys(settings.avatar).map((k) => `avatar.${k}`));
+  }
+  if (settings.idle) {
+    patch.idle = { ...settings.idle };
+    applied.push(...Object.keys(settings.idle).map((k) => `idle.${k}`));
+  }
+  if (settings.cast) {
+    patch.castSelection = settings.cast;
+    applied.push('cast');
+  }
+  if (settings.schedule !== undefined) applied.push('schedule');
+  for (const key of applied) {
+    const top = key === 'cast' ? 'castSelection' : key;
+    const managed = top.split('.').reduce<unknown>((cur, part) => (isRecord(cur) ? cur[part] : undefined), options.policy);
+    if (managed !== undefined) throw new AvatarError('invalid_request', `"${key}" is set by the administrator's policy file on this kiosk; change it there.`);
+  }
+  if (applied.length === 0) throw new AvatarError('invalid_request', `Nothing to apply; "apply" may change ${APPLY_KEYS.join(', ')}.`);
+  const current = options.configFile.read();
+  const next = overlay(current, patch);
+  if (settings.schedule === null) delete next.schedule;
+  else if (settings.schedule) next.schedule = settings.schedule;
+  // The same checks as at start-up; a bad combination (a cast id that does not exist) is refused whole.
+  const config = resolveConfig(next, options.env, { appRoot: options.appRoot, policy: options.policy });
+  if (service.running) throw new AvatarError('invalid_request', 'A call started meanwhile; send the command again.');
+  await options.configFile.write(next);
+  await service.reconfigure({ ...config, window: service.config.window, rtcEngine: service.config.rtcEngine });
+  return applied.sort();
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,311 @@
+/**
+ * The kiosk's one outbound connection to the operator's MQTT broker (mqtt.js), so kiosks behind NAT and
+ * firewalls can be watched and steered without any inbound port. Electron-free: the host (main's
+ * feature, or the browser mode) gives it the status figures and a `FleetControl` to act with.
+ *
+ * Topics, under `<prefix>/<kioskId>/`:
+ *  - `status`: retained JSON, republished on change at most once a second; the broker's last will
+ *    replaces it with `{"online":false}` when the kiosk dies, and a clean stop says so itself;
+ *  - `events`: each ledger record, QoS 1, from the on-disk queue (event-queue.ts), one at a time in order;
+ *  - `cmd` → `cmd/result`: commands (commands.ts), each answered once; a repeated id is answered with the
+ *    first answer again and not run twice.
+ *
+ * The broker password is never logged (it is registered as a secret with the redacting logger).
+ */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import type { Clock, TimerHandle } from '../core/clock.ts';
+import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { addSecret, silentLogger, type Logger } from '../core/log.ts';
+import type { MqttSettings } from '../kiosk/fleet-config.ts';
+import { INTERRUPTING, parseCommand, type ApplySettings, type Command, type CommandResult } from './commands.ts';
+import { openEventQueue, type EventQueue } from './event-queue.ts';
+
+/** Status is republished at most this often. */
+export const STATUS_MIN_INTERVAL_MS = 1000;
+/** Answers kept for repeated command ids. */
+export const REMEMBERED_COMMANDS = 200;
+/** A screenshot larger than this is refused rather than published (brokers cap message sizes). */
+export const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
+
+/** What the host reports about the kiosk (sampled whenever the status is published). */
+export interface FleetStatusFields {
+  version: string;
+  mode: string;
+  phase: string;
+  /** The cast members offered (ids). */
+  cast: string[];
+  open: boolean;
+  /** When open/closed next changes (ISO), or null. */
+  nextChangeAt: string | null;
+  today: { sessions: number; credits: number };
+  lastErrorCode: string | null;
+}
+
+export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; queued: number; at: string };
+
+/** What remote commands act on; the host implements it. */
+export interface FleetControl {
+  /** A visitor's call is under way (a command that would interrupt it needs `force`). */
+  inCall(): boolean;
+  /** Hang up the call (type 5 to the service); resolves when it is over. */
+  endCall(): Promise<void>;
+  reload(): Promise<void> | void;
+  /** Called after the answer has reached the broker. */
+  restart(): Promise<void> | void;
+  /** The kiosk window as PNG, without the visitor's camera preview. */
+  screenshot(): Promise<{ png: Buffer; width: number; height: number }>;
+  /** Apply allowed settings (validated already); answers what changed. */
+  apply(settings: ApplySettings): Promise<{ applied: string[] }>;
+}
+
+export interface MqttLinkOptions {
+  settings: MqttSettings;
+  kioskId: string;
+  /** Where the event queue lives (the user-data folder). */
+  dataDir: string;
+  status(): FleetStatusFields;
+  control: FleetControl;
+  clock: Clock;
+  logger?: Logger;
+  /** Reconnect delay (tests shorten it). Default 5 s. */
+  reconnectMs?: number;
+  readFile?: (path: string) => Buffer;
+}
+
+export interface MqttLink {
+  readonly kioskId: string;
+  readonly topics: { status: string; events: string; cmd: string; result: string };
+  readonly connected: boolean;
+  /** Something in the status may have changed: republish (throttled, only if it differs). */
+  statusChanged(): void;
+  /** Queue a ledger record for the `events` topic (on disk first). */
+  publishRecord(record: unknown): void;
+  /** Say offline, stop. */
+  close(): Promise<void>;
+}
+
+/** The computer's host name as a topic level. */
+export function defaultKioskId(name: string = hostname()): string {
+  return name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'kiosk';
+}
+
+export function topicsFor(prefix: string, kioskId: string): MqttLink['topics'] {
+  const base = `${prefix}/${kioskId}`;
+  return { status: `${base}/status`, events: `${base}/events`, cmd: `${base}/cmd`, result: `${base}/cmd/result` };
+}
+
+/** The client options, certificates read from their files (a missing file is an invalid_config, said plainly). */
+export function clientOptions(settings: MqttSettings, kioskId: string, willTopic: string, readFile: (path: string) => Buffer, reconnectMs: number): IClientOptions {
+  const read = (what: string, path: string | undefined) => {
+    if (!path) return undefined;
+    try {
+      return readFile(path);
+    } catch (error) {
+      throw new AvatarError('invalid_config', `The MQTT ${what} file ${path} could not be read (${(error as { code?: string }).code ?? 'error'}).`, { details: { field: `mqtt.${what}File` } });
+    }
+  };
+  const cert = read('cert', settings.certFile);
+  const key = read('key', settings.keyFile);
+  const ca = read('ca', settings.caFile);
+  return {
+    clientId: settings.clientId ?? kioskId,
+    ...(settings.username ? { username: settings.username } : {}),
+    ...(settings.password ? { password: settings.password } : {}),
+    ...(cert ? { cert } : {}),
+    ...(key ? { key } : {}),
+    ...(ca ? { ca } : {}),
+    protocolVersion: 5,
+    clean: true,
+    keepalive: 30,
+    connectTimeout: 15_000,
+    reconnectPeriod: reconnectMs,
+    rejectUnauthorized: true,
+    // The offline queue of mqtt.js would send stale status: events wait in our own disk queue instead.
+    queueQoSZero: false,
+    will: { topic: willTopic, payload: Buffer.from(JSON.stringify({ online: false, kioskId, reason: 'connection lost' })), qos: 1, retain: true },
+  };
+}
+
+export function startMqttLink(options: MqttLinkOptions): MqttLink {
+  const { settings, kioskId, control, clock } = options;
+  const logger = options.logger ?? silentLogger;
+  addSecret(settings.password ?? null);
+  const topics = topicsFor(settings.topicPrefix, kioskId);
+  const queue: EventQueue = openEventQueue({ dir: options.dataDir, limit: settings.queueLimit, logger });
+  const opts = clientOptions(settings, kioskId, topics.status, options.readFile ?? ((p) => readFileSync(p)), options.reconnectMs ?? 5000);
+  logger.info('Fleet link: connecting to the broker', { url: settings.url, clientId: opts.clientId, username: settings.username ?? null, kioskId, queued: queue.size });
+  const client: MqttClient = connect(settings.url, opts);
+
+  let closed = false;
+  let lastStatus = '';
+  let lastStatusAtMs = -Infinity;
+  let statusTimer: TimerHandle | null = null;
+  let pumping = false;
+  const answers = new Map<string, Promise<CommandResult>>();
+
+  client.on('connect', () => {
+    logger.info('Fleet link: connected', { kioskId, queued: queue.size });
+    lastStatus = ''; // the broker may have the last will's "offline" retained: say online again
+    publishStatus();
+    client.subscribe(topics.cmd, { qos: 1 }, (error, granted) => {
+      const refused = granted?.some((g) => g.qos === 128);
+      if (error || refused) logger.error('Fleet link: the broker refused the command subscription (check its ACL)', { topic: topics.cmd });
+    });
+    pump();
+  });
+  client.on('close', () => {
+    if (!closed) logger.debug('Fleet link: connection closed; reconnecting');
+  });
+  client.on('error', (error) => {
+    // Never the password: mqtt.js errors name the reason (ECONNREFUSED, "Not authorized").
+    logger.warn('Fleet link: broker error', { error: error.message });
+  });
+  client.on('message', (topic, payload) => {
+    if (topic !== topics.cmd) return;
+    void onCommand(payload);
+  });
+
+  function statusNow(): FleetStatus {
+    return { online: true, kioskId, ...options.status(), queued: queue.size, at: new Date(clock.now()).toISOString() };
+  }
+
+  function publishStatus(): void {
+    if (closed || !client.connected) return;
+    const status = statusNow();
+    const { at: _at, ...comparable } = status;
+    const key = JSON.stringify(comparable);
+    if (key === lastStatus) return;
+    lastStatus = key;
+    lastStatusAtMs = clock.now();
+    client.publish(topics.status, JSON.stringify(status), { qos: 1, retain: true }, (error) => {
+      if (error) logger.debug('Fleet link: status not published', { error: error.message });
+    });
+  }
+
+  function statusChanged(): void {
+    if (closed || statusTimer !== null) return;
+    const wait = lastStatusAtMs + STATUS_MIN_INTERVAL_MS - clock.now();
+    if (wait <= 0) return publishStatus();
+    statusTimer = clock.setTimeout(() => {
+      statusTimer = null;
+      publishStatus();
+    }, wait);
+  }
+
+  /** Send the queue's head, wait for the broker's PUBACK, drop it, next. */
+  function pump(): void {
+    if (pumping || closed) return;
+    pumping = true;
+    void (async () => {
+      try {
+        for (let head = queue.peek(); head && client.connected && !closed; head = queue.peek()) {
+          await client.publishAsync(topics.events, JSON.stringify({ id: head.id, kioskId, at: head.at, record: head.record }), { qos: 1 });
+          queue.ack(head.seq);
+        }
+      } catch (error) {
+        logger.warn('Fleet link: an event was not accepted; it stays queued', { error: error instanceof Error ? error.message : String(error), queued: queue.size });
+      } finally {
+        pumping = false;
+      }
+      statusChanged(); // the queue length is in the status
+    })();
+  }
+
+  async function answer(result: CommandResult): Promise<void> {
+    if (closed) return;
+    await client.publishAsync(topics.result, JSON.stringify(result), { qos: 1 }).catch((error: unknown) => {
+      logger.warn('Fleet link: a command answer was not published', { error: String(error) });
+    });
+  }
+
+  async function run(command: Command): Promise<CommandResult> {
+    const at = () => new Date(clock.now()).toISOString();
+    const ok = (result: Record<string, unknown>): CommandResult => ({ id: command.id, cmd: command.cmd, ok: true, result, at: at() });
+    const refuse = (code: string, message: string): CommandResult => ({ id: command.id, cmd: command.cmd, ok: false, error: { code, message }, at: at() });
+    if (INTERRUPTING.has(command.cmd) && control.inCall()) {
+      if (!command.force) return refuse('busy', `A visitor is in a call; "${command.cmd}" would interrupt it. Send it again with "force": true to end the call first.`);
+      await control.endCall();
+    }
+    try {
+      switch (command.cmd) {
+        case 'ping':
+          return ok({ pong: true, version: options.status().version });
+        case 'reload':
+          await control.reload();
+          return ok({ reloaded: true });
+        case 'restart':
+          return ok({ restarting: true });
+        case 'end-call': {
+          const was = control.inCall();
+          if (was) await control.endCall();
+          return ok({ ended: was });
+        }
+        case 'screenshot': {
+          const shot = await control.screenshot();
+          if (shot.png.length > MAX_SCREENSHOT_BYTES) return refuse('too_large', `The screenshot is ${shot.png.length} bytes, more than ${MAX_SCREENSHOT_BYTES}.`);
+          return ok({ mime: 'image/png', width: shot.width, height: shot.height, png: shot.png.toString('base64') });
+        }
+        case 'apply':
+          return ok(await control.apply(command.settings));
+      }
+    } catch (error) {
+      const e = toAvatarError(error);
+      return refuse(e.code, e.message);
+    }
+  }
+
+  async function onCommand(payload: Buffer): Promise<void> {
+    const parsed = parseCommand(payload);
+    if (!parsed.ok) {
+      logger.warn('Fleet link: a malformed command was refused', { message: parsed.message });
+      await answer({ id: parsed.id, cmd: parsed.cmd, ok: false, error: { code: 'invalid_request', message: parsed.message }, at: new Date(clock.now()).toISOString() });
+      return;
+    }
+    const command = parsed.command;
+    const earlier = answers.get(command.id);
+    if (earlier) {
+      logger.info('Fleet link: a repeated command id; answering as before', { id: command.id, cmd: command.cmd });
+      await answer(await earlier);
+      return;
+    }
+    logger.info('Fleet link: command', { id: command.id, cmd: command.cmd, force: command.force ?? false });
+    const pending = run(command);
+    answers.set(command.id, pending);
+    while (answers.size > REMEMBERED_COMMANDS) answers.delete(answers.keys().next().value!);
+    const result = await pending;
+    await answer(result);
+    if (result.ok && command.cmd === 'restart') await control.restart();
+    statusChanged();
+  }
+
+  return {
+    kioskId,
+    topics,
+    get connected() {
+      return client.connected;
+    },
+    statusChanged,
+    publishRecord(record) {
+      if (closed) return;
+      try {
+        queue.push(record, clock.now());
+      } catch (error) {
+        logger.error('Fleet link: an event could not be queued', { error: String(error) });
+        return;
+      }
+      pump();
+    },
+    async close() {
+      if (closed) return;
+      if (statusTimer !== null) clock.clearTimeout(statusTimer);
+      statusTimer = null;
+      if (client.connected) {
+        await client.publishAsync(topics.status, JSON.stringify({ online: false, kioskId, reason: 'stopped', at: new Date(clock.now()).toISOString() }), { qos: 1, retain: true }).catch(() => undefined);
+      }
+      closed = true;
+      await client.endAsync().catch(() => undefined);
+    },
+  };
+}

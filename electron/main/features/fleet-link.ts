@@ -1,0 +1,77 @@
+/**
+ * Opening hours and the link to the operator's MQTT broker (fleet/fleet-host.ts), with the actions only
+ * the app can do: reload the page, restart the app, and a screenshot of the kiosk window with the
+ * visitor's camera preview hidden while it is taken.
+ */
+import { app, type BrowserWindow } from 'electron';
+import { systemClock } from '../../core/clock.ts';
+import { AvatarError } from '../../core/errors.ts';
+import { startFleetHost, type FleetHost } from '../../fleet/fleet-host.ts';
+import type { StaffOperationsFeature } from './staff-operations.ts';
+import { relaunchApp } from '../platform.ts';
+import { loadRenderer } from '../window.ts';
+import type { Feature } from './feature.ts';
+import type { FleetMetricsFeature } from './fleet-metrics.ts';
+
+/** Hides every element the page marks as showing the visitor's camera (the self-view). */
+export const HIDE_CAMERA_PREVIEW_CSS = '[data-camera-preview] { visibility: hidden !important; }';
+
+/** The window as PNG, the camera preview hidden for the capture only. */
+export async function captureWithoutCamera(win: BrowserWindow): Promise<{ png: Buffer; width: number; height: number }> {
+  if (win.isDestroyed()) throw new AvatarError('internal', 'The kiosk window is gone.');
+  const key = await win.webContents.insertCSS(HIDE_CAMERA_PREVIEW_CSS); // eng-disable DANGEROUS_FUNCTIONS_JS_CHECK reviewed: a constant style of ours, never remote content
+  try {
+    // A frame for the style to take effect before the capture.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const image = await win.webContents.capturePage();
+    const size = image.getSize();
+    return { png: image.toPNG(), width: size.width, height: size.height };
+  } finally {
+    await win.webContents.removeInsertedCSS(key).catch(() => undefined);
+  }
+}
+
+export interface FleetLinkFeature extends Feature {
+  /** The running fleet host (null before start). */
+  readonly host: FleetHost | null;
+}
+
+export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFeature): FleetLinkFeature {
+  let host: FleetHost | null = null;
+  return {
+    name: 'fleet link',
+    get host() {
+      return host;
+    },
+    start({ service, settings, window, lifecycle, logger }) {
+      const reload = () => loadRenderer(window);
+      host = startFleetHost({
+        service,
+        ledger: staff.ops?.ledger ?? null,
+        dataDir: app.getPath('userData'),
+        version: app.getVersion(),
+        clock: systemClock,
+        logger,
+        configFile: settings.persistence,
+        env: process.env,
+        policy: settings.policy.policy,
+        appRoot: app.getAppPath(),
+        registry: metrics.metrics?.registry ?? null,
+        lastErrorCode: () => metrics.metrics?.health().lastErrorCode ?? null,
+        actions: {
+          reload,
+          restart: () => {
+            relaunchApp();
+            void lifecycle.requestQuit('other');
+          },
+          screenshot: () => captureWithoutCamera(window),
+          // The attract screen shows the new name, cast and hours.
+          afterApply: () => void reload().catch((e: unknown) => logger.warn('Reload after apply failed', { error: String(e) })),
+        },
+      });
+    },
+    async stop() {
+      await host?.close();
+    },
+  };
+}

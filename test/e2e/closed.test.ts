@@ -1,0 +1,88 @@
+/**
+ * Opening hours end to end: the BUILT renderer in Debian's Chromium, bridged to the real kiosk service
+ * (staff operations attached) with the fleet host's opening-hours watch on a fake clock. Outside the
+ * hours the page shows the closed screen with the next opening in the venue's time zone, a tap starts
+ * nothing and main refuses `session:start`; staff still open the PIN pad (Ctrl+Shift+S); at opening time
+ * the attract screen comes back by itself.
+ *
+ * Screenshots: closed-* in test/artifacts/screens/.   Build first: npm run build:renderer.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright';
+import { FakeClock } from '../../electron/core/clock.ts';
+import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
+import { hashPin } from '../../electron/operations/staff-pin.ts';
+import { launchChromium, openStaffKiosk, screenIs, screenshotBoth, startStaticServer, ROOT } from './harness.ts';
+
+let server: Awaited<ReturnType<typeof startStaticServer>>;
+let browser: Browser;
+let portrait: string;
+let staffPinHash: string;
+
+before(async () => {
+  server = await startStaticServer();
+  staffPinHash = await hashPin('246813');
+  browser = await launchChromium();
+  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const schedule = { timeZone: 'Europe/Berlin', weekly: { mon: ['09:00-18:00'], tue: ['09:00-18:00'] } };
+
+describe('Opening hours (E2E: closed screen, real kiosk service)', () => {
+  it('shows "closed" with the next opening, refuses calls, lets staff in, and opens by itself', async () => {
+    const k = await openStaffKiosk({ browser, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, file: { staffPinHash, schedule } });
+    // Monday 2026-11-23, 20:00 in Berlin: closed until Tuesday 09:00 (08:00Z).
+    const clock = new FakeClock(Date.parse('2026-11-23T19:00:00Z'));
+    const fleet = startFleetHost({
+      service: k.service,
+      ledger: k.ops.ledger,
+      dataDir: k.dataDir,
+      version: '0.1.0-e2e',
+      clock,
+      configFile: k.persistence,
+      env: {},
+      policy: {},
+      appRoot: ROOT,
+      actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) },
+    });
+    try {
+      const { page } = k;
+      await page.reload(); // the page reads the opening state with its config
+      await screenIs(page, 'closed');
+      const text = ((await page.locator('[data-testid=screen-closed]').textContent()) ?? '').replace(/\s+/g, ' ').trim();
+      // In the page's language (en-US here), in the venue's zone whatever the kiosk's own.
+      assert.equal(text, 'We are closed We open again Tuesday 09:00 AM.');
+      await screenshotBoth(page, 'closed', 'landscape');
+
+      // A tap or Enter starts nothing; main refuses the start itself too.
+      await page.click('[data-testid=screen-closed]');
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(300);
+      assert.equal(k.emulator.listSessions().length, 0);
+      const refused = await k.service.start();
+      assert.deepEqual(refused, { ok: false, error: { code: 'invalid_request', message: 'The kiosk is closed (outside its opening hours).' } });
+
+      // Staff can still open the panel.
+      await page.keyboard.press('Control+Shift+S');
+      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
+      await page.keyboard.press('Escape');
+      await page.locator('[data-testid=pin-pad]').waitFor({ state: 'detached', timeout: 5_000 });
+
+      // Opening time: the attract screen is back without a reload.
+      await clock.advance(13 * 60 * 60_000);
+      await screenIs(page, 'attract');
+      assert.equal(k.service.opening.open, true);
+      assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []); // the favicon
+    } finally {
+      await fleet.close();
+      await k.close();
+    }
+  });
+});

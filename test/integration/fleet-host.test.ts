@@ -1,0 +1,169 @@
+/**
+ * The fleet host on the real kiosk service (demo emulator): opening hours gate calls and spare sessions
+ * and show in /metrics; a remote `apply` is written to config.json and reaches the running service, a
+ * policy-managed or impossible one is refused with nothing changed; ledger records reach the broker's
+ * events topic (real Mosquitto) and today's totals are in the status.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { connectAsync } from 'mqtt';
+import { FakeClock } from '../../electron/core/clock.ts';
+import { applyRemoteSettings, startFleetHost, type FleetHostOptions } from '../../electron/fleet/fleet-host.ts';
+import { createKioskMetrics } from '../../electron/fleet/metrics.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createLedger, type SessionRecord } from '../../electron/operations/ledger.ts';
+import { jsonFilePersistence } from '../../electron/operations/settings.ts';
+import { mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
+import { realDelay, until } from '../helpers/until.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'ak-fleet-host-'));
+  dirs.push(d);
+  return d;
+};
+const schedule = { timeZone: 'UTC', weekly: { mon: ['09:00-17:00'] } };
+const MONDAY_8 = Date.parse('2026-11-23T08:00:00Z');
+const noActions: FleetHostOptions['actions'] = { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) };
+
+async function kiosk(file: Record<string, unknown>, policy: Record<string, unknown> = {}) {
+  const dataDir = tempDir();
+  const configFile = jsonFilePersistence(join(dataDir, 'config.json'));
+  await configFile.write(file);
+  const service = await createKioskService({ config: resolveConfig(file, {}, { appRoot: ROOT, policy }), apiKey: null, apiKeySource: 'none' });
+  return { dataDir, configFile, configPath: join(dataDir, 'config.json'), service };
+}
+
+describe('fleet host', () => {
+  it('while closed: no call, no spare session, /metrics says 0; at opening both come back', async () => {
+    const { dataDir, configFile, service } = await kiosk({ schedule, prewarm: { mode: 'always' }, presence: { cameraEnabled: false } });
+    const clock = new FakeClock(MONDAY_8);
+    const metrics = createKioskMetrics({ version: 't' });
+    const events: string[] = [];
+    service.onEvent((e) => {
+      if (e.type === 'opening') events.push(`opening:${e.opening.open}:${e.opening.nextOpenAt}`);
+      if (e.type === 'spare') events.push(`spare:${e.status}`);
+    });
+    const host = startFleetHost({ service, ledger: null, dataDir, version: 't', clock, configFile, env: {}, policy: {}, appRoot: ROOT, registry: metrics.registry, actions: noActions });
+    try {
+      assert.deepEqual(events, ['opening:false:2026-11-23T09:00:00.000Z']);
+      await service.handle('kiosk:attract:report', { showing: true, present: null });
+      await realDelay(300);
+      assert.equal(service.emulator!.listSessions().length, 0, 'no spare while closed');
+      assert.deepEqual(await service.start(), { ok: false, error: { code: 'invalid_request', message: 'The kiosk is closed (outside its opening hours).' } });
+      assert.match(await metrics.render(), /^avatar_kiosk_open 0$/m);
+
+      await clock.advance(60 * 60_000);
+      assert.equal(events[1], 'opening:true:null');
+      assert.match(await metrics.render(), /^avatar_kiosk_open 1$/m);
+      await until(() => events.includes('spare:created'), { realTimeoutMs: 15_000, message: 'a spare once open' });
+
+      // Closing time drops the spare (closed, never billed).
+      await clock.advance(8 * 60 * 60_000);
+      await until(() => events.includes('spare:expired'), { realTimeoutMs: 15_000, message: 'the spare dropped at closing' });
+      assert.equal(service.opening.open, false);
+    } finally {
+      await host.close();
+      await service.shutdown();
+    }
+  });
+
+  it('apply: writes config.json and reconfigures; a policy-managed key or an unknown cast member is refused and nothing changes', async () => {
+    const avatars = [
+      { id: 'ava', name: 'Ava', imagePath: 'resources/demo-avatar.png' },
+      { id: 'max', name: 'Max', imagePath: 'resources/demo-avatar.png' },
+    ];
+    const { configFile, configPath, service } = await kiosk({ avatars, idle: { promptSeconds: 45, hangupSeconds: 15 } }, { avatar: { persona: 'Policy persona.' } });
+    const options = { service, configFile, env: {}, policy: { avatar: { persona: 'Policy persona.' } }, appRoot: ROOT };
+    try {
+      const applied = await applyRemoteSettings({ avatar: { name: 'Eve' }, cast: ['max'], idle: { promptSeconds: 60 }, schedule }, options);
+      assert.deepEqual(applied, ['avatar.name', 'cast', 'idle.promptSeconds', 'schedule']);
+      const file = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
+      assert.deepEqual(file.castSelection, ['max']);
+      assert.deepEqual(file.idle, { promptSeconds: 60, hangupSeconds: 15 });
+      assert.deepEqual(file.schedule, schedule);
+      assert.deepEqual(service.config.cast.map((m) => m.id), ['max']);
+      assert.equal(service.config.idle.promptSeconds, 60);
+      assert.equal(service.config.avatar.name, 'Eve');
+
+      const before = readFileSync(configPath, 'utf8');
+      await assert.rejects(applyRemoteSettings({ avatar: { persona: 'Hijack' } }, options), { message: '"avatar.persona" is set by the administrator\'s policy file on this kiosk; change it there.' });
+      await assert.rejects(applyRemoteSettings({ cast: ['nobody'] }, options), { message: 'Invalid configuration at "castSelection.0": there is no avatar "nobody" in the cast (ava, max).' });
+      assert.equal(readFileSync(configPath, 'utf8'), before);
+      // Removing the hours.
+      assert.deepEqual(await applyRemoteSettings({ schedule: null }, options), ['schedule']);
+      assert.equal((JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>).schedule, undefined);
+    } finally {
+      await service.shutdown();
+    }
+  });
+
+  const missing = mosquittoMissing();
+  if (missing) console.log(`# SKIP the fleet host's broker test: ${missing}`);
+  it('sends each ledger record to the events topic and today\'s totals in the status', { skip: missing ?? false }, async () => {
+    const broker = await startBroker({ operator: 'op-pass', 'kiosk-a': 'a-pass' });
+    const { dataDir, configFile, service } = await kiosk({});
+    const ledger = createLedger({ dir: join(dataDir, 'ledger') });
+    const op = await connectAsync(broker.url, { username: 'operator', password: 'op-pass', protocolVersion: 5, reconnectPeriod: 0 });
+    const seen: Array<{ topic: string; body: Record<string, unknown> }> = [];
+    op.on('message', (topic, payload) => seen.push({ topic, body: JSON.parse(payload.toString()) as Record<string, unknown> }));
+    await op.subscribeAsync(`${PREFIX}/#`, { qos: 1 });
+    const mqtt = { url: broker.url, username: 'kiosk-a', password: 'a-pass', kioskId: 'kiosk-a', topicPrefix: PREFIX };
+    await service.reconfigure({ ...service.config, mqtt: { ...mqtt, queueLimit: 100 } });
+    const clock = new FakeClock(Date.now());
+    const logged: string[] = [];
+    const record = (level: string) => (message: string, details?: unknown) => void logged.push(`${level} ${message} ${JSON.stringify(details ?? {})}`);
+    const logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+    const host = startFleetHost({ service, ledger, dataDir, version: '1.2.3', clock, logger, configFile, env: {}, policy: {}, appRoot: ROOT, actions: noActions, reconnectMs: 200 });
+    try {
+      await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && s.body.online === true), { realTimeoutMs: 15_000, message: 'online' });
+      const session: SessionRecord = {
+        kind: 'session',
+        v: 1,
+        start_at: new Date(clock.now() - 60_000).toISOString(),
+        live_at: new Date(clock.now() - 55_000).toISOString(),
+        end_at: new Date(clock.now()).toISOString(),
+        live_id: 'live-1',
+        surface: 'demo',
+        call_mode: 'video',
+        time_to_live_ms: 5000,
+        not_ready_retries: 0,
+        reconnects: 0,
+        end_reason: 'user_end',
+        ended_by: 'client',
+        billed_seconds: 55,
+        credits_cost: 3,
+        recovered: false,
+      };
+      await ledger.append(session);
+      await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/events`), { realTimeoutMs: 15_000, message: 'the event' });
+      const event = seen.find((s) => s.topic === `${PREFIX}/kiosk-a/events`)!.body;
+      assert.deepEqual(event.record, session);
+      assert.match(String(event.id), /^[0-9a-f]{8}-1$/);
+      await clock.advance(1_000); // the status throttle
+      await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && (s.body.today as { sessions: number }).sessions === 1), { realTimeoutMs: 15_000, message: 'totals in the status' });
+      const status = seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body;
+      assert.deepEqual([status.version, status.mode, status.open, status.today], ['1.2.3', 'demo', true, { sessions: 1, credits: 3 }]);
+      assert.ok(logged.some((l) => l.startsWith('info Fleet link: connecting to the broker') && l.includes('"username":"kiosk-a"')), logged.join('\n'));
+      assert.equal(logged.filter((l) => l.includes('a-pass')).length, 0, 'the broker password is never logged');
+      // A clean stop says offline (retained) before leaving.
+      await host.close();
+      await until(() => seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body.online === false, { realTimeoutMs: 10_000, message: 'offline on stop' });
+      assert.equal(seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body.reason, 'stopped');
+    } finally {
+      await host.close();
+      await op.endAsync();
+      await service.shutdown();
+      await broker.dispose();
+    }
+  });
+});
+
