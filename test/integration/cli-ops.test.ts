@@ -99,7 +99,9 @@ describe('cli doctor', () => {
 
 describe('cli ledger', () => {
   const now = new Date();
-  const iso = (daysBack: number) => new Date(now.getFullYear(), now.getMonth(), now.getDate() - daysBack, 0, 30).toISOString();
+  // Each record at the very start of its day, so that "today" holds it whenever the test runs (a later
+  // time of day would lie in the future for a run just after midnight).
+  const iso = (daysBack: number) => new Date(now.getFullYear(), now.getMonth(), now.getDate() - daysBack, 0, 0, 0, 0).toISOString();
   const rec = (daysBack: number, over: Partial<SessionRecord> = {}) =>
     JSON.stringify({
       kind: 'session', v: 1, start_at: iso(daysBack), live_at: iso(daysBack), end_at: iso(daysBack), live_id: `L${daysBack}`, surface: 'direct', call_mode: 'audio',
