@@ -114,6 +114,8 @@ export class SessionController {
   #retryTimer: TimerHandle | null = null;
   #durationTimer: TimerHandle | null = null;
   #rtcTimer: TimerHandle | null = null;
+  /** A held socket still opening whose conn_init is due as soon as it opens (the RTC side got ready first). */
+  #connInitOnOpen: ControlSocket | null = null;
   /** Background work of the current run (create, queries, hangup-only sockets); the run ends after it. */
   readonly #tasks = new Set<Promise<unknown>>();
   /** Sockets still closing (a polite close waits for the server's close frame); dispose() waits for them. */
@@ -422,9 +424,9 @@ export class SessionController {
   }
 
   /**
-   * The RTC side is ready: send the held conn_init on the open socket. A socket whose handshake has not
-   * finished yet (a join faster than the handshake) is replaced by one that sends conn_init on open, so the
-   * connect timeout bounds it as usual.
+   * The RTC side is ready: send the held conn_init on the open socket. On a socket whose handshake has not
+   * finished yet (a join faster than the handshake) it goes out on open (the transport's handshake timeout
+   * bounds that); with no socket at all, a fresh one sends it on open.
    */
   #sendHeldConnInit(): void {
     const socket = this.#socket;
@@ -434,6 +436,10 @@ export class SessionController {
       return;
     }
     if (socket?.connInitSent) return;
+    if (socket && !socket.isFinished) {
+      this.#connInitOnOpen = socket;
+      return;
+    }
     this.#openSocket(false);
   }
 
@@ -481,6 +487,10 @@ export class SessionController {
     const atMs = this.#clock.now();
     switch (outcome.kind) {
       case 'open':
+        if (this.#connInitOnOpen === socket) {
+          this.#connInitOnOpen = null;
+          socket.connInit(this.#connectTimeoutMs);
+        }
         return this.#dispatch({ type: 'socket-open', atMs });
       case 'ack-success':
         return this.#dispatch({ type: 'ack-success', atMs });
