@@ -32,7 +32,7 @@ after(async () => {
 
 async function makeService(options: Partial<KioskServiceOptions> = {}): Promise<Harness> {
   const persisted: (string | null)[] = [];
-  const service = await createKioskService({
+  const service = await createKioskService({ awaitRendererRtc: false,
     config: config(),
     apiKey: null,
     apiKeySource: 'none',

@@ -33,7 +33,7 @@ let current: Harness | null = null;
 async function setup(options: { config?: Record<string, unknown>; knobs?: Partial<EmulatorKnobs> } = {}): Promise<Harness> {
   const clock = new FakeClock(T0);
   const config = resolveConfig({ callMode: 'video', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...options.config }, {});
-  const service = await createKioskService({
+  const service = await createKioskService({ awaitRendererRtc: false,
     config,
     apiKey: null,
     apiKeySource: 'none',
