@@ -337,7 +337,9 @@ export interface PublicConfig {
   /** Desktop companion settings (meaningful when windowMode is `companion`). */
   companion: { pushToTalk: boolean; shortcut: string };
   /** When main creates a spare session ahead of the tap (see docs/fast-start.md). */
-  prewarm: { mode: PrewarmMode };
+  prewarm: { mode: PrewarmMode; prejoin?: boolean };
+  /** The RTC side of calls: the provider's cloud proxy (firewalled venues), applied before every join. */
+  rtc?: { cloudProxy: 'off' | 'udp' | 'tcp' };
   /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
   presence: { cameraEnabled: boolean };
   /** How many start-up problems wait for staff (`StaffStatus.attention` has them). Only a count: the

@@ -332,7 +332,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       cast: [],
       video: { fit: resolveVideoFit(config, options.portrait ?? configuredPortrait(config)) },
       companion: { pushToTalk: config.companion.pushToTalk, shortcut: config.companion.shortcut },
-      prewarm: { mode: config.prewarm.mode },
+      prewarm: { mode: config.prewarm.mode, prejoin: config.prewarm.prejoin },
+      rtc: { cloudProxy: config.rtc.cloudProxy },
       presence: { cameraEnabled: config.presence.cameraEnabled },
       attention: attention().length,
     };

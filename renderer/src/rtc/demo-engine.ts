@@ -9,6 +9,7 @@
  * or missing device fails the same way.
  */
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
+import { demoJoinDelayMs } from '../../../electron/core/rtc-ids.ts';
 import { AvatarAnimator, type AvatarImage } from './avatar-animator.ts';
 import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
 
@@ -42,6 +43,9 @@ export class DemoEngine implements RtcEngine {
   #view: LiveView | null = null;
   #muted = false;
   #level = 0;
+  /** The modelled channel join (receive-only until `join` publishes), by channel. */
+  #channel: { id: string; joined: Promise<void>; release: () => void } | null = null;
+  #joinTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(deps: DemoEngineDeps) {
     this.#deps = deps;
@@ -51,12 +55,39 @@ export class DemoEngine implements RtcEngine {
     return this.#events.on(listener);
   }
 
-  async join(_creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
+  /**
+   * The modelled channel join: no network, but it takes as long as the emulator's token says (a real
+   * join commonly takes several hundred ms), so what pre-joining saves shows in the figures. Receive-only:
+   * no device is opened here.
+   */
+  async prejoin(creds: RtcCredentials, _mode: CallMode, view: LiveView): Promise<void> {
+    if (this.#closed) throw cancelledError();
+    this.#view = view;
+    await this.#joinChannel(creds);
+    if (this.#closed) throw cancelledError();
+  }
+
+  #joinChannel(creds: RtcCredentials): Promise<void> {
+    if (this.#channel?.id !== creds.channel_id) {
+      const delayMs = demoJoinDelayMs(creds.token);
+      let release = (): void => {};
+      const joined = new Promise<void>((resolve) => {
+        release = resolve;
+        if (delayMs <= 0) resolve();
+        else this.#joinTimer = setTimeout(resolve, delayMs);
+      });
+      this.#channel = { id: creds.channel_id, joined, release };
+    }
+    return this.#channel.joined;
+  }
+
+  async join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
     if (this.#closed) throw cancelledError();
     this.#view = view;
     this.#setState('joining');
-    // Microphone, camera and the picture at once (fast start): each can take a few hundred ms.
+    // Microphone, camera, the channel and the picture at once (fast start): each can take a few hundred ms.
     const imageLoad = loadImage(this.#deps.imageUrl);
+    const channel = this.#joinChannel(creds);
     const [mic, camera] = await Promise.allSettled([
       this.#deps.getUserMedia(DEMO_MIC_CONSTRAINTS),
       mode === 'video' ? this.#deps.getUserMedia(DEMO_CAMERA_CONSTRAINTS) : Promise.resolve(null),
@@ -73,6 +104,8 @@ export class DemoEngine implements RtcEngine {
       this.#stopLocal();
       throw classifyDeviceError(camera.reason, 'camera');
     }
+    if (this.#closed) throw this.#abort();
+    await channel;
     if (this.#closed) throw this.#abort();
     // Muted before the join (push-to-talk starts muted): the new track starts disabled too.
     for (const t of micStream.getAudioTracks()) t.enabled = !this.#muted;
@@ -133,6 +166,10 @@ export class DemoEngine implements RtcEngine {
     this.#closed = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    if (this.#joinTimer) clearTimeout(this.#joinTimer);
+    this.#joinTimer = null;
+    this.#channel?.release(); // a join still waiting ends (its caller sees the cancellation)
+    this.#channel = null;
     this.#stopLocal();
     for (const t of this.#output?.getTracks() ?? []) t.stop();
     this.#output = null;

@@ -42,8 +42,17 @@ export type EngineEvent =
 
 export interface RtcEngine {
   readonly kind: EngineKind;
-  /** Get devices, join the channel, publish, and render the avatar when it arrives. Rejects with an RtcError. */
+  /**
+   * Get devices, join the channel, publish, and render the avatar when it arrives. Rejects with an RtcError.
+   * Resolving means our side is ready for conn_init: joined, the remote subscription handler in place, the
+   * microphone published. After `prejoin` on the same channel it only opens the devices and publishes.
+   */
   join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void>;
+  /**
+   * Pre-join (a spare session, ahead of the tap): join the channel receive-only, with the remote handler in
+   * place. No microphone or camera is opened and nothing is published until `join`. Optional.
+   */
+  prejoin?(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void>;
   setMuted(muted: boolean): Promise<void>;
   /** Retry playback after a user gesture (autoplay). */
   resumePlayback(): void;
