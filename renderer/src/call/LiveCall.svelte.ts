@@ -129,6 +129,12 @@ export class LiveCall {
     this.#liveId = liveId;
     this.#engineKind = kind;
     this.#engineState = 'joining';
+    let readySent = false;
+    const reportReady = (): void => {
+      if (readySent || this.#engine !== engine) return;
+      readySent = true;
+      this.#deps.onReady?.(liveId);
+    };
     engine.onEvent((event) => {
       if (this.#engine !== engine) return; // a finished call's late events
       switch (event.type) {
@@ -144,13 +150,15 @@ export class LiveCall {
         case 'error':
           this.#deps.onFailure(event.error);
           break;
+        case 'ready':
+          reportReady();
+          break;
       }
     });
     if (this.#muted) await engine.setMuted(true);
     try {
       await engine.join(rtc, mode, view);
-      if (this.#engine !== engine) return;
-      this.#deps.onReady?.(liveId);
+      reportReady();
     } catch (err) {
       if (this.#engine !== engine) return; // ended meanwhile: the error is the cancellation
       const error = err instanceof RtcError ? err : new RtcError('rtc_join_failed', 'The call could not connect its audio and video.', { cause: err });

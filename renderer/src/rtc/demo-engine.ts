@@ -107,6 +107,9 @@ export class DemoEngine implements RtcEngine {
     if (this.#closed) throw this.#abort();
     await channel;
     if (this.#closed) throw this.#abort();
+    // Devices granted and the channel joined: our side is ready for conn_init; the drawing set-up below
+    // overlaps the service's answer.
+    this.#events.emit({ type: 'ready' });
     // Muted before the join (push-to-talk starts muted): the new track starts disabled too.
     for (const t of micStream.getAudioTracks()) t.enabled = !this.#muted;
     if (this.#camera) view.showSelfStream(this.#camera);

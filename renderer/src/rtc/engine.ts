@@ -33,6 +33,9 @@ export type EngineState = 'idle' | 'joining' | 'waiting' | 'playing' | 'reconnec
 
 export type EngineEvent =
   | { type: 'state'; state: EngineState }
+  /** Our side of the channel is ready for conn_init before `join` resolves (devices granted, joined,
+   *  microphone published); optional: `join` resolving means the same. */
+  | { type: 'ready' }
   /** Browser autoplay policy blocked the avatar's audio: ask for a tap, then call `resumePlayback()`. */
   | { type: 'autoplay-blocked' }
   /** Something a person should know that does not stop the call (e.g. the RTC token expires soon). */
