@@ -95,6 +95,8 @@ export class LiveCall {
       },
     );
     this.#preJoined = { liveId, engine, kind, joined };
+    // Diagnostics (as the presence figures): which spare channel is joined ahead of the tap, and whether it worked.
+    void joined.then((ok) => ((globalThis as { __rtcPreJoin?: unknown }).__rtcPreJoin = { liveId, joined: ok }));
   }
 
   /** The spare's channel is no longer wanted (the spare expired or failed): leave it. `null`: any. */
