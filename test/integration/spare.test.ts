@@ -275,7 +275,8 @@ describe('spare sessions (fast start) against the emulator', () => {
   it('PublicConfig tells the renderer the prewarm mode and camera permission; attract.report validates its argument', async () => {
     const h = await setup({ config: { prewarm: { mode: 'always' }, presence: { cameraEnabled: false } } });
     const cfg = value((await h.service.handle(CHANNELS.configGet, undefined)) as Result<PublicConfig>);
-    assert.deepEqual(cfg.prewarm, { mode: 'always' });
+    assert.deepEqual(cfg.prewarm, { mode: 'always', prejoin: true });
+    assert.deepEqual(cfg.rtc, { cloudProxy: 'off' });
     assert.deepEqual(cfg.presence, { cameraEnabled: false });
     for (const bad of [undefined, { showing: true }, { showing: 'yes', present: null }, { showing: true, present: null, frame: 'data:' }]) {
       const r = await h.service.handle(CHANNELS.attractReport, bad);
