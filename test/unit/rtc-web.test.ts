@@ -351,12 +351,16 @@ describe('AgoraWebEngine pre-join (a spare session, ahead of the tap)', () => {
     assert.equal(sdk.log.filter((l) => l.startsWith('join(')).length, 1);
   });
 
-  it('a closed spare leaves its channel', async () => {
+  it('a closed spare leaves its channel, without touching the live view or the SDK hook another call may be using', async () => {
     const { sdk, engine, view } = setup();
     await engine.prejoin(AUDIO_CREDS, 'audio', view);
+    const callsHook = (): void => undefined;
+    sdk.onAutoplayFailed = callsHook; // a call's engine set it since
     await engine.leave();
     assert.equal(sdk.client!.left, true);
     assert.deepEqual(sdk.log.filter((l) => /^create(Microphone|Camera)/.test(l)), []);
+    assert.equal(view.cleared, 0, 'the shared live view is the call’s');
+    assert.equal(sdk.onAutoplayFailed, callsHook);
   });
 
   it('the avatar published before the tap is rendered once it arrives (the handler was in place)', async () => {

@@ -123,8 +123,8 @@ export class LiveCall {
     }
     // The tap took the spare whose channel is joined already: that engine opens the devices and publishes.
     const pre = this.#preJoined?.liveId === liveId ? this.#preJoined : null;
-    this.#preJoined = null;
-    if (!pre) void this.dropPreJoined(null);
+    if (pre) this.#preJoined = null;
+    else void this.dropPreJoined(null); // another session's channel: leave it
     const kind = pre ? pre.kind : chooseEngine(rtc, config);
     const engine = pre ? pre.engine : createEngine(kind, { config, getUserMedia: this.#media.getUserMedia });
     this.#engine = engine;

@@ -107,6 +107,9 @@ export class AgoraWebEngine implements RtcEngine {
   #view: LiveView | null = null;
   #muted = false;
   readonly #cloudProxy: CloudProxyMode;
+  /** `join` ran: the shared live view is this engine's to clear (a pre-joined spare never touches it). */
+  #inCall = false;
+  #autoplayHook: (() => void) | null = null;
   /** The channel joined receive-only ahead of the tap, and that join. */
   #prejoined: { channel: string; joined: Promise<void> } | null = null;
 
@@ -136,6 +139,7 @@ export class AgoraWebEngine implements RtcEngine {
   async join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
     if (this.#closed) throw cancelledError();
     this.#view = view;
+    this.#inCall = true;
     this.#setState('joining');
     const prejoined = this.#prejoined?.channel === creds.channel_id ? this.#prejoined.joined : null;
     // 1. Listeners first (spec §2.5: subscribe to remote video before joining); a pre-joined client has them.
@@ -198,7 +202,9 @@ export class AgoraWebEngine implements RtcEngine {
     client.on('token-privilege-did-expire', () =>
       this.#events.emit({ type: 'error', error: new RtcError('rtc_disconnected', 'The call’s media ticket expired.') }),
     );
-    this.#sdk.onAutoplayFailed = () => this.#events.emit({ type: 'autoplay-blocked' });
+    // The hook is the SDK's, shared by every engine: remember ours, so leaving clears only ours.
+    this.#autoplayHook = () => this.#events.emit({ type: 'autoplay-blocked' });
+    this.#sdk.onAutoplayFailed = this.#autoplayHook;
     return client;
   }
 
@@ -320,8 +326,9 @@ export class AgoraWebEngine implements RtcEngine {
       safely(() => client.removeAllListeners());
       await client.leave().catch(() => undefined);
     }
-    if (this.#sdk.onAutoplayFailed) this.#sdk.onAutoplayFailed = undefined;
-    this.#view?.clear();
+    if (this.#autoplayHook && this.#sdk.onAutoplayFailed === this.#autoplayHook) this.#sdk.onAutoplayFailed = undefined;
+    this.#autoplayHook = null;
+    if (this.#inCall) this.#view?.clear();
     this.#view = null;
   }
 

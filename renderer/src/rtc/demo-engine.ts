@@ -43,6 +43,8 @@ export class DemoEngine implements RtcEngine {
   #view: LiveView | null = null;
   #muted = false;
   #level = 0;
+  /** `join` ran: the shared live view is this engine's to clear (a pre-joined spare never touches it). */
+  #inCall = false;
   /** The modelled channel join (receive-only until `join` publishes), by channel. */
   #channel: { id: string; joined: Promise<void>; release: () => void } | null = null;
   #joinTimer: ReturnType<typeof setTimeout> | null = null;
@@ -84,6 +86,7 @@ export class DemoEngine implements RtcEngine {
   async join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
     if (this.#closed) throw cancelledError();
     this.#view = view;
+    this.#inCall = true;
     this.#setState('joining');
     // Microphone, camera, the channel and the picture at once (fast start): each can take a few hundred ms.
     const imageLoad = loadImage(this.#deps.imageUrl);
@@ -180,7 +183,7 @@ export class DemoEngine implements RtcEngine {
     this.#audio = null;
     this.#analyser = null;
     await audio?.close().catch(() => undefined);
-    this.#view?.clear();
+    if (this.#inCall) this.#view?.clear();
     this.#view = null;
     this.#setState('left');
     this.#events.clear();
