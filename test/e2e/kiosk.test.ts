@@ -150,13 +150,14 @@ describe('Kiosk renderer (E2E: built renderer + real kiosk service + emulator)',
       await page.keyboard.press('Enter');
       await waitLive(k);
       assert.equal(k.emulator.listSessions()[0]!.callMode, 'audio');
+      // The countdown first (the screenshots below take seconds on a loaded machine).
+      const countdown = page.locator('[data-testid=countdown]');
+      assert.match((await countdown.textContent()) ?? '', /Ending in 0:2\d/);
+      assert.equal(await countdown.evaluate((el) => el.classList.contains('warn')), true);
       await page.waitForTimeout(300);
       await screenshotBoth(page, 'live-audio', 'portrait');
       const tracks = await localTracks(page);
       assert.equal(tracks.total, 1, 'voice only asks for the microphone alone');
-      const countdown = page.locator('[data-testid=countdown]');
-      assert.match((await countdown.textContent()) ?? '', /Ending in 0:2\d/);
-      assert.equal(await countdown.evaluate((el) => el.classList.contains('warn')), true);
 
       await page.keyboard.press('Escape');
       await screenIs(page, 'ended');
