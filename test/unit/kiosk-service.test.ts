@@ -91,6 +91,7 @@ describe('createKioskService (no network)', () => {
       'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'cast', 'companion', 'countdownWarningSeconds',
       'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'video', 'windowMode',
       'prewarm', 'presence', // fast start
+      'rtc', // the cloud proxy
       'attention', // start-up problems waiting for staff (a count)
     ].sort());
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
