@@ -185,6 +185,8 @@ async function openKioskService(clock: ScaledClock): Promise<KioskRun> {
   const events: KioskEvent[] = [];
   const waiters = new Set<() => void>();
   service.onEvent((e) => {
+    // The renderer's part of a call (main-only sessions): its RTC side reports ready once it has the credentials.
+    if (e.type === 'credentials') void service.rtcReady({ liveId: e.liveId });
     if (events.length < 50) events.push(e);
     for (const w of [...waiters]) w();
   });

@@ -56,6 +56,11 @@ export const mediaErrorArgsSchema = z.strictObject({
 });
 export type MediaErrorArgs = z.infer<typeof mediaErrorArgsSchema>;
 
+/** The renderer's side of the session's RTC channel is ready (joined, remote handler in place, microphone
+ *  track ready): main sends conn_init now (RTC first, then billing). */
+export const rtcReadyArgsSchema = z.strictObject({ liveId: z.string().min(1).max(200) });
+export type RtcReadyArgs = z.infer<typeof rtcReadyArgsSchema>;
+
 /** `null` clears the stored key (back to demo mode unless the environment sets one). Staff only. */
 export const setApiKeyArgsSchema = z.strictObject({ apiKey: z.string().trim().min(8).max(512).nullable() });
 export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
@@ -161,6 +166,8 @@ export const KIOSK_API = {
     setMuted: { channel: 'kiosk:session:set-muted', access: 'visitor', arg: 'required', args: setMutedArgsSchema, result: returns<void>() },
     /** The renderer reports a media/RTC failure (mic denied, join failed); main ends the session. */
     reportMediaError: { channel: 'kiosk:session:report-media-error', access: 'visitor', arg: 'required', args: mediaErrorArgsSchema, result: returns<void>() },
+    /** The renderer joined the session's RTC channel; `accepted` false: not the running session (ignored). */
+    rtcReady: { channel: 'kiosk:session:rtc-ready', access: 'visitor', arg: 'required', args: rtcReadyArgsSchema, result: returns<{ accepted: boolean }>() },
   },
   config: {
     get: { channel: 'kiosk:config:get', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<PublicConfig>() },
@@ -330,7 +337,9 @@ export interface PublicConfig {
   /** Desktop companion settings (meaningful when windowMode is `companion`). */
   companion: { pushToTalk: boolean; shortcut: string };
   /** When main creates a spare session ahead of the tap (see docs/fast-start.md). */
-  prewarm: { mode: PrewarmMode };
+  prewarm: { mode: PrewarmMode; prejoin?: boolean };
+  /** The RTC side of calls: the provider's cloud proxy (firewalled venues), applied before every join. */
+  rtc?: { cloudProxy: 'off' | 'udp' | 'tcp' };
   /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
   presence: { cameraEnabled: boolean };
   /** How many start-up problems wait for staff (`StaffStatus.attention` has them). Only a count: the
@@ -459,6 +468,9 @@ export interface SpareEvent {
   callMode: CallMode;
   /** Why it expired or failed (e.g. `max_age`, `nobody_present`, `settings_changed`, an error code). */
   reason?: string;
+  /** On `created`: the spare's RTC credentials, so the renderer can join its channel receive-only ahead of
+   *  the tap (pre-join). Never logged or recorded. */
+  rtc?: RtcCredentials;
 }
 
 /** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */

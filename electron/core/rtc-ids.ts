@@ -33,3 +33,17 @@ export const EMULATOR_APP_ID_PREFIX = 'emulator-';
 export function isEmulatorCredentials(rtc: Pick<RtcCredentials, 'app_id'>): boolean {
   return rtc.app_id.startsWith(EMULATOR_APP_ID_PREFIX);
 }
+
+/**
+ * The emulator's RTC token carries how long the demo engine's modelled channel join takes
+ * (`emu-rtc-j<ms>-<random>`), so benches and tests on the emulator pay for a join as a real call would.
+ */
+export function emulatorRtcToken(joinMs: number, random: string): string {
+  return `emu-rtc-j${Math.max(0, Math.round(joinMs))}-${random}`;
+}
+
+/** The modelled join of an emulator token, in ms (0 for a token that carries none). */
+export function demoJoinDelayMs(token: string): number {
+  const m = /^emu-rtc-j(\d{1,6})-/.exec(token);
+  return m ? Number(m[1]) : 0;
+}

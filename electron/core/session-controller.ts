@@ -54,6 +54,14 @@ export interface SessionControllerOptions {
   hangupSocketTimeoutMs?: number;
   /** Default `buildCreateRequest` (reads a local image into a data URI, validates). */
   buildRequest?: (options: StartOptions) => Promise<BuiltCreateRequest>;
+  /**
+   * RTC first, then billing (default false): conn_init waits for `rtcReady()` from whoever runs the RTC side
+   * (the renderer); `rtcFailed()` or `rtcReadyTimeoutMs` without it ends the session with type 5 before any
+   * conn_init. Off for callers with no RTC side (the CLI probe).
+   */
+  awaitRtcReady?: boolean;
+  /** Default 30 000 ms. */
+  rtcReadyTimeoutMs?: number;
 }
 
 export type TerminalState = Extract<SessionState, { phase: 'ended' | 'failed' }>;
@@ -105,6 +113,9 @@ export class SessionController {
   #generation = 0;
   #retryTimer: TimerHandle | null = null;
   #durationTimer: TimerHandle | null = null;
+  #rtcTimer: TimerHandle | null = null;
+  /** A held socket still opening whose conn_init is due as soon as it opens (the RTC side got ready first). */
+  #connInitOnOpen: ControlSocket | null = null;
   /** Background work of the current run (create, queries, hangup-only sockets); the run ends after it. */
   readonly #tasks = new Set<Promise<unknown>>();
   /** Sockets still closing (a polite close waits for the server's close frame); dispose() waits for them. */
@@ -122,6 +133,8 @@ export class SessionController {
       notReadyPolicy: options.notReadyPolicy ?? defaultNotReadyPolicy,
       liveReconnectPolicy: options.liveReconnectPolicy ?? defaultLivePolicy,
       durationGraceMs: options.durationGraceMs ?? 2_000,
+      awaitRtcReady: options.awaitRtcReady ?? false,
+      ...(options.rtcReadyTimeoutMs !== undefined ? { rtcReadyTimeoutMs: options.rtcReadyTimeoutMs } : {}),
     };
     this.#keepAliveIntervalMs = options.keepAliveIntervalMs;
     this.#deadAfterMs = options.deadAfterMs;
@@ -188,6 +201,26 @@ export class SessionController {
     }
     this.#dispatch({ type: 'hangup-requested', atMs: this.#clock.now(), reason });
     return run.promise;
+  }
+
+  /**
+   * The RTC side of the current session (`liveId`) is ready: joined, the remote subscription handler in
+   * place, the microphone track ready. With `awaitRtcReady`, the held conn_init goes out now. Returns false
+   * when it does not apply (another session, or no session waiting for it).
+   */
+  rtcReady(liveId: string): boolean {
+    if (!this.#run || this.#machine.context.liveId !== liveId) return false;
+    const before = this.#machine;
+    this.#dispatch({ type: 'rtc-ready', atMs: this.#clock.now() });
+    return this.#machine !== before;
+  }
+
+  /** The RTC side of the current session failed before it was ready (join refused, blocked network). */
+  rtcFailed(liveId: string, error: ErrorInfo): boolean {
+    if (!this.#run || this.#machine.context.liveId !== liveId) return false;
+    const before = this.#machine;
+    this.#dispatch({ type: 'rtc-failed', atMs: this.#clock.now(), error });
+    return this.#machine !== before;
   }
 
   /** Hangs up if needed (without waiting for the billing figures), clears every timer, closes every socket. Idempotent. */
@@ -284,7 +317,22 @@ export class SessionController {
         return;
       }
       case 'open-socket':
-        return this.#openSocket();
+        return this.#openSocket(effect.holdConnInit === true);
+      case 'send-conn-init':
+        return this.#sendHeldConnInit();
+      case 'schedule-rtc-guard':
+        this.#cancelTimer('rtc');
+        this.#rtcTimer = this.#clock.setTimeout(() => {
+          this.#rtcTimer = null;
+          this.#dispatch({
+            type: 'rtc-failed',
+            atMs: this.#clock.now(),
+            error: { code: 'rtc_failed', message: 'The call’s audio/video channel did not connect in time; the network may be blocking video calls.' },
+          });
+        }, Math.max(0, effect.atMs - this.#clock.now()));
+        return;
+      case 'cancel-rtc-guard':
+        return this.#cancelTimer('rtc');
       case 'close-socket':
         return this.#closeSocket();
       case 'send-hangup':
@@ -351,24 +399,48 @@ export class SessionController {
     }
   }
 
-  #openSocket(): void {
+  #openSocket(hold = false): void {
     this.#closeSocket();
     const adopted = this.#claimAdoptedSocket();
     if (adopted) {
-      // The spare's socket is open and holding conn_init: send it now (spec §6; README assumption).
+      // The spare's socket is open and holding conn_init: send it now (spec §6; README assumption), or,
+      // RTC first, once the renderer reports its side ready (`send-conn-init`).
       this.#socket = adopted;
-      adopted.connInit(this.#connectTimeoutMs);
-      this.#log.debug('session: conn_init on the pre-opened control socket', { generation: adopted.generation });
+      if (!hold) {
+        adopted.connInit(this.#connectTimeoutMs);
+        this.#log.debug('session: conn_init on the pre-opened control socket', { generation: adopted.generation });
+      }
       this.#dispatch({ type: 'socket-open', atMs: this.#clock.now() });
       return;
     }
     this.#socket = this.#newControlSocket({
       ackTimeoutMs: this.#connectTimeoutMs,
+      ...(hold ? { holdConnInit: true } : {}),
       ...(this.#keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#keepAliveIntervalMs } : {}),
       ...(this.#deadAfterMs !== undefined ? { deadAfterMs: this.#deadAfterMs } : {}),
       onOutcome: (outcome, socket) => this.#onSocketOutcome(outcome, socket),
     });
     this.#log.debug('session: opening control socket', { generation: this.#socket.generation });
+  }
+
+  /**
+   * The RTC side is ready: send the held conn_init on the open socket. On a socket whose handshake has not
+   * finished yet (a join faster than the handshake) it goes out on open (the transport's handshake timeout
+   * bounds that); with no socket at all, a fresh one sends it on open.
+   */
+  #sendHeldConnInit(): void {
+    const socket = this.#socket;
+    if (socket?.isOpen && !socket.connInitSent) {
+      socket.connInit(this.#connectTimeoutMs);
+      this.#log.debug('session: RTC ready; conn_init sent', { generation: socket.generation });
+      return;
+    }
+    if (socket?.connInitSent) return;
+    if (socket && !socket.isFinished) {
+      this.#connInitOnOpen = socket;
+      return;
+    }
+    this.#openSocket(false);
   }
 
   /**
@@ -415,6 +487,10 @@ export class SessionController {
     const atMs = this.#clock.now();
     switch (outcome.kind) {
       case 'open':
+        if (this.#connInitOnOpen === socket) {
+          this.#connInitOnOpen = null;
+          socket.connInit(this.#connectTimeoutMs);
+        }
         return this.#dispatch({ type: 'socket-open', atMs });
       case 'ack-success':
         return this.#dispatch({ type: 'ack-success', atMs });
@@ -522,7 +598,11 @@ export class SessionController {
     into.add(tracked);
   }
 
-  #cancelTimer(which: 'retry' | 'duration'): void {
+  #cancelTimer(which: 'retry' | 'duration' | 'rtc'): void {
+    if (which === 'rtc' && this.#rtcTimer !== null) {
+      this.#clock.clearTimeout(this.#rtcTimer);
+      this.#rtcTimer = null;
+    }
     if (which === 'retry' && this.#retryTimer !== null) {
       this.#clock.clearTimeout(this.#retryTimer);
       this.#retryTimer = null;
@@ -536,6 +616,7 @@ export class SessionController {
   #clearTimers(): void {
     this.#cancelTimer('retry');
     this.#cancelTimer('duration');
+    this.#cancelTimer('rtc');
   }
 
   #emit(event: SessionEvent): void {

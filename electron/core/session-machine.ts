@@ -55,7 +55,11 @@ export type MachineEvent =
   /** The billing query after the end finished (`record` null: it could not be read). */
   | { type: 'end-confirmed'; atMs: number; record: FinalRecord | null }
   /** Something unexpected broke in the driver. */
-  | { type: 'error'; atMs: number; error: ErrorInfo };
+  | { type: 'error'; atMs: number; error: ErrorInfo }
+  /** The renderer's side of the RTC channel is ready (joined, remote handler in place, microphone track ready). */
+  | { type: 'rtc-ready'; atMs: number }
+  /** Our side of the RTC channel failed (join refused, blocked network) or did not get ready in time. */
+  | { type: 'rtc-failed'; atMs: number; error: ErrorInfo };
 
 export type MachineEffect =
   /** Build the request and POST it (spec §4.1). Never retried. */
@@ -64,8 +68,16 @@ export type MachineEffect =
   | { type: 'abort-create' }
   /** Emit the `credentials` event (the renderer joins RTC). */
   | { type: 'emit-credentials' }
-  /** Open a new control socket (fresh URL/headers, seq_id from 1); it sends conn_init on open. */
-  | { type: 'open-socket' }
+  /**
+   * Open a new control socket (fresh URL/headers, seq_id from 1); it sends conn_init on open, unless
+   * `holdConnInit`: then it only keeps the session company until `send-conn-init` (RTC first, then billing).
+   */
+  | { type: 'open-socket'; holdConnInit?: true }
+  /** Send the held conn_init on the current socket (or on a fresh socket when it is not open yet). */
+  | { type: 'send-conn-init' }
+  /** Fire `rtc-failed` (timeout) at `atMs` unless the RTC side reports ready first. */
+  | { type: 'schedule-rtc-guard'; atMs: number }
+  | { type: 'cancel-rtc-guard' }
   /** Close the current control socket and ignore anything it still reports. */
   | { type: 'close-socket' }
   /**
@@ -120,6 +132,10 @@ export interface SessionContext {
   /** The user cancelled while the create request was in flight. */
   cancelledDuringCreate: boolean;
   lastError: ErrorInfo | null;
+  /** The renderer reported its side of the RTC channel ready (only tracked with `awaitRtcReady`). */
+  rtcReady: boolean;
+  /** The current socket holds its conn_init until the RTC side is ready. */
+  connInitHeld: boolean;
 }
 
 export interface Machine {
@@ -132,7 +148,18 @@ export interface MachineConfig {
   liveReconnectPolicy: ReconnectPolicy;
   /** How long after `endsAtMs` to wait for the server's own `timeout` before hanging up ourselves. */
   durationGraceMs: number;
+  /**
+   * RTC first, then billing: conn_init waits for `rtc-ready` (the socket opens meanwhile, holding it), and
+   * an RTC failure before then ends the session with type 5 and no conn_init. Off for callers with no RTC
+   * side (the CLI probe).
+   */
+  awaitRtcReady?: boolean;
+  /** With `awaitRtcReady`: how long the RTC side may take before the session is given up. Default 30 000. */
+  rtcReadyTimeoutMs?: number;
 }
+
+/** Default bound on the renderer's join before the session is given up (type 5, never billed). */
+export const RTC_READY_TIMEOUT_MS = 30_000;
 
 export interface TransitionResult {
   machine: Machine;
@@ -166,6 +193,8 @@ export function initialMachine(): Machine {
       failure: null,
       cancelledDuringCreate: false,
       lastError: null,
+      rtcReady: false,
+      connInitHeld: false,
     },
   };
 }
@@ -257,6 +286,16 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
           { type: 'send-hangup', reason },
         ]);
       }
+      if (config.awaitRtcReady) {
+        // RTC first, then billing: the socket opens now (its handshake overlaps the renderer's join) but
+        // holds conn_init until `rtc-ready`; a join that never gets ready is given up (type 5, no conn_init).
+        const cc: SessionContext = { ...c, socketsOpened: 1, connInitHeld: true };
+        return to({ phase: 'connecting', liveId: event.liveId, attempt: 1 }, cc, [
+          { type: 'emit-credentials' },
+          openSocket(true),
+          { type: 'schedule-rtc-guard', atMs: event.atMs + (config.rtcReadyTimeoutMs ?? RTC_READY_TIMEOUT_MS) },
+        ]);
+      }
       const cc = { ...c, socketsOpened: 1 };
       return to({ phase: 'connecting', liveId: event.liveId, attempt: 1 }, cc, [{ type: 'emit-credentials' }, { type: 'open-socket' }]);
     }
@@ -297,7 +336,11 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
         const delayMs = config.notReadyPolicy.nextDelayMs({ attempt, elapsedMs: event.atMs - warmupStartedAtMs, lastError: 'NOT_READY' });
         const c: SessionContext = { ...ctx, warmupStartedAtMs, lastError: err('not_ready', 'NOT_READY') };
         if (delayMs === null) {
-          return failNow(c, err('not_ready', 'The avatar was still not ready after the warm-up wait; try again later.'), [{ type: 'close-socket' }]);
+          // Giving up on a created room: close it with type 5 (on this socket, still open after NOT_READY),
+          // so it never waits on the service.
+          return failNow(c, err('not_ready', 'The avatar was still not ready after the warm-up wait; try again later.'), [
+            { type: 'send-hangup', reason: 'user_end' },
+          ]);
         }
         const cc: SessionContext = { ...c, notReadyRetries: ctx.notReadyRetries + 1, preLiveRetries: attempt };
         return to(
@@ -321,7 +364,8 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
       if (state.phase === 'reconnecting') {
         return endVia('user_end', 'network', [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, { type: 'close-socket' }], error);
       }
-      return failNow(ctx, error, [{ type: 'close-socket' }]);
+      // The service calls this permanent; a type 5 still makes sure the room is not left waiting.
+      return failNow(ctx, error, [{ type: 'send-hangup', reason: 'user_end' }]);
     }
 
     case 'forced-hangup': {
@@ -332,7 +376,7 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
 
     case 'socket-lost': {
       if (state.phase === 'connecting') {
-        if (classify(event.error.code) === 'fatal') return failNow(ctx, event.error, [{ type: 'close-socket' }]);
+        if (classify(event.error.code) === 'fatal') return failNow(ctx, event.error, abandonEffects(event.error));
         // A drop before the ack: retry on the NOT_READY schedule (bounded by the same warm-up budget).
         const warmupStartedAtMs = ctx.warmupStartedAtMs ?? event.atMs;
         const attempt = ctx.preLiveRetries + 1;
@@ -340,7 +384,7 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
         const c: SessionContext = { ...ctx, warmupStartedAtMs, lastError: event.error };
         if (delayMs === null) {
           const error = ctx.lastError?.code === 'not_ready' ? err('not_ready', 'The avatar was still not ready after the warm-up wait.') : event.error;
-          return failNow(c, error, [{ type: 'close-socket' }]);
+          return failNow(c, error, abandonEffects(event.error));
         }
         const cc: SessionContext = { ...c, preLiveRetries: attempt };
         return to(
@@ -373,8 +417,9 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
 
     case 'retry-due': {
       if (state.phase === 'warming') {
-        const c: SessionContext = { ...ctx, socketsOpened: ctx.socketsOpened + 1 };
-        return to({ phase: 'connecting', liveId: state.liveId, attempt: c.socketsOpened }, c, [{ type: 'open-socket' }]);
+        const hold = !!config.awaitRtcReady && !ctx.rtcReady;
+        const c: SessionContext = { ...ctx, socketsOpened: ctx.socketsOpened + 1, connInitHeld: hold };
+        return to({ phase: 'connecting', liveId: state.liveId, attempt: c.socketsOpened }, c, [openSocket(hold)]);
       }
       if (state.phase === 'reconnecting') {
         const c: SessionContext = { ...ctx, socketsOpened: ctx.socketsOpened + 1, reconnects: ctx.reconnects + 1 };
@@ -400,6 +445,7 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
           return endVia(event.reason, 'client', [
             { type: 'cancel-retry' },
             { type: 'cancel-duration-guard' },
+            ...(config.awaitRtcReady ? [{ type: 'cancel-rtc-guard' } as const] : []),
             { type: 'send-hangup', reason: event.reason },
           ]);
       }
@@ -435,11 +481,48 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
 
     case 'error': {
       if (state.phase === 'idle') return same;
-      const effects: MachineEffect[] = [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, { type: 'close-socket' }];
+      const effects: MachineEffect[] = [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }];
+      // A created room we stop driving still gets its type 5 (the hangup went out already once ending).
+      const created = state.phase === 'connecting' || state.phase === 'warming' || state.phase === 'live' || state.phase === 'reconnecting';
+      effects.push(created ? { type: 'send-hangup', reason: 'user_end' } : { type: 'close-socket' });
       if (state.phase === 'creating') effects.push({ type: 'abort-create' });
       return failNow(ctx, event.error, effects);
     }
+
+    case 'rtc-ready': {
+      if (!config.awaitRtcReady || ctx.rtcReady) return same;
+      if (state.phase !== 'connecting' && state.phase !== 'warming') return same;
+      const c: SessionContext = { ...ctx, rtcReady: true, connInitHeld: false };
+      const effects: MachineEffect[] = [{ type: 'cancel-rtc-guard' }];
+      if (state.phase === 'connecting' && ctx.connInitHeld) effects.push({ type: 'send-conn-init' });
+      return to(state, c, effects);
+    }
+
+    case 'rtc-failed': {
+      if (state.phase !== 'connecting' && state.phase !== 'warming') return same;
+      // Our side of the call cannot work: close the room with type 5. Before `rtc-ready` no conn_init went
+      // out, so the avatar never went live and nothing is billed.
+      return endVia(
+        'user_end',
+        'client',
+        [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, { type: 'cancel-rtc-guard' }, { type: 'send-hangup', reason: 'user_end' }],
+        event.error,
+      );
+    }
   }
+}
+
+function openSocket(hold: boolean): MachineEffect {
+  return hold ? { type: 'open-socket', holdConnInit: true } : { type: 'open-socket' };
+}
+
+/**
+ * Effects of giving up on a created room after a failure: type 5, unless the room is already gone (404)
+ * or refuses us outright (401/403), where only the socket is closed.
+ */
+function abandonEffects(error: ErrorInfo): MachineEffect[] {
+  const refused = error.code === 'not_found' || error.code === 'unauthorized' || error.code === 'forbidden';
+  return refused ? [{ type: 'close-socket' }] : [{ type: 'send-hangup', reason: 'user_end' }];
 }
 
 /** After a lost socket: drop it, and while still reconnecting, ask the server whether the session is still on. */

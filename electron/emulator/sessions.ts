@@ -17,7 +17,7 @@ import {
   type CallMode,
   type CreateSessionRequest,
 } from '../core/protocol.ts';
-import { EMULATOR_APP_ID_PREFIX, rtcIds } from '../core/rtc-ids.ts';
+import { EMULATOR_APP_ID_PREFIX, emulatorRtcToken, rtcIds } from '../core/rtc-ids.ts';
 import type { AccountRecord, Accounts } from './accounts.ts';
 import type { TimerSet } from './timers.ts';
 import type { EmulatedSession, EmulatedStatus, EmulatorKnobs } from './types.ts';
@@ -105,11 +105,11 @@ export class SessionStore {
       liveDurationS: Math.max(1, Math.min(Math.floor(knobs.liveDurationS), MAX_LIVE_DURATION_S)), // spec §8: capped at 600
       avatar: { name: request.avatar.name ?? null, voice: request.avatar.voice ?? DEFAULT_VOICE, persona: request.avatar.persona },
       rtc: {
-        app_id: EMULATOR_RTC_APP_ID,
+        app_id: knobs.rtcAppId ?? EMULATOR_RTC_APP_ID,
         // spec §2.5 native channel map
         channel_id: request.call_mode === 'audio' ? rtcIds.audioChannel(id) : rtcIds.videoChannel(id),
         user_id: rtcIds.user(creatorId, id),
-        token: 'emu-rtc-' + randomBytes(24).toString('base64url'),
+        token: emulatorRtcToken(knobs.rtcJoinMs, randomBytes(24).toString('base64url')),
         token_expire_at: String(Math.floor(now / 1000) + RTC_TOKEN_TTL_S), // spec §2.2: about 1 hour
       },
       request: recordableRequest(effectiveRequest),

@@ -38,6 +38,12 @@ export interface EmulatorKnobs {
   /** A `waiting` session never initialised (no socket, or a socket that never sent conn_init) expires after
    *  this: its socket is closed and it is 404 from then on (default 10 min). Also the "spare expired" knob. */
   sessionTtlMs: number;
+  /** How long the demo engine's modelled RTC channel join takes for this emulator's sessions (carried in
+   *  the RTC token it issues, `rtc-ids.ts`), so figures measured on the emulator include a join. Default 400. */
+  rtcJoinMs: number;
+  /** Issue this RTC app id instead of the emulator's own (null): a non-emulator id makes the renderer use
+   *  the real Web SDK, e.g. to prove that a network blocking the RTC provider costs nothing. */
+  rtcAppId: string | null;
 }
 
 /** Frozen; startEmulator copies it (with a fresh warmupMs object) into each handle's mutable `knobs`. */
@@ -55,6 +61,8 @@ export const DEFAULT_KNOBS: Readonly<EmulatorKnobs> = Object.freeze({
   liveDurationS: MAX_LIVE_DURATION_S,
   endingMs: 300,
   sessionTtlMs: 10 * 60_000,
+  rtcJoinMs: 400,
+  rtcAppId: null,
 });
 
 export interface EmulatorAccount {

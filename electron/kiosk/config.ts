@@ -103,8 +103,20 @@ const prewarmSchema = z
     maxAgeSeconds: z.number().int().min(10).max(600).default(90),
     /** At most this many spares are created in any rolling hour. */
     maxPerHour: z.number().int().min(0).max(600).default(40),
+    /** The renderer joins a spare's RTC channel receive-only as soon as it exists (nothing captured or
+     *  published before the tap), so the tap does not carry a channel join. */
+    prejoin: z.boolean().default(true),
   })
-  .default({ mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40 });
+  .default({ mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40, prejoin: true });
+
+/** The RTC side of calls: see docs/network.md. */
+const rtcSchema = z
+  .strictObject({
+    /** The RTC provider's cloud proxy for firewalled venues: off, UDP, or TCP (TLS 443). It must also be
+     *  enabled for the service's RTC app id by the provider. */
+    cloudProxy: z.enum(['off', 'udp', 'tcp']).default('off'),
+  })
+  .default({ cloudProxy: 'off' });
 
 const presenceSchema = z
   .strictObject({
@@ -143,6 +155,7 @@ export const configFileSchema = z.strictObject({
   metrics: metricsSchema,
   prewarm: prewarmSchema,
   presence: presenceSchema,
+  rtc: rtcSchema,
   /** Fleet settings (kiosk/fleet-config.ts): opening hours, the operator's MQTT broker, safe updates. */
   schedule: scheduleSchema.optional(),
   mqtt: mqttSchema.optional(),

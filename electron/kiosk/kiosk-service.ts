@@ -30,6 +30,7 @@ import {
   type SetApiKeyArgs,
   type SetMutedArgs,
   type StartArgs,
+  type RtcReadyArgs,
   type AttractReportArgs,
   type AttentionItem,
   type KeyProtectionWeak,
@@ -82,6 +83,14 @@ export interface KioskServiceOptions {
   portrait?: boolean;
   /** The control sockets' transport (tests); default: `ws` over the warm keep-alive agent. */
   transportFactory?: TransportFactory;
+  /**
+   * RTC first, then billing (default true): conn_init waits until the renderer reports its side of the RTC
+   * channel ready (`session.rtcReady`); a join failure ends the session with type 5 before any conn_init.
+   * Only a caller with no renderer at all (a node test driving main alone) turns it off.
+   */
+  awaitRendererRtc?: boolean;
+  /** Bound on the renderer's join before the session is given up (default 30 000 ms). */
+  rtcReadyTimeoutMs?: number;
 }
 
 /** Staff operations, attached after creation (electron/operations/staff-ops.ts): they bring the `staff`
@@ -102,6 +111,8 @@ export interface KioskService {
   getState(): Promise<Result<SessionState>>;
   setMuted(args: SetMutedArgs): Promise<Result<void>>;
   reportMediaError(args: MediaErrorArgs): Promise<Result<void>>;
+  /** The renderer's side of the session's RTC channel is ready: conn_init goes out now. */
+  rtcReady(args: RtcReadyArgs): Promise<Result<{ accepted: boolean }>>;
   getConfig(): Promise<Result<PublicConfig>>;
   setApiKey(args: SetApiKeyArgs): Promise<Result<PublicConfig>>;
   /** Session events plus `{type:'muted'}`; returns the unsubscribe function. */
@@ -177,6 +188,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   });
   const loadAvatarImage = options.loadAvatarImage ?? readImageAsDataUrl;
   const config = options.config;
+  const awaitRendererRtc = options.awaitRendererRtc ?? true;
 
   // The environment key always wins (contract: clearing the stored key goes back to demo "unless the
   // environment sets one"); the stored key is what setApiKey manages.
@@ -328,7 +340,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       cast: [],
       video: { fit: resolveVideoFit(config, options.portrait ?? configuredPortrait(config)) },
       companion: { pushToTalk: config.companion.pushToTalk, shortcut: config.companion.shortcut },
-      prewarm: { mode: config.prewarm.mode },
+      prewarm: { mode: config.prewarm.mode, prejoin: config.prewarm.prejoin },
+      rtc: { cloudProxy: config.rtc.cloudProxy },
       presence: { cameraEnabled: config.presence.cameraEnabled },
       attention: attention().length,
       opening: { ...opening },
@@ -435,6 +448,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
         ...(options.clock ? { clock: options.clock } : {}),
         transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
         buildRequest,
+        awaitRtcReady: awaitRendererRtc,
+        ...(options.rtcReadyTimeoutMs !== undefined ? { rtcReadyTimeoutMs: options.rtcReadyTimeoutMs } : {}),
       }),
       done: Promise.resolve(),
       hangupPromise: null,
@@ -497,7 +512,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   /** Route a controller event to the renderer: directly, or held while an adopted spare's first answer is due. */
   function deliver(session: ActiveSession, startOptions: StartOptions, event: SessionEvent): void {
     const pending = session.pending;
-    if (!pending) {
+    if (!pending || (event.type === 'credentials' && awaitRendererRtc)) {
+      // Credentials are never held: the adopted spare's conn_init waits for the renderer's RTC side, which
+      // needs them (and the renderer may have pre-joined that channel already).
       if (event.type === 'credentials' && active === session) session.resolveCreated(event.liveId);
       forward(session, event);
       return;
@@ -587,6 +604,13 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     return ok(undefined);
   }
 
+  async function rtcReady(args: RtcReadyArgs): Promise<Result<{ accepted: boolean }>> {
+    const session = active;
+    const accepted = session ? session.controller.rtcReady(args.liveId) : false;
+    logger.info(accepted ? 'The renderer joined the RTC channel; sending conn_init' : 'An RTC-ready report for no waiting session was ignored', { liveId: args.liveId });
+    return ok({ accepted });
+  }
+
   async function setApiKey(args: SetApiKeyArgs): Promise<Result<PublicConfig>> {
     if (shutdownPromise) return fail('cancelled', 'The kiosk is shutting down.');
     if (isRunning()) return fail('invalid_request', 'Hang up the current session before changing the API key.');
@@ -671,6 +695,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       getState: () => ok(state),
       setMuted: (args) => setMuted(args),
       reportMediaError: (args) => reportMediaError(args),
+      rtcReady: (args) => rtcReady(args),
     },
     config: { get: () => getConfig() },
     attract: { report: (args) => attractReport(args) },
@@ -690,6 +715,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     getState: async () => ok(state),
     setMuted,
     reportMediaError,
+    rtcReady,
     getConfig,
     setApiKey,
     onEvent(listener) {
@@ -772,7 +798,10 @@ const MEDIA_MESSAGES: Record<MediaErrorKind, { code: ErrorCode; message: string 
   microphone_denied: { code: 'media_unavailable', message: 'The microphone could not be used, so the call was ended. Please ask staff to check the microphone.' },
   camera_denied: { code: 'media_unavailable', message: 'The camera could not be used, so the call was ended. Please ask staff to check the camera.' },
   device_missing: { code: 'media_unavailable', message: 'No microphone or camera was found, so the call was ended. Please ask staff for help.' },
-  rtc_join_failed: { code: 'rtc_failed', message: 'The call could not connect to the audio/video channel, so it was ended. Please try again.' },
+  rtc_join_failed: {
+    code: 'rtc_failed',
+    message: 'The call could not join its audio/video channel: this network seems to block video calls, so the call was ended. Nothing was charged.',
+  },
   rtc_disconnected: { code: 'rtc_failed', message: 'The audio/video connection was lost, so the call was ended. Please try again.' },
   engine_unavailable: { code: 'rtc_failed', message: 'The audio/video engine is not available on this kiosk, so the call was ended. Please ask staff for help.' },
   other: { code: 'rtc_failed', message: 'A media problem ended the call. Please try again.' },

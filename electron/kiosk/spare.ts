@@ -360,7 +360,7 @@ export class SpareManager {
       return;
     }
     this.#log.info('spare: created', { liveId, callMode: spare.callMode });
-    this.#opts.emit({ type: 'spare', status: 'created', liveId, callMode: spare.callMode });
+    this.#opts.emit({ type: 'spare', status: 'created', liveId, callMode: spare.callMode, rtc: created.rtc });
     spare.ageTimer = this.#clock.setTimeout(() => {
       spare.ageTimer = null;
       if (!spare.done) this.#end(spare, 'expired', 'max_age');

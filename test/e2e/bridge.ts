@@ -48,7 +48,8 @@ export interface KioskBackend {
 
 export interface BridgeHandle {
   /** Every call the page made, in order (channel and argument). */
-  readonly calls: Array<{ channel: string; arg: unknown }>;
+  /** Every call from the page, with when it reached the bridge (Date.now()). */
+  readonly calls: Array<{ channel: string; arg: unknown; atMs?: number }>;
   /** Every event forwarded to the page, in order. */
   readonly events: KioskEvent[];
   /** Wait until all forwarded events have been delivered to the page. */
@@ -60,7 +61,7 @@ export async function installKioskBridge(page: Page, backend: KioskBackend): Pro
   const calls: BridgeHandle['calls'] = [];
   const events: KioskEvent[] = [];
   await page.exposeBinding('__kioskInvoke', async (_source, channel: string, arg: unknown) => {
-    calls.push({ channel, arg });
+    calls.push({ channel, arg, atMs: Date.now() });
     return backend.handle(channel, arg);
   });
   // A string, not a function: tsx/esbuild decorate functions with `__name(...)` helpers that do not
@@ -69,14 +70,22 @@ export async function installKioskBridge(page: Page, backend: KioskBackend): Pro
 
   let chain: Promise<void> = Promise.resolve();
   let disposed = false;
+  // Events waiting for the page, delivered in order. Whatever queued up while the previous delivery was in
+  // flight goes in ONE evaluate: Electron's IPC delivers an event in microseconds, a Playwright round trip on
+  // a loaded machine takes far longer, and a burst (a spare's held states) must not queue up behind it.
+  let queued: KioskEvent[] = [];
   const off = backend.onEvent((event) => {
     events.push(event);
     if (disposed) return;
+    queued.push(event);
+    if (queued.length > 1) return; // a delivery is already scheduled; it takes this one too
     chain = chain.then(async () => {
+      const batch = queued;
+      queued = [];
       try {
-        await page.evaluate(`window.__kioskEmit?.(${JSON.stringify(event)})`);
+        await page.evaluate(`for (const e of ${JSON.stringify(batch)}) window.__kioskEmit?.(e)`);
       } catch {
-        // The page is navigating or closed: the event is lost, as it would be for a reloading renderer.
+        // The page is navigating or closed: the events are lost, as they would be for a reloading renderer.
       }
     });
   });

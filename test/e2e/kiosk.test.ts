@@ -10,6 +10,7 @@
  * Build first: npx vite build --config renderer/vite.config.ts
  * Run:         node --import tsx --test test/e2e/kiosk.test.ts
  */
+import { WEB_JOIN_TIMEOUT_MS } from '../../renderer/src/rtc/agora-web-engine.ts';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright';
@@ -149,13 +150,14 @@ describe('Kiosk renderer (E2E: built renderer + real kiosk service + emulator)',
       await page.keyboard.press('Enter');
       await waitLive(k);
       assert.equal(k.emulator.listSessions()[0]!.callMode, 'audio');
+      // The countdown first (the screenshots below take seconds on a loaded machine).
+      const countdown = page.locator('[data-testid=countdown]');
+      assert.match((await countdown.textContent()) ?? '', /Ending in 0:2\d/);
+      assert.equal(await countdown.evaluate((el) => el.classList.contains('warn')), true);
       await page.waitForTimeout(300);
       await screenshotBoth(page, 'live-audio', 'portrait');
       const tracks = await localTracks(page);
       assert.equal(tracks.total, 1, 'voice only asks for the microphone alone');
-      const countdown = page.locator('[data-testid=countdown]');
-      assert.match((await countdown.textContent()) ?? '', /Ending in 0:2\d/);
-      assert.equal(await countdown.evaluate((el) => el.classList.contains('warn')), true);
 
       await page.keyboard.press('Escape');
       await screenIs(page, 'ended');
@@ -235,7 +237,8 @@ describe('Kiosk renderer (E2E: built renderer + real kiosk service + emulator)',
   });
 
   it('cancel during the warm-up returns to attract and leaves no live session', async () => {
-    const k = await open('landscape', { knobs: { warmupMs: { audio: 0, video: 2_500 } } });
+    // 3.5 s: conn_init goes out after the modelled 400 ms join, so the retry 2 s later still meets NOT_READY.
+    const k = await open('landscape', { knobs: { warmupMs: { audio: 0, video: 3_500 } } });
     try {
       const { page } = k;
       await page.click('[data-testid=start]');
@@ -255,26 +258,49 @@ describe('Kiosk renderer (E2E: built renderer + real kiosk service + emulator)',
     }
   });
 
-  it('real credentials run the Agora Web SDK (loaded lazily, under the CSP); an unreachable channel ends the call with its message', async () => {
-    // Non-emulator credentials → agora-web. There is no network here, so the SDK cannot reach Agora:
-    // the engine gives up after its 15 s join timeout and main must end the (live, billing) session.
-    const k = await open('landscape', {
-      mapEvent: (e) => (e.type === 'credentials' ? { ...e, rtc: { ...e.rtc, app_id: '0123456789abcdef0123456789abcdef' } } : e),
+  it('the real Agora Web SDK on a network that refuses the RTC provider: the join fails in bounded time, no conn_init, 0 credits, the kiosk says the network blocks video calls', async () => {
+    // The emulator issues a non-emulator RTC app id, so the renderer loads the real agora-rtc-sdk-ng (lazily,
+    // under the CSP). Every request that is not to this machine is refused by Playwright's routing, as a
+    // venue firewall would: the SDK's join fails (or runs into the engine's 15 s bound).
+    const k = await open('landscape', { knobs: { rtcAppId: '0123456789abcdef0123456789abcdef' } });
+    const refused: string[] = [];
+    const remote = (url: URL) => url.hostname !== '127.0.0.1' && url.hostname !== 'localhost';
+    await k.context.route(remote, (route) => {
+      refused.push(route.request().url());
+      return route.abort('connectionrefused');
+    });
+    await k.context.routeWebSocket(remote, (ws) => {
+      refused.push(ws.url());
+      return ws.close();
     });
     try {
       const { page } = k;
+      const tapAt = Date.now();
       await page.click('[data-testid=start]');
       await eventually(() => k.requests.some((u) => /AgoraRTC_N-production.*\.js$/.test(u)), 'the SDK chunk is loaded on demand', 10_000);
-      await screenIs(page, 'error', 25_000);
+      await screenIs(page, 'error', WEB_JOIN_TIMEOUT_MS + 10_000);
+      const shownAfterMs = Date.now() - tapAt;
+      assert.ok(shownAfterMs < WEB_JOIN_TIMEOUT_MS + 10_000, `the error showed ${shownAfterMs} ms after the tap`);
       assert.equal(await page.getAttribute('[data-testid=screen-error]', 'data-cause'), 'engine');
-      assert.equal(await page.locator('[data-testid=error-title]').textContent(), 'The call couldn’t connect');
+      assert.equal(await page.locator('[data-testid=error-title]').textContent(), 'This network blocks video calls');
+      assert.match((await page.locator('[data-testid=screen-error]').textContent()) ?? '', /Nothing was charged/);
+      assert.ok(refused.length > 0, 'the SDK did try to reach the RTC provider');
+      assert.ok(refused.every((u) => !/^(https?|wss?):\/\/(127\.0\.0\.1|localhost)[:/]/.test(u)));
       assert.ok(k.bridge.calls.some((c) => c.channel === 'kiosk:session:report-media-error' && (c.arg as { kind: string }).kind === 'rtc_join_failed'));
-      await eventually(() => k.emulator.liveCount() === 0, 'main ended the session: nothing billing');
+      assert.ok(!k.bridge.calls.some((c) => c.channel === 'kiosk:session:rtc-ready'), 'the renderer never reported ready');
+      const liveId = onlySessionId(k);
+      await eventually(() => k.emulator.getSession(liveId)?.status === 'ended', 'main ended the session with type 5');
+      const session = k.emulator.getSession(liveId)!;
+      assert.equal(session.connInits, 0, 'no conn_init reached the service');
+      assert.equal(session.hangupReason, 'user_end');
+      assert.ok(session.clientMessages.some((m) => m.type === 5), 'type 5 went out');
+      assert.equal(session.startedAtMs, null, 'never live');
+      assert.equal(session.creditsCost, 0);
+      assert.equal(k.emulator.balance(), 1_000, '0 credits billed');
       await eventually(async () => (await localTracks(page)).live === 0, 'the SDK’s microphone and camera were released');
-      assert.ok((await localTracks(page)).total >= 2, 'the SDK had opened the microphone and the camera');
       const csp = k.problems.filter((p) => /Content Security Policy|Refused to/i.test(p));
       assert.deepEqual(csp, [], 'no CSP violations while the SDK ran');
-      await screenshotBoth(page, 'error-rtc', 'landscape');
+      await screenshotBoth(page, 'error-network-blocked', 'landscape');
     } finally {
       await k.close();
     }

@@ -37,7 +37,7 @@ export async function createStaffKiosk(options: {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
   await persistence.write(options.file);
-  const service = await createKioskService({
+  const service = await createKioskService({ awaitRendererRtc: false,
     config: resolveConfig(persistence.read(), {}, { appRoot: APP_ROOT }),
     apiKey: options.storedApiKey ?? null,
     apiKeySource: options.storedApiKey ? 'stored' : 'none',

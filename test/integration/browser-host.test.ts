@@ -52,6 +52,19 @@ interface Client {
 }
 
 /** Open a socket with `origin`; resolves once it is open (or rejects with the HTTP status it got). */
+/** The page's part of a call: it joins the RTC channel of the credentials it received and says so. */
+async function reportRtcReady(page: Client): Promise<void> {
+  let liveId: string | null = null;
+  await until(
+    () => {
+      for (const f of page.frames) if (f.type === 'event' && f.event.type === 'credentials') liveId = f.event.liveId;
+      return liveId !== null;
+    },
+    { realTimeoutMs: WAIT_MS, message: 'the credentials' },
+  );
+  assert.deepEqual(await page.call('kiosk:session:rtc-ready', { liveId }), { ok: true, value: { accepted: true } });
+}
+
 function connect(url: string, origin: string | undefined, headers: Record<string, string> = {}): Promise<Client> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers: { ...(origin ? { origin } : {}), ...headers } });
@@ -257,6 +270,7 @@ describe('browser mode host', () => {
       assert.equal(config.value.hasApiKey, true);
       assert.equal(config.value.apiKeySource, 'env');
       assert.equal(((await page.call('kiosk:session:start', { callMode: 'audio' })) as { ok: boolean }).ok, true);
+      await reportRtcReady(page);
       await until(() => page.frames.some((f) => f.type === 'event' && f.event.type === 'state' && f.event.state.phase === 'live'), { realTimeoutMs: WAIT_MS, message: 'live' });
       // A void Result's `value: undefined` is dropped by JSON, as it is by Electron's IPC.
       assert.deepEqual(await page.call('kiosk:session:hangup'), { ok: true });
@@ -275,6 +289,7 @@ describe('browser mode host', () => {
       const page = await connect(socketUrl, kiosk.host.origin);
       await hello(page);
       await page.call('kiosk:session:start', { callMode: 'audio' });
+      await reportRtcReady(page);
       await until(() => kiosk.service.state.phase === 'live', { realTimeoutMs: WAIT_MS, message: 'live' });
       page.ws.terminate();
       await until(() => kiosk.service.state.phase === 'idle', { realTimeoutMs: WAIT_MS, message: 'back to idle' });

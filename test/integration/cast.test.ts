@@ -147,7 +147,7 @@ describe('KioskService with a cast', () => {
       {},
       opts(),
     );
-    const service = await createKioskService({ config, apiKey: null, apiKeySource: 'none', emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 10 } });
+    const service = await createKioskService({ awaitRendererRtc: false, config, apiKey: null, apiKeySource: 'none', emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 10 } });
     services.push(service);
     return service;
   }

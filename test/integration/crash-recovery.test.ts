@@ -94,7 +94,7 @@ describe('crash recovery', () => {
     assert.equal(existsSync(journalPath), true, 'the journal survived the crash');
 
     // The next start: the same wiring as index.ts, recovery before the attract screen.
-    const service = await createKioskService({ config: resolveConfig(persistence.read(), {}, { appRoot: REPO }), apiKey: emu.apiKey, apiKeySource: 'env' });
+    const service = await createKioskService({ awaitRendererRtc: false, config: resolveConfig(persistence.read(), {}, { appRoot: REPO }), apiKey: emu.apiKey, apiKeySource: 'env' });
     services.push(service);
     const ops = createStaffOps({
       service,

@@ -36,7 +36,7 @@ function nextPhase(service: KioskService, phase: string, timeoutMs = 8_000): Pro
 
 describe('KioskService: starting again right after an end', () => {
   it('a start issued the moment the UI sees `ended` waits for the cleanup and starts the next session', async () => {
-    const service = await createKioskService({
+    const service = await createKioskService({ awaitRendererRtc: false,
       config: resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {}),
       apiKey: null,
       apiKeySource: 'none',

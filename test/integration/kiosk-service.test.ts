@@ -32,7 +32,7 @@ after(async () => {
 
 async function makeService(options: Partial<KioskServiceOptions> = {}): Promise<Harness> {
   const persisted: (string | null)[] = [];
-  const service = await createKioskService({
+  const service = await createKioskService({ awaitRendererRtc: false,
     config: config(),
     apiKey: null,
     apiKeySource: 'none',
@@ -341,5 +341,85 @@ describe('KioskService API key handling', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('KioskService: RTC first, then billing (as with a renderer)', () => {
+  /** A service that waits for the renderer's RTC side, and the live id of a session started on it. */
+  async function startHeld(options: Partial<KioskServiceOptions> = {}): Promise<{ h: Harness; liveId: string; emulator: EmulatorHandle }> {
+    const h = await makeService({ awaitRendererRtc: true, ...options });
+    const r = (await h.service.handle(CHANNELS.sessionStart, {})) as Result<{ liveId: string | null }>;
+    const liveId = value(r).liveId;
+    assert.ok(liveId);
+    const emulator = h.service.emulator!;
+    // The control socket is open (holding conn_init) before anything else happens.
+    const deadline = Date.now() + 5_000;
+    while ((emulator.getSession(liveId)?.socketsOpened ?? 0) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(emulator.getSession(liveId)!.connInits, 0, 'no conn_init before the renderer is ready');
+    assert.equal(h.service.state.phase, 'connecting');
+    return { h, liveId, emulator };
+  }
+  const endedWithType5 = async (emulator: EmulatorHandle, liveId: string) => {
+    const deadline = Date.now() + 8_000;
+    while (emulator.getSession(liveId)?.status !== 'ended' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const s = emulator.getSession(liveId)!;
+    assert.equal(s.status, 'ended');
+    assert.equal(s.hangupReason, 'user_end');
+    assert.equal(hangupsSeen(emulator, liveId), 1, 'exactly one type 5');
+    assert.equal(s.connInits, 0, 'never conn_init');
+    assert.equal(s.creditsCost, 0);
+  };
+
+  it('rtcReady for the running session sends conn_init (one socket), and a wrong live id is refused', async () => {
+    const { h, liveId, emulator } = await startHeld();
+    assert.deepEqual(await h.service.handle(CHANNELS.sessionRtcReady, { liveId: 'someone-else' }), { ok: true, value: { accepted: false } });
+    const live = waitFor(h.service, phaseIs('live'));
+    assert.deepEqual(await h.service.handle(CHANNELS.sessionRtcReady, { liveId }), { ok: true, value: { accepted: true } });
+    await live;
+    assert.equal(emulator.getSession(liveId)!.connInits, 1);
+    assert.equal(emulator.getSession(liveId)!.socketsOpened, 1);
+    await h.service.hangup();
+  });
+
+  it('a join failure reported by the renderer: type 5, no conn_init, 0 credits, failed with the network-blocked message', async () => {
+    const { h, liveId, emulator } = await startHeld();
+    const failed = waitFor(h.service, (e) => e.type === 'state' && e.state.phase === 'failed');
+    await h.service.handle(CHANNELS.sessionReportMediaError, { kind: 'rtc_join_failed', message: 'CAN_NOT_GET_GATEWAY_SERVER' });
+    const e = await failed;
+    assert.ok(e.type === 'state' && e.state.phase === 'failed');
+    assert.equal(e.state.error.code, 'rtc_failed');
+    assert.match(e.state.error.message, /block video calls/);
+    await endedWithType5(emulator, liveId);
+  });
+
+  it('a media error (microphone denied) before ready: type 5, no conn_init', async () => {
+    const { h, liveId, emulator } = await startHeld();
+    await h.service.handle(CHANNELS.sessionReportMediaError, { kind: 'microphone_denied', message: 'NotAllowedError' });
+    await endedWithType5(emulator, liveId);
+  });
+
+  it('the visitor cancels before ready: type 5, no conn_init', async () => {
+    const { h, liveId, emulator } = await startHeld();
+    await h.service.handle(CHANNELS.sessionHangup, undefined);
+    await endedWithType5(emulator, liveId);
+  });
+
+  it('shutdown before ready: type 5, no conn_init', async () => {
+    const { h, liveId, emulator } = await startHeld();
+    const emulatorKept = emulator;
+    // Shutdown closes the in-process emulator too: read the session before it goes.
+    const seen: Array<{ type: number }> = [];
+    const poll = setInterval(() => {
+      const s = emulatorKept.getSession(liveId);
+      if (s) seen.splice(0, seen.length, ...s.clientMessages);
+    }, 2);
+    await h.service.shutdown();
+    clearInterval(poll);
+    assert.deepEqual(seen.map((m) => m.type).filter((t) => t !== 4), [5]);
+  });
+
+  it('the renderer never reports ready: given up with type 5 at the join bound', async () => {
+    const { liveId, emulator } = await startHeld({ rtcReadyTimeoutMs: 300 });
+    await endedWithType5(emulator, liveId);
   });
 });

@@ -57,7 +57,7 @@ const waitFor = (service: KioskService, predicate: (e: KioskEvent) => boolean, t
 describe('fleet metrics after a scripted set of sessions', () => {
   it('counts sessions, outcomes, retries, reconnects, billing, spares, crashes, restarts and errors exactly', async () => {
     const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {});
-    const service = await createKioskService({
+    const service = await createKioskService({ awaitRendererRtc: false,
       config,
       apiKey: null,
       apiKeySource: 'none',

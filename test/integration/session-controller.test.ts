@@ -237,6 +237,63 @@ describe('SessionController (against the emulator)', () => {
       assert.equal(h.session().notReadyAnswers, 9);
       assert.equal(h.emu.liveCount(), 0);
       assert.equal(h.emu.balance(), 1_000);
+      // Never abandoned: type 5 went out, so the room is ended on the service, not left waiting.
+      await until(() => h.session().hangupReason !== null);
+      assert.equal(h.session().hangupReason, 'user_end');
+      assert.notEqual(h.session().status, 'waiting');
+      assert.equal(frames(h.session()).at(-1)?.split('#')[0], '5');
+    });
+  });
+
+  describe('RTC first, then billing (awaitRtcReady)', () => {
+    it('holds conn_init until the RTC side is ready, then goes live in one round trip', async () => {
+      const h = await setup({ controller: { awaitRtcReady: true } });
+      const result = h.controller.start(AUDIO);
+      await until(() => h.events.some((e) => e.type === 'credentials'));
+      await until(() => h.session().socketsOpened === 1);
+      await h.clock.advance(1_000);
+      assert.equal(h.controller.state.phase, 'connecting');
+      assert.equal(h.session().connInits, 0, 'no conn_init before the RTC side is ready');
+      assert.equal(h.session().status, 'waiting');
+      assert.equal(h.controller.rtcReady('someone-else'), false);
+      assert.equal(h.controller.rtcReady(h.liveId()), true);
+      await until(phaseIs(h, 'live'));
+      assert.equal(h.session().connInits, 1);
+      assert.equal(h.session().socketsOpened, 1, 'conn_init on the socket opened meanwhile');
+      assert.equal(ended(await hangUp(h)).wentLive, true);
+      await result;
+    });
+
+    it('a join failure: type 5, never conn_init, 0 credits, failed with rtc_failed', async () => {
+      const h = await setup({ controller: { awaitRtcReady: true } });
+      const result = h.controller.start(VIDEO);
+      await until(() => h.events.some((e) => e.type === 'credentials'));
+      await until(() => h.session().socketsOpened === 1);
+      assert.equal(h.controller.rtcFailed(h.liveId(), { code: 'rtc_failed', message: 'The network blocks video calls.' }), true);
+      const state = failed(await driveUntilSettled(h.clock, result));
+      assert.equal(state.error.code, 'rtc_failed');
+      assert.equal(state.summary?.wentLive, false);
+      assert.equal(state.summary?.creditsCost, 0);
+      const s = h.session();
+      assert.equal(s.connInits, 0);
+      assert.equal(s.status, 'ended');
+      assert.equal(s.hangupReason, 'user_end');
+      assert.deepEqual(frames(s).map((f) => f.split('#')[0]).filter((t) => t !== '4'), ['5']);
+      assert.equal(h.emu.balance(), 1_000);
+    });
+
+    it('no report within the join bound: given up with type 5 at exactly rtcReadyTimeoutMs', async () => {
+      const h = await setup({ controller: { awaitRtcReady: true, rtcReadyTimeoutMs: 20_000 } });
+      const result = h.controller.start(AUDIO);
+      await until(() => h.events.some((e) => e.type === 'credentials'));
+      await until(() => h.session().socketsOpened === 1);
+      await advanceInSteps(h.clock, 19_000);
+      assert.equal(h.controller.state.phase, 'connecting');
+      const state = failed(await driveUntilSettled(h.clock, result));
+      assert.equal(state.error.code, 'rtc_failed');
+      assert.equal(h.session().connInits, 0);
+      assert.equal(h.session().hangupReason, 'user_end');
+      assert.equal(h.emu.balance(), 1_000);
     });
   });
 

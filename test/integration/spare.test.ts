@@ -33,7 +33,7 @@ let current: Harness | null = null;
 async function setup(options: { config?: Record<string, unknown>; knobs?: Partial<EmulatorKnobs> } = {}): Promise<Harness> {
   const clock = new FakeClock(T0);
   const config = resolveConfig({ callMode: 'video', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...options.config }, {});
-  const service = await createKioskService({
+  const service = await createKioskService({ awaitRendererRtc: false,
     config,
     apiKey: null,
     apiKeySource: 'none',
@@ -275,7 +275,8 @@ describe('spare sessions (fast start) against the emulator', () => {
   it('PublicConfig tells the renderer the prewarm mode and camera permission; attract.report validates its argument', async () => {
     const h = await setup({ config: { prewarm: { mode: 'always' }, presence: { cameraEnabled: false } } });
     const cfg = value((await h.service.handle(CHANNELS.configGet, undefined)) as Result<PublicConfig>);
-    assert.deepEqual(cfg.prewarm, { mode: 'always' });
+    assert.deepEqual(cfg.prewarm, { mode: 'always', prejoin: true });
+    assert.deepEqual(cfg.rtc, { cloudProxy: 'off' });
     assert.deepEqual(cfg.presence, { cameraEnabled: false });
     for (const bad of [undefined, { showing: true }, { showing: 'yes', present: null }, { showing: true, present: null, frame: 'data:' }]) {
       const r = await h.service.handle(CHANNELS.attractReport, bad);

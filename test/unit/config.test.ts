@@ -48,9 +48,15 @@ describe('resolveConfig', () => {
         cast: [
           { id: 'default', name: 'Ava', imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', voice: 'Tina', callMode: 'video', greeting: null },
         ],
-        prewarm: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40 },
+        prewarm: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40, prejoin: true },
         presence: { cameraEnabled: true },
+        rtc: { cloudProxy: 'off' },
       });
+    });
+    it('rtc.cloudProxy takes off, udp or tcp and refuses anything else with the field named', () => {
+      for (const mode of ['off', 'udp', 'tcp'] as const) assert.equal(resolve({ rtc: { cloudProxy: mode } }).rtc.cloudProxy, mode);
+      assert.throws(() => resolve({ rtc: { cloudProxy: 'socks' } }), /rtc\.cloudProxy/);
+      assert.throws(() => resolve({ rtc: { cloudProxy: 'udp', extra: 1 } }), /rtc/);
     });
     it('treats undefined/null content as empty', () => {
       assert.deepEqual(resolve(undefined), resolve({}));

@@ -39,6 +39,10 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{ muted: true }, { muted: false }],
     invalid: [undefined, {}, { muted: 'yes' }, { muted: 1 }, { muted: true, extra: 1 }, true],
   },
+  [CHANNELS.sessionRtcReady]: {
+    valid: [{ liveId: 'live-1' }, { liveId: 'x'.repeat(200) }],
+    invalid: [undefined, {}, null, 'live-1', { liveId: '' }, { liveId: 'x'.repeat(201) }, { liveId: 7 }, { liveId: 'a', extra: 1 }],
+  },
   [CHANNELS.sessionReportMediaError]: {
     valid: [
       { kind: 'microphone_denied', message: 'NotAllowedError' },

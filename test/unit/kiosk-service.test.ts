@@ -38,7 +38,7 @@ describe('createKioskService (no network)', () => {
   it('demo ↔ direct: the emulator starts only without a key and stops when one is set', async () => {
     const emu = stubEmulator();
     const persisted: (string | null)[] = [];
-    const service = await createKioskService({
+    const service = await createKioskService({ awaitRendererRtc: false,
       config: cfg({ service: { baseUrl: 'https://avatar.example.com' } }),
       apiKey: null,
       apiKeySource: 'none',
@@ -61,7 +61,7 @@ describe('createKioskService (no network)', () => {
   it('registers the key for log redaction: a log line containing it is masked', async () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'debug', sink: (l) => lines.push(l) });
-    const service = await createKioskService({
+    const service = await createKioskService({ awaitRendererRtc: false,
       config: cfg({ service: { baseUrl: 'https://avatar.example.com' } }),
       apiKey: null,
       apiKeySource: 'none',
@@ -77,20 +77,21 @@ describe('createKioskService (no network)', () => {
   });
 
   it('a missing avatar image gives imageDataUrl null, not an error', async () => {
-    const service = await createKioskService({ config: cfg(), apiKey: null, apiKeySource: 'none', startEmulator: stubEmulator().start });
+    const service = await createKioskService({ awaitRendererRtc: false, config: cfg(), apiKey: null, apiKeySource: 'none', startEmulator: stubEmulator().start });
     const r = await service.getConfig();
     assert.equal(r.ok && r.value.avatar.imageDataUrl, null);
     await service.shutdown();
   });
 
   it('PublicConfig has exactly the contract fields', async () => {
-    const service = await createKioskService({ config: cfg(), apiKey: null, apiKeySource: 'none', startEmulator: stubEmulator().start, loadAvatarImage: async () => null });
+    const service = await createKioskService({ awaitRendererRtc: false, config: cfg(), apiKey: null, apiKeySource: 'none', startEmulator: stubEmulator().start, loadAvatarImage: async () => null });
     const r = await service.getConfig();
     assert.ok(r.ok);
     assert.deepEqual(Object.keys(r.value).sort(), [
       'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'cast', 'companion', 'countdownWarningSeconds',
       'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'video', 'windowMode',
       'prewarm', 'presence', // fast start
+      'rtc', // the cloud proxy
       'attention', // start-up problems waiting for staff (a count)
       'opening', // opening hours: open or closed, and the next opening
     ].sort());
@@ -100,7 +101,7 @@ describe('createKioskService (no network)', () => {
   });
 
   it('after shutdown, start and setApiKey answer cancelled; getState still works', async () => {
-    const service = await createKioskService({ config: cfg(), apiKey: null, apiKeySource: 'none', startEmulator: stubEmulator().start });
+    const service = await createKioskService({ awaitRendererRtc: false, config: cfg(), apiKey: null, apiKeySource: 'none', startEmulator: stubEmulator().start });
     await service.shutdown();
     const a = await service.start();
     const b = await service.setApiKey({ apiKey: KEY });

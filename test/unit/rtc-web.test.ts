@@ -76,6 +76,11 @@ class FakeClient implements AgoraWebClient {
   joinError: Error | null = null;
   /** The join never settles (an unreachable gateway). */
   joinHangs = false;
+  proxyModes: Array<number | undefined> = [];
+  startProxyServer(mode?: number): void {
+    this.log.push(`startProxyServer(${String(mode)})`);
+    this.proxyModes.push(mode);
+  }
   constructor(private readonly log: string[]) {}
   on(event: string, listener: Listener): void {
     this.log.push(`on:${event}`);
@@ -145,7 +150,7 @@ class FakeSdk implements AgoraWebSdk {
   }
 }
 
-function setup(options: { joinTimeoutMs?: number } = {}) {
+function setup(options: { joinTimeoutMs?: number; cloudProxy?: 'off' | 'udp' | 'tcp' } = {}) {
   const sdk = new FakeSdk();
   const engine = new AgoraWebEngine(sdk, options);
   const events: EngineEvent[] = [];
@@ -319,5 +324,69 @@ describe('AgoraWebEngine', () => {
     assert.equal(sdk.mic!.muted, true);
     await engine.setMuted(false);
     assert.equal(sdk.mic!.muted, false);
+  });
+});
+
+describe('AgoraWebEngine pre-join (a spare session, ahead of the tap)', () => {
+  it('joins receive-only: listeners before the join, no microphone or camera track, nothing published', async () => {
+    const { sdk, engine, view } = setup();
+    await engine.prejoin(VIDEO_CREDS, 'video', view);
+    const log = [...sdk.log];
+    const join = log.indexOf(`join(${VIDEO_CREDS.app_id},${VIDEO_CREDS.channel_id},${VIDEO_CREDS.token},${VIDEO_CREDS.user_id})`);
+    assert.ok(join > log.indexOf('on:user-published') && log.indexOf('on:user-published') >= 0, 'the remote handler is in place before the join');
+    assert.deepEqual(log.filter((l) => /^create(Microphone|Camera)|^publish:/.test(l)), [], 'no local track exists and nothing is published');
+    assert.equal(sdk.mic, null);
+    assert.equal(sdk.camera, null);
+    assert.equal(engine.localAudioTrack(), null);
+    assert.equal(engine.localVideoTrack(), null);
+  });
+
+  it('the tap opens the devices and publishes on the channel joined before, without joining again', async () => {
+    const { sdk, engine, view } = setup();
+    await engine.prejoin(VIDEO_CREDS, 'video', view);
+    const before = sdk.log.length;
+    await engine.join(VIDEO_CREDS, 'video', view);
+    assert.deepEqual(sdk.log.slice(before), ['createMicrophoneAudioTrack', 'createCameraVideoTrack', 'publish:mic', 'publish:camera', 'camera.play']);
+    assert.equal(sdk.log.filter((l) => l.startsWith('createClient')).length, 1);
+    assert.equal(sdk.log.filter((l) => l.startsWith('join(')).length, 1);
+  });
+
+  it('a closed spare leaves its channel, without touching the live view or the SDK hook another call may be using', async () => {
+    const { sdk, engine, view } = setup();
+    await engine.prejoin(AUDIO_CREDS, 'audio', view);
+    const callsHook = (): void => undefined;
+    sdk.onAutoplayFailed = callsHook; // a call's engine set it since
+    await engine.leave();
+    assert.equal(sdk.client!.left, true);
+    assert.deepEqual(sdk.log.filter((l) => /^create(Microphone|Camera)/.test(l)), []);
+    assert.equal(view.cleared, 0, 'the shared live view is the call’s');
+    assert.equal(sdk.onAutoplayFailed, callsHook);
+  });
+
+  it('the avatar published before the tap is rendered once it arrives (the handler was in place)', async () => {
+    const { sdk, engine, view, states } = setup();
+    await engine.prejoin(VIDEO_CREDS, 'video', view);
+    sdk.client!.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
+    await tick();
+    await tick();
+    assert.equal(sdk.client!.remote.length, 1);
+    assert.deepEqual(states(), ['playing']);
+  });
+});
+
+describe('AgoraWebEngine cloud proxy (rtc.cloudProxy)', () => {
+  for (const [mode, code] of [['udp', 3], ['tcp', 5]] as const) {
+    it(`${mode}: startProxyServer(${code}) before the join`, async () => {
+      const { sdk, engine, view } = setup({ cloudProxy: mode });
+      await engine.join(AUDIO_CREDS, 'audio', view);
+      const log = sdk.log;
+      const proxy = log.indexOf(`startProxyServer(${code})`);
+      assert.ok(proxy >= 0 && proxy < log.findIndex((l) => l.startsWith('join(')), log.join(' | '));
+    });
+  }
+  it('off (the default): no proxy call', async () => {
+    const { sdk, engine, view } = setup();
+    await engine.join(AUDIO_CREDS, 'audio', view);
+    assert.deepEqual(sdk.client!.proxyModes, []);
   });
 });

@@ -38,6 +38,8 @@ function sample(type: EventType, atMs: number): MachineEvent {
       return { type, atMs, record: { status: 'ended', billedSeconds: 12, creditsCost: 18 } };
     case 'error':
       return { type, atMs, error: { code: 'internal', message: 'boom' } };
+    case 'rtc-failed':
+      return { type, atMs, error: { code: 'rtc_failed', message: 'blocked' } };
     default:
       return { type, atMs } as MachineEvent;
   }
@@ -58,6 +60,8 @@ const ALL_EVENTS: EventType[] = [
   'status-known',
   'end-confirmed',
   'error',
+  'rtc-ready',
+  'rtc-failed',
 ];
 
 /** Runs events from idle; each event happens 100 ms after the previous one. */
@@ -98,6 +102,8 @@ function inPhase(phase: SessionPhase) {
 
 const END_FX = ['cancel-retry', 'cancel-duration-guard'] as const;
 const FAIL_FX = ['cancel-retry', 'cancel-duration-guard', 'close-socket'] as const;
+/** Giving up on a created room the driver stops: type 5 (never only a close). */
+const ABANDON_FX = ['cancel-retry', 'cancel-duration-guard', 'send-hangup'] as const;
 /** Expected [next phase, effect types] per phase and event; missing = ignored (same machine, no effects). */
 const TABLE: Record<SessionPhase, Partial<Record<EventType, [SessionPhase, string[]]>>> = {
   idle: {
@@ -113,24 +119,26 @@ const TABLE: Record<SessionPhase, Partial<Record<EventType, [SessionPhase, strin
     'socket-open': ['connecting', []],
     'ack-success': ['live', ['schedule-duration-guard']],
     'ack-not-ready': ['warming', ['close-socket', 'schedule-retry']],
-    'ack-failed': ['failed', ['close-socket']],
+    'ack-failed': ['failed', ['send-hangup']],
     'forced-hangup': ['ending', [...FAIL_FX, 'query-final']],
     'socket-lost': ['warming', ['close-socket', 'schedule-retry']],
     'hangup-requested': ['ending', [...END_FX, 'send-hangup', 'query-final']],
-    error: ['failed', [...FAIL_FX]],
+    error: ['failed', [...ABANDON_FX]],
+    'rtc-failed': ['ending', [...END_FX, 'cancel-rtc-guard', 'send-hangup', 'query-final']],
   },
   warming: {
     'retry-due': ['connecting', ['open-socket']],
     'forced-hangup': ['ending', [...FAIL_FX, 'query-final']],
     'hangup-requested': ['ending', [...END_FX, 'send-hangup', 'query-final']],
-    error: ['failed', [...FAIL_FX]],
+    error: ['failed', [...ABANDON_FX]],
+    'rtc-failed': ['ending', [...END_FX, 'cancel-rtc-guard', 'send-hangup', 'query-final']],
   },
   live: {
     'forced-hangup': ['ending', [...FAIL_FX, 'query-final']],
     'socket-lost': ['reconnecting', ['close-socket', 'query-status', 'open-socket']],
     'hangup-requested': ['ending', [...END_FX, 'send-hangup', 'query-final']],
     'duration-reached': ['ending', ['cancel-retry', 'send-hangup', 'query-final']],
-    error: ['failed', [...FAIL_FX]],
+    error: ['failed', [...ABANDON_FX]],
   },
   reconnecting: {
     'ack-success': ['live', []],
@@ -142,7 +150,7 @@ const TABLE: Record<SessionPhase, Partial<Record<EventType, [SessionPhase, strin
     'hangup-requested': ['ending', [...END_FX, 'send-hangup', 'query-final']],
     'duration-reached': ['ending', ['cancel-retry', 'send-hangup', 'query-final']],
     'status-known': ['ending', [...FAIL_FX, 'query-final']],
-    error: ['failed', [...FAIL_FX]],
+    error: ['failed', [...ABANDON_FX]],
   },
   ending: {
     'end-confirmed': ['ended', []],
@@ -201,7 +209,8 @@ describe('session machine', () => {
       assert.deepEqual(states[2], { phase: 'warming', liveId: 'L1', notReadyRetries: 3, retryInMs: 8000, retryAtMs: T0 + 300 + 6000 + 8000 });
       const state = r.machine.state;
       assert.equal(state.phase, 'failed');
-      assert.deepEqual(types(r.lastEffects), ['close-socket']);
+      // Never abandoned: the room is closed with type 5 on the socket that answered NOT_READY.
+      assert.deepEqual(r.lastEffects, [{ type: 'send-hangup', reason: 'user_end' }]);
       if (state.phase !== 'failed') return;
       assert.equal(state.error.code, 'not_ready');
       assert.equal(state.summary?.wentLive, false);
@@ -434,5 +443,127 @@ describe('session machine', () => {
       const r = run(['start', { type: 'create-failed', atMs: T0 + 50, error: { code: 'insufficient_credits', message: 'balance 10' } }]);
       assert.deepEqual(r.machine.state, { phase: 'failed', liveId: null, error: { code: 'insufficient_credits', message: 'balance 10' }, summary: null });
     });
+  });
+});
+
+describe('session machine: RTC first, then billing (awaitRtcReady)', () => {
+  const rtcConfig: MachineConfig = { ...config, awaitRtcReady: true, rtcReadyTimeoutMs: 30_000 };
+  function runRtc(events: Array<EventType | MachineEvent>) {
+    let machine = initialMachine();
+    const effects: MachineEffect[][] = [];
+    let atMs = T0;
+    for (const e of events) {
+      const event = typeof e === 'string' ? sample(e, atMs) : e;
+      atMs = event.atMs + 100;
+      const result = transition(machine, event, rtcConfig);
+      machine = result.machine;
+      effects.push(result.effects);
+    }
+    return { machine, effects, nextAtMs: atMs };
+  }
+
+  it('opens the socket holding conn_init, and sends conn_init only once the RTC side is ready', () => {
+    const r = runRtc(['start', 'created', 'socket-open', 'rtc-ready']);
+    assert.deepEqual(r.effects[1], [
+      { type: 'emit-credentials' },
+      { type: 'open-socket', holdConnInit: true },
+      { type: 'schedule-rtc-guard', atMs: T0 + 100 + 30_000 },
+    ]);
+    assert.deepEqual(r.effects[2], []);
+    assert.deepEqual(r.effects[3], [{ type: 'cancel-rtc-guard' }, { type: 'send-conn-init' }]);
+    assert.deepEqual(r.machine.state, { phase: 'connecting', liveId: 'L1', attempt: 1 });
+    assert.equal(r.machine.context.rtcReady, true);
+    // A second report changes nothing.
+    const again = transition(r.machine, { type: 'rtc-ready', atMs: r.nextAtMs }, rtcConfig);
+    assert.equal(again.machine, r.machine);
+  });
+
+  it('keeps the NOT_READY backoff at exactly 2, 4 and 8 s once conn_init went out, and never holds again', () => {
+    let r = runRtc(['start', 'created', 'socket-open', 'rtc-ready']);
+    let machine = r.machine;
+    let atMs = r.nextAtMs;
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t = transition(machine, { type: 'ack-not-ready', atMs }, rtcConfig);
+      const retry = t.effects.find((e) => e.type === 'schedule-retry');
+      assert.ok(retry && retry.type === 'schedule-retry');
+      delays.push(retry.delayMs);
+      atMs += retry.delayMs;
+      const due = transition(t.machine, { type: 'retry-due', atMs }, rtcConfig);
+      assert.deepEqual(due.effects, [{ type: 'open-socket' }], 'the RTC side is ready: a plain conn_init socket');
+      machine = due.machine;
+    }
+    assert.deepEqual(delays, [2000, 4000, 8000]);
+    r = { ...r, machine };
+  });
+
+  it('a join failure before ready ends the session with type 5 and no conn_init, reported as rtc_failed', () => {
+    const r = runRtc(['start', 'created', 'socket-open', { type: 'rtc-failed', atMs: T0 + 900, error: { code: 'rtc_failed', message: 'blocked' } }]);
+    assert.deepEqual(r.effects[3], [
+      { type: 'cancel-retry' },
+      { type: 'cancel-duration-guard' },
+      { type: 'cancel-rtc-guard' },
+      { type: 'send-hangup', reason: 'user_end' },
+      { type: 'query-final' },
+    ]);
+    assert.ok(!r.effects.flat().some((e) => e.type === 'send-conn-init'));
+    const done = transition(r.machine, { type: 'end-confirmed', atMs: T0 + 1_500, record: { status: 'ended', billedSeconds: 0, creditsCost: 0 } }, rtcConfig);
+    const state = done.machine.state;
+    assert.equal(state.phase, 'failed');
+    if (state.phase !== 'failed') return;
+    assert.equal(state.error.code, 'rtc_failed');
+    assert.equal(state.summary?.wentLive, false);
+    assert.equal(state.summary?.creditsCost, 0);
+  });
+
+  it('a join failure is ignored once live (media failures while live end the call through hangup)', () => {
+    const r = runRtc(['start', 'created', 'socket-open', 'rtc-ready', 'ack-success']);
+    assert.equal(r.machine.state.phase, 'live');
+    const t = transition(r.machine, { type: 'rtc-failed', atMs: r.nextAtMs, error: { code: 'rtc_failed', message: 'x' } }, rtcConfig);
+    assert.equal(t.machine, r.machine);
+  });
+
+  it('a socket lost while holding conn_init retries with a socket that still holds it', () => {
+    const r = runRtc(['start', 'created', 'socket-open', 'socket-lost', 'retry-due']);
+    assert.deepEqual(r.effects[4], [{ type: 'open-socket', holdConnInit: true }]);
+    const ready = transition(r.machine, { type: 'rtc-ready', atMs: r.nextAtMs }, rtcConfig);
+    assert.deepEqual(ready.effects, [{ type: 'cancel-rtc-guard' }, { type: 'send-conn-init' }]);
+  });
+
+  it('ready while warming sends nothing at once: the next socket sends conn_init on open', () => {
+    const r = runRtc(['start', 'created', 'socket-open', 'socket-lost', 'rtc-ready', 'retry-due']);
+    assert.deepEqual(r.effects[4], [{ type: 'cancel-rtc-guard' }]);
+    assert.deepEqual(r.effects[5], [{ type: 'open-socket' }]);
+  });
+});
+
+describe('session machine: a created session is never abandoned', () => {
+  it('a fatal network error before live sends type 5 (not only a close)', () => {
+    const r = run(['start', 'created', { type: 'socket-lost', atMs: T0 + 500, error: { code: 'invalid_request', message: 'refused' } }]);
+    assert.equal(r.machine.state.phase, 'failed');
+    assert.deepEqual(r.lastEffects, [{ type: 'send-hangup', reason: 'user_end' }]);
+  });
+
+  it('the pre-live retry budget running out sends type 5', () => {
+    let r = run(['start', 'created', 'socket-lost']);
+    let atMs = r.nextAtMs;
+    for (let i = 0; i < 50 && r.machine.state.phase !== 'failed'; i++) {
+      const due = transition(r.machine, { type: 'retry-due', atMs: atMs + 8_000 }, config);
+      const lost = transition(due.machine, { type: 'socket-lost', atMs: atMs + 8_100, error: { code: 'network', message: 'refused' } }, config);
+      r = { ...r, machine: lost.machine, lastEffects: lost.effects };
+      atMs += 8_200;
+    }
+    assert.equal(r.machine.state.phase, 'failed');
+    assert.deepEqual(r.lastEffects, [{ type: 'send-hangup', reason: 'user_end' }]);
+  });
+
+  it('LIVE_CONN_INIT_FAILED still closes the room with type 5', () => {
+    const r = run(['start', 'created', 'socket-open', 'ack-failed']);
+    assert.deepEqual(r.lastEffects, [{ type: 'send-hangup', reason: 'user_end' }]);
+  });
+
+  it('a driver error while warming sends type 5', () => {
+    const r = run(['start', 'created', 'socket-open', 'ack-not-ready', 'error']);
+    assert.deepEqual(r.lastEffects, [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, { type: 'send-hangup', reason: 'user_end' }]);
   });
 });

@@ -64,6 +64,8 @@ export class KioskApp {
       getUserMedia,
       onFailure: (error) => this.#onMediaFailure(error),
       onWarning: (message) => this.#showWarning(message),
+      // RTC first, then billing: main sends conn_init once our side of the channel is ready.
+      onReady: (liveId) => void this.#kiosk?.session.rtcReady({ liveId }),
     });
   }
 
@@ -89,7 +91,7 @@ export class KioskApp {
       this.#stopIdle();
       if (this.#holdTimer) clearTimeout(this.#holdTimer);
       this.#unsubscribe?.();
-      void this.call.end();
+      void this.call.dispose();
     };
   }
 
@@ -463,6 +465,14 @@ export class KioskApp {
         break;
       case 'opening':
         this.#opening = event.opening;
+        break;
+      case 'spare':
+        // Pre-join: a spare's channel is joined receive-only ahead of the tap; a closed spare leaves it.
+        if (event.status === 'created' && event.liveId && event.rtc && this.#config?.prewarm.prejoin !== false && !isActive(this.#session.phase)) {
+          this.call.preJoin(event.liveId, event.rtc, event.callMode, this.#config!);
+        } else if (event.status === 'expired' || event.status === 'failed') {
+          void this.call.dropPreJoined(event.liveId);
+        }
         break;
     }
     this.companion.observe(event); // tray/shortcut commands, push-to-talk

@@ -62,12 +62,19 @@ export function errorViewFor(error: ErrorInfo, hangupReason?: string | null): Er
     view.title = 'We can’t see you';
     view.body = 'The camera isn’t available or access to it was denied. Please ask a member of staff to check it.';
   }
+  if (cause === 'engine' && /block/i.test(error.message)) Object.assign(view, NETWORK_BLOCKED);
   if (cause === 'engine' && /not installed|not available/i.test(error.message)) {
     view.title = 'The call couldn’t connect';
     view.body = 'The audio and video engine is not available on this kiosk. Please ask a member of staff for help.';
   }
   return view;
 }
+
+/** Our RTC join failed before the call started (RTC first, then billing): nothing was charged. */
+const NETWORK_BLOCKED = {
+  title: 'This network blocks video calls',
+  body: 'The conversation couldn’t connect its sound and picture, so it was stopped before it began. Nothing was charged. Please ask a member of staff to check the network.',
+};
 
 /** The view for a renderer-side media failure (before main has answered). */
 export function errorViewForMedia(kind: MediaErrorKind, message: string): ErrorView {
@@ -86,6 +93,7 @@ export function errorViewForMedia(kind: MediaErrorKind, message: string): ErrorV
     case 'engine_unavailable':
       return { cause: 'engine', title: 'The call couldn’t connect', body: `${message} Please ask a member of staff for help.`, code: kind };
     case 'rtc_join_failed':
+      return { cause: 'engine', ...NETWORK_BLOCKED, code: kind };
     case 'rtc_disconnected':
       return { cause: 'engine', ...COPY.engine, code: kind };
     case 'other':

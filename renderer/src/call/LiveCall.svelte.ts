@@ -15,6 +15,17 @@ export interface LiveCallDeps {
   /** A media/RTC failure that ends the call (device denied, join failed, channel lost). */
   onFailure: (error: RtcError) => void;
   onWarning: (message: string) => void;
+  /** Our side of the call's channel is ready (joined, handler in place, microphone published): main may
+   *  send conn_init now (RTC first, then billing). */
+  onReady?: (liveId: string) => void;
+}
+
+/** A spare session's channel, joined receive-only ahead of the tap. */
+interface PreJoined {
+  liveId: string;
+  engine: RtcEngine;
+  kind: EngineKind;
+  joined: Promise<boolean>;
 }
 
 export class LiveCall {
@@ -26,6 +37,7 @@ export class LiveCall {
   #engineState = $state<EngineState>('idle');
   #engineKind = $state<EngineKind | null>(null);
   #autoplayBlocked = $state(false);
+  #preJoined: PreJoined | null = null;
 
   constructor(deps: LiveCallDeps) {
     this.#deps = deps;
@@ -62,6 +74,44 @@ export class LiveCall {
     this.#view = view;
   }
 
+  /**
+   * A spare session was created: join its channel receive-only now (no microphone, no camera, nothing
+   * published), so the tap does not carry a whole channel join. Engines without a pre-join skip it.
+   */
+  preJoin(liveId: string, rtc: RtcCredentials, mode: CallMode, config: PublicConfig): void {
+    if (this.#engine || this.#preJoined?.liveId === liveId) return; // a call runs, or already joined
+    const view = this.#view;
+    if (!view) return;
+    void this.dropPreJoined(null);
+    const kind = chooseEngine(rtc, config);
+    const engine = createEngine(kind, { config, getUserMedia: this.#media.getUserMedia });
+    if (!engine.prejoin) return;
+    const joined = engine.prejoin(rtc, mode, view).then(
+      () => true,
+      (err: unknown) => {
+        // Not the visitor's problem yet: the tap joins again (and reports a failure then).
+        if (!(err instanceof RtcError && err.kind === 'cancelled')) console.warn('RTC pre-join failed', err instanceof Error ? err.message : String(err));
+        return false;
+      },
+    );
+    this.#preJoined = { liveId, engine, kind, joined };
+    // Diagnostics (as the presence figures): which spare channel is joined ahead of the tap, and whether it worked.
+    void joined.then((ok) => ((globalThis as { __rtcPreJoin?: unknown }).__rtcPreJoin = { liveId, joined: ok }));
+  }
+
+  /** The spare's channel is no longer wanted (the spare expired or failed): leave it. `null`: any. */
+  async dropPreJoined(liveId: string | null): Promise<void> {
+    const pre = this.#preJoined;
+    if (!pre || (liveId !== null && pre.liveId !== liveId)) return;
+    this.#preJoined = null;
+    await pre.engine.leave().catch((err: unknown) => console.warn('RTC leave failed', err));
+  }
+
+  /** For tests and diagnostics: the live id whose channel is joined ahead of the tap, or null. */
+  get preJoinedLiveId(): string | null {
+    return this.#preJoined?.liveId ?? null;
+  }
+
   /** Join the call for these credentials (once per liveId). */
   async begin(liveId: string, rtc: RtcCredentials, mode: CallMode, config: PublicConfig): Promise<void> {
     if (this.#liveId === liveId) return;
@@ -71,12 +121,22 @@ export class LiveCall {
       this.#deps.onFailure(new RtcError('other', 'The live view is not ready.'));
       return;
     }
-    const kind = chooseEngine(rtc, config);
-    const engine = createEngine(kind, { config, getUserMedia: this.#media.getUserMedia });
+    // The tap took the spare whose channel is joined already: that engine opens the devices and publishes.
+    const pre = this.#preJoined?.liveId === liveId ? this.#preJoined : null;
+    if (pre) this.#preJoined = null;
+    else void this.dropPreJoined(null); // another session's channel: leave it
+    const kind = pre ? pre.kind : chooseEngine(rtc, config);
+    const engine = pre ? pre.engine : createEngine(kind, { config, getUserMedia: this.#media.getUserMedia });
     this.#engine = engine;
     this.#liveId = liveId;
     this.#engineKind = kind;
     this.#engineState = 'joining';
+    let readySent = false;
+    const reportReady = (): void => {
+      if (readySent || this.#engine !== engine) return;
+      readySent = true;
+      this.#deps.onReady?.(liveId);
+    };
     engine.onEvent((event) => {
       if (this.#engine !== engine) return; // a finished call's late events
       switch (event.type) {
@@ -92,11 +152,15 @@ export class LiveCall {
         case 'error':
           this.#deps.onFailure(event.error);
           break;
+        case 'ready':
+          reportReady();
+          break;
       }
     });
     if (this.#muted) await engine.setMuted(true);
     try {
       await engine.join(rtc, mode, view);
+      reportReady();
     } catch (err) {
       if (this.#engine !== engine) return; // ended meanwhile: the error is the cancellation
       const error = err instanceof RtcError ? err : new RtcError('rtc_join_failed', 'The call could not connect its audio and video.', { cause: err });
@@ -106,10 +170,15 @@ export class LiveCall {
     }
   }
 
-  /** Leave and release everything. Idempotent. */
+  /** Leave and release everything (a channel joined ahead of the tap stays: its spare decides). Idempotent. */
   async end(): Promise<void> {
     this.#media.release(); // fast start: devices opened at the tap that no engine took
     await this.#leave();
+  }
+
+  /** The page goes away: leave the call and any channel joined ahead of the tap. */
+  async dispose(): Promise<void> {
+    await Promise.all([this.end(), this.dropPreJoined(null)]);
   }
 
   async #leave(): Promise<void> {

@@ -51,6 +51,8 @@ export interface AgoraWebClient {
   on(event: 'token-privilege-will-expire', listener: () => void): void;
   on(event: 'token-privilege-did-expire', listener: () => void): void;
   removeAllListeners(): void;
+  /** Cloud proxy (firewalled networks); must be called before `join`. */
+  startProxyServer?(mode?: number): void;
   join(appId: string, channel: string, token: string | null, uid?: AgoraUid | null): Promise<AgoraUid>;
   publish(tracks: AgoraLocalTrack | AgoraLocalTrack[]): Promise<void>;
   subscribe(user: AgoraRemoteUser, mediaType: 'video' | 'audio'): Promise<AgoraRemoteTrack>;
@@ -86,6 +88,11 @@ export async function loadAgoraWebSdk(): Promise<AgoraWebSdk> {
  */
 export const WEB_JOIN_TIMEOUT_MS = 15_000;
 
+/** `rtc.cloudProxy`: off, or the provider's cloud proxy over UDP, or over TCP (TLS 443). */
+export type CloudProxyMode = 'off' | 'udp' | 'tcp';
+/** The Web SDK's `startProxyServer` modes: 3 = UDP cloud proxy, 5 = TCP (TLS 443) cloud proxy. */
+export const CLOUD_PROXY_MODES: Record<Exclude<CloudProxyMode, 'off'>, number> = { udp: 3, tcp: 5 };
+
 export class AgoraWebEngine implements RtcEngine {
   readonly kind = 'agora-web' as const;
   readonly #sdk: AgoraWebSdk;
@@ -99,42 +106,47 @@ export class AgoraWebEngine implements RtcEngine {
   #remote: AgoraRemoteTrack[] = [];
   #view: LiveView | null = null;
   #muted = false;
+  readonly #cloudProxy: CloudProxyMode;
+  /** `join` ran: the shared live view is this engine's to clear (a pre-joined spare never touches it). */
+  #inCall = false;
+  #autoplayHook: (() => void) | null = null;
+  /** The channel joined receive-only ahead of the tap, and that join. */
+  #prejoined: { channel: string; joined: Promise<void> } | null = null;
 
-  constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number } = {}) {
+  constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number; cloudProxy?: CloudProxyMode } = {}) {
     this.#sdk = sdk;
     this.#joinTimeoutMs = options.joinTimeoutMs ?? WEB_JOIN_TIMEOUT_MS;
+    this.#cloudProxy = options.cloudProxy ?? 'off';
   }
 
   onEvent(listener: (event: EngineEvent) => void): () => void {
     return this.#events.on(listener);
   }
 
+  /**
+   * Pre-join (a spare session, ahead of the tap): the client, its listeners and the channel join,
+   * receive-only. No microphone or camera track exists and nothing is published until `join`.
+   */
+  async prejoin(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
+    if (this.#closed) throw cancelledError();
+    this.#view = view;
+    const client = this.#setupClient(creds, mode);
+    const joined = this.#joinChannel(client, creds);
+    this.#prejoined = { channel: creds.channel_id, joined };
+    await joined;
+  }
+
   async join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
     if (this.#closed) throw cancelledError();
     this.#view = view;
+    this.#inCall = true;
     this.#setState('joining');
-    const ids = avatarUidFor(creds.user_id, mode);
-    const client = this.#sdk.createClient({ mode: 'rtc', codec: 'vp8' });
-    this.#client = client;
+    const prejoined = this.#prejoined?.channel === creds.channel_id ? this.#prejoined.joined : null;
+    // 1. Listeners first (spec §2.5: subscribe to remote video before joining); a pre-joined client has them.
+    const client = prejoined && this.#client ? this.#client : this.#setupClient(creds, mode);
 
-    // 1. Listeners first (spec §2.5: subscribe to remote video before joining).
-    client.on('user-published', (user, mediaType) => void this.#onPublished(user, mediaType, ids, view));
-    client.on('user-unpublished', (user, mediaType) => {
-      if (mediaType === 'video' && this.#isAvatarVideo(user.uid, ids)) this.#setState('waiting');
-    });
-    client.on('user-left', (user) => {
-      if (this.#isAvatarVideo(user.uid, ids) || ids.audio.includes(String(user.uid))) this.#setState('waiting');
-    });
-    client.on('connection-state-change', (cur, _prev, reason) => this.#onConnectionState(cur, reason));
-    client.on('token-privilege-will-expire', () =>
-      this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.' }),
-    );
-    client.on('token-privilege-did-expire', () =>
-      this.#events.emit({ type: 'error', error: new RtcError('rtc_disconnected', 'The call’s media ticket expired.') }),
-    );
-    this.#sdk.onAutoplayFailed = () => this.#events.emit({ type: 'autoplay-blocked' });
-
-    // Local devices before the channel, so a denied microphone never enters it.
+    // Local devices before the channel, so a denied microphone never enters it (pre-joined: the channel
+    // was joined receive-only; the devices open only now, at the tap).
     try {
       this.#mic = await this.#sdk.createMicrophoneAudioTrack({ AEC: true, ANS: true, AGC: true });
     } catch (err) {
@@ -153,21 +165,8 @@ export class AgoraWebEngine implements RtcEngine {
     }
     if (this.#muted) await this.#mic.setMuted(true);
 
-    // 2. Join with the string uid from `rtc`.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new RtcError('rtc_join_failed', 'Joining the audio/video channel took too long.')), this.#joinTimeoutMs);
-      });
-      await Promise.race([client.join(creds.app_id, creds.channel_id, creds.token, creds.user_id), timeout]);
-    } catch (err) {
-      await this.#cleanup(); // client.leave() also aborts a join still in progress
-      if (this.#closed) throw cancelledError();
-      if (err instanceof RtcError) throw err;
-      throw new RtcError('rtc_join_failed', 'The call could not join its audio/video channel.', { cause: err });
-    } finally {
-      clearTimeout(timer);
-    }
+    // 2. Join with the string uid from `rtc` (or wait for the pre-join).
+    await (prejoined ?? this.#joinChannel(client, creds));
     if (this.#closed) throw await this.#abort();
 
     // 3. Microphone (required), 4. camera (video mode only).
@@ -182,6 +181,54 @@ export class AgoraWebEngine implements RtcEngine {
     if (this.#closed) throw await this.#abort();
     if (this.#camera) this.#camera.play(view.selfHost, { fit: 'cover', mirror: true });
     if (this.#state === 'joining') this.#setState('waiting');
+  }
+
+  /** The client and every listener, registered before any join (spec §2.5). */
+  #setupClient(creds: RtcCredentials, mode: CallMode): AgoraWebClient {
+    const ids = avatarUidFor(creds.user_id, mode);
+    const client = this.#sdk.createClient({ mode: 'rtc', codec: 'vp8' });
+    this.#client = client;
+    client.on('user-published', (user, mediaType) => void this.#onPublished(user, mediaType, ids));
+    client.on('user-unpublished', (user, mediaType) => {
+      if (mediaType === 'video' && this.#isAvatarVideo(user.uid, ids)) this.#setState('waiting');
+    });
+    client.on('user-left', (user) => {
+      if (this.#isAvatarVideo(user.uid, ids) || ids.audio.includes(String(user.uid))) this.#setState('waiting');
+    });
+    client.on('connection-state-change', (cur, _prev, reason) => this.#onConnectionState(cur, reason));
+    client.on('token-privilege-will-expire', () =>
+      this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.' }),
+    );
+    client.on('token-privilege-did-expire', () =>
+      this.#events.emit({ type: 'error', error: new RtcError('rtc_disconnected', 'The call’s media ticket expired.') }),
+    );
+    // The hook is the SDK's, shared by every engine: remember ours, so leaving clears only ours.
+    this.#autoplayHook = () => this.#events.emit({ type: 'autoplay-blocked' });
+    this.#sdk.onAutoplayFailed = this.#autoplayHook;
+    return client;
+  }
+
+  /** `client.join`, bounded: the SDK keeps retrying unreachable gateways far longer than a visitor waits. */
+  async #joinChannel(client: AgoraWebClient, creds: RtcCredentials): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      if (this.#cloudProxy !== 'off') {
+        // Before join (the SDK requires it): the firewalled venue reaches the RTC provider through its cloud proxy.
+        if (!client.startProxyServer) throw new RtcError('rtc_join_failed', 'This audio/video engine cannot use the cloud proxy.');
+        client.startProxyServer(CLOUD_PROXY_MODES[this.#cloudProxy]);
+      }
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new RtcError('rtc_join_failed', 'Joining the audio/video channel took too long.')), this.#joinTimeoutMs);
+      });
+      await Promise.race([client.join(creds.app_id, creds.channel_id, creds.token, creds.user_id), timeout]);
+    } catch (err) {
+      await this.#cleanup(); // client.leave() also aborts a join still in progress
+      if (this.#closed) throw cancelledError();
+      if (err instanceof RtcError) throw err;
+      throw new RtcError('rtc_join_failed', 'The call could not join its audio/video channel.', { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async setMuted(muted: boolean): Promise<void> {
@@ -218,9 +265,10 @@ export class AgoraWebEngine implements RtcEngine {
   }
 
   /** 5. Subscribe to and render only the avatar's publications. */
-  async #onPublished(user: AgoraRemoteUser, mediaType: AgoraMediaType, ids: ReturnType<typeof avatarUidFor>, view: LiveView): Promise<void> {
+  async #onPublished(user: AgoraRemoteUser, mediaType: AgoraMediaType, ids: ReturnType<typeof avatarUidFor>): Promise<void> {
     const client = this.#client;
-    if (this.#closed || !client) return;
+    const view = this.#view;
+    if (this.#closed || !client || !view) return;
     try {
       if (mediaType === 'video' && this.#isAvatarVideo(user.uid, ids)) {
         const track = await client.subscribe(user, 'video');
@@ -271,14 +319,16 @@ export class AgoraWebEngine implements RtcEngine {
     }
     this.#mic = null;
     this.#camera = null;
+    this.#prejoined = null;
     const client = this.#client;
     this.#client = null;
     if (client) {
       safely(() => client.removeAllListeners());
       await client.leave().catch(() => undefined);
     }
-    if (this.#sdk.onAutoplayFailed) this.#sdk.onAutoplayFailed = undefined;
-    this.#view?.clear();
+    if (this.#autoplayHook && this.#sdk.onAutoplayFailed === this.#autoplayHook) this.#sdk.onAutoplayFailed = undefined;
+    this.#autoplayHook = null;
+    if (this.#inCall) this.#view?.clear();
     this.#view = null;
   }
 

@@ -28,7 +28,7 @@ export function createEngine(kind: EngineKind, ctx: EngineContext): RtcEngine {
     case 'agora-native':
       return new AgoraNativeEngine();
     case 'agora-web':
-      return new LazyEngine('agora-web', async () => new AgoraWebEngine(await loadAgoraWebSdk()));
+      return new LazyEngine('agora-web', async () => new AgoraWebEngine(await loadAgoraWebSdk(), { cloudProxy: ctx.config.rtc?.cloudProxy ?? 'off' }));
   }
 }
 
@@ -56,11 +56,28 @@ class LazyEngine implements RtcEngine {
     this.#make = make;
   }
 
+  #making: Promise<RtcEngine> | null = null;
+
+  /** The inner engine, made once (a pre-join and the join after the tap share it). */
+  async #ensure(): Promise<RtcEngine | null> {
+    this.#making ??= this.#make().then((inner) => {
+      this.#inner = inner;
+      for (const l of this.#listeners) inner.onEvent(l);
+      return inner;
+    });
+    const inner = await this.#making;
+    return this.#left ? null : inner;
+  }
+
+  async prejoin(...args: Parameters<RtcEngine['join']>): Promise<void> {
+    const inner = await this.#ensure();
+    if (!inner?.prejoin) return;
+    await inner.prejoin(...args);
+  }
+
   async join(...args: Parameters<RtcEngine['join']>): Promise<void> {
-    const inner = await this.#make();
-    if (this.#left) return;
-    this.#inner = inner;
-    for (const l of this.#listeners) inner.onEvent(l);
+    const inner = await this.#ensure();
+    if (!inner) return;
     if (this.#muted) await inner.setMuted(true);
     await inner.join(...args);
   }

@@ -9,6 +9,7 @@
  * or missing device fails the same way.
  */
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
+import { demoJoinDelayMs } from '../../../electron/core/rtc-ids.ts';
 import { AvatarAnimator, type AvatarImage } from './avatar-animator.ts';
 import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
 
@@ -42,6 +43,11 @@ export class DemoEngine implements RtcEngine {
   #view: LiveView | null = null;
   #muted = false;
   #level = 0;
+  /** `join` ran: the shared live view is this engine's to clear (a pre-joined spare never touches it). */
+  #inCall = false;
+  /** The modelled channel join (receive-only until `join` publishes), by channel. */
+  #channel: { id: string; joined: Promise<void>; release: () => void } | null = null;
+  #joinTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(deps: DemoEngineDeps) {
     this.#deps = deps;
@@ -51,12 +57,40 @@ export class DemoEngine implements RtcEngine {
     return this.#events.on(listener);
   }
 
-  async join(_creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
+  /**
+   * The modelled channel join: no network, but it takes as long as the emulator's token says (a real
+   * join commonly takes several hundred ms), so what pre-joining saves shows in the figures. Receive-only:
+   * no device is opened here.
+   */
+  async prejoin(creds: RtcCredentials, _mode: CallMode, view: LiveView): Promise<void> {
     if (this.#closed) throw cancelledError();
     this.#view = view;
+    await this.#joinChannel(creds);
+    if (this.#closed) throw cancelledError();
+  }
+
+  #joinChannel(creds: RtcCredentials): Promise<void> {
+    if (this.#channel?.id !== creds.channel_id) {
+      const delayMs = demoJoinDelayMs(creds.token);
+      let release = (): void => {};
+      const joined = new Promise<void>((resolve) => {
+        release = resolve;
+        if (delayMs <= 0) resolve();
+        else this.#joinTimer = setTimeout(resolve, delayMs);
+      });
+      this.#channel = { id: creds.channel_id, joined, release };
+    }
+    return this.#channel.joined;
+  }
+
+  async join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
+    if (this.#closed) throw cancelledError();
+    this.#view = view;
+    this.#inCall = true;
     this.#setState('joining');
-    // Microphone, camera and the picture at once (fast start): each can take a few hundred ms.
+    // Microphone, camera, the channel and the picture at once (fast start): each can take a few hundred ms.
     const imageLoad = loadImage(this.#deps.imageUrl);
+    const channel = this.#joinChannel(creds);
     const [mic, camera] = await Promise.allSettled([
       this.#deps.getUserMedia(DEMO_MIC_CONSTRAINTS),
       mode === 'video' ? this.#deps.getUserMedia(DEMO_CAMERA_CONSTRAINTS) : Promise.resolve(null),
@@ -74,6 +108,11 @@ export class DemoEngine implements RtcEngine {
       throw classifyDeviceError(camera.reason, 'camera');
     }
     if (this.#closed) throw this.#abort();
+    await channel;
+    if (this.#closed) throw this.#abort();
+    // Devices granted and the channel joined: our side is ready for conn_init; the drawing set-up below
+    // overlaps the service's answer.
+    this.#events.emit({ type: 'ready' });
     // Muted before the join (push-to-talk starts muted): the new track starts disabled too.
     for (const t of micStream.getAudioTracks()) t.enabled = !this.#muted;
     if (this.#camera) view.showSelfStream(this.#camera);
@@ -133,6 +172,10 @@ export class DemoEngine implements RtcEngine {
     this.#closed = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    if (this.#joinTimer) clearTimeout(this.#joinTimer);
+    this.#joinTimer = null;
+    this.#channel?.release(); // a join still waiting ends (its caller sees the cancellation)
+    this.#channel = null;
     this.#stopLocal();
     for (const t of this.#output?.getTracks() ?? []) t.stop();
     this.#output = null;
@@ -140,7 +183,7 @@ export class DemoEngine implements RtcEngine {
     this.#audio = null;
     this.#analyser = null;
     await audio?.close().catch(() => undefined);
-    this.#view?.clear();
+    if (this.#inCall) this.#view?.clear();
     this.#view = null;
     this.#setState('left');
     this.#events.clear();

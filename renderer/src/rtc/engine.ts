@@ -33,6 +33,9 @@ export type EngineState = 'idle' | 'joining' | 'waiting' | 'playing' | 'reconnec
 
 export type EngineEvent =
   | { type: 'state'; state: EngineState }
+  /** Our side of the channel is ready for conn_init before `join` resolves (devices granted, joined,
+   *  microphone published); optional: `join` resolving means the same. */
+  | { type: 'ready' }
   /** Browser autoplay policy blocked the avatar's audio: ask for a tap, then call `resumePlayback()`. */
   | { type: 'autoplay-blocked' }
   /** Something a person should know that does not stop the call (e.g. the RTC token expires soon). */
@@ -42,8 +45,17 @@ export type EngineEvent =
 
 export interface RtcEngine {
   readonly kind: EngineKind;
-  /** Get devices, join the channel, publish, and render the avatar when it arrives. Rejects with an RtcError. */
+  /**
+   * Get devices, join the channel, publish, and render the avatar when it arrives. Rejects with an RtcError.
+   * Resolving means our side is ready for conn_init: joined, the remote subscription handler in place, the
+   * microphone published. After `prejoin` on the same channel it only opens the devices and publishes.
+   */
   join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void>;
+  /**
+   * Pre-join (a spare session, ahead of the tap): join the channel receive-only, with the remote handler in
+   * place. No microphone or camera is opened and nothing is published until `join`. Optional.
+   */
+  prejoin?(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void>;
   setMuted(muted: boolean): Promise<void>;
   /** Retry playback after a user gesture (autoplay). */
   resumePlayback(): void;

@@ -85,6 +85,15 @@ const invoke = async (channel: string, arg?: unknown) => {
   return answer as { ok: boolean; value?: any; error?: { code: string; message: string } };
 };
 
+// The renderer's part of a call: once it has a session's RTC credentials it joins the channel and reports
+// its side ready (here at once: no RTC SDK in this harness), and main sends conn_init.
+let credentialsSeen = 0;
+const rendererRtc = setInterval(() => {
+  const credentials = events().filter((e): e is Extract<KioskEvent, { type: 'credentials' }> => e.type === 'credentials');
+  for (; credentialsSeen < credentials.length; credentialsSeen++) void invoke('kiosk:session:rtc-ready', { liveId: credentials[credentialsSeen]!.liveId });
+}, 20);
+rendererRtc.unref();
+
 /** Start a session and wait for one of `phases` after it; returns the phase reached and the live id. */
 async function session(label: string, callMode: 'audio' | 'video', untilPhases: string[]): Promise<{ phase: string; liveId: string | null }> {
   const before = phaseEvents().length;

@@ -133,6 +133,15 @@ const invoke = async (channel: string, arg?: unknown, frame: unknown = wc.mainFr
   return arg === undefined ? h({ senderFrame: frame }) : h({ senderFrame: frame }, arg);
 };
 
+// The renderer's part of a call: once it has a session's RTC credentials it joins the channel and reports
+// its side ready (here at once: no RTC SDK in this harness), and main sends conn_init.
+let credentialsSeen = 0;
+const rendererRtc = setInterval(() => {
+  const credentials = events().filter((e): e is Extract<KioskEvent, { type: 'credentials' }> => e.type === 'credentials');
+  for (; credentialsSeen < credentials.length; credentialsSeen++) void invoke('kiosk:session:rtc-ready', { liveId: credentials[credentialsSeen]!.liveId });
+}, 20);
+rendererRtc.unref();
+
 facts.errorBoxes = record.errorBoxes;
 facts.windowOptions = { ...win.options, webPreferences: undefined };
 facts.webPreferences = win.options.webPreferences;

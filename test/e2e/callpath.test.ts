@@ -1,0 +1,74 @@
+/**
+ * The call path as it meets the network (E2E: built renderer + real kiosk service + emulator, demo engine
+ * with the emulator's modelled channel join): a spare's channel is joined ahead of the tap but nothing is
+ * captured or published before it, and conn_init reaches the service only once the renderer's side of the
+ * channel is ready (RTC first, then billing).
+ * Run: npm run build && node --import tsx --test test/e2e/callpath.test.ts
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright';
+import { eventually, launchChromium, localTracks, openKiosk, screenIs, startStaticServer } from './harness.ts';
+
+let server: Awaited<ReturnType<typeof startStaticServer>>;
+let browser: Browser;
+let portrait: string;
+
+before(async () => {
+  server = await startStaticServer();
+  browser = await launchChromium();
+  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('Call path (E2E)', () => {
+  it('pre-join captures nothing before the tap; the tap opens the devices, reports ready, and only then conn_init goes out', async () => {
+    const k = await openKiosk({
+      browser,
+      baseUrl: server.url,
+      orientation: 'landscape',
+      imageDataUrl: portrait,
+      knobs: { warmupMs: { audio: 0, video: 0 }, rtcJoinMs: 400 },
+      // A spare while the attract screen shows; no presence camera, so any capture would be the pre-join's.
+      config: { prewarm: { mode: 'always', prejoin: true }, presence: { cameraEnabled: false } },
+    });
+    try {
+      const { page } = k;
+      await screenIs(page, 'attract', 15_000);
+      await eventually(() => k.bridge.events.some((e) => e.type === 'spare' && e.status === 'created'), 'a spare session was created', 15_000);
+      const spare = k.bridge.events.find((e) => e.type === 'spare' && e.status === 'created');
+      assert.ok(spare?.type === 'spare' && spare.liveId && spare.rtc, 'the spare event carries its RTC credentials to the renderer');
+      await eventually(
+        async () => JSON.stringify(await page.evaluate('window.__rtcPreJoin ?? null')) === JSON.stringify({ liveId: spare.liveId, joined: true }),
+        'the renderer joined the spare’s channel (receive-only)',
+        5_000,
+      );
+      assert.deepEqual(await localTracks(page), { total: 0, live: 0, gumCalls: 0 }, 'no microphone or camera before the tap');
+      assert.ok(!k.bridge.calls.some((c) => c.channel === 'kiosk:session:rtc-ready'), 'nothing reported before the tap');
+      assert.equal(k.emulator.getSession(spare.liveId)!.connInits, 0);
+
+      await page.click('[data-testid=start]');
+      await screenIs(page, 'live', 15_000);
+      const ready = k.bridge.calls.find((c) => c.channel === 'kiosk:session:rtc-ready');
+      assert.deepEqual(ready?.arg, { liveId: spare.liveId }, 'the tap took the pre-joined spare and reported its side ready');
+      const tracks = await localTracks(page);
+      assert.ok(tracks.gumCalls >= 1 && tracks.live >= 2, `the tap opened the microphone and the camera (${JSON.stringify(tracks)})`);
+      const session = k.emulator.getSession(spare.liveId)!;
+      assert.equal(session.connInits, 1);
+      assert.equal(session.socketsOpened, 1, 'conn_init on the spare’s own socket');
+      assert.ok(k.bridge.events.some((e) => e.type === 'spare' && e.status === 'used' && e.liveId === spare.liveId));
+
+      await page.click('[data-testid=hangup]');
+      await screenIs(page, 'ended', 15_000);
+      await eventually(() => k.emulator.liveCount() === 0, 'hung up');
+      await eventually(async () => (await localTracks(page)).live === 0, 'devices released');
+    } finally {
+      await k.close();
+    }
+  });
+});
