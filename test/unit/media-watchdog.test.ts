@@ -163,3 +163,16 @@ describe('media watchdog', () => {
     assert.throws(() => new MediaWatchdog({ mode: 'video', now: () => 0, emit: () => {}, timing: { noticeMs: 0, hangupMs: 5_000 } }), RangeError);
   });
 });
+
+describe('the emulator\'s test-only freeze knob (carried in its RTC token)', () => {
+  it('round-trips join and freeze, and a token without a freeze never freezes', async () => {
+    const { emulatorRtcToken, demoFreezeAfterMs, demoJoinDelayMs } = await import('../../electron/core/rtc-ids.ts');
+    const plain = emulatorRtcToken(400, 'f123-abc');
+    assert.equal(plain, 'emu-rtc-j400-f123-abc');
+    assert.deepEqual([demoJoinDelayMs(plain), demoFreezeAfterMs(plain)], [400, null], 'a random part that looks like a freeze is not one');
+    const frozen = emulatorRtcToken(0, 'xyz', 1_500);
+    assert.equal(frozen, 'emu-rtc-j0f1500-xyz');
+    assert.deepEqual([demoJoinDelayMs(frozen), demoFreezeAfterMs(frozen)], [0, 1_500]);
+    assert.deepEqual([demoJoinDelayMs('007-real-token'), demoFreezeAfterMs('007-real-token')], [0, null]);
+  });
+});
