@@ -6,6 +6,7 @@
  */
 import type { CallMode } from '../../../electron/contract.ts';
 import type { RemoteMediaProgress } from '../rtc/engine.ts';
+import { browserClock, type RendererClock } from '../sensing/clock.ts';
 import { MEDIA_WATCHDOG_TIMING, MediaWatchdog, type WatchdogAction, type WatchdogTiming } from './media-watchdog.ts';
 
 export const MEDIA_WATCH_POLL_MS = 250;
@@ -16,7 +17,7 @@ export interface MediaWatchDeps {
   resubscribe: () => Promise<void>;
   /** Nothing arrived for the hang-up time: end the call. */
   onHangup: () => void;
-  now?: () => number;
+  clock?: RendererClock;
 }
 
 /** What the watchdog did in this page (for the E2E and diagnostics, as the pre-join's `__rtcPreJoin`). */
@@ -29,9 +30,9 @@ export interface MediaWatchStats {
 
 export class MediaWatch {
   readonly #deps: MediaWatchDeps;
-  readonly #now: () => number;
+  readonly #clock: RendererClock;
   #dog: MediaWatchdog | null = null;
-  #timer: ReturnType<typeof setInterval> | null = null;
+  #timer: unknown = null;
   #last: RemoteMediaProgress | null = null;
   #notice = $state(false);
   #endedCall = $state(false);
@@ -39,7 +40,7 @@ export class MediaWatch {
 
   constructor(deps: MediaWatchDeps) {
     this.#deps = deps;
-    this.#now = deps.now ?? (() => performance.now());
+    this.#clock = deps.clock ?? browserClock;
   }
 
   /** The "Reconnecting the picture…" notice is up. */
@@ -58,15 +59,15 @@ export class MediaWatch {
   start(mode: CallMode): void {
     this.stop();
     this.#endedCall = false;
-    const dog = new MediaWatchdog({ mode, now: this.#now, emit: (a) => this.#act(a), timing: testTiming() ?? MEDIA_WATCHDOG_TIMING });
+    const dog = new MediaWatchdog({ mode, now: () => this.#clock.now(), emit: (a) => this.#act(a), timing: testTiming() ?? MEDIA_WATCHDOG_TIMING });
     this.#dog = dog;
     dog.live();
-    this.#timer = setInterval(() => this.#poll(), MEDIA_WATCH_POLL_MS);
+    this.#schedule();
   }
 
   /** The call is no longer live: stop watching, take the notice down. Keeps `endedCall`. Idempotent. */
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
+    if (this.#timer !== null) this.#clock.clearTimeout(this.#timer);
     this.#timer = null;
     this.#dog?.stop();
     this.#dog = null;
@@ -77,6 +78,14 @@ export class MediaWatch {
   /** A new call starts: forget why the last one ended. */
   reset(): void {
     this.#endedCall = false;
+  }
+
+  #schedule(): void {
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = null;
+      this.#poll();
+      if (this.#dog) this.#schedule();
+    }, MEDIA_WATCH_POLL_MS);
   }
 
   #poll(): void {
