@@ -38,10 +38,16 @@ export const fail = (code: ErrorCode, message: string): Result<never> => ({ ok: 
 
 export const noArgsSchema = z.undefined().or(z.strictObject({}));
 
+/** The visitor languages the kiosk has catalogues for (BCP 47). Adding one: docs/accessibility.md. */
+export const LANGUAGE_CODES = ['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'] as const;
+export type LanguageCode = (typeof LANGUAGE_CODES)[number];
+
 export const startArgsSchema = z.strictObject({
   callMode: z.enum(CALL_MODES).optional(),
   /** Which cast member to talk to (`PublicConfig.cast[].id`); default: the first. */
   avatarId: z.string().min(1).max(64).optional(),
+  /** The visitor's language (one of `PublicConfig.languages`); default: `defaultLanguage`. */
+  language: z.enum(LANGUAGE_CODES).optional(),
 });
 export type StartArgs = z.infer<typeof startArgsSchema>;
 
@@ -336,6 +342,12 @@ export interface PublicConfig {
   /** How many start-up problems wait for staff (`StaffStatus.attention` has them). Only a count: the
    *  attract screen shows a small marker for staff, never the problem to visitors. */
   attention: number;
+  /** The languages a visitor may pick (config order) and the one each visitor starts in. */
+  languages: LanguageCode[];
+  defaultLanguage: LanguageCode;
+  /** Accessibility mode: on for every visitor by default, and the low-reach band (percent of the
+   *  screen's height, from the bottom) that holds every visitor control in that mode. */
+  accessibility: { default: boolean; reachBandPercent: number };
 }
 
 /** See `PublicConfig.apiKeyWeaklyProtected`. */
@@ -461,4 +473,3 @@ export interface SpareEvent {
 
 /** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */
 export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent;
-
