@@ -1,5 +1,5 @@
 /** العربية (right to left). Same keys as en.ts (a test checks), with Arabic's six plural forms. */
-import type { Catalogue } from './index.ts';
+import type { Catalogue } from './types.ts';
 
 export default {
   common: {

@@ -1,5 +1,5 @@
 /** Deutsch. Same keys as en.ts (a test checks). */
-import type { Catalogue } from './index.ts';
+import type { Catalogue } from './types.ts';
 
 export default {
   common: {

@@ -1,5 +1,5 @@
 /** Français. Same keys as en.ts (a test checks). */
-import type { Catalogue } from './index.ts';
+import type { Catalogue } from './types.ts';
 
 export default {
   common: {

@@ -8,10 +8,9 @@ import zhHans from './zh-Hans.ts';
 import ja from './ja.ts';
 import ar from './ar.ts';
 
-/** A catalogue: nested groups of messages. */
-export interface Catalogue {
-  readonly [key: string]: string | Catalogue;
-}
+import type { Catalogue } from './types.ts';
+
+export type { Catalogue };
 
 type Leaves<T, P extends string = ''> = {
   [K in keyof T & string]: T[K] extends string ? `${P}${K}` : Leaves<T[K], `${P}${K}.`>;

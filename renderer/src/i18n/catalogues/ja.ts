@@ -1,5 +1,5 @@
 /** 日本語. Same keys as en.ts (a test checks); Japanese has one plural form (`_other`). */
-import type { Catalogue } from './index.ts';
+import type { Catalogue } from './types.ts';
 
 export default {
   common: {
