@@ -60,8 +60,6 @@ export default {
     timeLeft: 'متبقٍّ {{time}}',
     mute: 'كتم',
     muted: 'مكتوم',
-    muteMic: 'كتم الميكروفون',
-    unmuteMic: 'إلغاء كتم الميكروفون',
     end: 'إنهاء',
     endLong: 'إنهاء المحادثة',
     reconnecting: 'جارٍ إعادة الاتصال…',

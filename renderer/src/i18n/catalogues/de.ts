@@ -56,8 +56,6 @@ export default {
     timeLeft: 'Noch {{time}}',
     mute: 'Stumm',
     muted: 'Stumm an',
-    muteMic: 'Mikrofon stummschalten',
-    unmuteMic: 'Mikrofon einschalten',
     end: 'Beenden',
     endLong: 'Gespräch beenden',
     reconnecting: 'Verbindung wird wiederhergestellt…',

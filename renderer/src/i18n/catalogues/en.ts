@@ -58,8 +58,6 @@ const en = {
     timeLeft: '{{time}} left',
     mute: 'Mute',
     muted: 'Muted',
-    muteMic: 'Mute microphone',
-    unmuteMic: 'Unmute microphone',
     end: 'End',
     endLong: 'End conversation',
     reconnecting: 'Reconnecting…',

@@ -57,8 +57,6 @@ export default {
     timeLeft: 'Quedan {{time}}',
     mute: 'Silenciar',
     muted: 'Silenciado',
-    muteMic: 'Silenciar el micrófono',
-    unmuteMic: 'Activar el micrófono',
     end: 'Terminar',
     endLong: 'Terminar la conversación',
     reconnecting: 'Reconectando…',

@@ -57,8 +57,6 @@ export default {
     timeLeft: 'Encore {{time}}',
     mute: 'Couper',
     muted: 'Micro coupé',
-    muteMic: 'Couper le micro',
-    unmuteMic: 'Réactiver le micro',
     end: 'Terminer',
     endLong: 'Terminer la conversation',
     reconnecting: 'Reconnexion…',

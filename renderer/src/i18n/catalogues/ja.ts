@@ -55,8 +55,6 @@ export default {
     timeLeft: '残り {{time}}',
     mute: 'ミュート',
     muted: 'ミュート中',
-    muteMic: 'マイクをミュート',
-    unmuteMic: 'マイクのミュートを解除',
     end: '終了',
     endLong: '会話を終了',
     reconnecting: '再接続中…',

@@ -55,8 +55,6 @@ export default {
     timeLeft: '剩余 {{time}}',
     mute: '静音',
     muted: '已静音',
-    muteMic: '麦克风静音',
-    unmuteMic: '取消麦克风静音',
     end: '结束',
     endLong: '结束对话',
     reconnecting: '正在重新连接…',
