@@ -154,7 +154,8 @@ async function announced(page: Page): Promise<string> {
 
 describe('Languages and accessibility (E2E)', () => {
   it('every visitor screen passes axe (WCAG 2.2 A/AA) and has 48 px targets, in English, German, Arabic and accessibility mode', async () => {
-    const k = await open('portrait', { knobs: { warmupMs: { audio: 0, video: 2_500 } }, config: { returnToAttractSeconds: 600 } });
+    // A long warm-up: the connecting screen stays while it is checked at every size.
+    const k = await open('portrait', { knobs: { warmupMs: { audio: 0, video: 12_000 } }, config: { returnToAttractSeconds: 600 } });
     try {
       const { page } = k;
       const variants: { name: string; setup: () => Promise<void> }[] = [
@@ -176,8 +177,8 @@ describe('Languages and accessibility (E2E)', () => {
 
         await page.click('[data-testid=start]');
         await screenIs(page, 'connecting');
-        await checkScreen(page, `connecting (${variant.name})`, variant.name === 'en' ? ALL_SIZES : KIOSK_SIZES);
         if (variant.name !== 'en') await screenshotBoth(page, `access-connecting-${variant.name}`, 'portrait');
+        await checkScreen(page, `connecting (${variant.name})`, variant.name === 'en' ? ALL_SIZES : KIOSK_SIZES);
 
         await screenIs(page, 'live', 15_000);
         await page.locator('[data-testid=live-waiting]').waitFor({ state: 'detached', timeout: 10_000 });
@@ -232,9 +233,9 @@ describe('Languages and accessibility (E2E)', () => {
       // The countdown starts from twice the configured 30 s.
       const first = Number(await page.evaluate(`document.querySelector('[data-testid=idle-prompt] .num').textContent.replace(/[٠-٩]/g, (d) => '٠١٢٣٤٥٦٧٨٩'.indexOf(d))`));
       assert.ok(first > 30 && first <= 60, `the countdown starts at ${first} s, from 60`);
+      await screenshotBoth(page, 'access-idle-ar-accessible', 'landscape');
       await checkScreen(page, 'idle prompt (ar, accessible)', KIOSK_SIZES);
       assert.deepEqual(await controlsAboveBand(page, 50), [], 'the idle prompt buttons are in reach');
-      await screenshotBoth(page, 'access-idle-ar-accessible', 'landscape');
       await page.click('[data-testid=idle-keep]');
       await page.locator('[data-testid=idle-prompt]').waitFor({ state: 'detached', timeout: 5_000 });
       await page.click('[data-testid=hangup]');
