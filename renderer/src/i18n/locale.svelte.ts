@@ -94,5 +94,7 @@ export class Locale {
 
 /** The one visitor language of this window. */
 export const locale = new Locale();
+/** The staff panel's: English, through the same formatting (durations, times of day). */
+export const staffLocale = new Locale();
 /** `t('live.mute')`: shorthand for `locale.t`. */
 export const t = (key: MessageKey, options?: TOptions): string => locale.t(key, options);
