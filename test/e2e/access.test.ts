@@ -16,7 +16,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -27,6 +28,8 @@ import {
   clippedElements,
   eventually,
   launchChromium,
+  launchChromiumWithArgs,
+  writeWav,
   openKiosk,
   openStaffKiosk,
   screenIs,
@@ -180,7 +183,7 @@ describe('Languages and accessibility (E2E)', () => {
         if (variant.name !== 'en') await screenshotBoth(page, `access-connecting-${variant.name}`, 'portrait');
         await checkScreen(page, `connecting (${variant.name})`, variant.name === 'en' ? ALL_SIZES : KIOSK_SIZES);
 
-        await screenIs(page, 'live', 15_000);
+        await screenIs(page, 'live', 30_000);
         await page.locator('[data-testid=live-waiting]').waitFor({ state: 'detached', timeout: 10_000 });
         await checkScreen(page, `live (${variant.name})`, variant.name === 'en' ? ALL_SIZES : KIOSK_SIZES);
         if (variant.name !== 'en') await screenshotBoth(page, `access-live-${variant.name}`, 'portrait');
@@ -202,7 +205,7 @@ describe('Languages and accessibility (E2E)', () => {
         if (variant === 'accessible') await page.click('[data-testid=accessibility]');
         else await page.click(`[data-testid=lang-${variant}]`);
         await page.click('[data-testid=start]');
-        await screenIs(page, 'live', 15_000);
+        await screenIs(page, 'live', 30_000);
         const liveId = k.emulator.listSessions().find((s) => s.status !== 'ended')!.id;
         k.emulator.forceHangup(liveId, 'credit_insufficient');
         await screenIs(page, 'error');
@@ -218,15 +221,19 @@ describe('Languages and accessibility (E2E)', () => {
   });
 
   it('the idle prompt passes axe and keeps its controls in reach; accessibility mode doubles the idle timings', async () => {
-    const k = await open('landscape', { config: { idle: { promptSeconds: 10, hangupSeconds: 30 } } });
+    // A silent microphone (the default fake one beeps, which the voice detector hears as someone talking).
+    const wavDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-access-'));
+    const silent = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${writeWav(join(wavDir, 'silence.wav'), 2, () => 0)}`]);
+    const k = await openKiosk({ browser: silent, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, config: { idle: { promptSeconds: 10, hangupSeconds: 30 } } });
     try {
+      await screenIs(k.page, 'attract');
       const { page } = k;
       await page.click('[data-testid=lang-ar]');
       await page.click('[data-testid=accessibility]');
       const startMs = Date.now();
       await page.click('[data-testid=start]');
-      await screenIs(page, 'live', 15_000);
-      // The fake microphone is a steady tone, not speech: the watch sees nobody talking.
+      await screenIs(page, 'live', 30_000);
+      // Nobody talks, nobody is seen (the presence camera is off): the watch prompts.
       await page.locator('[data-testid=idle-prompt]').waitFor({ timeout: 40_000 });
       const promptAfterS = (Date.now() - startMs) / 1000;
       assert.ok(promptAfterS >= 19, `the prompt came after ${promptAfterS.toFixed(1)} s: twice the configured 10 s`);
@@ -242,6 +249,7 @@ describe('Languages and accessibility (E2E)', () => {
       await screenIs(page, 'ended');
     } finally {
       await k.close();
+      await silent.close();
     }
   });
 
@@ -261,7 +269,7 @@ describe('Languages and accessibility (E2E)', () => {
       await page.keyboard.press('Enter');
       await screenIs(page, 'connecting');
       await eventually(async () => (await announced(page)) === 'Verbindung zu Ava…', 'connecting is announced');
-      await screenIs(page, 'live', 15_000);
+      await screenIs(page, 'live', 30_000);
       await eventually(async () => (await announced(page)) === 'Ava ist bereit. Sprechen Sie einfach los.', 'ready is announced');
 
       assert.equal(personaOf(k), 'A warm, concise hotel concierge.\n\nAntworte immer auf Deutsch.');
@@ -289,7 +297,7 @@ describe('Languages and accessibility (E2E)', () => {
     }
   });
 
-  it('a configured default language and accessibility mode: the spare is made for it, Arabic mirrors, controls stay in the band', async () => {
+  it('a configured default language and accessibility mode: the call is made in it, Arabic mirrors, controls stay in the band', async () => {
     const k = await open('portrait', {
       config: { languages: ['ar', 'en', 'de'], defaultLanguage: 'ar', accessibility: { default: true, reachBandPercent: 45 } },
     });
@@ -313,7 +321,7 @@ describe('Languages and accessibility (E2E)', () => {
       }
       await page.setViewportSize(VIEWPORTS.portrait);
       await page.click('[data-testid=start]');
-      await screenIs(page, 'live', 15_000);
+      await screenIs(page, 'live', 30_000);
       assert.deepEqual(await controlsAboveBand(page, 45), [], 'live controls in the band');
       assert.match(personaOf(k), /\n\nAlways answer in Arabic\.$/);
       await page.click('[data-testid=hangup]');

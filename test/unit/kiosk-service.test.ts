@@ -92,7 +92,9 @@ describe('createKioskService (no network)', () => {
       'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'video', 'windowMode',
       'prewarm', 'presence', // fast start
       'attention', // start-up problems waiting for staff (a count)
+      'languages', 'defaultLanguage', 'accessibility', // every visitor: languages and accessibility mode
     ].sort());
+    assert.deepEqual([r.value.languages, r.value.defaultLanguage, r.value.accessibility], [['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'], 'en', { default: false, reachBandPercent: 50 }]);
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);
     await service.shutdown();
