@@ -204,6 +204,7 @@ describe('Languages and accessibility (E2E)', () => {
       for (const variant of ['ar', 'de', 'accessible'] as const) {
         if (variant === 'accessible') await page.click('[data-testid=accessibility]');
         else await page.click(`[data-testid=lang-${variant}]`);
+        await page.click('[data-testid=mode-audio]'); // voice only: no warm-up wait before the error
         await page.click('[data-testid=start]');
         await screenIs(page, 'live', 30_000);
         const liveId = k.emulator.listSessions().find((s) => s.status !== 'ended')!.id;
