@@ -363,6 +363,16 @@ describe('Languages and accessibility (E2E)', () => {
     }
   });
 
+  it('the first-start setup screen passes axe and has 48 px targets', async () => {
+    const k = await openStaffKiosk({ browser, baseUrl: server.url, orientation: 'portrait', imageDataUrl: portrait });
+    try {
+      await screenIs(k.page, 'setup');
+      await checkScreen(k.page, 'setup', ALL_SIZES);
+    } finally {
+      await k.close();
+    }
+  });
+
   it('companion sizes: the attract screen fits and keeps 48 px targets in every language (a compact language list)', async () => {
     const k = await open('portrait');
     try {
