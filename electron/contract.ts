@@ -19,6 +19,7 @@ import { CALL_MODES, type CallMode, type RtcCredentials } from './core/protocol.
 import type { ErrorCode, ErrorInfo } from './core/errors.ts';
 import type { SessionEvent, SessionState } from './core/session-types.ts';
 import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
+import { LANGUAGE_CODES, type LanguageCode } from './core/languages.ts';
 
 export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
@@ -38,9 +39,8 @@ export const fail = (code: ErrorCode, message: string): Result<never> => ({ ok: 
 
 export const noArgsSchema = z.undefined().or(z.strictObject({}));
 
-/** The visitor languages the kiosk has catalogues for (BCP 47). Adding one: docs/accessibility.md. */
-export const LANGUAGE_CODES = ['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'] as const;
-export type LanguageCode = (typeof LANGUAGE_CODES)[number];
+/** The visitor languages (electron/core/languages.ts). */
+export { LANGUAGE_CODES, type LanguageCode };
 
 export const startArgsSchema = z.strictObject({
   callMode: z.enum(CALL_MODES).optional(),

@@ -5,7 +5,8 @@
  * and durations from `Intl` in the chosen language. The staff panel uses the same `t()` (in English).
  */
 import i18next, { type TOptions } from 'i18next';
-import { LANGUAGE_CODES, type LanguageCode } from '../../../electron/contract.ts';
+// The codes from their dependency-free module: the contract would bring its zod schemas into the bundle.
+import { LANGUAGE_CODES, type LanguageCode } from '../../../electron/core/languages.ts';
 import { CATALOGUES, type MessageKey } from './catalogues/index.ts';
 
 export type { MessageKey };
