@@ -164,7 +164,7 @@ describe('A cast of avatars (E2E)', () => {
       const start = k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start');
       assert.deepEqual(
         start.map((c) => c.arg),
-        [{ callMode: 'video', avatarId: 'leo' }],
+        [{ callMode: 'video', avatarId: 'leo', language: 'en' }],
       );
       await eventually(async () => /Leo/.test((await page.locator('[data-testid=step-warm]').textContent()) ?? ''), 'the connecting screen names Leo');
       assert.equal(await page.getAttribute('[data-testid=screen-connecting] img', 'src'), leo, 'the connecting screen shows Leo');
@@ -210,7 +210,7 @@ describe('A cast of avatars (E2E)', () => {
       assert.equal((session.request as { avatar: { name?: string } }).avatar.name, 'Mia');
       assert.deepEqual(
         k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start').map((c) => c.arg),
-        [{ callMode: 'audio', avatarId: 'mia' }],
+        [{ callMode: 'audio', avatarId: 'mia', language: 'en' }],
       );
       await page.keyboard.press('Escape');
       await screenIs(page, 'ended');
@@ -230,7 +230,7 @@ describe('A cast of avatars (E2E)', () => {
       await screenIs(page, 'connecting');
       assert.deepEqual(
         k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start').map((c) => c.arg),
-        [{ callMode: 'video' }],
+        [{ callMode: 'video', language: 'en' }],
       );
       await page.click('[data-testid=cancel]');
       await screenIs(page, 'attract');
