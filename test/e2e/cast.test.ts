@@ -174,7 +174,8 @@ describe('A cast of avatars (E2E)', () => {
       assert.equal(sessions.length, 1);
       const request = sessions[0]!.request as { avatar: { name?: string; persona: string; voice?: string } };
       assert.equal(request.avatar.name, 'Leo', 'the session was created for Leo');
-      assert.equal(request.avatar.persona, PERSONAS.leo);
+      // Leo's persona, then the visitor's language (the default, English) as an instruction.
+      assert.equal(request.avatar.persona, `${PERSONAS.leo}\n\nAlways answer in English.`);
       assert.equal(request.avatar.voice, 'Leo');
       assert.equal(sessions[0]!.callMode, 'video');
       assert.equal((await page.locator('[data-testid=screen-live] .name').textContent())?.trim(), 'Leo');
