@@ -34,6 +34,7 @@ export class LiveCall {
   #liveId: string | null = null;
   #view: LiveView | null = null;
   #muted = false;
+  #outputId = '';
   #engineState = $state<EngineState>('idle');
   #engineKind = $state<EngineKind | null>(null);
   #autoplayBlocked = $state(false);
@@ -158,6 +159,7 @@ export class LiveCall {
       }
     });
     if (this.#muted) await engine.setMuted(true);
+    if (this.#outputId) await engine.setAudioOutput?.(this.#outputId).catch((err: unknown) => console.warn('audio output not set', err));
     try {
       await engine.join(rtc, mode, view);
       reportReady();
@@ -196,6 +198,18 @@ export class LiveCall {
       }
     }
     this.#view?.clear();
+  }
+
+  /** How loud the avatar speaks now, 0..1 (null: this engine cannot say). */
+  avatarAudioLevel(): number | null {
+    const engine = this.#engine;
+    return engine?.avatarAudioLevel ? engine.avatarAudioLevel() : null;
+  }
+
+  /** Private listening: play the avatar's voice on this output ('' = the default), now and in later calls. */
+  async setAudioOutput(deviceId: string): Promise<void> {
+    this.#outputId = deviceId;
+    await this.#engine?.setAudioOutput?.(deviceId).catch((err: unknown) => console.warn('audio output not set', err));
   }
 
   async setMuted(muted: boolean): Promise<void> {

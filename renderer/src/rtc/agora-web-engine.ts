@@ -39,6 +39,10 @@ export interface AgoraLocalTrack {
 export interface AgoraRemoteTrack {
   play(element?: HTMLElement, config?: AgoraPlayConfig): void;
   stop(): void;
+  /** Remote audio tracks: the current volume, 0..1. */
+  getVolumeLevel?(): number;
+  /** Remote audio tracks: the output device (the SDK calls setSinkId on its own audio element). */
+  setPlaybackDevice?(deviceId: string): Promise<void>;
 }
 export interface AgoraRemoteUser {
   uid: AgoraUid;
@@ -112,6 +116,8 @@ export class AgoraWebEngine implements RtcEngine {
   #autoplayHook: (() => void) | null = null;
   /** The channel joined receive-only ahead of the tap, and that join. */
   #prejoined: { channel: string; joined: Promise<void> } | null = null;
+  /** Private listening: the output the avatar's voice plays on ('' = the default). */
+  #outputId = '';
 
   constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number; cloudProxy?: CloudProxyMode } = {}) {
     this.#sdk = sdk;
@@ -245,6 +251,17 @@ export class AgoraWebEngine implements RtcEngine {
     return this.#camera?.getMediaStreamTrack?.() ?? null;
   }
 
+  avatarAudioLevel(): number {
+    let level = 0;
+    for (const t of this.#remote) level = Math.max(level, t.getVolumeLevel?.() ?? 0);
+    return level;
+  }
+
+  async setAudioOutput(deviceId: string): Promise<void> {
+    this.#outputId = deviceId;
+    for (const t of this.#remote) await t.setPlaybackDevice?.(deviceId);
+  }
+
   resumePlayback(): void {
     // After the visitor's tap the SDK may play again; replaying is harmless.
     for (const t of this.#remote) {
@@ -280,6 +297,7 @@ export class AgoraWebEngine implements RtcEngine {
         const track = await client.subscribe(user, 'audio');
         if (this.#closed) return track.stop();
         this.#remote.push(track);
+        if (this.#outputId) await track.setPlaybackDevice?.(this.#outputId).catch(() => undefined);
         track.play();
         // Audio mode has no avatar picture: hearing the avatar is "playing".
         if (ids.video === null) this.#setState('playing');

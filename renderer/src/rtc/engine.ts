@@ -69,6 +69,12 @@ export interface RtcEngine {
   /** The visitor's local microphone track (captured with echo cancellation), for voice activity; null
    *  before join, after leave, or where the engine captures natively (agora-native). */
   localAudioTrack?(): MediaStreamTrack | null;
+  // Seeing speech and private listening.
+  /** How loud the avatar speaks now, 0..1 (the "speaking" sign for visitors who cannot hear it); absent
+   *  where the engine cannot measure it. */
+  avatarAudioLevel?(): number;
+  /** Play the avatar's voice on this output device (`MediaDeviceInfo.deviceId`; '' = the system default). */
+  setAudioOutput?(deviceId: string): Promise<void>;
 }
 
 export type EngineKind = 'demo' | 'agora-web' | 'agora-native';
