@@ -7,7 +7,7 @@
  * `returnToAttractSeconds`, or "Done").
  */
 import type { CallMode, ErrorInfo, KioskApi, KioskEvent, OpeningInfo, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
-import type { RtcError } from '../rtc/engine.ts';
+import type { RtcError, VisitorNotice } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
 import { LiveCall } from '../call/LiveCall.svelte.ts';
 import { IdleWatch, DEFAULT_IDLE } from '../call/IdleWatch.svelte.ts';
@@ -45,7 +45,7 @@ export class KioskApp {
   #bootError = $state<ErrorView | null>(null);
   #now = $state(Date.now());
   #terminalSinceMs = $state<number | null>(null);
-  #warning = $state<{ message: string; untilMs: number } | null>(null);
+  #warning = $state<{ notice: VisitorNotice; untilMs: number } | null>(null);
   /** Opening hours: null (or open) lets calls start; closed shows the closed screen instead of attract. */
   #opening = $state<OpeningInfo | null>(null);
   #timer: ReturnType<typeof setInterval> | null = null;
@@ -70,7 +70,7 @@ export class KioskApp {
     this.call = new LiveCall({
       getUserMedia,
       onFailure: (error) => this.#onMediaFailure(error),
-      onWarning: (message) => this.#showWarning(message),
+      onWarning: (message, notice) => this.#showWarning(message, notice),
       // RTC first, then billing: main sends conn_init once our side of the channel is ready.
       onReady: (liveId) => void this.#kiosk?.session.rtcReady({ liveId }),
     });
@@ -160,8 +160,9 @@ export class KioskApp {
   get isDemo(): boolean {
     return this.#config?.mode === 'demo';
   }
-  get warning(): string | null {
-    return this.#warning && this.#warning.untilMs > this.#now ? this.#warning.message : null;
+  /** The notice a visitor sees over the live call (translated by the view), while it lasts. */
+  get warning(): VisitorNotice | null {
+    return this.#warning && this.#warning.untilMs > this.#now ? this.#warning.notice : null;
   }
 
   get screen(): Screen {
@@ -486,6 +487,7 @@ export class KioskApp {
         break;
       }
       case 'warning':
+        // Main's warnings are for staff (already in main's log), never a visitor's screen.
         this.#showWarning(event.message);
         break;
       case 'muted':
@@ -516,8 +518,10 @@ export class KioskApp {
     void this.#kiosk?.session.reportMediaError({ kind: error.kind, message: error.message.slice(0, 500) });
   }
 
-  #showWarning(message: string): void {
-    this.#warning = { message, untilMs: Date.now() + WARNING_SHOW_MS };
+  /** Every warning goes to the log in English; a visitor sees only those with a translated notice. */
+  #showWarning(message: string, notice?: VisitorNotice): void {
+    console.warn(message);
+    if (notice) this.#warning = { notice, untilMs: Date.now() + WARNING_SHOW_MS };
   }
 
   #tick(): void {

@@ -6,7 +6,7 @@
  */
 import type { CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
 import { chooseEngine, createEngine } from '../rtc/choose-engine.ts';
-import { RtcError, type EngineKind, type EngineState, type LiveView, type RtcEngine } from '../rtc/engine.ts';
+import { RtcError, type EngineKind, type EngineState, type LiveView, type RtcEngine, type VisitorNotice } from '../rtc/engine.ts';
 import { MediaPrefetch } from '../rtc/media-prefetch.ts';
 import { DEMO_CAMERA_CONSTRAINTS, DEMO_MIC_CONSTRAINTS } from '../rtc/demo-engine.ts';
 
@@ -14,7 +14,7 @@ export interface LiveCallDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
   /** A media/RTC failure that ends the call (device denied, join failed, channel lost). */
   onFailure: (error: RtcError) => void;
-  onWarning: (message: string) => void;
+  onWarning: (message: string, notice?: VisitorNotice) => void;
   /** Our side of the call's channel is ready (joined, handler in place, microphone published): main may
    *  send conn_init now (RTC first, then billing). */
   onReady?: (liveId: string) => void;
@@ -148,7 +148,7 @@ export class LiveCall {
           this.#autoplayBlocked = true;
           break;
         case 'warning':
-          this.#deps.onWarning(event.message);
+          this.#deps.onWarning(event.message, event.notice);
           break;
         case 'error':
           this.#deps.onFailure(event.error);

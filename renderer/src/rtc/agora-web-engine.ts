@@ -203,7 +203,7 @@ export class AgoraWebEngine implements RtcEngine {
     });
     client.on('connection-state-change', (cur, _prev, reason) => this.#onConnectionState(cur, reason));
     client.on('token-privilege-will-expire', () =>
-      this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.' }),
+      this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.', notice: 'ticketExpiring' }),
     );
     client.on('token-privilege-did-expire', () =>
       this.#events.emit({ type: 'error', error: new RtcError('rtc_disconnected', 'The call’s media ticket expired.') }),
@@ -303,7 +303,7 @@ export class AgoraWebEngine implements RtcEngine {
         if (ids.video === null) this.#setState('playing');
       }
     } catch (err) {
-      this.#events.emit({ type: 'warning', message: `The avatar's ${mediaType} could not be received (${err instanceof Error ? err.message : String(err)}).` });
+      this.#events.emit({ type: 'warning', message: `The avatar's ${mediaType} could not be received (${err instanceof Error ? err.message : String(err)}).`, notice: 'pictureMissing' });
     }
   }
 

@@ -68,6 +68,10 @@ export default {
     holdToTalkLong: 'Zum Sprechen halten (oder Leertaste halten)',
     talking: 'Sie sprechen…',
     talkingLong: 'Sie sprechen: loslassen zum Stummschalten',
+    notice: {
+      ticketExpiring: 'Das Gespräch kann noch etwa 30 Sekunden weitergehen; danach beginnen Sie bitte ein neues.',
+      pictureMissing: 'Bild oder Ton des Avatars kommen nicht an.',
+    },
   },
   idle: {
     title: 'Sind Sie noch da?',

@@ -70,6 +70,10 @@ const en = {
     holdToTalkLong: 'Hold to talk (or hold Space)',
     talking: 'Talking…',
     talkingLong: 'Talking: let go to mute',
+    notice: {
+      ticketExpiring: 'The conversation can go on for about 30 more seconds; then please start a new one.',
+      pictureMissing: 'The avatar’s picture or sound isn’t coming through.',
+    },
   },
   idle: {
     title: 'Are you still there?',

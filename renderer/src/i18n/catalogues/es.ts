@@ -69,6 +69,10 @@ export default {
     holdToTalkLong: 'Mantenga pulsado para hablar (o mantenga Espacio)',
     talking: 'Hablando…',
     talkingLong: 'Hablando: suelte para silenciar',
+    notice: {
+      ticketExpiring: 'La conversación puede seguir unos 30 segundos más; después, empiece una nueva.',
+      pictureMissing: 'No llega la imagen o el sonido del avatar.',
+    },
   },
   idle: {
     title: '¿Sigue ahí?',

@@ -69,6 +69,10 @@ export default {
     holdToTalkLong: 'Maintenez pour parler (ou maintenez Espace)',
     talking: 'Vous parlez…',
     talkingLong: 'Vous parlez : relâchez pour couper le micro',
+    notice: {
+      ticketExpiring: 'La conversation peut encore durer environ 30 secondes ; ensuite, commencez-en une nouvelle.',
+      pictureMissing: 'L’image ou le son de l’avatar ne parvient pas.',
+    },
   },
   idle: {
     title: 'Êtes-vous toujours là ?',

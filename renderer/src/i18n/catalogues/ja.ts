@@ -67,6 +67,10 @@ export default {
     holdToTalkLong: '押している間話せます（スペースキーでも可）',
     talking: '話しています…',
     talkingLong: '話しています：離すとミュート',
+    notice: {
+      ticketExpiring: '会話はあと約30秒で終わります。その後は新しい会話を始めてください。',
+      pictureMissing: 'アバターの映像または音声が届いていません。',
+    },
   },
   idle: {
     title: 'まだいらっしゃいますか？',

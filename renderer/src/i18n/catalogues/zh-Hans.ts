@@ -67,6 +67,10 @@ export default {
     holdToTalkLong: '按住说话（或按住空格键）',
     talking: '正在说话…',
     talkingLong: '正在说话：松开即静音',
+    notice: {
+      ticketExpiring: '对话还能继续约 30 秒，之后请重新开始新的对话。',
+      pictureMissing: '暂时收不到虚拟形象的画面或声音。',
+    },
   },
   idle: {
     title: '您还在吗？',
