@@ -19,6 +19,7 @@ import { CALL_MODES, type CallMode, type RtcCredentials } from './core/protocol.
 import type { ErrorCode, ErrorInfo } from './core/errors.ts';
 import type { SessionEvent, SessionState } from './core/session-types.ts';
 import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
+import { LANGUAGE_CODES, type LanguageCode } from './core/languages.ts';
 
 export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
@@ -38,10 +39,15 @@ export const fail = (code: ErrorCode, message: string): Result<never> => ({ ok: 
 
 export const noArgsSchema = z.undefined().or(z.strictObject({}));
 
+/** The visitor languages (electron/core/languages.ts). */
+export { LANGUAGE_CODES, type LanguageCode };
+
 export const startArgsSchema = z.strictObject({
   callMode: z.enum(CALL_MODES).optional(),
   /** Which cast member to talk to (`PublicConfig.cast[].id`); default: the first. */
   avatarId: z.string().min(1).max(64).optional(),
+  /** The visitor's language (one of `PublicConfig.languages`); default: `defaultLanguage`. */
+  language: z.enum(LANGUAGE_CODES).optional(),
 });
 export type StartArgs = z.infer<typeof startArgsSchema>;
 
@@ -348,6 +354,12 @@ export interface PublicConfig {
   attention: number;
   /** Open or closed (opening hours); absent: always open. */
   opening?: OpeningInfo;
+  /** The languages a visitor may pick (config order) and the one each visitor starts in. */
+  languages: LanguageCode[];
+  defaultLanguage: LanguageCode;
+  /** Accessibility mode: on for every visitor by default, and the low-reach band (percent of the
+   *  screen's height, from the bottom) that holds every visitor control in that mode. */
+  accessibility: { default: boolean; reachBandPercent: number };
 }
 
 /** See `PublicConfig.apiKeyWeaklyProtected`. */

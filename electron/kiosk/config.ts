@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { AvatarError } from '../core/errors.ts';
 import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
-import { PREWARM_MODES, VIDEO_FITS } from '../contract.ts';
+import { LANGUAGE_CODES, PREWARM_MODES, VIDEO_FITS, type LanguageCode } from '../contract.ts';
 import { mqttSchema, scheduleSchema, updateSchema } from './fleet-config.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
@@ -125,6 +125,31 @@ const presenceSchema = z
   })
   .default({ cameraEnabled: true });
 
+/** What the persona gets at session create for each language (the service has no language field). */
+export const DEFAULT_LANGUAGE_INSTRUCTIONS: Record<LanguageCode, string> = {
+  en: 'Always answer in English.',
+  es: 'Always answer in Spanish.',
+  fr: 'Always answer in French.',
+  de: 'Always answer in German.',
+  'zh-Hans': 'Always answer in Simplified Chinese (Mandarin).',
+  ja: 'Always answer in Japanese.',
+  ar: 'Always answer in Arabic.',
+};
+
+const languageSchema = z.enum(LANGUAGE_CODES);
+
+/** Accessibility mode (docs/accessibility.md). */
+const accessibilitySchema = z
+  .strictObject({
+    /** Start every visitor in accessibility mode (high contrast, large text, less motion, low reach). */
+    default: z.boolean().default(false),
+    /** Low-reach layout: every visitor control sits in this lower part of the screen (percent of its
+     *  height, from the bottom). Set it from the screen's mounting height so the band stays within the
+     *  reach range of a seated person (EN 301 549 / ADA: about 380 to 1220 mm above the floor). */
+    reachBandPercent: z.number().int().min(20).max(100).default(50),
+  })
+  .default({ default: false, reachBandPercent: 50 });
+
 export const configFileSchema = z.strictObject({
   service: serviceSchema,
   callMode: z.enum(CALL_MODES).default('video'),
@@ -162,6 +187,17 @@ export const configFileSchema = z.strictObject({
   update: updateSchema.optional(),
   /** Which cast members (ids) the attract screen offers, in this order (a remote `apply` sets it). */
   castSelection: z.array(z.string().min(1).max(64)).min(1).max(12).optional(),
+  /** The languages a visitor may pick on the attract screen (shown in this order). */
+  languages: z
+    .array(languageSchema)
+    .min(1)
+    .refine((l) => new Set(l).size === l.length, 'must not list a language twice')
+    .default([...LANGUAGE_CODES]),
+  /** The language each visitor starts in (and the spare session is made for); one of `languages`. */
+  defaultLanguage: languageSchema.default('en'),
+  /** Appended to the persona for the visitor's language; a language not set here uses the default. */
+  languageInstructions: z.partialRecord(languageSchema, z.string().min(1).max(1000)).optional(),
+  accessibility: accessibilitySchema,
 });
 
 export type ConfigFile = z.input<typeof configFileSchema>;
@@ -241,6 +277,11 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   const persona = cfg.avatar.persona ?? readText(join(appRoot, DEFAULT_PERSONA_FILE))?.trim() ?? FALLBACK_PERSONA;
   const avatar = { ...cfg.avatar, imagePath, persona: persona || FALLBACK_PERSONA };
   checkMetrics(cfg.metrics);
+  if (!cfg.languages.includes(cfg.defaultLanguage)) {
+    throw new AvatarError('invalid_config', `Invalid configuration at "defaultLanguage": "${cfg.defaultLanguage}" is not one of languages (${cfg.languages.join(', ')}).`, {
+      details: { field: 'defaultLanguage' },
+    });
+  }
   return { ...cfg, avatar, cast: selectCast(resolveCast(cfg, avatar, appRoot), cfg.castSelection) };
 }
 
@@ -356,6 +397,12 @@ function selectCast(cast: CastEntry[], selection: string[] | undefined): CastEnt
     }
     return member;
   });
+}
+
+/** The persona a session is created with in `language`: the member's persona, then the language's instruction. */
+export function personaFor(config: Pick<KioskConfig, 'languageInstructions'>, persona: string, language: LanguageCode): string {
+  const instruction = config.languageInstructions?.[language] ?? DEFAULT_LANGUAGE_INSTRUCTIONS[language];
+  return `${persona.trimEnd()}\n\n${instruction}`;
 }
 
 function resolveImagePath(p: string, appRoot: string): string {

@@ -35,6 +35,7 @@ import {
   type AttentionItem,
   type KeyProtectionWeak,
   type OpeningInfo,
+  type LanguageCode,
 } from '../contract.ts';
 import { castAttention } from './attention.ts';
 import type { Clock } from '../core/clock.ts';
@@ -46,7 +47,7 @@ import { SessionController } from '../core/session-controller.ts';
 import type { SessionEvent, SessionState, ServiceTarget, StartOptions } from '../core/session-types.ts';
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator as defaultStartEmulator, type EmulatorHandle, type EmulatorKnobs } from '../emulator/index.ts';
-import type { CastEntry, KioskConfig } from './config.ts';
+import { personaFor, type CastEntry, type KioskConfig } from './config.ts';
 import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast } from './cast.ts';
 import type { CallMode } from '../core/protocol.ts';
 import type { TransportFactory } from '../core/transport.ts';
@@ -348,6 +349,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       presence: { cameraEnabled: config.presence.cameraEnabled },
       attention: attention().length,
       opening: { ...opening },
+      languages: [...config.languages],
+      defaultLanguage: config.defaultLanguage,
+      accessibility: { default: config.accessibility.default, reachBandPercent: config.accessibility.reachBandPercent },
     };
   }
 
@@ -389,12 +393,13 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     emit(event);
   }
 
-  /** What a session is created with: the spare is pre-warmed for the cast's first member in its call mode,
-   *  so a tap on another avatar or mode does not match it (the spare is closed, the normal path runs). */
-  function startOptionsFor(callMode: CallMode, member: CastEntry = cast[0]!): StartOptions {
+  /** What a session is created with: the spare is pre-warmed for the cast's first member in its call mode
+   *  and the default language, so a tap on another avatar, mode or language does not match it (the spare
+   *  is closed, the normal path runs). The language reaches the avatar as an instruction in its persona. */
+  function startOptionsFor(callMode: CallMode, member: CastEntry = cast[0]!, language: LanguageCode = config.defaultLanguage): StartOptions {
     return {
       callMode,
-      avatar: { persona: member.persona, image: member.imagePath, name: member.name, voice: member.voice },
+      avatar: { persona: personaFor(config, member.persona, language), image: member.imagePath, name: member.name, voice: member.voice },
       ...(config.moderation ? { moderation: config.moderation } : {}),
       ...(config.extraMotion !== undefined ? { extraMotion: config.extraMotion } : {}),
     };
@@ -420,7 +425,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       if (config.allowModeChoice) callMode = args.callMode;
       else logger.warn('Ignoring the requested call mode: allowModeChoice is off', { requested: args.callMode });
     }
-    const startOptions = startOptionsFor(callMode, member);
+    if (args.language && !config.languages.includes(args.language)) return fail('invalid_request', `The language "${args.language}" is not offered on this kiosk.`);
+    const startOptions = startOptionsFor(callMode, member, args.language ?? config.defaultLanguage);
 
     const session = newActiveSession();
     active = session;

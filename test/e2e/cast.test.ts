@@ -164,7 +164,7 @@ describe('A cast of avatars (E2E)', () => {
       const start = k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start');
       assert.deepEqual(
         start.map((c) => c.arg),
-        [{ callMode: 'video', avatarId: 'leo' }],
+        [{ callMode: 'video', avatarId: 'leo', language: 'en' }],
       );
       await eventually(async () => /Leo/.test((await page.locator('[data-testid=step-warm]').textContent()) ?? ''), 'the connecting screen names Leo');
       assert.equal(await page.getAttribute('[data-testid=screen-connecting] img', 'src'), leo, 'the connecting screen shows Leo');
@@ -174,7 +174,8 @@ describe('A cast of avatars (E2E)', () => {
       assert.equal(sessions.length, 1);
       const request = sessions[0]!.request as { avatar: { name?: string; persona: string; voice?: string } };
       assert.equal(request.avatar.name, 'Leo', 'the session was created for Leo');
-      assert.equal(request.avatar.persona, PERSONAS.leo);
+      // Leo's persona, then the visitor's language (the default, English) as an instruction.
+      assert.equal(request.avatar.persona, `${PERSONAS.leo}\n\nAlways answer in English.`);
       assert.equal(request.avatar.voice, 'Leo');
       assert.equal(sessions[0]!.callMode, 'video');
       assert.equal((await page.locator('[data-testid=screen-live] .name').textContent())?.trim(), 'Leo');
@@ -210,7 +211,7 @@ describe('A cast of avatars (E2E)', () => {
       assert.equal((session.request as { avatar: { name?: string } }).avatar.name, 'Mia');
       assert.deepEqual(
         k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start').map((c) => c.arg),
-        [{ callMode: 'audio', avatarId: 'mia' }],
+        [{ callMode: 'audio', avatarId: 'mia', language: 'en' }],
       );
       await page.keyboard.press('Escape');
       await screenIs(page, 'ended');
@@ -230,7 +231,7 @@ describe('A cast of avatars (E2E)', () => {
       await screenIs(page, 'connecting');
       assert.deepEqual(
         k.bridge.calls.filter((c) => c.channel === 'kiosk:session:start').map((c) => c.arg),
-        [{ callMode: 'video' }],
+        [{ callMode: 'video', language: 'en' }],
       );
       await page.click('[data-testid=cancel]');
       await screenIs(page, 'attract');

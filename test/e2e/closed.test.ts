@@ -58,7 +58,7 @@ describe('Opening hours (E2E: closed screen, real kiosk service)', () => {
       await screenIs(page, 'closed');
       const text = ((await page.locator('[data-testid=screen-closed]').textContent()) ?? '').replace(/\s+/g, ' ').trim();
       // In the page's language (en-US here), in the venue's zone whatever the kiosk's own.
-      assert.equal(text, 'We are closed We open again Tuesday 09:00 AM.');
+      assert.equal(text, 'We are closed We open again Tuesday 9:00 AM.');
       await screenshotBoth(page, 'closed', 'landscape');
 
       // A tap or Enter starts nothing; main refuses the start itself too.

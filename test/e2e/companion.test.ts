@@ -125,7 +125,7 @@ describe('The desktop companion (E2E)', () => {
       await screenIs(page, 'live', 15_000);
       await page.waitForTimeout(600);
       await fitsEverySize(page, 'live-audio');
-      assert.deepEqual(startArgs(k), [{ callMode: 'audio', avatarId: 'leo' }]);
+      assert.deepEqual(startArgs(k), [{ callMode: 'audio', avatarId: 'leo', language: 'en' }]);
       await page.click('[data-testid=hangup]');
       await screenIs(page, 'ended');
       assert.deepEqual(realProblems(k), []);
@@ -149,7 +149,7 @@ describe('The desktop companion (E2E)', () => {
       // "Talk to Leo" from the tray, then "Hang up" while it is still connecting: cancelled, nothing live.
       await command(k, { type: 'command', command: 'toggle-call', avatarId: 'leo' });
       await screenIs(page, 'connecting');
-      assert.deepEqual(startArgs(k), [{ callMode: 'audio', avatarId: 'leo' }]);
+      assert.deepEqual(startArgs(k), [{ callMode: 'audio', avatarId: 'leo', language: 'en' }]);
       await command(k, { type: 'command', command: 'hangup' });
       await screenIs(page, 'attract');
       await eventually(() => k.emulator.listSessions().every((s) => s.status === 'ended' || s.status === 'ending'), 'the cancelled session is closed');
@@ -161,7 +161,7 @@ describe('The desktop companion (E2E)', () => {
       k.emulator.knobs.warmupMs.audio = 0;
       await command(k, { type: 'command', command: 'toggle-call' });
       await screenIs(page, 'live', 15_000);
-      assert.deepEqual(startArgs(k)[1], { callMode: 'audio', avatarId: 'leo' });
+      assert.deepEqual(startArgs(k)[1], { callMode: 'audio', avatarId: 'leo', language: 'en' });
       await command(k, { type: 'command', command: 'toggle-call' });
       await screenIs(page, 'ended');
       await eventually(() => k.emulator.liveCount() === 0, 'hung up');
@@ -170,7 +170,7 @@ describe('The desktop companion (E2E)', () => {
       // From the ended screen the shortcut starts a new call at once; "Talk to Ava" names the avatar.
       await command(k, { type: 'command', command: 'toggle-call', avatarId: 'ava' });
       await screenIs(page, 'connecting');
-      assert.deepEqual(startArgs(k)[2], { callMode: 'video', avatarId: 'ava' });
+      assert.deepEqual(startArgs(k)[2], { callMode: 'video', avatarId: 'ava', language: 'en' });
       k.emulator.knobs.warmupMs.video = 0;
       await screenIs(page, 'live', 15_000);
       // Settings has no panel in this build: nothing happens, nothing breaks.

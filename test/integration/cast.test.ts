@@ -182,7 +182,8 @@ describe('KioskService with a cast', () => {
     await service.hangup();
     const request = emulator.getSession(liveId!)!.request as { call_mode: string; avatar: { persona: string; name: string; voice: string; image_uri: string } };
     assert.equal(request.call_mode, 'audio');
-    assert.equal(request.avatar.persona, 'Kim persona.');
+    // The member's persona, then the default language's instruction (the service has no language field).
+    assert.equal(request.avatar.persona, 'Kim persona.\n\nAlways answer in English.');
     assert.equal(request.avatar.name, 'Kim');
     assert.equal(request.avatar.voice, 'Leo');
     assert.match(request.avatar.image_uri, /^data:image\/jpeg;base64,/);
@@ -191,7 +192,7 @@ describe('KioskService with a cast', () => {
     const second = value((await service.handle(CHANNELS.sessionStart, {})) as Result<{ liveId: string | null }>);
     await service.hangup();
     const r2 = emulator.getSession(second.liveId!)!.request as { call_mode: string; avatar: { name: string; persona: string } };
-    assert.deepEqual([r2.call_mode, r2.avatar.name, r2.avatar.persona], ['video', 'Ava', 'Shared persona.']);
+    assert.deepEqual([r2.call_mode, r2.avatar.name, r2.avatar.persona], ['video', 'Ava', 'Shared persona.\n\nAlways answer in English.']);
     assert.equal(events.filter((e) => e.type === 'state' && e.state.phase === 'ended').length, 2);
   });
 });

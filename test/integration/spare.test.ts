@@ -90,6 +90,8 @@ async function tap(h: Harness, arg: unknown = {}): Promise<string | null> {
   return value(r).liveId;
 }
 
+/** The persona a session was created with, as the emulator received it. */
+const personaOf = (s: EmulatedSession) => (s.request as { avatar: { persona: string } }).avatar.persona;
 const types = (s: EmulatedSession) => s.clientMessages.map((m) => m.type);
 
 describe('spare sessions (fast start) against the emulator', () => {
@@ -205,6 +207,45 @@ describe('spare sessions (fast start) against the emulator', () => {
     assert.equal(h.session(spareId).connInits, 0);
     assert.equal(h.session(spareId).billedSeconds, 0);
     assert.equal(h.session(liveId).callMode, 'audio');
+  });
+
+  it('the spare is made for the default language; a tap in it takes the spare, told in its persona', async () => {
+    const h = await setup({ config: { defaultLanguage: 'de', languages: ['de', 'en'] }, knobs: { warmupMs: { audio: 0, video: 0 } } });
+    const spareId = await approach(h);
+    assert.equal(personaOf(h.session(spareId)), 'A test persona.\n\nAlways answer in German.');
+    const liveId = await tap(h, { language: 'de' });
+    assert.equal(liveId, spareId);
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['used', spareId, undefined],
+    ]);
+  });
+
+  it('another language takes the normal path (its own instruction) and closes the spare unbilled', async () => {
+    const h = await setup({ config: { languageInstructions: { ja: '必ず日本語で答えてください。' } }, knobs: { warmupMs: { audio: 0, video: 0 } } });
+    const spareId = await approach(h);
+    assert.equal(personaOf(h.session(spareId)), 'A test persona.\n\nAlways answer in English.');
+    const liveId = await tap(h, { language: 'ja' });
+    assert.ok(liveId && liveId !== spareId);
+    await advanceUntil(h.clock, () => h.service.state.phase === 'live' && h.session(spareId).status !== 'waiting', { stepMs: 10 });
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['expired', spareId, 'settings_changed'],
+    ]);
+    assert.equal(h.session(spareId).connInits, 0);
+    assert.equal(h.session(spareId).billedSeconds, 0);
+    assert.equal(personaOf(h.session(liveId)), 'A test persona.\n\n必ず日本語で答えてください。');
+  });
+
+  it('a language the kiosk does not offer is refused before anything is created', async () => {
+    const h = await setup({ config: { languages: ['en', 'fr'], prewarm: { mode: 'off' } } });
+    const r = (await driveUntilSettled(h.clock, h.service.handle(CHANNELS.sessionStart, { language: 'ar' }), { stepMs: 10 })) as Result<unknown>;
+    assert.equal(r.ok, false);
+    assert.equal(!r.ok && r.error.code, 'invalid_request');
+    assert.equal(!r.ok && r.error.message, 'The language "ar" is not offered on this kiosk.');
+    assert.equal(h.emu.listSessions().length, 0);
+    const bad = (await h.service.handle(CHANNELS.sessionStart, { language: 'xx' })) as Result<unknown>;
+    assert.equal(bad.ok, false, 'an unknown language code fails the argument check');
   });
 
   it('prewarm off: no spare, and the normal path keeps the NOT_READY backoff (2 s, 4 s)', async () => {

@@ -3,11 +3,14 @@ import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { AvatarError } from '../../electron/core/errors.ts';
+import { LANGUAGE_CODES } from '../../electron/contract.ts';
 import {
   configJsonSchema,
   defaultConfig,
   DEFAULT_AVATAR_IMAGE,
+  DEFAULT_LANGUAGE_INSTRUCTIONS,
   FALLBACK_PERSONA,
+  personaFor,
   resolveConfig,
   type ConfigEnv,
 } from '../../electron/kiosk/config.ts';
@@ -51,6 +54,9 @@ describe('resolveConfig', () => {
         prewarm: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40, prejoin: true },
         presence: { cameraEnabled: true },
         rtc: { cloudProxy: 'off' },
+        languages: ['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'],
+        defaultLanguage: 'en',
+        accessibility: { default: false, reachBandPercent: 50 },
       });
     });
     it('rtc.cloudProxy takes off, udp or tcp and refuses anything else with the field named', () => {
@@ -91,6 +97,36 @@ describe('resolveConfig', () => {
       assert.equal(c.encryptedApiKey, 'AAAA');
       assert.equal(resolve({ avatar: { imagePath: '/abs/x.png' } }).avatar.imagePath, '/abs/x.png');
       assert.equal(resolve({ avatar: { imagePath: 'https://cdn/x.png' } }).avatar.imagePath, 'https://cdn/x.png');
+    });
+  });
+
+  describe('languages and accessibility', () => {
+    it('keeps the languages in order, a default among them, instructions and the reach band', () => {
+      const c = resolve({
+        languages: ['de', 'en', 'ar'],
+        defaultLanguage: 'ar',
+        languageInstructions: { de: 'Antworte immer auf Deutsch.' },
+        accessibility: { default: true, reachBandPercent: 40 },
+      });
+      assert.deepEqual(c.languages, ['de', 'en', 'ar']);
+      assert.equal(c.defaultLanguage, 'ar');
+      assert.deepEqual(c.accessibility, { default: true, reachBandPercent: 40 });
+      assert.equal(personaFor(c, 'P. ', 'de'), 'P.\n\nAntworte immer auf Deutsch.');
+      assert.equal(personaFor(c, 'P.', 'ar'), 'P.\n\nAlways answer in Arabic.');
+    });
+    it('refuses a default language that is not offered, an unknown or repeated language, an empty list, a bad band', () => {
+      invalid({ languages: ['en', 'fr'], defaultLanguage: 'de' }, {}, 'defaultLanguage');
+      invalid({ languages: ['en', 'xx'] }, {}, 'languages.1');
+      invalid({ languages: ['en', 'en'] }, {}, 'languages');
+      invalid({ languages: [] }, {}, 'languages');
+      invalid({ defaultLanguage: 'zh' }, {}, 'defaultLanguage');
+      invalid({ languageInstructions: { xx: 'Speak.' } }, {}, 'languageInstructions.xx');
+      invalid({ languageInstructions: { de: '' } }, {}, 'languageInstructions.de');
+      invalid({ accessibility: { reachBandPercent: 10 } }, {}, 'accessibility.reachBandPercent');
+      invalid({ accessibility: { default: 'yes' } }, {}, 'accessibility.default');
+    });
+    it('has a default instruction for every language the kiosk has catalogues for', () => {
+      assert.deepEqual(Object.keys(DEFAULT_LANGUAGE_INSTRUCTIONS).sort(), [...LANGUAGE_CODES].sort());
     });
   });
 

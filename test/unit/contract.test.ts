@@ -21,10 +21,11 @@ const SETTINGS = {
 /** Per channel: arguments that must pass, and ones that must be rejected with invalid_request. */
 const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
   [CHANNELS.sessionStart]: {
-    valid: [{}, { callMode: 'audio' }, { callMode: 'video' }, { avatarId: 'kim' }, { callMode: 'audio', avatarId: 'x'.repeat(64) }],
+    valid: [{}, { callMode: 'audio' }, { callMode: 'video' }, { avatarId: 'kim' }, { callMode: 'audio', avatarId: 'x'.repeat(64) }, { language: 'ar' }, { callMode: 'video', language: 'zh-Hans' }],
     invalid: [
       undefined, null, 'video', { callMode: 'hologram' }, { callMode: 1 }, { callMode: 'audio', extra: true }, [],
       { avatarId: '' }, { avatarId: 'x'.repeat(65) }, { avatarId: 7 }, { avatarId: null },
+      { language: 'xx' }, { language: 'zh' }, { language: '' }, { language: null },
     ],
   },
   [CHANNELS.sessionHangup]: {

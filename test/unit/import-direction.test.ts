@@ -27,7 +27,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The browser mode: a host like main, without Electron (it serves the page and carries the contract).
   'electron/browser': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
   'electron/cli': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
-  'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts', 'electron/core/kiosk-api.ts'],
+  'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts', 'electron/core/kiosk-api.ts', 'electron/core/languages.ts'],
 };
 /** Packages only the Electron glue may load: everything else must run under plain Node or in Chromium. */
 const GLUE_ONLY_PACKAGES = ['electron', 'electron-store'];

@@ -94,7 +94,9 @@ describe('createKioskService (no network)', () => {
       'rtc', // the cloud proxy
       'attention', // start-up problems waiting for staff (a count)
       'opening', // opening hours: open or closed, and the next opening
+      'languages', 'defaultLanguage', 'accessibility', // every visitor: languages and accessibility mode
     ].sort());
+    assert.deepEqual([r.value.languages, r.value.defaultLanguage, r.value.accessibility], [['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'], 'en', { default: false, reachBandPercent: 50 }]);
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);
     await service.shutdown();

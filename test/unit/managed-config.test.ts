@@ -32,6 +32,22 @@ describe('managedKeys', () => {
   });
 });
 
+describe('parsePolicy: languages and accessibility', () => {
+  it('accepts the language settings and the reach band, and drops bad ones with a reason', () => {
+    const layer = parsePolicy({
+      languages: ['en', 'de'],
+      defaultLanguage: 'de',
+      accessibility: { default: true, reachBandPercent: 5 },
+      languageInstructions: { de: 'Antworte immer auf Deutsch.', xx: 'no' },
+    });
+    assert.deepEqual(layer.policy, { languages: ['en', 'de'], defaultLanguage: 'de', accessibility: { default: true }, languageInstructions: { de: 'Antworte immer auf Deutsch.' } });
+    assert.deepEqual(layer.managedKeys, ['accessibility.default', 'defaultLanguage', 'languageInstructions.de', 'languages']);
+    assert.equal(layer.problems.length, 2);
+    assert.match(layer.problems[0]!, /^Policy setting "accessibility.reachBandPercent" was ignored: /);
+    assert.match(layer.problems[1]!, /^Policy setting "languageInstructions.xx" was ignored: /);
+  });
+});
+
 describe('parsePolicy: key by key', () => {
   it('keeps the good settings and reports each bad one by its dotted key', () => {
     const layer = parsePolicy(

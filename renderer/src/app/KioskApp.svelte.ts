@@ -7,7 +7,7 @@
  * `returnToAttractSeconds`, or "Done").
  */
 import type { CallMode, ErrorInfo, KioskApi, KioskEvent, OpeningInfo, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
-import type { RtcError } from '../rtc/engine.ts';
+import type { RtcError, VisitorNotice } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
 import { LiveCall } from '../call/LiveCall.svelte.ts';
 import { IdleWatch, DEFAULT_IDLE } from '../call/IdleWatch.svelte.ts';
@@ -17,6 +17,9 @@ import type { Signal } from '../sensing/types.ts';
 import { Cast } from '../attract/Cast.svelte.ts';
 import { Companion } from '../companion/Companion.svelte.ts';
 import { orderSteps, type ConnectingStep } from '../call/connecting-steps.ts';
+import { Visitor } from './Visitor.svelte.ts';
+import { AudioOutput } from '../call/AudioOutput.svelte.ts';
+import { t } from '../i18n/locale.svelte.ts';
 import { callPresenceDetector } from '../attract/AttractPresence.svelte.ts'; // the idle hang-up sees presence from the attract screen's room model
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
@@ -43,7 +46,7 @@ export class KioskApp {
   #bootError = $state<ErrorView | null>(null);
   #now = $state(Date.now());
   #terminalSinceMs = $state<number | null>(null);
-  #warning = $state<{ message: string; untilMs: number } | null>(null);
+  #warning = $state<{ notice: VisitorNotice; untilMs: number } | null>(null);
   /** Opening hours: null (or open) lets calls start; closed shows the closed screen instead of attract. */
   #opening = $state<OpeningInfo | null>(null);
   #timer: ReturnType<typeof setInterval> | null = null;
@@ -54,6 +57,10 @@ export class KioskApp {
   readonly cast = new Cast(() => this.#config, (mode) => (this.#mode = mode));
   /** Tray/shortcut commands and push-to-talk. */
   readonly companion = new Companion(this);
+  /** The visitor's language and accessibility mode (back to the defaults after each visitor). */
+  readonly visitor = new Visitor();
+  /** Private listening: the output staff routed the avatar's voice to. */
+  readonly audioOutput: AudioOutput;
   // --- fast start: after a tap, attract holds for CONNECTING_SCREEN_DELAY_MS ---
   #holdConnecting = $state(false);
   #holdTimer: ReturnType<typeof setTimeout> | null = null;
@@ -64,9 +71,14 @@ export class KioskApp {
     this.call = new LiveCall({
       getUserMedia,
       onFailure: (error) => this.#onMediaFailure(error),
-      onWarning: (message) => this.#showWarning(message),
+      onWarning: (message, notice) => this.#showWarning(message, notice),
       // RTC first, then billing: main sends conn_init once our side of the channel is ready.
       onReady: (liveId) => void this.#kiosk?.session.rtcReady({ liveId }),
+    });
+    this.audioOutput = new AudioOutput({
+      devices: typeof navigator !== 'undefined' && navigator.mediaDevices ? navigator.mediaDevices : null,
+      storage: typeof localStorage !== 'undefined' ? localStorage : null,
+      apply: (id) => this.call.setAudioOutput(id),
     });
   }
 
@@ -76,9 +88,11 @@ export class KioskApp {
   /** Subscribe to main, load the config, start the clock. Returns the disposer. */
   start(): () => void {
     this.#timer = setInterval(() => this.#tick(), TICK_MS);
+    const stopOutputs = this.audioOutput.start();
     if (!this.#kiosk) {
       this.#bootError = {
         cause: 'generic',
+        copy: 'noBridge',
         title: 'This screen needs Avatar Kiosk',
         body: 'It was opened outside the kiosk app, so it cannot start a conversation.',
         code: 'no_bridge',
@@ -88,6 +102,7 @@ export class KioskApp {
       void this.#boot();
     }
     return () => {
+      stopOutputs();
       if (this.#timer) clearInterval(this.#timer);
       this.#stopIdle();
       this.media.stop();
@@ -108,6 +123,7 @@ export class KioskApp {
     this.#config = config.value;
     this.#opening = config.value.opening ?? null;
     this.#mode = config.value.callMode;
+    this.visitor.reset(config.value);
     this.cast.reset(); // the first avatar, with its call mode
     const state = await kiosk.session.getState();
     if (state.ok && !this.#optimistic) {
@@ -146,8 +162,9 @@ export class KioskApp {
   get isDemo(): boolean {
     return this.#config?.mode === 'demo';
   }
-  get warning(): string | null {
-    return this.#warning && this.#warning.untilMs > this.#now ? this.#warning.message : null;
+  /** The notice a visitor sees over the live call (translated by the view), while it lasts. */
+  get warning(): VisitorNotice | null {
+    return this.#warning && this.#warning.untilMs > this.#now ? this.#warning.notice : null;
   }
 
   get screen(): Screen {
@@ -216,36 +233,37 @@ export class KioskApp {
 
   /** How long an end screen stays (the config's value; 10 s while the config itself is unavailable). */
   get returnTotalS(): number {
-    return this.#config?.returnToAttractSeconds ?? 10;
+    return (this.#config?.returnToAttractSeconds ?? 10) * this.visitor.timeFactor;
   }
 
   get connectingSteps(): ConnectingStep[] {
     const s = this.#session;
     const created = s.phase !== 'creating' && s.phase !== 'idle';
     const live = s.phase === 'live' || s.phase === 'reconnecting';
+    const name = this.avatarName || t('common.digitalHost');
     const warm: ConnectingStep = {
       id: 'warm',
-      label: `Waking ${this.avatarName || 'the avatar'} up`,
+      label: t('connecting.waking', { name }),
       status: live ? 'done' : created ? 'active' : 'pending',
       detail: null,
     };
     if (s.phase === 'warming') {
       const waitS = Math.max(0, Math.ceil((s.retryAtMs - this.#now) / 1000));
-      warm.label = `${this.avatarName || 'The avatar'} is getting ready… (attempt ${s.notReadyRetries + 1})`;
-      warm.detail = waitS > 0 ? `Checking again in ${waitS} s` : 'Checking again now';
+      warm.label = t('connecting.gettingReady', { name, attempt: s.notReadyRetries + 1 });
+      warm.detail = waitS > 0 ? t('connecting.checkingIn', { count: waitS }) : t('connecting.checkingNow');
     } else if (s.phase === 'connecting' && s.attempt > 1) {
-      warm.detail = `Attempt ${s.attempt}`;
+      warm.detail = t('connecting.attempt', { attempt: s.attempt });
     }
     const engine = this.call.engineState;
     const joinDone = engine === 'waiting' || engine === 'playing' || engine === 'reconnecting';
     return orderSteps([
-      { id: 'create', label: 'Creating your session', status: created ? 'done' : 'active', detail: null },
+      { id: 'create', label: t('connecting.create'), status: created ? 'done' : 'active', detail: null },
       warm,
       {
         id: 'join',
-        label: 'Joining the call',
+        label: t('connecting.join'),
         status: joinDone ? 'done' : engine === 'joining' ? 'active' : 'pending',
-        detail: engine === 'joining' ? (this.#mode === 'video' ? 'Microphone and camera' : 'Microphone') : null,
+        detail: engine === 'joining' ? (this.#mode === 'video' ? t('connecting.micCamera') : t('connecting.mic')) : null,
       },
     ]);
   }
@@ -301,7 +319,7 @@ export class KioskApp {
     this.#session = { phase: 'creating' };
     this.#optimistic = true;
     try {
-      const res = await kiosk.session.start({ callMode: this.#mode, ...this.cast.startArgs });
+      const res = await kiosk.session.start({ callMode: this.#mode, ...this.cast.startArgs, language: this.visitor.language });
       if (!res.ok) {
         void this.call.end(); // fast start: release the devices opened at the tap
         if (this.#optimistic) this.#session = { phase: 'idle' };
@@ -343,6 +361,7 @@ export class KioskApp {
     this.#dismissed = true;
     this.#localError = null;
     this.#terminalSinceMs = null;
+    this.visitor.reset(this.#config); // the next visitor starts in the venue's language and mode
     void this.call.end();
     if (isActive(this.#session.phase)) void this.#kiosk?.session.hangup();
   }
@@ -380,6 +399,12 @@ export class KioskApp {
     if (this.idle.isRunning) this.idle.attachPresence(presence);
   }
 
+  /** Seeing speech: the visitor's voice as our detector hears it now (null: not measured). */
+  get visitorVoice(): { speaking: boolean; level: number } | null {
+    const d = this.#idleVoice?.detector;
+    return d ? { speaking: d.value === true, level: d.level } : null;
+  }
+
   get endedByIdle(): boolean {
     return this.idle.endedCall;
   }
@@ -396,7 +421,9 @@ export class KioskApp {
     if (liveId && liveId !== this.#idleLiveId && this.call.isPlaying) {
       this.#stopIdle();
       this.#idleLiveId = liveId;
-      this.idle.start({ settings: this.#config?.idle ?? DEFAULT_IDLE, mode: this.#mode, voice: null, presence: this.#presence });
+      const idle = this.#config?.idle ?? DEFAULT_IDLE;
+      const factor = this.visitor.timeFactor; // accessibility mode: twice as long to answer
+      this.idle.start({ settings: { promptSeconds: idle.promptSeconds * factor, hangupSeconds: idle.hangupSeconds * factor }, mode: this.#mode, voice: null, presence: this.#presence });
       if (!this.#presence && this.#mode === 'video') {
         const presence = callPresenceDetector(this.call.localVideoTrack);
         this.#idlePresence = presence;
@@ -470,7 +497,10 @@ export class KioskApp {
     const config = await this.#kiosk.config.get();
     if (!config.ok) return;
     this.#config = config.value;
-    if (!isActive(this.#session.phase)) this.#mode = config.value.callMode;
+    if (!isActive(this.#session.phase)) {
+      this.#mode = config.value.callMode;
+      this.visitor.reset(config.value);
+    }
   }
   // --- end staff panel ---
 
@@ -491,6 +521,7 @@ export class KioskApp {
         break;
       }
       case 'warning':
+        // Main's warnings are for staff (already in main's log), never a visitor's screen.
         this.#showWarning(event.message);
         break;
       case 'muted':
@@ -521,8 +552,10 @@ export class KioskApp {
     void this.#kiosk?.session.reportMediaError({ kind: error.kind, message: error.message.slice(0, 500) });
   }
 
-  #showWarning(message: string): void {
-    this.#warning = { message, untilMs: Date.now() + WARNING_SHOW_MS };
+  /** Every warning goes to the log in English; a visitor sees only those with a translated notice. */
+  #showWarning(message: string, notice?: VisitorNotice): void {
+    console.warn(message);
+    if (notice) this.#warning = { notice, untilMs: Date.now() + WARNING_SHOW_MS };
   }
 
   #tick(): void {

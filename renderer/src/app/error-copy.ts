@@ -6,8 +6,13 @@ import type { ErrorInfo, MediaErrorKind } from '../../../electron/contract.ts';
 
 export type ErrorCause = 'unauthorized' | 'credits' | 'content' | 'avatar' | 'media' | 'network' | 'engine' | 'expired' | 'generic';
 
+/** The catalogue entry (`error.<copy>.title` / `.body`) a view shows in the visitor's language. */
+export type ErrorCopyKey = ErrorCause | 'camera' | 'engineMissing' | 'networkBlocked' | 'noBridge';
+
 export interface ErrorView {
   cause: ErrorCause;
+  /** Which message the screen shows, translated; `title`/`body` are its English text (logs, tests). */
+  copy: ErrorCopyKey;
   title: string;
   body: string;
   /** For staff: the error code or hangup reason, shown small. */
@@ -57,13 +62,15 @@ const COPY: Record<ErrorCause, { title: string; body: string }> = {
 export function errorViewFor(error: ErrorInfo, hangupReason?: string | null): ErrorView {
   const reasonCause = hangupReason ? causeForHangupReason(hangupReason) : null;
   const cause = reasonCause ?? causeForCode(error.code);
-  const view: ErrorView = { cause, ...COPY[cause], code: hangupReason && reasonCause ? hangupReason : error.code };
+  const view: ErrorView = { cause, copy: cause, ...COPY[cause], code: hangupReason && reasonCause ? hangupReason : error.code };
   if (cause === 'media' && /camera/i.test(error.message)) {
+    view.copy = 'camera';
     view.title = 'We can’t see you';
     view.body = 'The camera isn’t available or access to it was denied. Please ask a member of staff to check it.';
   }
   if (cause === 'engine' && /block/i.test(error.message)) Object.assign(view, NETWORK_BLOCKED);
   if (cause === 'engine' && /not installed|not available/i.test(error.message)) {
+    view.copy = 'engineMissing';
     view.title = 'The call couldn’t connect';
     view.body = 'The audio and video engine is not available on this kiosk. Please ask a member of staff for help.';
   }
@@ -72,6 +79,7 @@ export function errorViewFor(error: ErrorInfo, hangupReason?: string | null): Er
 
 /** Our RTC join failed before the call started (RTC first, then billing): nothing was charged. */
 const NETWORK_BLOCKED = {
+  copy: 'networkBlocked' as const,
   title: 'This network blocks video calls',
   body: 'The conversation couldn’t connect its sound and picture, so it was stopped before it began. Nothing was charged. Please ask a member of staff to check the network.',
 };
@@ -80,24 +88,25 @@ const NETWORK_BLOCKED = {
 export function errorViewForMedia(kind: MediaErrorKind, message: string): ErrorView {
   switch (kind) {
     case 'microphone_denied':
-      return { cause: 'media', ...COPY.media, code: kind };
+      return { cause: 'media', copy: 'media', ...COPY.media, code: kind };
     case 'camera_denied':
-      return { cause: 'media', title: 'We can’t see you', body: 'The camera isn’t available or access to it was denied. Please ask a member of staff to check it.', code: kind };
+      return { cause: 'media', copy: 'camera', title: 'We can’t see you', body: 'The camera isn’t available or access to it was denied. Please ask a member of staff to check it.', code: kind };
     case 'device_missing':
       return {
         cause: 'media',
+        copy: /camera/i.test(message) ? 'camera' : 'media',
         title: /camera/i.test(message) ? 'We can’t see you' : 'We can’t hear you',
         body: `${message} Please ask a member of staff to check it.`,
         code: kind,
       };
     case 'engine_unavailable':
-      return { cause: 'engine', title: 'The call couldn’t connect', body: `${message} Please ask a member of staff for help.`, code: kind };
+      return { cause: 'engine', copy: 'engineMissing', title: 'The call couldn’t connect', body: `${message} Please ask a member of staff for help.`, code: kind };
     case 'rtc_join_failed':
       return { cause: 'engine', ...NETWORK_BLOCKED, code: kind };
     case 'rtc_disconnected':
-      return { cause: 'engine', ...COPY.engine, code: kind };
+      return { cause: 'engine', copy: 'engine', ...COPY.engine, code: kind };
     case 'other':
-      return { cause: 'generic', ...COPY.generic, code: kind };
+      return { cause: 'generic', copy: 'generic', ...COPY.generic, code: kind };
   }
 }
 

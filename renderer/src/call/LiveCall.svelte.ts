@@ -6,7 +6,7 @@
  */
 import type { CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
 import { chooseEngine, createEngine } from '../rtc/choose-engine.ts';
-import { RtcError, type EngineKind, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from '../rtc/engine.ts';
+import { RtcError, type EngineKind, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from '../rtc/engine.ts';
 import { MediaPrefetch } from '../rtc/media-prefetch.ts';
 import { DEMO_CAMERA_CONSTRAINTS, DEMO_MIC_CONSTRAINTS } from '../rtc/demo-engine.ts';
 
@@ -14,7 +14,7 @@ export interface LiveCallDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
   /** A media/RTC failure that ends the call (device denied, join failed, channel lost). */
   onFailure: (error: RtcError) => void;
-  onWarning: (message: string) => void;
+  onWarning: (message: string, notice?: VisitorNotice) => void;
   /** Our side of the call's channel is ready (joined, handler in place, microphone published): main may
    *  send conn_init now (RTC first, then billing). */
   onReady?: (liveId: string) => void;
@@ -34,6 +34,7 @@ export class LiveCall {
   #liveId: string | null = null;
   #view: LiveView | null = null;
   #muted = false;
+  #outputId = '';
   #engineState = $state<EngineState>('idle');
   #engineKind = $state<EngineKind | null>(null);
   #autoplayBlocked = $state(false);
@@ -147,7 +148,7 @@ export class LiveCall {
           this.#autoplayBlocked = true;
           break;
         case 'warning':
-          this.#deps.onWarning(event.message);
+          this.#deps.onWarning(event.message, event.notice);
           break;
         case 'error':
           this.#deps.onFailure(event.error);
@@ -158,6 +159,7 @@ export class LiveCall {
       }
     });
     if (this.#muted) await engine.setMuted(true);
+    if (this.#outputId) await engine.setAudioOutput?.(this.#outputId).catch((err: unknown) => console.warn('audio output not set', err));
     try {
       await engine.join(rtc, mode, view);
       reportReady();
@@ -196,6 +198,18 @@ export class LiveCall {
       }
     }
     this.#view?.clear();
+  }
+
+  /** How loud the avatar speaks now, 0..1 (null: this engine cannot say). */
+  avatarAudioLevel(): number | null {
+    const engine = this.#engine;
+    return engine?.avatarAudioLevel ? engine.avatarAudioLevel() : null;
+  }
+
+  /** Private listening: play the avatar's voice on this output ('' = the default), now and in later calls. */
+  async setAudioOutput(deviceId: string): Promise<void> {
+    this.#outputId = deviceId;
+    await this.#engine?.setAudioOutput?.(deviceId).catch((err: unknown) => console.warn('audio output not set', err));
   }
 
   async setMuted(muted: boolean): Promise<void> {

@@ -206,7 +206,7 @@ export class AgoraNativeEngine implements RtcEngine {
         if (stats.uid === this.#avatarUid && (stats.receivedBitrate ?? 0) > 0) this.#progress.audio++;
       },
       onTokenPrivilegeWillExpire: () =>
-        this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.' }),
+        this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.', notice: 'ticketExpiring' }),
       onLocalAudioStateChanged: (_c, state, reason) => {
         if (state !== LOCAL_STREAM_STATE_FAILED) return;
         const error = new RtcError(reason === 2 ? 'microphone_denied' : 'device_missing', reason === 2 ? 'Access to the microphone was denied.' : 'The microphone could not be started.');

@@ -39,6 +39,10 @@ export interface AgoraLocalTrack {
 export interface AgoraRemoteTrack {
   play(element?: HTMLElement, config?: AgoraPlayConfig): void;
   stop(): void;
+  /** Remote audio tracks: the current volume, 0..1. */
+  getVolumeLevel?(): number;
+  /** Remote audio tracks: the output device (the SDK calls setSinkId on its own audio element). */
+  setPlaybackDevice?(deviceId: string): Promise<void>;
 }
 export interface AgoraRemoteUser {
   uid: AgoraUid;
@@ -120,6 +124,8 @@ export class AgoraWebEngine implements RtcEngine {
   #autoplayHook: (() => void) | null = null;
   /** The channel joined receive-only ahead of the tap, and that join. */
   #prejoined: { channel: string; joined: Promise<void> } | null = null;
+  /** Private listening: the output the avatar's voice plays on ('' = the default). */
+  #outputId = '';
 
   constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number; cloudProxy?: CloudProxyMode } = {}) {
     this.#sdk = sdk;
@@ -207,7 +213,7 @@ export class AgoraWebEngine implements RtcEngine {
     });
     client.on('connection-state-change', (cur, _prev, reason) => this.#onConnectionState(cur, reason));
     client.on('token-privilege-will-expire', () =>
-      this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.' }),
+      this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.', notice: 'ticketExpiring' }),
     );
     client.on('token-privilege-did-expire', () =>
       this.#events.emit({ type: 'error', error: new RtcError('rtc_disconnected', 'The call’s media ticket expired.') }),
@@ -288,6 +294,17 @@ export class AgoraWebEngine implements RtcEngine {
     }
   }
 
+  avatarAudioLevel(): number {
+    let level = 0;
+    for (const t of this.#remote) level = Math.max(level, t.getVolumeLevel?.() ?? 0);
+    return level;
+  }
+
+  async setAudioOutput(deviceId: string): Promise<void> {
+    this.#outputId = deviceId;
+    for (const t of this.#remote) await t.setPlaybackDevice?.(deviceId);
+  }
+
   resumePlayback(): void {
     // After the visitor's tap the SDK may play again; replaying is harmless.
     for (const t of this.#remote) {
@@ -325,12 +342,13 @@ export class AgoraWebEngine implements RtcEngine {
         if (this.#closed) return track.stop();
         this.#remote.push(track);
         this.#subscribed.set(`${user.uid}:audio`, { user, mediaType: 'audio', track });
+        if (this.#outputId) await track.setPlaybackDevice?.(this.#outputId).catch(() => undefined);
         track.play();
         // Audio mode has no avatar picture: hearing the avatar is "playing".
         if (ids.video === null) this.#setState('playing');
       }
     } catch (err) {
-      this.#events.emit({ type: 'warning', message: `The avatar's ${mediaType} could not be received (${err instanceof Error ? err.message : String(err)}).` });
+      this.#events.emit({ type: 'warning', message: `The avatar's ${mediaType} could not be received (${err instanceof Error ? err.message : String(err)}).`, notice: 'pictureMissing' });
     }
   }
 

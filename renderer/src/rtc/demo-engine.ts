@@ -181,6 +181,11 @@ export class DemoEngine implements RtcEngine {
     return this.#camera?.getVideoTracks()[0] ?? null;
   }
 
+  /** The demo avatar's mouth follows this level, so it is what the avatar "says". */
+  avatarAudioLevel(): number {
+    return this.#closed ? 0 : this.#level;
+  }
+
   resumePlayback(): void {
     void this.#audio?.resume().catch(() => undefined);
   }

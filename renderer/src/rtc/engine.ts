@@ -38,10 +38,15 @@ export type EngineEvent =
   | { type: 'ready' }
   /** Browser autoplay policy blocked the avatar's audio: ask for a tap, then call `resumePlayback()`. */
   | { type: 'autoplay-blocked' }
-  /** Something a person should know that does not stop the call (e.g. the RTC token expires soon). */
-  | { type: 'warning'; message: string }
+  /** Something that does not stop the call (e.g. the RTC token expires soon). `message` is English, for
+   *  the log; `notice` names the visitor's translated message (`live.notice.*`), when a visitor should
+   *  see one at all. */
+  | { type: 'warning'; message: string; notice?: VisitorNotice }
   /** The engine failed after joining (channel dropped for good, token expired, device lost). */
   | { type: 'error'; error: RtcError };
+
+/** A warning a visitor sees, in their language (catalogue `live.notice.<name>`). */
+export type VisitorNotice = 'ticketExpiring' | 'pictureMissing';
 
 export interface RtcEngine {
   readonly kind: EngineKind;
@@ -78,6 +83,12 @@ export interface RtcEngine {
   /** The visitor's local microphone track (captured with echo cancellation), for voice activity; null
    *  before join, after leave, or where the engine captures natively (agora-native). */
   localAudioTrack?(): MediaStreamTrack | null;
+  // Seeing speech and private listening.
+  /** How loud the avatar speaks now, 0..1 (the "speaking" sign for visitors who cannot hear it); absent
+   *  where the engine cannot measure it. */
+  avatarAudioLevel?(): number;
+  /** Play the avatar's voice on this output device (`MediaDeviceInfo.deviceId`; '' = the system default). */
+  setAudioOutput?(deviceId: string): Promise<void>;
 }
 
 export type EngineKind = 'demo' | 'agora-web' | 'agora-native';
