@@ -72,8 +72,9 @@ export const setApiKeyArgsSchema = z.strictObject({ apiKey: z.string().trim().mi
 export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
 
 
-/** Why the renderer hangs up: the visitor's button, or the idle prompt running out (recorded in the ledger). */
-export const HANGUP_CAUSES = ['visitor', 'idle'] as const;
+/** Why the renderer hangs up: the visitor's button, the idle prompt running out, or the media watchdog
+ *  (the avatar's picture or voice stopped arriving; recorded in the ledger and counted in the metrics). */
+export const HANGUP_CAUSES = ['visitor', 'idle', 'media_stalled'] as const;
 export type HangupCause = (typeof HANGUP_CAUSES)[number];
 export const hangupArgsSchema = z.undefined().or(z.strictObject({ cause: z.enum(HANGUP_CAUSES).optional() }));
 export type HangupArgs = z.infer<typeof hangupArgsSchema>;

@@ -37,13 +37,26 @@ export function isEmulatorCredentials(rtc: Pick<RtcCredentials, 'app_id'>): bool
 /**
  * The emulator's RTC token carries how long the demo engine's modelled channel join takes
  * (`emu-rtc-j<ms>-<random>`), so benches and tests on the emulator pay for a join as a real call would.
+ * Tests can also have the demo avatar's media stop `freezeAfterMs` after it starts playing
+ * (`emu-rtc-j<ms>f<ms>-<random>`), to exercise the media watchdog; only the emulator issues these
+ * tokens, and only its `demoFreezeAfterMs` knob (never set outside tests) adds the freeze.
  */
-export function emulatorRtcToken(joinMs: number, random: string): string {
-  return `emu-rtc-j${Math.max(0, Math.round(joinMs))}-${random}`;
+export function emulatorRtcToken(joinMs: number, random: string, freezeAfterMs: number | null = null): string {
+  const freeze = freezeAfterMs === null ? '' : `f${Math.max(0, Math.round(freezeAfterMs))}`;
+  return `emu-rtc-j${Math.max(0, Math.round(joinMs))}${freeze}-${random}`;
 }
+
+// The freeze sits between the join's digits and the first `-`, so the random part can never be read as one.
+const EMULATOR_TOKEN = /^emu-rtc-j(\d{1,6})(?:f(\d{1,7}))?-/;
 
 /** The modelled join of an emulator token, in ms (0 for a token that carries none). */
 export function demoJoinDelayMs(token: string): number {
-  const m = /^emu-rtc-j(\d{1,6})-/.exec(token);
+  const m = EMULATOR_TOKEN.exec(token);
   return m ? Number(m[1]) : 0;
+}
+
+/** When the demo avatar's media stops (ms after it starts playing), or null: it never does. */
+export function demoFreezeAfterMs(token: string): number | null {
+  const m = EMULATOR_TOKEN.exec(token);
+  return m?.[2] === undefined ? null : Number(m[2]);
 }

@@ -41,6 +41,9 @@ export interface EmulatorKnobs {
   /** How long the demo engine's modelled RTC channel join takes for this emulator's sessions (carried in
    *  the RTC token it issues, `rtc-ids.ts`), so figures measured on the emulator include a join. Default 400. */
   rtcJoinMs: number;
+  /** Test-only: the demo engine's avatar stops sending frames and voice this long after it starts playing
+   *  (carried in the RTC token, `rtc-ids.ts`), to exercise the kiosk's media watchdog. Default null: never. */
+  demoFreezeAfterMs: number | null;
   /** Issue this RTC app id instead of the emulator's own (null): a non-emulator id makes the renderer use
    *  the real Web SDK, e.g. to prove that a network blocking the RTC provider costs nothing. */
   rtcAppId: string | null;
@@ -62,6 +65,7 @@ export const DEFAULT_KNOBS: Readonly<EmulatorKnobs> = Object.freeze({
   endingMs: 300,
   sessionTtlMs: 10 * 60_000,
   rtcJoinMs: 400,
+  demoFreezeAfterMs: null,
   rtcAppId: null,
 });
 

@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { z } from 'zod';
-import type { KioskEvent, SpareEvent } from '../contract.ts';
+import type { HangupCause, KioskEvent, SpareEvent } from '../contract.ts';
 import { AvatarError, ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { HANGUP_REASONS } from '../core/protocol.ts';
@@ -36,6 +36,8 @@ const RENDERER_GONE_REASONS = ['clean-exit', 'abnormal-exit', 'killed', 'crashed
 /** What the metrics observe: KioskService satisfies it. */
 export interface MetricsSource {
   onEvent(listener: (event: KioskEvent) => void): () => void;
+  /** The renderer's hangup requests with their cause (KioskService has it; optional for other sources). */
+  onHangupCause?(listener: (cause: HangupCause, liveId: string | null) => void): () => void;
   readonly state: SessionState;
   readonly mode: string;
 }
@@ -105,6 +107,11 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
   const restarts = new Counter({ name: name('app_restarts_total'), help: 'Launches of the app before this one (persisted across runs).', registers });
   const errors = new Counter({ name: name('errors_total'), help: 'Errors by code (failed sessions and start-up problems).', labelNames: ['code'] as const, registers });
   const info = new Gauge({ name: name('info'), help: 'Always 1; labels say the version and the service mode.', labelNames: ['version', 'mode'] as const, registers });
+  const mediaStalled = new Counter({
+    name: name('media_stalled_total'),
+    help: 'Live calls hung up by the media watchdog (the avatar\'s picture or voice stopped arriving for 20 s).',
+    registers,
+  });
   const active = new Gauge({ name: name('session_active'), help: '1 while a session is under way (creating to ending), else 0.', registers });
 
   restarts.inc(Math.max(0, Math.floor(options.restarts ?? 0)));
@@ -160,10 +167,17 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
     registry,
     observe(s) {
       source = s;
-      return s.onEvent((event) => {
+      const offEvents = s.onEvent((event) => {
         if (event.type === 'state') onState(event.state);
         else if (event.type === 'spare') onSpare(event);
       });
+      const offCauses = s.onHangupCause?.((cause) => {
+        if (cause === 'media_stalled') mediaStalled.inc();
+      });
+      return () => {
+        offEvents();
+        offCauses?.();
+      };
     },
     rendererGone(reason) {
       rendererCrashes.inc({ reason: RENDERER_GONE_REASONS.includes(reason) ? reason : 'other' });

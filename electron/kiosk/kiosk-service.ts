@@ -118,6 +118,9 @@ export interface KioskService {
   setApiKey(args: SetApiKeyArgs): Promise<Result<PublicConfig>>;
   /** Session events plus `{type:'muted'}`; returns the unsubscribe function. */
   onEvent(listener: (event: KioskEvent) => void): () => void;
+  /** Each hangup the renderer asks for while a session runs, with its cause (the fleet metrics count the
+   *  media watchdog's); returns the unsubscribe function. */
+  onHangupCause(listener: (cause: HangupCause, liveId: string | null) => void): () => void;
   /** Hang up a running session (exactly once), stop the emulator. Idempotent: later calls share the first. */
   shutdown(): Promise<void>;
   /** The renderer was lost (crash/reload): hang up any session (once) and go back to `idle`, so the
@@ -580,9 +583,21 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     return session.hangupPromise;
   }
 
+  const hangupCauseListeners = new Set<(cause: HangupCause, liveId: string | null) => void>();
   async function hangup(args?: HangupArgs): Promise<Result<void>> {
-    if (active) extension?.onHangupRequest?.(args?.cause ?? 'visitor', liveIdOf(state));
-    if (active) await hangupActive(active, args?.cause === 'idle' ? 'renderer request (idle)' : 'renderer request');
+    if (active) {
+      const cause = args?.cause ?? 'visitor';
+      const liveId = liveIdOf(state);
+      extension?.onHangupRequest?.(cause, liveId);
+      for (const l of [...hangupCauseListeners]) {
+        try {
+          l(cause, liveId);
+        } catch (error) {
+          logger.warn('Hangup cause listener failed', { error: String(error) });
+        }
+      }
+      await hangupActive(active, cause === 'visitor' ? 'renderer request' : `renderer request (${cause})`);
+    }
     return ok(undefined);
   }
 
@@ -743,6 +758,10 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     attachExtension(next) {
       extension = next;
+    },
+    onHangupCause(listener) {
+      hangupCauseListeners.add(listener);
+      return () => hangupCauseListeners.delete(listener);
     },
     get config() {
       return config;

@@ -37,7 +37,7 @@ export const sessionRecordSchema = z.object({
   time_to_live_ms: z.number().nullable(),
   not_ready_retries: z.number().int().min(0),
   reconnects: z.number().int().min(0),
-  /** `user_end`, `idle`, `max_call`, a server hangup reason, `app_crash`, or the error code of a failure. */
+  /** `user_end`, `idle`, `max_call`, `media_stalled` (the media watchdog), a server hangup reason, `app_crash`, or the error code of a failure. */
   end_reason: z.string(),
   ended_by: z.string().nullable(),
   billed_seconds: z.number().nullable(),

@@ -161,6 +161,9 @@ export interface KioskPageOptions {
   config?: Record<string, unknown>;
   /** Rewrite events on their way to the page (e.g. credentials that are not the emulator's). */
   mapEvent?: (event: KioskEvent) => KioskEvent;
+  /** Shorten the media watchdog (8 s / 20 s in the app) for this page: the test-only page hook
+   *  `__kioskTestMediaWatchdog` read by renderer/src/call/MediaWatch.svelte.ts, set before the app loads. */
+  mediaWatchdog?: { noticeMs: number; hangupMs: number };
 }
 
 /** A page showing the built renderer, bridged to `backend` (the service, or a view of it), with its
@@ -168,7 +171,7 @@ export interface KioskPageOptions {
 async function openPage(
   service: KioskService,
   backend: KioskBackend,
-  options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation'>,
+  options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog'>,
 ): Promise<Omit<KioskPage, 'service' | 'close'>> {
   const emulator = service.emulator;
   if (!emulator) throw new Error('demo mode should run the emulator');
@@ -183,6 +186,7 @@ async function openPage(
   });
   const bridge = await installKioskBridge(page, backend);
   await page.addInitScript({ content: TRACK_MEDIA });
+  if (options.mediaWatchdog) await page.addInitScript({ content: `window.__kioskTestMediaWatchdog = ${JSON.stringify(options.mediaWatchdog)};` });
   await page.goto(options.baseUrl);
   return { page, context, emulator, bridge, problems, requests };
 }

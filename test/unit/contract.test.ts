@@ -29,7 +29,7 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     ],
   },
   [CHANNELS.sessionHangup]: {
-    valid: [undefined, {}, { cause: 'visitor' }, { cause: 'idle' }],
+    valid: [undefined, {}, { cause: 'visitor' }, { cause: 'idle' }, { cause: 'media_stalled' }],
     invalid: [null, 1, 'now', { reason: 'user_end' }, [], { cause: 'boredom' }],
   },
   [CHANNELS.sessionGetState]: {

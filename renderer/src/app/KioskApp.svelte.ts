@@ -11,6 +11,7 @@ import type { RtcError, VisitorNotice } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
 import { LiveCall } from '../call/LiveCall.svelte.ts';
 import { IdleWatch, DEFAULT_IDLE } from '../call/IdleWatch.svelte.ts';
+import { MediaWatch } from '../call/MediaWatch.svelte.ts';
 import { openCallVoice, type CallVoice } from '../sensing/call-voice.ts';
 import type { Signal } from '../sensing/types.ts';
 import { Cast } from '../attract/Cast.svelte.ts';
@@ -104,6 +105,7 @@ export class KioskApp {
       stopOutputs();
       if (this.#timer) clearInterval(this.#timer);
       this.#stopIdle();
+      this.media.stop();
       if (this.#holdTimer) clearTimeout(this.#holdTimer);
       this.#unsubscribe?.();
       void this.call.dispose();
@@ -313,6 +315,7 @@ export class KioskApp {
     this.#terminalSinceMs = null;
     this.#warning = null;
     this.idle.reset();
+    this.media.reset();
     this.#session = { phase: 'creating' };
     this.#optimistic = true;
     try {
@@ -448,6 +451,37 @@ export class KioskApp {
     this.#idlePresence = null;
   }
 
+  // --- media watchdog ---
+  // While the call is live the avatar's media must keep arriving; MediaWatch decides (notice and one
+  // re-subscribe at 8 s, hang-up at 20 s), KioskApp only starts/stops it from its tick and hangs up.
+  readonly media: MediaWatch = new MediaWatch({
+    progress: () => this.call.remoteMediaProgress(),
+    resubscribe: () => this.call.resubscribeRemote(),
+    onHangup: () => void this.hangUpMediaStalled(),
+  });
+  #mediaLiveId: string | null = null;
+
+  get endedByMediaStall(): boolean {
+    return this.media.endedCall;
+  }
+
+  /** The avatar's media stopped: hang up (type 5 `user_end` on the wire; main records `media_stalled`). */
+  async hangUpMediaStalled(): Promise<void> {
+    await Promise.all([this.#kiosk?.session.hangup({ cause: 'media_stalled' }), this.call.end()]);
+  }
+
+  #syncMediaWatch(): void {
+    const s = this.#session;
+    const liveId = s.phase === 'live' || s.phase === 'reconnecting' ? s.liveId : null;
+    if (liveId && liveId !== this.#mediaLiveId) {
+      this.#mediaLiveId = liveId;
+      this.media.start(this.#mode);
+    } else if (!liveId && this.#mediaLiveId) {
+      this.#mediaLiveId = null;
+      this.media.stop();
+    }
+  }
+
   // --- the staff panel ---
 
   /** The staff panel may open: no call is starting, live or ending (attract, ended and error screens). */
@@ -527,6 +561,7 @@ export class KioskApp {
   #tick(): void {
     this.#now = Date.now();
     this.#syncIdle();
+    this.#syncMediaWatch();
     const screen = this.screen;
     const terminal = (screen === 'ended' && !this.isWrappingUp) || screen === 'error';
     if (!terminal) {

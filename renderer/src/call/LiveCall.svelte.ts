@@ -6,7 +6,7 @@
  */
 import type { CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
 import { chooseEngine, createEngine } from '../rtc/choose-engine.ts';
-import { RtcError, type EngineKind, type EngineState, type LiveView, type RtcEngine, type VisitorNotice } from '../rtc/engine.ts';
+import { RtcError, type EngineKind, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from '../rtc/engine.ts';
 import { MediaPrefetch } from '../rtc/media-prefetch.ts';
 import { DEMO_CAMERA_CONSTRAINTS, DEMO_MIC_CONSTRAINTS } from '../rtc/demo-engine.ts';
 
@@ -215,6 +215,16 @@ export class LiveCall {
   async setMuted(muted: boolean): Promise<void> {
     this.#muted = muted;
     await this.#engine?.setMuted(muted).catch((err: unknown) => console.warn('mute failed', err));
+  }
+
+  // The media watchdog (MediaWatch.svelte.ts).
+  /** The engine's counters of the avatar's media (null before its tracks exist or without a call). */
+  remoteMediaProgress(): RemoteMediaProgress | null {
+    return this.#engine?.remoteMediaProgress() ?? null;
+  }
+
+  async resubscribeRemote(): Promise<void> {
+    await this.#engine?.resubscribeRemote();
   }
 
   // The visitor's own tracks, for the idle hang-up (voice activity, presence).

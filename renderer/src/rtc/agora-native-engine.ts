@@ -14,7 +14,7 @@
  */
 import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
-import { cancelledError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
+import { cancelledError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // The SDK surface used (agora-electron-sdk 4.x names; enum values from its AgoraBase/IAgoraRtcEngine)
@@ -64,6 +64,9 @@ export interface NativeEventHandler {
   onLocalAudioStateChanged?(connection: NativeConnection, state: number, reason: number): void;
   onLocalVideoStateChanged?(source: number, state: number, reason: number): void;
   onError?(err: number, msg: string): void;
+  /** Every 2 s per remote user while its media arrives (the media watchdog's progress). */
+  onRemoteVideoStats?(connection: NativeConnection, stats: { uid: number; decoderOutputFrameRate?: number; receivedBitrate?: number }): void;
+  onRemoteAudioStats?(connection: NativeConnection, stats: { uid: number; receivedBitrate?: number }): void;
 }
 export interface NativeRtcEngine {
   initialize(context: { appId: string; channelProfile: number }): number;
@@ -74,6 +77,9 @@ export interface NativeRtcEngine {
   startPreview(): number;
   setupLocalVideo(canvas: NativeVideoCanvas): number;
   setupRemoteVideo(canvas: NativeVideoCanvas): number;
+  /** Stop / resume receiving a remote user's stream (the media watchdog's re-subscription). */
+  muteRemoteVideoStream?(uid: number, mute: boolean): number;
+  muteRemoteAudioStream?(uid: number, mute: boolean): number;
   joinChannelWithUserAccount(token: string, channelId: string, userAccount: string, options: NativeChannelMediaOptions): number;
   getUserInfoByUid(uid: number): NativeUserInfo | undefined | null;
   muteLocalAudioStream(mute: boolean): number;
@@ -117,6 +123,9 @@ export class AgoraNativeEngine implements RtcEngine {
   #view: LiveView | null = null;
   #avatarUid: number | null = null;
   #joinSettled: ((err?: RtcError) => void) | null = null;
+  #mode: CallMode = 'video';
+  /** Stats reports of the avatar that showed media arriving (the SDK reports every 2 s). */
+  #progress: RemoteMediaProgress = { video: 0, audio: 0 };
 
   constructor(loadSdk: () => NativeSdkModule = () => loadAgoraNativeSdk(), options: { joinTimeoutMs?: number } = {}) {
     this.#loadSdk = loadSdk;
@@ -135,6 +144,7 @@ export class AgoraNativeEngine implements RtcEngine {
   async join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
     if (this.#closed) throw cancelledError();
     this.#view = view;
+    this.#mode = mode;
     this.#setState('joining');
     const sdk = this.#loadSdk(); // throws engine_unavailable
     const ids = avatarUidFor(creds.user_id, mode);
@@ -189,6 +199,12 @@ export class AgoraNativeEngine implements RtcEngine {
           else this.#events.emit({ type: 'error', error });
         }
       },
+      onRemoteVideoStats: (_c, stats) => {
+        if (stats.uid === this.#avatarUid && ((stats.decoderOutputFrameRate ?? 0) > 0 || (stats.receivedBitrate ?? 0) > 0)) this.#progress.video++;
+      },
+      onRemoteAudioStats: (_c, stats) => {
+        if (stats.uid === this.#avatarUid && (stats.receivedBitrate ?? 0) > 0) this.#progress.audio++;
+      },
       onTokenPrivilegeWillExpire: () =>
         this.#events.emit({ type: 'warning', message: 'The call’s media ticket expires in about 30 seconds; a new conversation will be needed after that.', notice: 'ticketExpiring' }),
       onLocalAudioStateChanged: (_c, state, reason) => {
@@ -239,6 +255,25 @@ export class AgoraNativeEngine implements RtcEngine {
 
   async setMuted(muted: boolean): Promise<void> {
     this.#engine?.muteLocalAudioStream(muted);
+  }
+
+  remoteMediaProgress(): RemoteMediaProgress | null {
+    return this.#avatarUid === null ? null : { ...this.#progress };
+  }
+
+  /** Stop receiving the avatar's streams and receive them again; the picture is set up anew. */
+  async resubscribeRemote(): Promise<void> {
+    const engine = this.#engine;
+    const uid = this.#avatarUid;
+    const view = this.#view;
+    if (this.#closed || !engine || uid === null || !view) return;
+    safely(() => engine.muteRemoteAudioStream?.(uid, true));
+    safely(() => engine.muteRemoteAudioStream?.(uid, false));
+    if (this.#mode === 'video') {
+      safely(() => engine.muteRemoteVideoStream?.(uid, true));
+      safely(() => engine.muteRemoteVideoStream?.(uid, false));
+      safely(() => engine.setupRemoteVideo({ uid, view: view.avatarHost, renderMode: RENDER_MODE_FIT }));
+    }
   }
 
   resumePlayback(): void {

@@ -15,7 +15,7 @@
  */
 import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
-import { cancelledError, classifyDeviceError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
+import { cancelledError, classifyDeviceError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // The SDK surface used (names as in agora-rtc-sdk-ng 4.24's rtc-sdk_en.d.ts)
@@ -60,6 +60,11 @@ export interface AgoraWebClient {
   join(appId: string, channel: string, token: string | null, uid?: AgoraUid | null): Promise<AgoraUid>;
   publish(tracks: AgoraLocalTrack | AgoraLocalTrack[]): Promise<void>;
   subscribe(user: AgoraRemoteUser, mediaType: 'video' | 'audio'): Promise<AgoraRemoteTrack>;
+  /** The media watchdog's retry: drop a subscription before subscribing again. */
+  unsubscribe?(user: AgoraRemoteUser, mediaType?: 'video' | 'audio'): Promise<void>;
+  /** Per remote uid, what has arrived so far (the media watchdog reads `receivePackets`). */
+  getRemoteVideoStats?(): Record<string, { receivePackets: number }>;
+  getRemoteAudioStats?(): Record<string, { receivePackets: number }>;
   leave(): Promise<void>;
 }
 export interface AgoraWebSdk {
@@ -108,6 +113,9 @@ export class AgoraWebEngine implements RtcEngine {
   #mic: AgoraLocalTrack | null = null;
   #camera: AgoraLocalTrack | null = null;
   #remote: AgoraRemoteTrack[] = [];
+  /** The avatar's subscriptions, by `<uid>:<kind>`: what the media watchdog reads and re-subscribes. */
+  #subscribed = new Map<string, { user: AgoraRemoteUser; mediaType: 'video' | 'audio'; track: AgoraRemoteTrack }>();
+  #ids: ReturnType<typeof avatarUidFor> | null = null;
   #view: LiveView | null = null;
   #muted = false;
   readonly #cloudProxy: CloudProxyMode;
@@ -192,10 +200,12 @@ export class AgoraWebEngine implements RtcEngine {
   /** The client and every listener, registered before any join (spec §2.5). */
   #setupClient(creds: RtcCredentials, mode: CallMode): AgoraWebClient {
     const ids = avatarUidFor(creds.user_id, mode);
+    this.#ids = ids;
     const client = this.#sdk.createClient({ mode: 'rtc', codec: 'vp8' });
     this.#client = client;
     client.on('user-published', (user, mediaType) => void this.#onPublished(user, mediaType, ids));
     client.on('user-unpublished', (user, mediaType) => {
+      this.#subscribed.delete(`${user.uid}:${mediaType}`);
       if (mediaType === 'video' && this.#isAvatarVideo(user.uid, ids)) this.#setState('waiting');
     });
     client.on('user-left', (user) => {
@@ -251,6 +261,39 @@ export class AgoraWebEngine implements RtcEngine {
     return this.#camera?.getMediaStreamTrack?.() ?? null;
   }
 
+  remoteMediaProgress(): RemoteMediaProgress | null {
+    const client = this.#client;
+    if (!client || this.#subscribed.size === 0) return null;
+    const sum = (stats: Record<string, { receivePackets: number }> | undefined, kind: 'video' | 'audio'): number => {
+      let total = 0;
+      for (const { user, mediaType } of this.#subscribed.values()) {
+        if (mediaType === kind) total += stats?.[String(user.uid)]?.receivePackets ?? 0;
+      }
+      return total;
+    };
+    try {
+      return { video: sum(client.getRemoteVideoStats?.(), 'video'), audio: sum(client.getRemoteAudioStats?.(), 'audio') };
+    } catch {
+      return null; // stats are a diagnostic: never a reason to end a call
+    }
+  }
+
+  /** Drop the avatar's subscriptions and subscribe again (the tracks are still published). */
+  async resubscribeRemote(): Promise<void> {
+    const client = this.#client;
+    const ids = this.#ids;
+    if (this.#closed || !client || !ids) return;
+    const subs = [...this.#subscribed.values()];
+    this.#subscribed.clear();
+    for (const { user, mediaType, track } of subs) {
+      safely(() => track.stop());
+      this.#remote = this.#remote.filter((t) => t !== track);
+      await client.unsubscribe?.(user, mediaType).catch(() => undefined);
+      if (this.#closed) return;
+      await this.#onPublished(user, mediaType, ids);
+    }
+  }
+
   avatarAudioLevel(): number {
     let level = 0;
     for (const t of this.#remote) level = Math.max(level, t.getVolumeLevel?.() ?? 0);
@@ -291,12 +334,14 @@ export class AgoraWebEngine implements RtcEngine {
         const track = await client.subscribe(user, 'video');
         if (this.#closed) return track.stop();
         this.#remote.push(track);
+        this.#subscribed.set(`${user.uid}:video`, { user, mediaType: 'video', track });
         track.play(view.avatarHost, { fit: 'contain', mirror: false });
         this.#setState('playing');
       } else if (mediaType === 'audio' && (ids.audio.length === 0 || ids.audio.includes(String(user.uid)))) {
         const track = await client.subscribe(user, 'audio');
         if (this.#closed) return track.stop();
         this.#remote.push(track);
+        this.#subscribed.set(`${user.uid}:audio`, { user, mediaType: 'audio', track });
         if (this.#outputId) await track.setPlaybackDevice?.(this.#outputId).catch(() => undefined);
         track.play();
         // Audio mode has no avatar picture: hearing the avatar is "playing".
@@ -330,6 +375,7 @@ export class AgoraWebEngine implements RtcEngine {
   async #cleanup(): Promise<void> {
     for (const t of this.#remote) safely(() => t.stop());
     this.#remote = [];
+    this.#subscribed.clear();
     for (const t of [this.#mic, this.#camera]) {
       if (!t) continue;
       safely(() => t.stop());

@@ -8,7 +8,7 @@ import type { PublicConfig, RtcCredentials } from '../../../electron/contract.ts
 import { AgoraNativeEngine } from './agora-native-engine.ts';
 import { AgoraWebEngine, loadAgoraWebSdk } from './agora-web-engine.ts';
 import { DemoEngine, preloadDemoImage } from './demo-engine.ts';
-import type { EngineKind, EngineEvent, RtcEngine } from './engine.ts';
+import type { EngineKind, EngineEvent, RemoteMediaProgress, RtcEngine } from './engine.ts';
 
 export function chooseEngine(creds: Pick<RtcCredentials, 'app_id'>, config: Pick<PublicConfig, 'rtcEngine'>): EngineKind {
   if (isEmulatorCredentials(creds)) return 'demo';
@@ -87,6 +87,13 @@ class LazyEngine implements RtcEngine {
   }
   resumePlayback(): void {
     this.#inner?.resumePlayback();
+  }
+  // The media watchdog.
+  remoteMediaProgress(): RemoteMediaProgress | null {
+    return this.#inner?.remoteMediaProgress() ?? null;
+  }
+  async resubscribeRemote(): Promise<void> {
+    await this.#inner?.resubscribeRemote();
   }
   // The visitor's own tracks, for the idle hang-up (voice activity, presence).
   localAudioTrack(): MediaStreamTrack | null {

@@ -9,9 +9,9 @@
  * or missing device fails the same way.
  */
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
-import { demoJoinDelayMs } from '../../../electron/core/rtc-ids.ts';
+import { demoFreezeAfterMs, demoJoinDelayMs } from '../../../electron/core/rtc-ids.ts';
 import { AvatarAnimator, type AvatarImage } from './avatar-animator.ts';
-import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RtcEngine } from './engine.ts';
+import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
 
 export const DEMO_WIDTH = 960;
 export const DEMO_HEIGHT = 540;
@@ -48,6 +48,8 @@ export class DemoEngine implements RtcEngine {
   /** The modelled channel join (receive-only until `join` publishes), by channel. */
   #channel: { id: string; joined: Promise<void>; release: () => void } | null = null;
   #joinTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Frames drawn of the avatar (its picture and, modelled, its voice): the media watchdog's progress. */
+  #framesDrawn = 0;
 
   constructor(deps: DemoEngineDeps) {
     this.#deps = deps;
@@ -137,9 +139,15 @@ export class DemoEngine implements RtcEngine {
     if (!ctx) throw new RtcError('other', 'The demo picture could not be drawn.');
     const animator = new AvatarAnimator(ctx, DEMO_WIDTH, DEMO_HEIGHT, image, this.#deps.name);
     const startMs = performance.now();
+    // Test-only (the emulator's `demoFreezeAfterMs` knob): the avatar's media stops, as when the media path
+    // dies while the control socket stays up.
+    const freezeAfterMs = demoFreezeAfterMs(creds.token);
     const draw = (): void => {
+      const tMs = performance.now() - startMs;
+      if (freezeAfterMs !== null && tMs >= freezeAfterMs && this.#framesDrawn > 0) return;
       this.#level = this.#muted ? this.#level * 0.6 : this.#readLevel();
-      animator.draw(performance.now() - startMs, this.#level);
+      animator.draw(tMs, this.#level);
+      this.#framesDrawn++;
     };
     draw();
     // setInterval, not requestAnimationFrame: the stream must keep its 25 fps even when the page is hidden.
@@ -148,6 +156,16 @@ export class DemoEngine implements RtcEngine {
     view.showAvatarStream(this.#output);
     this.#setState('playing');
   }
+
+  remoteMediaProgress(): RemoteMediaProgress | null {
+    if (this.#framesDrawn === 0) return null;
+    // One loop draws the picture and moves the mouth: in a voice-only call it stands for the avatar's voice.
+    return { video: this.#framesDrawn, audio: this.#framesDrawn };
+  }
+
+  /** Nothing to subscribe to (no network): a frozen demo avatar stays frozen, so the watchdog goes on to
+   *  its hang-up (the page's `__mediaWatch` figures show it asked once). */
+  async resubscribeRemote(): Promise<void> {}
 
   async setMuted(muted: boolean): Promise<void> {
     this.#muted = muted;

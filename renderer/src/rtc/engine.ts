@@ -68,6 +68,15 @@ export interface RtcEngine {
   onEvent(listener: (event: EngineEvent) => void): () => void;
   /** Stop and close local tracks, leave the channel, detach the view. Idempotent; safe during `join`. */
   leave(): Promise<void>;
+  // The media watchdog (call/MediaWatch.svelte.ts): is the avatar's media still arriving?
+  /**
+   * Counters that only grow while the avatar's media arrives: `video` new frames (or packets) of the
+   * avatar's picture, `audio` packets of its voice. The watchdog compares successive readings; null
+   * while the engine cannot tell (no remote track yet).
+   */
+  remoteMediaProgress(): RemoteMediaProgress | null;
+  /** Subscribe to the avatar's remote tracks again (the watchdog's one retry when media stalls). */
+  resubscribeRemote(): Promise<void>;
   // The visitor's own tracks, for the idle hang-up (voice activity, presence).
   /** The visitor's camera track in a video call (presence during the call); optional. */
   localVideoTrack?(): MediaStreamTrack | null;
@@ -83,6 +92,12 @@ export interface RtcEngine {
 }
 
 export type EngineKind = 'demo' | 'agora-web' | 'agora-native';
+
+/** See `RtcEngine.remoteMediaProgress`. */
+export interface RemoteMediaProgress {
+  video: number;
+  audio: number;
+}
 
 /** An engine failure, with the contract's media-error kind so main can be told (reportMediaError). */
 export class RtcError extends Error {
