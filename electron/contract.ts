@@ -61,6 +61,34 @@ export type MediaErrorArgs = z.infer<typeof mediaErrorArgsSchema>;
 export const rtcReadyArgsSchema = z.strictObject({ liveId: z.string().min(1).max(200) });
 export type RtcReadyArgs = z.infer<typeof rtcReadyArgsSchema>;
 
+/** How the call's connection is doing, from the RTC SDK's network quality (unknown: no figure yet). */
+export const CALL_QUALITY_LEVELS = ['unknown', 'good', 'fair', 'poor', 'down'] as const;
+export type CallQualityLevel = (typeof CALL_QUALITY_LEVELS)[number];
+/** The renderer's periodic figures for the running call (throttled; `final` once at its end). Ranges are
+ *  what a real call can show: anything outside is a bug or a forged report, refused. */
+export const callQualityArgsSchema = z.strictObject({
+  liveId: z.string().min(1).max(200),
+  bitrateKbps: z.number().finite().min(0).max(100_000),
+  packetLossPct: z.number().finite().min(0).max(100),
+  frameRate: z.number().finite().min(0).max(240),
+  rttMs: z.number().finite().min(0).max(60_000),
+  level: z.enum(CALL_QUALITY_LEVELS),
+  final: z.boolean().optional(),
+});
+export type CallQualityArgs = z.infer<typeof callQualityArgsSchema>;
+/** The last call's figures as main keeps them (staff Status tab, /metrics). */
+export interface LastCallQuality {
+  bitrateKbps: number;
+  packetLossPct: number;
+  frameRate: number;
+  rttMs: number;
+  level: CallQualityLevel;
+  /** When main received these figures (ms since the epoch). */
+  atMs: number;
+  /** The call had ended when these were sent (its final figures). */
+  final: boolean;
+}
+
 /** `null` clears the stored key (back to demo mode unless the environment sets one). Staff only. */
 export const setApiKeyArgsSchema = z.strictObject({ apiKey: z.string().trim().min(8).max(512).nullable() });
 export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
@@ -168,6 +196,8 @@ export const KIOSK_API = {
     reportMediaError: { channel: 'kiosk:session:report-media-error', access: 'visitor', arg: 'required', args: mediaErrorArgsSchema, result: returns<void>() },
     /** The renderer joined the session's RTC channel; `accepted` false: not the running session (ignored). */
     rtcReady: { channel: 'kiosk:session:rtc-ready', access: 'visitor', arg: 'required', args: rtcReadyArgsSchema, result: returns<{ accepted: boolean }>() },
+    /** The running call's connection figures (every few seconds, and once at its end); main keeps the last. */
+    reportQuality: { channel: 'kiosk:session:report-quality', access: 'visitor', arg: 'required', args: callQualityArgsSchema, result: returns<{ accepted: boolean }>() },
   },
   config: {
     get: { channel: 'kiosk:config:get', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<PublicConfig>() },
@@ -414,6 +444,8 @@ export interface StaffStatus {
   openAtLogin: boolean | null;
   /** The PIN in use has fewer than 6 digits: staff should choose a new one. */
   pinTooShort?: boolean;
+  /** The last call's connection figures (absent until a call has reported some since the kiosk started). */
+  lastCall?: LastCallQuality;
 }
 export interface StaffSettings {
   settings: EditableSettings;

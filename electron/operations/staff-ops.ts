@@ -210,6 +210,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits },
       openAtLogin: options.platform.getOpenAtLogin(),
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
+      ...(service.lastCallQuality ? { lastCall: { ...service.lastCallQuality } } : {}),
     };
   }
 
