@@ -38,8 +38,15 @@ export function isEmulatorCredentials(rtc: Pick<RtcCredentials, 'app_id'>): bool
  * The emulator's RTC token carries how long the demo engine's modelled channel join takes
  * (`emu-rtc-j<ms>-<random>`), so benches and tests on the emulator pay for a join as a real call would.
  */
-export function emulatorRtcToken(joinMs: number, random: string): string {
-  return `emu-rtc-j${Math.max(0, Math.round(joinMs))}-${random}`;
+export function emulatorRtcToken(joinMs: number, random: string, quality: DemoQuality = 'good'): string {
+  return `emu-rtc-j${Math.max(0, Math.round(joinMs))}-${quality === 'poor' ? 'qpoor-' : ''}${random}`;
+}
+
+/** The connection quality the demo engine models: `poor` lets tests show the visitor's weak-connection hint. */
+export type DemoQuality = 'good' | 'poor';
+/** The modelled quality an emulator token carries (`emu-rtc-j<ms>-qpoor-…`), else good. */
+export function demoQuality(token: string): DemoQuality {
+  return /^emu-rtc-j\d{1,6}-qpoor-/.test(token) ? 'poor' : 'good';
 }
 
 /** The modelled join of an emulator token, in ms (0 for a token that carries none). */

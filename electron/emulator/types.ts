@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/log.ts';
+import type { DemoQuality } from '../core/rtc-ids.ts';
 import { CLIENT_SILENCE_LIMIT_MS, MAX_LIVE_DURATION_S, SERVER_PING_INTERVAL_MS } from '../core/protocol.ts';
 
 /** The demo account's key: the gateway surface injects it, and demo mode uses it. Clearly not a real key. */
@@ -41,6 +42,9 @@ export interface EmulatorKnobs {
   /** How long the demo engine's modelled RTC channel join takes for this emulator's sessions (carried in
    *  the RTC token it issues, `rtc-ids.ts`), so figures measured on the emulator include a join. Default 400. */
   rtcJoinMs: number;
+  /** The connection quality the demo engine models for this emulator's sessions (carried in the RTC token
+   *  like the join): `poor` makes it report weak figures, to show the visitor's hint. Default good. */
+  rtcQuality: DemoQuality;
   /** Issue this RTC app id instead of the emulator's own (null): a non-emulator id makes the renderer use
    *  the real Web SDK, e.g. to prove that a network blocking the RTC provider costs nothing. */
   rtcAppId: string | null;
@@ -62,6 +66,7 @@ export const DEFAULT_KNOBS: Readonly<EmulatorKnobs> = Object.freeze({
   endingMs: 300,
   sessionTtlMs: 10 * 60_000,
   rtcJoinMs: 400,
+  rtcQuality: 'good',
   rtcAppId: null,
 });
 

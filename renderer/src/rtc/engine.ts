@@ -7,6 +7,7 @@
  * against typed fakes (test/unit/rtc-*.test.ts). Nothing here touches `window`.
  */
 import type { CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
+import type { QualitySample } from './quality.ts';
 
 /** Where an engine puts the call's pictures. The DOM implementation lives in `call/dom-live-view.ts`. */
 export interface LiveView {
@@ -40,6 +41,8 @@ export type EngineEvent =
   | { type: 'autoplay-blocked' }
   /** Something a person should know that does not stop the call (e.g. the RTC token expires soon). */
   | { type: 'warning'; message: string }
+  /** Periodic connection figures while in the call (about every 2 s; engines that cannot tell send none). */
+  | { type: 'quality'; sample: QualitySample }
   /** The engine failed after joining (channel dropped for good, token expired, device lost). */
   | { type: 'error'; error: RtcError };
 
