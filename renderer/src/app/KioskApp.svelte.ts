@@ -66,6 +66,7 @@ export class KioskApp {
       onWarning: (message) => this.#showWarning(message),
       // RTC first, then billing: main sends conn_init once our side of the channel is ready.
       onReady: (liveId) => void this.#kiosk?.session.rtcReady({ liveId }),
+      onQuality: (liveId, sample, final) => void this.#kiosk?.session.reportQuality({ liveId, ...sample, ...(final ? { final: true } : {}) }),
     });
   }
 
