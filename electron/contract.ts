@@ -89,6 +89,33 @@ export interface LastCallQuality {
   final: boolean;
 }
 
+/** The video-network check (staff Diagnostics): what the screen measured on the test session's channel. */
+export const NETWORK_CHECK_STATES = ['connected', 'failed', 'timeout'] as const;
+export const networkCheckOutcomeSchema = z.strictObject({
+  ok: z.boolean(),
+  /** From the join call to joined, ms (null: it never joined). */
+  joinMs: z.number().finite().min(0).max(120_000).nullable(),
+  state: z.enum(NETWORK_CHECK_STATES),
+  /** The cloud proxy the join used (config rtc.cloudProxy). */
+  proxy: z.enum(['off', 'udp', 'tcp']),
+  /** For staff: what happened, in words. */
+  message: z.string().max(500),
+});
+export type NetworkCheckOutcome = z.infer<typeof networkCheckOutcomeSchema>;
+export const networkCheckFinishArgsSchema = z.strictObject({ checkId: z.string().min(1).max(200), outcome: networkCheckOutcomeSchema });
+/** What main hands the screen for the check: the test session's RTC credentials (never conn_init). */
+export interface NetworkCheckTicket {
+  checkId: string;
+  rtc: RtcCredentials;
+  cloudProxy: 'off' | 'udp' | 'tcp';
+}
+export interface NetworkCheckReport extends NetworkCheckOutcome {
+  /** The test session was ended with type 5. */
+  sessionClosed: boolean;
+  /** What the service says the test session cost (0 expected; null: not read back). */
+  creditsCost: number | null;
+}
+
 /** `null` clears the stored key (back to demo mode unless the environment sets one). Staff only. */
 export const setApiKeyArgsSchema = z.strictObject({ apiKey: z.string().trim().min(8).max(512).nullable() });
 export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
@@ -214,6 +241,10 @@ export const KIOSK_API = {
     listVoices: { channel: 'kiosk:staff:list-voices', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<VoiceList>() },
     cloneVoice: { channel: 'kiosk:staff:clone-voice', access: 'staff', arg: 'required', args: cloneVoiceArgsSchema, result: returns<{ voice: string }>() },
     runDoctor: { channel: 'kiosk:staff:run-doctor', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<DoctorReport>() },
+    /** The video-network check: a test session's RTC credentials for the screen to join receive-only. */
+    networkCheckStart: { channel: 'kiosk:staff:network-check-start', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<NetworkCheckTicket>() },
+    /** The screen's measurement; main ends the test session with type 5 and answers the report. */
+    networkCheckFinish: { channel: 'kiosk:staff:network-check-finish', access: 'staff', arg: 'required', args: networkCheckFinishArgsSchema, result: returns<NetworkCheckReport>() },
     ledgerTotals: { channel: 'kiosk:staff:ledger-totals', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<LedgerTotals>() },
     ledgerCsv: { channel: 'kiosk:staff:ledger-csv', access: 'staff', arg: 'optional', whenOmitted: {}, args: ledgerCsvArgsSchema, result: returns<{ fileName: string; csv: string }>() },
     logTail: { channel: 'kiosk:staff:log-tail', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ lines: string[] }>() },

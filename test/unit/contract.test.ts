@@ -105,6 +105,23 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     invalid: [undefined, {}, { audioUrl: '', voice: 'Maya' }, { audioUrl: 'https://example.com/a.mp3', voice: 'x'.repeat(65) }, { audioUrl: 'u', voice: 'v', extra: 1 }],
   },
   [CHANNELS.staffRunDoctor]: NO_ARGS,
+  [CHANNELS.staffNetworkCheckStart]: NO_ARGS,
+  [CHANNELS.staffNetworkCheckFinish]: {
+    valid: [
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'off', message: 'Joined.' } },
+      { checkId: 'live-1', outcome: { ok: false, joinMs: null, state: 'timeout', proxy: 'tcp', message: '' } },
+    ],
+    invalid: [
+      undefined, {}, { checkId: 'live-1' },
+      { checkId: '', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'off', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: -1, state: 'connected', proxy: 'off', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 120_001, state: 'connected', proxy: 'off', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'CONNECTED', proxy: 'off', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'http', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'off', message: 'x'.repeat(501) } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'off', message: '', extra: 1 } },
+    ],
+  },
   [CHANNELS.staffLedgerTotals]: NO_ARGS,
   [CHANNELS.staffLedgerCsv]: {
     valid: [{}, { since: '2026-11-01' }],
