@@ -67,6 +67,61 @@ export type MediaErrorArgs = z.infer<typeof mediaErrorArgsSchema>;
 export const rtcReadyArgsSchema = z.strictObject({ liveId: z.string().min(1).max(200) });
 export type RtcReadyArgs = z.infer<typeof rtcReadyArgsSchema>;
 
+/** How the call's connection is doing, from the RTC SDK's network quality (unknown: no figure yet). */
+export const CALL_QUALITY_LEVELS = ['unknown', 'good', 'fair', 'poor', 'down'] as const;
+export type CallQualityLevel = (typeof CALL_QUALITY_LEVELS)[number];
+/** The renderer's periodic figures for the running call (throttled; `final` once at its end). Ranges are
+ *  what a real call can show: anything outside is a bug or a forged report, refused. */
+export const callQualityArgsSchema = z.strictObject({
+  liveId: z.string().min(1).max(200),
+  bitrateKbps: z.number().finite().min(0).max(100_000),
+  packetLossPct: z.number().finite().min(0).max(100),
+  frameRate: z.number().finite().min(0).max(240),
+  rttMs: z.number().finite().min(0).max(60_000),
+  level: z.enum(CALL_QUALITY_LEVELS),
+  final: z.boolean().optional(),
+});
+export type CallQualityArgs = z.infer<typeof callQualityArgsSchema>;
+/** The last call's figures as main keeps them (staff Status tab, /metrics). */
+export interface LastCallQuality {
+  bitrateKbps: number;
+  packetLossPct: number;
+  frameRate: number;
+  rttMs: number;
+  level: CallQualityLevel;
+  /** When main received these figures (ms since the epoch). */
+  atMs: number;
+  /** The call had ended when these were sent (its final figures). */
+  final: boolean;
+}
+
+/** The video-network check (staff Diagnostics): what the screen measured on the test session's channel. */
+export const NETWORK_CHECK_STATES = ['connected', 'failed', 'timeout'] as const;
+export const networkCheckOutcomeSchema = z.strictObject({
+  ok: z.boolean(),
+  /** From the join call to joined, ms (null: it never joined). */
+  joinMs: z.number().finite().min(0).max(120_000).nullable(),
+  state: z.enum(NETWORK_CHECK_STATES),
+  /** The cloud proxy the join used (config rtc.cloudProxy). */
+  proxy: z.enum(['off', 'udp', 'tcp']),
+  /** For staff: what happened, in words. */
+  message: z.string().max(500),
+});
+export type NetworkCheckOutcome = z.infer<typeof networkCheckOutcomeSchema>;
+export const networkCheckFinishArgsSchema = z.strictObject({ checkId: z.string().min(1).max(200), outcome: networkCheckOutcomeSchema });
+/** What main hands the screen for the check: the test session's RTC credentials (never conn_init). */
+export interface NetworkCheckTicket {
+  checkId: string;
+  rtc: RtcCredentials;
+  cloudProxy: 'off' | 'udp' | 'tcp';
+}
+export interface NetworkCheckReport extends NetworkCheckOutcome {
+  /** The test session was ended with type 5. */
+  sessionClosed: boolean;
+  /** What the service says the test session cost (0 expected; null: not read back). */
+  creditsCost: number | null;
+}
+
 /** `null` clears the stored key (back to demo mode unless the environment sets one). Staff only. */
 export const setApiKeyArgsSchema = z.strictObject({ apiKey: z.string().trim().min(8).max(512).nullable() });
 export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
@@ -175,6 +230,8 @@ export const KIOSK_API = {
     reportMediaError: { channel: 'kiosk:session:report-media-error', access: 'visitor', arg: 'required', args: mediaErrorArgsSchema, result: returns<void>() },
     /** The renderer joined the session's RTC channel; `accepted` false: not the running session (ignored). */
     rtcReady: { channel: 'kiosk:session:rtc-ready', access: 'visitor', arg: 'required', args: rtcReadyArgsSchema, result: returns<{ accepted: boolean }>() },
+    /** The running call's connection figures (every few seconds, and once at its end); main keeps the last. */
+    reportQuality: { channel: 'kiosk:session:report-quality', access: 'visitor', arg: 'required', args: callQualityArgsSchema, result: returns<{ accepted: boolean }>() },
   },
   config: {
     get: { channel: 'kiosk:config:get', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<PublicConfig>() },
@@ -191,6 +248,10 @@ export const KIOSK_API = {
     listVoices: { channel: 'kiosk:staff:list-voices', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<VoiceList>() },
     cloneVoice: { channel: 'kiosk:staff:clone-voice', access: 'staff', arg: 'required', args: cloneVoiceArgsSchema, result: returns<{ voice: string }>() },
     runDoctor: { channel: 'kiosk:staff:run-doctor', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<DoctorReport>() },
+    /** The video-network check: a test session's RTC credentials for the screen to join receive-only. */
+    networkCheckStart: { channel: 'kiosk:staff:network-check-start', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<NetworkCheckTicket>() },
+    /** The screen's measurement; main ends the test session with type 5 and answers the report. */
+    networkCheckFinish: { channel: 'kiosk:staff:network-check-finish', access: 'staff', arg: 'required', args: networkCheckFinishArgsSchema, result: returns<NetworkCheckReport>() },
     ledgerTotals: { channel: 'kiosk:staff:ledger-totals', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<LedgerTotals>() },
     ledgerCsv: { channel: 'kiosk:staff:ledger-csv', access: 'staff', arg: 'optional', whenOmitted: {}, args: ledgerCsvArgsSchema, result: returns<{ fileName: string; csv: string }>() },
     logTail: { channel: 'kiosk:staff:log-tail', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ lines: string[] }>() },
@@ -427,6 +488,8 @@ export interface StaffStatus {
   openAtLogin: boolean | null;
   /** The PIN in use has fewer than 6 digits: staff should choose a new one. */
   pinTooShort?: boolean;
+  /** The last call's connection figures (absent until a call has reported some since the kiosk started). */
+  lastCall?: LastCallQuality;
 }
 export interface StaffSettings {
   settings: EditableSettings;

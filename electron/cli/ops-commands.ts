@@ -38,6 +38,9 @@ function defaultUserData(env: Record<string, string | undefined>): string {
   return candidates.find((d) => existsSync(d)) ?? candidates[0]!;
 }
 
+/** Printed by `cli doctor`: where the video-network check runs. */
+export const VIDEO_NETWORK_CHECK_LINE = 'The video-network check (join time, connection, cloud proxy; nothing charged) runs on the kiosk screen: Staff → Diagnostics → Check the video network.';
+
 export interface DoctorCommandOptions {
   configPath?: string | undefined;
   baseUrl?: string | undefined;
@@ -105,6 +108,8 @@ export async function runDoctorCommand(options: DoctorCommandOptions, io: CliIo)
       io.stdout(`Avatar Kiosk doctor (${mode === 'demo' ? 'demo mode: the built-in emulator' : mode}; config ${existsSync(configPath) ? configPath : 'not found, defaults'})\n`);
       for (const c of report.checks) io.stdout(`  ${c.ok === true ? 'ok  ' : c.ok === false ? 'FAIL' : '--  '} ${c.id.padEnd(10)} ${c.message}\n`);
       io.stdout(report.ok ? 'All checks passed.\n' : 'Some checks failed.\n');
+      // Joining the RTC network needs the kiosk's own engine (a browser or the native SDK), not this CLI.
+      io.stdout(`${VIDEO_NETWORK_CHECK_LINE}\n`);
     }
     return code;
   } finally {

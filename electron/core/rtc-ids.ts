@@ -38,12 +38,20 @@ export function isEmulatorCredentials(rtc: Pick<RtcCredentials, 'app_id'>): bool
  * The emulator's RTC token carries how long the demo engine's modelled channel join takes
  * (`emu-rtc-j<ms>-<random>`), so benches and tests on the emulator pay for a join as a real call would.
  * Tests can also have the demo avatar's media stop `freezeAfterMs` after it starts playing
- * (`emu-rtc-j<ms>f<ms>-<random>`), to exercise the media watchdog; only the emulator issues these
- * tokens, and only its `demoFreezeAfterMs` knob (never set outside tests) adds the freeze.
+ * (`emu-rtc-j<ms>f<ms>-<random>`), to exercise the media watchdog, or model a poor connection
+ * (`emu-rtc-j<ms>-qpoor-<random>`), to show the weak-connection hint; only the emulator issues these
+ * tokens, and only its `demoFreezeAfterMs` and `rtcQuality` knobs (never set outside tests) add them.
  */
-export function emulatorRtcToken(joinMs: number, random: string, freezeAfterMs: number | null = null): string {
+export function emulatorRtcToken(joinMs: number, random: string, freezeAfterMs: number | null = null, quality: DemoQuality = 'good'): string {
   const freeze = freezeAfterMs === null ? '' : `f${Math.max(0, Math.round(freezeAfterMs))}`;
-  return `emu-rtc-j${Math.max(0, Math.round(joinMs))}${freeze}-${random}`;
+  return `emu-rtc-j${Math.max(0, Math.round(joinMs))}${freeze}-${quality === 'poor' ? 'qpoor-' : ''}${random}`;
+}
+
+/** The connection quality the demo engine models: `poor` lets tests show the visitor's weak-connection hint. */
+export type DemoQuality = 'good' | 'poor';
+/** The modelled quality an emulator token carries (`emu-rtc-j<ms>[f<ms>]-qpoor-…`), else good. */
+export function demoQuality(token: string): DemoQuality {
+  return /^emu-rtc-j\d{1,6}(?:f\d{1,7})?-qpoor-/.test(token) ? 'poor' : 'good';
 }
 
 // The freeze sits between the join's digits and the first `-`, so the random part can never be read as one.

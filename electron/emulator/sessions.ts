@@ -109,7 +109,7 @@ export class SessionStore {
         // spec §2.5 native channel map
         channel_id: request.call_mode === 'audio' ? rtcIds.audioChannel(id) : rtcIds.videoChannel(id),
         user_id: rtcIds.user(creatorId, id),
-        token: emulatorRtcToken(knobs.rtcJoinMs, randomBytes(24).toString('base64url'), knobs.demoFreezeAfterMs),
+        token: emulatorRtcToken(knobs.rtcJoinMs, randomBytes(24).toString('base64url'), knobs.demoFreezeAfterMs, knobs.rtcQuality),
         token_expire_at: String(Math.floor(now / 1000) + RTC_TOKEN_TTL_S), // spec §2.2: about 1 hour
       },
       request: recordableRequest(effectiveRequest),

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/log.ts';
+import type { DemoQuality } from '../core/rtc-ids.ts';
 import { CLIENT_SILENCE_LIMIT_MS, MAX_LIVE_DURATION_S, SERVER_PING_INTERVAL_MS } from '../core/protocol.ts';
 
 /** The demo account's key: the gateway surface injects it, and demo mode uses it. Clearly not a real key. */
@@ -44,6 +45,9 @@ export interface EmulatorKnobs {
   /** Test-only: the demo engine's avatar stops sending frames and voice this long after it starts playing
    *  (carried in the RTC token, `rtc-ids.ts`), to exercise the kiosk's media watchdog. Default null: never. */
   demoFreezeAfterMs: number | null;
+  /** The connection quality the demo engine models for this emulator's sessions (carried in the RTC token
+   *  like the join): `poor` makes it report weak figures, to show the visitor's hint. Default good. */
+  rtcQuality: DemoQuality;
   /** Issue this RTC app id instead of the emulator's own (null): a non-emulator id makes the renderer use
    *  the real Web SDK, e.g. to prove that a network blocking the RTC provider costs nothing. */
   rtcAppId: string | null;
@@ -66,6 +70,7 @@ export const DEFAULT_KNOBS: Readonly<EmulatorKnobs> = Object.freeze({
   sessionTtlMs: 10 * 60_000,
   rtcJoinMs: 400,
   demoFreezeAfterMs: null,
+  rtcQuality: 'good',
   rtcAppId: null,
 });
 

@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { z } from 'zod';
-import type { HangupCause, KioskEvent, SpareEvent } from '../contract.ts';
+import type { HangupCause, KioskEvent, LastCallQuality, SpareEvent } from '../contract.ts';
 import { AvatarError, ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { HANGUP_REASONS } from '../core/protocol.ts';
@@ -40,6 +40,8 @@ export interface MetricsSource {
   onHangupCause?(listener: (cause: HangupCause, liveId: string | null) => void): () => void;
   readonly state: SessionState;
   readonly mode: string;
+  /** The last call's connection figures, read at each scrape (absent: never exported). */
+  readonly lastCallQuality?: LastCallQuality | null;
 }
 
 export interface Health {
@@ -113,6 +115,27 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
     registers,
   });
   const active = new Gauge({ name: name('session_active'), help: '1 while a session is under way (creating to ending), else 0.', registers });
+
+  // The last call's connection figures: set at scrape time from the source, absent until a call reported.
+  const lastCall = (): LastCallQuality | null => source?.lastCallQuality ?? null;
+  // Labelled by the call's quality level (a bounded word), which also keeps them absent rather than 0
+  // until a call has reported figures: an unlabelled gauge would read 0 ms round trip.
+  const lastCallGauge = (metric: string, help: string, pick: (q: LastCallQuality) => number): Gauge<'level'> =>
+    new Gauge({
+      name: name(metric),
+      help: `${help} Label: the quality level (good, fair, poor, down, unknown).`,
+      labelNames: ['level'] as const,
+      registers,
+      collect() {
+        this.reset();
+        const q = lastCall();
+        if (q) this.set({ level: q.level }, pick(q));
+      },
+    });
+  lastCallGauge('last_call_bitrate_kbps', "The last call's received bitrate (kbps), as the renderer last reported it.", (q) => q.bitrateKbps);
+  lastCallGauge('last_call_packet_loss_ratio', "The last call's received packet loss (0 to 1).", (q) => q.packetLossPct / 100);
+  lastCallGauge('last_call_frame_rate', "The last call's received avatar frame rate (fps; 0 in an audio call).", (q) => q.frameRate);
+  lastCallGauge('last_call_rtt_ms', "The last call's round trip to the RTC provider's edge (ms).", (q) => q.rttMs);
 
   restarts.inc(Math.max(0, Math.floor(options.restarts ?? 0)));
   let source: MetricsSource | null = null;

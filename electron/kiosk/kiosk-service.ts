@@ -31,6 +31,8 @@ import {
   type SetMutedArgs,
   type StartArgs,
   type RtcReadyArgs,
+  type CallQualityArgs,
+  type LastCallQuality,
   type AttractReportArgs,
   type AttentionItem,
   type KeyProtectionWeak,
@@ -126,6 +128,8 @@ export interface KioskService {
   /** The renderer was lost (crash/reload): hang up any session (once) and go back to `idle`, so the
    *  reloaded page starts on its attract screen rather than on the last call's end screen. */
   resetToAttract(): Promise<void>;
+  /** The last call's connection figures (null until a call reported some). */
+  readonly lastCallQuality: LastCallQuality | null;
   /** The in-process emulator while in demo mode (null otherwise); for tests and diagnostics. */
   readonly emulator: RunningEmulator | null;
   /** The current session state (synchronous view of `getState`). */
@@ -212,6 +216,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let mode: PublicConfig['mode'] = 'demo';
   let state: SessionState = { phase: 'idle' };
   let muted = false;
+  /** The last call's connection figures, as the renderer last reported them (staff Status, /metrics). */
+  let lastCallQuality: LastCallQuality | null = null;
   let active: ActiveSession | null = null;
   let shutdownPromise: Promise<void> | null = null;
   let imageDataUrl: Promise<string | null> | null = null;
@@ -632,6 +638,24 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     return ok({ accepted });
   }
 
+  /** Figures for the call on screen (running or just ended); a report for any other live id is ignored,
+   *  so a late report of an earlier call never overwrites the current one's. */
+  function reportQuality(args: CallQualityArgs): Result<{ accepted: boolean }> {
+    const currentLiveId = 'liveId' in state ? state.liveId : null;
+    if (currentLiveId !== args.liveId) return ok({ accepted: false });
+    const now = clock.now();
+    lastCallQuality = {
+      bitrateKbps: args.bitrateKbps,
+      packetLossPct: args.packetLossPct,
+      frameRate: args.frameRate,
+      rttMs: args.rttMs,
+      level: args.level,
+      atMs: now,
+      final: args.final ?? false,
+    };
+    return ok({ accepted: true });
+  }
+
   async function setApiKey(args: SetApiKeyArgs): Promise<Result<PublicConfig>> {
     if (shutdownPromise) return fail('cancelled', 'The kiosk is shutting down.');
     if (isRunning()) return fail('invalid_request', 'Hang up the current session before changing the API key.');
@@ -717,6 +741,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       setMuted: (args) => setMuted(args),
       reportMediaError: (args) => reportMediaError(args),
       rtcReady: (args) => rtcReady(args),
+      reportQuality: (args) => reportQuality(args),
     },
     config: { get: () => getConfig() },
     attract: { report: (args) => attractReport(args) },
@@ -749,6 +774,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     resetToAttract,
     get emulator() {
       return emulator;
+    },
+    get lastCallQuality() {
+      return lastCallQuality;
     },
     get state() {
       return state;

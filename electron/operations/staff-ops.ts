@@ -28,6 +28,7 @@ import { parseServiceTarget } from '../core/surface.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { ConfigEnv } from '../kiosk/config.ts';
 import { runDoctor } from './doctor.ts';
+import { createNetworkCheck } from './network-check.ts';
 import type { KioskExtension, KioskService } from '../kiosk/kiosk-service.ts';
 import { LEDGER_DIR, createLedger, createLedgerRecorder, startOfDay, type Ledger, type LedgerRecorder } from './ledger.ts';
 import { CURRENT_SESSION_FILE, createSessionJournal, recoverLeftover, type CurrentSession, type RecoveryOutcome } from './recovery.ts';
@@ -210,6 +211,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits },
       openAtLogin: options.platform.getOpenAtLogin(),
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
+      ...(service.lastCallQuality ? { lastCall: { ...service.lastCallQuality } } : {}),
     };
   }
 
@@ -256,6 +258,8 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     const custom = [...new Set(res.voices.map((v) => v.voice).filter((v) => v && !(BUILT_IN_VOICES as readonly string[]).includes(v)))];
     return { builtIn: [...BUILT_IN_VOICES], custom, current: service.config.avatar.voice };
   }
+
+  const networkCheck = createNetworkCheck({ clock, logger, ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}) });
 
   async function doctor() {
     if (service.running) throw new AvatarError('invalid_request', 'Diagnostics cannot run during a call.');
@@ -306,6 +310,15 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
         return ok({ voice: res.voice });
       },
       runDoctor: async () => ok(await doctor()),
+      networkCheckStart: async () => {
+        if (service.running) throw new AvatarError('invalid_request', 'The video network cannot be checked during a call.');
+        return ok(await networkCheck.start(service.client, service.config));
+      },
+      networkCheckFinish: async ({ checkId, outcome }) => {
+        const report = await networkCheck.finish(checkId, outcome);
+        if (!report.ok) pushError('network_check', report.message);
+        return ok(report);
+      },
       ledgerTotals: () => ok(ledger.totals(clock.now())),
       ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
       logTail: () => ok({ lines: options.logTail().slice(-200) }),
@@ -366,6 +379,8 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     dispose() {
       clearMaxCall();
       unsubscribe();
+      // A check still open ends with type 5 now rather than at its timeout.
+      void networkCheck.dispose().catch((error: unknown) => logger.warn('Network check: closing the test session failed', { error: String(error) }));
     },
   };
   service.attachExtension(ext);

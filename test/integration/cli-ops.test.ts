@@ -64,6 +64,10 @@ describe('cli doctor', () => {
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /FAIL key\s+The service refused the API key \(HTTP 401\)/);
     assert.match(r.stdout, /Some checks failed\./);
+    assert.ok(
+      r.stdout.includes('The video-network check (join time, connection, cloud proxy; nothing charged) runs on the kiosk screen: Staff → Diagnostics → Check the video network.'),
+      'says where the video-network check runs',
+    );
     assert.ok(!r.stdout.includes('sk-wrong-000000000000') && !r.stderr.includes('sk-wrong-000000000000'), 'the key is never printed');
   });
 

@@ -331,3 +331,44 @@ describe('metrics server limits (no token needed on loopback, and the port may f
   });
 });
 
+
+describe("the last call's connection figures", () => {
+  it('are absent until a call reports, then exported exactly as the last report said', async (t) => {
+    const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {});
+    const service = await createKioskService({ awaitRendererRtc: false, config, apiKey: null, apiKeySource: 'none', emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 } });
+    t.after(() => service.shutdown());
+    const metrics = createKioskMetrics({ version: '9.9.9' });
+    metrics.observe(service);
+    const before = samples(await metrics.render());
+    for (const key of before.keys()) assert.ok(!key.startsWith('avatar_kiosk_last_call_'), `${key} before any call`);
+
+    const live = waitFor(service, phaseIs('live'));
+    const r = await service.start({});
+    assert.ok(r.ok && r.value.liveId);
+    const liveId = r.value.liveId;
+    await live;
+    const report = (figures: Record<string, unknown>) => service.handle('kiosk:session:report-quality', { liveId, ...figures });
+    assert.deepEqual(await report({ bitrateKbps: 980, packetLossPct: 0.5, frameRate: 25, rttMs: 52, level: 'good' }), { ok: true, value: { accepted: true } });
+    assert.deepEqual(await report({ bitrateKbps: 310, packetLossPct: 12.5, frameRate: 9.5, rttMs: 640, level: 'poor' }), { ok: true, value: { accepted: true } });
+    // Out of range: refused before the handler, the kept figures stay.
+    const bad = await report({ bitrateKbps: 310, packetLossPct: 140, frameRate: 9.5, rttMs: 640, level: 'poor' });
+    assert.equal(bad.ok, false);
+    // Another call's late report is ignored.
+    assert.deepEqual(
+      await service.handle('kiosk:session:report-quality', { liveId: 'live-someone-else', bitrateKbps: 1, packetLossPct: 0, frameRate: 1, rttMs: 1, level: 'good' }),
+      { ok: true, value: { accepted: false } },
+    );
+    await service.hangup();
+
+    const after = samples(await metrics.render());
+    assert.equal(after.get('avatar_kiosk_last_call_bitrate_kbps{level="poor"}'), 310);
+    assert.equal(after.get('avatar_kiosk_last_call_packet_loss_ratio{level="poor"}'), 0.125);
+    assert.equal(after.get('avatar_kiosk_last_call_frame_rate{level="poor"}'), 9.5);
+    assert.equal(after.get('avatar_kiosk_last_call_rtt_ms{level="poor"}'), 640);
+    assert.deepEqual([...after.keys()].filter((k) => k.startsWith('avatar_kiosk_last_call_')).length, 4, 'one sample per gauge (the last report only)');
+    assert.deepEqual(
+      { ...service.lastCallQuality, atMs: 0 },
+      { bitrateKbps: 310, packetLossPct: 12.5, frameRate: 9.5, rttMs: 640, level: 'poor', atMs: 0, final: false },
+    );
+  });
+});

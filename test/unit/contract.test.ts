@@ -44,6 +44,29 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{ liveId: 'live-1' }, { liveId: 'x'.repeat(200) }],
     invalid: [undefined, {}, null, 'live-1', { liveId: '' }, { liveId: 'x'.repeat(201) }, { liveId: 7 }, { liveId: 'a', extra: 1 }],
   },
+  [CHANNELS.sessionReportQuality]: {
+    valid: [
+      { liveId: 'live-1', bitrateKbps: 950, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: 0, packetLossPct: 0, frameRate: 0, rttMs: 0, level: 'unknown', final: true },
+      { liveId: 'live-1', bitrateKbps: 100_000, packetLossPct: 100, frameRate: 240, rttMs: 60_000, level: 'down' },
+    ],
+    invalid: [
+      undefined, {}, null,
+      { bitrateKbps: 950, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good' }, // no live id
+      { liveId: 'live-1', bitrateKbps: -1, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: 100_001, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: 950, packetLossPct: 101, frameRate: 25, rttMs: 48, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: 950, packetLossPct: -0.1, frameRate: 25, rttMs: 48, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: 950, packetLossPct: 0.4, frameRate: 241, rttMs: 48, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: 950, packetLossPct: 0.4, frameRate: 25, rttMs: 60_001, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: Number.NaN, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: Number.POSITIVE_INFINITY, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: '950', packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good' },
+      { liveId: 'live-1', bitrateKbps: 950, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'terrible' },
+      { liveId: 'live-1', bitrateKbps: 950, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good', extra: 1 },
+      { liveId: '', bitrateKbps: 950, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good' },
+    ],
+  },
   [CHANNELS.sessionReportMediaError]: {
     valid: [
       { kind: 'microphone_denied', message: 'NotAllowedError' },
@@ -83,6 +106,23 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     invalid: [undefined, {}, { audioUrl: '', voice: 'Maya' }, { audioUrl: 'https://example.com/a.mp3', voice: 'x'.repeat(65) }, { audioUrl: 'u', voice: 'v', extra: 1 }],
   },
   [CHANNELS.staffRunDoctor]: NO_ARGS,
+  [CHANNELS.staffNetworkCheckStart]: NO_ARGS,
+  [CHANNELS.staffNetworkCheckFinish]: {
+    valid: [
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'off', message: 'Joined.' } },
+      { checkId: 'live-1', outcome: { ok: false, joinMs: null, state: 'timeout', proxy: 'tcp', message: '' } },
+    ],
+    invalid: [
+      undefined, {}, { checkId: 'live-1' },
+      { checkId: '', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'off', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: -1, state: 'connected', proxy: 'off', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 120_001, state: 'connected', proxy: 'off', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'CONNECTED', proxy: 'off', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'http', message: '' } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'off', message: 'x'.repeat(501) } },
+      { checkId: 'live-1', outcome: { ok: true, joinMs: 412, state: 'connected', proxy: 'off', message: '', extra: 1 } },
+    ],
+  },
   [CHANNELS.staffLedgerTotals]: NO_ARGS,
   [CHANNELS.staffLedgerCsv]: {
     valid: [{}, { since: '2026-11-01' }],

@@ -88,6 +88,8 @@ class FakeStaff {
       listVoices: guarded('listVoices', () => ({ builtIn: ['Tina'], custom: [], current: 'Tina' })),
       cloneVoice: async ({ voice }) => ok({ voice }),
       runDoctor: guarded('runDoctor', () => ({ ok: true, checks: [] })),
+      networkCheckStart: guarded('networkCheckStart', () => ({ checkId: 'live-check', rtc: { app_id: 'a', channel_id: 'c', user_id: 'u', token: 't', token_expire_at: '0' }, cloudProxy: 'off' as const })),
+      networkCheckFinish: async ({ outcome }) => (log('networkCheckFinish'), ok({ ...outcome, sessionClosed: true, creditsCost: 0 })),
       ledgerTotals: guarded('ledgerTotals', () => {
         const row = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0 };
         return { today: row, last7Days: row, month: row };

@@ -21,6 +21,9 @@ import {
 } from '../../renderer/src/rtc/agora-native-engine.ts';
 import { AVATAR_BOT_UID, AVATAR_VIDEO_UID, VIDEO_CREDS, fakeView } from '../helpers/rtc-fixtures.ts';
 
+const withLoss = (stats: Record<string, { receivePackets: number }>): Record<string, { packetLossRate: number; receivePackets: number }> =>
+  Object.fromEntries(Object.entries(stats).map(([uid, s]) => [uid, { packetLossRate: 0, ...s }]));
+
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 type Listener = (...args: never[]) => void;
 
@@ -47,11 +50,12 @@ class WebClient implements AgoraWebClient {
   async unsubscribe(user: AgoraRemoteUser, mediaType?: 'video' | 'audio'): Promise<void> {
     this.log.push(`unsubscribe:${String(user.uid)}:${String(mediaType)}`);
   }
-  getRemoteVideoStats(): Record<string, { receivePackets: number }> {
-    return this.video;
+  // The SDK's stats also carry loss figures (the quality report's); the watchdog reads only the packets.
+  getRemoteVideoStats(): Record<string, { packetLossRate: number; receivePackets: number }> {
+    return withLoss(this.video);
   }
-  getRemoteAudioStats(): Record<string, { receivePackets: number }> {
-    return this.audio;
+  getRemoteAudioStats(): Record<string, { packetLossRate: number; receivePackets: number }> {
+    return withLoss(this.audio);
   }
   async leave(): Promise<void> {}
   publishes(uid: string, mediaType: 'video' | 'audio'): void {

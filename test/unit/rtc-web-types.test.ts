@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IAgoraRTC } from 'agora-rtc-sdk-ng';
 import { avatarUidFor } from '../../electron/core/rtc-ids.ts';
-import { CLOUD_PROXY_MODES, type AgoraConnectionState, type AgoraLocalTrack, type AgoraRemoteTrack } from '../../renderer/src/rtc/agora-web-engine.ts';
+import { CLOUD_PROXY_MODES, type AgoraNetworkQuality, type AgoraRemoteAudioStats, type AgoraRemoteVideoStats, type AgoraRtcStats, type AgoraConnectionState, type AgoraLocalTrack, type AgoraRemoteTrack } from '../../renderer/src/rtc/agora-web-engine.ts';
 import { VIDEO_CREDS } from '../helpers/rtc-fixtures.ts';
 
 export async function callsAsTheEngineDoes(sdk: IAgoraRTC, avatarHost: HTMLElement, selfHost: HTMLElement): Promise<void> {
@@ -41,6 +41,13 @@ export async function callsAsTheEngineDoes(sdk: IAgoraRTC, avatarHost: HTMLEleme
   });
   client.on('token-privilege-will-expire', () => undefined);
   client.on('token-privilege-did-expire', () => undefined);
+  client.on('network-quality', (q) => {
+    const ours: AgoraNetworkQuality = q;
+    const rtc: AgoraRtcStats = client.getRTCStats();
+    const video: Record<string, AgoraRemoteVideoStats> = client.getRemoteVideoStats();
+    const audio: Record<string, AgoraRemoteAudioStats> = client.getRemoteAudioStats();
+    void [ours, rtc, video, audio];
+  });
   sdk.onAutoplayFailed = () => undefined;
   const mic = await sdk.createMicrophoneAudioTrack({ AEC: true, ANS: true, AGC: true });
   const camera = await sdk.createCameraVideoTrack({ encoderConfig: '480p_1', facingMode: 'user' });

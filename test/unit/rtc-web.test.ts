@@ -7,6 +7,10 @@ import assert from 'node:assert/strict';
 import {
   AgoraWebEngine,
   type AgoraConnectionState,
+  type AgoraNetworkQuality,
+  type AgoraRemoteAudioStats,
+  type AgoraRemoteVideoStats,
+  type AgoraRtcStats,
   type AgoraLocalTrack,
   type AgoraMediaType,
   type AgoraPlayConfig,
@@ -105,6 +109,18 @@ class FakeClient implements AgoraWebClient {
     this.remote.push(track);
     return track;
   }
+  rtcStats: AgoraRtcStats = { RecvBitrate: 0, RTT: 0 };
+  videoStats: Record<string, AgoraRemoteVideoStats> = {};
+  audioStats: Record<string, AgoraRemoteAudioStats> = {};
+  getRTCStats(): AgoraRtcStats {
+    return this.rtcStats;
+  }
+  getRemoteVideoStats(): Record<string, AgoraRemoteVideoStats> {
+    return this.videoStats;
+  }
+  getRemoteAudioStats(): Record<string, AgoraRemoteAudioStats> {
+    return this.audioStats;
+  }
   async leave(): Promise<void> {
     this.left = true;
     this.log.push('leave');
@@ -113,6 +129,7 @@ class FakeClient implements AgoraWebClient {
   emit(event: 'user-published' | 'user-unpublished', user: AgoraRemoteUser, mediaType: AgoraMediaType): void;
   emit(event: 'connection-state-change', cur: AgoraConnectionState, prev: AgoraConnectionState, reason?: string): void;
   emit(event: 'token-privilege-will-expire' | 'token-privilege-did-expire'): void;
+  emit(event: 'network-quality', stats: AgoraNetworkQuality): void;
   emit(event: string, ...args: unknown[]): void {
     const l = this.listeners.get(event) as ((...a: unknown[]) => void) | undefined;
     assert.ok(l, `a listener for ${event} is registered`);
@@ -324,6 +341,44 @@ describe('AgoraWebEngine', () => {
     assert.equal(sdk.mic!.muted, true);
     await engine.setMuted(false);
     assert.equal(sdk.mic!.muted, false);
+  });
+});
+
+describe('AgoraWebEngine connection figures', () => {
+  const qualities = (events: EngineEvent[]) => events.filter((e) => e.type === 'quality').map((e) => (e as Extract<EngineEvent, { type: 'quality' }>).sample);
+
+  it("reads the call's stats with each network-quality event: kbps, the avatar video's loss and frame rate, RTT, the worse direction's level", async () => {
+    const { sdk, engine, events, view } = setup();
+    await engine.join(VIDEO_CREDS, 'video', view);
+    const client = sdk.client!;
+    client.rtcStats = { RecvBitrate: 1_234_567, RTT: 48 };
+    client.videoStats = { 'someone-else': { packetLossRate: 50, receiveFrameRate: 5 }, [AVATAR_VIDEO_UID]: { packetLossRate: 1.5, receiveFrameRate: 24, renderFrameRate: 23 } };
+    client.audioStats = { [AVATAR_BOT_UID]: { packetLossRate: 9 } };
+    client.emit('network-quality', { uplinkNetworkQuality: 1, downlinkNetworkQuality: 2 });
+    client.rtcStats = { RecvBitrate: 300_000, RTT: 700 };
+    client.videoStats = { [AVATAR_VIDEO_UID]: { packetLossRate: 18, renderFrameRate: 7 } };
+    client.emit('network-quality', { uplinkNetworkQuality: 2, downlinkNetworkQuality: 5 });
+    assert.deepEqual(qualities(events), [
+      { bitrateKbps: 1235, packetLossPct: 1.5, frameRate: 24, rttMs: 48, level: 'good' },
+      { bitrateKbps: 300, packetLossPct: 18, frameRate: 7, rttMs: 700, level: 'poor' },
+    ]);
+  });
+
+  it('in an audio call: the avatar audio track loss, frame rate 0', async () => {
+    const { sdk, engine, events, view } = setup();
+    await engine.join(AUDIO_CREDS, 'audio', view);
+    const client = sdk.client!;
+    client.rtcStats = { RecvBitrate: 48_000, RTT: 30 };
+    client.audioStats = { [AVATAR_BOT_UID]: { packetLossRate: 2.25 }, 'someone-else': { packetLossRate: 40 } };
+    client.emit('network-quality', { uplinkNetworkQuality: 3, downlinkNetworkQuality: 1 });
+    assert.deepEqual(qualities(events), [{ bitrateKbps: 48, packetLossPct: 2.25, frameRate: 0, rttMs: 30, level: 'fair' }]);
+  });
+
+  it('a pre-joined spare reports nothing before the tap', async () => {
+    const { sdk, engine, events, view } = setup();
+    await engine.prejoin(VIDEO_CREDS, 'video', view);
+    sdk.client!.emit('network-quality', { uplinkNetworkQuality: 5, downlinkNetworkQuality: 5 });
+    assert.deepEqual(qualities(events), []);
   });
 });
 

@@ -74,6 +74,7 @@ export class KioskApp {
       onWarning: (message, notice) => this.#showWarning(message, notice),
       // RTC first, then billing: main sends conn_init once our side of the channel is ready.
       onReady: (liveId) => void this.#kiosk?.session.rtcReady({ liveId }),
+      onQuality: (liveId, sample, final) => void this.#kiosk?.session.reportQuality({ liveId, ...sample, ...(final ? { final: true } : {}) }),
     });
     this.audioOutput = new AudioOutput({
       devices: typeof navigator !== 'undefined' && navigator.mediaDevices ? navigator.mediaDevices : null,

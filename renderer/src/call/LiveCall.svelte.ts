@@ -9,6 +9,7 @@ import { chooseEngine, createEngine } from '../rtc/choose-engine.ts';
 import { RtcError, type EngineKind, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from '../rtc/engine.ts';
 import { MediaPrefetch } from '../rtc/media-prefetch.ts';
 import { DEMO_CAMERA_CONSTRAINTS, DEMO_MIC_CONSTRAINTS } from '../rtc/demo-engine.ts';
+import { QualityHint, QualityReporter, type QualitySample } from '../rtc/quality.ts';
 
 export interface LiveCallDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
@@ -18,6 +19,10 @@ export interface LiveCallDeps {
   /** Our side of the call's channel is ready (joined, handler in place, microphone published): main may
    *  send conn_init now (RTC first, then billing). */
   onReady?: (liveId: string) => void;
+  /** The call's connection figures, throttled (about every 2 s, and once more, `final`, when it ends). */
+  onQuality?: (liveId: string, sample: QualitySample, final: boolean) => void;
+  /** Clock for the quality hint and the reporting throttle (tests inject one). */
+  now?: () => number;
 }
 
 /** A spare session's channel, joined receive-only ahead of the tap. */
@@ -39,9 +44,13 @@ export class LiveCall {
   #engineKind = $state<EngineKind | null>(null);
   #autoplayBlocked = $state(false);
   #preJoined: PreJoined | null = null;
+  #poorQuality = $state(false);
+  readonly #hint: QualityHint;
+  #reporter: QualityReporter | null = null;
 
   constructor(deps: LiveCallDeps) {
     this.#deps = deps;
+    this.#hint = new QualityHint(deps.now ?? Date.now);
     this.#media = new MediaPrefetch(deps.getUserMedia);
   }
 
@@ -55,6 +64,11 @@ export class LiveCall {
   prepare(mode: CallMode, config: PublicConfig): void {
     if (config.mode !== 'demo') return;
     this.#media.prefetch(mode === 'video' ? [DEMO_MIC_CONSTRAINTS, DEMO_CAMERA_CONSTRAINTS] : [DEMO_MIC_CONSTRAINTS]);
+  }
+
+  /** The connection has been poor for a few seconds (hysteresis: quality.ts): the live screen's calm hint. */
+  get poorQuality(): boolean {
+    return this.#poorQuality;
   }
 
   get engineState(): EngineState {
@@ -132,6 +146,8 @@ export class LiveCall {
     this.#liveId = liveId;
     this.#engineKind = kind;
     this.#engineState = 'joining';
+    const onQuality = this.#deps.onQuality;
+    this.#reporter = onQuality ? new QualityReporter(this.#deps.now ?? Date.now, (sample, final) => onQuality(liveId, sample, final)) : null;
     let readySent = false;
     const reportReady = (): void => {
       if (readySent || this.#engine !== engine) return;
@@ -155,6 +171,10 @@ export class LiveCall {
           break;
         case 'ready':
           reportReady();
+          break;
+        case 'quality':
+          this.#poorQuality = this.#hint.sample(event.sample.level);
+          this.#reporter?.sample(event.sample);
           break;
       }
     });
@@ -190,6 +210,10 @@ export class LiveCall {
     this.#engineKind = null;
     this.#engineState = 'idle';
     this.#autoplayBlocked = false;
+    this.#reporter?.flush(); // the call's final figures, for the staff Status tab and /metrics
+    this.#reporter = null;
+    this.#hint.reset();
+    this.#poorQuality = false;
     if (engine) {
       try {
         await engine.leave();

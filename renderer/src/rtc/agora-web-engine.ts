@@ -15,6 +15,7 @@
  */
 import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
+import { clampSample, levelFromAgora, type QualitySample } from './quality.ts';
 import { cancelledError, classifyDeviceError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -54,7 +55,15 @@ export interface AgoraWebClient {
   on(event: 'connection-state-change', listener: (cur: AgoraConnectionState, prev: AgoraConnectionState, reason?: string) => void): void;
   on(event: 'token-privilege-will-expire', listener: () => void): void;
   on(event: 'token-privilege-did-expire', listener: () => void): void;
+  /** Every 2 s once joined: last-mile quality, 0 (unknown) … 6 (down), each way. */
+  on(event: 'network-quality', listener: (stats: AgoraNetworkQuality) => void): void;
   removeAllListeners(): void;
+  /** The call's totals (RecvBitrate in bps, RTT in ms); read with each network-quality event. */
+  getRTCStats?(): Pick<AgoraRtcStats, 'RecvBitrate' | 'RTT'>;
+  /** Per remote uid: loss and frame rate (the quality figures), and what has arrived so far (the media
+   *  watchdog reads `receivePackets`). */
+  getRemoteVideoStats?(): Record<string, AgoraRemoteVideoStats>;
+  getRemoteAudioStats?(): Record<string, AgoraRemoteAudioStats>;
   /** Cloud proxy (firewalled networks); must be called before `join`. */
   startProxyServer?(mode?: number): void;
   join(appId: string, channel: string, token: string | null, uid?: AgoraUid | null): Promise<AgoraUid>;
@@ -62,10 +71,26 @@ export interface AgoraWebClient {
   subscribe(user: AgoraRemoteUser, mediaType: 'video' | 'audio'): Promise<AgoraRemoteTrack>;
   /** The media watchdog's retry: drop a subscription before subscribing again. */
   unsubscribe?(user: AgoraRemoteUser, mediaType?: 'video' | 'audio'): Promise<void>;
-  /** Per remote uid, what has arrived so far (the media watchdog reads `receivePackets`). */
-  getRemoteVideoStats?(): Record<string, { receivePackets: number }>;
-  getRemoteAudioStats?(): Record<string, { receivePackets: number }>;
   leave(): Promise<void>;
+}
+export interface AgoraNetworkQuality {
+  uplinkNetworkQuality: number;
+  downlinkNetworkQuality: number;
+}
+export interface AgoraRtcStats {
+  RecvBitrate: number;
+  RTT: number;
+}
+export interface AgoraRemoteVideoStats {
+  /** Percent. */
+  packetLossRate: number;
+  receiveFrameRate?: number;
+  renderFrameRate?: number;
+  receivePackets?: number;
+}
+export interface AgoraRemoteAudioStats {
+  packetLossRate: number;
+  receivePackets?: number;
 }
 export interface AgoraWebSdk {
   createClient(config: { mode: 'rtc' | 'live'; codec: 'vp8' | 'vp9' | 'h264' | 'av1' }): AgoraWebClient;
@@ -218,10 +243,39 @@ export class AgoraWebEngine implements RtcEngine {
     client.on('token-privilege-did-expire', () =>
       this.#events.emit({ type: 'error', error: new RtcError('rtc_disconnected', 'The call’s media ticket expired.') }),
     );
+    client.on('network-quality', (q) => this.#onNetworkQuality(client, q, ids));
     // The hook is the SDK's, shared by every engine: remember ours, so leaving clears only ours.
     this.#autoplayHook = () => this.#events.emit({ type: 'autoplay-blocked' });
     this.#sdk.onAutoplayFailed = this.#autoplayHook;
     return client;
+  }
+
+  /**
+   * The call's figures with each network-quality event: the received bitrate and round trip from the
+   * call's stats, loss and frame rate from the avatar's own tracks (video: its video track; audio: the
+   * worst of its audio tracks). Only once the call is ours (a pre-joined spare reports nothing).
+   */
+  #onNetworkQuality(client: AgoraWebClient, q: AgoraNetworkQuality, ids: ReturnType<typeof avatarUidFor>): void {
+    if (!this.#inCall || this.#closed || this.#client !== client) return;
+    try {
+      const rtc = client.getRTCStats?.();
+      const video = client.getRemoteVideoStats?.() ?? {};
+      const audio = client.getRemoteAudioStats?.() ?? {};
+      const avatarVideo = ids.video !== null ? video[ids.video] : Object.values(video)[0];
+      const audioLoss = Object.entries(audio)
+        .filter(([uid]) => ids.audio.length === 0 || ids.audio.includes(uid))
+        .map(([, a]) => a.packetLossRate);
+      const sample: QualitySample = {
+        bitrateKbps: (rtc?.RecvBitrate ?? 0) / 1000,
+        packetLossPct: avatarVideo ? avatarVideo.packetLossRate : Math.max(0, ...audioLoss),
+        frameRate: avatarVideo ? (avatarVideo.receiveFrameRate ?? avatarVideo.renderFrameRate ?? 0) : 0,
+        rttMs: rtc?.RTT ?? 0,
+        level: levelFromAgora(q.uplinkNetworkQuality, q.downlinkNetworkQuality),
+      };
+      this.#events.emit({ type: 'quality', sample: clampSample(sample) });
+    } catch (err) {
+      console.warn('RTC stats could not be read', err); // figures are a nicety: the call goes on
+    }
   }
 
   /** `client.join`, bounded: the SDK keeps retrying unreachable gateways far longer than a visitor waits. */
@@ -264,7 +318,7 @@ export class AgoraWebEngine implements RtcEngine {
   remoteMediaProgress(): RemoteMediaProgress | null {
     const client = this.#client;
     if (!client || this.#subscribed.size === 0) return null;
-    const sum = (stats: Record<string, { receivePackets: number }> | undefined, kind: 'video' | 'audio'): number => {
+    const sum = (stats: Record<string, { receivePackets?: number }> | undefined, kind: 'video' | 'audio'): number => {
       let total = 0;
       for (const { user, mediaType } of this.#subscribed.values()) {
         if (mediaType === kind) total += stats?.[String(user.uid)]?.receivePackets ?? 0;

@@ -9,7 +9,8 @@
  * or missing device fails the same way.
  */
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
-import { demoFreezeAfterMs, demoJoinDelayMs } from '../../../electron/core/rtc-ids.ts';
+import { demoFreezeAfterMs, demoJoinDelayMs, demoQuality, type DemoQuality } from '../../../electron/core/rtc-ids.ts';
+import type { QualitySample } from './quality.ts';
 import { AvatarAnimator, type AvatarImage } from './avatar-animator.ts';
 import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
 
@@ -19,6 +20,34 @@ export const DEMO_FPS = 25;
 /** What the demo engine asks for (exported so the tap can open the devices ahead: rtc/media-prefetch.ts). */
 export const DEMO_MIC_CONSTRAINTS: MediaStreamConstraints = { audio: { echoCancellation: true, noiseSuppression: true }, video: false };
 export const DEMO_CAMERA_CONSTRAINTS: MediaStreamConstraints = { audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } };
+
+/** How often the demo engine reports connection figures (the Web SDK's network-quality period). */
+export const DEMO_QUALITY_PERIOD_MS = 2_000;
+
+/**
+ * Plausible figures for the modelled call: 540p25 video at about 1 Mbps (audio only: Opus at about
+ * 48 kbps), a little loss and a short round trip; `poor` is what a congested venue network looks like.
+ * A gentle wobble by sample number keeps them from looking frozen, without randomness.
+ */
+export function demoQualitySample(quality: DemoQuality, mode: CallMode, n: number): QualitySample {
+  const wobble = Math.sin(n * 1.7);
+  if (quality === 'poor') {
+    return {
+      bitrateKbps: Math.round((mode === 'video' ? 280 : 22) + wobble * (mode === 'video' ? 40 : 3)),
+      packetLossPct: Math.round((14 + wobble * 3) * 10) / 10,
+      frameRate: mode === 'video' ? Math.round(8 + wobble * 2) : 0,
+      rttMs: Math.round(620 + wobble * 80),
+      level: 'poor',
+    };
+  }
+  return {
+    bitrateKbps: Math.round((mode === 'video' ? 980 : 48) + wobble * (mode === 'video' ? 60 : 2)),
+    packetLossPct: Math.round((0.3 + wobble * 0.2) * 10) / 10,
+    frameRate: mode === 'video' ? 25 : 0,
+    rttMs: Math.round(45 + wobble * 8),
+    level: 'good',
+  };
+}
 
 export interface DemoEngineDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
@@ -50,6 +79,7 @@ export class DemoEngine implements RtcEngine {
   #joinTimer: ReturnType<typeof setTimeout> | null = null;
   /** Frames drawn of the avatar (its picture and, modelled, its voice): the media watchdog's progress. */
   #framesDrawn = 0;
+  #qualityTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(deps: DemoEngineDeps) {
     this.#deps = deps;
@@ -155,6 +185,14 @@ export class DemoEngine implements RtcEngine {
     this.#output = canvas.captureStream(DEMO_FPS);
     view.showAvatarStream(this.#output);
     this.#setState('playing');
+    this.#startQuality(demoQuality(creds.token), mode);
+  }
+
+  #startQuality(quality: DemoQuality, mode: CallMode): void {
+    let n = 0;
+    const report = (): void => this.#events.emit({ type: 'quality', sample: demoQualitySample(quality, mode, n++) });
+    report();
+    this.#qualityTimer = setInterval(report, DEMO_QUALITY_PERIOD_MS);
   }
 
   remoteMediaProgress(): RemoteMediaProgress | null {
@@ -197,6 +235,8 @@ export class DemoEngine implements RtcEngine {
     this.#timer = null;
     if (this.#joinTimer) clearTimeout(this.#joinTimer);
     this.#joinTimer = null;
+    if (this.#qualityTimer) clearInterval(this.#qualityTimer);
+    this.#qualityTimer = null;
     this.#channel?.release(); // a join still waiting ends (its caller sees the cancellation)
     this.#channel = null;
     this.#stopLocal();

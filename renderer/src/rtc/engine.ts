@@ -7,6 +7,7 @@
  * against typed fakes (test/unit/rtc-*.test.ts). Nothing here touches `window`.
  */
 import type { CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
+import type { QualitySample } from './quality.ts';
 
 /** Where an engine puts the call's pictures. The DOM implementation lives in `call/dom-live-view.ts`. */
 export interface LiveView {
@@ -42,6 +43,8 @@ export type EngineEvent =
    *  the log; `notice` names the visitor's translated message (`live.notice.*`), when a visitor should
    *  see one at all. */
   | { type: 'warning'; message: string; notice?: VisitorNotice }
+  /** Periodic connection figures while in the call (about every 2 s; engines that cannot tell send none). */
+  | { type: 'quality'; sample: QualitySample }
   /** The engine failed after joining (channel dropped for good, token expired, device lost). */
   | { type: 'error'; error: RtcError };
 

@@ -15,6 +15,8 @@
 import type { DoctorReport, ErrorInfo, KioskApi, LedgerTotals, StaffSettings, StaffStatus, VoiceList } from '../../../electron/contract.ts';
 import { browserClock, type RendererClock } from '../sensing/clock.ts';
 import { StaffCalls } from './calls.svelte.ts';
+import { NetworkCheckRun, type NetworkCheckDeps } from './network-check.svelte.ts';
+import type { LiveView } from '../rtc/engine.ts';
 import { PinEntry, type PinStep } from './pin.svelte.ts';
 import { KioskStatus } from './status.svelte.ts';
 import { SettingsForm, type SettingsDraft } from './settings.svelte.ts';
@@ -52,6 +54,8 @@ export interface StaffPanelDeps {
   /** Settings were saved: reload what the kiosk shows (attract screen name, picture, mode). */
   onSettingsSaved: () => void | Promise<void>;
   clock?: RendererClock;
+  /** The video-network check's engine and (never shown) view; absent: the check says it cannot run here. */
+  network?: { engineFor: NetworkCheckDeps['engineFor']; view?: NetworkCheckDeps['view'] };
 }
 
 export class StaffPanel {
@@ -63,6 +67,8 @@ export class StaffPanel {
   readonly #settings: SettingsForm;
   readonly #voices: Voices;
   readonly #doctor: Doctor;
+  /** Diagnostics: "Check the video network" (a test session's channel, joined receive-only). */
+  readonly networkCheck: NetworkCheckRun;
   readonly #ledger: Ledger;
   readonly #logs: LogTail;
   readonly #system: SystemActions;
@@ -89,6 +95,7 @@ export class StaffPanel {
     this.#settings = new SettingsForm({ calls: this.#calls, onSettingsSaved: () => this.#deps.onSettingsSaved() });
     this.#voices = new Voices(this.#calls, this.#settings);
     this.#doctor = new Doctor(this.#calls);
+    this.networkCheck = new NetworkCheckRun({ calls: this.#calls, engineFor: deps.network?.engineFor ?? null, view: deps.network?.view ?? detachedView });
     this.#ledger = new Ledger(this.#calls);
     this.#logs = new LogTail(this.#calls);
     this.#system = new SystemActions(this.#calls, this.#status);
@@ -397,4 +404,15 @@ export class StaffPanel {
     this.#calls.notice = null;
     this.#tab = 'status';
   }
+}
+
+/** A view nobody sees, for a receive-only join that renders nothing. */
+function detachedView(): LiveView {
+  return {
+    avatarHost: document.createElement('div'),
+    selfHost: document.createElement('div'),
+    showAvatarStream: () => {},
+    showSelfStream: () => {},
+    clear: () => {},
+  };
 }

@@ -74,6 +74,7 @@ export default {
     notice: {
       ticketExpiring: 'Das Gespräch kann noch etwa 30 Sekunden weitergehen; danach beginnen Sie bitte ein neues.',
       pictureMissing: 'Bild oder Ton des Avatars kommen nicht an.',
+      weakConnection: 'Die Verbindung ist schwach; das Bild kann stocken.',
     },
   },
   idle: {

@@ -76,6 +76,7 @@ const en = {
     notice: {
       ticketExpiring: 'The conversation can go on for about 30 more seconds; then please start a new one.',
       pictureMissing: 'The avatar’s picture or sound isn’t coming through.',
+      weakConnection: 'The connection is weak; the picture may pause.',
     },
   },
   idle: {

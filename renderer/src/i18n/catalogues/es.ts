@@ -75,6 +75,7 @@ export default {
     notice: {
       ticketExpiring: 'La conversación puede seguir unos 30 segundos más; después, empiece una nueva.',
       pictureMissing: 'No llega la imagen o el sonido del avatar.',
+      weakConnection: 'La conexión es débil; la imagen puede detenerse.',
     },
   },
   idle: {

@@ -75,6 +75,7 @@ export default {
     notice: {
       ticketExpiring: 'La conversation peut encore durer environ 30 secondes ; ensuite, commencez-en une nouvelle.',
       pictureMissing: 'L’image ou le son de l’avatar ne parvient pas.',
+      weakConnection: 'La connexion est faible ; l’image peut se figer.',
     },
   },
   idle: {

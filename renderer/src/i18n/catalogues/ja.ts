@@ -73,6 +73,7 @@ export default {
     notice: {
       ticketExpiring: '会話はあと約30秒で終わります。その後は新しい会話を始めてください。',
       pictureMissing: 'アバターの映像または音声が届いていません。',
+      weakConnection: '接続が不安定です。映像が止まることがあります。',
     },
   },
   idle: {

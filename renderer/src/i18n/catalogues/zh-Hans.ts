@@ -73,6 +73,7 @@ export default {
     notice: {
       ticketExpiring: '对话还能继续约 30 秒，之后请重新开始新的对话。',
       pictureMissing: '暂时收不到虚拟形象的画面或声音。',
+      weakConnection: '网络连接较弱，画面可能会暂停。',
     },
   },
   idle: {
