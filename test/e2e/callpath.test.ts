@@ -5,34 +5,20 @@
  * channel is ready (RTC first, then billing).
  * Run: npm run build && node --import tsx --test test/e2e/callpath.test.ts
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright';
-import { eventually, launchChromium, localTracks, openKiosk, screenIs, startStaticServer } from './harness.ts';
+import { eventually, localTracks, openKiosk, screenIs, useE2eBrowser } from './harness.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-let portrait: string;
-
-before(async () => {
-  server = await startStaticServer();
-  browser = await launchChromium();
-  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const e2e = useE2eBrowser();
 
 describe('Call path (E2E)', () => {
   it('pre-join captures nothing before the tap; the tap opens the devices, reports ready, and only then conn_init goes out', async () => {
     const k = await openKiosk({
-      browser,
-      baseUrl: server.url,
+      browser: e2e.browser,
+      baseUrl: e2e.server.url,
       orientation: 'landscape',
-      imageDataUrl: portrait,
+      imageDataUrl: e2e.portrait,
       knobs: { warmupMs: { audio: 0, video: 0 }, rtcJoinMs: 400 },
       // A spare while the attract screen shows; no presence camera, so any capture would be the pre-join's.
       config: { prewarm: { mode: 'always', prejoin: true }, presence: { cameraEnabled: false } },

@@ -3,8 +3,9 @@
  * with fake media devices, the real kiosk service (demo mode: the in-process emulator) wired to the page
  * through the test bridge, bounded waits, and screenshots into test/artifacts/screens/.
  */
+import { after, before } from 'node:test';
 import { createServer, type Server } from 'node:http';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,24 @@ const MIME: Record<string, string> = {
   '.png': 'image/png',
   '.json': 'application/json',
 };
+
+/**
+ * A file's usual E2E setup, registered as its before/after hooks: the static server for the built
+ * renderer, one Chromium, and the demo portrait as a data URL. Read the fields inside tests.
+ */
+export function useE2eBrowser(): { readonly server: { url: string; close(): Promise<void> }; readonly browser: Browser; readonly portrait: string } {
+  const env = {} as { server: { url: string; close(): Promise<void> }; browser: Browser; portrait: string };
+  before(async () => {
+    env.server = await startStaticServer();
+    env.browser = await launchChromium();
+    env.portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
+}
 
 /**
  * Serves out/renderer read-only (anything outside it is a 404), with main's CSP header on every answer,

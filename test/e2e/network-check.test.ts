@@ -6,37 +6,24 @@
  * Screens: staff-network-check (both orientations).
  * Build first: npm run build:renderer.   Run: node --import tsx --test test/e2e/network-check.test.ts
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright';
+import type { Page } from 'playwright';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { eventually, launchChromium, localTracks, openStaffKiosk, screenIs, screenshotBoth, startStaticServer } from './harness.ts';
+import { eventually, localTracks, openStaffKiosk, screenIs, screenshotBoth, useE2eBrowser } from './harness.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-let portrait: string;
-
-before(async () => {
-  server = await startStaticServer();
-  browser = await launchChromium();
-  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const e2e = useE2eBrowser();
 
 const text = (page: Page, testId: string) => page.locator(`[data-testid=${testId}]`).textContent().then((t) => (t ?? '').trim().replace(/\s+/g, ' '));
 
 describe('Check the video network (E2E)', () => {
   it('reports a join time, opens no device, sends no conn_init and ends the test session with type 5 (0 credits)', async () => {
     const k = await openStaffKiosk({
-      browser,
-      baseUrl: server.url,
+      browser: e2e.browser,
+      baseUrl: e2e.server.url,
       orientation: 'landscape',
-      imageDataUrl: portrait,
+      imageDataUrl: e2e.portrait,
       knobs: { rtcJoinMs: 350 },
       file: { staffPinHash: await hashPin('246813') },
     });

@@ -7,36 +7,21 @@
  * test-only page hook (`mediaWatchdog`), so the test takes seconds.
  * Run: npm run build && node --import tsx --test test/e2e/watchdog.test.ts
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser } from 'playwright';
-import { eventually, launchChromium, openKiosk, screenIs, screenshotBoth, startStaticServer } from './harness.ts';
+import { eventually, openKiosk, screenIs, screenshotBoth, useE2eBrowser } from './harness.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-let portrait: string;
-
-before(async () => {
-  server = await startStaticServer();
-  browser = await launchChromium();
-  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const e2e = useE2eBrowser();
 
 const TIMING = { noticeMs: 2_000, hangupMs: 6_000 };
 
 describe('Media watchdog (E2E)', () => {
   it('a frozen avatar: the notice and one re-subscribe, then a type 5 hang-up recorded as media_stalled and an ended screen that explains', async () => {
     const k = await openKiosk({
-      browser,
-      baseUrl: server.url,
+      browser: e2e.browser,
+      baseUrl: e2e.server.url,
       orientation: 'landscape',
-      imageDataUrl: portrait,
+      imageDataUrl: e2e.portrait,
       knobs: { warmupMs: { audio: 0, video: 0 }, rtcJoinMs: 0, demoFreezeAfterMs: 1_000 },
       config: { returnToAttractSeconds: 60 },
       mediaWatchdog: TIMING,
