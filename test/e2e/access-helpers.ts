@@ -3,13 +3,10 @@
  * WCAG 2.2 A/AA tags, the 48 px target check, the low-reach band, keyboard helpers, and one browser and
  * static server per file. Split in files so each stays well inside the runner's per-file timeout.
  */
-import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { AxeBuilder } from '@axe-core/playwright';
-import { COMPANION_SIZES, VIEWPORTS, launchChromium, openKiosk, screenIs, startStaticServer, type KioskPage, type Orientation } from './harness.ts';
+import { COMPANION_SIZES, VIEWPORTS, openKiosk, screenIs, useE2eBrowser, type KioskPage, type Orientation } from './harness.ts';
 
 export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const MIN_TARGET_PX = 48;
@@ -22,36 +19,16 @@ export interface AccessSuite {
   open(orientation: Orientation, extra?: Partial<Parameters<typeof openKiosk>[0]>): Promise<KioskPage>;
 }
 
-/** Register the file's before/after: a static server for the built renderer and one Chromium. */
+/** Register the file's before/after (the harness's usual setup) and a way to open the attract screen. */
 export function accessSuite(): AccessSuite {
-  let server: Awaited<ReturnType<typeof startStaticServer>>;
-  let browser: Browser;
-  let portrait = '';
-  before(async () => {
-    server = await startStaticServer();
-    browser = await launchChromium();
-    portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-  return {
-    get server() {
-      return server;
-    },
-    get browser() {
-      return browser;
-    },
-    get portrait() {
-      return portrait;
-    },
-    async open(orientation, extra = {}) {
-      const k = await openKiosk({ browser, baseUrl: server.url, orientation, imageDataUrl: portrait, ...extra });
+  const env = useE2eBrowser();
+  return Object.assign(env, {
+    async open(orientation: Orientation, extra: Partial<Parameters<typeof openKiosk>[0]> = {}): Promise<KioskPage> {
+      const k = await openKiosk({ browser: env.browser, baseUrl: env.server.url, orientation, imageDataUrl: env.portrait, ...extra });
       await screenIs(k.page, 'attract');
       return k;
     },
-  };
+  });
 }
 
 /** axe with the WCAG 2.2 A/AA rules over the whole page: the violations, one line per node. */

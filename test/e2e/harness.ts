@@ -41,6 +41,10 @@ const MIME: Record<string, string> = {
   '.json': 'application/json',
 };
 
+/** The visible text of `[data-testid=…]`, trimmed, with runs of white space as one space. */
+export const testIdText = (page: Page, testId: string): Promise<string> =>
+  page.locator(`[data-testid=${testId}]`).textContent().then((t) => (t ?? '').trim().replace(/\s+/g, ' '));
+
 /**
  * A file's usual E2E setup, registered as its before/after hooks: the static server for the built
  * renderer, one Chromium, and the demo portrait as a data URL. Read the fields inside tests.

@@ -9,13 +9,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import type { Page } from 'playwright';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { eventually, localTracks, openStaffKiosk, screenIs, screenshotBoth, useE2eBrowser } from './harness.ts';
+import { eventually, localTracks, openStaffKiosk, screenIs, screenshotBoth, testIdText as text, useE2eBrowser } from './harness.ts';
 
 const e2e = useE2eBrowser();
-
-const text = (page: Page, testId: string) => page.locator(`[data-testid=${testId}]`).textContent().then((t) => (t ?? '').trim().replace(/\s+/g, ' '));
 
 describe('Check the video network (E2E)', () => {
   it('reports a join time, opens no device, sends no conn_init and ends the test session with type 5 (0 credits)', async () => {

@@ -8,13 +8,10 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { eventually, openStaffKiosk, screenIs, screenshotBoth, useE2eBrowser } from './harness.ts';
+import { eventually, openStaffKiosk, screenIs, screenshotBoth, testIdText as text, useE2eBrowser } from './harness.ts';
 
 const e2e = useE2eBrowser();
-
-const text = (page: Page, testId: string) => page.locator(`[data-testid=${testId}]`).textContent().then((t) => (t ?? '').trim().replace(/\s+/g, ' '));
 
 describe('Connection quality (E2E)', () => {
   it('a poor connection: the calm hint after a few seconds, figures reported to main, the Status tab shows the last call', async () => {
