@@ -20,34 +20,26 @@ export class AvatarAnimator {
   readonly #ctx: CanvasRenderingContext2D;
   readonly #w: number;
   readonly #h: number;
-  readonly #image: AvatarImage | null;
   readonly #name: string;
-  #background: CanvasGradient;
-  #vignette: CanvasGradient;
-  /** The picture with feathered edges, and a blurred, darkened copy that fills the frame behind it. */
-  #layers: { sharp: CanvasImageSource; backdrop: CanvasImageSource | null } | null = null;
+  /**
+   * Everything that does not move, composed once per call (the kiosk may render in software, where every
+   * full-frame gradient or resampled picture costs milliseconds of the page's main thread, 25 times a
+   * second): the stage behind the avatar, the warm light at full strength, the picture already fitted to
+   * the frame, and the vignette with the soft top and bottom edges. A frame is then four blits at (close
+   * to) 1:1 scale.
+   */
+  readonly #layers: Layers | null;
 
   constructor(ctx: CanvasRenderingContext2D, width: number, height: number, image: AvatarImage | null, name: string) {
     this.#ctx = ctx;
     this.#w = width;
     this.#h = height;
-    this.#image = image;
     this.#name = name;
-    const bg = ctx.createRadialGradient(width / 2, height * 0.42, 10, width / 2, height * 0.5, width * 0.62);
-    bg.addColorStop(0, '#2a2119');
-    bg.addColorStop(0.55, '#110d0a');
-    bg.addColorStop(1, '#000000');
-    this.#background = bg;
-    // Edges fall to pure black, so the 16:9 frame melts into the black screen around it (portrait kiosks
-    // show it letterboxed).
-    const vg = ctx.createRadialGradient(width / 2, height * 0.55, height * 0.42, width / 2, height * 0.55, width * 0.62);
-    vg.addColorStop(0, 'rgba(0,0,0,0)');
-    vg.addColorStop(0.7, 'rgba(0,0,0,0.55)');
-    vg.addColorStop(1, 'rgba(0,0,0,1)');
-    this.#vignette = vg;
+    this.#layers = avatarLayers(image, width, height);
+    // The picture is already at its display size: the per-frame breathing and sway move it by a few
+    // pixels, where bilinear filtering is indistinguishable from the high-quality kind and far cheaper.
     ctx.imageSmoothingEnabled = true;
-    ctx.imageSmoothingQuality = 'high';
-    if (image) this.#layers = prerender(image, width, height);
+    ctx.imageSmoothingQuality = 'low';
   }
 
   /** One frame at `tMs` since the start, with the voice `level` (0..1). */
@@ -55,17 +47,19 @@ export class AvatarAnimator {
     const ctx = this.#ctx;
     const w = this.#w;
     const h = this.#h;
+    const layers = this.#layers;
     const lv = Math.max(0, Math.min(1, level));
-    ctx.fillStyle = this.#background;
-    ctx.fillRect(0, 0, w, h);
-    if (this.#layers?.backdrop) ctx.drawImage(this.#layers.backdrop, 0, 0, w, h);
+    if (!layers) {
+      this.#drawPlain(tMs, lv);
+      return;
+    }
+    ctx.drawImage(layers.stage, 0, 0);
 
-    // A soft light behind the avatar that warms with the voice.
-    const glow = ctx.createRadialGradient(w / 2, h * 0.42, 0, w / 2, h * 0.42, h * (0.55 + lv * 0.08));
-    glow.addColorStop(0, `rgba(214, 170, 110, ${0.1 + lv * 0.12})`);
-    glow.addColorStop(1, 'rgba(214, 170, 110, 0)');
-    ctx.fillStyle = glow;
-    ctx.fillRect(0, 0, w, h);
+    // A soft light behind the avatar that warms and widens with the voice.
+    const glowR = h * (0.55 + lv * 0.08);
+    ctx.globalAlpha = 0.1 + lv * 0.12;
+    ctx.drawImage(layers.glow, w / 2 - glowR, h * 0.42 - glowR, glowR * 2, glowR * 2);
+    ctx.globalAlpha = 1;
 
     const breath = Math.sin((2 * Math.PI * tMs) / 4200);
     const sway = Math.sin((2 * Math.PI * tMs) / 7300);
@@ -80,52 +74,34 @@ export class AvatarAnimator {
     ctx.rotate(rotation);
     ctx.scale(scale, scale);
     ctx.translate(-w / 2, -h + lift);
-    if (this.#image) this.#drawPicture(this.#layers?.sharp ?? this.#image, this.#image, mouth, blink);
+    if (layers.picture) this.#drawPicture(layers.picture, mouth, blink);
     else this.#drawSilhouette(mouth, blink, tMs);
     ctx.restore();
 
-    ctx.fillStyle = this.#vignette;
-    ctx.fillRect(0, 0, w, h);
-    // Soft top and bottom edges, so a letterboxed frame (portrait screens) has no hard line.
-    const fade = ctx.createLinearGradient(0, 0, 0, h);
-    fade.addColorStop(0, 'rgba(0,0,0,1)');
-    fade.addColorStop(0.14, 'rgba(0,0,0,0)');
-    fade.addColorStop(0.9, 'rgba(0,0,0,0)');
-    fade.addColorStop(1, 'rgba(0,0,0,0.85)');
-    ctx.fillStyle = fade;
-    ctx.fillRect(0, 0, w, h);
+    ctx.drawImage(layers.overlay, 0, 0);
   }
 
-  /** The picture fitted into the frame (height-led, bottom-anchored), its jaw band stretched by `mouth`. */
-  #drawPicture(src: CanvasImageSource, img: AvatarImage, mouth: number, blink: number): void {
+  /** The fitted picture (bottom-anchored), its jaw band stretched by `mouth`. */
+  #drawPicture(p: FittedPicture, mouth: number, blink: number): void {
     const ctx = this.#ctx;
-    const w = this.#w;
-    const h = this.#h;
-    const iw = img.width || 1;
-    const ih = img.height || 1;
-    const fit = Math.min((h * 0.98) / ih, (w * 0.98) / iw);
-    const dw = iw * fit;
-    const dh = ih * fit;
-    const dx = (w - dw) / 2;
-    const dy = h - dh;
-
-    const jawTop = ih * JAW_TOP;
-    const jawBottom = ih * JAW_BOTTOM;
-    const bandH = jawBottom - jawTop;
-    const extra = bandH * mouth; // source px the band grows by
+    const { canvas, dx, dy } = p;
+    const dw = canvas.width;
+    const dh = canvas.height;
+    const jawTop = Math.round(dh * JAW_TOP);
+    const bandH = Math.round(dh * JAW_BOTTOM) - jawTop;
+    const shift = bandH * mouth; // display px the band grows by
     // The whole picture first: partial draws on top of it never leave seams.
-    ctx.drawImage(src, 0, 0, iw, ih, dx, dy, dw, dh);
-    if (extra > 0.05) {
-      const shift = extra * fit;
+    ctx.drawImage(canvas, dx, dy);
+    if (shift > 0.05) {
       // The head (above the jaw) rises by `shift`, the jaw band stretches to meet the unchanged shoulders.
-      ctx.drawImage(src, 0, 0, iw, jawTop + 1, dx, dy - shift, dw, (jawTop + 1) * fit);
-      ctx.drawImage(src, 0, jawTop, iw, bandH, dx, dy - shift + jawTop * fit, dw, bandH * fit + shift);
+      ctx.drawImage(canvas, 0, 0, dw, jawTop + 1, dx, dy - shift, dw, jawTop + 1);
+      ctx.drawImage(canvas, 0, jawTop, dw, bandH, dx, dy - shift + jawTop, dw, bandH + shift);
     }
 
     if (blink > 0) {
       // A soft eyelid shadow over the eye line (no landmarks, so it is kept faint and narrow: it reads
       // as a blink in motion and is invisible in a still).
-      const cy = dy - extra * fit + ih * EYE_LINE * fit;
+      const cy = dy - shift + dh * EYE_LINE;
       const rx = dw * 0.17;
       const ry = dh * 0.02;
       const grad = ctx.createRadialGradient(dx + dw / 2, cy, 0, dx + dw / 2, cy, rx);
@@ -138,6 +114,17 @@ export class AvatarAnimator {
       ctx.fill();
       ctx.restore();
     }
+  }
+
+  /** No offscreen canvas could be made (it always can in a browser): the same frame, drawn directly. */
+  #drawPlain(tMs: number, lv: number): void {
+    const ctx = this.#ctx;
+    ctx.fillStyle = '#110d0a';
+    ctx.fillRect(0, 0, this.#w, this.#h);
+    ctx.save();
+    ctx.translate(0, -3 * lv);
+    this.#drawSilhouette(lv * 0.07, blinkAmount(tMs), tMs);
+    ctx.restore();
   }
 
   /** No picture configured: a calm, abstract figure with the avatar's initial. */
@@ -194,48 +181,134 @@ export function blinkAmount(tMs: number): number {
   return d < 80 ? 1 - d / 80 : 0;
 }
 
+interface FittedPicture {
+  /** The picture at its display size, its left, right and top edges feathered into transparency. */
+  canvas: HTMLCanvasElement;
+  dx: number;
+  dy: number;
+}
+
+interface Layers {
+  /** The background: the warm radial stage, and a blurred, darkened copy of the picture covering it. */
+  stage: HTMLCanvasElement;
+  /** The warm light at full strength (drawn with the voice's alpha and radius). */
+  glow: HTMLCanvasElement;
+  picture: FittedPicture | null;
+  /** The vignette and the soft top and bottom edges, over everything. */
+  overlay: HTMLCanvasElement;
+}
+
+function canvas2d(width: number, height: number): { canvas: HTMLCanvasElement; ctx: CanvasRenderingContext2D } | null {
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.max(1, Math.round(width));
+  canvas.height = Math.max(1, Math.round(height));
+  const ctx = canvas.getContext('2d');
+  return ctx ? { canvas, ctx } : null;
+}
+
+/** The layers made for the last picture and frame size: the same avatar is drawn call after call. */
+let made: { image: AvatarImage | null; width: number; height: number; layers: Layers | null } | null = null;
+
+/** The layers for this picture and frame size, made once (see `AvatarAnimator.#layers`). */
+function avatarLayers(image: AvatarImage | null, width: number, height: number): Layers | null {
+  if (!made || made.image !== image || made.width !== width || made.height !== height) made = { image, width, height, layers: prerender(image, width, height) };
+  return made.layers;
+}
+
 /**
- * Done once per call, not per frame (the kiosk may render in software): the picture with its left and
- * right edges feathered into transparency, and a blurred, darkened copy covering the whole frame, so
- * the portrait's own background melts into the stage instead of showing as a rectangle.
+ * Make the layers for this picture now and have them painted (canvas drawing is deferred until its pixels
+ * are read), so the first frame of a call does not pay tens of milliseconds for them on the tap's path.
  */
-function prerender(image: AvatarImage, width: number, height: number): { sharp: CanvasImageSource; backdrop: CanvasImageSource | null } {
+export function prepareAvatarLayers(image: AvatarImage | null, width: number, height: number): void {
+  const layers = avatarLayers(image, width, height);
+  if (!layers) return;
+  for (const c of [layers.stage, layers.glow, layers.overlay, layers.picture?.canvas]) c?.getContext('2d')?.getImageData(0, 0, 1, 1);
+}
+
+function prerender(image: AvatarImage | null, width: number, height: number): Layers | null {
+  const stage = canvas2d(width, height);
+  const glow = canvas2d(256, 256);
+  const overlay = canvas2d(width, height);
+  if (!stage || !glow || !overlay) return null;
+
+  const bg = stage.ctx.createRadialGradient(width / 2, height * 0.42, 10, width / 2, height * 0.5, width * 0.62);
+  bg.addColorStop(0, '#2a2119');
+  bg.addColorStop(0.55, '#110d0a');
+  bg.addColorStop(1, '#000000');
+  stage.ctx.fillStyle = bg;
+  stage.ctx.fillRect(0, 0, width, height);
+  if (image) {
+    // Cover the frame with the picture, small and blurred (cheap at 1/8 size), then darken it.
+    const small = canvas2d(width / 8, height / 8);
+    if (small) {
+      const iw = image.width || 1;
+      const ih = image.height || 1;
+      const cover = Math.max(small.canvas.width / iw, small.canvas.height / ih);
+      small.ctx.filter = 'blur(5px)';
+      small.ctx.drawImage(image, (small.canvas.width - iw * cover) / 2, (small.canvas.height - ih * cover) / 2, iw * cover, ih * cover);
+      small.ctx.filter = 'none';
+      small.ctx.fillStyle = 'rgba(0,0,0,0.7)';
+      small.ctx.fillRect(0, 0, small.canvas.width, small.canvas.height);
+      stage.ctx.imageSmoothingQuality = 'high';
+      stage.ctx.drawImage(small.canvas, 0, 0, width, height);
+    }
+  }
+
+  // Premultiplied, a gradient from (c, a) to (c, 0) is the same as one from (c, 1) to (c, 0) drawn at
+  // alpha a: so the light is made once and each frame only sets its alpha and size.
+  const g = glow.ctx.createRadialGradient(128, 128, 0, 128, 128, 128);
+  g.addColorStop(0, 'rgba(214, 170, 110, 1)');
+  g.addColorStop(1, 'rgba(214, 170, 110, 0)');
+  glow.ctx.fillStyle = g;
+  glow.ctx.fillRect(0, 0, 256, 256);
+
+  // Edges fall to pure black, so the 16:9 frame melts into the black screen around it (portrait kiosks
+  // show it letterboxed), with no hard line at the top or bottom.
+  const vg = overlay.ctx.createRadialGradient(width / 2, height * 0.55, height * 0.42, width / 2, height * 0.55, width * 0.62);
+  vg.addColorStop(0, 'rgba(0,0,0,0)');
+  vg.addColorStop(0.7, 'rgba(0,0,0,0.55)');
+  vg.addColorStop(1, 'rgba(0,0,0,1)');
+  overlay.ctx.fillStyle = vg;
+  overlay.ctx.fillRect(0, 0, width, height);
+  const fade = overlay.ctx.createLinearGradient(0, 0, 0, height);
+  fade.addColorStop(0, 'rgba(0,0,0,1)');
+  fade.addColorStop(0.14, 'rgba(0,0,0,0)');
+  fade.addColorStop(0.9, 'rgba(0,0,0,0)');
+  fade.addColorStop(1, 'rgba(0,0,0,0.85)');
+  overlay.ctx.fillStyle = fade;
+  overlay.ctx.fillRect(0, 0, width, height);
+
+  return { stage: stage.canvas, glow: glow.canvas, picture: image ? fitPicture(image, width, height) : null, overlay: overlay.canvas };
+}
+
+/** The picture fitted into the frame (height-led, bottom-anchored) with high-quality resampling, once. */
+function fitPicture(image: AvatarImage, width: number, height: number): FittedPicture | null {
   const iw = image.width || 1;
   const ih = image.height || 1;
-  const sharp = document.createElement('canvas');
-  sharp.width = iw;
-  sharp.height = ih;
-  const s = sharp.getContext('2d');
-  if (!s) return { sharp: image, backdrop: null };
-  s.drawImage(image, 0, 0);
-  s.globalCompositeOperation = 'destination-in';
-  const feather = Math.max(1, iw * 0.14);
-  const mask = s.createLinearGradient(0, 0, iw, 0);
+  const fit = Math.min((height * 0.98) / ih, (width * 0.98) / iw);
+  const p = canvas2d(iw * fit, ih * fit);
+  if (!p) return null;
+  const { canvas, ctx } = p;
+  const dw = canvas.width;
+  const dh = canvas.height;
+  ctx.imageSmoothingEnabled = true;
+  ctx.imageSmoothingQuality = 'high';
+  ctx.drawImage(image, 0, 0, dw, dh);
+  ctx.globalCompositeOperation = 'destination-in';
+  const feather = Math.max(1, dw * 0.14);
+  const mask = ctx.createLinearGradient(0, 0, dw, 0);
   mask.addColorStop(0, 'rgba(0,0,0,0)');
-  mask.addColorStop(feather / iw, 'rgba(0,0,0,1)');
-  mask.addColorStop(1 - feather / iw, 'rgba(0,0,0,1)');
+  mask.addColorStop(feather / dw, 'rgba(0,0,0,1)');
+  mask.addColorStop(1 - feather / dw, 'rgba(0,0,0,1)');
   mask.addColorStop(1, 'rgba(0,0,0,0)');
-  s.fillStyle = mask;
-  s.fillRect(0, 0, iw, ih);
+  ctx.fillStyle = mask;
+  ctx.fillRect(0, 0, dw, dh);
   // Full-size fills only: Chromium applies destination-in to the whole canvas, not just the shape.
-  const top = s.createLinearGradient(0, 0, 0, ih);
+  const top = ctx.createLinearGradient(0, 0, 0, dh);
   top.addColorStop(0, 'rgba(0,0,0,0)');
   top.addColorStop(0.1, 'rgba(0,0,0,1)');
   top.addColorStop(1, 'rgba(0,0,0,1)');
-  s.fillStyle = top;
-  s.fillRect(0, 0, iw, ih);
-
-  const backdrop = document.createElement('canvas');
-  backdrop.width = Math.round(width / 8);
-  backdrop.height = Math.round(height / 8);
-  const b = backdrop.getContext('2d');
-  if (!b) return { sharp, backdrop: null };
-  // Cover the frame with the picture, small and blurred (cheap at 1/8 size), then darken it.
-  const cover = Math.max(backdrop.width / iw, backdrop.height / ih);
-  b.filter = 'blur(5px)';
-  b.drawImage(image, (backdrop.width - iw * cover) / 2, (backdrop.height - ih * cover) / 2, iw * cover, ih * cover);
-  b.filter = 'none';
-  b.fillStyle = 'rgba(0,0,0,0.7)';
-  b.fillRect(0, 0, backdrop.width, backdrop.height);
-  return { sharp, backdrop };
+  ctx.fillStyle = top;
+  ctx.fillRect(0, 0, dw, dh);
+  return { canvas, dx: (width - dw) / 2, dy: height - dh };
 }

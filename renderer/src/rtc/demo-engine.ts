@@ -11,7 +11,7 @@
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
 import { demoFreezeAfterMs, demoJoinDelayMs, demoQuality, type DemoQuality } from '../../../electron/core/rtc-ids.ts';
 import type { QualitySample } from './quality.ts';
-import { AvatarAnimator, type AvatarImage } from './avatar-animator.ts';
+import { AvatarAnimator, prepareAvatarLayers, type AvatarImage } from './avatar-animator.ts';
 import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
 
 export const DEMO_WIDTH = 960;
@@ -49,6 +49,14 @@ export function demoQualitySample(quality: DemoQuality, mode: CallMode, n: numbe
   };
 }
 
+/** What the demo avatar is drawn with: its animator (on a 540p canvas) and the canvas's stream. */
+interface DemoPicture {
+  animator: AvatarAnimator;
+  output: MediaStream;
+  /** Test-only: the avatar's media stops after this long (the emulator's `demoFreezeAfterMs` knob). */
+  freezeAfterMs: number | null;
+}
+
 export interface DemoEngineDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
   /** The avatar picture (config.avatar.imageDataUrl) or null for the built-in silhouette. */
@@ -80,6 +88,8 @@ export class DemoEngine implements RtcEngine {
   /** Frames drawn of the avatar (its picture and, modelled, its voice): the media watchdog's progress. */
   #framesDrawn = 0;
   #qualityTimer: ReturnType<typeof setInterval> | null = null;
+  /** The avatar's picture, made at the pre-join or at the tap (`#preparePicture`). */
+  #picture: Promise<DemoPicture> | null = null;
 
   constructor(deps: DemoEngineDeps) {
     this.#deps = deps;
@@ -92,12 +102,15 @@ export class DemoEngine implements RtcEngine {
   /**
    * The modelled channel join: no network, but it takes as long as the emulator's token says (a real
    * join commonly takes several hundred ms), so what pre-joining saves shows in the figures. Receive-only:
-   * no device is opened here.
+   * no device is opened here. The avatar's picture (canvas, first frame, stream) is made ready too, so the
+   * tap only opens the devices.
    */
   async prejoin(creds: RtcCredentials, _mode: CallMode, view: LiveView): Promise<void> {
     if (this.#closed) throw cancelledError();
     this.#view = view;
+    const picture = this.#preparePicture(creds);
     await this.#joinChannel(creds);
+    await picture;
     if (this.#closed) throw cancelledError();
   }
 
@@ -115,41 +128,104 @@ export class DemoEngine implements RtcEngine {
     return this.#channel.joined;
   }
 
+  /**
+   * The avatar's picture: the 540p canvas with its first frame drawn, and the stream the live <video>
+   * shows. No device and no timer: frames are drawn only once the call has started.
+   */
+  #preparePicture(creds: RtcCredentials): Promise<DemoPicture> {
+    this.#picture ??= loadImage(this.#deps.imageUrl).then((image) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = DEMO_WIDTH;
+      canvas.height = DEMO_HEIGHT;
+      const ctx = canvas.getContext('2d', { alpha: false });
+      if (!ctx) throw new RtcError('other', 'The demo picture could not be drawn.');
+      const animator = new AvatarAnimator(ctx, DEMO_WIDTH, DEMO_HEIGHT, image, this.#deps.name);
+      // The stream first: a canvas stream carries the frames drawn after it was made.
+      const output = canvas.captureStream(DEMO_FPS);
+      animator.draw(0, 0);
+      return { animator, output, freezeAfterMs: demoFreezeAfterMs(creds.token) };
+    });
+    return this.#picture;
+  }
+
   async join(creds: RtcCredentials, mode: CallMode, view: LiveView): Promise<void> {
     if (this.#closed) throw cancelledError();
     this.#view = view;
     this.#inCall = true;
     this.#setState('joining');
     // Microphone, camera, the channel and the picture at once (fast start): each can take a few hundred ms.
-    const imageLoad = loadImage(this.#deps.imageUrl);
+    const picture = this.#preparePicture(creds);
+    picture.catch(() => undefined); // awaited below, after the devices
     const channel = this.#joinChannel(creds);
-    const [mic, camera] = await Promise.allSettled([
-      this.#deps.getUserMedia(DEMO_MIC_CONSTRAINTS),
-      mode === 'video' ? this.#deps.getUserMedia(DEMO_CAMERA_CONSTRAINTS) : Promise.resolve(null),
-    ]);
-    // Keep whatever was granted, so a failure of the other releases it too.
-    if (mic.status === 'fulfilled') this.#mic = mic.value;
-    if (camera.status === 'fulfilled') this.#camera = camera.value;
-    if (mic.status === 'rejected') {
+    const micAsked = this.#deps.getUserMedia(DEMO_MIC_CONSTRAINTS);
+    const cameraAsked = mode === 'video' ? this.#deps.getUserMedia(DEMO_CAMERA_CONSTRAINTS) : null;
+    // A camera that fails before our side is ready fails the call before anything is billed; one that is
+    // merely slow (real cameras take up to a second to open) does not hold the call back.
+    let cameraFailed: unknown = null;
+    const camera = cameraAsked?.then(
+      (stream) => {
+        if (this.#closed) for (const t of stream.getTracks()) t.stop();
+        else this.#camera = stream;
+        return stream;
+      },
+      (err: unknown) => {
+        cameraFailed = err;
+        return null;
+      },
+    );
+    let micStream: MediaStream;
+    try {
+      micStream = await micAsked;
+    } catch (err) {
+      await camera;
       this.#stopLocal();
-      throw classifyDeviceError(mic.reason, 'microphone');
+      throw classifyDeviceError(err, 'microphone');
     }
-    const micStream = mic.value;
-    if (camera.status === 'rejected') {
-      this.#stopLocal();
-      throw classifyDeviceError(camera.reason, 'camera');
+    if (this.#closed) {
+      for (const t of micStream.getTracks()) t.stop();
+      throw this.#abort();
     }
-    if (this.#closed) throw this.#abort();
-    await channel;
-    if (this.#closed) throw this.#abort();
-    // Devices granted and the channel joined: our side is ready for conn_init; the drawing set-up below
-    // overlaps the service's answer.
-    this.#events.emit({ type: 'ready' });
+    this.#mic = micStream;
     // Muted before the join (push-to-talk starts muted): the new track starts disabled too.
     for (const t of micStream.getAudioTracks()) t.enabled = !this.#muted;
-    if (this.#camera) view.showSelfStream(this.#camera);
+    await channel;
+    if (this.#closed) throw this.#abort();
+    if (cameraFailed !== null) {
+      this.#stopLocal();
+      throw classifyDeviceError(cameraFailed, 'camera');
+    }
+    // Microphone ready and the channel joined: our side is ready for conn_init. Everything below overlaps
+    // the service's answer.
+    this.#events.emit({ type: 'ready' });
 
-    // Microphone level → mouth. The analyser is never connected to the speakers.
+    let p: DemoPicture;
+    try {
+      p = await picture;
+    } catch (err) {
+      this.#stopLocal();
+      throw err instanceof RtcError ? err : new RtcError('other', 'The demo picture could not be drawn.', { cause: err });
+    }
+    if (this.#closed) throw this.#abort();
+    this.#output = p.output;
+    view.showAvatarStream(p.output);
+    const startMs = performance.now();
+    // Test-only (the emulator's `demoFreezeAfterMs` knob): the avatar's media stops, as when the media path
+    // dies while the control socket stays up.
+    const draw = (): void => {
+      const tMs = performance.now() - startMs;
+      if (p.freezeAfterMs !== null && tMs >= p.freezeAfterMs && this.#framesDrawn > 0) return;
+      this.#level = this.#muted ? this.#level * 0.6 : this.#readLevel();
+      p.animator.draw(tMs, this.#level);
+      this.#framesDrawn++;
+    };
+    draw();
+    // setInterval, not requestAnimationFrame: the stream must keep its 25 fps even when the page is hidden.
+    this.#timer = setInterval(draw, 1000 / DEMO_FPS);
+    this.#setState('playing');
+    this.#startQuality(demoQuality(creds.token), mode);
+
+    // Microphone level → mouth, after the first frame is on its way (making an AudioContext takes a while).
+    // The analyser is never connected to the speakers.
     this.#audio = new AudioContext();
     const source = this.#audio.createMediaStreamSource(micStream);
     this.#analyser = this.#audio.createAnalyser();
@@ -159,33 +235,13 @@ export class DemoEngine implements RtcEngine {
     this.#samples = new Uint8Array(new ArrayBuffer(this.#analyser.fftSize));
     void this.#audio.resume().catch(() => undefined);
 
-    const image = await imageLoad;
+    const cameraStream = await camera;
     if (this.#closed) throw this.#abort();
-
-    const canvas = document.createElement('canvas');
-    canvas.width = DEMO_WIDTH;
-    canvas.height = DEMO_HEIGHT;
-    const ctx = canvas.getContext('2d', { alpha: false });
-    if (!ctx) throw new RtcError('other', 'The demo picture could not be drawn.');
-    const animator = new AvatarAnimator(ctx, DEMO_WIDTH, DEMO_HEIGHT, image, this.#deps.name);
-    const startMs = performance.now();
-    // Test-only (the emulator's `demoFreezeAfterMs` knob): the avatar's media stops, as when the media path
-    // dies while the control socket stays up.
-    const freezeAfterMs = demoFreezeAfterMs(creds.token);
-    const draw = (): void => {
-      const tMs = performance.now() - startMs;
-      if (freezeAfterMs !== null && tMs >= freezeAfterMs && this.#framesDrawn > 0) return;
-      this.#level = this.#muted ? this.#level * 0.6 : this.#readLevel();
-      animator.draw(tMs, this.#level);
-      this.#framesDrawn++;
-    };
-    draw();
-    // setInterval, not requestAnimationFrame: the stream must keep its 25 fps even when the page is hidden.
-    this.#timer = setInterval(draw, 1000 / DEMO_FPS);
-    this.#output = canvas.captureStream(DEMO_FPS);
-    view.showAvatarStream(this.#output);
-    this.#setState('playing');
-    this.#startQuality(demoQuality(creds.token), mode);
+    if (cameraFailed !== null) {
+      this.#stopLocal();
+      throw classifyDeviceError(cameraFailed, 'camera');
+    }
+    if (cameraStream) view.showSelfStream(cameraStream);
   }
 
   #startQuality(quality: DemoQuality, mode: CallMode): void {
@@ -242,6 +298,9 @@ export class DemoEngine implements RtcEngine {
     this.#stopLocal();
     for (const t of this.#output?.getTracks() ?? []) t.stop();
     this.#output = null;
+    // A picture made ahead (pre-join) but never shown: its stream ends too.
+    void this.#picture?.then((p) => p.output.getTracks().forEach((t) => t.stop()), () => undefined);
+    this.#picture = null;
     const audio = this.#audio;
     this.#audio = null;
     this.#analyser = null;
@@ -288,9 +347,9 @@ export class DemoEngine implements RtcEngine {
 /** The last decoded picture: the same avatar is drawn call after call (and decoded ahead by `preloadDemoImage`). */
 let decoded: { url: string; image: Promise<AvatarImage | null> } | null = null;
 
-/** Decode the avatar picture ahead of the first call (the attract screen calls this). */
+/** Decode the avatar picture and paint its layers ahead of the first call (the attract screen calls this). */
 export function preloadDemoImage(url: string | null): void {
-  void loadImage(url);
+  void loadImage(url).then((image) => prepareAvatarLayers(image, DEMO_WIDTH, DEMO_HEIGHT));
 }
 
 function loadImage(url: string | null): Promise<AvatarImage | null> {
