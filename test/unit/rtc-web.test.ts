@@ -26,6 +26,15 @@ import { AUDIO_CREDS, AVATAR_BOT_UID, AVATAR_VIDEO_UID, VIDEO_CREDS, fakeView } 
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** Lets the engine run until it says its side is ready (bounded: a few hundred turns of the loop). */
+async function untilReady(events: EngineEvent[]): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (events.some((e) => e.type === 'ready')) return;
+    await tick();
+  }
+  assert.fail('the engine never said it was ready');
+}
+
 
 type Listener = (...args: never[]) => void;
 
@@ -147,6 +156,8 @@ class FakeSdk implements AgoraWebSdk {
   onAutoplayFailed?: (() => void) | undefined;
   /** Resolves createMicrophoneAudioTrack only when released (to test leave during join). */
   holdMic: Promise<void> | null = null;
+  /** Resolves createCameraVideoTrack only when released (a camera that takes its time to open). */
+  holdCamera: Promise<void> | null = null;
   createClient(config: { mode: 'rtc' | 'live'; codec: string }): AgoraWebClient {
     this.log.push(`createClient(${config.mode},${config.codec})`);
     this.client = new FakeClient(this.log);
@@ -161,6 +172,7 @@ class FakeSdk implements AgoraWebSdk {
   }
   async createCameraVideoTrack(): Promise<AgoraLocalTrack> {
     this.log.push('createCameraVideoTrack');
+    if (this.holdCamera) await this.holdCamera;
     if (this.cameraError) throw this.cameraError;
     this.camera = new FakeLocalTrack('camera', this.log);
     return this.camera;
@@ -249,6 +261,38 @@ describe('AgoraWebEngine', () => {
       await engine.leave(); // idempotent
       assert.equal(sdk.log.filter((l) => l === 'leave').length, 1);
     });
+
+    it('is ready once the microphone is published; a camera still opening does not hold conn_init back', async () => {
+      const { sdk, engine, view, events } = setup();
+      let openCamera!: () => void;
+      sdk.holdCamera = new Promise<void>((r) => (openCamera = r));
+      sdk.log.length = 0;
+      const joined = engine.join(VIDEO_CREDS, 'video', view);
+      sdk.log.push('(waiting for ready)');
+      await untilReady(events);
+      sdk.log.push('ready');
+      openCamera();
+      await joined;
+      assert.deepEqual(
+        sdk.log.filter((l) => /^(createMicrophone|createCamera|join\(|publish:|ready$)/.test(l)),
+        ['createMicrophoneAudioTrack', 'createCameraVideoTrack', `join(${VIDEO_CREDS.app_id},${VIDEO_CREDS.channel_id},${VIDEO_CREDS.token},${VIDEO_CREDS.user_id})`, 'publish:mic', 'ready', 'publish:camera'],
+      );
+      assert.deepEqual(sdk.camera!.played, { element: view.selfHost, config: { fit: 'cover', mirror: true } });
+    });
+
+    it('a camera that fails after our side is ready ends the join with its error and releases everything', async () => {
+      const { sdk, engine, view, events } = setup();
+      let openCamera!: () => void;
+      sdk.holdCamera = new Promise<void>((r) => (openCamera = r));
+      const joined = engine.join(VIDEO_CREDS, 'video', view);
+      await untilReady(events);
+      sdk.cameraError = domError('NotReadableError');
+      openCamera();
+      await assert.rejects(joined, (e: unknown) => e instanceof RtcError && e.kind === 'device_missing');
+      assert.ok(sdk.mic!.stopped && sdk.mic!.closed);
+      assert.ok(sdk.client!.left);
+      assert.deepEqual(sdk.log.filter((l) => l.startsWith('publish:')), ['publish:mic']);
+    });
   });
 
   describe('in audio mode', () => {
@@ -278,12 +322,14 @@ describe('AgoraWebEngine', () => {
       assert.ok(view.cleared >= 1);
     });
 
-    it('a missing camera rejects with device_missing and closes the microphone already opened', async () => {
-      const { sdk, engine, view } = setup();
+    it('a missing camera rejects with device_missing before our side is ready: nothing published, the channel left', async () => {
+      const { sdk, engine, view, events } = setup();
       sdk.cameraError = domError('NotFoundError');
       await assert.rejects(engine.join(VIDEO_CREDS, 'video', view), (e: unknown) => e instanceof RtcError && e.kind === 'device_missing');
       assert.ok(sdk.mic!.stopped && sdk.mic!.closed);
-      assert.ok(!sdk.log.some((l) => l.startsWith('join(')));
+      assert.ok(!sdk.log.some((l) => l.startsWith('publish:')), 'nothing published');
+      assert.ok(sdk.client!.left, 'the channel is left');
+      assert.ok(!events.some((e) => e.type === 'ready'), 'never ready: conn_init is never sent');
     });
 
     it('a failed join rejects with rtc_join_failed and releases the local tracks', async () => {

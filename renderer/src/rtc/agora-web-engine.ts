@@ -185,7 +185,9 @@ export class AgoraWebEngine implements RtcEngine {
     const client = prejoined && this.#client ? this.#client : this.#setupClient(creds, mode);
 
     // Local devices before the channel, so a denied microphone never enters it (pre-joined: the channel
-    // was joined receive-only; the devices open only now, at the tap).
+    // was joined receive-only; the devices open only now, at the tap). The microphone first (a visitor
+    // whose microphone is refused never sees the camera light up), then the camera in the background: a
+    // camera can take up to a second to open, and the call needs only the microphone to start.
     try {
       this.#mic = await this.#sdk.createMicrophoneAudioTrack({ AEC: true, ANS: true, AGC: true });
     } catch (err) {
@@ -193,33 +195,61 @@ export class AgoraWebEngine implements RtcEngine {
       throw classifyDeviceError(err, 'microphone');
     }
     if (this.#closed) throw await this.#abort();
-    if (mode === 'video') {
-      try {
-        this.#camera = await this.#sdk.createCameraVideoTrack({ encoderConfig: '480p_1', facingMode: 'user' });
-      } catch (err) {
-        await this.#cleanup();
-        throw classifyDeviceError(err, 'camera');
-      }
-      if (this.#closed) throw await this.#abort();
-    }
+    let cameraFailed: unknown = null;
+    const camera: Promise<AgoraLocalTrack | null> =
+      mode === 'video'
+        ? this.#sdk.createCameraVideoTrack({ encoderConfig: '480p_1', facingMode: 'user' }).then(
+            (track) => {
+              if (this.#closed) {
+                safely(() => track.close());
+                return null;
+              }
+              this.#camera = track;
+              return track;
+            },
+            (err: unknown) => {
+              cameraFailed = err;
+              return null;
+            },
+          )
+        : Promise.resolve(null);
     if (this.#muted) await this.#mic.setMuted(true);
 
     // 2. Join with the string uid from `rtc` (or wait for the pre-join).
     await (prejoined ?? this.#joinChannel(client, creds));
     if (this.#closed) throw await this.#abort();
+    if (cameraFailed !== null) throw await this.#cameraFailure(cameraFailed);
 
-    // 3. Microphone (required), 4. camera (video mode only).
+    // 3. Microphone (required): our side is then ready for conn_init (RTC first, then billing).
+    await this.#publish(client, this.#mic);
+    this.#events.emit({ type: 'ready' });
+
+    // 4. Camera (video mode only), when it has opened.
+    const cameraTrack = await camera;
+    if (this.#closed) throw await this.#abort();
+    if (cameraFailed !== null) throw await this.#cameraFailure(cameraFailed);
+    if (cameraTrack) {
+      await this.#publish(client, cameraTrack);
+      cameraTrack.play(view.selfHost, { fit: 'cover', mirror: true });
+    }
+    if (this.#state === 'joining') this.#setState('waiting');
+  }
+
+  async #publish(client: AgoraWebClient, track: AgoraLocalTrack): Promise<void> {
+    const what = track === this.#mic ? 'microphone' : 'camera';
     try {
-      await client.publish(this.#mic);
-      if (this.#camera) await client.publish(this.#camera);
+      await client.publish(track);
     } catch (err) {
       await this.#cleanup();
       if (this.#closed) throw cancelledError();
-      throw new RtcError('rtc_join_failed', 'The call could not send the microphone to its channel.', { cause: err });
+      throw new RtcError('rtc_join_failed', `The call could not send the ${what} to its channel.`, { cause: err });
     }
     if (this.#closed) throw await this.#abort();
-    if (this.#camera) this.#camera.play(view.selfHost, { fit: 'cover', mirror: true });
-    if (this.#state === 'joining') this.#setState('waiting');
+  }
+
+  async #cameraFailure(err: unknown): Promise<RtcError> {
+    await this.#cleanup();
+    return classifyDeviceError(err, 'camera');
   }
 
   /** The client and every listener, registered before any join (spec §2.5). */
