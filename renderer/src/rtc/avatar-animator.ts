@@ -28,7 +28,7 @@ export class AvatarAnimator {
    * the frame, and the vignette with the soft top and bottom edges. A frame is then four blits at (close
    * to) 1:1 scale.
    */
-  readonly #layers: Layers | null;
+  readonly #layers: Layers;
 
   constructor(ctx: CanvasRenderingContext2D, width: number, height: number, image: AvatarImage | null, name: string) {
     this.#ctx = ctx;
@@ -49,10 +49,6 @@ export class AvatarAnimator {
     const h = this.#h;
     const layers = this.#layers;
     const lv = Math.max(0, Math.min(1, level));
-    if (!layers) {
-      this.#drawPlain(tMs, lv);
-      return;
-    }
     ctx.drawImage(layers.stage, 0, 0);
 
     // A soft light behind the avatar that warms and widens with the voice.
@@ -114,17 +110,6 @@ export class AvatarAnimator {
       ctx.fill();
       ctx.restore();
     }
-  }
-
-  /** No offscreen canvas could be made (it always can in a browser): the same frame, drawn directly. */
-  #drawPlain(tMs: number, lv: number): void {
-    const ctx = this.#ctx;
-    ctx.fillStyle = '#110d0a';
-    ctx.fillRect(0, 0, this.#w, this.#h);
-    ctx.save();
-    ctx.translate(0, -3 * lv);
-    this.#drawSilhouette(lv * 0.07, blinkAmount(tMs), tMs);
-    ctx.restore();
   }
 
   /** No picture configured: a calm, abstract figure with the avatar's initial. */
@@ -198,19 +183,21 @@ interface Layers {
   overlay: HTMLCanvasElement;
 }
 
-function canvas2d(width: number, height: number): { canvas: HTMLCanvasElement; ctx: CanvasRenderingContext2D } | null {
+/** A fresh canvas always has a 2D context; the throw only satisfies the type (the caller reports it). */
+function canvas2d(width: number, height: number): { canvas: HTMLCanvasElement; ctx: CanvasRenderingContext2D } {
   const canvas = document.createElement('canvas');
   canvas.width = Math.max(1, Math.round(width));
   canvas.height = Math.max(1, Math.round(height));
   const ctx = canvas.getContext('2d');
-  return ctx ? { canvas, ctx } : null;
+  if (!ctx) throw new Error('The demo picture could not be drawn.');
+  return { canvas, ctx };
 }
 
 /** The layers made for the last picture and frame size: the same avatar is drawn call after call. */
-let made: { image: AvatarImage | null; width: number; height: number; layers: Layers | null } | null = null;
+let made: { image: AvatarImage | null; width: number; height: number; layers: Layers } | null = null;
 
 /** The layers for this picture and frame size, made once (see `AvatarAnimator.#layers`). */
-function avatarLayers(image: AvatarImage | null, width: number, height: number): Layers | null {
+function avatarLayers(image: AvatarImage | null, width: number, height: number): Layers {
   if (!made || made.image !== image || made.width !== width || made.height !== height) made = { image, width, height, layers: prerender(image, width, height) };
   return made.layers;
 }
@@ -221,15 +208,13 @@ function avatarLayers(image: AvatarImage | null, width: number, height: number):
  */
 export function prepareAvatarLayers(image: AvatarImage | null, width: number, height: number): void {
   const layers = avatarLayers(image, width, height);
-  if (!layers) return;
   for (const c of [layers.stage, layers.glow, layers.overlay, layers.picture?.canvas]) c?.getContext('2d')?.getImageData(0, 0, 1, 1);
 }
 
-function prerender(image: AvatarImage | null, width: number, height: number): Layers | null {
+function prerender(image: AvatarImage | null, width: number, height: number): Layers {
   const stage = canvas2d(width, height);
   const glow = canvas2d(256, 256);
   const overlay = canvas2d(width, height);
-  if (!stage || !glow || !overlay) return null;
 
   const bg = stage.ctx.createRadialGradient(width / 2, height * 0.42, 10, width / 2, height * 0.5, width * 0.62);
   bg.addColorStop(0, '#2a2119');
@@ -240,18 +225,16 @@ function prerender(image: AvatarImage | null, width: number, height: number): La
   if (image) {
     // Cover the frame with the picture, small and blurred (cheap at 1/8 size), then darken it.
     const small = canvas2d(width / 8, height / 8);
-    if (small) {
-      const iw = image.width || 1;
-      const ih = image.height || 1;
-      const cover = Math.max(small.canvas.width / iw, small.canvas.height / ih);
-      small.ctx.filter = 'blur(5px)';
-      small.ctx.drawImage(image, (small.canvas.width - iw * cover) / 2, (small.canvas.height - ih * cover) / 2, iw * cover, ih * cover);
-      small.ctx.filter = 'none';
-      small.ctx.fillStyle = 'rgba(0,0,0,0.7)';
-      small.ctx.fillRect(0, 0, small.canvas.width, small.canvas.height);
-      stage.ctx.imageSmoothingQuality = 'high';
-      stage.ctx.drawImage(small.canvas, 0, 0, width, height);
-    }
+    const iw = image.width || 1;
+    const ih = image.height || 1;
+    const cover = Math.max(small.canvas.width / iw, small.canvas.height / ih);
+    small.ctx.filter = 'blur(5px)';
+    small.ctx.drawImage(image, (small.canvas.width - iw * cover) / 2, (small.canvas.height - ih * cover) / 2, iw * cover, ih * cover);
+    small.ctx.filter = 'none';
+    small.ctx.fillStyle = 'rgba(0,0,0,0.7)';
+    small.ctx.fillRect(0, 0, small.canvas.width, small.canvas.height);
+    stage.ctx.imageSmoothingQuality = 'high';
+    stage.ctx.drawImage(small.canvas, 0, 0, width, height);
   }
 
   // Premultiplied, a gradient from (c, a) to (c, 0) is the same as one from (c, 1) to (c, 0) drawn at
@@ -282,13 +265,11 @@ function prerender(image: AvatarImage | null, width: number, height: number): La
 }
 
 /** The picture fitted into the frame (height-led, bottom-anchored) with high-quality resampling, once. */
-function fitPicture(image: AvatarImage, width: number, height: number): FittedPicture | null {
+function fitPicture(image: AvatarImage, width: number, height: number): FittedPicture {
   const iw = image.width || 1;
   const ih = image.height || 1;
   const fit = Math.min((height * 0.98) / ih, (width * 0.98) / iw);
-  const p = canvas2d(iw * fit, ih * fit);
-  if (!p) return null;
-  const { canvas, ctx } = p;
+  const { canvas, ctx } = canvas2d(iw * fit, ih * fit);
   const dw = canvas.width;
   const dh = canvas.height;
   ctx.imageSmoothingEnabled = true;

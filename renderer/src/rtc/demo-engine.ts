@@ -349,7 +349,8 @@ let decoded: { url: string; image: Promise<AvatarImage | null> } | null = null;
 
 /** Decode the avatar picture and paint its layers ahead of the first call (the attract screen calls this). */
 export function preloadDemoImage(url: string | null): void {
-  void loadImage(url).then((image) => prepareAvatarLayers(image, DEMO_WIDTH, DEMO_HEIGHT));
+  // A failure here is reported by the call that needs the picture.
+  void loadImage(url).then((image) => prepareAvatarLayers(image, DEMO_WIDTH, DEMO_HEIGHT)).catch(() => undefined);
 }
 
 function loadImage(url: string | null): Promise<AvatarImage | null> {

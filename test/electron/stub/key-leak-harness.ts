@@ -22,6 +22,7 @@ import { CHANNELS, type KioskEvent } from '../../../electron/contract.ts';
 import { DEMO_API_KEY, startEmulator } from '../../../electron/emulator/index.ts';
 import { hashPin } from '../../../electron/operations/staff-pin.ts';
 import { app, ipcMain, record, type BrowserWindow } from './electron.ts';
+import { stubRendererRtc } from './renderer-rtc.ts';
 
 const scenario = process.argv[2] ?? 'stored';
 const KEY = process.env.LEAK_KEY ?? '';
@@ -85,14 +86,8 @@ const invoke = async (channel: string, arg?: unknown) => {
   return answer as { ok: boolean; value?: any; error?: { code: string; message: string } };
 };
 
-// The renderer's part of a call: once it has a session's RTC credentials it joins the channel and reports
-// its side ready (here at once: no RTC SDK in this harness), and main sends conn_init.
-let credentialsSeen = 0;
-const rendererRtc = setInterval(() => {
-  const credentials = events().filter((e): e is Extract<KioskEvent, { type: 'credentials' }> => e.type === 'credentials');
-  for (; credentialsSeen < credentials.length; credentialsSeen++) void invoke('kiosk:session:rtc-ready', { liveId: credentials[credentialsSeen]!.liveId });
-}, 20);
-rendererRtc.unref();
+// The renderer's part of a call: it reports its RTC side ready once it has the credentials.
+stubRendererRtc(events, invoke);
 
 /** Start a session and wait for one of `phases` after it; returns the phase reached and the live id. */
 async function session(label: string, callMode: 'audio' | 'video', untilPhases: string[]): Promise<{ phase: string; liveId: string | null }> {

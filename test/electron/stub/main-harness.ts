@@ -13,12 +13,12 @@
  * (F12 with KIOSK_DEVTOOLS=1, from a checkout and installed), `mac` (the companion on macOS: tray
  * template image, application menu).
  */
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
 import { app, autoUpdater, ipcMain, record, type BrowserWindow } from './electron.ts';
-import { existsSync } from 'node:fs';
+import { stubRendererRtc } from './renderer-rtc.ts';
 import { ServiceClient } from '../../../electron/core/rest-client.ts';
 import { hashPin } from '../../../electron/operations/staff-pin.ts';
 import { startEmulator, type EmulatorHandle } from '../../../electron/emulator/index.ts';
@@ -133,14 +133,8 @@ const invoke = async (channel: string, arg?: unknown, frame: unknown = wc.mainFr
   return arg === undefined ? h({ senderFrame: frame }) : h({ senderFrame: frame }, arg);
 };
 
-// The renderer's part of a call: once it has a session's RTC credentials it joins the channel and reports
-// its side ready (here at once: no RTC SDK in this harness), and main sends conn_init.
-let credentialsSeen = 0;
-const rendererRtc = setInterval(() => {
-  const credentials = events().filter((e): e is Extract<KioskEvent, { type: 'credentials' }> => e.type === 'credentials');
-  for (; credentialsSeen < credentials.length; credentialsSeen++) void invoke('kiosk:session:rtc-ready', { liveId: credentials[credentialsSeen]!.liveId });
-}, 20);
-rendererRtc.unref();
+// The renderer's part of a call: it reports its RTC side ready once it has the credentials.
+stubRendererRtc(events, invoke);
 
 facts.errorBoxes = record.errorBoxes;
 facts.windowOptions = { ...win.options, webPreferences: undefined };
