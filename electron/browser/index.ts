@@ -84,6 +84,16 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
   say(`Avatar Kiosk is running at ${kiosk.host.origin}/ (${what}).`);
   if (kiosk.configError) say(`config.json was not used: ${kiosk.configError.message} The kiosk runs on safe defaults.`);
 
+  // A machine without a microphone or camera (a VM, a remote desktop): say how to see a call anyway.
+  let hinted = false;
+  kiosk.service.onEvent((event) => {
+    if (hinted || demoDevices || kiosk?.service.mode !== 'demo' || event.type !== 'state') return;
+    if (event.state.phase === 'failed' && event.state.error.code === 'media_unavailable') {
+      hinted = true;
+      say(`The demo call found no usable microphone or camera. To see a whole call without them, stop (Ctrl+C) and run: npm start -- ${DEMO_DEVICES_FLAG}`);
+    }
+  });
+
   const printAddress = (why: string) =>
     say(`${why}\nOpen this address in Chromium or Chrome on this computer (it works once, for 10 minutes; keep it private):\n  ${kiosk!.host.launchUrl()}`);
   const path = findBrowser(env, browserCandidates(process.platform, env));

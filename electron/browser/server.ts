@@ -136,14 +136,16 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
         logger.warn('Browser mode: a launch code was refused (unknown, used or expired)');
         return void res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', ...securityHeaders() }).end(NOT_LET_IN_PAGE);
       }
+      // A page of ours that moves on to `/`, not a 303: the browser came here from its launch file (another
+      // site), and a SameSite=Strict cookie is only sent on a navigation our own origin starts.
       return void res
-        .writeHead(303, {
-          location: '/',
+        .writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
           'set-cookie': `${cookieName}=${sessionToken}; HttpOnly; SameSite=Strict; Path=/`,
           'cache-control': 'no-store',
           ...securityHeaders(),
         })
-        .end();
+        .end(req.method === 'HEAD' ? undefined : ENTER_PAGE);
     }
     const file = fileFor(req.url ?? '/', rendererDir);
     // The page itself only with the session cookie: without one, say how to get in (its scripts are no secret).
@@ -251,6 +253,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     },
   };
 }
+
+/** What a browser that was just let in gets: on to the kiosk's page. */
+const ENTER_PAGE = '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=/"><title>Avatar Kiosk</title>\n';
 
 /** What a browser without the session sees: how to get in. */
 const NOT_LET_IN_PAGE =

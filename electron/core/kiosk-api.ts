@@ -52,7 +52,7 @@ export function buildKioskApi<Api, Event>(
 export const KIOSK_SOCKET_PATH = '/kiosk-socket';
 /**
  * Where a browser trades a one-time launch code for the page's session cookie
- * (`/launch?code=<code>` → 303 to `/` with the cookie set). The code is good once and for a short while,
+ * (`/launch?code=<code>` → the cookie set, and a page of ours that moves on to `/`). The code is good once and for a short while,
  * so a printed or logged address is worthless once used; the cookie is HttpOnly and never printed.
  */
 export const LAUNCH_PATH = '/launch';

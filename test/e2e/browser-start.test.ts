@@ -1,0 +1,184 @@
+/**
+ * `npm start` and `npm run start:browser` as a person runs them: the real entry files in their own
+ * process, Debian's Chromium as the browser they open, a virtual display (Xvfb) where one is needed.
+ *  - as root, Chromium refuses to start without its sandbox: the start path says so in one line, with
+ *    what to do, instead of "could not open a window";
+ *  - window.mode kiosk: the browser is full screen, and when it is closed (the test kills it, as Alt+F4
+ *    or a crash would end it) the host opens it again and keeps running;
+ *  - `npm start`'s fallback opens an app window (no --kiosk), says it is not a locked kiosk, and its close
+ *    stops the host.
+ * Electron's download is pointed at a closed local port, so the fallback is taken at once, offline.
+ * Run: node --import tsx --test --test-timeout=180000 test/e2e/browser-start.test.ts
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashPin } from '../../electron/operations/staff-pin.ts';
+import { ROOT } from './harness.ts';
+import { until } from '../helpers/until.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const isRoot = process.getuid?.() === 0;
+const hasXvfb = existsSync('/usr/bin/Xvfb');
+const WAIT_MS = 60_000;
+
+interface Running {
+  child: ChildProcess;
+  out: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Run an entry file with tsx, its stdout and stderr collected. */
+function runEntry(file: string, env: Record<string, string>, args: string[] = []): Running {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  return { child, out: () => out, exited };
+}
+
+/** A data folder with an installed kiosk (a staff PIN) and `config`. */
+async function dataDir(config: Record<string, unknown>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'kiosk-start-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ staffPinHash: await hashPin('246813'), prewarm: { mode: 'off' }, presence: { cameraEnabled: false }, ...config }));
+  return dir;
+}
+
+/** Chromium's browser processes (not its zygotes/renderers) whose parent is `pid`. */
+function browserChildren(pid: number): Array<{ pid: number; args: string[] }> {
+  const found: Array<{ pid: number; args: string[] }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== pid) continue;
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      if (args.some((a) => a.includes('chromium')) && !args.some((a) => a.startsWith('--type='))) found.push({ pid: Number(entry), args });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+/** Count of "the page is connected" lines in the host's log. */
+function pageConnections(data: string): number {
+  const log = join(data, 'logs', 'main.log');
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('Browser mode: the page is connected')).length : 0;
+}
+
+/** A virtual display for Chromium (Xvfb picks a free display number itself). */
+async function startXvfb(): Promise<{ display: string; stop(): void }> {
+  const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '1', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const number = await new Promise<string>((ok, fail) => {
+    let text = '';
+    xvfb.stdout!.on('data', (d: Buffer) => {
+      text += d.toString('utf8');
+      if (text.includes('\n')) ok(text.trim());
+    });
+    xvfb.once('exit', () => fail(new Error('Xvfb stopped')));
+    setTimeout(() => fail(new Error('Xvfb gave no display number')), 10_000).unref();
+  });
+  return { display: `:${number}`, stop: () => void xvfb.kill('SIGTERM') };
+}
+
+const started: Running[] = [];
+after(() => {
+  for (const r of started) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+});
+
+/** The environment of every start: offline Electron download, our Chromium, a private data folder. */
+const baseEnv = (data: string, extra: Record<string, string> = {}) => ({
+  AVATAR_KIOSK_DATA: data,
+  KIOSK_BROWSER: CHROMIUM,
+  KIOSK_SKIP_BUILD: '1',
+  ELECTRON_MIRROR: 'http://127.0.0.1:1/',
+  ELECTRON_OVERRIDE_DIST_PATH: join(tmpdir(), 'no-electron-here'),
+  ...extra,
+});
+
+describe('npm start as root (containers, WSL, fresh VMs)', { skip: !isRoot ? 'needs root: it shows what a root user sees (run the suite as root, as CI does)' : !existsSync(CHROMIUM) ? `no ${CHROMIUM}` : false }, () => {
+  it('says in one line that Chromium refuses root without its sandbox, and what to do', async () => {
+    const data = await dataDir({});
+    const run = runEntry('electron/browser/start.ts', baseEnv(data));
+    started.push(run);
+    await until(() => /refuses to run as root/.test(run.out()) || run.child.exitCode !== null, { realTimeoutMs: WAIT_MS, message: 'the root line' });
+    const lines = run.out().split('\n');
+    const why = lines.find((l) => l.includes('refuses to run as root'));
+    assert.equal(
+      why,
+      'Chromium refuses to run as root without its sandbox, so no window opened. Run npm start as a normal user; only on a disposable machine (a container, a test VM) may you set KIOSK_BROWSER_NO_SANDBOX=1 to run it without the sandbox (docs/browser-mode.md).',
+    );
+    // Then the one-time address to open from a browser of a normal user on this computer.
+    await until(() => /\/launch\?code=/.test(run.out()), { realTimeoutMs: WAIT_MS, message: 'the address' });
+    assert.doesNotMatch(run.out(), /could not open a window/);
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  });
+});
+
+describe('the browser kept on screen', { skip: !hasXvfb ? 'needs Xvfb (apt-get install -y xvfb) for a real Chromium window' : !existsSync(CHROMIUM) ? `no ${CHROMIUM}` : false }, () => {
+  // Root here needs the documented opt-in; a normal user runs Chromium with its sandbox.
+  const sandboxEnv: Record<string, string> = isRoot ? { KIOSK_BROWSER_NO_SANDBOX: '1' } : {};
+
+  it('window.mode kiosk: the browser is full screen, and opened again when it is closed; the host keeps running', async () => {
+    const x = await startXvfb();
+    try {
+      const data = await dataDir({ window: { mode: 'kiosk' } });
+      const run = runEntry('electron/browser/index.ts', baseEnv(data, { DISPLAY: x.display, ...sandboxEnv }));
+      started.push(run);
+      await until(() => pageConnections(data) === 1, { realTimeoutMs: WAIT_MS, message: 'the page connected' });
+      const [first] = browserChildren(run.child.pid!);
+      assert.ok(first, 'a browser process');
+      assert.ok(first.args.includes('--kiosk'), first.args.join(' '));
+
+      process.kill(first.pid, 'SIGTERM'); // the window is closed
+      await until(() => pageConnections(data) === 2, { realTimeoutMs: WAIT_MS, message: 'the page connected again' });
+      const [second] = browserChildren(run.child.pid!);
+      assert.ok(second && second.pid !== first.pid, 'a new browser');
+      assert.ok(second.args.includes('--kiosk'));
+      assert.equal(run.child.exitCode, null, 'the host still runs');
+      assert.match(run.out(), /The kiosk's browser closed: opening it again/);
+
+      // Twice more, quickly: still opened again (with a growing pause), never an exit.
+      process.kill(second.pid, 'SIGKILL');
+      await until(() => pageConnections(data) === 3, { realTimeoutMs: WAIT_MS, message: 'a third time' });
+      assert.equal(run.child.exitCode, null);
+
+      run.child.kill('SIGTERM');
+      assert.equal(await run.exited, 0);
+      await until(() => browserChildren(run.child.pid!).length === 0, { realTimeoutMs: 10_000, message: 'the browser closed with the host' });
+    } finally {
+      x.stop();
+    }
+  });
+
+  it('npm start\'s fallback opens an app window even with window.mode kiosk, says it is not a locked kiosk, and its close stops the host', async () => {
+    const x = await startXvfb();
+    try {
+      const data = await dataDir({ window: { mode: 'kiosk' } });
+      const run = runEntry('electron/browser/start.ts', baseEnv(data, { DISPLAY: x.display, ...sandboxEnv }));
+      started.push(run);
+      await until(() => pageConnections(data) === 1, { realTimeoutMs: WAIT_MS, message: 'the page connected' });
+      const [browser] = browserChildren(run.child.pid!);
+      assert.ok(browser);
+      assert.equal(browser.args.includes('--kiosk'), false);
+      assert.ok(browser.args.some((a) => a.startsWith('--app=')));
+      assert.match(run.out(), /This is NOT a locked kiosk/);
+      process.kill(browser.pid, 'SIGTERM');
+      assert.equal(await run.exited, 0);
+      assert.match(run.out(), /The window was closed: the kiosk stopped\./);
+    } finally {
+      x.stop();
+    }
+  });
+});
