@@ -13,7 +13,10 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import WebSocket from 'ws';
+import { KIOSK_SOCKET_PATH } from '../../electron/core/kiosk-api.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
@@ -180,5 +183,44 @@ describe('the browser kept on screen', { skip: !hasXvfb ? 'needs Xvfb (apt-get i
     } finally {
       x.stop();
     }
+  });
+});
+
+/** A file's permission bits, as `ls -l` would show them in octal. */
+const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
+
+describe('what browser mode leaves on disk', { skip: process.platform === 'win32' ? 'POSIX modes' : false }, () => {
+  it('keeps the data folder 0700, config.json (PIN hash) 0600 and the log 0600, also when they were made readable by hand', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'kiosk-modes-'));
+    chmodSync(data, 0o755);
+    writeFileSync(join(data, 'config.json'), '{}\n', { mode: 0o644 }); // as an operator's editor writes it
+    const run = runEntry('electron/browser/index.ts', { AVATAR_KIOSK_DATA: data, KIOSK_BROWSER: 'none' });
+    started.push(run);
+    await until(() => /\/launch\?code=/.test(run.out()), { realTimeoutMs: WAIT_MS, message: 'the address' });
+    const launch = new URL(/(http:\/\/127\.0\.0\.1:\d+\/launch\?code=\S+)/.exec(run.out())![1]!);
+    // In as the page would be, and the first PIN chosen: config.json is written with the hash.
+    const cookie = await new Promise<string>((ok, fail) => {
+      request({ host: launch.hostname, port: launch.port, path: launch.pathname + launch.search }, (res) => {
+        res.resume();
+        ok(String(res.headers['set-cookie']?.[0]).split(';')[0]!);
+      })
+        .on('error', fail)
+        .end();
+    });
+    const ws = new WebSocket(`ws://${launch.host}${KIOSK_SOCKET_PATH}`, { headers: { origin: launch.origin, cookie } });
+    const answers: string[] = [];
+    ws.on('message', (d) => answers.push(String(d)));
+    await new Promise((ok, fail) => (ws.once('open', ok), ws.once('error', fail)));
+    ws.send(JSON.stringify({ type: 'call', id: 1, channel: 'kiosk:staff:set-pin', arg: { pin: '246813' } }));
+    await until(() => answers.some((a) => a.includes('"id":1')), { realTimeoutMs: WAIT_MS, message: 'the PIN answer' });
+    assert.match(answers.find((a) => a.includes('"id":1'))!, /"ok":true/);
+    ws.close();
+    assert.match(readFileSync(join(data, 'config.json'), 'utf8'), /staffPinHash/);
+    assert.deepEqual(
+      { data: modeOf(data), config: modeOf(join(data, 'config.json')), logs: modeOf(join(data, 'logs')), log: modeOf(join(data, 'logs', 'main.log')) },
+      { data: '700', config: '600', logs: '700', log: '600' },
+    );
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
   });
 });
