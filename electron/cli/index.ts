@@ -62,7 +62,8 @@ emulator:
 Common: --verbose (debug logs on stderr), --help
 `;
 
-const OPTIONS = {
+/** Every option the CLI takes (--help and docs/cli.md list each; test/unit/docs-match-code.test.ts checks). */
+export const CLI_OPTIONS = {
   'base-url': { type: 'string' },
   'gateway-url': { type: 'string' },
   'api-key': { type: 'string' },
@@ -94,7 +95,7 @@ export type ParsedOptions = ReturnType<typeof parseCli>['values'];
 
 export function parseCli(argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    return parseArgs({ args: argv, options: CLI_OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
     // node:util's messages are already one clear line ("Unknown option '--foo'…").
     throw new AvatarError('invalid_request', toAvatarError(err).message.split('\n')[0] ?? 'Invalid arguments.');

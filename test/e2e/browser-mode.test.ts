@@ -82,6 +82,8 @@ describe('Browser mode (E2E: built renderer over the real WebSocket transport + 
 
       await page.keyboard.press('Control+Shift+S');
       await page.locator('[data-testid=pin-pad]').waitFor({ timeout: 5_000 });
+      // A PIN has 6 to 8 digits: the empty pad shows 6 places, not 4.
+      assert.equal(await page.locator('[data-testid=pin-dots] .dot').count(), 6);
       assert.deepEqual(await kiosk.service.handle('kiosk:staff:pin-state', undefined).then((r) => r.ok && (r.value as { unlocked: boolean }).unlocked), false);
 
       await page.reload();
