@@ -1,5 +1,5 @@
 /**
- * `cli doctor`, `cli ledger` and `cli pin-hash` as an installer runs them, and what the CLI says about its API key:
+ * `cli doctor`, `cli ledger`, `cli pin-hash` and what the CLI says about its API key, as an installer meets them: a child process, against a
  * standalone emulator started here (direct surface) or the embedded one.
  */
 import { after, before, describe, it } from 'node:test';
