@@ -410,6 +410,9 @@ export interface PublicConfig {
   rtc?: { cloudProxy: 'off' | 'udp' | 'tcp' };
   /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
   presence: { cameraEnabled: boolean };
+  /** Demo mode only (`npm start -- --demo-devices`): the page gives the demo engine a synthetic microphone
+   *  and camera, so a whole call can be seen on a machine with neither. Always false with a real key. */
+  demoDevices?: boolean;
   /** How many start-up problems wait for staff (`StaffStatus.attention` has them). Only a count: the
    *  attract screen shows a small marker for staff, never the problem to visitors. */
   attention: number;

@@ -6,6 +6,7 @@
  *   doctor, ledger, pin-hash  operator commands (ops-commands.ts)
  * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
  */
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode, type Moderation } from '../core/protocol.ts';
@@ -16,6 +17,7 @@ import { EXIT_FAILED, EXIT_USAGE, runProbe, type CliIo } from './probe.ts';
 import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
+import { forCli } from './messages.ts';
 
 export const USAGE = `Avatar Kiosk CLI
 
@@ -60,7 +62,8 @@ emulator:
 Common: --verbose (debug logs on stderr), --help
 `;
 
-const OPTIONS = {
+/** Every option the CLI takes (--help and docs/cli.md list each; test/unit/docs-match-code.test.ts checks). */
+export const CLI_OPTIONS = {
   'base-url': { type: 'string' },
   'gateway-url': { type: 'string' },
   'api-key': { type: 'string' },
@@ -92,7 +95,7 @@ export type ParsedOptions = ReturnType<typeof parseCli>['values'];
 
 export function parseCli(argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    return parseArgs({ args: argv, options: CLI_OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
     // node:util's messages are already one clear line ("Unknown option '--foo'…").
     throw new AvatarError('invalid_request', toAvatarError(err).message.split('\n')[0] ?? 'Invalid arguments.');
@@ -232,7 +235,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (err) {
     const error = toAvatarError(err);
-    io.stderr(`cli: ${error.message}\n`);
+    io.stderr(`cli: ${forCli(error.message)}\n`);
     return error.code === 'invalid_request' || error.code === 'invalid_config' ? EXIT_USAGE : EXIT_FAILED;
   }
 }
@@ -247,6 +250,9 @@ async function apiKeyOption(values: ParsedOptions, io: CliIo): Promise<string | 
     return values['api-key'];
   }
   if (file === undefined) return undefined;
+  const access = keyFileAccessProblem(file);
+  if (access?.refuse) throw new AvatarError('invalid_request', access.message);
+  if (access) io.stderr(`cli: warning: ${access.message}\n`);
   let bytes: Uint8Array;
   try {
     bytes = await readRegularFile(file, 4096, 'The API key file');
@@ -257,6 +263,24 @@ async function apiKeyOption(values: ParsedOptions, io: CliIo): Promise<string | 
   const key = new TextDecoder().decode(bytes).trim();
   if (!key) throw new AvatarError('invalid_request', `The API key file ${file} is empty.`);
   return key;
+}
+
+/**
+ * A key file other users can read is refused (as ssh refuses such a private key): the key spends the
+ * venue's credits. One that only the file's group can read is taken with a warning. POSIX only.
+ */
+export function keyFileAccessProblem(file: string, platform: NodeJS.Platform = process.platform): { refuse: boolean; message: string } | null {
+  if (platform === 'win32') return null;
+  let mode: number;
+  try {
+    mode = statSync(file).mode & 0o777;
+  } catch {
+    return null; // reading it says what is wrong
+  }
+  const octal = mode.toString(8).padStart(3, '0');
+  if (mode & 0o006) return { refuse: true, message: `The API key file ${file} can be read by every user of this computer (mode ${octal}); make it yours only (chmod 600 ${file}) and run again.` };
+  if (mode & 0o060) return { refuse: false, message: `the API key file ${file} can be read by its group (mode ${octal}); chmod 600 ${file} keeps it yours only.` };
+  return null;
 }
 
 /** Standard input as text, at most 1 KB (a PIN, not a file). */

@@ -94,6 +94,8 @@ export interface KioskServiceOptions {
   awaitRendererRtc?: boolean;
   /** Bound on the renderer's join before the session is given up (default 30 000 ms). */
   rtcReadyTimeoutMs?: number;
+  /** Asked for a synthetic microphone and camera (`--demo-devices`); honoured in demo mode only. */
+  demoDevices?: boolean;
 }
 
 /** Staff operations, attached after creation (electron/operations/staff-ops.ts): they bring the `staff`
@@ -358,6 +360,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       languages: [...config.languages],
       defaultLanguage: config.defaultLanguage,
       accessibility: { default: config.accessibility.default, reachBandPercent: config.accessibility.reachBandPercent },
+      // Never with a real key: the synthetic devices exist only while the emulator answers calls.
+      demoDevices: mode === 'demo' && options.demoDevices === true,
     };
   }
 

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../core/log.ts';
 import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
+import { demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
 import { createLifecycle, STARTUP_RELAUNCH_DELAY_MS } from '../kiosk/lifecycle.ts';
 import { createMainLog, type MainLog } from '../operations/log-file.ts';
@@ -99,6 +100,8 @@ async function main(): Promise<void> {
     apiKey: settings.apiKey,
     apiKeySource: settings.apiKeySource,
     apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
+    // Honoured in demo mode only (the service turns it off with a real key).
+    demoDevices: demoDevicesAsked(process.argv, process.env),
     startupAttention: startupAttention({
       configError: settings.configError,
       configPath: settings.configPath,
