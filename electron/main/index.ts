@@ -4,10 +4,11 @@
  * are only ipc.ts (who may call), page-policy.ts/security.ts (what the page may do), store.ts (settings
  * and the key), window.ts (the window) and the features' Electron glue (features/).
  */
-import { app, autoUpdater, ipcMain, screen, type BrowserWindow } from 'electron';
+import { app, autoUpdater, ipcMain, screen, session, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
 import { createLogger, type Logger } from '../core/log.ts';
+import type { ProxyResolver } from '../core/proxy.ts';
 import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
@@ -94,7 +95,10 @@ async function main(): Promise<void> {
   // wait for staff on the Status tab (and count in /metrics), never in a blocking dialog.
   const settings = await loadSettings({ env: process.env, appRoot: app.getAppPath(), logger });
 
+  // Main's own connections go where Chromium's would: the venue's proxy (system settings, PAC, WPAD).
+  const proxy: ProxyResolver = { resolve: (url) => session.defaultSession.resolveProxy(url) };
   const service: KioskService = await createKioskService({
+    proxy,
     config: settings.config,
     apiKey: settings.apiKey,
     apiKeySource: settings.apiKeySource,
@@ -177,7 +181,7 @@ async function main(): Promise<void> {
     logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
   });
   const features = kioskFeatures();
-  const context = { service, settings, lifecycle, window: win, logger, mainLog };
+  const context = { service, settings, lifecycle, window: win, logger, mainLog, proxy };
   for (const feature of features) await feature.start(context);
   app.on('will-quit', () => {
     for (const feature of [...features].reverse()) {

@@ -5,6 +5,7 @@
  */
 import type { BrowserWindow } from 'electron';
 import type { Logger } from '../../core/log.ts';
+import type { ProxyResolver } from '../../core/proxy.ts';
 import type { KioskService } from '../../kiosk/kiosk-service.ts';
 import type { Lifecycle } from '../../kiosk/lifecycle.ts';
 import type { MainLog } from '../../operations/log-file.ts';
@@ -18,6 +19,8 @@ export interface FeatureContext {
   readonly logger: Logger;
   /** The redacted main log (null until it is open). */
   readonly mainLog: MainLog | null;
+  /** The venue's proxy as Chromium resolves it, for connections main opens itself (core/proxy.ts). */
+  readonly proxy: ProxyResolver;
 }
 
 export interface Feature {

@@ -6,6 +6,7 @@
 import { app, type BrowserWindow } from 'electron';
 import { systemClock } from '../../core/clock.ts';
 import { AvatarError } from '../../core/errors.ts';
+import { DIRECT, routeFor } from '../../core/proxy.ts';
 import { startFleetHost, type FleetHost } from '../../fleet/fleet-host.ts';
 import type { StaffOperationsFeature } from './staff-operations.ts';
 import { relaunchApp } from '../platform.ts';
@@ -43,9 +44,12 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
     get host() {
       return host;
     },
-    start({ service, settings, window, lifecycle, logger }) {
+    async start({ service, settings, window, lifecycle, logger, proxy }) {
       const reload = () => loadRenderer(window);
+      const mqttUrl = service.config.mqtt?.url;
+      const mqttRoute = mqttUrl ? await routeFor(mqttUrl, proxy, logger) : DIRECT;
       host = startFleetHost({
+        mqttRoute,
         service,
         ledger: staff.ops?.ledger ?? null,
         dataDir: app.getPath('userData'),

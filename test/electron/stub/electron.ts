@@ -31,6 +31,8 @@ export const record = {
   shortcuts: new Map<string, () => void>(),
   unregistered: [] as string[],
   willQuit: 0,
+  /** The URLs main asked `session.resolveProxy` about. */
+  proxyQueries: [] as string[],
 };
 
 class FakeWebContents extends EventEmitter {
@@ -212,6 +214,11 @@ export const session = {
     },
     on(event: string, fn: (...args: unknown[]) => void): void {
       record.sessionListeners.set(event, fn);
+    },
+    /** Chromium's proxy answer for a URL, in PAC syntax: STUB_PAC (default DIRECT), each question recorded. */
+    resolveProxy(url: string): Promise<string> {
+      record.proxyQueries.push(url);
+      return Promise.resolve(process.env.STUB_PAC ?? 'DIRECT');
     },
   },
 };

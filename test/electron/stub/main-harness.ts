@@ -76,6 +76,15 @@ if (scenario === 'companion') {
   writeFileSync(join(userData, 'companion-window.json'), JSON.stringify({ bounds: { x: 1800, y: 900, width: 500, height: 700 } }));
 }
 
+// `proxy`: the venue's network, set up by the test (test/integration/proxy.test.ts): the config (a
+// service and a broker only reachable through the proxy), the key (stored as an installed kiosk has it)
+// and Chromium's proxy answer.
+if (scenario === 'proxy') {
+  const config = JSON.parse(process.env.HARNESS_CONFIG ?? '{}') as Record<string, unknown>;
+  const cipher = Buffer.from(`enc:${Buffer.from(process.env.HARNESS_API_KEY ?? '').toString('hex')}`).toString('base64'); // the stub's safeStorage
+  writeFileSync(configFile, JSON.stringify({ ...config, encryptedApiKey: cipher }));
+}
+
 const facts: Record<string, unknown> = { scenario };
 
 // A leftover session from a run that "crashed".
@@ -343,6 +352,21 @@ if (scenario === 'companion') {
   facts.closePreventedWhileQuitting = win.userClose();
   await sleep(50);
   facts.metricsClosed = await fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(() => false, () => true);
+}
+
+if (scenario === 'proxy') {
+  // A call (REST create, the control socket, the renderer's RTC side stubbed), then a hangup (type 5).
+  facts.start = await invoke(CHANNELS.sessionStart, { callMode: 'audio' });
+  await until('live', () => events().some((e) => e.type === 'state' && e.state.phase === 'live'), 15_000);
+  facts.hangup = await invoke(CHANNELS.sessionHangup);
+  await until('the end', () => events().some((e) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed')), 15_000);
+  facts.phases = events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
+  // The fleet link says online (the test's subscriber sees it on the broker), then the app quits.
+  await until('the fleet link', () => readLog().includes('Fleet link: connected'), 15_000);
+  process.emit('SIGTERM', 'SIGTERM');
+  await until('the quit to be let through', () => record.order.includes('quit-allowed'), 15_000);
+  await sleep(Number(process.env.HARNESS_LINGER_MS ?? 0));
+  facts.proxyQueries = record.proxyQueries;
 }
 
 if (scenario === 'kiosk' || scenario === 'kiosk-update') {
