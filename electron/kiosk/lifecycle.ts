@@ -60,8 +60,6 @@ export interface Lifecycle {
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 8_000;
 export const DEFAULT_UNRESPONSIVE_RELOAD_MS = 10_000;
-/** After a failed start-up, wait this long before relaunching: a start that always fails must not spin. */
-export const STARTUP_RELAUNCH_DELAY_MS = 5_000;
 
 export function createLifecycle(hooks: LifecycleHooks): Lifecycle {
   const logger = hooks.logger ?? silentLogger;

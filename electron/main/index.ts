@@ -13,9 +13,10 @@ import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
-import { createLifecycle, STARTUP_RELAUNCH_DELAY_MS } from '../kiosk/lifecycle.ts';
+import { createLifecycle } from '../kiosk/lifecycle.ts';
 import { createMainLog, type MainLog } from '../operations/log-file.ts';
 import { companionBounds } from './companion-window.ts';
+import { fatal, logFatalTo } from './fatal.ts';
 import { crashRecovery } from './features/crash-recovery.ts';
 import { desktopCompanion } from './features/desktop-companion.ts';
 import type { Feature } from './features/feature.ts';
@@ -72,22 +73,15 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   registerAppScheme();
   guardWebContents(logger);
-  void main().catch((error: unknown) => {
-    // No dialog: nobody may be there to click it, and a modal box would keep the kiosk from coming back.
-    // Log, wait a little (a display or keyring that is not ready yet may be by then; a start-up that
-    // always fails must not spin), then start again.
-    logger.error('Fatal start-up error; relaunching the kiosk', { error: error instanceof Error ? error.message : String(error), relaunchInMs: STARTUP_RELAUNCH_DELAY_MS });
-    setTimeout(() => {
-      relaunchApp();
-      app.exit(1);
-    }, STARTUP_RELAUNCH_DELAY_MS);
-  });
+  // No dialog (fatal.ts): logged, then the kiosk starts again after a pause.
+  void main().catch((error: unknown) => fatal.report('startup', error));
 }
 
 async function main(): Promise<void> {
   await app.whenReady();
   mainLog = createMainLog({ dir: app.getPath('logs'), level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info', scope: 'main' });
   activeLogger = mainLog.logger;
+  logFatalTo((message, details) => logger.error(message, details));
   hardenSession(logger);
   serveRenderer(RENDERER_DIR, logger);
 
@@ -134,8 +128,8 @@ async function main(): Promise<void> {
     },
   });
 
-  process.on('uncaughtException', (error) => void lifecycle.onFatalError('uncaughtException', error));
-  process.on('unhandledRejection', (reason) => void lifecycle.onFatalError('unhandledRejection', reason));
+  // From here a fatal error hangs up a live call before the relaunch.
+  fatal.takeOver((kind, error) => void lifecycle.onFatalError(kind, error));
 
   registerIpc(ipcMain, {
     service,

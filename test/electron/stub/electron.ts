@@ -254,6 +254,14 @@ export const dialog = {
   },
 };
 
+// Electron's own handler (lib/browser/init.ts), installed before the app loads: with no other listener,
+// an uncaught error in main shows a modal error box (and a main module that fails to load is reported
+// as one, see main-harness.ts).
+process.on('uncaughtException', (error) => {
+  if (process.listenerCount('uncaughtException') > 1) return;
+  dialog.showErrorBox('A JavaScript error occurred in the main process', `Uncaught Exception:\n${error.stack ?? error.message}`);
+});
+
 export const Menu = {
   setApplicationMenu(menu: unknown): void {
     record.menuSetTo = menu;

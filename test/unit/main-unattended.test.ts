@@ -1,0 +1,21 @@
+/**
+ * An unattended kiosk, through main's real entry (electron/main/entry.ts → index.ts) against the recording
+ * fake of `electron` (test/electron/stub/): never a dialog, the display kept awake, crashes recovered,
+ * the sandbox's absence said out loud, a clean quit the fleet hears about.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { runHarness } from '../helpers/run-main-harness.ts';
+
+describe('main, unattended (electron stubbed)', () => {
+  it('a main module that fails to load: no error box, logged, relaunched after a pause', async () => {
+    // Module hooks run on their own thread: the variable is set before the harness starts.
+    const { facts } = await runHarness('broken-module', { STUB_BROKEN_MODULE: 'electron/main/store.ts' });
+    assert.deepEqual(facts.errorBoxes, [], 'Electron showed its modal error box');
+    assert.equal(facts.windows, 0);
+    assert.equal(facts.logHasStartupError, true);
+    assert.match(facts.logText, /store\.ts/);
+    assert.deepEqual(facts.relaunches, [null]);
+    assert.deepEqual(facts.exitCalls, [1]);
+  });
+});
