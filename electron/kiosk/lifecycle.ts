@@ -199,27 +199,50 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
-// Keep the display awake while live.
+// Keep the display awake: while live, and on a kiosk screen whenever its window shows.
 export interface PowerSaveBlockerLike {
   start(type: 'prevent-display-sleep'): number;
   stop(id: number): void;
 }
 
-/** Observes kiosk events: blocks display sleep from `live` until the session is over. */
-export function createPowerSaveGuard(blocker: PowerSaveBlockerLike, logger: Logger = silentLogger): { onEvent(event: { type: string; state?: { phase: string } }): void; readonly active: boolean } {
+export interface PowerSaveGuard {
+  onEvent(event: { type: string; state?: { phase: string } }): void;
+  /** The window was shown (`show`, `restore`) or hidden (`hide`, `minimize`). */
+  windowShown(shown: boolean): void;
+  readonly active: boolean;
+}
+
+/**
+ * One `prevent-display-sleep` blocker, held while a call is live (every window mode) and, with
+ * `whileShown` (the kiosk window, not the companion on someone's desk), for as long as the window shows:
+ * an attract screen that goes dark or locks cannot invite anyone.
+ */
+export function createPowerSaveGuard(blocker: PowerSaveBlockerLike, logger: Logger = silentLogger, options: { whileShown?: boolean } = {}): PowerSaveGuard {
   let id: number | null = null;
+  let inCall = false;
+  let shown = false;
+  const update = () => {
+    const want = inCall || (options.whileShown === true && shown);
+    if (want && id === null) {
+      id = blocker.start('prevent-display-sleep');
+      logger.debug('Display sleep blocked', { inCall, shown });
+    } else if (!want && id !== null) {
+      blocker.stop(id);
+      id = null;
+      logger.debug('Display sleep allowed again');
+    }
+  };
   return {
     onEvent(event) {
       if (event.type !== 'state' || !event.state) return;
       const phase = event.state.phase;
-      if ((phase === 'live' || phase === 'reconnecting') && id === null) {
-        id = blocker.start('prevent-display-sleep');
-        logger.debug('Display sleep blocked while live');
-      } else if ((phase === 'ended' || phase === 'failed' || phase === 'idle') && id !== null) {
-        blocker.stop(id);
-        id = null;
-        logger.debug('Display sleep allowed again');
-      }
+      if (phase === 'live' || phase === 'reconnecting') inCall = true;
+      else if (phase === 'ended' || phase === 'failed' || phase === 'idle') inCall = false;
+      update();
+    },
+    windowShown(isShown) {
+      shown = isShown;
+      update();
     },
     get active() {
       return id !== null;

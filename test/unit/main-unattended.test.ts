@@ -18,4 +18,11 @@ describe('main, unattended (electron stubbed)', () => {
     assert.deepEqual(facts.relaunches, [null]);
     assert.deepEqual(facts.exitCalls, [1]);
   });
+
+  it('keeps the display awake whenever the kiosk window shows, not only during calls', async () => {
+    const { facts } = await runHarness('kiosk');
+    assert.deepEqual(facts.powerSaveBeforeShow, []);
+    assert.deepEqual(facts.powerSaveShown, ['start:prevent-display-sleep:1']);
+    assert.deepEqual(facts.powerSaveMinimizedRestored, ['start:prevent-display-sleep:1', 'stop:1', 'start:prevent-display-sleep:2']);
+  });
 });

@@ -92,10 +92,16 @@ export class BrowserWindow extends EventEmitter {
   show(): void {
     this.visible = true;
     this.visibility.push('show');
+    this.emit('show');
   }
   hide(): void {
     this.visible = false;
     this.visibility.push('hide');
+    this.emit('hide');
+  }
+  /** Test helper: the window is ready to be shown (Electron: after the first paint). */
+  readyToShow(): void {
+    this.emit('ready-to-show');
   }
   isVisible(): boolean {
     return this.visible;

@@ -372,6 +372,16 @@ if (scenario === 'proxy') {
   facts.proxyQueries = record.proxyQueries;
 }
 
+if (scenario === 'kiosk') {
+  // The attract screen on a kiosk: the display is kept awake from the moment the window shows, not only
+  // during calls; minimised (which a kiosk never is, but an administrator might) it may sleep.
+  facts.powerSaveBeforeShow = [...record.powerSave];
+  win.readyToShow();
+  facts.powerSaveShown = [...record.powerSave];
+  win.emit('minimize');
+  win.emit('restore');
+  facts.powerSaveMinimizedRestored = [...record.powerSave];
+}
 if (scenario === 'kiosk' || scenario === 'kiosk-update') {
   // Alt+F4 / the window manager's close, twice, while the kiosk runs: refused, nothing quits.
   facts.closeRefused = [win.userClose(), win.userClose()];
