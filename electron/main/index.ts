@@ -13,6 +13,7 @@ import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
+import { createRendererRecovery, gpuGoneNeedsReload } from '../kiosk/renderer-recovery.ts';
 import { createLifecycle } from '../kiosk/lifecycle.ts';
 import { createMainLog, type MainLog } from '../operations/log-file.ts';
 import { companionBounds } from './companion-window.ts';
@@ -114,14 +115,21 @@ async function main(): Promise<void> {
   for (const problem of service.castProblems) logger.error('Avatar problem', { message: problem.message });
 
   let win: BrowserWindow | null = null;
+  const recovery = createRendererRecovery({
+    load: () => (win && !win.isDestroyed() ? loadRenderer(win) : Promise.reject(new Error('the kiosk window is gone'))),
+    relaunch: () => {
+      relaunchApp();
+      void lifecycle.requestQuit('other');
+    },
+    logger,
+  });
   const lifecycle = createLifecycle({
     logger,
     hangupSession: () => service.resetToAttract(),
     shutdownService: () => service.shutdown(),
     quitApp: () => app.quit(),
-    reloadRenderer: () => {
-      if (win && !win.isDestroyed()) void loadRenderer(win).catch((e: unknown) => logger.error('Reload failed', { error: String(e) }));
-    },
+    // With backoff, retried until it loads, the app relaunched when reloads do not help (renderer-recovery.ts).
+    reloadRenderer: () => recovery.requestReload('renderer lost'),
     relaunchApp: () => {
       relaunchApp();
       app.exit(0);
@@ -166,7 +174,14 @@ async function main(): Promise<void> {
   win.webContents.on('render-process-gone', (_event, details) => {
     // Until the page has loaded once there is no attract screen to go back to: the first load retries.
     if (!firstLoad.done) return firstLoad.onRendererGone(details.reason);
+    recovery.onRendererGone(details.reason);
     void lifecycle.onRenderProcessGone({ reason: details.reason, exitCode: details.exitCode });
+  });
+  // Chromium restarts a crashed GPU process, but the page can stay black: hang up and reload it too.
+  app.on('child-process-gone', (_event, details) => {
+    if (!gpuGoneNeedsReload(details)) return;
+    logger.error('The GPU process is gone', { reason: details.reason, exitCode: details.exitCode });
+    if (firstLoad.done) void lifecycle.onRenderProcessGone({ reason: `gpu-${details.reason}`, exitCode: details.exitCode });
   });
   watchDevToolsKey(win);
   win.webContents.on('unresponsive', () => lifecycle.onUnresponsive());
@@ -185,5 +200,6 @@ async function main(): Promise<void> {
     }
   });
   await firstLoad.run();
+  recovery.noteLoaded();
   logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
 }

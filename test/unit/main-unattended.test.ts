@@ -25,4 +25,15 @@ describe('main, unattended (electron stubbed)', () => {
     assert.deepEqual(facts.powerSaveShown, ['start:prevent-display-sleep:1']);
     assert.deepEqual(facts.powerSaveMinimizedRestored, ['start:prevent-display-sleep:1', 'stop:1', 'start:prevent-display-sleep:2']);
   });
+
+  it('a GPU crash hangs up and reloads the page; a reload that fails is tried again, never a blank window', async () => {
+    const { facts } = await runHarness('renderer-recovery');
+    assert.equal(facts.loadsAfterCleanGpuExit, 1, 'a clean GPU exit or another child process needs no reload');
+    assert.equal(facts.logHasGpu, true);
+    assert.deepEqual(facts.phasesAfterGpuCrash.slice(-2), ['ended', 'idle']);
+    assert.equal(facts.failedLoads, 1);
+    assert.equal(facts.loads, 4, 'load, reload after the GPU crash, a failed reload, its retry');
+    assert.equal(facts.logHasRetry, true);
+    assert.equal(facts.relaunchCalls, 0);
+  });
 });

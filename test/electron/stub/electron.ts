@@ -82,8 +82,17 @@ export class BrowserWindow extends EventEmitter {
       setImmediate(() => this.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 }));
       return new Promise((_resolve, reject) => setTimeout(() => reject(new Error('ERR_FAILED (-2) loading ' + url)), 5));
     }
+    // Test helper `failNextLoads`: the next loads fail (did-fail-load: a network or disk error), the
+    // renderer stays up with nothing in it.
+    if (this.failNextLoads > 0) {
+      this.failNextLoads--;
+      this.failedLoads++;
+      return Promise.reject(new Error('ERR_FILE_NOT_FOUND (-6) loading ' + url));
+    }
     return Promise.resolve();
   }
+  failNextLoads = 0;
+  failedLoads = 0;
   removeMenu(): void {}
   // Visibility and bounds, recorded.
   visible = false;

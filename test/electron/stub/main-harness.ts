@@ -372,6 +372,30 @@ if (scenario === 'proxy') {
   facts.proxyQueries = record.proxyQueries;
 }
 
+if (scenario === 'renderer-recovery') {
+  const phases = () => events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
+  // A GPU process that exits cleanly needs nothing; one that crashes during a call: hang up, reload.
+  app.emit('child-process-gone', {}, { type: 'GPU', reason: 'clean-exit', exitCode: 0 });
+  app.emit('child-process-gone', {}, { type: 'Utility', reason: 'crashed', exitCode: 1 });
+  await sleep(50);
+  facts.loadsAfterCleanGpuExit = win.loads.length;
+  facts.start = await invoke(CHANNELS.sessionStart, { callMode: 'audio' });
+  await until('live', () => phases().includes('live'));
+  app.emit('child-process-gone', {}, { type: 'GPU', reason: 'crashed', exitCode: 139 });
+  await until('the reload after the GPU crash', () => win.loads.length >= 2);
+  await until('idle', () => phases().at(-1) === 'idle');
+  facts.phasesAfterGpuCrash = phases();
+  // The renderer crashes and the reload fails: the window is not left blank, the reload is tried again.
+  win.failNextLoads = 1;
+  wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+  await until('the second reload', () => win.loads.length >= 4, 15_000);
+  facts.loads = win.loads.length;
+  facts.failedLoads = win.failedLoads;
+  facts.logHasRetry = readLog().includes('The kiosk page did not reload');
+  facts.logHasGpu = readLog().includes('The GPU process is gone');
+  facts.relaunchCalls = record.relaunchCalls;
+}
+
 if (scenario === 'kiosk') {
   // The attract screen on a kiosk: the display is kept awake from the moment the window shows, not only
   // during calls; minimised (which a kiosk never is, but an administrator might) it may sleep.
