@@ -59,6 +59,8 @@ export interface Lifecycle {
 }
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 8_000;
+/** How long the quit waits for the features to stop (the fleet's "stopped" status, /metrics closing). */
+export const FEATURE_STOP_TIMEOUT_MS = 3_000;
 export const DEFAULT_UNRESPONSIVE_RELOAD_MS = 10_000;
 
 export function createLifecycle(hooks: LifecycleHooks): Lifecycle {
@@ -248,4 +250,36 @@ export function createPowerSaveGuard(blocker: PowerSaveBlockerLike, logger: Logg
       return id !== null;
     },
   };
+}
+
+/**
+ * Stop everything in `stoppables`, last first (the fleet link before the ledger it forwards), each
+ * awaited, all within `timeoutMs`: the quit waits for them (the fleet hears "stopped") but a broker that
+ * does not answer cannot keep the app alive. Resolves `'timeout'` when the bound cut it short.
+ */
+export async function stopInReverse(
+  stoppables: readonly { name: string; stop?(): Promise<void> | void }[],
+  options: { timeoutMs?: number; clock?: Clock; logger?: Logger } = {},
+): Promise<'done' | 'timeout'> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const timeoutMs = options.timeoutMs ?? FEATURE_STOP_TIMEOUT_MS;
+  let timer: ReturnType<Clock['setTimeout']> | null = null;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = clock.setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const all = (async () => {
+    for (const item of [...stoppables].reverse()) {
+      try {
+        await item.stop?.();
+      } catch (error) {
+        logger.warn('A feature did not stop cleanly', { feature: item.name, error: String(error) });
+      }
+    }
+    return 'done' as const;
+  })();
+  const outcome = await Promise.race([all, timeout]);
+  if (timer !== null) clock.clearTimeout(timer);
+  if (outcome === 'timeout') logger.warn('The features did not stop in time; quitting anyway', { timeoutMs });
+  return outcome;
 }

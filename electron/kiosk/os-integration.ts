@@ -22,6 +22,23 @@ export function relaunchOptions(env: Readonly<Record<string, string | undefined>
   return { execPath: appImage, args: argv.slice(1) };
 }
 
+/** The exit code with which a supervised kiosk asks its supervisor to start it again (EX_TEMPFAIL). */
+export const SUPERVISED_RESTART_EXIT_CODE = 75;
+
+/** How to start again: ourselves (`app.relaunch`), or by exiting with a code the supervisor restarts on. */
+export type RelaunchPlan = { kind: 'self'; options: RelaunchOptions | undefined } | { kind: 'supervisor'; exitCode: number };
+
+/**
+ * Under a supervisor that restarts the app (the shipped systemd user unit and launchd agent set
+ * `AVATAR_KIOSK_SUPERVISED=1`), a process the app starts itself would be ended with the job when the
+ * app exits (systemd's control group, launchd's process group): exit with
+ * `SUPERVISED_RESTART_EXIT_CODE` instead and let the supervisor start it.
+ */
+export function relaunchPlan(env: Readonly<Record<string, string | undefined>>, argv: readonly string[]): RelaunchPlan {
+  if (env.AVATAR_KIOSK_SUPERVISED === '1') return { kind: 'supervisor', exitCode: SUPERVISED_RESTART_EXIT_CODE };
+  return { kind: 'self', options: relaunchOptions(env, argv) };
+}
+
 /**
  * DevTools are a developer's tool: only from a source checkout (`npm start`, not packaged) and only when
  * asked for with `KIOSK_DEVTOOLS=1`. A packaged kiosk never opens them, whatever its environment says:

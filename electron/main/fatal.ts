@@ -8,13 +8,22 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../core/clock.ts';
 import { createFatalHandler, type FatalHandler } from '../kiosk/fatal.ts';
-import { relaunchOptions } from '../kiosk/os-integration.ts';
+import { relaunchPlan, SUPERVISED_RESTART_EXIT_CODE } from '../kiosk/os-integration.ts';
 
-/** Electron's relaunch as the platform needs it (an AppImage relaunches its own file). */
+let restartByExit = false;
+
+/** Start the app again as the platform needs it (an AppImage relaunches its own file; under a supervisor
+ *  the exit code asks for it, see `exitCode`). The caller then quits or exits. */
 export function relaunch(): void {
-  const options = relaunchOptions(process.env, process.argv);
-  if (options) app.relaunch(options);
+  const plan = relaunchPlan(process.env, process.argv);
+  if (plan.kind === 'supervisor') restartByExit = true;
+  else if (plan.options) app.relaunch(plan.options);
   else app.relaunch();
+}
+
+/** The code to exit with: `normal`, or the supervisor's restart code once a relaunch was asked for. */
+export function exitCode(normal: number): number {
+  return restartByExit ? SUPERVISED_RESTART_EXIT_CODE : normal;
 }
 
 /** Console, and main.log when its folder can be found (getPath may fail this early on some systems). */
@@ -35,7 +44,7 @@ let logTo: (message: string, details: Record<string, unknown>) => void = earlyLo
 export const fatal: FatalHandler = createFatalHandler({
   log: (message, details) => logTo(message, details),
   relaunch,
-  exit: (code) => app.exit(code),
+  exit: (code) => app.exit(exitCode(code)),
   clock: systemClock,
 });
 

@@ -14,10 +14,10 @@ import { configuredPortrait } from '../kiosk/cast.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
 import { createRendererRecovery, gpuGoneNeedsReload } from '../kiosk/renderer-recovery.ts';
-import { createLifecycle } from '../kiosk/lifecycle.ts';
+import { createLifecycle, stopInReverse } from '../kiosk/lifecycle.ts';
 import { createMainLog, type MainLog } from '../operations/log-file.ts';
 import { companionBounds } from './companion-window.ts';
-import { fatal, logFatalTo } from './fatal.ts';
+import { exitCode, fatal, logFatalTo } from './fatal.ts';
 import { crashRecovery } from './features/crash-recovery.ts';
 import { desktopCompanion } from './features/desktop-companion.ts';
 import type { Feature } from './features/feature.ts';
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     reloadRenderer: () => recovery.requestReload('renderer lost'),
     relaunchApp: () => {
       relaunchApp();
-      app.exit(0);
+      app.exit(exitCode(0));
     },
   });
 
@@ -192,12 +192,14 @@ async function main(): Promise<void> {
   const features = kioskFeatures();
   const context = { service, settings, lifecycle, window: win, logger, mainLog, proxy };
   for (const feature of features) await feature.start(context);
-  app.on('will-quit', () => {
-    for (const feature of [...features].reverse()) {
-      void Promise.resolve()
-        .then(() => feature.stop?.())
-        .catch((e: unknown) => logger.warn('A feature did not stop cleanly', { feature: feature.name, error: String(e) }));
-    }
+  // The quit waits (bounded) for the features to stop, so the fleet hears "stopped"; then the app exits,
+  // with the supervisor's restart code when a relaunch was asked for under one (fatal.ts).
+  let featuresStopped = false;
+  app.on('will-quit', (event) => {
+    if (featuresStopped) return;
+    event.preventDefault();
+    featuresStopped = true;
+    void stopInReverse(features, { logger }).then(() => app.exit(exitCode(0)));
   });
   await firstLoad.run();
   recovery.noteLoaded();

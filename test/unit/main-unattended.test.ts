@@ -36,4 +36,11 @@ describe('main, unattended (electron stubbed)', () => {
     assert.equal(facts.logHasRetry, true);
     assert.equal(facts.relaunchCalls, 0);
   });
+
+  it('under the shipped systemd unit or launchd agent, a restart exits with 75 for the supervisor (no self-relaunch it would kill)', async () => {
+    const { facts } = await runHarness('supervised');
+    assert.equal(facts.restart.ok, true);
+    assert.deepEqual(facts.relaunches, []);
+    assert.equal(facts.exitCode, 75);
+  });
 });

@@ -31,7 +31,10 @@ export const record = {
   shortcuts: new Map<string, () => void>(),
   unregistered: [] as string[],
   willQuit: 0,
-  /** The URLs main asked `session.resolveProxy` about. */
+  /** Called when the process would end (the quit let through, or `app.exit`): a harness that sets it
+   *  ends the process there, so anything main had not finished by then is lost, as in Electron. */
+  onExit: null as null | ((code: number) => void),
+    /** The URLs main asked `session.resolveProxy` about. */
   proxyQueries: [] as string[],
 };
 
@@ -175,11 +178,15 @@ class FakeApp extends EventEmitter {
     if (!prevented) {
       record.order.push('quit-allowed');
       record.willQuit++;
-      this.emit('will-quit', { preventDefault() {} });
+      let held = false;
+      this.emit('will-quit', { preventDefault: () => (held = true) });
+      // As in Electron: unless a will-quit listener holds it, the process ends here (exit code 0).
+      if (!held) record.onExit?.(0);
     }
   }
   exit(code = 0): void {
     record.exitCalls.push(code);
+    record.onExit?.(code);
   }
   getPath(name: string): string {
     const userData = process.env.STUB_USER_DATA ?? join(process.cwd(), '.stub-user-data');

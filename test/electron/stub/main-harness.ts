@@ -13,7 +13,7 @@
  * (F12 with KIOSK_DEVTOOLS=1, from a checkout and installed), `mac` (the companion on macOS: tray
  * template image, application menu).
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
@@ -48,6 +48,8 @@ if (scenario === 'keyring-hang') {
   const cipher = Buffer.from(`enc:${Buffer.from('sk-stored-key-0123456789').toString('hex')}`).toString('base64'); // the stub's safeStorage
   writeFileSync(configFile, JSON.stringify({ callMode: 'audio', service: { baseUrl: 'https://avatar.example.com' }, encryptedApiKey: cipher, window: { mode: 'windowed', width: 800, height: 600 } }));
 }
+if (scenario === 'supervised') process.env.AVATAR_KIOSK_SUPERVISED = '1';
+else delete process.env.AVATAR_KIOSK_SUPERVISED;
 if (scenario === 'appimage') process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
 if (scenario === 'first-load-crash') process.env.STUB_CRASH_FIRST_LOADS = '2';
 if (scenario === 'no-display') process.env.STUB_NO_DISPLAY = '1';
@@ -234,6 +236,28 @@ if (scenario === 'full') {
   facts.quitCallsAfterThirdSignal = record.quitCalls;
 }
 
+function reportJson(): string {
+  return JSON.stringify(facts, (key, value) => (key === 'imageDataUrl' && typeof value === 'string' ? `${value.slice(0, 22)}…(${value.length})` : value));
+}
+
+/** From now on the harness ends when the app would (the stub's `onExit`), reporting the exit code. */
+function endWithTheApp(): void {
+  record.onExit = (code) => {
+    facts.exitCode = code;
+    facts.relaunches = record.relaunches;
+    facts.order = record.order;
+    // Synchronously: nothing main still has in flight may run after this point.
+    const bytes = Buffer.from(`HARNESS ${reportJson()}\n`);
+    for (let at = 0; at < bytes.length; ) {
+      try {
+        at += writeSync(1, bytes, at);
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'EAGAIN') throw error;
+      }
+    }
+    process.exit(0);
+  };
+}
 const readLog = () => (existsSync(join(userData, 'logs', 'main.log')) ? readFileSync(join(userData, 'logs', 'main.log'), 'utf8') : '');
 if (scenario === 'full') {
   // Downloads: the page's own blob (the ledger CSV) is saved into Downloads without a dialog; others are refused.
@@ -364,12 +388,20 @@ if (scenario === 'proxy') {
   facts.hangup = await invoke(CHANNELS.sessionHangup);
   await until('the end', () => events().some((e) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed')), 15_000);
   facts.phases = events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
-  // The fleet link says online (the test's subscriber sees it on the broker), then the app quits.
+  // The fleet link says online (the test's subscriber sees it on the broker), then the app quits: the
+  // process really ends where Electron's would, so only what main finished before that reaches the broker.
   await until('the fleet link', () => readLog().includes('Fleet link: connected'), 15_000);
-  process.emit('SIGTERM', 'SIGTERM');
-  await until('the quit to be let through', () => record.order.includes('quit-allowed'), 15_000);
-  await sleep(Number(process.env.HARNESS_LINGER_MS ?? 0));
   facts.proxyQueries = record.proxyQueries;
+  endWithTheApp();
+  process.emit('SIGTERM', 'SIGTERM');
+  await new Promise(() => {});
+}
+if (scenario === 'supervised') {
+  // Under the shipped systemd unit / launchd agent: staff press Restart.
+  await invoke(CHANNELS.staffUnlock, { pin: '246813' });
+  endWithTheApp();
+  facts.restart = await invoke(CHANNELS.staffRestart);
+  await new Promise(() => {});
 }
 
 if (scenario === 'renderer-recovery') {
@@ -421,5 +453,4 @@ if (scenario === 'kiosk' || scenario === 'kiosk-update') {
 
 // Keep the report small (the avatar image is a large data URL) and flush it before exiting: stdout to a
 // pipe is asynchronous, and process.exit() would cut it short.
-const report = JSON.stringify(facts, (key, value) => (key === 'imageDataUrl' && typeof value === 'string' ? `${value.slice(0, 22)}…(${value.length})` : value));
-process.stdout.write(`HARNESS ${report}\n`, () => process.exit(0));
+process.stdout.write(`HARNESS ${reportJson()}\n`, () => process.exit(0));
