@@ -89,10 +89,12 @@ describe('autostart: Linux systemd user unit', () => {
 
 describe('autostart: Windows', () => {
   const NS = 'http://schemas.microsoft.com/windows/2004/02/mit/task';
-  const doc = new DOMParser({ onError: (level, message) => assert.fail(`Task XML ${level}: ${message}`) }).parseFromString(read('avatar-kiosk-task.xml'), 'text/xml');
-  const text = (name: string) => [...Array.from(doc.getElementsByTagNameNS(NS, name))].map((e) => e.textContent?.trim());
+  // Parsed inside each test, so a malformed file fails the test (not the file's loading).
+  const parse = () => new DOMParser({ errorHandler: (level: string, message: unknown) => assert.fail(`Task XML ${level}: ${String(message)}`) }).parseFromString(read('avatar-kiosk-task.xml'), 'text/xml');
+  const text = (name: string) => [...Array.from(parse().getElementsByTagNameNS(NS, name))].map((e) => e.textContent?.trim());
 
   it('the Task Scheduler task starts the installed exe at log-on, once, with no time limit', () => {
+    const doc = parse();
     assert.equal(doc.documentElement?.localName, 'Task');
     assert.equal(doc.documentElement?.namespaceURI, NS);
     assert.equal(doc.getElementsByTagNameNS(NS, 'LogonTrigger').length, 1);
