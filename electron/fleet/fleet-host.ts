@@ -52,6 +52,8 @@ export interface FleetHostOptions {
   reconnectMs?: number;
   /** How to reach the MQTT broker (the venue's proxy, core/proxy.ts); default direct. */
   mqttRoute?: ProxyRoute;
+  /** Whether Chromium's sandbox is on, for the status (absent: not reported). */
+  sandbox?: boolean;
 }
 
 export interface FleetHost {
@@ -131,6 +133,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
             today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
+            ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
           };
         },
       });

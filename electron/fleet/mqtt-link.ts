@@ -42,6 +42,8 @@ export interface FleetStatusFields {
   nextChangeAt: string | null;
   today: { sessions: number; credits: number };
   lastErrorCode: string | null;
+  /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
+  sandbox?: boolean;
 }
 
 export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; queued: number; at: string };

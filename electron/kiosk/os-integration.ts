@@ -40,6 +40,19 @@ export function relaunchPlan(env: Readonly<Record<string, string | undefined>>, 
 }
 
 /**
+ * Whether Chromium's sandbox is on. electron-builder's AppImage launcher (AppRun) adds `--no-sandbox` when
+ * the system refuses unprivileged user namespaces (Ubuntu 23.10+/24.04 without an AppArmor profile for
+ * the image): the app then runs without the sandbox, silently. Null when it is on; else what staff read.
+ */
+export function sandboxProblem(options: { noSandboxSwitch: boolean; argv: readonly string[]; env: Readonly<Record<string, string | undefined>> }): string | null {
+  if (!options.noSandboxSwitch && !options.argv.includes('--no-sandbox')) return null;
+  const why = options.env.APPIMAGE
+    ? 'The AppImage\'s launcher started the kiosk with --no-sandbox because this system refuses unprivileged user namespaces.'
+    : 'The kiosk was started with --no-sandbox.';
+  return `Chromium's security sandbox is OFF: a flaw in the page's engine would reach this computer. ${why} Install the deb (it sets the sandbox up), or allow user namespaces for the AppImage with an AppArmor profile (see the packaging guide), and restart.`;
+}
+
+/**
  * DevTools are a developer's tool: only from a source checkout (`npm start`, not packaged) and only when
  * asked for with `KIOSK_DEVTOOLS=1`. A packaged kiosk never opens them, whatever its environment says:
  * anyone at the kiosk's keyboard could otherwise read the page and call the staff API.

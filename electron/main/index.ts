@@ -28,6 +28,7 @@ import { safeUpdates } from './features/safe-updates.ts';
 import { staffOperations } from './features/staff-operations.ts';
 import { registerIpc } from './ipc.ts';
 import { APP_ORIGIN } from './page-policy.ts';
+import { sandboxProblem } from '../kiosk/os-integration.ts';
 import { relaunchApp, watchDevToolsKey } from './platform.ts';
 import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
 import { loadSettings } from './store.ts';
@@ -89,6 +90,8 @@ async function main(): Promise<void> {
   // Config, policy and key problems were logged where they were found; they run on safe defaults and
   // wait for staff on the Status tab (and count in /metrics), never in a blocking dialog.
   const settings = await loadSettings({ env: process.env, appRoot: app.getAppPath(), logger });
+  const sandboxOff = sandboxProblem({ noSandboxSwitch: app.commandLine.hasSwitch('no-sandbox'), argv: process.argv, env: process.env });
+  if (sandboxOff) logger.error('Running without the Chromium sandbox', { appImage: Boolean(process.env.APPIMAGE), message: sandboxOff });
 
   // Main's own connections go where Chromium's would: the venue's proxy (system settings, PAC, WPAD).
   const proxy: ProxyResolver = { resolve: (url) => session.defaultSession.resolveProxy(url) };
@@ -104,6 +107,7 @@ async function main(): Promise<void> {
       policyProblems: settings.policy.problems,
       policyPath: settings.policy.path,
       keyProblem: settings.keyProblem,
+      sandboxProblem: sandboxOff,
     }),
     logger,
     persistApiKey: settings.persistApiKey,

@@ -61,7 +61,7 @@ describe('main behind the venue proxy', { skip: skip ?? false }, () => {
   const connectTargets: string[] = [];
   const plainRequests: string[] = [];
   const bytesToProxy: Buffer[] = [];
-  const statuses: { online: boolean; reason?: string }[] = [];
+  const statuses: { online: boolean; reason?: string; sandbox?: boolean }[] = [];
   let run: HarnessRun;
 
   before(async () => {
@@ -131,6 +131,7 @@ describe('main behind the venue proxy', { skip: skip ?? false }, () => {
   it('links to the fleet broker through the proxy (mqtts inside the tunnel), and says "stopped" when it quits', () => {
     assert.ok(connectTargets.includes('broker.test:8883'), JSON.stringify(connectTargets));
     assert.ok(statuses.some((s) => s.online === true), JSON.stringify(statuses));
+    assert.equal(statuses.find((s) => s.online === true)?.sandbox, true, 'the sandbox is on');
     // "stopped" from the kiosk itself (the broker's last will would say "connection lost").
     assert.deepEqual(statuses.filter((s) => s.online === false).map((s) => s.reason), ['stopped']);
   });

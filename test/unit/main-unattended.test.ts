@@ -5,6 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { connectAsync } from 'mqtt';
+import { mosquittoMissing, startBroker } from '../helpers/mosquitto.ts';
 import { runHarness } from '../helpers/run-main-harness.ts';
 
 describe('main, unattended (electron stubbed)', () => {
@@ -42,5 +44,34 @@ describe('main, unattended (electron stubbed)', () => {
     assert.equal(facts.restart.ok, true);
     assert.deepEqual(facts.relaunches, []);
     assert.equal(facts.exitCode, 75);
+  });
+
+  it('an AppImage started without the sandbox says so: the log, the staff Status tab and the fleet status', { skip: mosquittoMissing() ?? false }, async () => {
+    const broker = await startBroker({ operator: 'op-secret', 'kiosk-s': 'kiosk-s-secret' });
+    await broker.start();
+    const watcher = await connectAsync(broker.url, { username: 'operator', password: 'op-secret', reconnectPeriod: 0 });
+    try {
+      const statuses: Record<string, unknown>[] = [];
+      watcher.on('message', (_topic, payload) => statuses.push(JSON.parse(payload.toString())));
+      await watcher.subscribeAsync('ak/kiosk-s/status', { qos: 1 });
+      const { facts } = await runHarness('no-sandbox', {
+        HARNESS_MQTT: JSON.stringify({ url: broker.url, kioskId: 'kiosk-s', username: 'kiosk-s', password: 'kiosk-s-secret', topicPrefix: 'ak' }),
+      });
+      assert.equal(facts.logHasNoSandbox, true);
+      const item = (facts.statusAttention as { kind: string; message: string }[]).find((i) => i.kind === 'sandbox');
+      assert.ok(item, JSON.stringify(facts.statusAttention));
+      assert.match(item.message, /sandbox is OFF/);
+      assert.match(item.message, /AppImage/);
+      const online = statuses.find((s) => s.online === true);
+      assert.equal(online?.sandbox, false, JSON.stringify(statuses));
+    } finally {
+      await watcher.endAsync();
+      await broker.dispose();
+    }
+  });
+
+  it('with the sandbox on, staff see nothing to fix', async () => {
+    const { facts } = await runHarness('companion');
+    assert.equal((facts.statusAttention as { kind: string }[]).some((i) => i.kind === 'sandbox'), false);
   });
 });

@@ -50,6 +50,7 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
       const mqttRoute = mqttUrl ? await routeFor(mqttUrl, proxy, logger) : DIRECT;
       host = startFleetHost({
         mqttRoute,
+        sandbox: !service.attention.some((item) => item.kind === 'sandbox'),
         service,
         ledger: staff.ops?.ledger ?? null,
         dataDir: app.getPath('userData'),

@@ -154,6 +154,9 @@ class FakeApp extends EventEmitter {
       const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
       return arg ? arg.slice(name.length + 3) : '';
     },
+    hasSwitch(name: string): boolean {
+      return process.argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+    },
   };
   getName(): string {
     return 'Avatar Kiosk';

@@ -50,6 +50,12 @@ if (scenario === 'keyring-hang') {
 }
 if (scenario === 'supervised') process.env.AVATAR_KIOSK_SUPERVISED = '1';
 else delete process.env.AVATAR_KIOSK_SUPERVISED;
+if (scenario === 'no-sandbox') {
+  // An AppImage whose launcher (AppRun) added --no-sandbox: user namespaces are refused on this system.
+  process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
+  process.argv.push('--no-sandbox');
+  writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 }, mqtt: JSON.parse(process.env.HARNESS_MQTT ?? '{}') }));
+}
 if (scenario === 'appimage') process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
 if (scenario === 'first-load-crash') process.env.STUB_CRASH_FIRST_LOADS = '2';
 if (scenario === 'no-display') process.env.STUB_NO_DISPLAY = '1';
@@ -297,7 +303,8 @@ if (scenario === 'fatal') {
   facts.powerSave = [...record.powerSave];
   facts.logHasFatal = readLog().includes('Fatal error in main: hanging up and relaunching the kiosk');
 }
-if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang') {
+if (scenario === 'no-sandbox') await until('the fleet link', () => readLog().includes('Fleet link: connected'), 15_000);
+if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang' || scenario === 'no-sandbox') {
   // What staff see: the Status tab, once unlocked (an installed kiosk has its PIN; a broken config.json
   // cannot store one, which the answer says).
   facts.setPinAnswer = await invoke(scenario === 'broken-config' ? CHANNELS.staffSetPin : CHANNELS.staffUnlock, { pin: '246813' });
@@ -306,6 +313,7 @@ if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'ke
   facts.statusMode = status.value?.mode ?? null;
   facts.statusKeySource = status.value?.apiKeySource ?? null;
   facts.logHasKeyringTimeout = readLog().includes('The keyring did not answer within 5 s');
+  facts.logHasNoSandbox = readLog().includes('Running without the Chromium sandbox');
 }
 if (scenario === 'appimage') {
   // Staff press Restart, then (while it quits) main throws: both relaunch the AppImage itself.
