@@ -53,6 +53,20 @@ export function sandboxProblem(options: { noSandboxSwitch: boolean; argv: readon
 }
 
 /**
+ * From a source checkout (`npm start`, not packaged) the window is `windowed` unless the config file sets
+ * a mode (the environment and the policy still override it): a developer must not be locked in a
+ * full-screen kiosk (on macOS kiosk mode also hides the Dock and turns off app switching). An installed
+ * app keeps the `kiosk` default. Takes and returns the config file's raw content.
+ */
+export function unpackagedWindowDefault(raw: Record<string, unknown>, isPackaged: boolean): Record<string, unknown> {
+  if (isPackaged) return raw;
+  const win = raw.window;
+  if (win !== undefined && (typeof win !== 'object' || win === null || Array.isArray(win))) return raw; // the schema reports it
+  if (win && (win as Record<string, unknown>).mode !== undefined) return raw;
+  return { ...raw, window: { ...(win as Record<string, unknown> | undefined), mode: 'windowed' } };
+}
+
+/**
  * DevTools are a developer's tool: only from a source checkout (`npm start`, not packaged) and only when
  * asked for with `KIOSK_DEVTOOLS=1`. A packaged kiosk never opens them, whatever its environment says:
  * anyone at the kiosk's keyboard could otherwise read the page and call the staff API.

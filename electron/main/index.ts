@@ -89,7 +89,7 @@ async function main(): Promise<void> {
 
   // Config, policy and key problems were logged where they were found; they run on safe defaults and
   // wait for staff on the Status tab (and count in /metrics), never in a blocking dialog.
-  const settings = await loadSettings({ env: process.env, appRoot: app.getAppPath(), logger });
+  const settings = await loadSettings({ env: process.env, appRoot: app.getAppPath(), logger, isPackaged: app.isPackaged });
   const sandboxOff = sandboxProblem({ noSandboxSwitch: app.commandLine.hasSwitch('no-sandbox'), argv: process.argv, env: process.env });
   if (sandboxOff) logger.error('Running without the Chromium sandbox', { appImage: Boolean(process.env.APPIMAGE), message: sandboxOff });
 

@@ -129,3 +129,17 @@ describe('relaunch under a supervisor', () => {
     assert.deepEqual(relaunchPlan({ APPIMAGE: '/a.AppImage' }, ['/tmp/.mount/x', '--flag']), { kind: 'self', options: { execPath: '/a.AppImage', args: ['--flag'] } });
   });
 });
+
+describe('the desktop and the keyring', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { desktopName: string };
+  const fuses = (yaml.load(readFileSync(join(ROOT, 'electron-builder.yml'), 'utf8')) as { electronFuses: Record<string, boolean> }).electronFuses;
+
+  it('the app id GNOME\'s global-shortcut portal sees is reverse-DNS: the appId, as the desktop file\'s name', () => {
+    assert.equal(pkg.desktopName, `${config.appId}.desktop`);
+    assert.match(pkg.desktopName.replace(/\.desktop$/, ''), /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)+$/);
+  });
+
+  it('nothing reaches the OS keyring outside the app\'s 5 s bound: cookie encryption (fetched by Chromium at start-up) is off', () => {
+    assert.equal(fuses.enableCookieEncryption, false);
+  });
+});

@@ -74,4 +74,14 @@ describe('main, unattended (electron stubbed)', () => {
     const { facts } = await runHarness('companion');
     assert.equal((facts.statusAttention as { kind: string }[]).some((i) => i.kind === 'sandbox'), false);
   });
+
+  it('from a checkout (not packaged) the window defaults to windowed; an installed app to the kiosk', async () => {
+    const checkout = await runHarness('default-window', { STUB_IS_PACKAGED: '' });
+    assert.equal(checkout.facts.windowOptions.kiosk, undefined);
+    assert.equal(checkout.facts.windowOptions.fullscreen, undefined);
+    assert.equal(checkout.facts.configGet.value.windowMode, 'windowed');
+    const installed = await runHarness('default-window', { STUB_IS_PACKAGED: '1' });
+    assert.equal(installed.facts.windowOptions.kiosk, true);
+    assert.equal(installed.facts.configGet.value.windowMode, 'kiosk');
+  });
 });

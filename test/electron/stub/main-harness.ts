@@ -36,6 +36,8 @@ writeFileSync(
     ? JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 'wide' } })
     : JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
 );
+// `default-window`: nothing sets the window mode (run with STUB_IS_PACKAGED=1 for an installed app).
+if (scenario === 'default-window') writeFileSync(configFile, JSON.stringify({ callMode: 'audio' }));
 if (scenario === 'kiosk' || scenario === 'kiosk-update') writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'kiosk' } }));
 // As an older version left them: readable by every local user.
 chmodSync(configFile, 0o644);
