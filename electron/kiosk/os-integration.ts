@@ -67,6 +67,15 @@ export function unpackagedWindowDefault(raw: Record<string, unknown>, isPackaged
 }
 
 /**
+ * Chromium features main turns on before ready. Linux: `GlobalShortcutsPortal`, so the companion's global
+ * shortcut works on Wayland through the desktop portal (Electron leaves it off by default); the portal
+ * knows the app by its reverse-DNS app id (package.json `desktopName`).
+ */
+export function chromiumFeatures(platform: NodeJS.Platform): string[] {
+  return platform === 'linux' ? ['GlobalShortcutsPortal'] : [];
+}
+
+/**
  * DevTools are a developer's tool: only from a source checkout (`npm start`, not packaged) and only when
  * asked for with `KIOSK_DEVTOOLS=1`. A packaged kiosk never opens them, whatever its environment says:
  * anyone at the kiosk's keyboard could otherwise read the page and call the staff API.

@@ -28,7 +28,7 @@ import { safeUpdates } from './features/safe-updates.ts';
 import { staffOperations } from './features/staff-operations.ts';
 import { registerIpc } from './ipc.ts';
 import { APP_ORIGIN } from './page-policy.ts';
-import { sandboxProblem } from '../kiosk/os-integration.ts';
+import { chromiumFeatures, sandboxProblem } from '../kiosk/os-integration.ts';
 import { relaunchApp, watchDevToolsKey } from './platform.ts';
 import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
 import { loadSettings } from './store.ts';
@@ -73,6 +73,8 @@ if (!app.requestSingleInstanceLock()) {
   // Another kiosk instance owns the screen (and maybe a live, billing session): leave it alone.
   app.quit();
 } else {
+  const chromium = chromiumFeatures(process.platform);
+  if (chromium.length > 0) app.commandLine.appendSwitch('enable-features', chromium.join(','));
   registerAppScheme();
   guardWebContents(logger);
   // No dialog (fatal.ts): logged, then the kiosk starts again after a pause.

@@ -84,4 +84,9 @@ describe('main, unattended (electron stubbed)', () => {
     assert.equal(installed.facts.windowOptions.kiosk, true);
     assert.equal(installed.facts.configGet.value.windowMode, 'kiosk');
   });
+
+  it('on Linux, turns on the desktop portal for global shortcuts before ready (Wayland)', async () => {
+    const { facts } = await runHarness('default-window');
+    assert.deepEqual(facts.switchesBeforeReady, process.platform === 'linux' ? ['--enable-features=GlobalShortcutsPortal'] : []);
+  });
 });

@@ -34,7 +34,9 @@ export const record = {
   /** Called when the process would end (the quit let through, or `app.exit`): a harness that sets it
    *  ends the process there, so anything main had not finished by then is lost, as in Electron. */
   onExit: null as null | ((code: number) => void),
-    /** The URLs main asked `session.resolveProxy` about. */
+    /** `app.commandLine.appendSwitch` calls, as `--name=value`. */
+  switches: [] as string[],
+  /** The URLs main asked `session.resolveProxy` about. */
   proxyQueries: [] as string[],
 };
 
@@ -153,6 +155,9 @@ class FakeApp extends EventEmitter {
     getSwitchValue(name: string): string {
       const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
       return arg ? arg.slice(name.length + 3) : '';
+    },
+    appendSwitch(name: string, value?: string): void {
+      record.switches.push(value === undefined ? `--${name}` : `--${name}=${value}`);
     },
     hasSwitch(name: string): boolean {
       return process.argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));

@@ -129,6 +129,7 @@ async function until(what: string, pred: () => boolean, timeoutMs = 10_000): Pro
 // As Electron loads an app (lib/browser/init.ts): a module that fails to load becomes an uncaughtException.
 await import('../../../electron/main/entry.ts').catch((error: unknown) => process.emit('uncaughtException', error as Error));
 facts.orderBeforeReady = [...record.order];
+facts.switchesBeforeReady = [...record.switches];
 app.emitReady();
 if (scenario === 'no-display' || scenario === 'broken-module') {
   // Start-up fails before any window (broken-module: before main's code even runs): no dialog, a log line, then a relaunch after a pause.
