@@ -115,7 +115,8 @@ describe('main process wiring (electron stubbed)', () => {
 
 describe('main process wiring: an invalid config file', () => {
   it('shows no dialog (an unattended kiosk would wait on it), flags one problem for staff and runs with safe defaults', async () => {
-    const { facts, output } = await runHarness('broken-config');
+    // As installed: from a checkout the safe default would be a window (not packaged → windowed).
+    const { facts, output } = await runHarness('broken-config', { STUB_IS_PACKAGED: '1' });
     assert.deepEqual(facts.errorBoxes, []);
     assert.equal(facts.configGet.value.attention, 1, 'the attract screen marks the staff corner');
     assert.match(output, /Invalid configuration file; running with safe defaults .*window\/width/);
