@@ -146,3 +146,45 @@ describe('main behind the venue proxy', { skip: skip ?? false }, () => {
     assert.equal(seen.includes('Authorization'), false);
   });
 });
+
+describe('the MQTT link over WebSockets behind the venue proxy', { skip: mosquittoMissing() ?? false }, () => {
+  it('connects through the proxy with the agent (ws:// inside a CONNECT tunnel) and publishes', async () => {
+    const broker = await startBroker({ operator: 'op-secret', 'kiosk-w': 'kiosk-w-secret' });
+    await broker.start();
+    // A WebSocket front for the broker (this mosquitto build has no websockets listener): each socket's
+    // binary frames piped to the broker's TCP port.
+    const { WebSocketServer, createWebSocketStream } = await import('ws');
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'mqtt' });
+    wss.on('connection', (socket) => {
+      const stream = createWebSocketStream(socket);
+      const upstream = net.connect(broker.port, '127.0.0.1');
+      stream.pipe(upstream).pipe(stream);
+      stream.on('error', () => upstream.destroy());
+      upstream.on('error', () => stream.destroy());
+    });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    const targets: string[] = [];
+    const proxy = createProxy(http.createServer());
+    proxy.prependListener('connect', (req: http.IncomingMessage) => {
+      targets.push(req.url ?? '');
+      req.url = req.url === 'broker.test:9001' ? `127.0.0.1:${(wss.address() as net.AddressInfo).port}` : '127.0.0.1:1';
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { connectVia } = await import('../../electron/fleet/mqtt-link.ts');
+    const client = connectVia('ws://broker.test:9001/mqtt', { username: 'kiosk-w', password: 'kiosk-w-secret', protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 10_000 }, { kind: 'http', url: `http://127.0.0.1:${portOf(proxy)}` });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        client.once('connect', () => resolve());
+        client.once('error', reject);
+      });
+      await client.publishAsync('ak/kiosk-w/status', '{"online":true}', { qos: 1 });
+      assert.deepEqual(targets, ['broker.test:9001']);
+    } finally {
+      await client.endAsync();
+      await new Promise((resolve) => proxy.close(resolve));
+      proxy.closeAllConnections?.();
+      await new Promise((resolve) => wss.close(resolve));
+      await broker.dispose();
+    }
+  });
+});
