@@ -196,7 +196,15 @@ async function main(): Promise<void> {
     logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
   });
   const features = kioskFeatures();
-  const context = { service, settings, lifecycle, window: win, logger, mainLog, proxy };
+  const reloadPage = () =>
+    loadRenderer(win!).then(
+      () => recovery.noteLoaded(),
+      (error: unknown) => {
+        recovery.requestReload('reload failed');
+        throw error;
+      },
+    );
+  const context = { service, settings, lifecycle, window: win, logger, mainLog, proxy, reloadPage };
   for (const feature of features) await feature.start(context);
   // The quit waits (bounded) for the features to stop, so the fleet hears "stopped"; then the app exits,
   // with the supervisor's restart code when a relaunch was asked for under one (fatal.ts).

@@ -89,4 +89,28 @@ describe('main, unattended (electron stubbed)', () => {
     const { facts } = await runHarness('default-window');
     assert.deepEqual(facts.switchesBeforeReady, process.platform === 'linux' ? ['--enable-features=GlobalShortcutsPortal'] : []);
   });
+
+  it('a fleet reload that fails does not leave the window blank: the page is brought back', { skip: mosquittoMissing() ?? false }, async () => {
+    const broker = await startBroker({ operator: 'op-secret', 'kiosk-r': 'kiosk-r-secret' });
+    await broker.start();
+    const operator = await connectAsync(broker.url, { username: 'operator', password: 'op-secret', reconnectPeriod: 0 });
+    try {
+      // The command goes out once the kiosk says it is online.
+      operator.on('message', (topic, payload) => {
+        if (topic === 'ak/kiosk-r/status' && JSON.parse(payload.toString()).online === true) {
+          void operator.publishAsync('ak/kiosk-r/cmd', JSON.stringify({ id: 'r1', cmd: 'reload' }), { qos: 1 });
+        }
+      });
+      await operator.subscribeAsync('ak/kiosk-r/status', { qos: 1 });
+      const { facts } = await runHarness('fleet-reload', {
+        HARNESS_MQTT: JSON.stringify({ url: broker.url, kioskId: 'kiosk-r', username: 'kiosk-r', password: 'kiosk-r-secret', topicPrefix: 'ak' }),
+      });
+      assert.equal(facts.failedLoads, 1);
+      assert.equal(facts.loads, 3, 'the first load, the fleet\'s reload that failed, the recovery');
+      assert.equal(facts.logHasRecovery, true);
+    } finally {
+      await operator.endAsync();
+      await broker.dispose();
+    }
+  });
 });

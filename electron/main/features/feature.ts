@@ -21,6 +21,9 @@ export interface FeatureContext {
   readonly mainLog: MainLog | null;
   /** The venue's proxy as Chromium resolves it, for connections main opens itself (core/proxy.ts). */
   readonly proxy: ProxyResolver;
+  /** Reload the kiosk page on purpose (the fleet's `reload`, new settings); if it fails, the page is
+   *  brought back like after a crash (kiosk/renderer-recovery.ts) and the promise rejects. */
+  reloadPage(): Promise<void>;
 }
 
 export interface Feature {

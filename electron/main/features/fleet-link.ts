@@ -10,7 +10,6 @@ import { DIRECT, routeFor } from '../../core/proxy.ts';
 import { startFleetHost, type FleetHost } from '../../fleet/fleet-host.ts';
 import type { StaffOperationsFeature } from './staff-operations.ts';
 import { relaunchApp } from '../platform.ts';
-import { loadRenderer } from '../window.ts';
 import type { Feature } from './feature.ts';
 import type { FleetMetricsFeature } from './fleet-metrics.ts';
 
@@ -44,8 +43,8 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
     get host() {
       return host;
     },
-    async start({ service, settings, window, lifecycle, logger, proxy }) {
-      const reload = () => loadRenderer(window);
+    async start({ service, settings, window, lifecycle, logger, proxy, reloadPage }) {
+      const reload = reloadPage;
       const mqttUrl = service.config.mqtt?.url;
       const mqttRoute = mqttUrl ? await routeFor(mqttUrl, proxy, logger) : DIRECT;
       host = startFleetHost({

@@ -56,6 +56,9 @@ if (scenario === 'no-sandbox') {
   // An AppImage whose launcher (AppRun) added --no-sandbox: user namespaces are refused on this system.
   process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
   process.argv.push('--no-sandbox');
+}
+// `no-sandbox` and `fleet-reload`: a fleet broker the test started (HARNESS_MQTT: the mqtt settings).
+if (scenario === 'no-sandbox' || scenario === 'fleet-reload') {
   writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 }, mqtt: JSON.parse(process.env.HARNESS_MQTT ?? '{}') }));
 }
 if (scenario === 'appimage') process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
@@ -149,6 +152,8 @@ if (scenario === 'no-display' || scenario === 'broken-module') {
 await until('the window to load', () => (record.windows[0]?.loads.length ?? 0) >= (scenario === 'first-load-crash' ? 3 : 1), 20_000);
 const win = record.windows[0] as BrowserWindow;
 const wc = win.webContents;
+// The fleet's reload (sent by the test) fails once: the page must come back anyway.
+if (scenario === 'fleet-reload') win.failNextLoads = 1;
 const events = () => wc.sent.filter((s) => s.channel === EVENT_CHANNEL).map((s) => s.payload as KioskEvent);
 const invoke = async (channel: string, arg?: unknown, frame: unknown = wc.mainFrame) => {
   const h = ipcMain.handlers.get(channel);
@@ -415,6 +420,12 @@ if (scenario === 'supervised') {
   await new Promise(() => {});
 }
 
+if (scenario === 'fleet-reload') {
+  await until('the page back after the failed reload', () => win.loads.length >= 3, 20_000).catch(() => (facts.timedOut = true));
+  facts.loads = win.loads.length;
+  facts.failedLoads = win.failedLoads;
+  facts.logHasRecovery = readLog().includes('Reloading the kiosk page');
+}
 if (scenario === 'renderer-recovery') {
   const phases = () => events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
   // A GPU process that exits cleanly needs nothing; one that crashes during a call: hang up, reload.
