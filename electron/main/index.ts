@@ -121,6 +121,7 @@ async function main(): Promise<void> {
   for (const problem of service.castProblems) logger.error('Avatar problem', { message: problem.message });
 
   let win: BrowserWindow | null = null;
+  let features: Feature[] = [];
   const recovery = createRendererRecovery({
     load: () => (win && !win.isDestroyed() ? loadRenderer(win) : Promise.reject(new Error('the kiosk window is gone'))),
     relaunch: () => {
@@ -132,8 +133,19 @@ async function main(): Promise<void> {
   const lifecycle = createLifecycle({
     logger,
     hangupSession: () => service.resetToAttract(),
-    shutdownService: () => service.shutdown(),
-    quitApp: () => app.quit(),
+    // Every quit (staff, signal, tray, update, a relaunch) hangs up first, then stops the features, last
+    // started first and bounded, so the fleet hears "stopped" before the app exits.
+    shutdownService: async () => {
+      await service.shutdown();
+      await stopInReverse(features, { logger });
+    },
+    // Under a supervisor a relaunch is an exit code (fatal.ts); otherwise an ordinary quit (whose 'quit'
+    // event the updater's install-on-quit listens for).
+    quitApp: () => {
+      const code = exitCode(0);
+      if (code !== 0) app.exit(code);
+      else app.quit();
+    },
     // With backoff, retried until it loads, the app relaunched when reloads do not help (renderer-recovery.ts).
     reloadRenderer: () => recovery.requestReload('renderer lost'),
     relaunchApp: () => {
@@ -195,7 +207,7 @@ async function main(): Promise<void> {
   win.webContents.on('did-fail-load', (_event, code, description, url) => {
     logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
   });
-  const features = kioskFeatures();
+  features = kioskFeatures();
   const reloadPage = () =>
     loadRenderer(win!).then(
       () => recovery.noteLoaded(),
@@ -206,15 +218,6 @@ async function main(): Promise<void> {
     );
   const context = { service, settings, lifecycle, window: win, logger, mainLog, proxy, reloadPage };
   for (const feature of features) await feature.start(context);
-  // The quit waits (bounded) for the features to stop, so the fleet hears "stopped"; then the app exits,
-  // with the supervisor's restart code when a relaunch was asked for under one (fatal.ts).
-  let featuresStopped = false;
-  app.on('will-quit', (event) => {
-    if (featuresStopped) return;
-    event.preventDefault();
-    featuresStopped = true;
-    void stopInReverse(features, { logger }).then(() => app.exit(exitCode(0)));
-  });
   await firstLoad.run();
   recovery.noteLoaded();
   logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
