@@ -430,7 +430,7 @@ export interface PublicConfig {
 export type KeyProtectionWeak = boolean | 'unknown';
 
 /** What a start-up problem is about. */
-export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key'] as const;
+export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key', 'sandbox'] as const;
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 /**
  * A problem found while the kiosk started (a bad config file, policy setting or cast member, a stored key

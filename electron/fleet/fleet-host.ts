@@ -13,6 +13,7 @@ import { overlay, resolveConfig, type ConfigEnv } from '../kiosk/config.ts';
 import type { KioskService } from '../kiosk/kiosk-service.ts';
 import { METRIC_PREFIX } from './metrics.ts';
 import { APPLY_KEYS, type ApplySettings } from './commands.ts';
+import type { ProxyRoute } from '../core/proxy.ts';
 import { defaultKioskId, startMqttLink, type FleetControl, type MqttLink } from './mqtt-link.ts';
 import { localLabel, watchOpeningHours, type OpeningState, type OpeningWatch } from './opening-hours.ts';
 
@@ -49,6 +50,10 @@ export interface FleetHostOptions {
   lastErrorCode?: () => string | null;
   /** Test hook: the link's reconnect delay. */
   reconnectMs?: number;
+  /** How to reach the MQTT broker (the venue's proxy, core/proxy.ts); default direct. */
+  mqttRoute?: ProxyRoute;
+  /** Whether Chromium's sandbox is on, for the status (absent: not reported). */
+  sandbox?: boolean;
 }
 
 export interface FleetHost {
@@ -115,6 +120,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
         logger,
         control,
         ...(options.reconnectMs !== undefined ? { reconnectMs: options.reconnectMs } : {}),
+        ...(options.mqttRoute ? { route: options.mqttRoute } : {}),
         status: () => {
           const totals = options.ledger?.totals(clock.now()).today;
           const state = watch.state;
@@ -127,6 +133,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
             today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
+            ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
           };
         },
       });

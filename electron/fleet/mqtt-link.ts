@@ -14,10 +14,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import { connect, MqttClient, type IClientOptions, type IStream } from 'mqtt';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
+import { DIRECT, proxyAgent, tunnelStream, type ProxyRoute } from '../core/proxy.ts';
 import type { MqttSettings } from '../kiosk/fleet-config.ts';
 import { INTERRUPTING, parseCommand, type ApplySettings, type Command, type CommandResult } from './commands.ts';
 import { openEventQueue, type EventQueue } from './event-queue.ts';
@@ -41,6 +42,8 @@ export interface FleetStatusFields {
   nextChangeAt: string | null;
   today: { sessions: number; credits: number };
   lastErrorCode: string | null;
+  /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
+  sandbox?: boolean;
 }
 
 export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; queued: number; at: string };
@@ -72,6 +75,8 @@ export interface MqttLinkOptions {
   /** Reconnect delay (tests shorten it). Default 5 s. */
   reconnectMs?: number;
   readFile?: (path: string) => Buffer;
+  /** How to reach the broker (core/proxy.ts `routeFor`, the venue's proxy); default direct. */
+  route?: ProxyRoute;
 }
 
 export interface MqttLink {
@@ -128,6 +133,26 @@ export function clientOptions(settings: MqttSettings, kioskId: string, willTopic
   };
 }
 
+/**
+ * `connect` through `route`: ws/wss take the proxy's agent (mqtt.js hands `wsOptions` to `ws`); mqtt and
+ * mqtts get a stream through the proxy's tunnel (mqtts: TLS to the broker inside it, the broker's
+ * certificate checked as on a direct link). Each reconnect opens a new tunnel.
+ */
+export function connectVia(url: string, opts: IClientOptions, route: ProxyRoute): MqttClient {
+  if (route.kind === 'direct') return connect(url, opts);
+  const parsed = new URL(url);
+  const protocol = parsed.protocol.replace(/:$/, '');
+  if (protocol === 'ws' || protocol === 'wss') return connect(url, { ...opts, wsOptions: { agent: proxyAgent(route)! } });
+  if (protocol !== 'mqtt' && protocol !== 'mqtts') throw new AvatarError('invalid_config', `The MQTT URL scheme ${protocol}: cannot go through a proxy.`, { details: { field: 'mqtt.url' } });
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(parsed.port) || (protocol === 'mqtts' ? 8883 : 1883);
+  const tls =
+    protocol === 'mqtts'
+      ? { servername: host, rejectUnauthorized: opts.rejectUnauthorized ?? true, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.cert ? { cert: opts.cert } : {}), ...(opts.key ? { key: opts.key } : {}) }
+      : false;
+  return new MqttClient(() => tunnelStream(route, { host, port, tls }) as unknown as IStream, { ...opts, protocol, host, hostname: host, port });
+}
+
 export function startMqttLink(options: MqttLinkOptions): MqttLink {
   const { settings, kioskId, control, clock } = options;
   const logger = options.logger ?? silentLogger;
@@ -136,7 +161,7 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   const queue: EventQueue = openEventQueue({ dir: options.dataDir, limit: settings.queueLimit, logger });
   const opts = clientOptions(settings, kioskId, topics.status, options.readFile ?? ((p) => readFileSync(p)), options.reconnectMs ?? 5000);
   logger.info('Fleet link: connecting to the broker', { url: settings.url, clientId: opts.clientId, username: settings.username ?? null, kioskId, queued: queue.size });
-  const client: MqttClient = connect(settings.url, opts);
+  const client: MqttClient = connectVia(settings.url, opts, options.route ?? DIRECT);
 
   let closed = false;
   let lastStatus = '';

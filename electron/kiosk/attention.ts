@@ -18,6 +18,8 @@ export interface StartupProblems {
   policyPath: string;
   /** Why the stored API key was not used (null when it was, or when there is none). */
   keyProblem: ErrorInfo | null;
+  /** Chromium's sandbox is off (os-integration.ts `sandboxProblem`); null or absent when it is on. */
+  sandboxProblem?: string | null;
 }
 
 /** The problems found before the kiosk service exists, in the order staff should read them. */
@@ -34,6 +36,7 @@ export function startupAttention(p: StartupProblems): AttentionItem[] {
     items.push({ kind: 'policy', code: 'invalid_config', message: `${problem} The other settings of ${p.policyPath} apply; ask the administrator to fix the policy file.` });
   }
   if (p.keyProblem) items.push({ kind: 'key', code: p.keyProblem.code, message: p.keyProblem.message });
+  if (p.sandboxProblem) items.push({ kind: 'sandbox', code: 'invalid_config', message: p.sandboxProblem });
   return items;
 }
 

@@ -55,7 +55,8 @@ import type { CallMode } from '../core/protocol.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import { SpareManager, type TakenSpare } from './spare.ts';
 import { createWsTransportFactory, wsTransportFactory } from '../core/transport.ts';
-import { WarmHttp } from '../core/warm-http.ts';
+import { nodeFetch, WarmHttp } from '../core/warm-http.ts';
+import { proxyAgent, routeFor, type ProxyResolver, type ProxyRoute } from '../core/proxy.ts';
 import { createCachedRequestBuilder } from '../core/request-cache.ts';
 import { systemClock, type TimerHandle } from '../core/clock.ts';
 import { createDispatcher, type Dispatch, type HandlerTable, type StaffGate } from './dispatch.ts';
@@ -86,6 +87,9 @@ export interface KioskServiceOptions {
   portrait?: boolean;
   /** The control sockets' transport (tests); default: `ws` over the warm keep-alive agent. */
   transportFactory?: TransportFactory;
+  /** The venue's proxy (main: Electron's `session.resolveProxy`); asked when the client is built, for the
+   *  service's origin. Default: none, every connection is direct. */
+  proxy?: ProxyResolver;
   /**
    * RTC first, then billing (default true): conn_init waits until the renderer reports its side of the RTC
    * channel ready (`session.rtcReady`); a join failure ends the session with type 5 before any conn_init.
@@ -145,6 +149,12 @@ export interface KioskService {
   reconfigure(next: KioskConfig): Promise<void>;
   /** The client of the current service (null when misconfigured); for voices and recovery. */
   readonly client: ServiceClient | null;
+  /** Control sockets as the current client opens them (through the venue's proxy when there is one). */
+  readonly transportFactory: TransportFactory;
+  /** A `fetch` for another service URL (a leftover session's), routed like the client (the venue's proxy). */
+  readonly fetch: typeof fetch;
+  /** How the current client reaches the service (`direct` or the proxy's URL; null before it is built). */
+  readonly route: ProxyRoute | null;
   /** Whether a session is running (creating … ending). */
   readonly running: boolean;
   /** Cast members whose image or persona failed the start-up check (each message names the avatar). */
@@ -254,6 +264,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   }
 
   let warm: WarmHttp | null = null;
+  let route: ProxyRoute | null = null;
   let transportFactory: TransportFactory = options.transportFactory ?? wsTransportFactory;
   let warmTimer: TimerHandle | null = null;
   const clock = options.clock ?? systemClock;
@@ -323,7 +334,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     }
     // One warm keep-alive connection for the REST calls and socket handshakes.
     warm?.close();
-    warm = new WarmHttp({ baseUrl: target.surface === 'direct' ? target.baseUrl : target.gatewayUrl, logger, ...(options.clock ? { clock: options.clock } : {}) });
+    const origin = target.surface === 'direct' ? target.baseUrl : target.gatewayUrl;
+    route = await routeFor(origin, options.proxy, logger);
+    warm = new WarmHttp({ baseUrl: origin, logger, route, ...(options.clock ? { clock: options.clock } : {}) });
     const agent = warm.agent;
     transportFactory = options.transportFactory ?? createWsTransportFactory({ agent });
     client = new ServiceClient({ target, logger, fetch: warm.fetch });
@@ -807,6 +820,15 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     get client() {
       return client;
+    },
+    transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
+    fetch: async (input, init) => {
+      const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+      const agent = proxyAgent(await routeFor(url.href, options.proxy, logger));
+      return nodeFetch(input, init, () => agent ?? undefined);
+    },
+    get route() {
+      return route;
     },
     get running() {
       return isRunning();

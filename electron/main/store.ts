@@ -20,6 +20,7 @@ import type { SettingsPersistence } from '../operations/settings.ts';
 import { loadPolicy, type PolicyLayer } from '../fleet/managed-config.ts';
 import type { KeyProtectionWeak } from '../contract.ts';
 import { readStoredKey, storedKeyWeak } from '../kiosk/stored-key.ts';
+import { unpackagedWindowDefault } from '../kiosk/os-integration.ts';
 
 export interface LoadedSettings {
   config: KioskConfig;
@@ -39,7 +40,7 @@ export interface LoadedSettings {
   policy: PolicyLayer;
 }
 
-export async function loadSettings(options: { env: ConfigEnv & Record<string, string | undefined>; appRoot: string; logger: Logger }): Promise<LoadedSettings> {
+export async function loadSettings(options: { env: ConfigEnv & Record<string, string | undefined>; appRoot: string; logger: Logger; isPackaged?: boolean }): Promise<LoadedSettings> {
   const { env, appRoot, logger } = options;
   // The policy's settings win; a bad one is reported and dropped.
   const policyLayer = loadPolicy({ env });
@@ -66,7 +67,7 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
   }
 
   try {
-    config = resolveConfig(store?.store ?? {}, env, { appRoot, policy });
+    config = resolveConfig(unpackagedWindowDefault(store?.store ?? {}, options.isPackaged ?? true), env, { appRoot, policy });
   } catch (error) {
     configError ??= toAvatarError(error, 'invalid_config');
     config = defaultConfig(env, { appRoot, policy });

@@ -7,39 +7,11 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { CHANNELS } from '../../electron/contract.ts';
+import { runHarness } from '../helpers/run-main-harness.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-
-function runHarness(scenario: string): Promise<{ facts: Record<string, any>; output: string; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--import', './test/electron/stub/register.mjs', 'test/electron/stub/main-harness.ts', scenario],
-      { cwd: ROOT, env: { ...process.env, AVATAR_API_KEY: '', KIOSK_WINDOW_MODE: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    // Separate buffers: a log line on stderr must not land inside the JSON report on stdout.
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const output = `${stdout}\n${stderr}`;
-      const line = stdout.split('\n').find((l) => l.startsWith('HARNESS '));
-      if (!line) return reject(new Error(`harness (${scenario}) printed no report, exit ${code}:\n${output.slice(-3000)}`));
-      try {
-        resolve({ facts: JSON.parse(line.slice('HARNESS '.length)), output, code });
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-}
 
 describe('main process wiring (electron stubbed)', () => {
   let facts: Record<string, any>;
@@ -143,7 +115,8 @@ describe('main process wiring (electron stubbed)', () => {
 
 describe('main process wiring: an invalid config file', () => {
   it('shows no dialog (an unattended kiosk would wait on it), flags one problem for staff and runs with safe defaults', async () => {
-    const { facts, output } = await runHarness('broken-config');
+    // As installed: from a checkout the safe default would be a window (not packaged → windowed).
+    const { facts, output } = await runHarness('broken-config', { STUB_IS_PACKAGED: '1' });
     assert.deepEqual(facts.errorBoxes, []);
     assert.equal(facts.configGet.value.attention, 1, 'the attract screen marks the staff corner');
     assert.match(output, /Invalid configuration file; running with safe defaults .*window\/width/);

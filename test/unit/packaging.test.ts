@@ -73,8 +73,7 @@ describe('packaging: Linux', () => {
   });
 
   it('names the desktop file after package.json desktopName, so Wayland app id and desktop entry agree', () => {
-    assert.equal(pkg.desktopName, 'avatar-kiosk.desktop');
+    assert.equal(pkg.desktopName, 'com.avatarkiosk.app.desktop');
     assert.equal(config.linux.syncDesktopName, true);
-    assert.equal(`${config.linux.executableName}.desktop`, pkg.desktopName);
   });
 });

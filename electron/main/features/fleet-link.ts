@@ -6,10 +6,10 @@
 import { app, type BrowserWindow } from 'electron';
 import { systemClock } from '../../core/clock.ts';
 import { AvatarError } from '../../core/errors.ts';
+import { DIRECT, routeFor } from '../../core/proxy.ts';
 import { startFleetHost, type FleetHost } from '../../fleet/fleet-host.ts';
 import type { StaffOperationsFeature } from './staff-operations.ts';
 import { relaunchApp } from '../platform.ts';
-import { loadRenderer } from '../window.ts';
 import type { Feature } from './feature.ts';
 import type { FleetMetricsFeature } from './fleet-metrics.ts';
 
@@ -43,9 +43,13 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
     get host() {
       return host;
     },
-    start({ service, settings, window, lifecycle, logger }) {
-      const reload = () => loadRenderer(window);
+    async start({ service, settings, window, lifecycle, logger, proxy, reloadPage }) {
+      const reload = reloadPage;
+      const mqttUrl = service.config.mqtt?.url;
+      const mqttRoute = mqttUrl ? await routeFor(mqttUrl, proxy, logger) : DIRECT;
       host = startFleetHost({
+        mqttRoute,
+        sandbox: !service.attention.some((item) => item.kind === 'sandbox'),
         service,
         ledger: staff.ops?.ledger ?? null,
         dataDir: app.getPath('userData'),
