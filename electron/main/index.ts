@@ -105,6 +105,7 @@ async function main(): Promise<void> {
       policyProblems: settings.policy.problems,
       policyPath: settings.policy.path,
       keyProblem: settings.keyProblem,
+      unknownConfigKeys: settings.unknownKeys,
     }),
     logger,
     persistApiKey: settings.persistApiKey,

@@ -11,7 +11,7 @@
  * and a fatal error inside an AppImage), `first-load-crash` (the renderer crashes during the first two
  * loads), `no-display` (start-up fails before the window exists), `devtools` and `devtools-packaged`
  * (F12 with KIOSK_DEVTOOLS=1, from a checkout and installed), `mac` (the companion on macOS: tray
- * template image, application menu).
+ * template image, application menu), `newer-config` (config.json written by a newer version, then a rollback).
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +47,15 @@ if (scenario === 'keyring-hang') {
   process.env.STUB_KEYRING = 'hang';
   const cipher = Buffer.from(`enc:${Buffer.from('sk-stored-key-0123456789').toString('hex')}`).toString('base64'); // the stub's safeStorage
   writeFileSync(configFile, JSON.stringify({ callMode: 'audio', service: { baseUrl: 'https://avatar.example.com' }, encryptedApiKey: cipher, window: { mode: 'windowed', width: 800, height: 600 } }));
+}
+if (scenario === 'newer-config') {
+  // What a newer version left behind before a rollback: settings this version does not know, beside the
+  // stored key and the service this kiosk uses.
+  const cipher = Buffer.from(`enc:${Buffer.from('sk-stored-key-0123456789').toString('hex')}`).toString('base64'); // the stub's safeStorage
+  writeFileSync(
+    configFile,
+    JSON.stringify({ callMode: 'audio', service: { baseUrl: 'https://avatar.example.com' }, encryptedApiKey: cipher, window: { mode: 'windowed', width: 800, height: 600, hdr: true }, queueMusic: { track: 'calm.ogg' } }),
+  );
 }
 if (scenario === 'appimage') process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
 if (scenario === 'first-load-crash') process.env.STUB_CRASH_FIRST_LOADS = '2';
@@ -144,6 +153,7 @@ facts.loadUrl = win.loads[0];
 facts.schemes = record.schemes;
 facts.channels = [...ipcMain.handlers.keys()].sort();
 facts.configGet = await invoke(CHANNELS.configGet);
+facts.configPath = configFile;
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 facts.modesAtStart = { config: modeOf(configFile), userData: modeOf(userData) };
 
@@ -261,10 +271,11 @@ if (scenario === 'fatal') {
   facts.powerSave = [...record.powerSave];
   facts.logHasFatal = readLog().includes('Fatal error in main: hanging up and relaunching the kiosk');
 }
-if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang') {
+if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang' || scenario === 'newer-config') {
   // What staff see: the Status tab, once unlocked (an installed kiosk has its PIN; a broken config.json
-  // cannot store one, which the answer says).
+  // cannot store one, which the answer says). The PIN was set above, which wrote config.json.
   facts.setPinAnswer = await invoke(scenario === 'broken-config' ? CHANNELS.staffSetPin : CHANNELS.staffUnlock, { pin: '246813' });
+  facts.configFileAfter = JSON.parse(readFileSync(configFile, 'utf8'));
   const status = (await invoke(CHANNELS.staffStatus)) as { ok: boolean; value?: { attention: unknown; mode: string; apiKeySource: string } };
   facts.statusAttention = status.value?.attention ?? null;
   facts.statusMode = status.value?.mode ?? null;
