@@ -29,6 +29,10 @@ import { startSafeUpdates, INSTALL_TIMEOUT_MS, type SafeUpdates, type SafeUpdate
 import { generateFeedKeys, signFeedFile } from '../../electron/fleet/signed-feed.ts';
 import { installModel, stagingBucket, type InstallModel } from '../../electron/fleet/update-policy.ts';
 import { updateSchema } from '../../electron/kiosk/fleet-config.ts';
+import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { phaseIs, waitForEvent } from '../helpers/kiosk-events.ts';
 import { buildDeb, FUSE_SENTINEL, ROOT, type DebBuild } from '../helpers/packaging/build.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
@@ -376,6 +380,71 @@ describe('safe updates from the signed feed, with the real electron-updater', ()
       assert.equal(held, 0);
     } finally {
       updates.dispose();
+    }
+  });
+});
+
+describe('the "back in a moment" window: from the decision to install until the quit', () => {
+  it('no call starts: the kiosk refuses it, the service sees no session, the screen says back in a moment; a failed install takes calls again', async () => {
+    const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const service = await createKioskService({
+      awaitRendererRtc: false,
+      config: resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {}),
+      apiKey: null,
+      apiKeySource: 'none',
+      emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 },
+      persistApiKey: async () => {},
+    });
+    const events: KioskEvent[] = [];
+    service.onEvent((e) => events.push(e));
+    const { updater, installs, emitError } = realUpdater();
+    const clock = new FakeClock(0);
+    // Wired as main wires it (main/features/safe-updates.ts).
+    const updates = start({
+      updater,
+      clock,
+      inCall: () => service.running,
+      lastActivityMs: () => -3_600_000,
+      holdCalls: () => service.setHold('updating'),
+      releaseCalls: () => service.setHold(null),
+    });
+    const startCall = () => service.handle(CHANNELS.sessionStart, {}) as Promise<Result<{ liveId: string | null }>>;
+    try {
+      // A visitor is in a call when the download completes: the install waits for its end.
+      const live = waitForEvent(service, phaseIs('live'), 8_000);
+      assert.equal((await startCall()).ok, true);
+      await live;
+      await until(() => updates.ready !== null || updates.phase === 'error', { realTimeoutMs: 30_000, message: 'downloaded' });
+      assert.deepEqual(installs, [], 'not during the call');
+      const ended = waitForEvent(service, (e) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'idle'), 8_000);
+      await service.handle(CHANNELS.sessionHangup, undefined);
+      await ended;
+      updates.poke();
+      assert.deepEqual(installs, [[true, true]], 'installing once the call is over');
+      const sessionsBefore = service.emulator!.listSessions().length;
+
+      // The app has not quit yet (Squirrel.Mac is still fetching): visitors tap, and nothing starts.
+      for (let i = 0; i < 3; i++) {
+        const answer = await startCall();
+        assert.equal(answer.ok, false);
+        assert.match((answer as { error: { message: string } }).error.message, /updating; back in a moment/);
+        await clock.advance(10_000);
+      }
+      assert.equal(service.emulator!.listSessions().length, sessionsBefore, 'no session was created on the service');
+      assert.equal(service.running, false);
+      assert.deepEqual(events.filter((e) => e.type === 'hold'), [{ type: 'hold', hold: 'updating' }], 'the screen shows "back in a moment"');
+      const cfg = (await service.handle(CHANNELS.configGet, undefined)) as Result<{ hold?: string | null }>;
+      assert.equal(cfg.ok && cfg.value.hold, 'updating', 'a page loaded now shows it too');
+
+      // The install fails: calls are taken again.
+      emitError(new Error('Squirrel: code signature did not match'));
+      assert.deepEqual(events.filter((e) => e.type === 'hold').at(-1), { type: 'hold', hold: null });
+      const again = waitForEvent(service, phaseIs('live'), 8_000);
+      assert.equal((await startCall()).ok, true);
+      await again;
+    } finally {
+      updates.dispose();
+      await service.shutdown();
     }
   });
 });

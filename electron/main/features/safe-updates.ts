@@ -57,6 +57,9 @@ export function safeUpdates(fleet: FleetLinkFeature): SafeUpdatesFeature {
         inCall: () => service.running,
         opening: () => (service.config.schedule ? (fleet.host?.opening ?? null) : null),
         lastActivityMs: () => lastActivityMs,
+        // From the decision to the quit no call may start (Squirrel.Mac fetches only now): "back in a moment".
+        holdCalls: () => service.setHold('updating'),
+        releaseCalls: () => service.setHold(null),
       });
       unsubscribe = service.onEvent((event) => {
         if (event.type === 'state') {
