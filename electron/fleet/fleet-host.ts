@@ -14,6 +14,7 @@ import type { KioskService } from '../kiosk/kiosk-service.ts';
 import { METRIC_PREFIX } from './metrics.ts';
 import { APPLY_KEYS, type ApplySettings } from './commands.ts';
 import { defaultKioskId, startMqttLink, type FleetControl, type MqttLink } from './mqtt-link.ts';
+import type { SafeUpdates } from './safe-updates.ts';
 import { localLabel, watchOpeningHours, type OpeningState, type OpeningWatch } from './opening-hours.ts';
 
 /** What the fleet needs of the credit ledger (operations/ledger.ts satisfies it). */
@@ -49,6 +50,8 @@ export interface FleetHostOptions {
   lastErrorCode?: () => string | null;
   /** Test hook: the link's reconnect delay. */
   reconnectMs?: number;
+  /** The running safe updates (they start after the host), for the status and the update commands. */
+  updates?: () => SafeUpdates | null;
 }
 
 export interface FleetHost {
@@ -95,6 +98,30 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
     reload: () => options.actions.reload(),
     restart: () => options.actions.restart(),
     screenshot: () => options.actions.screenshot(),
+    updates: () => {
+      const updates = options.updates?.() ?? null;
+      if (!updates) return null;
+      return {
+        get status() {
+          return updates.status;
+        },
+        check: () => updates.check(),
+        installWhenIdle: () => updates.installWhenIdle(),
+        async pin(version) {
+          // Kept in config.json: after the pinned version is installed and started, it must stay pinned.
+          if (isRecord(options.policy.update) && options.policy.update.pinVersion !== undefined) {
+            throw new AvatarError('forbidden', 'The administrator\'s policy sets update.pinVersion; change it there.');
+          }
+          const current = options.configFile.read();
+          const update = isRecord(current.update) ? { ...current.update } : {};
+          if (version) update.pinVersion = version;
+          else delete update.pinVersion;
+          await options.configFile.write({ ...current, update });
+          logger.info('Updates: pin changed by the operator', { version });
+          updates.pin(version);
+        },
+      };
+    },
     async apply(settings) {
       const applied = await applyRemoteSettings(settings, options);
       watch.setSchedule(service.config.schedule);
@@ -127,6 +154,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
             today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
+            update: options.updates?.()?.status ?? null,
           };
         },
       });

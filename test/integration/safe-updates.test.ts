@@ -33,6 +33,10 @@ import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createKioskService } from '../../electron/kiosk/kiosk-service.ts';
 import { phaseIs, waitForEvent } from '../helpers/kiosk-events.ts';
+import { connectAsync } from 'mqtt';
+import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
+import { jsonFilePersistence } from '../../electron/operations/settings.ts';
+import { mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
 import { buildDeb, FUSE_SENTINEL, ROOT, type DebBuild } from '../helpers/packaging/build.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
@@ -445,6 +449,95 @@ describe('the "back in a moment" window: from the decision to install until the 
     } finally {
       updates.dispose();
       await service.shutdown();
+    }
+  });
+});
+
+const missing = mosquittoMissing();
+if (missing) console.log(`# SKIP the fleet's update commands over the broker: ${missing}`);
+describe('updates over the fleet link (real Mosquitto)', () => {
+  it('the status carries the update state; the operator pins a version (kept in config.json) and asks for an install when idle', { skip: missing ?? false }, async () => {
+    const broker = await startBroker({ operator: 'op-pass', 'kiosk-a': 'a-pass' });
+    const dataDir = mkdtempSync(join(work, 'fleet-'));
+    const configFile = jsonFilePersistence(join(dataDir, 'config.json'));
+    await configFile.write({ callMode: 'audio', update: { url: `${base}/`, publicKeys: [fleetKey.publicKey] } });
+    const mqtt = { url: broker.url, username: 'kiosk-a', password: 'a-pass', kioskId: 'kiosk-a', topicPrefix: PREFIX };
+    const service = await createKioskService({
+      awaitRendererRtc: false,
+      config: resolveConfig({ ...configFile.read(), mqtt }, {}, { appRoot: ROOT }),
+      apiKey: null,
+      apiKeySource: 'none',
+      persistApiKey: async () => {},
+    });
+    const op = await connectAsync(broker.url, { username: 'operator', password: 'op-pass', protocolVersion: 5, reconnectPeriod: 0 });
+    const seen: Array<{ topic: string; body: Record<string, any> }> = [];
+    op.on('message', (topic, payload) => seen.push({ topic, body: JSON.parse(payload.toString()) as Record<string, any> }));
+    await op.subscribeAsync(`${PREFIX}/kiosk-a/#`, { qos: 1 });
+    const statuses = () => seen.filter((m) => m.topic === `${PREFIX}/kiosk-a/status`).map((m) => m.body);
+    const command = async (body: Record<string, unknown>) => {
+      const results = () => seen.filter((m) => m.topic === `${PREFIX}/kiosk-a/cmd/result`);
+      const before = results().length;
+      await op.publishAsync(`${PREFIX}/kiosk-a/cmd`, JSON.stringify(body), { qos: 1 });
+      await until(() => results().length > before, { realTimeoutMs: 15_000, message: `an answer to ${String(body.cmd)}` });
+      return results()[before]!.body;
+    };
+    const clock = new FakeClock(Date.now());
+    /** The status is published at most once a (fake) second: move the clock while waiting. */
+    const statusUntil = async (predicate: (s: Record<string, any>) => boolean, message: string) => {
+      const deadline = Date.now() + 30_000;
+      while (!statuses().some(predicate)) {
+        if (Date.now() > deadline) throw new Error(`timed out: ${message}; last status ${JSON.stringify(statuses().at(-1))}`);
+        await clock.advance(1_000);
+        await realDelay(20);
+      }
+    };
+    const { updater, installs } = realUpdater();
+    let host: ReturnType<typeof startFleetHost> | null = null;
+    // Wired as main wires it (features/fleet-link.ts and features/safe-updates.ts).
+    const updates = start({
+      updater,
+      clock,
+      settings: service.config.update,
+      inCall: () => service.running,
+      lastActivityMs: () => clock.now(),
+      holdCalls: () => service.setHold('updating'),
+      releaseCalls: () => service.setHold(null),
+      onChange: () => host?.link?.statusChanged(),
+    });
+    host = startFleetHost({ service, ledger: null, dataDir, version: RUNNING, clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) }, reconnectMs: 200, updates: () => updates });
+    try {
+      // Downloaded, waiting for a quiet moment (in use a minute ago): the status says so.
+      await statusUntil((s) => s.update?.ready === VERSION, 'ready in the status');
+      const ready = statuses().findLast((s) => s.update?.ready === VERSION)!.update;
+      assert.deepEqual({ phase: ready.phase, model: ready.model, off: ready.off, pinned: ready.pinned, lastError: ready.lastError }, { phase: 'ready', model: 'appimage', off: null, pinned: null, lastError: null });
+
+      // Pin: kept in config.json (so the pinned version stays pinned after it restarts), and in the status.
+      const pinned = await command({ id: 'p1', cmd: 'update-pin', version: VERSION });
+      assert.equal(pinned.ok, true, JSON.stringify(pinned));
+      assert.equal(pinned.result.update.pinned, VERSION);
+      assert.deepEqual((configFile.read().update as Record<string, unknown>).pinVersion, VERSION);
+      assert.deepEqual((configFile.read().update as Record<string, unknown>).publicKeys, [fleetKey.publicKey], 'the rest of the settings stay');
+      await until(() => updates.ready === VERSION, { realTimeoutMs: 30_000, message: 'downloaded again from the pinned folder' });
+      assert.ok(requests.includes(`/${VERSION}/latest-linux.yml.sig`));
+      assert.deepEqual(installs, [], 'still in use: no install yet');
+
+      // Install when idle: at once, since no call runs; calls are held first.
+      const install = await command({ id: 'i1', cmd: 'update-install' });
+      assert.equal(install.ok, true, JSON.stringify(install));
+      assert.deepEqual(installs, [[true, true]]);
+      assert.equal(service.hold, 'updating');
+      await statusUntil((s) => s.update?.phase === 'installing', 'installing in the status');
+
+      // A malformed pin is refused with a reason, nothing changed.
+      const bad = await command({ id: 'p2', cmd: 'update-pin', version: 'latest' });
+      assert.equal(bad.ok, false);
+      assert.match(bad.error.message, /must be a version such as "1\.4\.2"/);
+    } finally {
+      updates.dispose();
+      await host.close();
+      await op.endAsync();
+      await service.shutdown();
+      await broker.dispose();
     }
   });
 });

@@ -60,7 +60,9 @@ export function safeUpdates(fleet: FleetLinkFeature): SafeUpdatesFeature {
         // From the decision to the quit no call may start (Squirrel.Mac fetches only now): "back in a moment".
         holdCalls: () => service.setHold('updating'),
         releaseCalls: () => service.setHold(null),
+        onChange: () => fleet.host?.link?.statusChanged(),
       });
+      fleet.updates = updates;
       unsubscribe = service.onEvent((event) => {
         if (event.type === 'state') {
           lastActivityMs = systemClock.now();
@@ -70,6 +72,7 @@ export function safeUpdates(fleet: FleetLinkFeature): SafeUpdatesFeature {
     },
     stop() {
       unsubscribe?.();
+      fleet.updates = null;
       updates?.dispose();
     },
   };
