@@ -323,6 +323,14 @@ describe('main process wiring: real operating systems', () => {
     assert.match(facts.configFileAfter.staffPinHash, /^scrypt\$/);
   });
 
+  it('an installed deb with an update feed: the in-app updater stays off (no pkexec prompt) and says the OS package manager updates it', async () => {
+    const { facts } = await runHarness('deb-update');
+    assert.deepEqual(facts.errorBoxes, []);
+    assert.equal(facts.updateLines.length, 2, facts.updateLines.join('\n'));
+    assert.match(facts.updateLines[0], /^Updates: the in-app updater is off .*installed as a deb package: updated by the system's package manager/);
+    assert.match(facts.updateLines[1], /^Updates: off .*installed as a deb package/);
+  });
+
   it('inside an AppImage, the staff Restart and a fatal error relaunch the AppImage itself with this run\'s arguments', async () => {
     const { facts } = await runHarness('appimage');
     assert.deepEqual(facts.restart, { ok: true });

@@ -11,9 +11,9 @@
  * and a fatal error inside an AppImage), `first-load-crash` (the renderer crashes during the first two
  * loads), `no-display` (start-up fails before the window exists), `devtools` and `devtools-packaged`
  * (F12 with KIOSK_DEVTOOLS=1, from a checkout and installed), `mac` (the companion on macOS: tray
- * template image, application menu), `newer-config` (config.json written by a newer version, then a rollback).
+ * template image, application menu), `deb-update` (an installed deb with an update feed), `newer-config` (config.json written by a newer version, then a rollback).
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
@@ -55,6 +55,18 @@ if (scenario === 'newer-config') {
   writeFileSync(
     configFile,
     JSON.stringify({ callMode: 'audio', service: { baseUrl: 'https://avatar.example.com' }, encryptedApiKey: cipher, window: { mode: 'windowed', width: 800, height: 600, hdr: true }, queueMusic: { track: 'calm.ogg' } }),
+  );
+}
+if (scenario === 'deb-update') {
+  // An installed deb: electron-builder wrote package-type beside app.asar; the policy names a signed feed.
+  process.env.STUB_IS_PACKAGED = '1';
+  const resources = join(userData, 'resources');
+  mkdirSync(resources);
+  writeFileSync(join(resources, 'package-type'), 'deb');
+  Object.defineProperty(process, 'resourcesPath', { value: resources, configurable: true });
+  writeFileSync(
+    configFile,
+    JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 }, update: { url: 'https://updates.example.com/kiosk', publicKeys: ['MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE='] } }),
   );
 }
 if (scenario === 'appimage') process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
@@ -281,6 +293,11 @@ if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'ke
   facts.statusMode = status.value?.mode ?? null;
   facts.statusKeySource = status.value?.apiKeySource ?? null;
   facts.logHasKeyringTimeout = readLog().includes('The keyring did not answer within 5 s');
+}
+if (scenario === 'deb-update') {
+  await until('the updates feature to start', () => readLog().includes('Updates: off'), 15_000);
+  const log = readLog();
+  facts.updateLines = log.split('\n').filter((l) => l.includes('Updates:')).map((l) => l.replace(/^.*?Updates:/, 'Updates:'));
 }
 if (scenario === 'appimage') {
   // Staff press Restart, then (while it quits) main throws: both relaunch the AppImage itself.
