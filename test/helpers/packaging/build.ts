@@ -6,7 +6,8 @@
  *    zip, which this machine cannot fetch;
  *  - `CUSTOM_FPM_PATH` names fpm-stand-in.mjs, which builds the deb with Debian's dpkg-deb instead of the
  *    fpm that electron-builder downloads from GitHub;
- *  - the output goes to a temporary folder, and the version can be set (`extraMetadata.version`).
+ *  - the output goes to a temporary folder, the version can be set (`extraMetadata.version`), and native
+ *    modules are not rebuilt (`npmRebuild: false`: nothing in the checkout changes).
  * Everything else (the asar, app-update.yml, package-type, latest-linux.yml with the deb's sha512) is
  * electron-builder's own work. Needs the app built first (`npm run build`).
  */
@@ -57,6 +58,9 @@ export async function buildDeb(options: { workDir: string; version: string }): P
     `-c.electronDist=${electronDist}`,
     `-c.directories.output=${releaseDir}`,
     `-c.extraMetadata.version=${options.version}`,
+    // Never rebuild native modules in the checkout's node_modules (the optional RTC addon would fetch
+    // Electron's headers): the packaged tree is what is checked, not a rebuild.
+    '-c.npmRebuild=false',
     '--publish',
     'never',
   ];
