@@ -10,7 +10,7 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { GenericProvider } from 'electron-updater/out/providers/GenericProvider.js';
-import type { CancellationToken, GenericServerOptions, UpdateInfo } from 'builder-util-runtime';
+import type { CancellationToken, GenericServerOptions } from 'builder-util-runtime';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { AvatarError } from '../core/errors.ts';
 
@@ -114,8 +114,6 @@ export class SignedFeedProvider extends GenericProvider {
     return body;
   }
 }
-
-export type { UpdateInfo };
 
 function fileName(url: URL): string {
   return url.pathname.split('/').pop() ?? url.pathname;
