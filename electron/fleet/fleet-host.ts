@@ -108,15 +108,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
         check: () => updates.check(),
         installWhenIdle: () => updates.installWhenIdle(),
         async pin(version) {
-          // Kept in config.json: after the pinned version is installed and started, it must stay pinned.
-          if (isRecord(options.policy.update) && options.policy.update.pinVersion !== undefined) {
-            throw new AvatarError('forbidden', 'The administrator\'s policy sets update.pinVersion; change it there.');
-          }
-          const current = options.configFile.read();
-          const update = isRecord(current.update) ? { ...current.update } : {};
-          if (version) update.pinVersion = version;
-          else delete update.pinVersion;
-          await options.configFile.write({ ...current, update });
+          await persistUpdatePin(version, options);
           logger.info('Updates: pin changed by the operator', { version });
           updates.pin(version);
         },
@@ -186,6 +178,22 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
       await link?.close();
     },
   };
+}
+
+/**
+ * An operator's pin (null: none) into config.json: after the pinned version is installed and started, it
+ * must still be pinned, or it would update straight back. Refused when the policy sets the pin (the
+ * administrator's file wins, so the change would do nothing).
+ */
+export async function persistUpdatePin(version: string | null, options: Pick<FleetHostOptions, 'configFile' | 'policy'>): Promise<void> {
+  if (isRecord(options.policy.update) && options.policy.update.pinVersion !== undefined) {
+    throw new AvatarError('forbidden', 'The administrator\'s policy sets update.pinVersion; change it there.');
+  }
+  const current = options.configFile.read();
+  const update = isRecord(current.update) ? { ...current.update } : {};
+  if (version) update.pinVersion = version;
+  else delete update.pinVersion;
+  await options.configFile.write({ ...current, update });
 }
 
 /**
