@@ -418,6 +418,8 @@ export interface PublicConfig {
   attention: number;
   /** Open or closed (opening hours); absent: always open. */
   opening?: OpeningInfo;
+  /** Calls are held for a moment (an update is being installed); absent or null: not held. */
+  hold?: HoldReason | null;
   /** The languages a visitor may pick (config order) and the one each visitor starts in. */
   languages: LanguageCode[];
   defaultLanguage: LanguageCode;
@@ -553,7 +555,15 @@ export interface SpareEvent {
 }
 
 /** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent;
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent;
+
+/** Why new calls wait: `updating` from the decision to install an update until the app quits for it. */
+export type HoldReason = 'updating';
+/** The attract screen shows a calm "back in a moment" screen while held; main refuses calls then too. */
+export interface HoldEvent {
+  type: 'hold';
+  hold: HoldReason | null;
+}
 
 /** Opening hours (`schedule`): outside them the attract screen says closed and main refuses calls. */
 export interface OpeningInfo {

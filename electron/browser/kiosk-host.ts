@@ -22,7 +22,7 @@ import type { EmulatorKnobs } from '../emulator/index.ts';
 import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
 import { startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
-import { defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
+import { defaultConfig, resolveConfig, unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
@@ -104,6 +104,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
       policyProblems: policyLayer.problems,
       policyPath: policyLayer.path,
       keyProblem: null,
+      unknownConfigKeys: configError ? [] : unknownConfigKeys(raw),
     }),
     logger,
     clock,

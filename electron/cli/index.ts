@@ -4,6 +4,7 @@
  *   emulator           run the local emulator of the service for integrators
  *   voices list|clone  the caller's custom voices
  *   doctor, ledger, pin-hash  operator commands (ops-commands.ts)
+ *   update-keygen, update-sign  the update feed's signature (update-commands.ts)
  * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
  */
 import { statSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
 import { forCli } from './messages.ts';
+import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
 
 export const USAGE = `Avatar Kiosk CLI
 
@@ -36,6 +38,10 @@ Commands:
   pin-hash              the hash to put in config.json as staffPinHash (the PIN itself is never stored);
                         reads the PIN (6 to 8 digits) from standard input, so it stays out of ps and the
                         shell history: printf '%s' "$PIN" | npm run --silent cli -- pin-hash
+  update-keygen         a new key pair for signing the update feed: --key PATH (the private key,
+                        written 0600, never overwritten); prints the public key for update.publicKeys
+  update-sign           sign the feed's channel files (latest*.yml) under a release folder:
+                        --key PATH DIR (writes <file>.sig beside each; kiosks install nothing unsigned)
 
 Service (probe, voices). With neither URL the embedded emulator is used:
   --base-url URL        direct surface root {base_url} (needs an API key)
@@ -89,6 +95,7 @@ export const CLI_OPTIONS = {
   since: { type: 'string' },
   csv: { type: 'boolean' },
   file: { type: 'string' },
+  key: { type: 'string' },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCli>['values'];
@@ -229,8 +236,12 @@ export async function main(argv: string[]): Promise<number> {
         return await runLedgerCommand({ since: values.since, csv: values.csv ?? false, file: values.file, json: values.json ?? false }, io);
       case 'pin-hash':
         return await runPinHashCommand(sub, io, readStdin);
+      case 'update-keygen':
+        return runUpdateKeygen({ key: values.key }, io);
+      case 'update-sign':
+        return runUpdateSign({ key: values.key, dir: sub }, io);
       default:
-        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash; see --help)\n`);
+        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash, update-keygen, update-sign; see --help)\n`);
         return EXIT_USAGE;
     }
   } catch (err) {

@@ -22,6 +22,7 @@ import { DIRECT, proxyAgent, tunnelStream, type ProxyRoute } from '../core/proxy
 import type { MqttSettings } from '../kiosk/fleet-config.ts';
 import { INTERRUPTING, parseCommand, type ApplySettings, type Command, type CommandResult } from './commands.ts';
 import { openEventQueue, type EventQueue } from './event-queue.ts';
+import type { UpdateStatus } from './safe-updates.ts';
 
 /** Status is republished at most this often. */
 export const STATUS_MIN_INTERVAL_MS = 1000;
@@ -44,6 +45,8 @@ export interface FleetStatusFields {
   lastErrorCode: string | null;
   /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
   sandbox?: boolean;
+  /** Updates (safe-updates.ts): phase, how this install updates, the version waiting, the pin, the last error. Absent: no update feed. */
+  update?: UpdateStatus | null;
 }
 
 export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; queued: number; at: string };
@@ -61,6 +64,17 @@ export interface FleetControl {
   screenshot(): Promise<{ png: Buffer; width: number; height: number }>;
   /** Apply allowed settings (validated already); answers what changed. */
   apply(settings: ApplySettings): Promise<{ applied: string[] }>;
+  /** The update commands act on this; null when the kiosk has no update feed. */
+  updates?(): FleetUpdates | null;
+}
+
+/** What the update commands need (fleet-host.ts builds it on safe-updates.ts). */
+export interface FleetUpdates {
+  readonly status: UpdateStatus;
+  check(): Promise<void>;
+  installWhenIdle(): void;
+  /** Pin (or unpin, null) and keep it across restarts; throws `forbidden` when the policy sets the pin. */
+  pin(version: string | null): Promise<void>;
 }
 
 export interface MqttLinkOptions {
@@ -274,6 +288,16 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
         }
         case 'apply':
           return ok(await control.apply(command.settings));
+        case 'update-check':
+        case 'update-install':
+        case 'update-pin': {
+          const updates = control.updates?.() ?? null;
+          if (!updates) return refuse('unavailable', 'Updates are not set up on this kiosk (no update.url in its settings).');
+          if (command.cmd === 'update-check') await updates.check();
+          else if (command.cmd === 'update-install') updates.installWhenIdle();
+          else await updates.pin(command.version);
+          return ok({ update: updates.status });
+        }
       }
     } catch (error) {
       const e = toAvatarError(error);

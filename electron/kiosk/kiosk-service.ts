@@ -36,6 +36,7 @@ import {
   type AttractReportArgs,
   type AttentionItem,
   type KeyProtectionWeak,
+  type HoldReason,
   type OpeningInfo,
   type LanguageCode,
 } from '../contract.ts';
@@ -169,6 +170,10 @@ export interface KioskService {
    *  session is made; the renderer hears an `opening` event. A call already running goes on. */
   setOpening(opening: OpeningInfo): void;
   readonly opening: OpeningInfo;
+  /** Hold new calls (an update is about to quit the app) or take them again (null). A call already
+   *  running goes on; the renderer hears a `hold` event and shows "back in a moment". */
+  setHold(hold: HoldReason | null): void;
+  readonly hold: HoldReason | null;
 }
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
@@ -235,6 +240,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let imageDataUrl: Promise<string | null> | null = null;
   let extension: KioskExtension | null = null;
   let opening: OpeningInfo = { open: true, nextOpenAt: null, timeZone: null };
+  let hold: HoldReason | null = null;
   /** What the attract screen last reported (replayed to the spare manager when the kiosk opens). */
   let lastAttract: AttractReportArgs = { showing: false, present: null };
   // Only a configured `avatars` list is checked up front.
@@ -370,6 +376,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       presence: { cameraEnabled: config.presence.cameraEnabled },
       attention: attention().length,
       opening: { ...opening },
+      hold,
       languages: [...config.languages],
       defaultLanguage: config.defaultLanguage,
       accessibility: { default: config.accessibility.default, reachBandPercent: config.accessibility.reachBandPercent },
@@ -435,6 +442,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     if (shutdownPromise) return fail('cancelled', 'The kiosk is shutting down.');
     if (isRunning()) return fail('invalid_request', 'A session is already running.');
     if (!opening.open) return fail('invalid_request', 'The kiosk is closed (outside its opening hours).');
+    if (hold) return fail('invalid_request', 'The kiosk is updating; back in a moment.');
     if (!client) {
       const error = clientError ?? new AvatarError('invalid_config', 'The avatar service is not configured.');
       return fail(error.code, error.message);
@@ -729,9 +737,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     logger.debug('Attract report', { showing: args.showing, present: args.present });
     lastAttract = args;
     if (!shutdownPromise) {
-      keepWarm(args.showing && opening.open);
-      // Closed: no spare sessions (nobody can take them).
-      spares.report(opening.open ? args : { showing: false, present: args.present });
+      keepWarm(args.showing && opening.open && !hold);
+      // Closed or held: no spare sessions (nobody can take them).
+      spares.report(opening.open && !hold ? args : { showing: false, present: args.present });
     }
     return ok(undefined);
   }
@@ -852,6 +860,17 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     get opening() {
       return { ...opening };
+    },
+    setHold(next) {
+      if (next === hold || shutdownPromise) return;
+      hold = next;
+      logger.info(hold ? 'New calls held' : 'New calls taken again', { reason: hold });
+      if (hold) spares.discard('held');
+      void attractReport(lastAttract);
+      emit({ type: 'hold', hold });
+    },
+    get hold() {
+      return hold;
     },
   };
 }

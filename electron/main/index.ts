@@ -113,6 +113,7 @@ async function main(): Promise<void> {
       policyPath: settings.policy.path,
       keyProblem: settings.keyProblem,
       sandboxProblem: sandboxOff,
+      unknownConfigKeys: settings.unknownKeys,
     }),
     logger,
     persistApiKey: settings.persistApiKey,

@@ -278,6 +278,32 @@ describe('main process wiring: real operating systems', () => {
     assert.equal(facts.logHasKeyringTimeout, true);
   });
 
+  it('a config.json written by a newer version (a rollback): its unknown settings are reported and kept, the stored key and every known setting still apply', async () => {
+    const { facts } = await runHarness('newer-config');
+    assert.deepEqual(facts.errorBoxes, []);
+    assert.equal(facts.statusKeySource, 'stored', 'the stored key is used, not dropped with the file');
+    assert.notEqual(facts.configGet.value.mode, 'demo');
+    assert.deepEqual(facts.statusAttention, [
+      {
+        kind: 'config',
+        code: 'invalid_config',
+        message: `${facts.configPath} has settings this version does not know: window.hdr, queueMusic (written by a newer version, or misspelt). They are ignored and kept in the file; every other setting applies.`,
+      },
+    ]);
+    // Written by this version (the PIN chosen at start), and the newer version's settings are still there.
+    assert.equal(facts.configFileAfter.window.hdr, true);
+    assert.deepEqual(facts.configFileAfter.queueMusic, { track: 'calm.ogg' });
+    assert.match(facts.configFileAfter.staffPinHash, /^scrypt\$/);
+  });
+
+  it('an installed deb with an update feed: the in-app updater stays off (no pkexec prompt) and says the OS package manager updates it', async () => {
+    const { facts } = await runHarness('deb-update');
+    assert.deepEqual(facts.errorBoxes, []);
+    assert.equal(facts.updateLines.length, 2, facts.updateLines.join('\n'));
+    assert.match(facts.updateLines[0], /^Updates: the in-app updater is off .*installed as a deb package: updated by the system's package manager/);
+    assert.match(facts.updateLines[1], /^Updates: off .*installed as a deb package/);
+  });
+
   it('inside an AppImage, the staff Restart and a fatal error relaunch the AppImage itself with this run\'s arguments', async () => {
     const { facts } = await runHarness('appimage');
     assert.deepEqual(facts.restart, { ok: true });

@@ -8,6 +8,7 @@ import { systemClock } from '../../core/clock.ts';
 import { AvatarError } from '../../core/errors.ts';
 import { DIRECT, routeFor } from '../../core/proxy.ts';
 import { startFleetHost, type FleetHost } from '../../fleet/fleet-host.ts';
+import type { SafeUpdates } from '../../fleet/safe-updates.ts';
 import type { StaffOperationsFeature } from './staff-operations.ts';
 import { relaunchApp } from '../platform.ts';
 import type { Feature } from './feature.ts';
@@ -34,12 +35,15 @@ export async function captureWithoutCamera(win: BrowserWindow): Promise<{ png: B
 export interface FleetLinkFeature extends Feature {
   /** The running fleet host (null before start). */
   readonly host: FleetHost | null;
+  /** Set by the safe-updates feature (it starts later): the status and the update commands read it. */
+  updates: SafeUpdates | null;
 }
 
 export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFeature): FleetLinkFeature {
   let host: FleetHost | null = null;
-  return {
+  const feature: FleetLinkFeature = {
     name: 'fleet link',
+    updates: null,
     get host() {
       return host;
     },
@@ -62,6 +66,7 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
         appRoot: app.getAppPath(),
         registry: metrics.metrics?.registry ?? null,
         lastErrorCode: () => metrics.metrics?.health().lastErrorCode ?? null,
+        updates: () => feature.updates,
         actions: {
           reload,
           restart: () => {
@@ -78,4 +83,5 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
       await host?.close();
     },
   };
+  return feature;
 }

@@ -11,9 +11,9 @@
  * and a fatal error inside an AppImage), `first-load-crash` (the renderer crashes during the first two
  * loads), `no-display` (start-up fails before the window exists), `devtools` and `devtools-packaged`
  * (F12 with KIOSK_DEVTOOLS=1, from a checkout and installed), `mac` (the companion on macOS: tray
- * template image, application menu).
+ * template image, application menu), `deb-update` (an installed deb with an update feed), `newer-config` (config.json written by a newer version, then a rollback).
  */
-import { chmodSync, writeSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
@@ -60,6 +60,27 @@ if (scenario === 'no-sandbox') {
 // `no-sandbox` and `fleet-reload`: a fleet broker the test started (HARNESS_MQTT: the mqtt settings).
 if (scenario === 'no-sandbox' || scenario === 'fleet-reload') {
   writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 }, mqtt: JSON.parse(process.env.HARNESS_MQTT ?? '{}') }));
+}
+if (scenario === 'newer-config') {
+  // What a newer version left behind before a rollback: settings this version does not know, beside the
+  // stored key and the service this kiosk uses.
+  const cipher = Buffer.from(`enc:${Buffer.from('sk-stored-key-0123456789').toString('hex')}`).toString('base64'); // the stub's safeStorage
+  writeFileSync(
+    configFile,
+    JSON.stringify({ callMode: 'audio', service: { baseUrl: 'https://avatar.example.com' }, encryptedApiKey: cipher, window: { mode: 'windowed', width: 800, height: 600, hdr: true }, queueMusic: { track: 'calm.ogg' } }),
+  );
+}
+if (scenario === 'deb-update') {
+  // An installed deb: electron-builder wrote package-type beside app.asar; the policy names a signed feed.
+  process.env.STUB_IS_PACKAGED = '1';
+  const resources = join(userData, 'resources');
+  mkdirSync(resources);
+  writeFileSync(join(resources, 'package-type'), 'deb');
+  Object.defineProperty(process, 'resourcesPath', { value: resources, configurable: true });
+  writeFileSync(
+    configFile,
+    JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 }, update: { url: 'https://updates.example.com/kiosk', publicKeys: ['MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE='] } }),
+  );
 }
 if (scenario === 'appimage') process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
 if (scenario === 'first-load-crash') process.env.STUB_CRASH_FIRST_LOADS = '2';
@@ -172,6 +193,7 @@ facts.loadUrl = win.loads[0];
 facts.schemes = record.schemes;
 facts.channels = [...ipcMain.handlers.keys()].sort();
 facts.configGet = await invoke(CHANNELS.configGet);
+facts.configPath = configFile;
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 facts.modesAtStart = { config: modeOf(configFile), userData: modeOf(userData) };
 
@@ -312,16 +334,22 @@ if (scenario === 'fatal') {
   facts.logHasFatal = readLog().includes('Fatal error in main: hanging up and relaunching the kiosk');
 }
 if (scenario === 'no-sandbox') await until('the fleet link', () => readLog().includes('Fleet link: connected'), 15_000);
-if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang' || scenario === 'no-sandbox') {
+if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang' || scenario === 'no-sandbox' || scenario === 'newer-config') {
   // What staff see: the Status tab, once unlocked (an installed kiosk has its PIN; a broken config.json
-  // cannot store one, which the answer says).
+  // cannot store one, which the answer says). The PIN was set above, which wrote config.json.
   facts.setPinAnswer = await invoke(scenario === 'broken-config' ? CHANNELS.staffSetPin : CHANNELS.staffUnlock, { pin: '246813' });
+  facts.configFileAfter = JSON.parse(readFileSync(configFile, 'utf8'));
   const status = (await invoke(CHANNELS.staffStatus)) as { ok: boolean; value?: { attention: unknown; mode: string; apiKeySource: string } };
   facts.statusAttention = status.value?.attention ?? null;
   facts.statusMode = status.value?.mode ?? null;
   facts.statusKeySource = status.value?.apiKeySource ?? null;
   facts.logHasKeyringTimeout = readLog().includes('The keyring did not answer within 5 s');
   facts.logHasNoSandbox = readLog().includes('Running without the Chromium sandbox');
+}
+if (scenario === 'deb-update') {
+  await until('the updates feature to start', () => readLog().includes('Updates: off'), 15_000);
+  const log = readLog();
+  facts.updateLines = log.split('\n').filter((l) => l.includes('Updates:')).map((l) => l.replace(/^.*?Updates:/, 'Updates:'));
 }
 if (scenario === 'appimage') {
   // Staff press Restart, then (while it quits) main throws: both relaunch the AppImage itself.
