@@ -26,10 +26,14 @@ pattern write ${PREFIX}/%u/status
 pattern write ${PREFIX}/%u/events
 pattern write ${PREFIX}/%u/cmd/result
 pattern read ${PREFIX}/%u/cmd
+# Every kiosk reads the fleet-wide and group commands (a kiosk id never starts with "_" in practice).
+pattern read ${PREFIX}/_fleet/cmd
+pattern read ${PREFIX}/_group/+/cmd
 
 user operator
 topic read ${PREFIX}/#
 topic write ${PREFIX}/+/cmd
+topic write ${PREFIX}/_group/+/cmd
 `;
 
 export interface Broker {
