@@ -159,7 +159,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const parsed = requestSchema.safeParse(body);
     if (!parsed.success) return json(res, 400, { ok: false, error: { code: 'invalid_request', message: `Invalid request at "${parsed.error.issues[0]!.path.join('.')}": ${parsed.error.issues[0]!.message}.` } });
     const result: CommandResponse = await link.send(parsed.data.target, parsed.data.command);
-    json(res, result.ok ? 200 : 400, result);
+    // A refusal is an answer, not a failed request: the page shows its message.
+    json(res, 200, result);
   }
 
   function stream(req: IncomingMessage, res: ServerResponse): void {
