@@ -4,6 +4,7 @@
  *   emulator           run the local emulator of the service for integrators
  *   voices list|clone  the caller's custom voices
  *   doctor, ledger, pin-hash  operator commands (ops-commands.ts)
+ *   fleet list|send|watch     the fleet console for scripts (fleet.ts)
  * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
  */
 import { parseArgs } from 'node:util';
@@ -15,6 +16,7 @@ import { loadDemoAvatar } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, runProbe, type CliIo } from './probe.ts';
 import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
+import { runFleetCommand } from './fleet.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
 
 export const USAGE = `Avatar Kiosk CLI
@@ -34,6 +36,13 @@ Commands:
   pin-hash              the hash to put in config.json as staffPinHash (the PIN itself is never stored);
                         reads the PIN (6 to 8 digits) from standard input, so it stays out of ps and the
                         shell history: printf '%s' "$PIN" | npm run --silent cli -- pin-hash
+  fleet list            every kiosk the fleet console knows (npm run fleet must be running) [--json]
+  fleet send KIOSK[,KIOSK…]|--group G|--all COMMAND [JSON]
+                        ping, screenshot, end-call, reload, restart, or apply '{"avatar":{"name":"Eva"}}';
+                        prints each kiosk's answer; exit 1 if one refused or none came in --wait S (10)
+  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
+                        --console URL (default http://127.0.0.1:8790, or FLEET_CONSOLE_URL),
+                        --token-file PATH (or FLEET_CONSOLE_TOKEN): the console's operator token
 
 Service (probe, voices). With neither URL the embedded emulator is used:
   --base-url URL        direct surface root {base_url} (needs an API key)
@@ -86,6 +95,11 @@ const OPTIONS = {
   since: { type: 'string' },
   csv: { type: 'boolean' },
   file: { type: 'string' },
+  console: { type: 'string' },
+  'token-file': { type: 'string' },
+  group: { type: 'string' },
+  all: { type: 'boolean' },
+  wait: { type: 'string' },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCli>['values'];
@@ -226,8 +240,14 @@ export async function main(argv: string[]): Promise<number> {
         return await runLedgerCommand({ since: values.since, csv: values.csv ?? false, file: values.file, json: values.json ?? false }, io);
       case 'pin-hash':
         return await runPinHashCommand(sub, io, readStdin);
+      case 'fleet':
+        return await runFleetCommand(
+          positionals.slice(1),
+          { consoleUrl: values.console, tokenFile: values['token-file'], group: values.group, all: values.all ?? false, waitS: numberOption(values.wait, 'wait', 10, { max: 3600 }), json: values.json ?? false },
+          io,
+        );
       default:
-        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash; see --help)\n`);
+        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash, fleet; see --help)\n`);
         return EXIT_USAGE;
     }
   } catch (err) {

@@ -7,6 +7,7 @@
  *  - spend as CSV, per kiosk, day and avatar.
  */
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -25,6 +26,21 @@ if (missing) console.log(`# SKIP the fleet console broker tests: ${missing}`);
 const USERS: Record<string, string> = { operator: 'op-console-1', 'k-1': 'pw-1', 'k-2': 'pw-2', 'k-3': 'pw-3' };
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const WAIT_MS = 15_000;
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** The real CLI process (`npm run cli -- fleet …`). */
+function cli(args: string[], env: Record<string, string>, onLine?: (line: string, child: ChildProcess) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'electron/cli/index.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    for (const line of d.toString().split('\n').filter(Boolean)) onLine?.(line, child);
+  });
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))));
+}
 
 interface Reply {
   status: number;
@@ -176,10 +192,49 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
     });
   });
 
+  describe('cli fleet (the real CLI process against the console)', () => {
+    const env = () => ({ FLEET_CONSOLE_URL: fleet.server.origin, FLEET_CONSOLE_TOKEN: fleet.token });
+
+    it('list prints every kiosk; a wrong token is refused', async () => {
+      const listed = await cli(['fleet', 'list'], env());
+      assert.equal(listed.code, 0, listed.stderr);
+      const lines = listed.stdout.trim().split('\n');
+      assert.match(lines[0]!, /^KIOSK\tSTATUS\tSINCE\tGROUP/);
+      assert.deepEqual(lines.slice(1).map((l) => l.split('\t').slice(0, 2).join(' ')), ['k-1 online', 'k-2 online', 'k-3 online']);
+      const refused = await cli(['fleet', 'list'], { ...env(), FLEET_CONSOLE_TOKEN: 'wrong-token-123' });
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /refused the token/);
+    });
+
+    it("send --group prints each kiosk's answer; a refused apply exits 2 with the kiosk's reason", async () => {
+      const sent = await cli(['fleet', 'send', '--group', 'shop', 'ping'], env());
+      assert.equal(sent.code, 0, sent.stderr);
+      assert.equal(sent.stdout, 'k-3\tok\t{"pong":true,"version":"0.1.0"}\n');
+      const refused = await cli(['fleet', 'send', 'k-1', 'apply', '{"apiKey":"sk-x"}'], env());
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /"apply" cannot change "apiKey"/);
+    });
+
+    it('watch prints a line when a kiosk changes, until interrupted', async () => {
+      let asked = false;
+      const watched = await cli(['fleet', 'watch'], env(), (line, child) => {
+        if (!asked && line.includes('k-3')) {
+          asked = true;
+          kiosks['k-3']!.startCall();
+        }
+        if (/\tk-3\tonline\tlive\t/.test(line)) child.kill('SIGINT');
+      });
+      kiosks['k-3']!.endCall();
+      await until(() => fleet.state.spendRows().some((r) => r.kioskId === 'k-3'), { realTimeoutMs: WAIT_MS, message: "k-3's call on the console" });
+      assert.equal(watched.code, 0, watched.stderr);
+      assert.match(watched.stdout, /\tk-3\tonline\tidle\t-\n[\s\S]*\tk-3\tonline\tlive\t-\n/);
+    });
+  });
+
   it("keeps a persistent session: calls that end while the console is down reach it when it is back; spend as CSV", async () => {
     kiosks['k-1']!.startCall();
     kiosks['k-1']!.endCall('user_end', 2.5);
-    await until(() => fleet.state.spendRows().length === 1, { realTimeoutMs: WAIT_MS, message: 'the first call' });
+    await until(() => fleet.state.spendRows().some((r) => r.kioskId === 'k-1'), { realTimeoutMs: WAIT_MS, message: 'the first call' });
     await fleet.close();
     kiosks['k-2']!.startCall();
     kiosks['k-2']!.endCall('credit_insufficient', 0.5);
