@@ -20,10 +20,14 @@ describe('FleetState', () => {
     assert.equal(state.row('gone')!.sinceAt, null);
     assert.equal(state.row('gone')!.offlineReason, 'connection lost');
     state.onStatus('k', online(), true);
+    assert.equal(state.row('k')!.sinceAt, null, 'online before the console started: when is not known');
+    state.onStatus('k', JSON.stringify({ online: false, kioskId: 'k', reason: 'stopped' }), false);
+    state.onStatus('k', online(), false);
     assert.equal(state.row('k')!.sinceAt, new Date(T0).toISOString());
     now += 60_000;
     state.onStatus('k', online({ phase: 'live' }), false);
-    assert.equal(state.row('k')!.sinceAt, new Date(T0).toISOString(), 'a status change is not a since-change');
+    state.onStatus('k', online({ phase: 'live' }), true);
+    assert.equal(state.row('k')!.sinceAt, new Date(T0).toISOString(), 'a status change, or the stored copy again, is not a since-change');
     now += 60_000;
     state.onStatus('k', JSON.stringify({ online: false, kioskId: 'k', reason: 'connection lost' }), false);
     assert.deepEqual({ online: state.row('k')!.online, since: state.row('k')!.sinceAt, version: state.row('k')!.version }, { online: false, since: new Date(T0 + 120_000).toISOString(), version: '1.2.3' });

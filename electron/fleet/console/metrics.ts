@@ -52,7 +52,7 @@ export function createConsoleMetrics(state: FleetState, connected: () => boolean
   gauge('kiosk_dropped_events', 'Events the kiosk dropped from its full queue (its status).', (k) => k.row.droppedEvents);
   gauge('kiosk_policy_error', '1 while the kiosk reports a refused policy block.', (k) => (k.row.policyError ? 1 : 0));
   gauge('kiosk_last_call_timestamp_seconds', "End of the kiosk's last call the console received (the kiosk's clock).", (k) => (k.counts.lastCallAtMs === null ? null : k.counts.lastCallAtMs / 1000));
-  gauge('kiosk_status_change_timestamp_seconds', 'When the console saw the kiosk go online or offline (the console\'s clock).', (k) => (k.row.sinceAt === null ? null : Date.parse(k.row.sinceAt) / 1000));
+  gauge('kiosk_status_change_timestamp_seconds', "When the console saw the kiosk go online or offline (the console's clock); its own start when the change came before it.", (k) => (k.row.sinceAt === null ? state.startedAtMs : Date.parse(k.row.sinceAt)) / 1000);
   new Gauge({
     name: `${FLEET_PREFIX}kiosk_info`,
     help: 'Always 1: the kiosk\'s version, group and mode as labels.',

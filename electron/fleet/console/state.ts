@@ -4,8 +4,8 @@
  * and clock-injected; the MQTT side (link.ts) feeds it, the server and the metrics read it.
  *
  * - Online/offline carry the console's own time of the change ("since"): a last will has no time of
- *   its own, so the console stamps it when it arrives. An offline status already retained when the
- *   console starts has no known time (`sinceAt: null`).
+ *   its own, so the console stamps it when it arrives. A status the broker already held when the
+ *   console subscribed (retained) has no known time (`sinceAt: null`: "since before the console started").
  * - Events may arrive twice (QoS 1, a persistent session): each kiosk's recent event ids are kept and
  *   a repeat is not counted again.
  * - Every payload is validated; a malformed one is counted and dropped, never thrown.
@@ -97,7 +97,12 @@ export class FleetState {
   readonly malformed = { status: 0, events: 0, results: 0 };
   private readonly listeners = new Set<(answer: AnswerView, kioskId: string) => void>();
 
-  constructor(private readonly options: FleetStateOptions) {}
+  /** When the console started (ms): what "since before" refers to. */
+  readonly startedAtMs: number;
+
+  constructor(private readonly options: FleetStateOptions) {
+    this.startedAtMs = options.now();
+  }
 
   private iso(): string {
     return new Date(this.options.now()).toISOString();
@@ -150,8 +155,8 @@ export class FleetState {
     const row = k.row;
     const isNew = row.sinceAt === null && !row.online && row.phase === null && row.offlineReason === null;
     if (s.online !== row.online || isNew) {
-      // A stored copy of "offline" tells nothing about when: the console was not there to see it.
-      row.sinceAt = !s.online && retained ? null : this.iso();
+      // A stored copy tells nothing about when it changed: the console was not there to see it.
+      row.sinceAt = retained ? null : this.iso();
     }
     row.online = s.online;
     if (!s.online) {
