@@ -8,10 +8,10 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const CANDIDATES = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto', '/usr/local/sbin/mosquitto', '/usr/local/bin/mosquitto', '/opt/homebrew/sbin/mosquitto'];
+export const MOSQUITTO_CANDIDATES = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto', '/usr/local/sbin/mosquitto', '/usr/local/bin/mosquitto', '/opt/homebrew/sbin/mosquitto'];
 
 export function findMosquitto(): string | null {
-  return CANDIDATES.find(existsSync) ?? null;
+  return MOSQUITTO_CANDIDATES.find(existsSync) ?? null;
 }
 
 export interface DemoBroker {
@@ -23,14 +23,7 @@ export async function startDemoBroker(): Promise<DemoBroker> {
   const bin = findMosquitto();
   if (!bin) throw new Error('The demo needs Mosquitto (Debian/Ubuntu: sudo apt-get install mosquitto; macOS: brew install mosquitto), or give --broker.');
   const dir = mkdtempSync(join(tmpdir(), 'ak-fleet-demo-'));
-  const port = await new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
+  const port = await freePort();
   writeFileSync(join(dir, 'mosquitto.conf'), [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false', ...(process.getuid?.() === 0 ? ['user root'] : []), 'log_dest stderr', 'log_type error', ''].join('\n'));
   const child: ChildProcess = spawn(bin, ['-c', join(dir, 'mosquitto.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -56,7 +49,20 @@ export async function startDemoBroker(): Promise<DemoBroker> {
   };
 }
 
-function accepts(port: number): Promise<boolean> {
+/** A port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether something accepts connections on 127.0.0.1:port (a broker that has started). */
+export function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => {
