@@ -30,6 +30,7 @@ export const FLEET_USAGE = `Fleet console: npm run fleet -- [options]
   --port N              where the page is served (default 8790; 0: a free port)
   --listen ADDRESS      default 127.0.0.1. Anything else opens the console to the network: only
                         behind a TLS reverse proxy, and the token is then all that guards it.
+  --allowed-host NAME   a host name the page may be reached under (a reverse proxy's), repeatable
   --token-file PATH     a fixed operator token (default: a new one each start)
   --demo-kiosks N       simulated kiosks in the demo (default 6)
 `;
@@ -56,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
         'client-id': { type: 'string' },
         port: { type: 'string' },
         listen: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
         'token-file': { type: 'string' },
         'demo-kiosks': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -101,6 +103,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values['token-file'] ? { token: await readSecret(values['token-file'], 'The token file') } : {}),
     pageDir: join(ROOT, 'out', 'fleet-console'),
     ...(values.listen ? { host: values.listen } : {}),
+    ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
     port,
     logger,
   });

@@ -192,6 +192,18 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
     });
   });
 
+  it('a kiosk refuses a command past its expiresAt, unrun, and says so', async () => {
+    const op = await connectAsync(broker.url, { username: 'operator', password: USERS.operator, protocolVersion: 5, reconnectPeriod: 0 });
+    const before = kiosks['k-2']!.did.length;
+    await op.publishAsync(`${PREFIX}/k-2/cmd`, JSON.stringify({ id: 'stale-1', cmd: 'screenshot', expiresAt: new Date(Date.now() - 1000).toISOString() }), { qos: 1 });
+    await op.endAsync();
+    await until(() => fleet.state.row('k-2')?.lastAnswer?.id === 'stale-1', { realTimeoutMs: WAIT_MS, message: 'the refusal' });
+    const answer = fleet.state.row('k-2')!.lastAnswer!;
+    assert.equal(answer.ok, false);
+    assert.match(answer.summary, /^expired: The command expired at .*; it was not run\.$/);
+    assert.equal(kiosks['k-2']!.did.length, before);
+  });
+
   describe('cli fleet (the real CLI process against the console)', () => {
     const env = () => ({ FLEET_CONSOLE_URL: fleet.server.origin, FLEET_CONSOLE_TOKEN: fleet.token });
 

@@ -22,6 +22,8 @@ export interface FleetConsoleOptions {
   /** Default: a new random token. */
   token?: string;
   host?: string;
+  /** More Host header values the server accepts (behind a reverse proxy). */
+  allowedHosts?: string[];
   port?: number;
   now?: () => number;
   logger?: Logger;
@@ -72,6 +74,7 @@ export async function startFleetConsole(options: FleetConsoleOptions): Promise<F
       token,
       brokerLabel: options.brokerUrl,
       ...(options.host ? { host: options.host } : {}),
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
       now,
       logger,

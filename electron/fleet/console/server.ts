@@ -45,6 +45,8 @@ export interface ConsoleServerOptions {
   brokerLabel: string;
   /** Default 127.0.0.1. */
   host?: string;
+  /** More Host header values to accept (`console.example.com`, behind a reverse proxy). */
+  allowedHosts?: string[];
   /** 0: a free port. */
   port?: number;
   now(): number;
@@ -108,7 +110,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     }
     if (req.method === 'POST') {
       const origin = req.headers.origin;
-      if (origin !== undefined && !allowedHosts.has(origin.replace(/^http:\/\//, '').toLowerCase())) return send(res, 403, 'text/plain; charset=utf-8', 'Cross-origin requests are refused.');
+      if (origin !== undefined && !allowedHosts.has(origin.replace(/^https?:\/\//, '').toLowerCase())) return send(res, 403, 'text/plain; charset=utf-8', 'Cross-origin requests are refused.');
       if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return send(res, 415, 'text/plain; charset=utf-8', 'Send JSON (Content-Type: application/json).');
       if (path === '/api/command') return command(req, res);
       return send(res, 404, 'text/plain; charset=utf-8', 'Not found.');
@@ -189,7 +191,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   });
   const port = (server.address() as AddressInfo).port;
   const shownHost = bind.includes(':') ? `[${bind}]` : bind;
-  allowedHosts = new Set([`${shownHost}:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].map((h) => h.toLowerCase()));
+  allowedHosts = new Set([`${shownHost}:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...(options.allowedHosts ?? [])].map((h) => h.toLowerCase()));
   const origin = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${port}`;
   logger.info('Fleet console: serving', { origin });
   return {
