@@ -5,6 +5,7 @@
  *   voices list|clone  the caller's custom voices
  *   doctor, ledger, pin-hash  operator commands (ops-commands.ts)
  *   update-keygen, update-sign  the update feed's signature (update-commands.ts)
+ *   fleet list|send|watch     the fleet console for scripts (fleet.ts)
  * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
  */
 import { statSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { loadDemoAvatar } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, runProbe, type CliIo } from './probe.ts';
 import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
+import { runFleetCommand } from './fleet.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
 import { forCli } from './messages.ts';
 import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
@@ -42,6 +44,13 @@ Commands:
                         written 0600, never overwritten); prints the public key for update.publicKeys
   update-sign           sign the feed's channel files (latest*.yml) under a release folder:
                         --key PATH DIR (writes <file>.sig beside each; kiosks install nothing unsigned)
+  fleet list            every kiosk the fleet console knows (npm run fleet must be running) [--json]
+  fleet send KIOSK[,KIOSK…]|--group G|--all COMMAND [JSON]
+                        ping, screenshot, end-call, reload, restart, or apply '{"avatar":{"name":"Eva"}}';
+                        prints each kiosk's answer; exit 1 if one refused or none came in --wait S (10)
+  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
+                        --console URL (default http://127.0.0.1:8790, or FLEET_CONSOLE_URL),
+                        --token-file PATH (or FLEET_CONSOLE_TOKEN): the console's operator token
 
 Service (probe, voices). With neither URL the embedded emulator is used:
   --base-url URL        direct surface root {base_url} (needs an API key)
@@ -96,6 +105,11 @@ export const CLI_OPTIONS = {
   csv: { type: 'boolean' },
   file: { type: 'string' },
   key: { type: 'string' },
+  console: { type: 'string' },
+  'token-file': { type: 'string' },
+  group: { type: 'string' },
+  all: { type: 'boolean' },
+  wait: { type: 'string' },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCli>['values'];
@@ -240,8 +254,14 @@ export async function main(argv: string[]): Promise<number> {
         return runUpdateKeygen({ key: values.key }, io);
       case 'update-sign':
         return runUpdateSign({ key: values.key, dir: sub }, io);
+      case 'fleet':
+        return await runFleetCommand(
+          positionals.slice(1),
+          { consoleUrl: values.console, tokenFile: values['token-file'], group: values.group, all: values.all ?? false, waitS: numberOption(values.wait, 'wait', 10, { max: 3600 }), json: values.json ?? false },
+          io,
+        );
       default:
-        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash, update-keygen, update-sign; see --help)\n`);
+        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash, update-keygen, update-sign, fleet; see --help)\n`);
         return EXIT_USAGE;
     }
   } catch (err) {

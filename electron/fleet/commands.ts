@@ -30,7 +30,9 @@ export const applySettingsSchema = z.strictObject({
 export type ApplySettings = z.infer<typeof applySettingsSchema>;
 
 const id = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", "_", ":" or "-"');
-const base = { id, force: z.boolean().optional() };
+/** After this time (ISO) the command is refused unrun: a command queued for an offline kiosk goes stale. */
+const expiresAt = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO time');
+const base = { id, force: z.boolean().optional(), expiresAt: expiresAt.optional() };
 
 export const commandSchema = z.discriminatedUnion('cmd', [
   z.strictObject({ ...base, cmd: z.literal('ping') }),

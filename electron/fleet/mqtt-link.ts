@@ -49,7 +49,7 @@ export interface FleetStatusFields {
   update?: UpdateStatus | null;
 }
 
-export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; queued: number; at: string };
+export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; group: string | null; queued: number; at: string };
 
 /** What remote commands act on; the host implements it. */
 export interface FleetControl {
@@ -95,7 +95,7 @@ export interface MqttLinkOptions {
 
 export interface MqttLink {
   readonly kioskId: string;
-  readonly topics: { status: string; events: string; cmd: string; result: string };
+  readonly topics: { status: string; events: string; cmd: string; result: string; fleetCmd: string; groupCmd: string | null };
   readonly connected: boolean;
   /** Something in the status may have changed: republish (throttled, only if it differs). */
   statusChanged(): void;
@@ -110,9 +110,17 @@ export function defaultKioskId(name: string = hostname()): string {
   return name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'kiosk';
 }
 
-export function topicsFor(prefix: string, kioskId: string): MqttLink['topics'] {
+/** Fleet-wide and group commands: levels starting with "_" (a kiosk id may not be used for them). */
+export function topicsFor(prefix: string, kioskId: string, group: string | null = null): MqttLink['topics'] {
   const base = `${prefix}/${kioskId}`;
-  return { status: `${base}/status`, events: `${base}/events`, cmd: `${base}/cmd`, result: `${base}/cmd/result` };
+  return {
+    status: `${base}/status`,
+    events: `${base}/events`,
+    cmd: `${base}/cmd`,
+    result: `${base}/cmd/result`,
+    fleetCmd: `${prefix}/_fleet/cmd`,
+    groupCmd: group ? `${prefix}/_group/${group}/cmd` : null,
+  };
 }
 
 /** The client options, certificates read from their files (a missing file is an invalid_config, said plainly). */
@@ -171,7 +179,8 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   const { settings, kioskId, control, clock } = options;
   const logger = options.logger ?? silentLogger;
   addSecret(settings.password ?? null);
-  const topics = topicsFor(settings.topicPrefix, kioskId);
+  const topics = topicsFor(settings.topicPrefix, kioskId, settings.group ?? null);
+  const commandTopics = [topics.cmd, topics.fleetCmd, ...(topics.groupCmd ? [topics.groupCmd] : [])];
   const queue: EventQueue = openEventQueue({ dir: options.dataDir, limit: settings.queueLimit, logger });
   const opts = clientOptions(settings, kioskId, topics.status, options.readFile ?? ((p) => readFileSync(p)), options.reconnectMs ?? 5000);
   logger.info('Fleet link: connecting to the broker', { url: settings.url, clientId: opts.clientId, username: settings.username ?? null, kioskId, queued: queue.size });
@@ -188,9 +197,9 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     logger.info('Fleet link: connected', { kioskId, queued: queue.size });
     lastStatus = ''; // the broker may have the last will's "offline" retained: say online again
     publishStatus();
-    client.subscribe(topics.cmd, { qos: 1 }, (error, granted) => {
-      const refused = granted?.some((g) => g.qos === 128);
-      if (error || refused) logger.error('Fleet link: the broker refused the command subscription (check its ACL)', { topic: topics.cmd });
+    client.subscribe(commandTopics, { qos: 1 }, (error, granted) => {
+      const refused = granted?.filter((g) => g.qos === 128).map((g) => g.topic);
+      if (error || refused?.length) logger.error('Fleet link: the broker refused a command subscription (check its ACL)', { topics: refused ?? commandTopics });
     });
     pump();
   });
@@ -202,12 +211,12 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     logger.warn('Fleet link: broker error', { error: error.message });
   });
   client.on('message', (topic, payload) => {
-    if (topic !== topics.cmd) return;
+    if (!commandTopics.includes(topic)) return;
     void onCommand(payload);
   });
 
   function statusNow(): FleetStatus {
-    return { online: true, kioskId, ...options.status(), queued: queue.size, at: new Date(clock.now()).toISOString() };
+    return { online: true, kioskId, group: settings.group ?? null, ...options.status(), queued: queue.size, at: new Date(clock.now()).toISOString() };
   }
 
   function publishStatus(): void {
@@ -313,6 +322,11 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
       return;
     }
     const command = parsed.command;
+    if (command.expiresAt && Date.parse(command.expiresAt) <= clock.now()) {
+      logger.warn('Fleet link: an expired command was refused', { id: command.id, cmd: command.cmd, expiresAt: command.expiresAt });
+      await answer({ id: command.id, cmd: command.cmd, ok: false, error: { code: 'expired', message: `The command expired at ${command.expiresAt}; it was not run.` }, at: new Date(clock.now()).toISOString() });
+      return;
+    }
     const earlier = answers.get(command.id);
     if (earlier) {
       logger.info('Fleet link: a repeated command id; answering as before', { id: command.id, cmd: command.cmd });

@@ -71,6 +71,8 @@ export const mqttSchema = z
     url: z.string().min(1).max(2048).refine((u) => brokerUrlProblem(u) === null, { error: (issue) => brokerUrlProblem(String(issue.input)) ?? 'invalid broker URL' }),
     /** This kiosk's name in the topics; default: the computer's host name. */
     kioskId: topicPart.optional(),
+    /** The operator's group for this kiosk (commands to `<prefix>/_group/<group>/cmd` reach it). */
+    group: topicPart.optional(),
     /** Default: the kiosk id. */
     clientId: z.string().min(1).max(128).optional(),
     username: z.string().min(1).max(256).optional(),

@@ -140,7 +140,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     const online = op.on(topic).find((s) => s.body.online === true)!.body;
     assert.deepEqual(
       { ...online, at: typeof online.at },
-      { online: true, kioskId: 'kiosk-a', version: '9.9.9', mode: 'demo', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null, today: { sessions: 2, credits: 7.5 }, lastErrorCode: null, queued: 0, at: 'string' },
+      { online: true, kioskId: 'kiosk-a', group: null, version: '9.9.9', mode: 'demo', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null, today: { sessions: 2, credits: 7.5 }, lastErrorCode: null, queued: 0, at: 'string' },
     );
     // A late subscriber gets it as the retained message.
     const late = await operator({ subscribe: topic });
