@@ -171,7 +171,7 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
 
   it("apply: the kiosk's refusals before anything is sent; an accepted one shows on the kiosk's own screen", async () => {
     const kioskPage = await context.newPage();
-    await kioskPage.goto(real['real-a']!.host.pageUrl);
+    await kioskPage.goto(real['real-a']!.host.launchUrl());
     await kioskPage.locator('[data-testid=screen-closed]').waitFor({ state: 'detached', timeout: WAIT_MS });
     await row('real-a').getByRole('checkbox').check();
 
