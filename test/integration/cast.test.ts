@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
 import { checkCast, configuredPortrait, resolveVideoFit } from '../../electron/kiosk/cast.ts';
-import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { resolveConfig, unknownConfigKeys } from '../../electron/kiosk/config.ts';
 import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
 
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -74,7 +74,6 @@ describe('resolveConfig: avatars', () => {
     [{ avatars: [{ imagePath: 'x.png', name: 'A' }, { name: 'B' }] }, 'avatars.1.imagePath'],
     [{ avatars: [{ imagePath: 'x.png', name: 'A', id: 'no spaces' }] }, 'avatars.0.id'],
     [{ avatars: [] }, 'avatars'],
-    [{ avatars: [{ imagePath: 'x.png', name: 'A', mood: 'happy' }] }, 'avatars.0.mood'],
   ] as const) {
     it(`rejects ${JSON.stringify(raw)} naming "${field}"`, () => {
       assert.throws(
@@ -83,6 +82,11 @@ describe('resolveConfig: avatars', () => {
       );
     });
   }
+  it('keeps a cast member with a field a newer version wrote (a rollback), and names the field as unknown', () => {
+    const raw = { avatars: [{ imagePath: 'x.png', name: 'A', mood: 'happy' }] };
+    assert.deepEqual(resolveConfig(raw, {}, opts()).cast.map((m) => m.name), ['A']);
+    assert.deepEqual(unknownConfigKeys(raw), ['avatars.0.mood']);
+  });
 });
 
 describe('checkCast', () => {

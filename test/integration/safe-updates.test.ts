@@ -162,12 +162,13 @@ describe('the packaged kiosk (electron-builder --linux deb, the build\'s own out
     const exe = readFileSync(join(build.unpackedDir, 'avatar-kiosk'));
     const at = exe.indexOf(FUSE_SENTINEL) + FUSE_SENTINEL.length;
     // RunAsNode, CookieEncryption, NodeOptions, NodeCliInspect, AsarIntegrity, OnlyLoadAppFromAsar, V8Snapshot, FileProtocol
-    assert.equal(exe.subarray(at + 2, at + 10).toString(), '01001100');
+    // CookieEncryption is off on purpose (electron-builder.yml says why).
+    assert.equal(exe.subarray(at + 2, at + 10).toString(), '00001100');
   });
 
   it('puts app-update.yml and package-type inside the deb, where the installed app reads them', () => {
     const list = execFileSync('dpkg-deb', ['-c', build.debFile], { encoding: 'utf8' });
-    for (const f of ['./opt/Avatar Kiosk/resources/app-update.yml', './opt/Avatar Kiosk/resources/package-type', './opt/Avatar Kiosk/resources/app.asar', './usr/share/applications/avatar-kiosk.desktop']) {
+    for (const f of ['./opt/Avatar Kiosk/resources/app-update.yml', './opt/Avatar Kiosk/resources/package-type', './opt/Avatar Kiosk/resources/app.asar', './usr/share/applications/com.avatarkiosk.app.desktop']) {
       assert.ok(list.includes(f), `${f} in the deb`);
     }
     assert.equal(execFileSync('dpkg-deb', ['-f', build.debFile, 'Package', 'Version', 'Recommends'], { encoding: 'utf8' }).trim(), `Package: avatar-kiosk\nVersion: ${VERSION}\nRecommends: gnome-keyring`);
