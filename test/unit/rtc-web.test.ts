@@ -464,14 +464,68 @@ describe('AgoraWebEngine pre-join (a spare session, ahead of the tap)', () => {
     assert.equal(sdk.onAutoplayFailed, callsHook);
   });
 
-  it('the avatar published before the tap is rendered once it arrives (the handler was in place)', async () => {
+  it('the avatar published before the tap is subscribed but plays nothing on the attract screen', async () => {
     const { sdk, engine, view, states } = setup();
     await engine.prejoin(VIDEO_CREDS, 'video', view);
     sdk.client!.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
-    await tick();
-    await tick();
-    assert.equal(sdk.client!.remote.length, 1);
-    assert.deepEqual(states(), ['playing']);
+    sdk.client!.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+    for (let i = 0; i < 5; i++) await tick();
+    assert.equal(sdk.client!.remote.length, 2, 'subscribed ahead (the first frame is on its way)');
+    assert.deepEqual(sdk.client!.remote.map((t) => t.played.length), [0, 0], 'neither its picture nor its voice is played');
+    assert.deepEqual(states(), [], 'no engine state before the tap');
+  });
+
+  it('at the tap, the avatar already there plays and the state follows it: joining → playing, never back to waiting', async () => {
+    const { sdk, engine, view, states } = setup();
+    await engine.prejoin(VIDEO_CREDS, 'video', view);
+    sdk.client!.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
+    sdk.client!.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+    for (let i = 0; i < 5; i++) await tick();
+    await engine.join(VIDEO_CREDS, 'video', view);
+    assert.deepEqual(states(), ['joining', 'playing']);
+    const [video, audio] = sdk.client!.remote;
+    assert.deepEqual(video!.played, [{ element: view.avatarHost, config: { fit: 'contain', mirror: false } }]);
+    assert.equal(audio!.played.length, 1);
+    assert.ok(sdk.log.indexOf('publish:mic') < sdk.log.indexOf(`${AVATAR_VIDEO_UID}:video.play`), 'played once our side is in the call');
+  });
+
+  it('in a voice-only call, the avatar\'s voice already there makes the tap playing', async () => {
+    const { sdk, engine, view, states } = setup();
+    await engine.prejoin(AUDIO_CREDS, 'audio', view);
+    sdk.client!.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+    for (let i = 0; i < 5; i++) await tick();
+    assert.equal(sdk.client!.remote[0]!.played.length, 0);
+    await engine.join(AUDIO_CREDS, 'audio', view);
+    assert.deepEqual(states(), ['joining', 'playing']);
+    assert.equal(sdk.client!.remote[0]!.played.length, 1);
+  });
+});
+
+describe('AgoraWebEngine pre-join: a connection lost before the tap', () => {
+  for (const [cur, reason] of [['DISCONNECTED', 'NETWORK_ERROR'], ['RECONNECTING', 'NETWORK_ERROR']] as const) {
+    it(`${cur}: says so (prejoin-lost, no call error), and the tap joins on a fresh client, never publishing on the lost one`, async () => {
+      const { sdk, engine, view, events } = setup();
+      await engine.prejoin(VIDEO_CREDS, 'video', view);
+      const lostClient = sdk.client!;
+      lostClient.emit('connection-state-change', cur, 'CONNECTED', reason);
+      assert.deepEqual(events.map((e) => e.type), ['prejoin-lost']);
+      await engine.join(VIDEO_CREDS, 'video', view);
+      assert.equal(lostClient.left, true, 'the lost client left its channel');
+      const fresh = sdk.client!;
+      assert.notEqual(fresh, lostClient);
+      assert.equal(sdk.log.filter((l) => l.startsWith('createClient')).length, 2);
+      assert.equal(sdk.log.filter((l) => l.startsWith('join(')).length, 2);
+      const lostAt = sdk.log.lastIndexOf('leave');
+      assert.ok(sdk.log.indexOf('publish:mic') > lostAt, 'published only on the fresh client');
+      assert.ok(!events.some((e) => e.type === 'error'), 'the visitor sees no failure');
+    });
+  }
+
+  it('a leave while pre-joined is not a lost connection', async () => {
+    const { sdk, engine, view, events } = setup();
+    await engine.prejoin(VIDEO_CREDS, 'video', view);
+    sdk.client!.emit('connection-state-change', 'DISCONNECTED', 'CONNECTED', 'LEAVE');
+    assert.deepEqual(events, []);
   });
 });
 

@@ -147,10 +147,13 @@ export class AgoraWebEngine implements RtcEngine {
   /** `join` ran: the shared live view is this engine's to clear (a pre-joined spare never touches it). */
   #inCall = false;
   #autoplayHook: (() => void) | null = null;
-  /** The channel joined receive-only ahead of the tap, and that join. */
-  #prejoined: { channel: string; joined: Promise<void> } | null = null;
+  /** The channel joined receive-only ahead of the tap, that join, and whether its connection was lost
+   *  since (dropped or recovering: a tap must not land on it). */
+  #prejoined: { channel: string; joined: Promise<void>; lost: boolean } | null = null;
   /** Private listening: the output the avatar's voice plays on ('' = the default). */
   #outputId = '';
+  /** The avatar's tracks a pre-joined spare subscribed to before the tap: played only at the tap. */
+  readonly #unplayed = new Set<AgoraRemoteTrack>();
 
   constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number; cloudProxy?: CloudProxyMode } = {}) {
     this.#sdk = sdk;
@@ -171,7 +174,7 @@ export class AgoraWebEngine implements RtcEngine {
     this.#view = view;
     const client = this.#setupClient(creds, mode);
     const joined = this.#joinChannel(client, creds);
-    this.#prejoined = { channel: creds.channel_id, joined };
+    this.#prejoined = { channel: creds.channel_id, joined, lost: false };
     await joined;
   }
 
@@ -180,9 +183,10 @@ export class AgoraWebEngine implements RtcEngine {
     this.#view = view;
     this.#inCall = true;
     this.#setState('joining');
-    const prejoined = this.#prejoined?.channel === creds.channel_id ? this.#prejoined.joined : null;
+    let prejoined = this.#prejoined?.channel === creds.channel_id ? this.#prejoined : null;
+    if (prejoined?.lost) prejoined = await this.#dropLostPrejoin();
     // 1. Listeners first (spec §2.5: subscribe to remote video before joining); a pre-joined client has them.
-    const client = prejoined && this.#client ? this.#client : this.#setupClient(creds, mode);
+    let client = prejoined && this.#client ? this.#client : this.#setupClient(creds, mode);
 
     // Local devices before the channel, so a denied microphone never enters it (pre-joined: the channel
     // was joined receive-only; the devices open only now, at the tap). The microphone first (a visitor
@@ -215,14 +219,24 @@ export class AgoraWebEngine implements RtcEngine {
         : Promise.resolve(null);
     if (this.#muted) await this.#mic.setMuted(true);
 
-    // 2. Join with the string uid from `rtc` (or wait for the pre-join).
-    await (prejoined ?? this.#joinChannel(client, creds));
+    // 2. Join with the string uid from `rtc` (or wait for the pre-join; one whose connection was lost
+    // meanwhile is replaced by a fresh client and join).
+    await (prejoined ? prejoined.joined : this.#joinChannel(client, creds));
     if (this.#closed) throw await this.#abort();
+    if (prejoined?.lost) {
+      await this.#dropLostPrejoin();
+      client = this.#setupClient(creds, mode);
+      await this.#joinChannel(client, creds);
+      if (this.#closed) throw await this.#abort();
+    }
+    this.#prejoined = null;
     if (cameraFailed !== null) throw await this.#cameraFailure(cameraFailed);
 
     // 3. Microphone (required): our side is then ready for conn_init (RTC first, then billing).
     await this.#publish(client, this.#mic);
     this.#events.emit({ type: 'ready' });
+    // The avatar's media subscribed before the tap plays only now; the state follows what exists.
+    this.#playSubscribed(view);
 
     // 4. Camera (video mode only), when it has opened.
     const cameraTrack = await camera;
@@ -419,6 +433,7 @@ export class AgoraWebEngine implements RtcEngine {
         if (this.#closed) return track.stop();
         this.#remote.push(track);
         this.#subscribed.set(`${user.uid}:video`, { user, mediaType: 'video', track });
+        if (!this.#inCall) return void this.#unplayed.add(track); // a pre-joined spare: subscribed (the first frame is on its way), shown at the tap
         track.play(view.avatarHost, { fit: 'contain', mirror: false });
         this.#setState('playing');
       } else if (mediaType === 'audio' && (ids.audio.length === 0 || ids.audio.includes(String(user.uid)))) {
@@ -426,6 +441,7 @@ export class AgoraWebEngine implements RtcEngine {
         if (this.#closed) return track.stop();
         this.#remote.push(track);
         this.#subscribed.set(`${user.uid}:audio`, { user, mediaType: 'audio', track });
+        if (!this.#inCall) return void this.#unplayed.add(track); // a pre-joined spare never speaks on the attract screen
         if (this.#outputId) await track.setPlaybackDevice?.(this.#outputId).catch(() => undefined);
         track.play();
         // Audio mode has no avatar picture: hearing the avatar is "playing".
@@ -436,6 +452,45 @@ export class AgoraWebEngine implements RtcEngine {
     }
   }
 
+  /**
+   * At the tap: play what a pre-joined spare subscribed to before it (nothing played then), and take the
+   * engine's state from it: the avatar's picture (video call) or voice (voice-only call) → `playing`.
+   */
+  #playSubscribed(view: LiveView): void {
+    const ids = this.#ids;
+    for (const { mediaType, track } of this.#subscribed.values()) {
+      if (!this.#unplayed.has(track)) continue;
+      try {
+        if (mediaType === 'video') track.play(view.avatarHost, { fit: 'contain', mirror: false });
+        else {
+          if (this.#outputId) void track.setPlaybackDevice?.(this.#outputId).catch(() => undefined);
+          track.play();
+        }
+      } catch (err) {
+        console.warn('a remote track could not be played', err);
+      }
+    }
+    this.#unplayed.clear();
+    const kinds = new Set([...this.#subscribed.values()].map((s) => s.mediaType));
+    if (ids && (ids.video === null ? kinds.has('audio') : kinds.has('video'))) this.#setState('playing');
+  }
+
+  /** The pre-joined client's connection was lost before the tap: leave it; the tap joins afresh. */
+  async #dropLostPrejoin(): Promise<null> {
+    const client = this.#client;
+    this.#prejoined = null;
+    this.#client = null;
+    for (const t of this.#remote) safely(() => t.stop());
+    this.#remote = [];
+    this.#subscribed.clear();
+    this.#unplayed.clear();
+    if (client) {
+      safely(() => client.removeAllListeners());
+      await client.leave().catch(() => undefined);
+    }
+    return null;
+  }
+
   /** In video mode the avatar's picture comes from `live-video-push-…`; unknown patterns take anyone's. */
   #isAvatarVideo(uid: AgoraUid, ids: ReturnType<typeof avatarUidFor>): boolean {
     return ids.video === null ? ids.audio.length === 0 : String(uid) === ids.video;
@@ -443,6 +498,16 @@ export class AgoraWebEngine implements RtcEngine {
 
   #onConnectionState(cur: AgoraConnectionState, reason: string | undefined): void {
     if (this.#closed) return;
+    if (!this.#inCall) {
+      // A pre-joined spare: nobody is in this call yet, so nothing to show; but a tap must not land on a
+      // dead or recovering connection. Say so, so the page can replace it.
+      const pre = this.#prejoined;
+      if (pre && !pre.lost && (cur === 'RECONNECTING' || (cur === 'DISCONNECTED' && reason !== 'LEAVE'))) {
+        pre.lost = true;
+        this.#events.emit({ type: 'prejoin-lost', reason: `${cur}${reason ? ` (${reason})` : ''}` });
+      }
+      return;
+    }
     if (cur === 'RECONNECTING') this.#setState('reconnecting');
     else if (cur === 'CONNECTED' && this.#state === 'reconnecting') this.#setState(this.#remote.length ? 'playing' : 'waiting');
     else if (cur === 'DISCONNECTED' && reason !== 'LEAVE') {
@@ -460,6 +525,7 @@ export class AgoraWebEngine implements RtcEngine {
     for (const t of this.#remote) safely(() => t.stop());
     this.#remote = [];
     this.#subscribed.clear();
+    this.#unplayed.clear();
     for (const t of [this.#mic, this.#camera]) {
       if (!t) continue;
       safely(() => t.stop());

@@ -46,7 +46,10 @@ export type EngineEvent =
   /** Periodic connection figures while in the call (about every 2 s; engines that cannot tell send none). */
   | { type: 'quality'; sample: QualitySample }
   /** The engine failed after joining (channel dropped for good, token expired, device lost). */
-  | { type: 'error'; error: RtcError };
+  | { type: 'error'; error: RtcError }
+  /** Before the tap: the channel pre-joined for a spare lost its connection (dropped or recovering); a
+   *  tap must not land on it (the page replaces it). */
+  | { type: 'prejoin-lost'; reason: string };
 
 /** A warning a visitor sees, in their language (catalogue `live.notice.<name>`). */
 export type VisitorNotice = 'ticketExpiring' | 'pictureMissing';
