@@ -107,6 +107,10 @@ class FakeClient implements AgoraWebClient {
     this.log.push(`join(${appId},${channel},${token},${String(uid)})`);
     if (this.joinError) throw this.joinError;
     if (this.joinHangs) await new Promise(() => {});
+    if (this.joinRetriesUntilLeave) {
+      // As agora-rtc-sdk-ng 4.24 on a refusing network: it retries its gateway until the client leaves.
+      await new Promise<void>((_, reject) => (this.#abortJoin = () => reject(Object.assign(new Error('AgoraRTCError OPERATION_ABORTED: cancel token canceled'), { name: 'AgoraRTCException', code: 'OPERATION_ABORTED' }))));
+    }
     return uid ?? 0;
   }
   async publish(tracks: AgoraLocalTrack | AgoraLocalTrack[]): Promise<void> {
@@ -130,7 +134,10 @@ class FakeClient implements AgoraWebClient {
   getRemoteAudioStats(): Record<string, AgoraRemoteAudioStats> {
     return this.audioStats;
   }
+  joinRetriesUntilLeave = false;
+  #abortJoin: (() => void) | null = null;
   async leave(): Promise<void> {
+    this.#abortJoin?.();
     this.left = true;
     this.log.push('leave');
   }
@@ -345,10 +352,24 @@ describe('AgoraWebEngine', () => {
     const { sdk, engine, view } = setup({ joinTimeoutMs: 20 });
     const join = engine.join(VIDEO_CREDS, 'video', view);
     sdk.client!.joinHangs = true; // the client exists as soon as join() starts
-    await assert.rejects(join, (e: unknown) => e instanceof RtcError && e.kind === 'rtc_join_failed' && /too long/.test(e.message));
+    await assert.rejects(join, (e: unknown) => e instanceof RtcError && e.kind === 'rtc_join_failed' && /too long \(the SDK's join never answered\)/.test(e.message));
     assert.ok(sdk.client!.left, 'leave() aborts the pending join');
     assert.ok(sdk.mic!.closed && sdk.camera!.closed);
     assert.ok(!sdk.log.some((l) => l.startsWith('publish:')));
+  });
+
+  it('at the bound, the SDK\'s own join error is in the message (its join ends when the client leaves)', async () => {
+    const { sdk, engine, view } = setup({ joinTimeoutMs: 20 });
+    const join = engine.join(VIDEO_CREDS, 'video', view);
+    sdk.client!.joinRetriesUntilLeave = true;
+    await assert.rejects(join, (e: unknown) => e instanceof RtcError && e.kind === 'rtc_join_failed' && /too long \(the SDK's join ended with AgoraRTCException OPERATION_ABORTED/.test(e.message));
+  });
+
+  it('a join error the SDK reports at once is named in the message', async () => {
+    const { sdk, engine, view } = setup();
+    const join = engine.join(VIDEO_CREDS, 'video', view);
+    sdk.client!.joinError = Object.assign(new Error('invalid vendor key'), { name: 'AgoraRTCException', code: 'CAN_NOT_GET_GATEWAY_SERVER' });
+    await assert.rejects(join, (e: unknown) => e instanceof RtcError && /AgoraRTCException CAN_NOT_GET_GATEWAY_SERVER: invalid vendor key/.test(e.message));
   });
 
   it('leave during join cancels it: nothing is published and every track is closed', async () => {

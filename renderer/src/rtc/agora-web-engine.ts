@@ -122,6 +122,28 @@ export async function loadAgoraWebSdk(): Promise<AgoraWebSdk> {
  */
 export const WEB_JOIN_TIMEOUT_MS = 15_000;
 
+/**
+ * What the SDK said, for the log and main's record: its error name and code (AgoraRTCException
+ * `CAN_NOT_GET_GATEWAY_SERVER`, …), so a failure the SDK reported is told apart from our own bound.
+ */
+export function sdkErrorLabel(err: unknown): string {
+  if (typeof err !== 'object' || err === null) return String(err).slice(0, 120);
+  const { name, code, message } = err as { name?: unknown; code?: unknown; message?: unknown };
+  const parts = [typeof name === 'string' ? name : 'Error', typeof code === 'string' || typeof code === 'number' ? String(code) : null];
+  const head = parts.filter(Boolean).join(' ');
+  return typeof message === 'string' && message ? `${head}: ${message.slice(0, 160)}` : head;
+}
+
+/** After the join's bound, how long to wait for the SDK's own join to end once the client left. */
+export const SDK_JOIN_ABORT_WAIT_MS = 2_000;
+
+/** The value `outcome` settles with, or undefined when it takes longer than `ms`. */
+function settledWithin(outcome: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([outcome, late]).finally(() => clearTimeout(timer));
+}
+
 /** `rtc.cloudProxy`: off, or the provider's cloud proxy over UDP, or over TCP (TLS 443). */
 export type CloudProxyMode = 'off' | 'udp' | 'tcp';
 /** The Web SDK's `startProxyServer` modes: 3 = UDP cloud proxy, 5 = TCP (TLS 443) cloud proxy. */
@@ -322,9 +344,16 @@ export class AgoraWebEngine implements RtcEngine {
     }
   }
 
-  /** `client.join`, bounded: the SDK keeps retrying unreachable gateways far longer than a visitor waits. */
+  /**
+   * `client.join`, bounded: the SDK keeps retrying unreachable gateways far longer than a visitor waits
+   * (4.24 retries its access point without a count limit). At the bound the client leaves, which ends the
+   * SDK's join with its own error; that error goes into the message, so the record says what the SDK's
+   * join was doing (a join that never answers at all says so instead).
+   */
   async #joinChannel(client: AgoraWebClient, creds: RtcCredentials): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let sdkOutcome: Promise<unknown> | null = null;
+    const timedOut = new RtcError('rtc_join_failed', 'Joining the audio/video channel took too long.');
     try {
       if (this.#cloudProxy !== 'off') {
         // Before join (the SDK requires it): the firewalled venue reaches the RTC provider through its cloud proxy.
@@ -332,14 +361,24 @@ export class AgoraWebEngine implements RtcEngine {
         client.startProxyServer(CLOUD_PROXY_MODES[this.#cloudProxy]);
       }
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new RtcError('rtc_join_failed', 'Joining the audio/video channel took too long.')), this.#joinTimeoutMs);
+        timer = setTimeout(() => reject(timedOut), this.#joinTimeoutMs);
       });
-      await Promise.race([client.join(creds.app_id, creds.channel_id, creds.token, creds.user_id), timeout]);
+      const joining = client.join(creds.app_id, creds.channel_id, creds.token, creds.user_id);
+      sdkOutcome = joining.then(
+        () => null,
+        (err: unknown) => err,
+      );
+      await Promise.race([joining, timeout]);
     } catch (err) {
       await this.#cleanup(); // client.leave() also aborts a join still in progress
       if (this.#closed) throw cancelledError();
+      if (err === timedOut) {
+        const sdkError = sdkOutcome ? await settledWithin(sdkOutcome, SDK_JOIN_ABORT_WAIT_MS) : undefined;
+        const what = sdkError ? `the SDK's join ended with ${sdkErrorLabel(sdkError)}` : 'the SDK\'s join never answered';
+        throw new RtcError('rtc_join_failed', `Joining the audio/video channel took too long (${what}).`, { cause: sdkError ?? err });
+      }
       if (err instanceof RtcError) throw err;
-      throw new RtcError('rtc_join_failed', 'The call could not join its audio/video channel.', { cause: err });
+      throw new RtcError('rtc_join_failed', `The call could not join its audio/video channel (${sdkErrorLabel(err)}).`, { cause: err });
     } finally {
       clearTimeout(timer);
     }
