@@ -122,10 +122,10 @@ class FakeClient implements AgoraWebClient {
     this.remote.push(track);
     return track;
   }
-  rtcStats: AgoraRtcStats = { RecvBitrate: 0, RTT: 0 };
+  rtcStats: Omit<AgoraRtcStats, "RecvBytes"> & { RecvBytes?: number } = { RecvBitrate: 0, RTT: 0 };
   videoStats: Record<string, AgoraRemoteVideoStats> = {};
   audioStats: Record<string, AgoraRemoteAudioStats> = {};
-  getRTCStats(): AgoraRtcStats {
+  getRTCStats(): Omit<AgoraRtcStats, "RecvBytes"> & { RecvBytes?: number } {
     return this.rtcStats;
   }
   getRemoteVideoStats(): Record<string, AgoraRemoteVideoStats> {
@@ -134,6 +134,7 @@ class FakeClient implements AgoraWebClient {
   getRemoteAudioStats(): Record<string, AgoraRemoteAudioStats> {
     return this.audioStats;
   }
+  connectionState: AgoraConnectionState = 'CONNECTED';
   joinRetriesUntilLeave = false;
   #abortJoin: (() => void) | null = null;
   async leave(): Promise<void> {
@@ -547,6 +548,28 @@ describe('AgoraWebEngine pre-join: a connection lost before the tap', () => {
     await engine.prejoin(VIDEO_CREDS, 'video', view);
     sdk.client!.emit('connection-state-change', 'DISCONNECTED', 'CONNECTED', 'LEAVE');
     assert.deepEqual(events, []);
+  });
+});
+
+describe('AgoraWebEngine media signals for the watchdog', () => {
+  it('reports the avatar video\'s decode/render frame rates and freeze time, its audio\'s freeze time, and the connection', async () => {
+    const { sdk, engine, view } = setup();
+    await engine.join(VIDEO_CREDS, 'video', view);
+    const client = sdk.client!;
+    client.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
+    client.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+    for (let i = 0; i < 5; i++) await tick();
+    client.videoStats = { [AVATAR_VIDEO_UID]: { packetLossRate: 0, receivePackets: 900, decodeFrameRate: 0, renderFrameRate: 0, totalFreezeTime: 3 } };
+    client.audioStats = { [AVATAR_BOT_UID]: { packetLossRate: 0, receivePackets: 400, totalFreezeTime: 1 } };
+    client.rtcStats = { RecvBitrate: 1_000_000, RTT: 40, RecvBytes: 123_456 };
+    client.connectionState = 'RECONNECTING';
+    assert.deepEqual(engine.remoteMediaProgress(), {
+      video: 900,
+      audio: 400,
+      videoFrames: { decodeFps: 0, renderFps: 0, freezeMs: 3_000 },
+      audioFreezeMs: 1_000,
+      connection: { connected: false, bytesReceived: 123_456 },
+    });
   });
 });
 

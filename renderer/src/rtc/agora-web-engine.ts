@@ -58,8 +58,10 @@ export interface AgoraWebClient {
   /** Every 2 s once joined: last-mile quality, 0 (unknown) … 6 (down), each way. */
   on(event: 'network-quality', listener: (stats: AgoraNetworkQuality) => void): void;
   removeAllListeners(): void;
+  /** The connection's state now (the media watchdog: a call whose connection is down has no media). */
+  readonly connectionState?: AgoraConnectionState;
   /** The call's totals (RecvBitrate in bps, RTT in ms); read with each network-quality event. */
-  getRTCStats?(): Pick<AgoraRtcStats, 'RecvBitrate' | 'RTT'>;
+  getRTCStats?(): Pick<AgoraRtcStats, 'RecvBitrate' | 'RTT'> & Partial<Pick<AgoraRtcStats, 'RecvBytes'>>;
   /** Per remote uid: loss and frame rate (the quality figures), and what has arrived so far (the media
    *  watchdog reads `receivePackets`). */
   getRemoteVideoStats?(): Record<string, AgoraRemoteVideoStats>;
@@ -80,17 +82,25 @@ export interface AgoraNetworkQuality {
 export interface AgoraRtcStats {
   RecvBitrate: number;
   RTT: number;
+  /** Everything received on the call so far. */
+  RecvBytes: number;
 }
 export interface AgoraRemoteVideoStats {
   /** Percent. */
   packetLossRate: number;
   receiveFrameRate?: number;
+  /** Frames decoded / rendered per second now: what the media watchdog judges a video by. */
+  decodeFrameRate?: number;
   renderFrameRate?: number;
   receivePackets?: number;
+  /** Seconds the received video has been frozen in total. */
+  totalFreezeTime?: number;
 }
 export interface AgoraRemoteAudioStats {
   packetLossRate: number;
   receivePackets?: number;
+  /** Seconds the received audio has been frozen in total (gaps in speech, not silence). */
+  totalFreezeTime?: number;
 }
 export interface AgoraWebSdk {
   createClient(config: { mode: 'rtc' | 'live'; codec: 'vp8' | 'vp9' | 'h264' | 'av1' }): AgoraWebClient;
@@ -409,7 +419,27 @@ export class AgoraWebEngine implements RtcEngine {
       return total;
     };
     try {
-      return { video: sum(client.getRemoteVideoStats?.(), 'video'), audio: sum(client.getRemoteAudioStats?.(), 'audio') };
+      const videoStats = client.getRemoteVideoStats?.();
+      const audioStats = client.getRemoteAudioStats?.();
+      const progress: RemoteMediaProgress = { video: sum(videoStats, 'video'), audio: sum(audioStats, 'audio') };
+      // What the media watchdog prefers to packets: the avatar's frames as decoded and shown, its audio's
+      // freeze time, and the connection (state and bytes received).
+      const avatarVideo = [...this.#subscribed.values()].find((s) => s.mediaType === 'video');
+      const v = avatarVideo ? videoStats?.[String(avatarVideo.user.uid)] : undefined;
+      if (v && (v.decodeFrameRate !== undefined || v.renderFrameRate !== undefined)) {
+        progress.videoFrames = { decodeFps: v.decodeFrameRate ?? 0, renderFps: v.renderFrameRate ?? 0, freezeMs: (v.totalFreezeTime ?? 0) * 1000 };
+      }
+      let audioFreezeS: number | null = null;
+      for (const { user, mediaType } of this.#subscribed.values()) {
+        const a = mediaType === 'audio' ? audioStats?.[String(user.uid)] : undefined;
+        if (a?.totalFreezeTime !== undefined) audioFreezeS = (audioFreezeS ?? 0) + a.totalFreezeTime;
+      }
+      if (audioFreezeS !== null) progress.audioFreezeMs = audioFreezeS * 1000;
+      const bytes = client.getRTCStats?.().RecvBytes;
+      if (client.connectionState !== undefined && bytes !== undefined) {
+        progress.connection = { connected: client.connectionState === 'CONNECTED', bytesReceived: bytes };
+      }
+      return progress;
     } catch {
       return null; // stats are a diagnostic: never a reason to end a call
     }

@@ -21,6 +21,9 @@ export const DEMO_FPS = 25;
 export const DEMO_MIC_CONSTRAINTS: MediaStreamConstraints = { audio: { echoCancellation: true, noiseSuppression: true }, video: false };
 export const DEMO_CAMERA_CONSTRAINTS: MediaStreamConstraints = { audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } };
 
+/** The modelled stream's bytes per frame (about 1 Mbps at 25 fps), for the watchdog's received bytes. */
+const DEMO_BYTES_PER_FRAME = 5_000;
+
 /** How often the demo engine reports connection figures (the Web SDK's network-quality period). */
 export const DEMO_QUALITY_PERIOD_MS = 2_000;
 
@@ -87,6 +90,8 @@ export class DemoEngine implements RtcEngine {
   #joinTimer: ReturnType<typeof setTimeout> | null = null;
   /** Frames drawn of the avatar (its picture and, modelled, its voice): the media watchdog's progress. */
   #framesDrawn = 0;
+  /** When the test knob froze the avatar's media (performance.now()), or null. */
+  #frozenSinceMs: number | null = null;
   #qualityTimer: ReturnType<typeof setInterval> | null = null;
   /** The avatar's picture, made at the pre-join or at the tap (`#preparePicture`). */
   #picture: Promise<DemoPicture> | null = null;
@@ -213,7 +218,10 @@ export class DemoEngine implements RtcEngine {
     // dies while the control socket stays up.
     const draw = (): void => {
       const tMs = performance.now() - startMs;
-      if (p.freezeAfterMs !== null && tMs >= p.freezeAfterMs && this.#framesDrawn > 0) return;
+      if (p.freezeAfterMs !== null && tMs >= p.freezeAfterMs && this.#framesDrawn > 0) {
+        this.#frozenSinceMs ??= performance.now();
+        return;
+      }
       this.#level = this.#muted ? this.#level * 0.6 : this.#readLevel();
       p.animator.draw(tMs, this.#level);
       this.#framesDrawn++;
@@ -254,7 +262,17 @@ export class DemoEngine implements RtcEngine {
   remoteMediaProgress(): RemoteMediaProgress | null {
     if (this.#framesDrawn === 0) return null;
     // One loop draws the picture and moves the mouth: in a voice-only call it stands for the avatar's voice.
-    return { video: this.#framesDrawn, audio: this.#framesDrawn };
+    // The same signals as the Web SDK's stats: frames decoded/rendered and freeze time, and the modelled
+    // connection (connected; bytes arriving with the media). A frozen demo avatar (test knob) stops all.
+    const frozenMs = this.#frozenSinceMs === null ? 0 : performance.now() - this.#frozenSinceMs;
+    const fps = this.#frozenSinceMs === null ? DEMO_FPS : 0;
+    return {
+      video: this.#framesDrawn,
+      audio: this.#framesDrawn,
+      videoFrames: { decodeFps: fps, renderFps: fps, freezeMs: frozenMs },
+      audioFreezeMs: 0,
+      connection: { connected: !this.#closed, bytesReceived: this.#framesDrawn * DEMO_BYTES_PER_FRAME },
+    };
   }
 
   /** Nothing to subscribe to (no network): a frozen demo avatar stays frozen, so the watchdog goes on to

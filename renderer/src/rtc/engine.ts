@@ -99,10 +99,21 @@ export interface RtcEngine {
 
 export type EngineKind = 'demo' | 'agora-web' | 'agora-native';
 
-/** See `RtcEngine.remoteMediaProgress`. */
+/**
+ * See `RtcEngine.remoteMediaProgress`. `video`/`audio` are counters (packets or frames); the optional
+ * fields are what an engine can tell of the media itself, and the watchdog prefers them
+ * (call/media-watchdog.ts `judgeMedia`): packets can arrive while the decoder is frozen, and a silent
+ * avatar sends no voice.
+ */
 export interface RemoteMediaProgress {
   video: number;
   audio: number;
+  /** The avatar's video as decoded and shown: frames per second now, and its total freeze time so far. */
+  videoFrames?: { decodeFps: number; renderFps: number; freezeMs: number } | null;
+  /** Total freeze time of the avatar's audio so far (gaps while it speaks; silence is not a freeze). */
+  audioFreezeMs?: number | null;
+  /** The call's connection: its state is connected, and everything received on it so far (bytes). */
+  connection?: { connected: boolean; bytesReceived: number } | null;
 }
 
 /** An engine failure, with the contract's media-error kind so main can be told (reportMediaError). */
