@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import {
   AgoraWebEngine,
   type AgoraConnectionState,
+  type AgoraDeviceInfo,
   type AgoraNetworkQuality,
   type AgoraRemoteAudioStats,
   type AgoraRemoteVideoStats,
@@ -43,6 +44,19 @@ class FakeLocalTrack implements AgoraLocalTrack {
   closed = false;
   muted = false;
   played: { element: HTMLElement; config?: AgoraPlayConfig | undefined } | null = null;
+  readonly ended = new Set<() => void>();
+  devices: string[] = [];
+  on(_event: 'track-ended', listener: () => void): void {
+    this.ended.add(listener);
+  }
+  async setDevice(deviceId: string): Promise<void> {
+    this.devices.push(deviceId);
+    this.log.push(`${this.name}.setDevice(${deviceId})`);
+  }
+  /** The device behind the track went away. */
+  end(): void {
+    for (const l of this.ended) l();
+  }
   constructor(
     readonly name: 'mic' | 'camera',
     private readonly log: string[],
@@ -162,6 +176,16 @@ class FakeSdk implements AgoraWebSdk {
   micError: Error | null = null;
   cameraError: Error | null = null;
   onAutoplayFailed?: (() => void) | undefined;
+  onMicrophoneChanged?: ((info: AgoraDeviceInfo) => void) | undefined;
+  onCameraChanged?: ((info: AgoraDeviceInfo) => void) | undefined;
+  microphones: Array<{ deviceId: string }> = [{ deviceId: 'default' }];
+  cameras: Array<{ deviceId: string }> = [{ deviceId: 'cam-1' }];
+  async getMicrophones(): Promise<Array<{ deviceId: string }>> {
+    return this.microphones;
+  }
+  async getCameras(): Promise<Array<{ deviceId: string }>> {
+    return this.cameras;
+  }
   /** Resolves createMicrophoneAudioTrack only when released (to test leave during join). */
   holdMic: Promise<void> | null = null;
   /** Resolves createCameraVideoTrack only when released (a camera that takes its time to open). */
@@ -187,7 +211,7 @@ class FakeSdk implements AgoraWebSdk {
   }
 }
 
-function setup(options: { joinTimeoutMs?: number; cloudProxy?: 'off' | 'udp' | 'tcp' } = {}) {
+function setup(options: { joinTimeoutMs?: number; cloudProxy?: 'off' | 'udp' | 'tcp'; deviceGraceMs?: number; deviceRetryMs?: number } = {}) {
   const sdk = new FakeSdk();
   const engine = new AgoraWebEngine(sdk, options);
   const events: EngineEvent[] = [];
@@ -570,6 +594,66 @@ describe('AgoraWebEngine media signals for the watchdog', () => {
       audioFreezeMs: 1_000,
       connection: { connected: false, bytesReceived: 123_456 },
     });
+  });
+});
+
+describe('AgoraWebEngine: devices that come and go during the call', () => {
+  const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+  const notices = (events: EngineEvent[]) => events.flatMap((e) => (e.type === 'warning' && e.notice ? [e.notice] : []));
+
+  it('an unplugged microphone with another one present: switches to it and tells the visitor', async () => {
+    const { sdk, engine, view, events } = setup({ deviceGraceMs: 200, deviceRetryMs: 20 });
+    await engine.join(VIDEO_CREDS, 'video', view);
+    sdk.mic!.end();
+    await wait(30);
+    assert.deepEqual(sdk.mic!.devices, ['default']);
+    assert.deepEqual(notices(events), ['microphoneLost', 'microphoneBack']);
+    assert.ok(!events.some((e) => e.type === 'error'));
+    await engine.leave();
+  });
+
+  it('no microphone left: the visitor is told, and the call ends (device_missing) after the grace time; a replug within it keeps the call', async () => {
+    const { sdk, engine, view, events } = setup({ deviceGraceMs: 150, deviceRetryMs: 20 });
+    await engine.join(VIDEO_CREDS, 'video', view);
+    sdk.microphones = [];
+    sdk.onMicrophoneChanged!({ state: 'INACTIVE', device: { deviceId: 'usb-mic' } });
+    await wait(60);
+    assert.deepEqual(notices(events), ['microphoneLost']);
+    assert.ok(!events.some((e) => e.type === 'error'), 'not yet: the grace time runs');
+    await wait(200);
+    const error = events.find((e) => e.type === 'error');
+    assert.ok(error?.type === 'error' && error.error.kind === 'device_missing', JSON.stringify(events));
+
+    // Another call: the microphone comes back (replugged) within the grace time.
+    const second = setup({ deviceGraceMs: 150, deviceRetryMs: 1_000 });
+    await second.engine.join(VIDEO_CREDS, 'video', second.view);
+    second.sdk.microphones = [];
+    second.sdk.mic!.end();
+    await wait(20);
+    second.sdk.microphones = [{ deviceId: 'usb-mic' }];
+    second.sdk.onMicrophoneChanged!({ state: 'ACTIVE', device: { deviceId: 'usb-mic' } });
+    await wait(200);
+    assert.deepEqual(second.sdk.mic!.devices, ['usb-mic']);
+    assert.deepEqual(notices(second.events), ['microphoneLost', 'microphoneBack']);
+    assert.ok(!second.events.some((e) => e.type === 'error'));
+    await second.engine.leave();
+  });
+
+  it('no camera left: the visitor is told and the call goes on', async () => {
+    const { sdk, engine, view, events } = setup({ deviceGraceMs: 60, deviceRetryMs: 20 });
+    await engine.join(VIDEO_CREDS, 'video', view);
+    sdk.cameras = [];
+    sdk.camera!.end();
+    await wait(150);
+    assert.deepEqual(notices(events), ['cameraLost']);
+    assert.ok(!events.some((e) => e.type === 'error'));
+    sdk.cameras = [{ deviceId: 'cam-2' }];
+    sdk.onCameraChanged!({ state: 'ACTIVE', device: { deviceId: 'cam-2' } });
+    await wait(20);
+    assert.deepEqual(sdk.camera!.devices, ['cam-2']);
+    assert.deepEqual(notices(events), ['cameraLost', 'cameraBack']);
+    await engine.leave();
+    assert.equal(sdk.onMicrophoneChanged, undefined, 'the SDK hooks are released with the call');
   });
 });
 

@@ -16,7 +16,8 @@
 import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
 import { clampSample, levelFromAgora, type QualitySample } from './quality.ts';
-import { cancelledError, classifyDeviceError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
+import { DeviceRecovery } from './device-recovery.ts';
+import { cancelledError, classifyDeviceError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from './engine.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // The SDK surface used (names as in agora-rtc-sdk-ng 4.24's rtc-sdk_en.d.ts)
@@ -31,6 +32,10 @@ export interface AgoraPlayConfig {
 }
 export interface AgoraLocalTrack {
   setMuted(muted: boolean): Promise<void>;
+  /** `track-ended`: the device behind the track went away (unplugged, or taken by the system). */
+  on?(event: 'track-ended', listener: () => void): void;
+  /** Switch the track to another device (microphone/camera tracks). */
+  setDevice?(deviceId: string): Promise<void>;
   play(element: HTMLElement, config?: AgoraPlayConfig): void;
   stop(): void;
   close(): void;
@@ -107,6 +112,15 @@ export interface AgoraWebSdk {
   createMicrophoneAudioTrack(config?: { AEC?: boolean; ANS?: boolean; AGC?: boolean }): Promise<AgoraLocalTrack>;
   createCameraVideoTrack(config?: { encoderConfig?: string; facingMode?: 'user' | 'environment' }): Promise<AgoraLocalTrack>;
   onAutoplayFailed?: (() => void) | undefined;
+  /** Devices plugged in or out (shared hooks, like `onAutoplayFailed`). */
+  onMicrophoneChanged?: ((info: AgoraDeviceInfo) => void) | undefined;
+  onCameraChanged?: ((info: AgoraDeviceInfo) => void) | undefined;
+  getMicrophones?(): Promise<Array<{ deviceId: string; label?: string }>>;
+  getCameras?(): Promise<Array<{ deviceId: string; label?: string }>>;
+}
+export interface AgoraDeviceInfo {
+  state: 'ACTIVE' | 'INACTIVE';
+  device: { deviceId: string; label?: string };
 }
 
 /** Lazy import of the real SDK (a separate chunk: the demo path never loads it). */
@@ -184,11 +198,16 @@ export class AgoraWebEngine implements RtcEngine {
   #prejoined: { channel: string; joined: Promise<void>; lost: boolean } | null = null;
   /** Private listening: the output the avatar's voice plays on ('' = the default). */
   #outputId = '';
+  readonly #deviceTiming: { graceMs?: number; retryMs?: number };
+  /** Devices that come and go during the call (device-recovery.ts), and our SDK device hooks. */
+  #recovery: { microphone: DeviceRecovery; camera: DeviceRecovery } | null = null;
+  #deviceHooks: { mic: (info: AgoraDeviceInfo) => void; camera: (info: AgoraDeviceInfo) => void } | null = null;
   /** The avatar's tracks a pre-joined spare subscribed to before the tap: played only at the tap. */
   readonly #unplayed = new Set<AgoraRemoteTrack>();
 
-  constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number; cloudProxy?: CloudProxyMode } = {}) {
+  constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number; cloudProxy?: CloudProxyMode; deviceGraceMs?: number; deviceRetryMs?: number } = {}) {
     this.#sdk = sdk;
+    this.#deviceTiming = { ...(options.deviceGraceMs !== undefined ? { graceMs: options.deviceGraceMs } : {}), ...(options.deviceRetryMs !== undefined ? { retryMs: options.deviceRetryMs } : {}) };
     this.#joinTimeoutMs = options.joinTimeoutMs ?? WEB_JOIN_TIMEOUT_MS;
     this.#cloudProxy = options.cloudProxy ?? 'off';
   }
@@ -266,6 +285,7 @@ export class AgoraWebEngine implements RtcEngine {
 
     // 3. Microphone (required): our side is then ready for conn_init (RTC first, then billing).
     await this.#publish(client, this.#mic);
+    this.#watchDevices();
     this.#events.emit({ type: 'ready' });
     // The avatar's media subscribed before the tap plays only now; the state follows what exists.
     this.#playSubscribed(view);
@@ -275,6 +295,7 @@ export class AgoraWebEngine implements RtcEngine {
     if (this.#closed) throw await this.#abort();
     if (cameraFailed !== null) throw await this.#cameraFailure(cameraFailed);
     if (cameraTrack) {
+      cameraTrack.on?.('track-ended', () => this.#recovery?.camera.lost());
       await this.#publish(client, cameraTrack);
       cameraTrack.play(view.selfHost, { fit: 'cover', mirror: true });
     }
@@ -522,6 +543,54 @@ export class AgoraWebEngine implements RtcEngine {
   }
 
   /**
+   * Devices that come and go (the call is ours from here): a microphone or camera unplugged (its track
+   * ended, or the SDK says the device went inactive) → switch to the replugged one or another; the visitor
+   * is told; no microphone within the grace time ends the call (`device_missing`: main sends type 5 and
+   * the error screen explains); no camera only leaves the notice.
+   */
+  #watchDevices(): void {
+    const warn = (notice: VisitorNotice, message: string): void => this.#events.emit({ type: 'warning', message, notice });
+    const switchTo = async (track: AgoraLocalTrack | null, list: (() => Promise<Array<{ deviceId: string }>>) | undefined): Promise<boolean> => {
+      if (!track?.setDevice || !list) return false;
+      const devices = await list();
+      const device = devices.find((d) => d.deviceId === 'default') ?? devices[0];
+      if (!device) return false;
+      await track.setDevice(device.deviceId);
+      return true;
+    };
+    const recovery = {
+      microphone: new DeviceRecovery({
+        device: 'microphone',
+        ...this.#deviceTiming,
+        reacquire: () => switchTo(this.#mic, this.#sdk.getMicrophones?.bind(this.#sdk)),
+        notice: warn,
+        giveUp: () => this.#events.emit({ type: 'error', error: new RtcError('device_missing', 'The microphone was disconnected and no other one was found; the call was ended.') }),
+      }),
+      camera: new DeviceRecovery({
+        device: 'camera',
+        ...this.#deviceTiming,
+        reacquire: () => switchTo(this.#camera, this.#sdk.getCameras?.bind(this.#sdk)),
+        notice: warn,
+        giveUp: () => {},
+      }),
+    };
+    this.#recovery = recovery;
+    this.#mic?.on?.('track-ended', () => recovery.microphone.lost());
+    const ours = (track: AgoraLocalTrack | null, deviceId: string): boolean => {
+      const settings = track?.getMediaStreamTrack?.().getSettings?.();
+      return !settings?.deviceId || settings.deviceId === deviceId;
+    };
+    const onChanged = (which: 'microphone' | 'camera') => (info: AgoraDeviceInfo) => {
+      const r = recovery[which];
+      if (info.state === 'INACTIVE' && ours(which === 'microphone' ? this.#mic : this.#camera, info.device.deviceId)) r.lost();
+      else r.devicesChanged();
+    };
+    this.#deviceHooks = { mic: onChanged('microphone'), camera: onChanged('camera') };
+    this.#sdk.onMicrophoneChanged = this.#deviceHooks.mic;
+    this.#sdk.onCameraChanged = this.#deviceHooks.camera;
+  }
+
+  /**
    * At the tap: play what a pre-joined spare subscribed to before it (nothing played then), and take the
    * engine's state from it: the avatar's picture (video call) or voice (voice-only call) → `playing`.
    */
@@ -608,6 +677,14 @@ export class AgoraWebEngine implements RtcEngine {
     if (client) {
       safely(() => client.removeAllListeners());
       await client.leave().catch(() => undefined);
+    }
+    this.#recovery?.microphone.stop();
+    this.#recovery?.camera.stop();
+    this.#recovery = null;
+    if (this.#deviceHooks) {
+      if (this.#sdk.onMicrophoneChanged === this.#deviceHooks.mic) this.#sdk.onMicrophoneChanged = undefined;
+      if (this.#sdk.onCameraChanged === this.#deviceHooks.camera) this.#sdk.onCameraChanged = undefined;
+      this.#deviceHooks = null;
     }
     if (this.#autoplayHook && this.#sdk.onAutoplayFailed === this.#autoplayHook) this.#sdk.onAutoplayFailed = undefined;
     this.#autoplayHook = null;

@@ -12,7 +12,8 @@ import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
 import { demoFreezeAfterMs, demoJoinDelayMs, demoQuality, type DemoQuality } from '../../../electron/core/rtc-ids.ts';
 import type { QualitySample } from './quality.ts';
 import { AvatarAnimator, prepareAvatarLayers, type AvatarImage } from './avatar-animator.ts';
-import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
+import { DeviceRecovery } from './device-recovery.ts';
+import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from './engine.ts';
 
 export const DEMO_WIDTH = 960;
 export const DEMO_HEIGHT = 540;
@@ -62,6 +63,11 @@ interface DemoPicture {
 
 export interface DemoEngineDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
+  /** Devices plugged in or out (default: `navigator.mediaDevices`' devicechange); returns the unsubscribe. */
+  onDeviceChange?: (listener: () => void) => () => void;
+  /** Device recovery timing (device-recovery.ts defaults); tests shorten it. */
+  deviceGraceMs?: number;
+  deviceRetryMs?: number;
   /** The avatar picture (config.avatar.imageDataUrl) or null for the built-in silhouette. */
   imageUrl: string | null;
   name: string;
@@ -93,6 +99,10 @@ export class DemoEngine implements RtcEngine {
   /** When the test knob froze the avatar's media (performance.now()), or null. */
   #frozenSinceMs: number | null = null;
   #qualityTimer: ReturnType<typeof setInterval> | null = null;
+  /** Devices that come and go during the call (device-recovery.ts), as the Web SDK engine does. */
+  #recovery: { microphone: DeviceRecovery; camera: DeviceRecovery } | null = null;
+  #unwatchDevices: (() => void) | null = null;
+  #source: MediaStreamAudioSourceNode | null = null;
   /** The avatar's picture, made at the pre-join or at the tap (`#preparePicture`). */
   #picture: Promise<DemoPicture> | null = null;
 
@@ -191,6 +201,7 @@ export class DemoEngine implements RtcEngine {
       throw this.#abort();
     }
     this.#mic = micStream;
+    this.#watchDevices(view);
     // Muted before the join (push-to-talk starts muted): the new track starts disabled too.
     for (const t of micStream.getAudioTracks()) t.enabled = !this.#muted;
     await channel;
@@ -235,11 +246,10 @@ export class DemoEngine implements RtcEngine {
     // Microphone level → mouth, after the first frame is on its way (making an AudioContext takes a while).
     // The analyser is never connected to the speakers.
     this.#audio = new AudioContext();
-    const source = this.#audio.createMediaStreamSource(micStream);
     this.#analyser = this.#audio.createAnalyser();
     this.#analyser.fftSize = 512;
     this.#analyser.smoothingTimeConstant = 0.5;
-    source.connect(this.#analyser);
+    this.#listenTo(this.#mic ?? micStream);
     this.#samples = new Uint8Array(new ArrayBuffer(this.#analyser.fftSize));
     void this.#audio.resume().catch(() => undefined);
 
@@ -249,7 +259,76 @@ export class DemoEngine implements RtcEngine {
       this.#stopLocal();
       throw classifyDeviceError(cameraFailed, 'camera');
     }
-    if (cameraStream) view.showSelfStream(cameraStream);
+    if (cameraStream) {
+      view.showSelfStream(cameraStream);
+      for (const t of cameraStream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+    }
+  }
+
+  /** The mouth follows this microphone (after a switch, the new one). Never connected to the speakers. */
+  #listenTo(stream: MediaStream): void {
+    if (!this.#audio || !this.#analyser) return;
+    this.#source?.disconnect();
+    this.#source = this.#audio.createMediaStreamSource(stream);
+    this.#source.connect(this.#analyser);
+  }
+
+  /**
+   * As the Web SDK engine: a device whose track ends is re-acquired (the replugged one or another, by
+   * asking for the same constraints again), the visitor is told, and no microphone within the grace time
+   * ends the call (`device_missing`); no camera only leaves the notice.
+   */
+  #watchDevices(view: LiveView): void {
+    const warn = (notice: VisitorNotice, message: string): void => this.#events.emit({ type: 'warning', message, notice });
+    const timing = { ...(this.#deps.deviceGraceMs !== undefined ? { graceMs: this.#deps.deviceGraceMs } : {}), ...(this.#deps.deviceRetryMs !== undefined ? { retryMs: this.#deps.deviceRetryMs } : {}) };
+    const recovery = {
+      microphone: new DeviceRecovery({
+        device: 'microphone',
+        ...timing,
+        reacquire: async () => {
+          const stream = await this.#deps.getUserMedia(DEMO_MIC_CONSTRAINTS);
+          if (this.#closed) {
+            for (const t of stream.getTracks()) t.stop();
+            return false;
+          }
+          for (const t of this.#mic?.getTracks() ?? []) t.stop();
+          this.#mic = stream;
+          for (const t of stream.getAudioTracks()) {
+            t.enabled = !this.#muted;
+            t.addEventListener('ended', () => this.#recovery?.microphone.lost());
+          }
+          this.#listenTo(stream);
+          return true;
+        },
+        notice: warn,
+        giveUp: () => this.#events.emit({ type: 'error', error: new RtcError('device_missing', 'The microphone was disconnected and no other one was found; the call was ended.') }),
+      }),
+      camera: new DeviceRecovery({
+        device: 'camera',
+        ...timing,
+        reacquire: async () => {
+          const stream = await this.#deps.getUserMedia(DEMO_CAMERA_CONSTRAINTS);
+          if (this.#closed) {
+            for (const t of stream.getTracks()) t.stop();
+            return false;
+          }
+          for (const t of this.#camera?.getTracks() ?? []) t.stop();
+          this.#camera = stream;
+          for (const t of stream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+          view.showSelfStream(stream);
+          return true;
+        },
+        notice: warn,
+        giveUp: () => {},
+      }),
+    };
+    this.#recovery = recovery;
+    for (const t of this.#mic?.getAudioTracks() ?? []) t.addEventListener('ended', () => recovery.microphone.lost());
+    const subscribe = this.#deps.onDeviceChange ?? defaultDeviceChange;
+    this.#unwatchDevices = subscribe(() => {
+      recovery.microphone.devicesChanged();
+      recovery.camera.devicesChanged();
+    });
   }
 
   #startQuality(quality: DemoQuality, mode: CallMode): void {
@@ -311,6 +390,11 @@ export class DemoEngine implements RtcEngine {
     this.#joinTimer = null;
     if (this.#qualityTimer) clearInterval(this.#qualityTimer);
     this.#qualityTimer = null;
+    this.#recovery?.microphone.stop();
+    this.#recovery?.camera.stop();
+    this.#recovery = null;
+    this.#unwatchDevices?.();
+    this.#unwatchDevices = null;
     this.#channel?.release(); // a join still waiting ends (its caller sees the cancellation)
     this.#channel = null;
     this.#stopLocal();
@@ -322,6 +406,7 @@ export class DemoEngine implements RtcEngine {
     const audio = this.#audio;
     this.#audio = null;
     this.#analyser = null;
+    this.#source = null;
     await audio?.close().catch(() => undefined);
     if (this.#inCall) this.#view?.clear();
     this.#view = null;
@@ -360,6 +445,14 @@ export class DemoEngine implements RtcEngine {
     this.#state = state;
     this.#events.emit({ type: 'state', state });
   }
+}
+
+/** `navigator.mediaDevices`' devicechange, where there is one. */
+function defaultDeviceChange(listener: () => void): () => void {
+  const devices = (globalThis as { navigator?: { mediaDevices?: EventTarget } }).navigator?.mediaDevices;
+  if (!devices?.addEventListener) return () => {};
+  devices.addEventListener('devicechange', listener);
+  return () => devices.removeEventListener('devicechange', listener);
 }
 
 /** The last decoded picture: the same avatar is drawn call after call (and decoded ahead by `preloadDemoImage`). */

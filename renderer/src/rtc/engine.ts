@@ -52,7 +52,7 @@ export type EngineEvent =
   | { type: 'prejoin-lost'; reason: string };
 
 /** A warning a visitor sees, in their language (catalogue `live.notice.<name>`). */
-export type VisitorNotice = 'ticketExpiring' | 'pictureMissing';
+export type VisitorNotice = 'ticketExpiring' | 'pictureMissing' | 'microphoneLost' | 'microphoneBack' | 'cameraLost' | 'cameraBack';
 
 export interface RtcEngine {
   readonly kind: EngineKind;
