@@ -4,7 +4,7 @@
  * failure). Exposes the engine's state to the UI as runes. Main's session stays the source of truth for
  * the call itself; this class only owns media.
  */
-import type { CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
+import type { CallMilestone, CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
 import { chooseEngine, createEngine } from '../rtc/choose-engine.ts';
 import { RtcError, type EngineKind, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from '../rtc/engine.ts';
 import { MediaPrefetch } from '../rtc/media-prefetch.ts';
@@ -23,6 +23,8 @@ export interface LiveCallDeps {
   onQuality?: (liveId: string, sample: QualitySample, final: boolean) => void;
   /** Clock for the quality hint and the reporting throttle (tests inject one). */
   now?: () => number;
+  /** A field milestone of the call (the SDK's events), for main's field figures. */
+  onMilestone?: (liveId: string, milestone: CallMilestone, durationMs?: number) => void;
   /** Makes the engine of a call (default `createEngine`; tests inject scripted engines). */
   makeEngine?: (kind: EngineKind, deps: Parameters<typeof createEngine>[1]) => RtcEngine;
 }
@@ -193,6 +195,9 @@ export class LiveCall {
           break;
         case 'ready':
           reportReady();
+          break;
+        case 'milestone':
+          this.#deps.onMilestone?.(liveId, event.milestone, event.durationMs);
           break;
         case 'quality':
           this.#poorQuality = this.#hint.sample(event.sample.level);

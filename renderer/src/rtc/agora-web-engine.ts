@@ -14,7 +14,7 @@
  * a typed fake; `loadAgoraWebSdk()` does the lazy dynamic import for the real thing.
  */
 import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
-import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
+import type { CallMilestone, CallMode, RtcCredentials } from '../../../electron/contract.ts';
 import { clampSample, levelFromAgora, type QualitySample } from './quality.ts';
 import { DeviceRecovery } from './device-recovery.ts';
 import { cancelledError, classifyDeviceError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from './engine.ts';
@@ -44,6 +44,8 @@ export interface AgoraLocalTrack {
 }
 export interface AgoraRemoteTrack {
   play(element?: HTMLElement, config?: AgoraPlayConfig): void;
+  /** `first-frame-decoded`: the track's first frame (video) or first audio was decoded (a field figure). */
+  on?(event: 'first-frame-decoded', listener: () => void): void;
   stop(): void;
   /** Remote audio tracks: the current volume, 0..1. */
   getVolumeLevel?(): number;
@@ -202,6 +204,10 @@ export class AgoraWebEngine implements RtcEngine {
   /** Devices that come and go during the call (device-recovery.ts), and our SDK device hooks. */
   #recovery: { microphone: DeviceRecovery; camera: DeviceRecovery } | null = null;
   #deviceHooks: { mic: (info: AgoraDeviceInfo) => void; camera: (info: AgoraDeviceInfo) => void } | null = null;
+  /** Field milestones seen before the tap (a pre-joined spare): reported at the tap. */
+  #pendingMilestones: Array<Extract<EngineEvent, { type: 'milestone' }>> = [];
+  /** How long the last channel join took (ms). */
+  #joinMs: number | null = null;
   /** The avatar's tracks a pre-joined spare subscribed to before the tap: played only at the tap. */
   readonly #unplayed = new Set<AgoraRemoteTrack>();
 
@@ -234,6 +240,8 @@ export class AgoraWebEngine implements RtcEngine {
     this.#view = view;
     this.#inCall = true;
     this.#setState('joining');
+    // What the SDK reported before the tap (a pre-joined spare) counts from the tap.
+    for (const m of this.#pendingMilestones.splice(0)) this.#events.emit(m);
     let prejoined = this.#prejoined?.channel === creds.channel_id ? this.#prejoined : null;
     if (prejoined?.lost) prejoined = await this.#dropLostPrejoin();
     // 1. Listeners first (spec §2.5: subscribe to remote video before joining); a pre-joined client has them.
@@ -281,12 +289,14 @@ export class AgoraWebEngine implements RtcEngine {
       if (this.#closed) throw await this.#abort();
     }
     this.#prejoined = null;
+    if (this.#joinMs !== null) this.#milestone('joined', this.#joinMs);
     if (cameraFailed !== null) throw await this.#cameraFailure(cameraFailed);
 
     // 3. Microphone (required): our side is then ready for conn_init (RTC first, then billing).
     await this.#publish(client, this.#mic);
     this.#watchDevices();
     this.#events.emit({ type: 'ready' });
+
     // The avatar's media subscribed before the tap plays only now; the state follows what exists.
     this.#playSubscribed(view);
 
@@ -394,7 +404,9 @@ export class AgoraWebEngine implements RtcEngine {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(timedOut), this.#joinTimeoutMs);
       });
+      const joinStartMs = performance.now();
       const joining = client.join(creds.app_id, creds.channel_id, creds.token, creds.user_id);
+      void joining.then(() => (this.#joinMs = performance.now() - joinStartMs), () => undefined);
       sdkOutcome = joining.then(
         () => null,
         (err: unknown) => err,
@@ -519,16 +531,20 @@ export class AgoraWebEngine implements RtcEngine {
     if (this.#closed || !client || !view) return;
     try {
       if (mediaType === 'video' && this.#isAvatarVideo(user.uid, ids)) {
+        this.#milestone('avatar_published');
         const track = await client.subscribe(user, 'video');
         if (this.#closed) return track.stop();
+        track.on?.('first-frame-decoded', () => this.#milestone('first_frame'));
         this.#remote.push(track);
         this.#subscribed.set(`${user.uid}:video`, { user, mediaType: 'video', track });
         if (!this.#inCall) return void this.#unplayed.add(track); // a pre-joined spare: subscribed (the first frame is on its way), shown at the tap
         track.play(view.avatarHost, { fit: 'contain', mirror: false });
         this.#setState('playing');
       } else if (mediaType === 'audio' && (ids.audio.length === 0 || ids.audio.includes(String(user.uid)))) {
+        if (ids.video === null) this.#milestone('avatar_published');
         const track = await client.subscribe(user, 'audio');
         if (this.#closed) return track.stop();
+        if (ids.video === null) track.on?.('first-frame-decoded', () => this.#milestone('first_audio'));
         this.#remote.push(track);
         this.#subscribed.set(`${user.uid}:audio`, { user, mediaType: 'audio', track });
         if (!this.#inCall) return void this.#unplayed.add(track); // a pre-joined spare never speaks on the attract screen
@@ -611,6 +627,13 @@ export class AgoraWebEngine implements RtcEngine {
     this.#unplayed.clear();
     const kinds = new Set([...this.#subscribed.values()].map((s) => s.mediaType));
     if (ids && (ids.video === null ? kinds.has('audio') : kinds.has('video'))) this.#setState('playing');
+  }
+
+  /** A field milestone: now once in the call, at the tap when it happened before (each is reported once). */
+  #milestone(milestone: CallMilestone, durationMs?: number): void {
+    const event = { type: 'milestone' as const, milestone, ...(durationMs !== undefined ? { durationMs } : {}) };
+    if (this.#inCall) this.#events.emit(event);
+    else if (!this.#pendingMilestones.some((m) => m.milestone === milestone)) this.#pendingMilestones.push(event);
   }
 
   /** The pre-joined client's connection was lost before the tap: leave it; the tap joins afresh. */

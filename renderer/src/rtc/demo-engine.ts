@@ -96,6 +96,8 @@ export class DemoEngine implements RtcEngine {
   #joinTimer: ReturnType<typeof setTimeout> | null = null;
   /** Frames drawn of the avatar (its picture and, modelled, its voice): the media watchdog's progress. */
   #framesDrawn = 0;
+  /** How long the modelled channel join takes (ms). */
+  #joinMs: number | null = null;
   /** When the test knob froze the avatar's media (performance.now()), or null. */
   #frozenSinceMs: number | null = null;
   #qualityTimer: ReturnType<typeof setInterval> | null = null;
@@ -132,6 +134,7 @@ export class DemoEngine implements RtcEngine {
   #joinChannel(creds: RtcCredentials): Promise<void> {
     if (this.#channel?.id !== creds.channel_id) {
       const delayMs = demoJoinDelayMs(creds.token);
+      this.#joinMs = Math.max(0, delayMs); // the modelled join's own time (the field figure `joined`)
       let release = (): void => {};
       const joined = new Promise<void>((resolve) => {
         release = resolve;
@@ -210,6 +213,9 @@ export class DemoEngine implements RtcEngine {
       this.#stopLocal();
       throw classifyDeviceError(cameraFailed, 'camera');
     }
+    // The same field milestones as the Web SDK's events: the join's own time, then (modelled) the avatar
+    // publishing and its first frame, once its picture is shown.
+    if (this.#joinMs !== null) this.#events.emit({ type: 'milestone', milestone: 'joined', durationMs: this.#joinMs });
     // Microphone ready and the channel joined: our side is ready for conn_init. Everything below overlaps
     // the service's answer.
     this.#events.emit({ type: 'ready' });
@@ -237,7 +243,9 @@ export class DemoEngine implements RtcEngine {
       p.animator.draw(tMs, this.#level);
       this.#framesDrawn++;
     };
+    this.#events.emit({ type: 'milestone', milestone: 'avatar_published' });
     draw();
+    this.#events.emit({ type: 'milestone', milestone: mode === 'video' ? 'first_frame' : 'first_audio' });
     // setInterval, not requestAnimationFrame: the stream must keep its 25 fps even when the page is hidden.
     this.#timer = setInterval(draw, 1000 / DEMO_FPS);
     this.#setState('playing');

@@ -6,7 +6,7 @@
  * Engines are plain classes with their SDK and DOM bits injected, so the adapters run in plain Node
  * against typed fakes (test/unit/rtc-*.test.ts). Nothing here touches `window`.
  */
-import type { CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
+import type { CallMilestone, CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
 import type { QualitySample } from './quality.ts';
 
 /** Where an engine puts the call's pictures. The DOM implementation lives in `call/dom-live-view.ts`. */
@@ -49,7 +49,10 @@ export type EngineEvent =
   | { type: 'error'; error: RtcError }
   /** Before the tap: the channel pre-joined for a spare lost its connection (dropped or recovering); a
    *  tap must not land on it (the page replaces it). */
-  | { type: 'prejoin-lost'; reason: string };
+  | { type: 'prejoin-lost'; reason: string }
+  /** A field milestone of the call from the SDK's own events (see contract.ts `CALL_MILESTONES`); those
+   *  seen before the tap (a pre-joined spare) are reported at the tap. `durationMs`: the join's own time. */
+  | { type: 'milestone'; milestone: CallMilestone; durationMs?: number };
 
 /** A warning a visitor sees, in their language (catalogue `live.notice.<name>`). */
 export type VisitorNotice = 'ticketExpiring' | 'pictureMissing' | 'microphoneLost' | 'microphoneBack' | 'cameraLost' | 'cameraBack';
