@@ -529,6 +529,8 @@ export interface StaffStatus {
   pinTooShort?: boolean;
   /** The last call's connection figures (absent until a call has reported some since the kiosk started). */
   lastCall?: LastCallQuality;
+  /** The last call's field figures (absent until a call has ended since the kiosk started). */
+  lastCallFigures?: CallFigures;
 }
 export interface StaffSettings {
   settings: EditableSettings;
