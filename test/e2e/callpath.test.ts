@@ -89,4 +89,38 @@ describe('Call path (E2E)', () => {
       await k.close();
     }
   });
+
+  it('a microphone unplugged mid-call with none left: the visitor is told, and after the grace time the call ends with type 5 and an explained error', async () => {
+    const k = await openKiosk({
+      browser: e2e.browser,
+      baseUrl: e2e.server.url,
+      orientation: 'landscape',
+      imageDataUrl: e2e.portrait,
+      knobs: { warmupMs: { audio: 0, video: 0 }, rtcJoinMs: 0 },
+      config: { callMode: 'audio' },
+    });
+    try {
+      const { page } = k;
+      await page.click('[data-testid=start]');
+      await screenIs(page, 'live', 15_000);
+      const liveId = k.emulator.listSessions()[0]!.id;
+      // Unplug: no microphone can be opened any more, and the one in use ends.
+      await page.evaluate(`(() => {
+        navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('Requested device not found', 'NotFoundError'));
+        for (const t of window.__localTracks) if (t.kind === 'audio' && t.readyState === 'live') { t.stop(); t.dispatchEvent(new Event('ended')); }
+      })()`);
+      await eventually(async () => /microphone was disconnected/i.test((await page.locator('body').textContent()) ?? ''), 'the visitor is told', 3_000);
+      assert.equal(k.emulator.getSession(liveId)!.status, 'on_live', 'still live during the grace time');
+      await screenIs(page, 'error', 15_000);
+      assert.equal(await page.getAttribute('[data-testid=screen-error]', 'data-cause'), 'media');
+      const reported = k.bridge.calls.find((c) => c.channel === 'kiosk:session:report-media-error');
+      assert.equal((reported?.arg as { kind: string } | undefined)?.kind, 'device_missing');
+      await eventually(() => k.emulator.getSession(liveId)?.status === 'ended', 'main ended the call');
+      const session = k.emulator.getSession(liveId)!;
+      assert.equal(session.clientMessages.filter((m) => m.type === 5).length, 1, 'one type 5');
+      assert.equal(k.emulator.liveCount(), 0);
+    } finally {
+      await k.close();
+    }
+  });
 });
