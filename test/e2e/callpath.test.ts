@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createKioskMetrics, startMetricsServer } from '../../electron/fleet/metrics.ts';
-import { eventually, localTracks, openKiosk, screenIs, useE2eBrowser } from './harness.ts';
+import { eventually, localTracks, openKiosk, screenIs, screenshot, useE2eBrowser } from './harness.ts';
 
 const e2e = useE2eBrowser();
 
@@ -110,6 +110,7 @@ describe('Call path (E2E)', () => {
         for (const t of window.__localTracks) if (t.kind === 'audio' && t.readyState === 'live') { t.stop(); t.dispatchEvent(new Event('ended')); }
       })()`);
       await eventually(async () => /microphone was disconnected/i.test((await page.locator('body').textContent()) ?? ''), 'the visitor is told', 3_000);
+      await screenshot(page, 'live-microphone-lost', 'landscape');
       assert.equal(k.emulator.getSession(liveId)!.status, 'on_live', 'still live during the grace time');
       await screenIs(page, 'error', 15_000);
       assert.equal(await page.getAttribute('[data-testid=screen-error]', 'data-cause'), 'media');
