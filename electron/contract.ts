@@ -82,6 +82,43 @@ export const callQualityArgsSchema = z.strictObject({
   final: z.boolean().optional(),
 });
 export type CallQualityArgs = z.infer<typeof callQualityArgsSchema>;
+/**
+ * Field figures of a call, from the RTC SDK's own events as the renderer sees them: when its channel join
+ * finished (`joined`, with the join's own duration), the avatar's `user-published`, and its first decoded
+ * video frame (`first_frame`) or first audio (`first_audio`). Main times each report from the tap.
+ */
+export const CALL_MILESTONES = ['joined', 'avatar_published', 'first_frame', 'first_audio'] as const;
+export type CallMilestone = (typeof CALL_MILESTONES)[number];
+export const callMilestoneArgsSchema = z.strictObject({
+  liveId: z.string().min(1).max(200),
+  milestone: z.enum(CALL_MILESTONES),
+  /** `joined` only: how long the channel join itself took (ms). */
+  durationMs: z.number().finite().min(0).max(600_000).optional(),
+});
+export type CallMilestoneArgs = z.infer<typeof callMilestoneArgsSchema>;
+/**
+ * One call's field figures, all from the tap (ms; null: did not happen): our RTC side ready, the conn_init
+ * ack (live), the avatar's user-published, its first decoded frame (video) or first audio; the channel
+ * join's own duration; the cloud proxy mode; how the call ended. Emitted once per tap, just before its
+ * terminal state (ledger, /metrics, fleet status, staff Status tab).
+ */
+export interface CallFigures {
+  liveId: string | null;
+  callMode: CallMode;
+  tapToRtcReadyMs: number | null;
+  tapToConnInitAckMs: number | null;
+  tapToAvatarPublishedMs: number | null;
+  tapToFirstFrameMs: number | null;
+  tapToFirstAudioMs: number | null;
+  joinMs: number | null;
+  proxy: 'off' | 'udp' | 'tcp';
+  endReason: string;
+}
+export interface CallFiguresEvent {
+  type: 'call-figures';
+  figures: CallFigures;
+}
+
 /** The last call's figures as main keeps them (staff Status tab, /metrics). */
 export interface LastCallQuality {
   bitrateKbps: number;
@@ -232,6 +269,8 @@ export const KIOSK_API = {
     rtcReady: { channel: 'kiosk:session:rtc-ready', access: 'visitor', arg: 'required', args: rtcReadyArgsSchema, result: returns<{ accepted: boolean }>() },
     /** The running call's connection figures (every few seconds, and once at its end); main keeps the last. */
     reportQuality: { channel: 'kiosk:session:report-quality', access: 'visitor', arg: 'required', args: callQualityArgsSchema, result: returns<{ accepted: boolean }>() },
+    /** The running call's field milestones from the RTC SDK's events; `accepted` false: not the running call. */
+    reportMilestone: { channel: 'kiosk:session:report-milestone', access: 'visitor', arg: 'required', args: callMilestoneArgsSchema, result: returns<{ accepted: boolean }>() },
   },
   config: {
     get: { channel: 'kiosk:config:get', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<PublicConfig>() },
@@ -495,6 +534,8 @@ export interface StaffStatus {
   pinTooShort?: boolean;
   /** The last call's connection figures (absent until a call has reported some since the kiosk started). */
   lastCall?: LastCallQuality;
+  /** The last call's field figures (absent until a call has ended since the kiosk started). */
+  lastCallFigures?: CallFigures;
 }
 export interface StaffSettings {
   settings: EditableSettings;
@@ -555,7 +596,7 @@ export interface SpareEvent {
 }
 
 /** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent;
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent;
 
 /** Why new calls wait: `updating` from the decision to install an update until the app quits for it. */
 export type HoldReason = 'updating';

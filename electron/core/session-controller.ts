@@ -52,6 +52,12 @@ export interface SessionControllerOptions {
   durationGraceMs?: number;
   /** Bound on a best-effort hangup over a fresh socket. Default 3 000 ms. */
   hangupSocketTimeoutMs?: number;
+  /**
+   * A hangup while the create request is in flight does not abort it (the service may have made the room
+   * already, and only its answer says which room to close): it waits this long for the answer, closes the
+   * room with type 5 and no conn_init, and aborts the request only after this bound. Default 4 000 ms.
+   */
+  createAnswerWaitMs?: number;
   /** Default `buildCreateRequest` (reads a local image into a data URI, validates). */
   buildRequest?: (options: StartOptions) => Promise<BuiltCreateRequest>;
   /**
@@ -63,6 +69,9 @@ export interface SessionControllerOptions {
   /** Default 30 000 ms. */
   rtcReadyTimeoutMs?: number;
 }
+
+/** Default bound on waiting for a create's answer after a cancel (see `createAnswerWaitMs`). */
+export const DEFAULT_CREATE_ANSWER_WAIT_MS = 4_000;
 
 export type TerminalState = Extract<SessionState, { phase: 'ended' | 'failed' }>;
 
@@ -82,8 +91,10 @@ interface Run {
   promise: Promise<TerminalState>;
   resolve: (state: TerminalState) => void;
   options: StartOptions;
-  /** Aborts the create request. */
+  /** Aborts the create request (at once before it is sent; after `createAnswerWaitMs` once it is out). */
   createAbort: AbortController;
+  /** The create POST has been sent: from now on a room may exist whether or not we hear of it. */
+  createSent: boolean;
   /** Aborts status/billing queries (dispose: don't wait for the billing figures). */
   queryAbort: AbortController;
   created: CreateSessionResponse | null;
@@ -104,6 +115,7 @@ export class SessionController {
   readonly #endQueryTimeoutMs: number;
   readonly #endQueryIntervalMs: number;
   readonly #hangupSocketTimeoutMs: number;
+  readonly #createAnswerWaitMs: number;
   readonly #buildRequest: (options: StartOptions) => Promise<BuiltCreateRequest>;
 
   #machine: Machine = initialMachine();
@@ -114,6 +126,7 @@ export class SessionController {
   #retryTimer: TimerHandle | null = null;
   #durationTimer: TimerHandle | null = null;
   #rtcTimer: TimerHandle | null = null;
+  #createWaitTimer: TimerHandle | null = null;
   /** A held socket still opening whose conn_init is due as soon as it opens (the RTC side got ready first). */
   #connInitOnOpen: ControlSocket | null = null;
   /** Background work of the current run (create, queries, hangup-only sockets); the run ends after it. */
@@ -142,6 +155,7 @@ export class SessionController {
     this.#endQueryTimeoutMs = options.endQueryTimeoutMs ?? 10_000;
     this.#endQueryIntervalMs = options.endQueryIntervalMs ?? 500;
     this.#hangupSocketTimeoutMs = options.hangupSocketTimeoutMs ?? 3_000;
+    this.#createAnswerWaitMs = options.createAnswerWaitMs ?? DEFAULT_CREATE_ANSWER_WAIT_MS;
     this.#buildRequest = options.buildRequest ?? ((startOptions) => buildCreateRequest(startOptions));
   }
 
@@ -176,6 +190,7 @@ export class SessionController {
       resolve,
       options,
       createAbort: new AbortController(),
+      createSent: false,
       queryAbort: new AbortController(),
       created: null,
       detachSignal: () => signal?.removeEventListener('abort', onAbort),
@@ -188,8 +203,9 @@ export class SessionController {
   }
 
   /**
-   * Ends the session from any phase (default reason `user_end`, spec §6 rule 7): while creating it cancels
-   * (a room created anyway is closed without conn_init); while warming it stops retrying and closes the room;
+   * Ends the session from any phase (default reason `user_end`, spec §6 rule 7): while creating it
+   * waits for the create's answer (bounded by `createAnswerWaitMs`) and closes that room with type 5 and no
+   * conn_init; while warming it stops retrying and closes the room;
    * when live it sends type 5, closes and reads the final billing. Resolves with the terminal state, or
    * `null` when no session ever ran.
    */
@@ -303,7 +319,7 @@ export class SessionController {
       case 'create-session':
         return this.#track(this.#createSession(run));
       case 'abort-create':
-        return run.createAbort.abort();
+        return this.#abortCreate(run);
       case 'emit-credentials': {
         const created = run.created;
         if (!created) return;
@@ -383,6 +399,7 @@ export class SessionController {
       const built = await this.#buildRequest(run.options);
       throwIfAborted(signal);
       for (const message of built.warnings) this.#emit({ type: 'warning', message });
+      run.createSent = true;
       const created = await this.#client.createSession(built.request, { signal });
       run.created = created;
       this.#dispatch({
@@ -397,6 +414,23 @@ export class SessionController {
       this.#log.warn('session: create failed', { code: info.code, message: info.message });
       this.#dispatch({ type: 'create-failed', atMs: this.#clock.now(), error: info });
     }
+  }
+
+  /**
+   * Cancel the create. Before the POST nothing exists on the service: abort. Once it is out the service may
+   * have made the room, and only the answer names it: wait for it (the machine then closes the room with
+   * type 5 and no conn_init, spec §6 rule 7), bounded by `createAnswerWaitMs`, after which nothing more can
+   * be done from here.
+   */
+  #abortCreate(run: Run): void {
+    if (!run.createSent) return run.createAbort.abort();
+    if (this.#createWaitTimer !== null) return;
+    this.#log.info('session: cancelled while the create is in flight; waiting for its answer to close the room', { waitMs: this.#createAnswerWaitMs });
+    this.#createWaitTimer = this.#clock.setTimeout(() => {
+      this.#createWaitTimer = null;
+      this.#log.warn('session: the create did not answer in time after a cancel; a room it made cannot be closed from here');
+      run.createAbort.abort();
+    }, this.#createAnswerWaitMs);
   }
 
   #openSocket(hold = false): void {
@@ -598,7 +632,11 @@ export class SessionController {
     into.add(tracked);
   }
 
-  #cancelTimer(which: 'retry' | 'duration' | 'rtc'): void {
+  #cancelTimer(which: 'retry' | 'duration' | 'rtc' | 'create-wait'): void {
+    if (which === 'create-wait' && this.#createWaitTimer !== null) {
+      this.#clock.clearTimeout(this.#createWaitTimer);
+      this.#createWaitTimer = null;
+    }
     if (which === 'rtc' && this.#rtcTimer !== null) {
       this.#clock.clearTimeout(this.#rtcTimer);
       this.#rtcTimer = null;
@@ -617,6 +655,7 @@ export class SessionController {
     this.#cancelTimer('retry');
     this.#cancelTimer('duration');
     this.#cancelTimer('rtc');
+    this.#cancelTimer('create-wait');
   }
 
   #emit(event: SessionEvent): void {

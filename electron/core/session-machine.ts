@@ -64,7 +64,11 @@ export type MachineEvent =
 export type MachineEffect =
   /** Build the request and POST it (spec §4.1). Never retried. */
   | { type: 'create-session' }
-  /** Abort the create request in flight. */
+  /**
+   * Cancel the create: the driver stops it before the request is sent; once sent, it waits (bounded) for
+   * the answer, because the service may have made the room and only the answer names it (`created` then
+   * closes it).
+   */
   | { type: 'abort-create' }
   /** Emit the `credentials` event (the renderer joins RTC). */
   | { type: 'emit-credentials' }
@@ -434,7 +438,7 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
         case 'ending':
           return same;
         case 'creating':
-          // Cancel the request; if its answer still arrives, `created` closes the room (see above).
+          // Cancel the create; when its answer arrives, `created` closes the room (see above).
           if (ctx.cancelledDuringCreate) return same;
           return to(state, { ...ctx, cancelledDuringCreate: true, endedBy: 'client', hangupReason: event.reason }, [{ type: 'abort-create' }]);
         case 'connecting':

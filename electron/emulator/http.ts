@@ -152,7 +152,7 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
             { ...request, moderation: request.moderation ?? 'disabled', extra_motion: request.extra_motion ?? true }
           : request;
       const session = ctx.sessions.create(account, request, effective);
-      respond(ctx, res, 200, ctx.sessions.createJson(session));
+      respond(ctx, res, 200, ctx.sessions.createJson(session), {}, ctx.knobs.createDelayMs);
       return;
     }
     case 'query': {
@@ -175,15 +175,15 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
   }
 }
 
-/** Send a JSON answer after `knobs.latencyMs` (on the injected clock). */
-function respond(ctx: HttpContext, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/** Send a JSON answer after `knobs.latencyMs` (+ `extraDelayMs`), on the injected clock. */
+function respond(ctx: HttpContext, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, extraDelayMs = 0): void {
   const write = () => {
     if (res.writableEnded || res.destroyed) return;
     const text = JSON.stringify(body);
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
   };
-  const latencyMs = ctx.knobs.latencyMs;
+  const latencyMs = ctx.knobs.latencyMs + extraDelayMs;
   if (latencyMs <= 0) {
     write();
     return;

@@ -14,6 +14,9 @@ export const DEMO_API_KEY = 'emulator-demo-key-0001';
 export interface EmulatorKnobs {
   /** Added before every HTTP answer and before every server WS message (default 0). */
   latencyMs: number;
+  /** Added before create answers only, on top of `latencyMs` (default 0): the room exists at once, its
+   *  answer is late, so a client can be stopped while its create is in flight. */
+  createDelayMs: number;
   /** NOT_READY until this long after session creation (defaults audio 0, video 2500: "normal in video mode", spec §6 rule 2). */
   warmupMs: { audio: number; video: number };
   /** Answer LIVE_CONN_INIT_FAILED to conn_init (spec §6 rule 3). */
@@ -56,6 +59,7 @@ export interface EmulatorKnobs {
 /** Frozen; startEmulator copies it (with a fresh warmupMs object) into each handle's mutable `knobs`. */
 export const DEFAULT_KNOBS: Readonly<EmulatorKnobs> = Object.freeze({
   latencyMs: 0,
+  createDelayMs: 0,
   warmupMs: Object.freeze({ audio: 0, video: 2_500 }),
   initFailure: false,
   pingIntervalMs: SERVER_PING_INTERVAL_MS,

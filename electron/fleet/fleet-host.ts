@@ -11,6 +11,7 @@ import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { overlay, resolveConfig, type ConfigEnv } from '../kiosk/config.ts';
 import type { KioskService } from '../kiosk/kiosk-service.ts';
+import { DayFigures } from './call-figures.ts';
 import { METRIC_PREFIX } from './metrics.ts';
 import { APPLY_KEYS, type ApplySettings } from './commands.ts';
 import type { ProxyRoute } from '../core/proxy.ts';
@@ -77,6 +78,8 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
     : null;
   let link: MqttLink | null = null;
   let lastFailure: string | null = null;
+  /** The day's field figures of real calls, for the status (p50/p95). */
+  const dayFigures = new DayFigures();
 
   const watch: OpeningWatch = watchOpeningHours({
     schedule: service.config.schedule,
@@ -154,6 +157,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
             ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
             update: options.updates?.()?.status ?? null,
+            ...(dayFigures.summary(clock.now()).calls > 0 ? { callFigures: dayFigures.summary(clock.now()) } : {}),
           };
         },
       });
@@ -162,6 +166,10 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
     }
   }
   const offEvents = service.onEvent((event) => {
+    if (event.type === 'call-figures') {
+      dayFigures.add(event.figures, clock.now());
+      link?.statusChanged();
+    }
     if (event.type === 'state' && event.state.phase === 'failed') lastFailure = event.state.error.code;
     if (event.type === 'state' || event.type === 'opening') link?.statusChanged();
   });

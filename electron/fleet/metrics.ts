@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { z } from 'zod';
-import type { HangupCause, KioskEvent, LastCallQuality, SpareEvent } from '../contract.ts';
+import type { CallFigures, HangupCause, KioskEvent, LastCallQuality, SpareEvent } from '../contract.ts';
 import { AvatarError, ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { HANGUP_REASONS } from '../core/protocol.ts';
@@ -30,6 +30,9 @@ import { isLoopbackHost, type KioskConfig } from '../kiosk/config.ts';
 export const METRIC_PREFIX = 'avatar_kiosk_';
 /** Time-to-live buckets in seconds: audio goes live in about a second, video warms up for several. */
 export const TIME_TO_LIVE_BUCKETS = [0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60];
+/** Call field-figure buckets in seconds: a pre-joined tap is ready in well under a second, a cold join with
+ *  a warming video avatar takes several. */
+export const CALL_FIGURE_BUCKETS = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 13, 20, 30];
 /** Electron's `render-process-gone` reasons; anything else is `other`. */
 const RENDERER_GONE_REASONS = ['clean-exit', 'abnormal-exit', 'killed', 'crashed', 'oom', 'launch-failed', 'integrity-failure'];
 
@@ -114,6 +117,19 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
     help: 'Live calls hung up by the media watchdog (the avatar\'s picture or voice stopped arriving for 20 s).',
     registers,
   });
+  // Field figures of real calls, from the RTC SDK's own events (the renderer's reports, timed by main from
+  // the tap). The only honest first-frame figures: the bench measures the client, not the avatar.
+  const callFigure = (metric: string, help: string): Histogram<'call_mode' | 'proxy'> =>
+    new Histogram({ name: name(metric), help: `${help} Labels: call mode, cloud proxy mode.`, labelNames: ['call_mode', 'proxy'] as const, buckets: CALL_FIGURE_BUCKETS, registers });
+  const figureHistograms = {
+    tapToRtcReadyMs: callFigure('call_tap_to_rtc_ready_seconds', 'From the tap to our RTC side ready (joined, microphone published), seconds.'),
+    tapToConnInitAckMs: callFigure('call_tap_to_conn_init_ack_seconds', 'From the tap to the conn_init ack (live, billing starts), seconds.'),
+    tapToAvatarPublishedMs: callFigure('call_tap_to_avatar_published_seconds', "From the tap to the avatar's user-published in the RTC channel, seconds."),
+    tapToFirstFrameMs: callFigure('call_tap_to_first_frame_seconds', "From the tap to the avatar's first decoded video frame (video calls), seconds."),
+    tapToFirstAudioMs: callFigure('call_tap_to_first_audio_seconds', "From the tap to the avatar's first audio (voice-only calls), seconds."),
+    joinMs: callFigure('call_rtc_join_seconds', 'The RTC channel join itself (client.join), seconds.'),
+  } as const;
+
   const active = new Gauge({ name: name('session_active'), help: '1 while a session is under way (creating to ending), else 0.', registers });
 
   // The last call's connection figures: set at scrape time from the source, absent until a call reported.
@@ -174,6 +190,14 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
     if (summary.billedSeconds !== null && summary.billedSeconds > 0) billed.inc(summary.billedSeconds);
   }
 
+  function onFigures(figures: CallFigures): void {
+    const labels = { call_mode: figures.callMode, proxy: figures.proxy };
+    for (const [key, histogram] of Object.entries(figureHistograms) as Array<[keyof typeof figureHistograms, Histogram<'call_mode' | 'proxy'>]>) {
+      const ms = figures[key];
+      if (ms !== null) histogram.observe(labels, ms / 1000);
+    }
+  }
+
   function onSpare(event: SpareEvent): void {
     const status = ['created', 'used', 'expired', 'failed'].includes(event.status) ? event.status : 'other';
     spares.inc({ status });
@@ -193,6 +217,7 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
       const offEvents = s.onEvent((event) => {
         if (event.type === 'state') onState(event.state);
         else if (event.type === 'spare') onSpare(event);
+        else if (event.type === 'call-figures') onFigures(event.figures);
       });
       const offCauses = s.onHangupCause?.((cause) => {
         if (cause === 'media_stalled') mediaStalled.inc();

@@ -29,6 +29,8 @@ export const STATUS_MIN_INTERVAL_MS = 1000;
 /** Answers kept for repeated command ids. */
 export const REMEMBERED_COMMANDS = 200;
 /** A screenshot larger than this is refused rather than published (brokers cap message sizes). */
+import type { DayCallFigures } from './call-figures.ts';
+
 export const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
 
 /** What the host reports about the kiosk (sampled whenever the status is published). */
@@ -47,6 +49,8 @@ export interface FleetStatusFields {
   sandbox?: boolean;
   /** Updates (safe-updates.ts): phase, how this install updates, the version waiting, the pin, the last error. Absent: no update feed. */
   update?: UpdateStatus | null;
+  /** The day's field figures of real calls (p50/p95 from the tap), once a call has ended today. */
+  callFigures?: DayCallFigures;
 }
 
 export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; group: string | null; queued: number; at: string };

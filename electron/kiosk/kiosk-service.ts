@@ -31,6 +31,8 @@ import {
   type SetMutedArgs,
   type StartArgs,
   type RtcReadyArgs,
+  type CallFigures,
+  type CallMilestoneArgs,
   type CallQualityArgs,
   type LastCallQuality,
   type AttractReportArgs,
@@ -137,6 +139,8 @@ export interface KioskService {
   resetToAttract(): Promise<void>;
   /** The last call's connection figures (null until a call reported some). */
   readonly lastCallQuality: LastCallQuality | null;
+  /** The last call's field figures (tap → RTC ready, → conn_init ack, → avatar published, → first media). */
+  readonly lastCallFigures: CallFigures | null;
   /** The in-process emulator while in demo mode (null otherwise); for tests and diagnostics. */
   readonly emulator: RunningEmulator | null;
   /** The current session state (synchronous view of `getState`). */
@@ -181,6 +185,21 @@ export const SHUTDOWN_HANGUP_TIMEOUT_MS = 5_000;
 /** While the attract screen shows, the warm connection is checked (and renewed when stale) this often. */
 export const WARM_REFRESH_MS = 20_000;
 const MAX_ATTRACT_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/** A tap's field figures while its call runs (clock times; see `CallFigures`). */
+interface FiguresDraft {
+  tapAtMs: number;
+  callMode: CallMode;
+  liveId: string | null;
+  rtcReadyAtMs: number | null;
+  ackAtMs: number | null;
+  publishedAtMs: number | null;
+  firstFrameAtMs: number | null;
+  firstAudioAtMs: number | null;
+  joinMs: number | null;
+  /** Why we hung up when it was not the visitor (idle, max_call, media_stalled…). */
+  cause: string | null;
+}
 
 interface ActiveSession {
   controller: SessionController;
@@ -235,6 +254,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let muted = false;
   /** The last call's connection figures, as the renderer last reported them (staff Status, /metrics). */
   let lastCallQuality: LastCallQuality | null = null;
+  /** The field figures of the tap under way (see `CallFigures`), and of the last finished call. */
+  let figures: FiguresDraft | null = null;
+  let lastCallFigures: CallFigures | null = null;
   let active: ActiveSession | null = null;
   let shutdownPromise: Promise<void> | null = null;
   let imageDataUrl: Promise<string | null> | null = null;
@@ -416,10 +438,14 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       let next = capCallLength(event.state, config.maxCallSeconds);
       if (session.mediaFailure && isTerminal(next.phase)) next = asMediaFailure(next, session.mediaFailure);
       if (isTerminal(next.phase)) session.sawTerminal = true;
+      noteFigures(next);
       state = next;
       emit({ type: 'state', state: next, previous: event.previous });
       return;
     }
+    // An adopted spare's states are held until its first answer, its credentials are not: the renderer's
+    // milestones for this call may arrive before its `connecting` state.
+    if (event.type === 'credentials' && figures) figures.liveId = event.liveId;
     emit(event);
   }
 
@@ -459,6 +485,18 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     if (args.language && !config.languages.includes(args.language)) return fail('invalid_request', `The language "${args.language}" is not offered on this kiosk.`);
     const startOptions = startOptionsFor(callMode, member, args.language ?? config.defaultLanguage);
 
+    figures = {
+      tapAtMs: clock.now(),
+      callMode,
+      liveId: null,
+      rtcReadyAtMs: null,
+      ackAtMs: null,
+      publishedAtMs: null,
+      firstFrameAtMs: null,
+      firstAudioAtMs: null,
+      joinMs: null,
+      cause: null,
+    };
     const session = newActiveSession();
     active = session;
     if (muted) {
@@ -619,6 +657,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     if (active) {
       const cause = args?.cause ?? 'visitor';
       const liveId = liveIdOf(state);
+      if (cause !== 'visitor' && figures) figures.cause ??= cause;
       extension?.onHangupRequest?.(cause, liveId);
       for (const l of [...hangupCauseListeners]) {
         try {
@@ -659,8 +698,57 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   async function rtcReady(args: RtcReadyArgs): Promise<Result<{ accepted: boolean }>> {
     const session = active;
     const accepted = session ? session.controller.rtcReady(args.liveId) : false;
+    if (accepted && figures && figures.rtcReadyAtMs === null) figures.rtcReadyAtMs = clock.now();
     logger.info(accepted ? 'The renderer joined the RTC channel; sending conn_init' : 'An RTC-ready report for no waiting session was ignored', { liveId: args.liveId });
     return ok({ accepted });
+  }
+
+  /** The tap's figures follow the session's states; its terminal state sends them out (once, first). */
+  function noteFigures(next: SessionState): void {
+    const f = figures;
+    if (!f) return;
+    if ('liveId' in next && next.liveId) f.liveId = next.liveId;
+    if (next.phase === 'live' && f.ackAtMs === null) f.ackAtMs = next.sinceMs;
+    if (!isTerminal(next.phase)) return;
+    figures = null;
+    const summary = next.phase === 'ended' || next.phase === 'failed' ? next.summary : null;
+    const from = (atMs: number | null): number | null => (atMs === null ? null : Math.max(0, atMs - f.tapAtMs));
+    const endReason = f.cause ?? summary?.hangupReason ?? (next.phase === 'failed' ? next.error.code : 'unknown');
+    lastCallFigures = {
+      liveId: f.liveId,
+      callMode: f.callMode,
+      tapToRtcReadyMs: from(f.rtcReadyAtMs),
+      tapToConnInitAckMs: from(f.ackAtMs),
+      tapToAvatarPublishedMs: from(f.publishedAtMs),
+      tapToFirstFrameMs: from(f.firstFrameAtMs),
+      tapToFirstAudioMs: from(f.firstAudioAtMs),
+      joinMs: f.joinMs,
+      proxy: config.rtc.cloudProxy,
+      endReason,
+    };
+    emit({ type: 'call-figures', figures: lastCallFigures });
+  }
+
+  /** A field milestone of the running call, timed from the tap on arrival (the first of each counts). */
+  function reportMilestone(args: CallMilestoneArgs): Result<{ accepted: boolean }> {
+    const f = figures;
+    if (!f || f.liveId !== args.liveId) return ok({ accepted: false });
+    const now = clock.now();
+    switch (args.milestone) {
+      case 'joined':
+        f.joinMs ??= args.durationMs ?? null;
+        break;
+      case 'avatar_published':
+        f.publishedAtMs ??= now;
+        break;
+      case 'first_frame':
+        f.firstFrameAtMs ??= now;
+        break;
+      case 'first_audio':
+        f.firstAudioAtMs ??= now;
+        break;
+    }
+    return ok({ accepted: true });
   }
 
   /** Figures for the call on screen (running or just ended); a report for any other live id is ignored,
@@ -767,6 +855,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       reportMediaError: (args) => reportMediaError(args),
       rtcReady: (args) => rtcReady(args),
       reportQuality: (args) => reportQuality(args),
+      reportMilestone: (args) => reportMilestone(args),
     },
     config: { get: () => getConfig() },
     attract: { report: (args) => attractReport(args) },
@@ -799,6 +888,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     resetToAttract,
     get emulator() {
       return emulator;
+    },
+    get lastCallFigures() {
+      return lastCallFigures;
     },
     get lastCallQuality() {
       return lastCallQuality;

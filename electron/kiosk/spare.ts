@@ -31,7 +31,7 @@ import { silentLogger, type Logger } from '../core/log.ts';
 import type { CallMode, CreateSessionResponse } from '../core/protocol.ts';
 import { hangupWithoutConnInit } from '../core/remote-hangup.ts';
 import type { ServiceClient } from '../core/rest-client.ts';
-import type { AdoptedSession } from '../core/session-controller.ts';
+import { DEFAULT_CREATE_ANSWER_WAIT_MS, type AdoptedSession } from '../core/session-controller.ts';
 import type { StartOptions } from '../core/session-types.ts';
 import { wsTransportFactory, type TransportFactory } from '../core/transport.ts';
 import type { AttractReportArgs, PrewarmMode, SpareEvent } from '../contract.ts';
@@ -53,6 +53,8 @@ export const TAKE_WAIT_MS = 10_000;
 /** Bound on delivering a type 5 over a fresh socket to a spare whose own socket is gone. */
 export const SPARE_HANGUP_TIMEOUT_MS = 3_000;
 export const HOUR_MS = 3_600_000;
+/** At shutdown, how long a spare's create in flight may take to answer so its room can be closed. */
+export const CREATE_ANSWER_WAIT_MS = DEFAULT_CREATE_ANSWER_WAIT_MS;
 /** Create failures that stop spares until a create succeeds again or the key changes (spec §7, §8). */
 export const BLOCKING_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['unauthorized', 'forbidden', 'insufficient_credits']);
 
@@ -92,6 +94,10 @@ interface Spare {
   /** What the session was created with; a different one at the tap means the settings changed. */
   fingerprint: string;
   abort: AbortController;
+  /** The create POST is out: a room may exist, and only the answer names it. */
+  createSent: boolean;
+  /** Bounds the wait for that answer once the spare is dropped during shutdown. */
+  createWaitTimer: TimerHandle | null;
   created: CreateSessionResponse | null;
   socket: ControlSocket | null;
   ageTimer: TimerHandle | null;
@@ -322,6 +328,8 @@ export class SpareManager {
       callMode: startOptions.callMode,
       fingerprint: fingerprint(startOptions),
       abort: new AbortController(),
+      createSent: false,
+      createWaitTimer: null,
       created: null,
       socket: null,
       ageTimer: null,
@@ -340,8 +348,11 @@ export class SpareManager {
     try {
       if (!client) throw toAvatarError(new Error('The service is not configured.'), 'invalid_config');
       const built = await this.#buildRequest(startOptions);
+      if (spare.abort.signal.aborted) throw toAvatarError(spare.abort.signal.reason, 'cancelled');
+      spare.createSent = true;
       created = await client.createSession(built.request, { signal: spare.abort.signal });
     } catch (error) {
+      this.#clearCreateWait(spare);
       const e = toAvatarError(error);
       if (BLOCKING_CODES.has(e.code)) this.#blockedBy = e.code;
       if (!spare.done) this.#end(spare, 'failed', e.code);
@@ -349,6 +360,7 @@ export class SpareManager {
       this.#evaluate();
       return;
     }
+    this.#clearCreateWait(spare);
     spare.created = created;
     const liveId = created.live.id;
     if (this.#blockedBy) this.#blockedBy = null; // a create succeeded: the account works again
@@ -434,8 +446,19 @@ export class SpareManager {
       }
       const client = this.#opts.getClient();
       if (liveId && client && reason !== 'not_found' && !reason.startsWith('forced_hangup')) this.#hangupOverFreshSocket(liveId, client);
-      // Still creating: let the create finish; `#runCreate` closes the room it made (never billed).
-      if (!spare.created && this.#closed) spare.abort.abort();
+      // Still creating: let the create answer, whatever ended the spare (shutdown included), and
+      // `#runCreate` closes the room it made (never billed). Shutdown waits for that, bounded: a create
+      // not sent yet is simply stopped, one that does not answer in time is given up.
+      if (!spare.created && this.#closed) {
+        if (!spare.createSent) spare.abort.abort();
+        else if (spare.createWaitTimer === null) {
+          spare.createWaitTimer = this.#clock.setTimeout(() => {
+            spare.createWaitTimer = null;
+            this.#log.warn('spare: the create did not answer in time at shutdown; a room it made cannot be closed from here');
+            spare.abort.abort();
+          }, CREATE_ANSWER_WAIT_MS);
+        }
+      }
     }
     this.#emitEnd(status, liveId, spare.callMode, reason);
     // Not from inside `#evaluate` → `#create` (a synchronous loop): re-evaluate on the next turn.
@@ -464,6 +487,11 @@ export class SpareManager {
       this.#wakeTimer = null;
       this.#evaluate();
     }, Math.max(0, atMs - this.#clock.now()));
+  }
+
+  #clearCreateWait(spare: Spare): void {
+    if (spare.createWaitTimer !== null) this.#clock.clearTimeout(spare.createWaitTimer);
+    spare.createWaitTimer = null;
   }
 
   #clearAgeTimer(spare: Spare): void {

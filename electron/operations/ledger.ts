@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, openSync, closeSync, fstatSync, readSync, readdirSync, readFileSync, fsyncSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { HangupCause, KioskEvent, LedgerTotals, LedgerTotalsRow, SpareEvent } from '../contract.ts';
+import type { CallFigures, HangupCause, KioskEvent, LedgerTotals, LedgerTotalsRow, SpareEvent } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
 import { AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
@@ -45,6 +45,18 @@ export const sessionRecordSchema = z.object({
   /** Hung up or read back after a crash, on the next start. */
   recovered: z.boolean(),
   error_code: z.string().optional(),
+  /** The call's field figures (ms from the tap; see contract.ts `CallFigures`), when the renderer reported them. */
+  figures: z
+    .object({
+      tap_to_rtc_ready_ms: z.number().nullable(),
+      tap_to_conn_init_ack_ms: z.number().nullable(),
+      tap_to_avatar_published_ms: z.number().nullable(),
+      tap_to_first_frame_ms: z.number().nullable(),
+      tap_to_first_audio_ms: z.number().nullable(),
+      join_ms: z.number().nullable(),
+      proxy: z.enum(['off', 'udp', 'tcp']),
+    })
+    .optional(),
 });
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
 
@@ -303,9 +315,22 @@ interface Tracking {
   callMode: SessionRecord['call_mode'] | null;
   liveAtMs: number | null;
   cause: EndCause | null;
+  figures?: CallFigures;
 }
 
 const TERMINAL = new Set<SessionState['phase']>(['ended', 'failed']);
+
+function ledgerFigures(f: CallFigures): NonNullable<SessionRecord['figures']> {
+  return {
+    tap_to_rtc_ready_ms: f.tapToRtcReadyMs,
+    tap_to_conn_init_ack_ms: f.tapToConnInitAckMs,
+    tap_to_avatar_published_ms: f.tapToAvatarPublishedMs,
+    tap_to_first_frame_ms: f.tapToFirstFrameMs,
+    tap_to_first_audio_ms: f.tapToFirstAudioMs,
+    join_ms: f.joinMs,
+    proxy: f.proxy,
+  };
+}
 
 export function createLedgerRecorder(options: LedgerRecorderOptions): LedgerRecorder {
   const { ledger, clock } = options;
@@ -353,6 +378,7 @@ export function createLedgerRecorder(options: LedgerRecorderOptions): LedgerReco
       credits_cost: summary?.creditsCost ?? (neverLive ? 0 : 'unknown'),
       recovered: false,
       ...(error ? { error_code: error.code } : {}),
+      ...(t.figures ? { figures: ledgerFigures(t.figures) } : {}),
     };
     write(record);
   }
@@ -378,6 +404,7 @@ export function createLedgerRecorder(options: LedgerRecorderOptions): LedgerReco
         current.liveId = event.liveId;
         current.callMode = event.callMode;
       } else if (event.type === 'spare') onSpare(event);
+      else if (event.type === 'call-figures' && current) current.figures = event.figures; // just before the terminal state
     },
     noteCause(cause, liveId) {
       if (!current) return;

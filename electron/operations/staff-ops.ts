@@ -212,6 +212,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       openAtLogin: options.platform.getOpenAtLogin(),
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
       ...(service.lastCallQuality ? { lastCall: { ...service.lastCallQuality } } : {}),
+      ...(service.lastCallFigures ? { lastCallFigures: { ...service.lastCallFigures } } : {}),
     };
   }
 

@@ -8,7 +8,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { eventually, localTracks, openKiosk, screenIs, useE2eBrowser } from './harness.ts';
+import { createKioskMetrics, startMetricsServer } from '../../electron/fleet/metrics.ts';
+import { eventually, localTracks, openKiosk, screenIs, screenshot, useE2eBrowser } from './harness.ts';
 
 const e2e = useE2eBrowser();
 
@@ -23,6 +24,10 @@ describe('Call path (E2E)', () => {
       // A spare while the attract screen shows; no presence camera, so any capture would be the pre-join's.
       config: { prewarm: { mode: 'always', prejoin: true }, presence: { cameraEnabled: false } },
     });
+    // The field figures reach /metrics: a real scrape of the metrics server observing this kiosk.
+    const metrics = createKioskMetrics({ version: 'e2e' });
+    const stopObserving = metrics.observe(k.service);
+    const server = await startMetricsServer({ metrics, host: '127.0.0.1', port: 0 });
     try {
       const { page } = k;
       await screenIs(page, 'attract', 15_000);
@@ -57,6 +62,64 @@ describe('Call path (E2E)', () => {
       await screenIs(page, 'ended', 15_000);
       await eventually(() => k.emulator.liveCount() === 0, 'hung up');
       await eventually(async () => (await localTracks(page)).live === 0, 'devices released');
+
+      // The call's field figures, from the engine's own events (the demo engine reports the same ones as
+      // the Web SDK's): every milestone from the tap, in order, with the modelled join's own time.
+      // Sent with the call's terminal state (after the final billing read, once the end screen shows).
+      const figures = await eventually(() => k.service.lastCallFigures, 'the call recorded its field figures', 15_000);
+      assert.equal(figures.liveId, spare.liveId);
+      assert.equal(figures.callMode, 'video');
+      assert.equal(figures.proxy, 'off');
+      assert.equal(figures.endReason, 'user_end');
+      assert.equal(figures.joinMs, 400, 'the modelled channel join (rtcJoinMs)');
+      const { tapToRtcReadyMs: rtcReadyMs, tapToConnInitAckMs: ack, tapToAvatarPublishedMs: published, tapToFirstFrameMs: frame } = figures;
+      assert.ok(rtcReadyMs !== null && ack !== null && published !== null && frame !== null, JSON.stringify(figures));
+      assert.ok(rtcReadyMs <= ack, `RTC ready (${rtcReadyMs} ms) before the conn_init ack (${ack} ms)`);
+      assert.ok(published <= frame, 'the avatar publishes before its first frame');
+      assert.equal(figures.tapToFirstAudioMs, null, 'a video call reports its first frame, not first audio');
+
+      const scrape = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+      for (const metric of ['tap_to_rtc_ready', 'tap_to_conn_init_ack', 'tap_to_avatar_published', 'tap_to_first_frame', 'rtc_join']) {
+        assert.match(scrape, new RegExp(`^avatar_kiosk_call_${metric}_seconds_count\\{call_mode="video",proxy="off"\\} 1$`, 'm'), `${metric} in the scrape`);
+      }
+      assert.match(scrape, /^avatar_kiosk_call_rtc_join_seconds_sum\{call_mode="video",proxy="off"\} 0\.4$/m);
+    } finally {
+      stopObserving();
+      await server.close();
+      await k.close();
+    }
+  });
+
+  it('a microphone unplugged mid-call with none left: the visitor is told, and after the grace time the call ends with type 5 and an explained error', async () => {
+    const k = await openKiosk({
+      browser: e2e.browser,
+      baseUrl: e2e.server.url,
+      orientation: 'landscape',
+      imageDataUrl: e2e.portrait,
+      knobs: { warmupMs: { audio: 0, video: 0 }, rtcJoinMs: 0 },
+      config: { callMode: 'audio' },
+    });
+    try {
+      const { page } = k;
+      await page.click('[data-testid=start]');
+      await screenIs(page, 'live', 15_000);
+      const liveId = k.emulator.listSessions()[0]!.id;
+      // Unplug: no microphone can be opened any more, and the one in use ends.
+      await page.evaluate(`(() => {
+        navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('Requested device not found', 'NotFoundError'));
+        for (const t of window.__localTracks) if (t.kind === 'audio' && t.readyState === 'live') { t.stop(); t.dispatchEvent(new Event('ended')); }
+      })()`);
+      await eventually(async () => /microphone was disconnected/i.test((await page.locator('body').textContent()) ?? ''), 'the visitor is told', 3_000);
+      await screenshot(page, 'live-microphone-lost', 'landscape');
+      assert.equal(k.emulator.getSession(liveId)!.status, 'on_live', 'still live during the grace time');
+      await screenIs(page, 'error', 15_000);
+      assert.equal(await page.getAttribute('[data-testid=screen-error]', 'data-cause'), 'media');
+      const reported = k.bridge.calls.find((c) => c.channel === 'kiosk:session:report-media-error');
+      assert.equal((reported?.arg as { kind: string } | undefined)?.kind, 'device_missing');
+      await eventually(() => k.emulator.getSession(liveId)?.status === 'ended', 'main ended the call');
+      const session = k.emulator.getSession(liveId)!;
+      assert.equal(session.clientMessages.filter((m) => m.type === 5).length, 1, 'one type 5');
+      assert.equal(k.emulator.liveCount(), 0);
     } finally {
       await k.close();
     }

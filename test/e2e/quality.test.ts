@@ -72,6 +72,13 @@ describe('Connection quality (E2E)', () => {
       assert.equal(await text(page, 'status-last-call-loss'), `${kept.packetLossPct} %`);
       assert.equal(await text(page, 'status-last-call-fps'), `${kept.frameRate} fps`);
       assert.equal(await text(page, 'status-last-call-rtt'), `${kept.rttMs} ms`);
+      // The last call's start, from the tap: the field figures main kept for it.
+      const figures = k.service.lastCallFigures;
+      assert.ok(figures && figures.tapToConnInitAckMs !== null && figures.tapToFirstFrameMs !== null, JSON.stringify(figures));
+      await page.locator('[data-testid=status-last-call-figures]').waitFor({ timeout: 5_000 });
+      assert.equal(await text(page, 'status-figure-ack'), `${Math.round(figures.tapToConnInitAckMs)} ms`);
+      assert.equal(await text(page, 'status-figure-first-media'), `${Math.round(figures.tapToFirstFrameMs)} ms`);
+      assert.equal(await text(page, 'status-figure-end'), 'user_end');
       await screenshotBoth(page, 'staff-status-last-call', 'portrait');
       assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);
     } finally {

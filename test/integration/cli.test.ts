@@ -159,6 +159,29 @@ describe('cli probe against a standalone emulator', () => {
     });
   }
 
+  it('on SIGTERM while the create is in flight: waits for its answer, closes the room with type 5 and never sends conn_init', async () => {
+    emulator.knobs.createDelayMs = 1_500;
+    try {
+      const before = new Set(emulator.listSessions().map((s) => s.id));
+      const probe = startCli(['probe', '--json', '--mode', 'audio', '--hold', '30', '--base-url', emulator.baseUrl, '--api-key', emulator.apiKey]);
+      // The room exists on the service as soon as the request arrives; its answer is still 1.5 s away.
+      await until(() => emulator.listSessions().some((s) => !before.has(s.id)), 'the create request to arrive');
+      const room = emulator.listSessions().find((s) => !before.has(s.id))!;
+      probe.child.kill('SIGTERM');
+      const run = await probe.done;
+      assert.equal(run.code, 143, run.stderr);
+      const session = emulator.getSession(room.id)!;
+      assert.equal(session.connInits, 0, 'no conn_init: the avatar never went live, nothing was billed');
+      assert.deepEqual(session.clientMessages.map((m) => m.type), [5], 'exactly one frame: the hangup');
+      assert.equal(session.hangupReason, 'user_end');
+      assert.notEqual(session.status, 'waiting', 'no room is left waiting');
+      assert.equal(session.billedSeconds, 0);
+      assert.equal(JSON.parse(run.stdout.trim()).live_id, room.id, 'the report names the room it closed');
+    } finally {
+      emulator.knobs.createDelayMs = 0;
+    }
+  });
+
   it('clones and lists voices', async () => {
     const common = ['--base-url', emulator.baseUrl, '--api-key', emulator.apiKey];
     const clone = await runCli(['voices', 'clone', '--audio-url', 'https://example.test/sample.mp3', '--voice', 'Concierge', '--json', ...common]);

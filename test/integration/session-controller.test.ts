@@ -432,19 +432,46 @@ describe('SessionController (against the emulator)', () => {
   });
 
   describe('hangup before the avatar is live', () => {
-    it('during creating: cancels; no socket is ever opened and nothing is live', async () => {
+    it('during creating: lets the create answer, then closes its room with type 5 and never conn_init', async () => {
       const h = await setup({ knobs: { latencyMs: 1_000 } });
       const result = h.controller.start(AUDIO);
       await until(() => h.emu.listSessions().length === 1);
       assert.equal(h.controller.state.phase, 'creating');
-      const terminal = await h.controller.hangup();
+      const terminal = await driveUntilSettled(h.clock, h.controller.hangup(), { stepMs: 250, maxFakeMs: 10_000 });
       assert.equal(await result, terminal);
       const state = failed(terminal);
       assert.equal(state.error.code, 'cancelled');
-      assert.equal(h.events.filter((e) => e.type === 'credentials').length, 0);
-      await advanceInSteps(h.clock, 3_000, { stepMs: 500 });
+      assert.equal(h.events.filter((e) => e.type === 'credentials').length, 0, 'the renderer never joins a cancelled room');
+      const s = h.emu.listSessions()[0]!;
+      assert.equal(state.liveId, s.id);
+      assert.deepEqual(frames(s), ['5#1'], 'the room is closed with one type 5');
+      assert.equal(s.connInits, 0);
+      assert.equal(s.hangupReason, 'user_end');
+      assert.notEqual(s.status, 'waiting', 'no room is left waiting on the service');
       assert.equal(h.emu.liveCount(), 0);
-      assert.equal(h.emu.listSessions()[0]?.socketsOpened, 0);
+    });
+
+    it('during creating: dispose (a quit) waits for the answer too, and closes the room', async () => {
+      const h = await setup({ knobs: { latencyMs: 1_000 } });
+      void h.controller.start(AUDIO);
+      await until(() => h.emu.listSessions().length === 1);
+      await driveUntilSettled(h.clock, h.controller.dispose(), { stepMs: 250, maxFakeMs: 10_000 });
+      const s = h.emu.listSessions()[0]!;
+      assert.deepEqual(frames(s), ['5#1']);
+      assert.equal(s.connInits, 0);
+      assert.notEqual(s.status, 'waiting');
+    });
+
+    it('during creating: gives the answer up after createAnswerWaitMs when it never comes', async () => {
+      const h = await setup({ knobs: { latencyMs: 60_000 }, controller: { createAnswerWaitMs: 2_000 } });
+      const result = h.controller.start(AUDIO);
+      await until(() => h.emu.listSessions().length === 1);
+      const startedMs = h.clock.now();
+      const state = failed(await driveUntilSettled(h.clock, h.controller.hangup(), { stepMs: 250, maxFakeMs: 10_000 }));
+      assert.equal(await result, state);
+      assert.equal(state.error.code, 'cancelled');
+      const waitedMs = h.clock.now() - startedMs;
+      assert.ok(waitedMs >= 2_000 && waitedMs <= 2_500, `gave up after ${waitedMs} ms`);
     });
 
     it('during creating, when the answer arrives anyway: closes the room with a hangup, never conn_init', async () => {

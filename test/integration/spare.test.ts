@@ -285,6 +285,35 @@ describe('spare sessions (fast start) against the emulator', () => {
     assert.equal(h.clock.pendingCount, 0, `pending timers: ${h.clock.pendingDelays().join(', ')}`);
   });
 
+  it('shutdown while a spare\'s create is in flight: waits for the answer and closes that room with type 5, never conn_init', async () => {
+    const h = await setup({ knobs: { createDelayMs: 1_000 } });
+    value(await h.service.handle(CHANNELS.attractReport, { showing: true, present: true }));
+    await until(() => h.emu.listSessions().length === 1, { message: 'the spare\'s create to reach the service' });
+    assert.equal(h.service.spares.phase, 'creating');
+    const spareId = h.emu.listSessions()[0]!.id;
+    await driveUntilSettled(h.clock, h.service.shutdown(), { stepMs: 50 });
+    current = null;
+    const s = h.session(spareId);
+    assert.deepEqual(types(s), [5], 'the room is closed with one type 5');
+    assert.equal(s.connInits, 0);
+    assert.notEqual(s.status, 'waiting', 'no room is left waiting');
+    assert.equal(h.clock.pendingCount, 0, `pending timers: ${h.clock.pendingDelays().join(', ')}`);
+  });
+
+  it('a quit while the tap\'s create is in flight: waits for the answer and closes that room with type 5, never conn_init', async () => {
+    const h = await setup({ config: { prewarm: { mode: 'off' } }, knobs: { createDelayMs: 1_000 } });
+    const started = h.service.handle(CHANNELS.sessionStart, {});
+    await until(() => h.emu.listSessions().length === 1, { message: 'the tap\'s create to reach the service' });
+    const roomId = h.emu.listSessions()[0]!.id;
+    await driveUntilSettled(h.clock, Promise.all([h.service.shutdown(), started]), { stepMs: 50 });
+    current = null;
+    const s = h.session(roomId);
+    assert.deepEqual(types(s), [5]);
+    assert.equal(s.connInits, 0);
+    assert.notEqual(s.status, 'waiting');
+    assert.ok(!h.uiLog().some((e) => e.startsWith('credentials')), 'the renderer never joined the cancelled room');
+  });
+
   it('no spare while the last create failed with 402 (out of credits); a successful create lifts it', async () => {
     const h = await setup({ knobs: { warmupMs: { audio: 0, video: 0 } } });
     h.emu.setBalance(h.emu.apiKey, 10);

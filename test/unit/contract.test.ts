@@ -67,6 +67,19 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
       { liveId: '', bitrateKbps: 950, packetLossPct: 0.4, frameRate: 25, rttMs: 48, level: 'good' },
     ],
   },
+  [CHANNELS.sessionReportMilestone]: {
+    valid: [
+      { liveId: 'live-1', milestone: 'joined', durationMs: 420 },
+      { liveId: 'live-1', milestone: 'avatar_published' },
+      { liveId: 'live-1', milestone: 'first_frame' },
+      { liveId: 'live-1', milestone: 'first_audio' },
+    ],
+    invalid: [
+      undefined, {}, null, { milestone: 'first_frame' }, { liveId: 'live-1', milestone: 'first_kiss' },
+      { liveId: 'live-1', milestone: 'joined', durationMs: -1 }, { liveId: 'live-1', milestone: 'joined', durationMs: 600_001 },
+      { liveId: 'live-1', milestone: 'joined', durationMs: Number.NaN }, { liveId: 'live-1', milestone: 'first_frame', extra: 1 },
+    ],
+  },
   [CHANNELS.sessionReportMediaError]: {
     valid: [
       { kind: 'microphone_denied', message: 'NotAllowedError' },

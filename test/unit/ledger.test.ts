@@ -165,6 +165,39 @@ describe('ledger recorder (observes kiosk events)', () => {
     return { ledger, rec, start, clock };
   }
 
+  it('a call\'s field figures (sent just before its terminal state) are on its record', async () => {
+    const figures = {
+      liveId: 'L1',
+      callMode: 'audio' as const,
+      tapToRtcReadyMs: 420,
+      tapToConnInitAckMs: 480,
+      tapToAvatarPublishedMs: 510,
+      tapToFirstFrameMs: null,
+      tapToFirstAudioMs: 700,
+      joinMs: 390,
+      proxy: 'tcp' as const,
+      endReason: 'user_end',
+    };
+    const { ledger, rec } = run((clock) => [
+      { type: 'state', state: { phase: 'creating' }, previous: 'idle' },
+      { type: 'state', state: { phase: 'live', liveId: 'L1', sinceMs: clock.now() + 480, endsAtMs: clock.now() + 600_480 }, previous: 'connecting' },
+      { type: 'call-figures', figures },
+      { type: 'state', state: { phase: 'ended', liveId: 'L1', summary: summary() }, previous: 'ending' },
+    ]);
+    await rec.flush();
+    const [record] = ledger.read().records;
+    assert.ok(record?.kind === 'session');
+    assert.deepEqual(record.figures, {
+      tap_to_rtc_ready_ms: 420,
+      tap_to_conn_init_ack_ms: 480,
+      tap_to_avatar_published_ms: 510,
+      tap_to_first_frame_ms: null,
+      tap_to_first_audio_ms: 700,
+      join_ms: 390,
+      proxy: 'tcp',
+    });
+  });
+
   it('writes one record per session from its events and summary; idle is recorded as the end reason', async () => {
     const { ledger, rec, start } = run(
       (clock) => [

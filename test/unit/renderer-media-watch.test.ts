@@ -81,3 +81,97 @@ describe('MediaWatch', () => {
     assert.deepEqual(log, ['resubscribe@8000']);
   });
 });
+
+/**
+ * The signals an engine reports of the media itself (what agora-rtc-sdk-ng's getRemoteVideoStats /
+ * getRemoteAudioStats / getRTCStats and connectionState say, and what the demo engine models), scripted
+ * per poll: each test drives one signal and checks what the watchdog decides.
+ */
+function scripted(step: (tMs: number) => RemoteMediaProgress) {
+  const clock = new FakeClock(0);
+  const log: string[] = [];
+  const watch = new MediaWatch({
+    clock,
+    progress: () => step(clock.now()),
+    resubscribe: async () => void log.push(`resubscribe@${clock.now()}`),
+    onHangup: () => log.push(`hangup@${clock.now()}`),
+  });
+  const run = async (ms: number) => {
+    for (let t = 0; t < ms; t += MEDIA_WATCH_POLL_MS) await clock.advance(MEDIA_WATCH_POLL_MS);
+  };
+  return { watch, log, run };
+}
+
+/** A healthy call at `tMs`: packets, frames decoded and rendered at 25 fps, no freeze, bytes arriving. */
+function healthy(tMs: number): RemoteMediaProgress {
+  const n = Math.floor(tMs / 40);
+  return {
+    video: n,
+    audio: n,
+    videoFrames: { decodeFps: 25, renderFps: 25, freezeMs: 0 },
+    audioFreezeMs: 0,
+    connection: { connected: true, bytesReceived: n * 5_000 },
+  };
+}
+
+describe('MediaWatch judges the media, not the packets', () => {
+  it('video: packets still arriving but nothing decoded or rendered (a stalled decoder) → notice at 8 s, hang-up at 20 s', async () => {
+    const { watch, log, run } = scripted((t) => ({ ...healthy(t), videoFrames: { decodeFps: 0, renderFps: 0, freezeMs: 0 } }));
+    watch.start('video');
+    await run(21_000);
+    assert.deepEqual(log, ['resubscribe@8000', 'hangup@20000']);
+  });
+
+  it('video: frame rates still reported but the freeze time grows with the clock (a frozen picture) → hang-up', async () => {
+    // The SDK moves totalFreezeTime in whole seconds.
+    const { watch, log, run } = scripted((t) => ({ ...healthy(t), videoFrames: { decodeFps: 25, renderFps: 25, freezeMs: Math.floor(t / 1000) * 1000 } }));
+    watch.start('video');
+    await run(23_000);
+    // Judged over a 2 s window: the freeze is certain from 1.75 s on (notice 8 s later, hang-up 20 s later).
+    assert.deepEqual(log, ['resubscribe@9750', 'hangup@21750']);
+  });
+
+  it('video: short freezes now and then (under the window) do not end the call', async () => {
+    const { watch, log, run } = scripted((t) => ({ ...healthy(t), videoFrames: { decodeFps: 25, renderFps: 25, freezeMs: Math.floor(t / 5_000) * 400 } }));
+    watch.start('video');
+    await run(30_000);
+    assert.deepEqual(log, []);
+    watch.stop();
+  });
+
+  it('video: the connection down (state not connected) while frames are still reported → hang-up', async () => {
+    const { watch, log, run } = scripted((t) => ({ ...healthy(t), connection: { connected: false, bytesReceived: Math.floor(t / 40) * 5_000 } }));
+    watch.start('video');
+    await run(21_000);
+    assert.deepEqual(log, ['resubscribe@8000', 'hangup@20000']);
+  });
+
+  it('video: the avatar\'s voice freezing (gaps while it speaks) while its picture is fine → hang-up', async () => {
+    const { watch, log, run } = scripted((t) => ({ ...healthy(t), audioFreezeMs: Math.floor(t / 1000) * 1000 }));
+    watch.start('video');
+    await run(23_000);
+    assert.deepEqual(log, ['resubscribe@9750', 'hangup@21750']);
+  });
+
+  it('voice-only: the avatar silent for a minute (no audio packets) while the connection carries bytes is NOT hung up', async () => {
+    const { watch, log, run } = scripted((t) => ({ ...healthy(t), audio: 7, videoFrames: null }));
+    watch.start('audio');
+    await run(60_000);
+    assert.deepEqual(log, [], 'silence is not a stall');
+    watch.stop();
+  });
+
+  it('voice-only: no bytes arriving on the connection any more → notice at 8 s, hang-up at 20 s', async () => {
+    const { watch, log, run } = scripted((t) => ({ ...healthy(t), audio: 7, connection: { connected: true, bytesReceived: 1_000 } }));
+    watch.start('audio');
+    await run(21_000);
+    assert.deepEqual(log, ['resubscribe@8000', 'hangup@20000']);
+  });
+
+  it('voice-only: the connection not connected → hang-up', async () => {
+    const { watch, log, run } = scripted((t) => ({ ...healthy(t), connection: { connected: false, bytesReceived: t } }));
+    watch.start('audio');
+    await run(21_000);
+    assert.deepEqual(log, ['resubscribe@8000', 'hangup@20000']);
+  });
+});

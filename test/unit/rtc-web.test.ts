@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import {
   AgoraWebEngine,
   type AgoraConnectionState,
+  type AgoraDeviceInfo,
   type AgoraNetworkQuality,
   type AgoraRemoteAudioStats,
   type AgoraRemoteVideoStats,
@@ -43,6 +44,19 @@ class FakeLocalTrack implements AgoraLocalTrack {
   closed = false;
   muted = false;
   played: { element: HTMLElement; config?: AgoraPlayConfig | undefined } | null = null;
+  readonly ended = new Set<() => void>();
+  devices: string[] = [];
+  on(_event: 'track-ended', listener: () => void): void {
+    this.ended.add(listener);
+  }
+  async setDevice(deviceId: string): Promise<void> {
+    this.devices.push(deviceId);
+    this.log.push(`${this.name}.setDevice(${deviceId})`);
+  }
+  /** The device behind the track went away. */
+  end(): void {
+    for (const l of this.ended) l();
+  }
   constructor(
     readonly name: 'mic' | 'camera',
     private readonly log: string[],
@@ -107,6 +121,10 @@ class FakeClient implements AgoraWebClient {
     this.log.push(`join(${appId},${channel},${token},${String(uid)})`);
     if (this.joinError) throw this.joinError;
     if (this.joinHangs) await new Promise(() => {});
+    if (this.joinRetriesUntilLeave) {
+      // As agora-rtc-sdk-ng 4.24 on a refusing network: it retries its gateway until the client leaves.
+      await new Promise<void>((_, reject) => (this.#abortJoin = () => reject(Object.assign(new Error('AgoraRTCError OPERATION_ABORTED: cancel token canceled'), { name: 'AgoraRTCException', code: 'OPERATION_ABORTED' }))));
+    }
     return uid ?? 0;
   }
   async publish(tracks: AgoraLocalTrack | AgoraLocalTrack[]): Promise<void> {
@@ -118,10 +136,10 @@ class FakeClient implements AgoraWebClient {
     this.remote.push(track);
     return track;
   }
-  rtcStats: AgoraRtcStats = { RecvBitrate: 0, RTT: 0 };
+  rtcStats: Omit<AgoraRtcStats, "RecvBytes"> & { RecvBytes?: number } = { RecvBitrate: 0, RTT: 0 };
   videoStats: Record<string, AgoraRemoteVideoStats> = {};
   audioStats: Record<string, AgoraRemoteAudioStats> = {};
-  getRTCStats(): AgoraRtcStats {
+  getRTCStats(): Omit<AgoraRtcStats, "RecvBytes"> & { RecvBytes?: number } {
     return this.rtcStats;
   }
   getRemoteVideoStats(): Record<string, AgoraRemoteVideoStats> {
@@ -130,7 +148,11 @@ class FakeClient implements AgoraWebClient {
   getRemoteAudioStats(): Record<string, AgoraRemoteAudioStats> {
     return this.audioStats;
   }
+  connectionState: AgoraConnectionState = 'CONNECTED';
+  joinRetriesUntilLeave = false;
+  #abortJoin: (() => void) | null = null;
   async leave(): Promise<void> {
+    this.#abortJoin?.();
     this.left = true;
     this.log.push('leave');
   }
@@ -154,6 +176,16 @@ class FakeSdk implements AgoraWebSdk {
   micError: Error | null = null;
   cameraError: Error | null = null;
   onAutoplayFailed?: (() => void) | undefined;
+  onMicrophoneChanged?: ((info: AgoraDeviceInfo) => void) | undefined;
+  onCameraChanged?: ((info: AgoraDeviceInfo) => void) | undefined;
+  microphones: Array<{ deviceId: string }> = [{ deviceId: 'default' }];
+  cameras: Array<{ deviceId: string }> = [{ deviceId: 'cam-1' }];
+  async getMicrophones(): Promise<Array<{ deviceId: string }>> {
+    return this.microphones;
+  }
+  async getCameras(): Promise<Array<{ deviceId: string }>> {
+    return this.cameras;
+  }
   /** Resolves createMicrophoneAudioTrack only when released (to test leave during join). */
   holdMic: Promise<void> | null = null;
   /** Resolves createCameraVideoTrack only when released (a camera that takes its time to open). */
@@ -179,7 +211,7 @@ class FakeSdk implements AgoraWebSdk {
   }
 }
 
-function setup(options: { joinTimeoutMs?: number; cloudProxy?: 'off' | 'udp' | 'tcp' } = {}) {
+function setup(options: { joinTimeoutMs?: number; cloudProxy?: 'off' | 'udp' | 'tcp'; deviceGraceMs?: number; deviceRetryMs?: number } = {}) {
   const sdk = new FakeSdk();
   const engine = new AgoraWebEngine(sdk, options);
   const events: EngineEvent[] = [];
@@ -345,10 +377,24 @@ describe('AgoraWebEngine', () => {
     const { sdk, engine, view } = setup({ joinTimeoutMs: 20 });
     const join = engine.join(VIDEO_CREDS, 'video', view);
     sdk.client!.joinHangs = true; // the client exists as soon as join() starts
-    await assert.rejects(join, (e: unknown) => e instanceof RtcError && e.kind === 'rtc_join_failed' && /too long/.test(e.message));
+    await assert.rejects(join, (e: unknown) => e instanceof RtcError && e.kind === 'rtc_join_failed' && /too long \(the SDK's join never answered\)/.test(e.message));
     assert.ok(sdk.client!.left, 'leave() aborts the pending join');
     assert.ok(sdk.mic!.closed && sdk.camera!.closed);
     assert.ok(!sdk.log.some((l) => l.startsWith('publish:')));
+  });
+
+  it('at the bound, the SDK\'s own join error is in the message (its join ends when the client leaves)', async () => {
+    const { sdk, engine, view } = setup({ joinTimeoutMs: 20 });
+    const join = engine.join(VIDEO_CREDS, 'video', view);
+    sdk.client!.joinRetriesUntilLeave = true;
+    await assert.rejects(join, (e: unknown) => e instanceof RtcError && e.kind === 'rtc_join_failed' && /too long \(the SDK's join ended with AgoraRTCException OPERATION_ABORTED/.test(e.message));
+  });
+
+  it('a join error the SDK reports at once is named in the message', async () => {
+    const { sdk, engine, view } = setup();
+    const join = engine.join(VIDEO_CREDS, 'video', view);
+    sdk.client!.joinError = Object.assign(new Error('invalid vendor key'), { name: 'AgoraRTCException', code: 'CAN_NOT_GET_GATEWAY_SERVER' });
+    await assert.rejects(join, (e: unknown) => e instanceof RtcError && /AgoraRTCException CAN_NOT_GET_GATEWAY_SERVER: invalid vendor key/.test(e.message));
   });
 
   it('leave during join cancels it: nothing is published and every track is closed', async () => {
@@ -464,14 +510,150 @@ describe('AgoraWebEngine pre-join (a spare session, ahead of the tap)', () => {
     assert.equal(sdk.onAutoplayFailed, callsHook);
   });
 
-  it('the avatar published before the tap is rendered once it arrives (the handler was in place)', async () => {
+  it('the avatar published before the tap is subscribed but plays nothing on the attract screen', async () => {
     const { sdk, engine, view, states } = setup();
     await engine.prejoin(VIDEO_CREDS, 'video', view);
     sdk.client!.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
-    await tick();
-    await tick();
-    assert.equal(sdk.client!.remote.length, 1);
-    assert.deepEqual(states(), ['playing']);
+    sdk.client!.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+    for (let i = 0; i < 5; i++) await tick();
+    assert.equal(sdk.client!.remote.length, 2, 'subscribed ahead (the first frame is on its way)');
+    assert.deepEqual(sdk.client!.remote.map((t) => t.played.length), [0, 0], 'neither its picture nor its voice is played');
+    assert.deepEqual(states(), [], 'no engine state before the tap');
+  });
+
+  it('at the tap, the avatar already there plays and the state follows it: joining → playing, never back to waiting', async () => {
+    const { sdk, engine, view, states } = setup();
+    await engine.prejoin(VIDEO_CREDS, 'video', view);
+    sdk.client!.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
+    sdk.client!.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+    for (let i = 0; i < 5; i++) await tick();
+    await engine.join(VIDEO_CREDS, 'video', view);
+    assert.deepEqual(states(), ['joining', 'playing']);
+    const [video, audio] = sdk.client!.remote;
+    assert.deepEqual(video!.played, [{ element: view.avatarHost, config: { fit: 'contain', mirror: false } }]);
+    assert.equal(audio!.played.length, 1);
+    assert.ok(sdk.log.indexOf('publish:mic') < sdk.log.indexOf(`${AVATAR_VIDEO_UID}:video.play`), 'played once our side is in the call');
+  });
+
+  it('in a voice-only call, the avatar\'s voice already there makes the tap playing', async () => {
+    const { sdk, engine, view, states } = setup();
+    await engine.prejoin(AUDIO_CREDS, 'audio', view);
+    sdk.client!.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+    for (let i = 0; i < 5; i++) await tick();
+    assert.equal(sdk.client!.remote[0]!.played.length, 0);
+    await engine.join(AUDIO_CREDS, 'audio', view);
+    assert.deepEqual(states(), ['joining', 'playing']);
+    assert.equal(sdk.client!.remote[0]!.played.length, 1);
+  });
+});
+
+describe('AgoraWebEngine pre-join: a connection lost before the tap', () => {
+  for (const [cur, reason] of [['DISCONNECTED', 'NETWORK_ERROR'], ['RECONNECTING', 'NETWORK_ERROR']] as const) {
+    it(`${cur}: says so (prejoin-lost, no call error), and the tap joins on a fresh client, never publishing on the lost one`, async () => {
+      const { sdk, engine, view, events } = setup();
+      await engine.prejoin(VIDEO_CREDS, 'video', view);
+      const lostClient = sdk.client!;
+      lostClient.emit('connection-state-change', cur, 'CONNECTED', reason);
+      assert.deepEqual(events.map((e) => e.type), ['prejoin-lost']);
+      await engine.join(VIDEO_CREDS, 'video', view);
+      assert.equal(lostClient.left, true, 'the lost client left its channel');
+      const fresh = sdk.client!;
+      assert.notEqual(fresh, lostClient);
+      assert.equal(sdk.log.filter((l) => l.startsWith('createClient')).length, 2);
+      assert.equal(sdk.log.filter((l) => l.startsWith('join(')).length, 2);
+      const lostAt = sdk.log.lastIndexOf('leave');
+      assert.ok(sdk.log.indexOf('publish:mic') > lostAt, 'published only on the fresh client');
+      assert.ok(!events.some((e) => e.type === 'error'), 'the visitor sees no failure');
+    });
+  }
+
+  it('a leave while pre-joined is not a lost connection', async () => {
+    const { sdk, engine, view, events } = setup();
+    await engine.prejoin(VIDEO_CREDS, 'video', view);
+    sdk.client!.emit('connection-state-change', 'DISCONNECTED', 'CONNECTED', 'LEAVE');
+    assert.deepEqual(events, []);
+  });
+});
+
+describe('AgoraWebEngine media signals for the watchdog', () => {
+  it('reports the avatar video\'s decode/render frame rates and freeze time, its audio\'s freeze time, and the connection', async () => {
+    const { sdk, engine, view } = setup();
+    await engine.join(VIDEO_CREDS, 'video', view);
+    const client = sdk.client!;
+    client.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
+    client.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+    for (let i = 0; i < 5; i++) await tick();
+    client.videoStats = { [AVATAR_VIDEO_UID]: { packetLossRate: 0, receivePackets: 900, decodeFrameRate: 0, renderFrameRate: 0, totalFreezeTime: 3 } };
+    client.audioStats = { [AVATAR_BOT_UID]: { packetLossRate: 0, receivePackets: 400, totalFreezeTime: 1 } };
+    client.rtcStats = { RecvBitrate: 1_000_000, RTT: 40, RecvBytes: 123_456 };
+    client.connectionState = 'RECONNECTING';
+    assert.deepEqual(engine.remoteMediaProgress(), {
+      video: 900,
+      audio: 400,
+      videoFrames: { decodeFps: 0, renderFps: 0, freezeMs: 3_000 },
+      audioFreezeMs: 1_000,
+      connection: { connected: false, bytesReceived: 123_456 },
+    });
+  });
+});
+
+describe('AgoraWebEngine: devices that come and go during the call', () => {
+  const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+  const notices = (events: EngineEvent[]) => events.flatMap((e) => (e.type === 'warning' && e.notice ? [e.notice] : []));
+
+  it('an unplugged microphone with another one present: switches to it and tells the visitor', async () => {
+    const { sdk, engine, view, events } = setup({ deviceGraceMs: 200, deviceRetryMs: 20 });
+    await engine.join(VIDEO_CREDS, 'video', view);
+    sdk.mic!.end();
+    await wait(30);
+    assert.deepEqual(sdk.mic!.devices, ['default']);
+    assert.deepEqual(notices(events), ['microphoneLost', 'microphoneBack']);
+    assert.ok(!events.some((e) => e.type === 'error'));
+    await engine.leave();
+  });
+
+  it('no microphone left: the visitor is told, and the call ends (device_missing) after the grace time; a replug within it keeps the call', async () => {
+    const { sdk, engine, view, events } = setup({ deviceGraceMs: 150, deviceRetryMs: 20 });
+    await engine.join(VIDEO_CREDS, 'video', view);
+    sdk.microphones = [];
+    sdk.onMicrophoneChanged!({ state: 'INACTIVE', device: { deviceId: 'usb-mic' } });
+    await wait(60);
+    assert.deepEqual(notices(events), ['microphoneLost']);
+    assert.ok(!events.some((e) => e.type === 'error'), 'not yet: the grace time runs');
+    await wait(200);
+    const error = events.find((e) => e.type === 'error');
+    assert.ok(error?.type === 'error' && error.error.kind === 'device_missing', JSON.stringify(events));
+
+    // Another call: the microphone comes back (replugged) within the grace time.
+    const second = setup({ deviceGraceMs: 150, deviceRetryMs: 1_000 });
+    await second.engine.join(VIDEO_CREDS, 'video', second.view);
+    second.sdk.microphones = [];
+    second.sdk.mic!.end();
+    await wait(20);
+    second.sdk.microphones = [{ deviceId: 'usb-mic' }];
+    second.sdk.onMicrophoneChanged!({ state: 'ACTIVE', device: { deviceId: 'usb-mic' } });
+    await wait(200);
+    assert.deepEqual(second.sdk.mic!.devices, ['usb-mic']);
+    assert.deepEqual(notices(second.events), ['microphoneLost', 'microphoneBack']);
+    assert.ok(!second.events.some((e) => e.type === 'error'));
+    await second.engine.leave();
+  });
+
+  it('no camera left: the visitor is told and the call goes on', async () => {
+    const { sdk, engine, view, events } = setup({ deviceGraceMs: 60, deviceRetryMs: 20 });
+    await engine.join(VIDEO_CREDS, 'video', view);
+    sdk.cameras = [];
+    sdk.camera!.end();
+    await wait(150);
+    assert.deepEqual(notices(events), ['cameraLost']);
+    assert.ok(!events.some((e) => e.type === 'error'));
+    sdk.cameras = [{ deviceId: 'cam-2' }];
+    sdk.onCameraChanged!({ state: 'ACTIVE', device: { deviceId: 'cam-2' } });
+    await wait(20);
+    assert.deepEqual(sdk.camera!.devices, ['cam-2']);
+    assert.deepEqual(notices(events), ['cameraLost', 'cameraBack']);
+    await engine.leave();
+    assert.equal(sdk.onMicrophoneChanged, undefined, 'the SDK hooks are released with the call');
   });
 });
 

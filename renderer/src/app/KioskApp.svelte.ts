@@ -77,6 +77,10 @@ export class KioskApp {
       // RTC first, then billing: main sends conn_init once our side of the channel is ready.
       onReady: (liveId) => void this.#kiosk?.session.rtcReady({ liveId }),
       onQuality: (liveId, sample, final) => void this.#kiosk?.session.reportQuality({ liveId, ...sample, ...(final ? { final: true } : {}) }),
+      onMilestone: (liveId, milestone, durationMs) =>
+        void this.#kiosk?.session
+          .reportMilestone({ liveId, milestone, ...(durationMs !== undefined ? { durationMs: Math.min(600_000, Math.max(0, Math.round(durationMs))) } : {}) })
+          .catch((err: unknown) => console.warn('milestone not reported', err)),
     });
     this.audioOutput = new AudioOutput({
       devices: typeof navigator !== 'undefined' && navigator.mediaDevices ? navigator.mediaDevices : null,

@@ -4,7 +4,7 @@
  * failure). Exposes the engine's state to the UI as runes. Main's session stays the source of truth for
  * the call itself; this class only owns media.
  */
-import type { CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
+import type { CallMilestone, CallMode, PublicConfig, RtcCredentials } from '../../../electron/contract.ts';
 import { chooseEngine, createEngine } from '../rtc/choose-engine.ts';
 import { RtcError, type EngineKind, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from '../rtc/engine.ts';
 import { MediaPrefetch } from '../rtc/media-prefetch.ts';
@@ -23,7 +23,14 @@ export interface LiveCallDeps {
   onQuality?: (liveId: string, sample: QualitySample, final: boolean) => void;
   /** Clock for the quality hint and the reporting throttle (tests inject one). */
   now?: () => number;
+  /** A field milestone of the call (the SDK's events), for main's field figures. */
+  onMilestone?: (liveId: string, milestone: CallMilestone, durationMs?: number) => void;
+  /** Makes the engine of a call (default `createEngine`; tests inject scripted engines). */
+  makeEngine?: (kind: EngineKind, deps: Parameters<typeof createEngine>[1]) => RtcEngine;
 }
+
+/** A spare's channel that keeps losing its connection is joined again at most this often before the tap. */
+export const MAX_PREJOIN_REPLACEMENTS = 3;
 
 /** A spare session's channel, joined receive-only ahead of the tap. */
 interface PreJoined {
@@ -44,12 +51,17 @@ export class LiveCall {
   #engineKind = $state<EngineKind | null>(null);
   #autoplayBlocked = $state(false);
   #preJoined: PreJoined | null = null;
+  /** How often a spare's pre-joined channel was replaced after losing its connection, by live id. */
+  readonly #preJoinReplacements = new Map<string, number>();
   #poorQuality = $state(false);
   readonly #hint: QualityHint;
   #reporter: QualityReporter | null = null;
 
+  readonly #makeEngine: NonNullable<LiveCallDeps['makeEngine']>;
+
   constructor(deps: LiveCallDeps) {
     this.#deps = deps;
+    this.#makeEngine = deps.makeEngine ?? createEngine;
     this.#hint = new QualityHint(deps.now ?? Date.now);
     this.#media = new MediaPrefetch(deps.getUserMedia);
   }
@@ -99,8 +111,20 @@ export class LiveCall {
     if (!view) return;
     void this.dropPreJoined(null);
     const kind = chooseEngine(rtc, config);
-    const engine = createEngine(kind, { config, getUserMedia: this.#media.getUserMedia });
+    const engine = this.#makeEngine(kind, { config, getUserMedia: this.#media.getUserMedia });
     if (!engine.prejoin) return;
+    // Watch the spare's connection until the tap: a dead or recovering one is dropped and joined again
+    // with a fresh client (bounded), so the tap never lands on it. The tap itself ignores this listener.
+    const replacements = this.#preJoinReplacements.get(liveId) ?? 0;
+    engine.onEvent((event) => {
+      if (event.type !== 'prejoin-lost' || this.#preJoined?.engine !== engine) return;
+      console.warn('RTC pre-join lost its connection; replacing it', event.reason);
+      void this.dropPreJoined(liveId).then(() => {
+        if (replacements >= MAX_PREJOIN_REPLACEMENTS || this.#engine) return; // the tap joins afresh
+        this.#preJoinReplacements.set(liveId, replacements + 1);
+        this.preJoin(liveId, rtc, mode, config);
+      });
+    });
     const joined = engine.prejoin(rtc, mode, view).then(
       () => true,
       (err: unknown) => {
@@ -141,7 +165,7 @@ export class LiveCall {
     if (pre) this.#preJoined = null;
     else void this.dropPreJoined(null); // another session's channel: leave it
     const kind = pre ? pre.kind : chooseEngine(rtc, config);
-    const engine = pre ? pre.engine : createEngine(kind, { config, getUserMedia: this.#media.getUserMedia });
+    const engine = pre ? pre.engine : this.#makeEngine(kind, { config, getUserMedia: this.#media.getUserMedia });
     this.#engine = engine;
     this.#liveId = liveId;
     this.#engineKind = kind;
@@ -171,6 +195,9 @@ export class LiveCall {
           break;
         case 'ready':
           reportReady();
+          break;
+        case 'milestone':
+          this.#deps.onMilestone?.(liveId, event.milestone, event.durationMs);
           break;
         case 'quality':
           this.#poorQuality = this.#hint.sample(event.sample.level);

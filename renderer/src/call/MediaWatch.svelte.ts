@@ -7,9 +7,11 @@
 import type { CallMode } from '../../../electron/contract.ts';
 import type { RemoteMediaProgress } from '../rtc/engine.ts';
 import { browserClock, type RendererClock } from '../sensing/clock.ts';
-import { MEDIA_WATCHDOG_TIMING, MediaWatchdog, type WatchdogAction, type WatchdogTiming } from './media-watchdog.ts';
+import { judgeMedia, MEDIA_WATCHDOG_TIMING, MediaWatchdog, type WatchdogAction, type WatchdogTiming } from './media-watchdog.ts';
 
 export const MEDIA_WATCH_POLL_MS = 250;
+/** Readings kept to judge the media over (8 × 250 ms = 2 s). */
+export const JUDGE_WINDOW_POLLS = 8;
 
 export interface MediaWatchDeps {
   /** The engine's counters now (LiveCall), or null before the avatar's tracks exist. */
@@ -33,7 +35,9 @@ export class MediaWatch {
   readonly #clock: RendererClock;
   #dog: MediaWatchdog | null = null;
   #timer: unknown = null;
-  #last: RemoteMediaProgress | null = null;
+  /** The last readings (at most `JUDGE_WINDOW_POLLS`), oldest first. */
+  #history: Array<{ progress: RemoteMediaProgress; atMs: number }> = [];
+  #mode: CallMode = 'video';
   #notice = $state(false);
   #endedCall = $state(false);
   readonly #stats: MediaWatchStats = { notices: 0, resubscribes: 0, clears: 0, hangups: 0 };
@@ -59,6 +63,7 @@ export class MediaWatch {
   start(mode: CallMode): void {
     this.stop();
     this.#endedCall = false;
+    this.#mode = mode;
     const dog = new MediaWatchdog({ mode, now: () => this.#clock.now(), emit: (a) => this.#act(a), timing: testTiming() ?? MEDIA_WATCHDOG_TIMING });
     this.#dog = dog;
     dog.live();
@@ -71,7 +76,7 @@ export class MediaWatch {
     this.#timer = null;
     this.#dog?.stop();
     this.#dog = null;
-    this.#last = null;
+    this.#history = [];
     this.#notice = false;
   }
 
@@ -92,13 +97,19 @@ export class MediaWatch {
     const dog = this.#dog;
     if (!dog) return;
     const now = this.#deps.progress();
-    const last = this.#last;
-    // The first reading is only a baseline: counters say what arrived ever, not what arrives now.
-    if (now && last) {
-      if (now.video > last.video) dog.media('video');
-      if (now.audio > last.audio) dog.media('audio');
+    // Judged against the reading before (counters, bytes) and the oldest of a 2 s window (freeze times,
+    // which the SDK moves in steps). The first reading is only a baseline: counters say what arrived
+    // ever, not now.
+    const oldest = this.#history[0];
+    const previous = this.#history.at(-1);
+    if (now && oldest && previous) {
+      const window = { progress: oldest.progress, elapsedMs: this.#clock.now() - oldest.atMs };
+      if (judgeMedia(this.#mode, { previous: previous.progress, now, window })) dog.media(this.#mode);
     }
-    if (now) this.#last = now;
+    if (now) {
+      this.#history.push({ progress: now, atMs: this.#clock.now() });
+      if (this.#history.length > JUDGE_WINDOW_POLLS) this.#history.shift();
+    }
     dog.tick();
   }
 

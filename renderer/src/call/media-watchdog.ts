@@ -12,6 +12,44 @@
  * The renderer wiring lives in `MediaWatch.svelte.ts`.
  */
 import type { CallMode } from '../../../electron/contract.ts';
+import type { RemoteMediaProgress } from '../rtc/engine.ts';
+
+/** Two readings of the avatar's media: the one before this (counters, bytes) and the oldest of a short
+ *  window (freeze times, which the SDK moves in steps), with the time since it. */
+export interface MediaReadings {
+  previous: RemoteMediaProgress;
+  now: RemoteMediaProgress;
+  window: { progress: RemoteMediaProgress; elapsedMs: number };
+}
+
+/**
+ * Is the avatar's media healthy now? What counts, by signal:
+ * - video (video calls): frames decoded or rendered (frame rates above 0) and the freeze time not grown by
+ *   most of the window; packets alone say nothing of a frozen decoder. Engines that cannot tell fall back
+ *   to their frame/packet counter.
+ * - the connection: connected and bytes still arriving (any bytes: RTCP and keep-alives arrive while the
+ *   avatar is silent).
+ * - audio, only where silence cannot explain it: its freeze time growing (gaps while it speaks). A
+ *   voice-only call is judged by the connection, not by the avatar's voice (it may listen, silent, for
+ *   long); only an engine that tells nothing of the connection falls back to its audio counter.
+ * Stats move in steps (about once a second), so one healthy reading a second keeps a call alive, and the
+ * watchdog acts only after seconds without one.
+ */
+export function judgeMedia(mode: CallMode, { previous, now, window }: MediaReadings): boolean {
+  const frozenOverWindow = (before: number | null | undefined, after: number | null | undefined): boolean =>
+    typeof before === 'number' && typeof after === 'number' && window.elapsedMs > 0 && after - before >= window.elapsedMs * 0.8;
+  const audioOk = !frozenOverWindow(window.progress.audioFreezeMs, now.audioFreezeMs);
+  const connectionOk =
+    now.connection && previous.connection ? now.connection.connected && now.connection.bytesReceived > previous.connection.bytesReceived : null;
+  if (mode === 'video') {
+    const frames = now.videoFrames;
+    const videoOk = frames
+      ? (frames.decodeFps > 0 || frames.renderFps > 0) && !frozenOverWindow(window.progress.videoFrames?.freezeMs, frames.freezeMs)
+      : now.video > previous.video;
+    return videoOk && audioOk && connectionOk !== false;
+  }
+  return (connectionOk ?? now.audio > previous.audio) && audioOk;
+}
 
 export interface WatchdogTiming {
   /** No media for this long: show the notice and re-subscribe once. */

@@ -14,9 +14,10 @@
  * a typed fake; `loadAgoraWebSdk()` does the lazy dynamic import for the real thing.
  */
 import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
-import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
+import type { CallMilestone, CallMode, RtcCredentials } from '../../../electron/contract.ts';
 import { clampSample, levelFromAgora, type QualitySample } from './quality.ts';
-import { cancelledError, classifyDeviceError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
+import { DeviceRecovery } from './device-recovery.ts';
+import { cancelledError, classifyDeviceError, Emitter, RtcError, safely, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from './engine.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // The SDK surface used (names as in agora-rtc-sdk-ng 4.24's rtc-sdk_en.d.ts)
@@ -31,6 +32,10 @@ export interface AgoraPlayConfig {
 }
 export interface AgoraLocalTrack {
   setMuted(muted: boolean): Promise<void>;
+  /** `track-ended`: the device behind the track went away (unplugged, or taken by the system). */
+  on?(event: 'track-ended', listener: () => void): void;
+  /** Switch the track to another device (microphone/camera tracks). */
+  setDevice?(deviceId: string): Promise<void>;
   play(element: HTMLElement, config?: AgoraPlayConfig): void;
   stop(): void;
   close(): void;
@@ -39,6 +44,8 @@ export interface AgoraLocalTrack {
 }
 export interface AgoraRemoteTrack {
   play(element?: HTMLElement, config?: AgoraPlayConfig): void;
+  /** `first-frame-decoded`: the track's first frame (video) or first audio was decoded (a field figure). */
+  on?(event: 'first-frame-decoded', listener: () => void): void;
   stop(): void;
   /** Remote audio tracks: the current volume, 0..1. */
   getVolumeLevel?(): number;
@@ -58,8 +65,10 @@ export interface AgoraWebClient {
   /** Every 2 s once joined: last-mile quality, 0 (unknown) … 6 (down), each way. */
   on(event: 'network-quality', listener: (stats: AgoraNetworkQuality) => void): void;
   removeAllListeners(): void;
+  /** The connection's state now (the media watchdog: a call whose connection is down has no media). */
+  readonly connectionState?: AgoraConnectionState;
   /** The call's totals (RecvBitrate in bps, RTT in ms); read with each network-quality event. */
-  getRTCStats?(): Pick<AgoraRtcStats, 'RecvBitrate' | 'RTT'>;
+  getRTCStats?(): Pick<AgoraRtcStats, 'RecvBitrate' | 'RTT'> & Partial<Pick<AgoraRtcStats, 'RecvBytes'>>;
   /** Per remote uid: loss and frame rate (the quality figures), and what has arrived so far (the media
    *  watchdog reads `receivePackets`). */
   getRemoteVideoStats?(): Record<string, AgoraRemoteVideoStats>;
@@ -80,23 +89,40 @@ export interface AgoraNetworkQuality {
 export interface AgoraRtcStats {
   RecvBitrate: number;
   RTT: number;
+  /** Everything received on the call so far. */
+  RecvBytes: number;
 }
 export interface AgoraRemoteVideoStats {
   /** Percent. */
   packetLossRate: number;
   receiveFrameRate?: number;
+  /** Frames decoded / rendered per second now: what the media watchdog judges a video by. */
+  decodeFrameRate?: number;
   renderFrameRate?: number;
   receivePackets?: number;
+  /** Seconds the received video has been frozen in total. */
+  totalFreezeTime?: number;
 }
 export interface AgoraRemoteAudioStats {
   packetLossRate: number;
   receivePackets?: number;
+  /** Seconds the received audio has been frozen in total (gaps in speech, not silence). */
+  totalFreezeTime?: number;
 }
 export interface AgoraWebSdk {
   createClient(config: { mode: 'rtc' | 'live'; codec: 'vp8' | 'vp9' | 'h264' | 'av1' }): AgoraWebClient;
   createMicrophoneAudioTrack(config?: { AEC?: boolean; ANS?: boolean; AGC?: boolean }): Promise<AgoraLocalTrack>;
   createCameraVideoTrack(config?: { encoderConfig?: string; facingMode?: 'user' | 'environment' }): Promise<AgoraLocalTrack>;
   onAutoplayFailed?: (() => void) | undefined;
+  /** Devices plugged in or out (shared hooks, like `onAutoplayFailed`). */
+  onMicrophoneChanged?: ((info: AgoraDeviceInfo) => void) | undefined;
+  onCameraChanged?: ((info: AgoraDeviceInfo) => void) | undefined;
+  getMicrophones?(): Promise<Array<{ deviceId: string; label?: string }>>;
+  getCameras?(): Promise<Array<{ deviceId: string; label?: string }>>;
+}
+export interface AgoraDeviceInfo {
+  state: 'ACTIVE' | 'INACTIVE';
+  device: { deviceId: string; label?: string };
 }
 
 /** Lazy import of the real SDK (a separate chunk: the demo path never loads it). */
@@ -121,6 +147,28 @@ export async function loadAgoraWebSdk(): Promise<AgoraWebSdk> {
  * minute, while the session may already be live and billing: give up, and let main end the session.
  */
 export const WEB_JOIN_TIMEOUT_MS = 15_000;
+
+/**
+ * What the SDK said, for the log and main's record: its error name and code (AgoraRTCException
+ * `CAN_NOT_GET_GATEWAY_SERVER`, …), so a failure the SDK reported is told apart from our own bound.
+ */
+export function sdkErrorLabel(err: unknown): string {
+  if (typeof err !== 'object' || err === null) return String(err).slice(0, 120);
+  const { name, code, message } = err as { name?: unknown; code?: unknown; message?: unknown };
+  const parts = [typeof name === 'string' ? name : 'Error', typeof code === 'string' || typeof code === 'number' ? String(code) : null];
+  const head = parts.filter(Boolean).join(' ');
+  return typeof message === 'string' && message ? `${head}: ${message.slice(0, 160)}` : head;
+}
+
+/** After the join's bound, how long to wait for the SDK's own join to end once the client left. */
+export const SDK_JOIN_ABORT_WAIT_MS = 2_000;
+
+/** The value `outcome` settles with, or undefined when it takes longer than `ms`. */
+function settledWithin(outcome: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([outcome, late]).finally(() => clearTimeout(timer));
+}
 
 /** `rtc.cloudProxy`: off, or the provider's cloud proxy over UDP, or over TCP (TLS 443). */
 export type CloudProxyMode = 'off' | 'udp' | 'tcp';
@@ -147,13 +195,25 @@ export class AgoraWebEngine implements RtcEngine {
   /** `join` ran: the shared live view is this engine's to clear (a pre-joined spare never touches it). */
   #inCall = false;
   #autoplayHook: (() => void) | null = null;
-  /** The channel joined receive-only ahead of the tap, and that join. */
-  #prejoined: { channel: string; joined: Promise<void> } | null = null;
+  /** The channel joined receive-only ahead of the tap, that join, and whether its connection was lost
+   *  since (dropped or recovering: a tap must not land on it). */
+  #prejoined: { channel: string; joined: Promise<void>; lost: boolean } | null = null;
   /** Private listening: the output the avatar's voice plays on ('' = the default). */
   #outputId = '';
+  readonly #deviceTiming: { graceMs?: number; retryMs?: number };
+  /** Devices that come and go during the call (device-recovery.ts), and our SDK device hooks. */
+  #recovery: { microphone: DeviceRecovery; camera: DeviceRecovery } | null = null;
+  #deviceHooks: { mic: (info: AgoraDeviceInfo) => void; camera: (info: AgoraDeviceInfo) => void } | null = null;
+  /** Field milestones seen before the tap (a pre-joined spare): reported at the tap. */
+  #pendingMilestones: Array<Extract<EngineEvent, { type: 'milestone' }>> = [];
+  /** How long the last channel join took (ms). */
+  #joinMs: number | null = null;
+  /** The avatar's tracks a pre-joined spare subscribed to before the tap: played only at the tap. */
+  readonly #unplayed = new Set<AgoraRemoteTrack>();
 
-  constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number; cloudProxy?: CloudProxyMode } = {}) {
+  constructor(sdk: AgoraWebSdk, options: { joinTimeoutMs?: number; cloudProxy?: CloudProxyMode; deviceGraceMs?: number; deviceRetryMs?: number } = {}) {
     this.#sdk = sdk;
+    this.#deviceTiming = { ...(options.deviceGraceMs !== undefined ? { graceMs: options.deviceGraceMs } : {}), ...(options.deviceRetryMs !== undefined ? { retryMs: options.deviceRetryMs } : {}) };
     this.#joinTimeoutMs = options.joinTimeoutMs ?? WEB_JOIN_TIMEOUT_MS;
     this.#cloudProxy = options.cloudProxy ?? 'off';
   }
@@ -171,7 +231,7 @@ export class AgoraWebEngine implements RtcEngine {
     this.#view = view;
     const client = this.#setupClient(creds, mode);
     const joined = this.#joinChannel(client, creds);
-    this.#prejoined = { channel: creds.channel_id, joined };
+    this.#prejoined = { channel: creds.channel_id, joined, lost: false };
     await joined;
   }
 
@@ -180,9 +240,12 @@ export class AgoraWebEngine implements RtcEngine {
     this.#view = view;
     this.#inCall = true;
     this.#setState('joining');
-    const prejoined = this.#prejoined?.channel === creds.channel_id ? this.#prejoined.joined : null;
+    // What the SDK reported before the tap (a pre-joined spare) counts from the tap.
+    for (const m of this.#pendingMilestones.splice(0)) this.#events.emit(m);
+    let prejoined = this.#prejoined?.channel === creds.channel_id ? this.#prejoined : null;
+    if (prejoined?.lost) prejoined = await this.#dropLostPrejoin();
     // 1. Listeners first (spec §2.5: subscribe to remote video before joining); a pre-joined client has them.
-    const client = prejoined && this.#client ? this.#client : this.#setupClient(creds, mode);
+    let client = prejoined && this.#client ? this.#client : this.#setupClient(creds, mode);
 
     // Local devices before the channel, so a denied microphone never enters it (pre-joined: the channel
     // was joined receive-only; the devices open only now, at the tap). The microphone first (a visitor
@@ -215,20 +278,34 @@ export class AgoraWebEngine implements RtcEngine {
         : Promise.resolve(null);
     if (this.#muted) await this.#mic.setMuted(true);
 
-    // 2. Join with the string uid from `rtc` (or wait for the pre-join).
-    await (prejoined ?? this.#joinChannel(client, creds));
+    // 2. Join with the string uid from `rtc` (or wait for the pre-join; one whose connection was lost
+    // meanwhile is replaced by a fresh client and join).
+    await (prejoined ? prejoined.joined : this.#joinChannel(client, creds));
     if (this.#closed) throw await this.#abort();
+    if (prejoined?.lost) {
+      await this.#dropLostPrejoin();
+      client = this.#setupClient(creds, mode);
+      await this.#joinChannel(client, creds);
+      if (this.#closed) throw await this.#abort();
+    }
+    this.#prejoined = null;
+    if (this.#joinMs !== null) this.#milestone('joined', this.#joinMs);
     if (cameraFailed !== null) throw await this.#cameraFailure(cameraFailed);
 
     // 3. Microphone (required): our side is then ready for conn_init (RTC first, then billing).
     await this.#publish(client, this.#mic);
+    this.#watchDevices();
     this.#events.emit({ type: 'ready' });
+
+    // The avatar's media subscribed before the tap plays only now; the state follows what exists.
+    this.#playSubscribed(view);
 
     // 4. Camera (video mode only), when it has opened.
     const cameraTrack = await camera;
     if (this.#closed) throw await this.#abort();
     if (cameraFailed !== null) throw await this.#cameraFailure(cameraFailed);
     if (cameraTrack) {
+      cameraTrack.on?.('track-ended', () => this.#recovery?.camera.lost());
       await this.#publish(client, cameraTrack);
       cameraTrack.play(view.selfHost, { fit: 'cover', mirror: true });
     }
@@ -308,9 +385,16 @@ export class AgoraWebEngine implements RtcEngine {
     }
   }
 
-  /** `client.join`, bounded: the SDK keeps retrying unreachable gateways far longer than a visitor waits. */
+  /**
+   * `client.join`, bounded: the SDK keeps retrying unreachable gateways far longer than a visitor waits
+   * (4.24 retries its access point without a count limit). At the bound the client leaves, which ends the
+   * SDK's join with its own error; that error goes into the message, so the record says what the SDK's
+   * join was doing (a join that never answers at all says so instead).
+   */
   async #joinChannel(client: AgoraWebClient, creds: RtcCredentials): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let sdkOutcome: Promise<unknown> | null = null;
+    const timedOut = new RtcError('rtc_join_failed', 'Joining the audio/video channel took too long.');
     try {
       if (this.#cloudProxy !== 'off') {
         // Before join (the SDK requires it): the firewalled venue reaches the RTC provider through its cloud proxy.
@@ -318,14 +402,26 @@ export class AgoraWebEngine implements RtcEngine {
         client.startProxyServer(CLOUD_PROXY_MODES[this.#cloudProxy]);
       }
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new RtcError('rtc_join_failed', 'Joining the audio/video channel took too long.')), this.#joinTimeoutMs);
+        timer = setTimeout(() => reject(timedOut), this.#joinTimeoutMs);
       });
-      await Promise.race([client.join(creds.app_id, creds.channel_id, creds.token, creds.user_id), timeout]);
+      const joinStartMs = performance.now();
+      const joining = client.join(creds.app_id, creds.channel_id, creds.token, creds.user_id);
+      void joining.then(() => (this.#joinMs = performance.now() - joinStartMs), () => undefined);
+      sdkOutcome = joining.then(
+        () => null,
+        (err: unknown) => err,
+      );
+      await Promise.race([joining, timeout]);
     } catch (err) {
       await this.#cleanup(); // client.leave() also aborts a join still in progress
       if (this.#closed) throw cancelledError();
+      if (err === timedOut) {
+        const sdkError = sdkOutcome ? await settledWithin(sdkOutcome, SDK_JOIN_ABORT_WAIT_MS) : undefined;
+        const what = sdkError ? `the SDK's join ended with ${sdkErrorLabel(sdkError)}` : 'the SDK\'s join never answered';
+        throw new RtcError('rtc_join_failed', `Joining the audio/video channel took too long (${what}).`, { cause: sdkError ?? err });
+      }
       if (err instanceof RtcError) throw err;
-      throw new RtcError('rtc_join_failed', 'The call could not join its audio/video channel.', { cause: err });
+      throw new RtcError('rtc_join_failed', `The call could not join its audio/video channel (${sdkErrorLabel(err)}).`, { cause: err });
     } finally {
       clearTimeout(timer);
     }
@@ -356,7 +452,27 @@ export class AgoraWebEngine implements RtcEngine {
       return total;
     };
     try {
-      return { video: sum(client.getRemoteVideoStats?.(), 'video'), audio: sum(client.getRemoteAudioStats?.(), 'audio') };
+      const videoStats = client.getRemoteVideoStats?.();
+      const audioStats = client.getRemoteAudioStats?.();
+      const progress: RemoteMediaProgress = { video: sum(videoStats, 'video'), audio: sum(audioStats, 'audio') };
+      // What the media watchdog prefers to packets: the avatar's frames as decoded and shown, its audio's
+      // freeze time, and the connection (state and bytes received).
+      const avatarVideo = [...this.#subscribed.values()].find((s) => s.mediaType === 'video');
+      const v = avatarVideo ? videoStats?.[String(avatarVideo.user.uid)] : undefined;
+      if (v && (v.decodeFrameRate !== undefined || v.renderFrameRate !== undefined)) {
+        progress.videoFrames = { decodeFps: v.decodeFrameRate ?? 0, renderFps: v.renderFrameRate ?? 0, freezeMs: (v.totalFreezeTime ?? 0) * 1000 };
+      }
+      let audioFreezeS: number | null = null;
+      for (const { user, mediaType } of this.#subscribed.values()) {
+        const a = mediaType === 'audio' ? audioStats?.[String(user.uid)] : undefined;
+        if (a?.totalFreezeTime !== undefined) audioFreezeS = (audioFreezeS ?? 0) + a.totalFreezeTime;
+      }
+      if (audioFreezeS !== null) progress.audioFreezeMs = audioFreezeS * 1000;
+      const bytes = client.getRTCStats?.().RecvBytes;
+      if (client.connectionState !== undefined && bytes !== undefined) {
+        progress.connection = { connected: client.connectionState === 'CONNECTED', bytesReceived: bytes };
+      }
+      return progress;
     } catch {
       return null; // stats are a diagnostic: never a reason to end a call
     }
@@ -415,17 +531,23 @@ export class AgoraWebEngine implements RtcEngine {
     if (this.#closed || !client || !view) return;
     try {
       if (mediaType === 'video' && this.#isAvatarVideo(user.uid, ids)) {
+        this.#milestone('avatar_published');
         const track = await client.subscribe(user, 'video');
         if (this.#closed) return track.stop();
+        track.on?.('first-frame-decoded', () => this.#milestone('first_frame'));
         this.#remote.push(track);
         this.#subscribed.set(`${user.uid}:video`, { user, mediaType: 'video', track });
+        if (!this.#inCall) return void this.#unplayed.add(track); // a pre-joined spare: subscribed (the first frame is on its way), shown at the tap
         track.play(view.avatarHost, { fit: 'contain', mirror: false });
         this.#setState('playing');
       } else if (mediaType === 'audio' && (ids.audio.length === 0 || ids.audio.includes(String(user.uid)))) {
+        if (ids.video === null) this.#milestone('avatar_published');
         const track = await client.subscribe(user, 'audio');
         if (this.#closed) return track.stop();
+        if (ids.video === null) track.on?.('first-frame-decoded', () => this.#milestone('first_audio'));
         this.#remote.push(track);
         this.#subscribed.set(`${user.uid}:audio`, { user, mediaType: 'audio', track });
+        if (!this.#inCall) return void this.#unplayed.add(track); // a pre-joined spare never speaks on the attract screen
         if (this.#outputId) await track.setPlaybackDevice?.(this.#outputId).catch(() => undefined);
         track.play();
         // Audio mode has no avatar picture: hearing the avatar is "playing".
@@ -436,6 +558,100 @@ export class AgoraWebEngine implements RtcEngine {
     }
   }
 
+  /**
+   * Devices that come and go (the call is ours from here): a microphone or camera unplugged (its track
+   * ended, or the SDK says the device went inactive) → switch to the replugged one or another; the visitor
+   * is told; no microphone within the grace time ends the call (`device_missing`: main sends type 5 and
+   * the error screen explains); no camera only leaves the notice.
+   */
+  #watchDevices(): void {
+    const warn = (notice: VisitorNotice, message: string): void => this.#events.emit({ type: 'warning', message, notice });
+    const switchTo = async (track: AgoraLocalTrack | null, list: (() => Promise<Array<{ deviceId: string }>>) | undefined): Promise<boolean> => {
+      if (!track?.setDevice || !list) return false;
+      const devices = await list();
+      const device = devices.find((d) => d.deviceId === 'default') ?? devices[0];
+      if (!device) return false;
+      await track.setDevice(device.deviceId);
+      return true;
+    };
+    const recovery = {
+      microphone: new DeviceRecovery({
+        device: 'microphone',
+        ...this.#deviceTiming,
+        reacquire: () => switchTo(this.#mic, this.#sdk.getMicrophones?.bind(this.#sdk)),
+        notice: warn,
+        giveUp: () => this.#events.emit({ type: 'error', error: new RtcError('device_missing', 'The microphone was disconnected and no other one was found; the call was ended.') }),
+      }),
+      camera: new DeviceRecovery({
+        device: 'camera',
+        ...this.#deviceTiming,
+        reacquire: () => switchTo(this.#camera, this.#sdk.getCameras?.bind(this.#sdk)),
+        notice: warn,
+        giveUp: () => {},
+      }),
+    };
+    this.#recovery = recovery;
+    this.#mic?.on?.('track-ended', () => recovery.microphone.lost());
+    const ours = (track: AgoraLocalTrack | null, deviceId: string): boolean => {
+      const settings = track?.getMediaStreamTrack?.().getSettings?.();
+      return !settings?.deviceId || settings.deviceId === deviceId;
+    };
+    const onChanged = (which: 'microphone' | 'camera') => (info: AgoraDeviceInfo) => {
+      const r = recovery[which];
+      if (info.state === 'INACTIVE' && ours(which === 'microphone' ? this.#mic : this.#camera, info.device.deviceId)) r.lost();
+      else r.devicesChanged();
+    };
+    this.#deviceHooks = { mic: onChanged('microphone'), camera: onChanged('camera') };
+    this.#sdk.onMicrophoneChanged = this.#deviceHooks.mic;
+    this.#sdk.onCameraChanged = this.#deviceHooks.camera;
+  }
+
+  /**
+   * At the tap: play what a pre-joined spare subscribed to before it (nothing played then), and take the
+   * engine's state from it: the avatar's picture (video call) or voice (voice-only call) → `playing`.
+   */
+  #playSubscribed(view: LiveView): void {
+    const ids = this.#ids;
+    for (const { mediaType, track } of this.#subscribed.values()) {
+      if (!this.#unplayed.has(track)) continue;
+      try {
+        if (mediaType === 'video') track.play(view.avatarHost, { fit: 'contain', mirror: false });
+        else {
+          if (this.#outputId) void track.setPlaybackDevice?.(this.#outputId).catch(() => undefined);
+          track.play();
+        }
+      } catch (err) {
+        console.warn('a remote track could not be played', err);
+      }
+    }
+    this.#unplayed.clear();
+    const kinds = new Set([...this.#subscribed.values()].map((s) => s.mediaType));
+    if (ids && (ids.video === null ? kinds.has('audio') : kinds.has('video'))) this.#setState('playing');
+  }
+
+  /** A field milestone: now once in the call, at the tap when it happened before (each is reported once). */
+  #milestone(milestone: CallMilestone, durationMs?: number): void {
+    const event = { type: 'milestone' as const, milestone, ...(durationMs !== undefined ? { durationMs } : {}) };
+    if (this.#inCall) this.#events.emit(event);
+    else if (!this.#pendingMilestones.some((m) => m.milestone === milestone)) this.#pendingMilestones.push(event);
+  }
+
+  /** The pre-joined client's connection was lost before the tap: leave it; the tap joins afresh. */
+  async #dropLostPrejoin(): Promise<null> {
+    const client = this.#client;
+    this.#prejoined = null;
+    this.#client = null;
+    for (const t of this.#remote) safely(() => t.stop());
+    this.#remote = [];
+    this.#subscribed.clear();
+    this.#unplayed.clear();
+    if (client) {
+      safely(() => client.removeAllListeners());
+      await client.leave().catch(() => undefined);
+    }
+    return null;
+  }
+
   /** In video mode the avatar's picture comes from `live-video-push-…`; unknown patterns take anyone's. */
   #isAvatarVideo(uid: AgoraUid, ids: ReturnType<typeof avatarUidFor>): boolean {
     return ids.video === null ? ids.audio.length === 0 : String(uid) === ids.video;
@@ -443,6 +659,16 @@ export class AgoraWebEngine implements RtcEngine {
 
   #onConnectionState(cur: AgoraConnectionState, reason: string | undefined): void {
     if (this.#closed) return;
+    if (!this.#inCall) {
+      // A pre-joined spare: nobody is in this call yet, so nothing to show; but a tap must not land on a
+      // dead or recovering connection. Say so, so the page can replace it.
+      const pre = this.#prejoined;
+      if (pre && !pre.lost && (cur === 'RECONNECTING' || (cur === 'DISCONNECTED' && reason !== 'LEAVE'))) {
+        pre.lost = true;
+        this.#events.emit({ type: 'prejoin-lost', reason: `${cur}${reason ? ` (${reason})` : ''}` });
+      }
+      return;
+    }
     if (cur === 'RECONNECTING') this.#setState('reconnecting');
     else if (cur === 'CONNECTED' && this.#state === 'reconnecting') this.#setState(this.#remote.length ? 'playing' : 'waiting');
     else if (cur === 'DISCONNECTED' && reason !== 'LEAVE') {
@@ -460,6 +686,7 @@ export class AgoraWebEngine implements RtcEngine {
     for (const t of this.#remote) safely(() => t.stop());
     this.#remote = [];
     this.#subscribed.clear();
+    this.#unplayed.clear();
     for (const t of [this.#mic, this.#camera]) {
       if (!t) continue;
       safely(() => t.stop());
@@ -473,6 +700,14 @@ export class AgoraWebEngine implements RtcEngine {
     if (client) {
       safely(() => client.removeAllListeners());
       await client.leave().catch(() => undefined);
+    }
+    this.#recovery?.microphone.stop();
+    this.#recovery?.camera.stop();
+    this.#recovery = null;
+    if (this.#deviceHooks) {
+      if (this.#sdk.onMicrophoneChanged === this.#deviceHooks.mic) this.#sdk.onMicrophoneChanged = undefined;
+      if (this.#sdk.onCameraChanged === this.#deviceHooks.camera) this.#sdk.onCameraChanged = undefined;
+      this.#deviceHooks = null;
     }
     if (this.#autoplayHook && this.#sdk.onAutoplayFailed === this.#autoplayHook) this.#sdk.onAutoplayFailed = undefined;
     this.#autoplayHook = null;

@@ -12,7 +12,8 @@ import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
 import { demoFreezeAfterMs, demoJoinDelayMs, demoQuality, type DemoQuality } from '../../../electron/core/rtc-ids.ts';
 import type { QualitySample } from './quality.ts';
 import { AvatarAnimator, prepareAvatarLayers, type AvatarImage } from './avatar-animator.ts';
-import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine } from './engine.ts';
+import { DeviceRecovery } from './device-recovery.ts';
+import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from './engine.ts';
 
 export const DEMO_WIDTH = 960;
 export const DEMO_HEIGHT = 540;
@@ -20,6 +21,9 @@ export const DEMO_FPS = 25;
 /** What the demo engine asks for (exported so the tap can open the devices ahead: rtc/media-prefetch.ts). */
 export const DEMO_MIC_CONSTRAINTS: MediaStreamConstraints = { audio: { echoCancellation: true, noiseSuppression: true }, video: false };
 export const DEMO_CAMERA_CONSTRAINTS: MediaStreamConstraints = { audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } };
+
+/** The modelled stream's bytes per frame (about 1 Mbps at 25 fps), for the watchdog's received bytes. */
+const DEMO_BYTES_PER_FRAME = 5_000;
 
 /** How often the demo engine reports connection figures (the Web SDK's network-quality period). */
 export const DEMO_QUALITY_PERIOD_MS = 2_000;
@@ -59,6 +63,11 @@ interface DemoPicture {
 
 export interface DemoEngineDeps {
   getUserMedia: (constraints: MediaStreamConstraints) => Promise<MediaStream>;
+  /** Devices plugged in or out (default: `navigator.mediaDevices`' devicechange); returns the unsubscribe. */
+  onDeviceChange?: (listener: () => void) => () => void;
+  /** Device recovery timing (device-recovery.ts defaults); tests shorten it. */
+  deviceGraceMs?: number;
+  deviceRetryMs?: number;
   /** The avatar picture (config.avatar.imageDataUrl) or null for the built-in silhouette. */
   imageUrl: string | null;
   name: string;
@@ -87,7 +96,15 @@ export class DemoEngine implements RtcEngine {
   #joinTimer: ReturnType<typeof setTimeout> | null = null;
   /** Frames drawn of the avatar (its picture and, modelled, its voice): the media watchdog's progress. */
   #framesDrawn = 0;
+  /** How long the modelled channel join takes (ms). */
+  #joinMs: number | null = null;
+  /** When the test knob froze the avatar's media (performance.now()), or null. */
+  #frozenSinceMs: number | null = null;
   #qualityTimer: ReturnType<typeof setInterval> | null = null;
+  /** Devices that come and go during the call (device-recovery.ts), as the Web SDK engine does. */
+  #recovery: { microphone: DeviceRecovery; camera: DeviceRecovery } | null = null;
+  #unwatchDevices: (() => void) | null = null;
+  #source: MediaStreamAudioSourceNode | null = null;
   /** The avatar's picture, made at the pre-join or at the tap (`#preparePicture`). */
   #picture: Promise<DemoPicture> | null = null;
 
@@ -117,6 +134,7 @@ export class DemoEngine implements RtcEngine {
   #joinChannel(creds: RtcCredentials): Promise<void> {
     if (this.#channel?.id !== creds.channel_id) {
       const delayMs = demoJoinDelayMs(creds.token);
+      this.#joinMs = Math.max(0, delayMs); // the modelled join's own time (the field figure `joined`)
       let release = (): void => {};
       const joined = new Promise<void>((resolve) => {
         release = resolve;
@@ -186,6 +204,7 @@ export class DemoEngine implements RtcEngine {
       throw this.#abort();
     }
     this.#mic = micStream;
+    this.#watchDevices(view);
     // Muted before the join (push-to-talk starts muted): the new track starts disabled too.
     for (const t of micStream.getAudioTracks()) t.enabled = !this.#muted;
     await channel;
@@ -194,6 +213,9 @@ export class DemoEngine implements RtcEngine {
       this.#stopLocal();
       throw classifyDeviceError(cameraFailed, 'camera');
     }
+    // The same field milestones as the Web SDK's events: the join's own time, then (modelled) the avatar
+    // publishing and its first frame, once its picture is shown.
+    if (this.#joinMs !== null) this.#events.emit({ type: 'milestone', milestone: 'joined', durationMs: this.#joinMs });
     // Microphone ready and the channel joined: our side is ready for conn_init. Everything below overlaps
     // the service's answer.
     this.#events.emit({ type: 'ready' });
@@ -213,12 +235,17 @@ export class DemoEngine implements RtcEngine {
     // dies while the control socket stays up.
     const draw = (): void => {
       const tMs = performance.now() - startMs;
-      if (p.freezeAfterMs !== null && tMs >= p.freezeAfterMs && this.#framesDrawn > 0) return;
+      if (p.freezeAfterMs !== null && tMs >= p.freezeAfterMs && this.#framesDrawn > 0) {
+        this.#frozenSinceMs ??= performance.now();
+        return;
+      }
       this.#level = this.#muted ? this.#level * 0.6 : this.#readLevel();
       p.animator.draw(tMs, this.#level);
       this.#framesDrawn++;
     };
+    this.#events.emit({ type: 'milestone', milestone: 'avatar_published' });
     draw();
+    this.#events.emit({ type: 'milestone', milestone: mode === 'video' ? 'first_frame' : 'first_audio' });
     // setInterval, not requestAnimationFrame: the stream must keep its 25 fps even when the page is hidden.
     this.#timer = setInterval(draw, 1000 / DEMO_FPS);
     this.#setState('playing');
@@ -227,11 +254,10 @@ export class DemoEngine implements RtcEngine {
     // Microphone level → mouth, after the first frame is on its way (making an AudioContext takes a while).
     // The analyser is never connected to the speakers.
     this.#audio = new AudioContext();
-    const source = this.#audio.createMediaStreamSource(micStream);
     this.#analyser = this.#audio.createAnalyser();
     this.#analyser.fftSize = 512;
     this.#analyser.smoothingTimeConstant = 0.5;
-    source.connect(this.#analyser);
+    this.#listenTo(this.#mic ?? micStream);
     this.#samples = new Uint8Array(new ArrayBuffer(this.#analyser.fftSize));
     void this.#audio.resume().catch(() => undefined);
 
@@ -241,7 +267,76 @@ export class DemoEngine implements RtcEngine {
       this.#stopLocal();
       throw classifyDeviceError(cameraFailed, 'camera');
     }
-    if (cameraStream) view.showSelfStream(cameraStream);
+    if (cameraStream) {
+      view.showSelfStream(cameraStream);
+      for (const t of cameraStream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+    }
+  }
+
+  /** The mouth follows this microphone (after a switch, the new one). Never connected to the speakers. */
+  #listenTo(stream: MediaStream): void {
+    if (!this.#audio || !this.#analyser) return;
+    this.#source?.disconnect();
+    this.#source = this.#audio.createMediaStreamSource(stream);
+    this.#source.connect(this.#analyser);
+  }
+
+  /**
+   * As the Web SDK engine: a device whose track ends is re-acquired (the replugged one or another, by
+   * asking for the same constraints again), the visitor is told, and no microphone within the grace time
+   * ends the call (`device_missing`); no camera only leaves the notice.
+   */
+  #watchDevices(view: LiveView): void {
+    const warn = (notice: VisitorNotice, message: string): void => this.#events.emit({ type: 'warning', message, notice });
+    const timing = { ...(this.#deps.deviceGraceMs !== undefined ? { graceMs: this.#deps.deviceGraceMs } : {}), ...(this.#deps.deviceRetryMs !== undefined ? { retryMs: this.#deps.deviceRetryMs } : {}) };
+    const recovery = {
+      microphone: new DeviceRecovery({
+        device: 'microphone',
+        ...timing,
+        reacquire: async () => {
+          const stream = await this.#deps.getUserMedia(DEMO_MIC_CONSTRAINTS);
+          if (this.#closed) {
+            for (const t of stream.getTracks()) t.stop();
+            return false;
+          }
+          for (const t of this.#mic?.getTracks() ?? []) t.stop();
+          this.#mic = stream;
+          for (const t of stream.getAudioTracks()) {
+            t.enabled = !this.#muted;
+            t.addEventListener('ended', () => this.#recovery?.microphone.lost());
+          }
+          this.#listenTo(stream);
+          return true;
+        },
+        notice: warn,
+        giveUp: () => this.#events.emit({ type: 'error', error: new RtcError('device_missing', 'The microphone was disconnected and no other one was found; the call was ended.') }),
+      }),
+      camera: new DeviceRecovery({
+        device: 'camera',
+        ...timing,
+        reacquire: async () => {
+          const stream = await this.#deps.getUserMedia(DEMO_CAMERA_CONSTRAINTS);
+          if (this.#closed) {
+            for (const t of stream.getTracks()) t.stop();
+            return false;
+          }
+          for (const t of this.#camera?.getTracks() ?? []) t.stop();
+          this.#camera = stream;
+          for (const t of stream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+          view.showSelfStream(stream);
+          return true;
+        },
+        notice: warn,
+        giveUp: () => {},
+      }),
+    };
+    this.#recovery = recovery;
+    for (const t of this.#mic?.getAudioTracks() ?? []) t.addEventListener('ended', () => recovery.microphone.lost());
+    const subscribe = this.#deps.onDeviceChange ?? defaultDeviceChange;
+    this.#unwatchDevices = subscribe(() => {
+      recovery.microphone.devicesChanged();
+      recovery.camera.devicesChanged();
+    });
   }
 
   #startQuality(quality: DemoQuality, mode: CallMode): void {
@@ -254,7 +349,17 @@ export class DemoEngine implements RtcEngine {
   remoteMediaProgress(): RemoteMediaProgress | null {
     if (this.#framesDrawn === 0) return null;
     // One loop draws the picture and moves the mouth: in a voice-only call it stands for the avatar's voice.
-    return { video: this.#framesDrawn, audio: this.#framesDrawn };
+    // The same signals as the Web SDK's stats: frames decoded/rendered and freeze time, and the modelled
+    // connection (connected; bytes arriving with the media). A frozen demo avatar (test knob) stops all.
+    const frozenMs = this.#frozenSinceMs === null ? 0 : performance.now() - this.#frozenSinceMs;
+    const fps = this.#frozenSinceMs === null ? DEMO_FPS : 0;
+    return {
+      video: this.#framesDrawn,
+      audio: this.#framesDrawn,
+      videoFrames: { decodeFps: fps, renderFps: fps, freezeMs: frozenMs },
+      audioFreezeMs: 0,
+      connection: { connected: !this.#closed, bytesReceived: this.#framesDrawn * DEMO_BYTES_PER_FRAME },
+    };
   }
 
   /** Nothing to subscribe to (no network): a frozen demo avatar stays frozen, so the watchdog goes on to
@@ -293,6 +398,11 @@ export class DemoEngine implements RtcEngine {
     this.#joinTimer = null;
     if (this.#qualityTimer) clearInterval(this.#qualityTimer);
     this.#qualityTimer = null;
+    this.#recovery?.microphone.stop();
+    this.#recovery?.camera.stop();
+    this.#recovery = null;
+    this.#unwatchDevices?.();
+    this.#unwatchDevices = null;
     this.#channel?.release(); // a join still waiting ends (its caller sees the cancellation)
     this.#channel = null;
     this.#stopLocal();
@@ -304,6 +414,7 @@ export class DemoEngine implements RtcEngine {
     const audio = this.#audio;
     this.#audio = null;
     this.#analyser = null;
+    this.#source = null;
     await audio?.close().catch(() => undefined);
     if (this.#inCall) this.#view?.clear();
     this.#view = null;
@@ -342,6 +453,14 @@ export class DemoEngine implements RtcEngine {
     this.#state = state;
     this.#events.emit({ type: 'state', state });
   }
+}
+
+/** `navigator.mediaDevices`' devicechange, where there is one. */
+function defaultDeviceChange(listener: () => void): () => void {
+  const devices = (globalThis as { navigator?: { mediaDevices?: EventTarget } }).navigator?.mediaDevices;
+  if (!devices?.addEventListener) return () => {};
+  devices.addEventListener('devicechange', listener);
+  return () => devices.removeEventListener('devicechange', listener);
 }
 
 /** The last decoded picture: the same avatar is drawn call after call (and decoded ahead by `preloadDemoImage`). */

@@ -6,7 +6,7 @@
  * Engines are plain classes with their SDK and DOM bits injected, so the adapters run in plain Node
  * against typed fakes (test/unit/rtc-*.test.ts). Nothing here touches `window`.
  */
-import type { CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
+import type { CallMilestone, CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
 import type { QualitySample } from './quality.ts';
 
 /** Where an engine puts the call's pictures. The DOM implementation lives in `call/dom-live-view.ts`. */
@@ -46,10 +46,16 @@ export type EngineEvent =
   /** Periodic connection figures while in the call (about every 2 s; engines that cannot tell send none). */
   | { type: 'quality'; sample: QualitySample }
   /** The engine failed after joining (channel dropped for good, token expired, device lost). */
-  | { type: 'error'; error: RtcError };
+  | { type: 'error'; error: RtcError }
+  /** Before the tap: the channel pre-joined for a spare lost its connection (dropped or recovering); a
+   *  tap must not land on it (the page replaces it). */
+  | { type: 'prejoin-lost'; reason: string }
+  /** A field milestone of the call from the SDK's own events (see contract.ts `CALL_MILESTONES`); those
+   *  seen before the tap (a pre-joined spare) are reported at the tap. `durationMs`: the join's own time. */
+  | { type: 'milestone'; milestone: CallMilestone; durationMs?: number };
 
 /** A warning a visitor sees, in their language (catalogue `live.notice.<name>`). */
-export type VisitorNotice = 'ticketExpiring' | 'pictureMissing';
+export type VisitorNotice = 'ticketExpiring' | 'pictureMissing' | 'microphoneLost' | 'microphoneBack' | 'cameraLost' | 'cameraBack';
 
 export interface RtcEngine {
   readonly kind: EngineKind;
@@ -96,10 +102,21 @@ export interface RtcEngine {
 
 export type EngineKind = 'demo' | 'agora-web' | 'agora-native';
 
-/** See `RtcEngine.remoteMediaProgress`. */
+/**
+ * See `RtcEngine.remoteMediaProgress`. `video`/`audio` are counters (packets or frames); the optional
+ * fields are what an engine can tell of the media itself, and the watchdog prefers them
+ * (call/media-watchdog.ts `judgeMedia`): packets can arrive while the decoder is frozen, and a silent
+ * avatar sends no voice.
+ */
 export interface RemoteMediaProgress {
   video: number;
   audio: number;
+  /** The avatar's video as decoded and shown: frames per second now, and its total freeze time so far. */
+  videoFrames?: { decodeFps: number; renderFps: number; freezeMs: number } | null;
+  /** Total freeze time of the avatar's audio so far (gaps while it speaks; silence is not a freeze). */
+  audioFreezeMs?: number | null;
+  /** The call's connection: its state is connected, and everything received on it so far (bytes). */
+  connection?: { connected: boolean; bytesReceived: number } | null;
 }
 
 /** An engine failure, with the contract's media-error kind so main can be told (reportMediaError). */

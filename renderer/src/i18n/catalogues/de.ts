@@ -75,6 +75,10 @@ export default {
       ticketExpiring: 'Das Gespräch kann noch etwa 30 Sekunden weitergehen; danach beginnen Sie bitte ein neues.',
       pictureMissing: 'Bild oder Ton des Avatars kommen nicht an.',
       weakConnection: 'Die Verbindung ist schwach; das Bild kann stocken.',
+      microphoneLost: 'Das Mikrofon wurde getrennt. Bitte wieder anschließen; ohne Mikrofon endet das Gespräch in wenigen Sekunden.',
+      microphoneBack: 'Das Mikrofon funktioniert wieder.',
+      cameraLost: 'Die Kamera wurde getrennt; das Gespräch geht ohne Ihr Bild weiter.',
+      cameraBack: 'Die Kamera funktioniert wieder.',
     },
   },
   idle: {

@@ -77,6 +77,10 @@ const en = {
       ticketExpiring: 'The conversation can go on for about 30 more seconds; then please start a new one.',
       pictureMissing: 'The avatar’s picture or sound isn’t coming through.',
       weakConnection: 'The connection is weak; the picture may pause.',
+      microphoneLost: 'The microphone was disconnected. Plug it back in; without one the conversation ends in a few seconds.',
+      microphoneBack: 'The microphone is working again.',
+      cameraLost: 'The camera was disconnected; the conversation goes on without your picture.',
+      cameraBack: 'The camera is working again.',
     },
   },
   idle: {

@@ -76,6 +76,10 @@ export default {
       ticketExpiring: 'La conversación puede seguir unos 30 segundos más; después, empiece una nueva.',
       pictureMissing: 'No llega la imagen o el sonido del avatar.',
       weakConnection: 'La conexión es débil; la imagen puede detenerse.',
+      microphoneLost: 'Se desconectó el micrófono. Vuelva a conectarlo; sin micrófono, la conversación termina en unos segundos.',
+      microphoneBack: 'El micrófono vuelve a funcionar.',
+      cameraLost: 'Se desconectó la cámara; la conversación sigue sin su imagen.',
+      cameraBack: 'La cámara vuelve a funcionar.',
     },
   },
   idle: {

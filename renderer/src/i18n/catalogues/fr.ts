@@ -76,6 +76,10 @@ export default {
       ticketExpiring: 'La conversation peut encore durer environ 30 secondes ; ensuite, commencez-en une nouvelle.',
       pictureMissing: 'L’image ou le son de l’avatar ne parvient pas.',
       weakConnection: 'La connexion est faible ; l’image peut se figer.',
+      microphoneLost: 'Le micro a été débranché. Rebranchez-le ; sans micro, la conversation s’arrête dans quelques secondes.',
+      microphoneBack: 'Le micro fonctionne à nouveau.',
+      cameraLost: 'La caméra a été débranchée ; la conversation continue sans votre image.',
+      cameraBack: 'La caméra fonctionne à nouveau.',
     },
   },
   idle: {

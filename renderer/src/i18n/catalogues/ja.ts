@@ -74,6 +74,10 @@ export default {
       ticketExpiring: '会話はあと約30秒で終わります。その後は新しい会話を始めてください。',
       pictureMissing: 'アバターの映像または音声が届いていません。',
       weakConnection: '接続が不安定です。映像が止まることがあります。',
+      microphoneLost: 'マイクが外れました。もう一度つないでください。マイクがないと数秒で会話が終わります。',
+      microphoneBack: 'マイクが再び使えるようになりました。',
+      cameraLost: 'カメラが外れました。あなたの映像なしで会話を続けます。',
+      cameraBack: 'カメラが再び使えるようになりました。',
     },
   },
   idle: {

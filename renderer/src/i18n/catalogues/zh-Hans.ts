@@ -74,6 +74,10 @@ export default {
       ticketExpiring: '对话还能继续约 30 秒，之后请重新开始新的对话。',
       pictureMissing: '暂时收不到虚拟形象的画面或声音。',
       weakConnection: '网络连接较弱，画面可能会暂停。',
+      microphoneLost: '麦克风已断开。请重新连接；没有麦克风，对话将在几秒后结束。',
+      microphoneBack: '麦克风已恢复工作。',
+      cameraLost: '摄像头已断开；对话将在没有您画面的情况下继续。',
+      cameraBack: '摄像头已恢复工作。',
     },
   },
   idle: {
