@@ -370,6 +370,11 @@ export class KioskApp {
   /** Keyboard: Enter/Space start, Escape cancels / hangs up / dismisses. */
   handleKey(key: string): boolean {
     const screen = this.screen;
+    // "Are you still there?" is modal: Escape means "keep talking", and no key reaches the call behind it.
+    if (screen === 'live' && this.idle.isPrompting) {
+      if (key === 'Escape') this.idle.touch();
+      return key === 'Escape' || key === 'Enter' || key === ' ';
+    }
     if ((key === 'Enter' || key === ' ') && screen === 'attract') {
       void this.startCall();
       return true;
