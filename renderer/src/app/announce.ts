@@ -9,7 +9,7 @@
  * spoken by `timeAnnouncementFor` at the moments that matter: the call's warning and its last 10 s,
  * the idle prompt's last 10 s.
  */
-import { t } from '../i18n/locale.svelte.ts';
+import { t, th } from '../i18n/locale.svelte.ts';
 import type { ErrorView } from './error-copy.ts';
 import type { Screen } from './KioskApp.svelte.ts';
 
@@ -42,7 +42,7 @@ export function announcementFor(s: AnnounceSnapshot, previousKey: string): Annou
       if (!s.playing) return previousKey === '' || previousKey === 'connecting' ? { key: 'connecting', text: t('announce.connecting', { name: s.name }) } : null;
       if (s.muted) return { key: 'muted', text: t('live.muted') };
       if (previousKey === 'muted' || previousKey === 'reconnecting' || previousKey === 'listening') return { key: 'listening', text: t('announce.listening') };
-      return { key: 'ready', text: t('announce.ready', { name: s.name }) };
+      return { key: 'ready', text: th('announce.ready', { name: s.name }) };
     }
     case 'ended': {
       if (s.wrappingUp) return null;

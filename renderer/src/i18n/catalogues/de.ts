@@ -3,8 +3,12 @@ import type { Catalogue } from './types.ts';
 
 export default {
   common: {
-    digitalHost: 'Der digitale Gastgeber',
-    digitalHostOf: '{{name}}, Ihr digitaler Gastgeber',
+    digitalHost: 'Die digitale Begleitung',
+    digitalHost_female: 'Die digitale Gastgeberin',
+    digitalHost_male: 'Der digitale Gastgeber',
+    digitalHostOf: '{{name}}, Ihre digitale Begleitung',
+    digitalHostOf_female: '{{name}}, Ihre digitale Gastgeberin',
+    digitalHostOf_male: '{{name}}, Ihr digitaler Gastgeber',
     starting: 'Wird gestartet',
     demo: 'Demo',
     demoMode: 'Demo-Modus',
@@ -13,7 +17,9 @@ export default {
     cancel: 'Abbrechen',
   },
   attract: {
-    eyebrow: 'Ihr digitaler Gastgeber',
+    eyebrow: 'Ihre digitale Begleitung',
+    eyebrow_female: 'Ihre digitale Gastgeberin',
+    eyebrow_male: 'Ihr digitaler Gastgeber',
     greeting: 'Hallo! Fragen Sie mich, was Sie möchten – sprechen Sie einfach, ich höre zu.',
     approachGreeting: 'Hallo! Zum Sprechen tippen',
     modeGroup: 'Wie möchten Sie sprechen?',
