@@ -94,7 +94,7 @@ export class KioskApp {
       this.#bootError = {
         cause: 'generic',
         copy: 'noBridge',
-        title: 'This screen needs Avatar Kiosk',
+        title: 'This screen only works in the kiosk app',
         body: 'It was opened outside the kiosk app, so it cannot start a conversation.',
         code: 'no_bridge',
       };

@@ -122,7 +122,7 @@ export default {
     networkBlocked: { title: 'Dieses Netzwerk blockiert Videoanrufe', body: 'Ton und Bild ließen sich nicht verbinden, daher wurde das Gespräch vor dem Beginn beendet. Es wurde nichts berechnet. Bitte wenden Sie sich an das Personal, damit es das Netzwerk prüft.' },
     expired: { title: 'Dieses Gespräch ist abgelaufen', body: 'Bitte beginnen Sie ein neues Gespräch.' },
     generic: { title: 'Etwas ist schiefgegangen', body: 'Bitte versuchen Sie es noch einmal. Wenn es wieder passiert, hilft Ihnen das Personal.' },
-    noBridge: { title: 'Dieser Bildschirm braucht Avatar Kiosk', body: 'Er wurde außerhalb der Kiosk-App geöffnet und kann kein Gespräch beginnen.' },
+    noBridge: { title: 'Dieser Bildschirm funktioniert nur in der Kiosk-App', body: 'Er wurde außerhalb der Kiosk-App geöffnet und kann kein Gespräch beginnen.' },
   },
   closed: {
     title: 'Wir haben geschlossen',

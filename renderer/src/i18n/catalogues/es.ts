@@ -126,7 +126,7 @@ export default {
     networkBlocked: { title: 'Esta red bloquea las videollamadas', body: 'La conversación no pudo conectar el sonido y la imagen, así que se detuvo antes de empezar. No se ha cobrado nada. Pida al personal que revise la red.' },
     expired: { title: 'Esta conversación ha caducado', body: 'Empiece una conversación nueva.' },
     generic: { title: 'Algo ha fallado', body: 'Inténtelo de nuevo. Si vuelve a pasar, el personal puede ayudarle.' },
-    noBridge: { title: 'Esta pantalla necesita Avatar Kiosk', body: 'Se abrió fuera de la aplicación del quiosco y no puede iniciar una conversación.' },
+    noBridge: { title: 'Esta pantalla solo funciona en la aplicación del quiosco', body: 'Se abrió fuera de la aplicación del quiosco y no puede iniciar una conversación.' },
   },
   closed: {
     title: 'Estamos cerrados',

@@ -126,7 +126,7 @@ export default {
     networkBlocked: { title: 'Ce réseau bloque les appels vidéo', body: 'La conversation n’a pas pu établir le son et l’image ; elle a donc été arrêtée avant de commencer. Rien n’a été facturé. Demandez à un membre du personnel de vérifier le réseau.' },
     expired: { title: 'Cette conversation a expiré', body: 'Commencez une nouvelle conversation.' },
     generic: { title: 'Un problème est survenu', body: 'Réessayez. Si cela se reproduit, le personnel peut vous aider.' },
-    noBridge: { title: 'Cet écran a besoin d’Avatar Kiosk', body: 'Il a été ouvert hors de l’application de la borne et ne peut pas lancer de conversation.' },
+    noBridge: { title: 'Cet écran ne fonctionne que dans l’application de la borne', body: 'Il a été ouvert hors de l’application de la borne et ne peut pas lancer de conversation.' },
   },
   closed: {
     title: 'Nous sommes fermés',
