@@ -8,28 +8,12 @@
  * A silent fake microphone, so nobody is heard.
  * Build first: npm run build.  Run: node --import tsx --test test/e2e/access-announce.test.ts
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright';
-import { eventually, launchChromiumWithArgs, openKiosk, screenIs, startStaticServer, writeWav } from './harness.ts';
+import type { Page } from 'playwright';
+import { eventually, openKiosk, screenIs, useSilentE2eBrowser } from './harness.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-let portrait: string;
-
-before(async () => {
-  server = await startStaticServer();
-  const wavDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-announce-'));
-  browser = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${writeWav(join(wavDir, 'silence.wav'), 2, () => 0)}`]);
-  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = useSilentE2eBrowser();
 
 /**
  * Installed before the page's scripts: polls every live region 20 times a second and records each new
@@ -62,10 +46,10 @@ const heard = (page: Page) => page.evaluate('window.__announcements') as Promise
 describe('Screen readers hear changes of meaning, once (E2E)', () => {
   it('no countdown is read every second, nothing live inside a busy element, the error once', async () => {
     const k = await openKiosk({
-      browser,
-      baseUrl: server.url,
+      browser: suite.browser,
+      baseUrl: suite.server.url,
       orientation: 'landscape',
-      imageDataUrl: portrait,
+      imageDataUrl: suite.portrait,
       // NOT_READY for 7 s: the connecting screen counts down to its retries (2 s, then 4 s).
       knobs: { warmupMs: { audio: 0, video: 7_000 }, liveDurationS: 26 },
       config: { countdownWarningSeconds: 14, returnToAttractSeconds: 8, idle: { promptSeconds: 10, hangupSeconds: 13 } },

@@ -5,29 +5,13 @@
  * and no product name in front of a visitor.
  * Build first: npm run build.  Run: node --import tsx --test test/e2e/access-details.test.ts
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright';
+import type { Page } from 'playwright';
 import { focusedTestId, tabTo } from './access-helpers.ts';
-import { eventually, launchChromiumWithArgs, openKiosk, screenIs, startStaticServer, writeWav } from './harness.ts';
+import { eventually, openKiosk, screenIs, useSilentE2eBrowser } from './harness.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-let portrait: string;
-
-before(async () => {
-  server = await startStaticServer();
-  const wavDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-details-'));
-  browser = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${writeWav(join(wavDir, 'silence.wav'), 2, () => 0)}`]);
-  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = useSilentE2eBrowser();
 
 const checked = (page: Page) => page.locator('[role=radio][aria-checked=true]').getAttribute('data-testid');
 
@@ -59,7 +43,7 @@ const MID_WORD_BREAKS = `(() => {
 
 describe('The small things (E2E)', () => {
   it('Video/Voice: one tab stop, arrow keys move and choose (mirrored right to left)', async () => {
-    const k = await openKiosk({ browser, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait });
+    const k = await openKiosk({ browser: suite.browser, baseUrl: suite.server.url, orientation: 'landscape', imageDataUrl: suite.portrait });
     try {
       const { page } = k;
       await screenIs(page, 'attract');
@@ -86,7 +70,7 @@ describe('The small things (E2E)', () => {
   });
 
   it('accessibility mode: the focus ring is not the selection\'s colour; no product name as the page title', async () => {
-    const k = await openKiosk({ browser, baseUrl: server.url, orientation: 'portrait', imageDataUrl: portrait });
+    const k = await openKiosk({ browser: suite.browser, baseUrl: suite.server.url, orientation: 'portrait', imageDataUrl: suite.portrait });
     try {
       const { page } = k;
       await screenIs(page, 'attract');
@@ -111,7 +95,7 @@ describe('The small things (E2E)', () => {
   });
 
   it('Chinese and Japanese break lines between words', async () => {
-    const k = await openKiosk({ browser, baseUrl: server.url, orientation: 'portrait', imageDataUrl: portrait });
+    const k = await openKiosk({ browser: suite.browser, baseUrl: suite.server.url, orientation: 'portrait', imageDataUrl: suite.portrait });
     try {
       const { page } = k;
       await screenIs(page, 'attract');
@@ -133,10 +117,10 @@ describe('The small things (E2E)', () => {
 
   it('a three-digit idle countdown stays inside its ring; the error screen shows no code', async () => {
     const k = await openKiosk({
-      browser,
-      baseUrl: server.url,
+      browser: suite.browser,
+      baseUrl: suite.server.url,
       orientation: 'landscape',
-      imageDataUrl: portrait,
+      imageDataUrl: suite.portrait,
       config: { idle: { promptSeconds: 10, hangupSeconds: 60 }, accessibility: { default: true } },
     });
     try {

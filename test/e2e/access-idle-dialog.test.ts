@@ -5,35 +5,19 @@
  * A silent fake microphone, so nobody is heard and the prompt comes after the configured 10 s.
  * Build first: npm run build.  Run: node --import tsx --test test/e2e/access-idle-dialog.test.ts
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright';
+import type { Page } from 'playwright';
 import { focusedTestId, tabTo } from './access-helpers.ts';
-import { eventually, launchChromiumWithArgs, openKiosk, screenIs, startStaticServer, writeWav } from './harness.ts';
+import { eventually, openKiosk, screenIs, useSilentE2eBrowser } from './harness.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-let portrait: string;
-
-before(async () => {
-  server = await startStaticServer();
-  const wavDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-idle-dialog-'));
-  browser = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${writeWav(join(wavDir, 'silence.wav'), 2, () => 0)}`]);
-  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = useSilentE2eBrowser();
 
 const prompt = (page: Page) => page.locator('[data-testid=idle-prompt]');
 
 describe('"Are you still there?" is a modal dialog for the keyboard (E2E)', () => {
   it('takes the focus, traps Tab, Escape/Enter/Space keep talking, and the focus returns; the call is neither ended nor muted', async () => {
-    const k = await openKiosk({ browser, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, config: { idle: { promptSeconds: 10, hangupSeconds: 120 } } });
+    const k = await openKiosk({ browser: suite.browser, baseUrl: suite.server.url, orientation: 'landscape', imageDataUrl: suite.portrait, config: { idle: { promptSeconds: 10, hangupSeconds: 120 } } });
     try {
       const { page } = k;
       await screenIs(page, 'attract');

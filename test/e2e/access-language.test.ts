@@ -7,11 +7,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../electron/core/clock.ts';
-import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
-import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { accessSuite, announced, pageLang } from './access-helpers.ts';
-import { ROOT, eventually, openStaffKiosk, screenIs, testIdText } from './harness.ts';
+import { eventually, openClosedKiosk, screenIs, testIdText } from './harness.ts';
 
 const suite = accessSuite();
 
@@ -58,36 +55,15 @@ describe('Languages: announced, greeting per language, grammar, closed screen (E
   });
 
   it('the closed screen has the language picker: the opening time in the visitor\'s language', async () => {
-    const k = await openStaffKiosk({
-      browser: suite.browser,
-      baseUrl: suite.server.url,
-      orientation: 'portrait',
-      imageDataUrl: suite.portrait,
-      file: { staffPinHash: await hashPin('246813'), schedule: { timeZone: 'Europe/Berlin', weekly: { mon: ['09:00-18:00'], tue: ['09:00-18:00'] } } },
-    });
-    const fleet = startFleetHost({
-      service: k.service,
-      ledger: k.ops.ledger,
-      dataDir: k.dataDir,
-      version: '0.1.0-e2e',
-      clock: new FakeClock(Date.parse('2026-11-23T19:00:00Z')), // Monday 20:00 in Berlin: closed
-      configFile: k.persistence,
-      env: {},
-      policy: {},
-      appRoot: ROOT,
-      actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) },
-    });
+    const k = await openClosedKiosk({ browser: suite.browser, baseUrl: suite.server.url, orientation: 'portrait', imageDataUrl: suite.portrait });
     try {
       const { page } = k;
-      await page.reload();
-      await screenIs(page, 'closed');
       await page.click('[data-testid=lang-de]', { timeout: 5_000 });
       assert.deepEqual(await pageLang(page), { lang: 'de', dir: 'ltr' });
       assert.equal(await testIdText(page, 'closed-next'), 'Wir öffnen wieder: Dienstag, 09:00.');
       await eventually(async () => (await announced(page)) === 'Sprache: Deutsch', 'announced');
       assert.equal(k.emulator.listSessions().length, 0, 'choosing a language starts nothing');
     } finally {
-      await fleet.close();
       await k.close();
     }
   });

@@ -21,11 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { COMPANION_MIN_SIZE } from '../../electron/kiosk/companion.ts';
-import { FakeClock } from '../../electron/core/clock.ts';
-import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
-import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { contrastProblems } from './contrast.ts';
-import { ROOT, eventually, launchChromiumWithArgs, openKiosk, openStaffKiosk, screenIs, startStaticServer, writeWav, type KioskPage } from './harness.ts';
+import { ROOT, eventually, launchChromiumWithArgs, openClosedKiosk, openKiosk, screenIs, startStaticServer, writeWav, type KioskPage } from './harness.ts';
 
 export type MatrixVariant = 'en' | 'de' | 'ar' | 'accessible';
 
@@ -339,28 +336,8 @@ export async function runLayoutMatrix(variant: MatrixVariant): Promise<void> {
 
 /** The closed screen: a kiosk outside its opening hours (the fleet host's watch on a fake clock). */
 async function closedScreen(browser: Browser, baseUrl: string, portrait: string, matrix: LayoutMatrix): Promise<void> {
-  const k = await openStaffKiosk({
-    browser,
-    baseUrl,
-    orientation: 'landscape',
-    imageDataUrl: portrait,
-    file: { staffPinHash: await hashPin('246813'), schedule: { timeZone: 'Europe/Berlin', weekly: { mon: ['09:00-18:00'], tue: ['09:00-18:00'] } } },
-  });
-  const fleet = startFleetHost({
-    service: k.service,
-    ledger: k.ops.ledger,
-    dataDir: k.dataDir,
-    version: '0.1.0-e2e',
-    clock: new FakeClock(Date.parse('2026-11-23T19:00:00Z')), // Monday 20:00 in Berlin: closed
-    configFile: k.persistence,
-    env: {},
-    policy: {},
-    appRoot: ROOT,
-    actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) },
-  });
+  const k = await openClosedKiosk({ browser, baseUrl, orientation: 'landscape', imageDataUrl: portrait });
   try {
-    await k.page.reload();
-    await screenIs(k.page, 'closed');
     try {
       await choose(k.page, matrix.variant);
     } catch {
@@ -368,7 +345,6 @@ async function closedScreen(browser: Browser, baseUrl: string, portrait: string,
     }
     await matrix.screen(k.page, 'closed');
   } finally {
-    await fleet.close();
     await k.close();
   }
 }
