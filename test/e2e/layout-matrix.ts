@@ -328,6 +328,8 @@ export async function runLayoutMatrix(variant: MatrixVariant): Promise<void> {
     await matrix.close();
     const sheets = await matrix.writeSheets(browser, SCREENS.length).catch((e: unknown) => [`(no sheet: ${String(e)})`]);
     console.log(`layout matrix contact sheets: ${sheets.join(', ')}`);
+    // Also when the walk through the screens stopped early: what was found until then.
+    for (const p of [...matrix.problems, ...matrix.contrast]) console.log(`layout matrix: ${p}`);
     await browser.close();
     await server.close();
   }
