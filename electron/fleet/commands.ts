@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { scheduleSchema } from '../kiosk/fleet-config.ts';
 
-export const COMMAND_NAMES = ['ping', 'reload', 'restart', 'end-call', 'screenshot', 'apply'] as const;
+export const COMMAND_NAMES = ['ping', 'reload', 'restart', 'end-call', 'screenshot', 'apply', 'update-check', 'update-install', 'update-pin'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /** Commands that would cut a live call short: refused during one unless `force`. */
@@ -30,7 +30,9 @@ export const applySettingsSchema = z.strictObject({
 export type ApplySettings = z.infer<typeof applySettingsSchema>;
 
 const id = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", "_", ":" or "-"');
-const base = { id, force: z.boolean().optional() };
+/** After this time (ISO) the command is refused unrun: a command queued for an offline kiosk goes stale. */
+const expiresAt = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO time');
+const base = { id, force: z.boolean().optional(), expiresAt: expiresAt.optional() };
 
 export const commandSchema = z.discriminatedUnion('cmd', [
   z.strictObject({ ...base, cmd: z.literal('ping') }),
@@ -39,6 +41,11 @@ export const commandSchema = z.discriminatedUnion('cmd', [
   z.strictObject({ ...base, cmd: z.literal('end-call') }),
   z.strictObject({ ...base, cmd: z.literal('screenshot') }),
   z.strictObject({ ...base, cmd: z.literal('apply'), settings: applySettingsSchema }),
+  // Updates (fleet/safe-updates.ts): check the feed now; install at the next moment without a call (never
+  // during one, so no `force`); stay on (or go back to) a version, null to follow the channel again.
+  z.strictObject({ ...base, cmd: z.literal('update-check') }),
+  z.strictObject({ ...base, cmd: z.literal('update-install') }),
+  z.strictObject({ ...base, cmd: z.literal('update-pin'), version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a version such as "1.4.2", or null').nullable() }),
 ]);
 export type Command = z.infer<typeof commandSchema>;
 

@@ -14,13 +14,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import { connect, MqttClient, type IClientOptions, type IStream } from 'mqtt';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
+import { DIRECT, proxyAgent, tunnelStream, type ProxyRoute } from '../core/proxy.ts';
 import type { MqttSettings } from '../kiosk/fleet-config.ts';
 import { INTERRUPTING, parseCommand, type ApplySettings, type Command, type CommandResult } from './commands.ts';
 import { openEventQueue, type EventQueue } from './event-queue.ts';
+import type { UpdateStatus } from './safe-updates.ts';
 
 /** Status is republished at most this often. */
 export const STATUS_MIN_INTERVAL_MS = 1000;
@@ -41,9 +43,13 @@ export interface FleetStatusFields {
   nextChangeAt: string | null;
   today: { sessions: number; credits: number };
   lastErrorCode: string | null;
+  /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
+  sandbox?: boolean;
+  /** Updates (safe-updates.ts): phase, how this install updates, the version waiting, the pin, the last error. Absent: no update feed. */
+  update?: UpdateStatus | null;
 }
 
-export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; queued: number; at: string };
+export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; group: string | null; queued: number; at: string };
 
 /** What remote commands act on; the host implements it. */
 export interface FleetControl {
@@ -58,6 +64,17 @@ export interface FleetControl {
   screenshot(): Promise<{ png: Buffer; width: number; height: number }>;
   /** Apply allowed settings (validated already); answers what changed. */
   apply(settings: ApplySettings): Promise<{ applied: string[] }>;
+  /** The update commands act on this; null when the kiosk has no update feed. */
+  updates?(): FleetUpdates | null;
+}
+
+/** What the update commands need (fleet-host.ts builds it on safe-updates.ts). */
+export interface FleetUpdates {
+  readonly status: UpdateStatus;
+  check(): Promise<void>;
+  installWhenIdle(): void;
+  /** Pin (or unpin, null) and keep it across restarts; throws `forbidden` when the policy sets the pin. */
+  pin(version: string | null): Promise<void>;
 }
 
 export interface MqttLinkOptions {
@@ -72,11 +89,13 @@ export interface MqttLinkOptions {
   /** Reconnect delay (tests shorten it). Default 5 s. */
   reconnectMs?: number;
   readFile?: (path: string) => Buffer;
+  /** How to reach the broker (core/proxy.ts `routeFor`, the venue's proxy); default direct. */
+  route?: ProxyRoute;
 }
 
 export interface MqttLink {
   readonly kioskId: string;
-  readonly topics: { status: string; events: string; cmd: string; result: string };
+  readonly topics: { status: string; events: string; cmd: string; result: string; fleetCmd: string; groupCmd: string | null };
   readonly connected: boolean;
   /** Something in the status may have changed: republish (throttled, only if it differs). */
   statusChanged(): void;
@@ -91,9 +110,17 @@ export function defaultKioskId(name: string = hostname()): string {
   return name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'kiosk';
 }
 
-export function topicsFor(prefix: string, kioskId: string): MqttLink['topics'] {
+/** Fleet-wide and group commands: levels starting with "_" (a kiosk id may not be used for them). */
+export function topicsFor(prefix: string, kioskId: string, group: string | null = null): MqttLink['topics'] {
   const base = `${prefix}/${kioskId}`;
-  return { status: `${base}/status`, events: `${base}/events`, cmd: `${base}/cmd`, result: `${base}/cmd/result` };
+  return {
+    status: `${base}/status`,
+    events: `${base}/events`,
+    cmd: `${base}/cmd`,
+    result: `${base}/cmd/result`,
+    fleetCmd: `${prefix}/_fleet/cmd`,
+    groupCmd: group ? `${prefix}/_group/${group}/cmd` : null,
+  };
 }
 
 /** The client options, certificates read from their files (a missing file is an invalid_config, said plainly). */
@@ -128,15 +155,36 @@ export function clientOptions(settings: MqttSettings, kioskId: string, willTopic
   };
 }
 
+/**
+ * `connect` through `route`: ws/wss take the proxy's agent (mqtt.js hands `wsOptions` to `ws`); mqtt and
+ * mqtts get a stream through the proxy's tunnel (mqtts: TLS to the broker inside it, the broker's
+ * certificate checked as on a direct link). Each reconnect opens a new tunnel.
+ */
+export function connectVia(url: string, opts: IClientOptions, route: ProxyRoute): MqttClient {
+  if (route.kind === 'direct') return connect(url, opts);
+  const parsed = new URL(url);
+  const protocol = parsed.protocol.replace(/:$/, '');
+  if (protocol === 'ws' || protocol === 'wss') return connect(url, { ...opts, wsOptions: { agent: proxyAgent(route)! } });
+  if (protocol !== 'mqtt' && protocol !== 'mqtts') throw new AvatarError('invalid_config', `The MQTT URL scheme ${protocol}: cannot go through a proxy.`, { details: { field: 'mqtt.url' } });
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(parsed.port) || (protocol === 'mqtts' ? 8883 : 1883);
+  const tls =
+    protocol === 'mqtts'
+      ? { servername: host, rejectUnauthorized: opts.rejectUnauthorized ?? true, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.cert ? { cert: opts.cert } : {}), ...(opts.key ? { key: opts.key } : {}) }
+      : false;
+  return new MqttClient(() => tunnelStream(route, { host, port, tls }) as unknown as IStream, { ...opts, protocol, host, hostname: host, port });
+}
+
 export function startMqttLink(options: MqttLinkOptions): MqttLink {
   const { settings, kioskId, control, clock } = options;
   const logger = options.logger ?? silentLogger;
   addSecret(settings.password ?? null);
-  const topics = topicsFor(settings.topicPrefix, kioskId);
+  const topics = topicsFor(settings.topicPrefix, kioskId, settings.group ?? null);
+  const commandTopics = [topics.cmd, topics.fleetCmd, ...(topics.groupCmd ? [topics.groupCmd] : [])];
   const queue: EventQueue = openEventQueue({ dir: options.dataDir, limit: settings.queueLimit, logger });
   const opts = clientOptions(settings, kioskId, topics.status, options.readFile ?? ((p) => readFileSync(p)), options.reconnectMs ?? 5000);
   logger.info('Fleet link: connecting to the broker', { url: settings.url, clientId: opts.clientId, username: settings.username ?? null, kioskId, queued: queue.size });
-  const client: MqttClient = connect(settings.url, opts);
+  const client: MqttClient = connectVia(settings.url, opts, options.route ?? DIRECT);
 
   let closed = false;
   let lastStatus = '';
@@ -149,9 +197,9 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     logger.info('Fleet link: connected', { kioskId, queued: queue.size });
     lastStatus = ''; // the broker may have the last will's "offline" retained: say online again
     publishStatus();
-    client.subscribe(topics.cmd, { qos: 1 }, (error, granted) => {
-      const refused = granted?.some((g) => g.qos === 128);
-      if (error || refused) logger.error('Fleet link: the broker refused the command subscription (check its ACL)', { topic: topics.cmd });
+    client.subscribe(commandTopics, { qos: 1 }, (error, granted) => {
+      const refused = granted?.filter((g) => g.qos === 128).map((g) => g.topic);
+      if (error || refused?.length) logger.error('Fleet link: the broker refused a command subscription (check its ACL)', { topics: refused ?? commandTopics });
     });
     pump();
   });
@@ -163,12 +211,12 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     logger.warn('Fleet link: broker error', { error: error.message });
   });
   client.on('message', (topic, payload) => {
-    if (topic !== topics.cmd) return;
+    if (!commandTopics.includes(topic)) return;
     void onCommand(payload);
   });
 
   function statusNow(): FleetStatus {
-    return { online: true, kioskId, ...options.status(), queued: queue.size, at: new Date(clock.now()).toISOString() };
+    return { online: true, kioskId, group: settings.group ?? null, ...options.status(), queued: queue.size, at: new Date(clock.now()).toISOString() };
   }
 
   function publishStatus(): void {
@@ -249,6 +297,16 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
         }
         case 'apply':
           return ok(await control.apply(command.settings));
+        case 'update-check':
+        case 'update-install':
+        case 'update-pin': {
+          const updates = control.updates?.() ?? null;
+          if (!updates) return refuse('unavailable', 'Updates are not set up on this kiosk (no update.url in its settings).');
+          if (command.cmd === 'update-check') await updates.check();
+          else if (command.cmd === 'update-install') updates.installWhenIdle();
+          else await updates.pin(command.version);
+          return ok({ update: updates.status });
+        }
       }
     } catch (error) {
       const e = toAvatarError(error);
@@ -264,6 +322,11 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
       return;
     }
     const command = parsed.command;
+    if (command.expiresAt && Date.parse(command.expiresAt) <= clock.now()) {
+      logger.warn('Fleet link: an expired command was refused', { id: command.id, cmd: command.cmd, expiresAt: command.expiresAt });
+      await answer({ id: command.id, cmd: command.cmd, ok: false, error: { code: 'expired', message: `The command expired at ${command.expiresAt}; it was not run.` }, at: new Date(clock.now()).toISOString() });
+      return;
+    }
     const earlier = answers.get(command.id);
     if (earlier) {
       logger.info('Fleet link: a repeated command id; answering as before', { id: command.id, cmd: command.cmd });

@@ -60,7 +60,7 @@ describe('Languages: announced, greeting per language, grammar, closed screen (E
       const { page } = k;
       await page.click('[data-testid=lang-de]', { timeout: 5_000 });
       assert.deepEqual(await pageLang(page), { lang: 'de', dir: 'ltr' });
-      assert.equal(await testIdText(page, 'closed-next'), 'Wir öffnen wieder: Dienstag, 09:00.');
+      assert.equal(await testIdText(page, 'closed-lead'), 'Wir öffnen wieder: Dienstag, 09:00.');
       await eventually(async () => (await announced(page)) === 'Sprache: Deutsch', 'announced');
       assert.equal(k.emulator.listSessions().length, 0, 'choosing a language starts nothing');
     } finally {

@@ -52,7 +52,8 @@ describe('fleet link parts', () => {
       { message: 'The MQTT cert file /c.pem could not be read (ENOENT).' },
     );
     assert.equal(defaultKioskId('Lobby PC #3.local'), 'Lobby-PC-3.local');
-    assert.deepEqual(topicsFor('ak/site-1', 'k'), { status: 'ak/site-1/k/status', events: 'ak/site-1/k/events', cmd: 'ak/site-1/k/cmd', result: 'ak/site-1/k/cmd/result' });
+    assert.deepEqual(topicsFor('ak/site-1', 'k'), { status: 'ak/site-1/k/status', events: 'ak/site-1/k/events', cmd: 'ak/site-1/k/cmd', result: 'ak/site-1/k/cmd/result', fleetCmd: 'ak/site-1/_fleet/cmd', groupCmd: null });
+    assert.equal(topicsFor('ak', 'k', 'lobby').groupCmd, 'ak/_group/lobby/cmd');
   });
 
   it('event queue: in order, kept across a restart until acknowledged, a torn line skipped, the oldest dropped beyond the limit', () => {

@@ -129,6 +129,10 @@ export default {
     nextOpen: 'Wir öffnen wieder: {{when}}.',
     comeBack: 'Bitte kommen Sie während der Öffnungszeiten wieder.',
   },
+  hold: {
+    title: 'Gleich wieder da',
+    body: 'Dieser Kiosk wird gerade aktualisiert und ist in Kürze wieder bereit.',
+  },
   announce: {
     connecting: 'Verbindung zu {{name}}…',
     ready: '{{name}} ist bereit. Sprechen Sie einfach los.',

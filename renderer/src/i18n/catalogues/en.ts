@@ -125,6 +125,10 @@ const en = {
     nextOpen: 'We open again {{when}}.',
     comeBack: 'Please come back during opening hours.',
   },
+  hold: {
+    title: 'Back in a moment',
+    body: 'This kiosk is updating and will be ready again shortly.',
+  },
   announce: {
     connecting: 'Connecting to {{name}}…',
     ready: '{{name}} is ready. Start talking.',

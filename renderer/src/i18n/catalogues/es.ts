@@ -133,6 +133,10 @@ export default {
     nextOpen: 'Volvemos a abrir: {{when}}.',
     comeBack: 'Vuelva durante el horario de apertura.',
   },
+  hold: {
+    title: 'Volvemos enseguida',
+    body: 'Este quiosco se está actualizando y estará listo de nuevo en breve.',
+  },
   announce: {
     connecting: 'Conectando con {{name}}…',
     ready: 'Ya puede hablar con {{name}}. Empiece a hablar.',

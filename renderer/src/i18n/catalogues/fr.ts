@@ -133,6 +133,10 @@ export default {
     nextOpen: 'Réouverture : {{when}}.',
     comeBack: 'Revenez pendant les heures d’ouverture.',
   },
+  hold: {
+    title: 'De retour dans un instant',
+    body: 'Cette borne se met à jour et sera de nouveau prête dans un instant.',
+  },
   announce: {
     connecting: 'Connexion à {{name}}…',
     ready: 'Vous pouvez parler avec {{name}}.',

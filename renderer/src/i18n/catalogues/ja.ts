@@ -119,6 +119,10 @@ export default {
     nextOpen: '次の営業開始：{{when}}',
     comeBack: '営業時間内にお越しください。',
   },
+  hold: {
+    title: 'まもなく再開します',
+    body: 'この端末は更新中です。まもなくご利用いただけます。',
+  },
   announce: {
     connecting: '{{name}}に接続中…',
     ready: '{{name}}の準備ができました。話しかけてください。',

@@ -119,6 +119,10 @@ export default {
     nextOpen: '下次开放时间：{{when}}。',
     comeBack: '请在营业时间内再来。',
   },
+  hold: {
+    title: '马上回来',
+    body: '本设备正在更新，很快就会恢复使用。',
+  },
   announce: {
     connecting: '正在连接{{name}}…',
     ready: '{{name}}已准备好，请开始说话。',
