@@ -424,7 +424,7 @@ export interface PublicConfig {
   callMode: CallMode;
   /** Let the visitor choose audio or video on the attract screen. */
   allowModeChoice: boolean;
-  avatar: { name: string; imageDataUrl: string | null; voice: string };
+  avatar: { name: string; imageDataUrl: string | null; voice: string; gender?: AvatarGender };
   rtcEngine: 'auto' | 'agora-web' | 'agora-native';
   /** Seconds the ended/error screens stay before returning to attract. */
   returnToAttractSeconds: number;
@@ -488,13 +488,23 @@ export interface AttentionItem {
 export const VIDEO_FITS = ['contain', 'cover'] as const;
 export type VideoFit = (typeof VIDEO_FITS)[number];
 
+/** How the visitor's language speaks of an avatar (es "lista"/"listo", de "Gastgeberin"/"Gastgeber");
+ *  `neutral` uses wording that names no gender where the language has it. */
+export const AVATAR_GENDERS = ['female', 'male', 'neutral'] as const;
+export type AvatarGender = (typeof AVATAR_GENDERS)[number];
+
+/** The operator's greeting: one text, or one per language (the visitor's, else the default language's). */
+export type Greeting = string | Partial<Record<LanguageCode, string>>;
+
 /** One avatar of the cast, as the attract screen shows it. */
 export interface CastMember {
   id: string;
   name: string;
   imageDataUrl: string | null;
   callMode: CallMode;
-  greeting: string | null;
+  greeting: Greeting | null;
+  /** Optional for older mains (then neutral). */
+  gender?: AvatarGender;
 }
 
 /** Main → renderer: a tray menu item or the global shortcut asks the renderer (which owns the media) to act. */

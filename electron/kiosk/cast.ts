@@ -42,7 +42,7 @@ export function usableCast(cast: readonly CastEntry[], problems: ReadonlyMap<str
 }
 
 export function publicCast(cast: readonly CastEntry[], images: ReadonlyMap<string, string | null>): CastMember[] {
-  return cast.map((m) => ({ id: m.id, name: m.name, imageDataUrl: images.get(m.id) ?? null, callMode: m.callMode, greeting: m.greeting }));
+  return cast.map((m) => ({ id: m.id, name: m.name, imageDataUrl: images.get(m.id) ?? null, callMode: m.callMode, greeting: m.greeting, gender: m.gender }));
 }
 
 /** `video.fit` from the config, else `cover` on a portrait screen (the face fills it) and `contain` otherwise. */

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { AvatarError } from '../core/errors.ts';
 import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
-import { LANGUAGE_CODES, PREWARM_MODES, VIDEO_FITS, type LanguageCode } from '../contract.ts';
+import { AVATAR_GENDERS, LANGUAGE_CODES, PREWARM_MODES, VIDEO_FITS, type AvatarGender, type Greeting, type LanguageCode } from '../contract.ts';
 import { mqttSchema, scheduleSchema, updateSchema } from './fleet-config.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
@@ -49,8 +49,19 @@ const avatarSchema = z
     persona: z.string().min(1).optional(),
     name: z.string().min(1).max(64).default('Ava'),
     voice: z.string().min(1).default('Tina'),
+    /** How the visitor's language speaks of the avatar (grammatical gender); `neutral` when not said. */
+    gender: z.enum(AVATAR_GENDERS).optional(),
   })
-  .default({ imagePath: DEFAULT_AVATAR_IMAGE, name: 'Ava', voice: 'Tina' });
+  .default({ imagePath: DEFAULT_AVATAR_IMAGE, name: 'Ava', voice: 'Tina', gender: 'female' });
+
+const greetingText = z.string().min(1).max(500);
+/** One text (the string form), or one per language: `{ "en": "Hello!", "de": "Hallo!" }`. */
+const greetingSchema = z.union([
+  greetingText,
+  z
+    .partialRecord(z.enum(LANGUAGE_CODES), greetingText)
+    .refine((m) => Object.keys(m).length > 0, 'needs at least one language'),
+]);
 
 const windowSchema = z
   .strictObject({
@@ -72,7 +83,8 @@ const castMemberSchema = z.strictObject({
   persona: z.string().min(1).optional(),
   voice: z.string().min(1).optional(),
   callMode: z.enum(CALL_MODES).optional(),
-  greeting: z.string().min(1).max(500).optional(),
+  greeting: greetingSchema.optional(),
+  gender: z.enum(AVATAR_GENDERS).optional(),
 });
 
 const companionSchema = z
@@ -204,7 +216,7 @@ export type ConfigFile = z.input<typeof configFileSchema>;
 
 /** The resolved configuration main works with (persona always filled in, paths absolute). */
 export type KioskConfig = Omit<z.output<typeof configFileSchema>, 'avatar'> & {
-  avatar: { imagePath: string; persona: string; name: string; voice: string };
+  avatar: { imagePath: string; persona: string; name: string; voice: string; gender: AvatarGender };
   /** The cast: `avatars` resolved (ids, paths, fallbacks), or the `avatar` block as a cast of one. */
   cast: CastEntry[];
 };
@@ -217,7 +229,8 @@ export interface CastEntry {
   persona: string;
   voice: string;
   callMode: CallMode;
-  greeting: string | null;
+  greeting: Greeting | null;
+  gender: AvatarGender;
 }
 
 /** The environment variables we read. `AVATAR_API_KEY` is returned separately, never put in config. */
@@ -277,7 +290,7 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   }
   const imagePath = resolveImagePath(cfg.avatar.imagePath, appRoot);
   const persona = cfg.avatar.persona ?? readText(join(appRoot, DEFAULT_PERSONA_FILE))?.trim() ?? FALLBACK_PERSONA;
-  const avatar = { ...cfg.avatar, imagePath, persona: persona || FALLBACK_PERSONA };
+  const avatar = { ...cfg.avatar, imagePath, persona: persona || FALLBACK_PERSONA, gender: cfg.avatar.gender ?? 'neutral' };
   checkMetrics(cfg.metrics);
   if (!cfg.languages.includes(cfg.defaultLanguage)) {
     throw new AvatarError('invalid_config', `Invalid configuration at "defaultLanguage": "${cfg.defaultLanguage}" is not one of languages (${cfg.languages.join(', ')}).`, {
@@ -424,7 +437,7 @@ function checkMetrics(metrics: z.output<typeof metricsSchema>): void {
 }
 
 function resolveCast(cfg: z.output<typeof configFileSchema>, avatar: KioskConfig['avatar'], appRoot: string): CastEntry[] {
-  if (!cfg.avatars) return [{ id: 'default', name: avatar.name, imagePath: avatar.imagePath, persona: avatar.persona, voice: avatar.voice, callMode: cfg.callMode, greeting: null }];
+  if (!cfg.avatars) return [{ id: 'default', name: avatar.name, imagePath: avatar.imagePath, persona: avatar.persona, voice: avatar.voice, callMode: cfg.callMode, greeting: null, gender: avatar.gender }];
   const explicit = new Set<string>();
   cfg.avatars.forEach((m, i) => {
     if (m.id === undefined) return;
@@ -450,6 +463,7 @@ function resolveCast(cfg: z.output<typeof configFileSchema>, avatar: KioskConfig
       voice: m.voice ?? avatar.voice,
       callMode: m.callMode ?? cfg.callMode,
       greeting: m.greeting ?? null,
+      gender: m.gender ?? 'neutral',
     };
   });
 }

@@ -383,7 +383,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       apiKeyWeaklyProtected: apiKeySource() === 'stored' ? weaklyProtected : false,
       callMode: config.callMode,
       allowModeChoice: config.allowModeChoice,
-      avatar: { name: config.avatar.name, imageDataUrl: imageUrl, voice: config.avatar.voice },
+      avatar: { name: config.avatar.name, imageDataUrl: imageUrl, voice: config.avatar.voice, gender: config.avatar.gender },
       windowMode: config.window.mode,
       rtcEngine: config.rtcEngine,
       returnToAttractSeconds: config.returnToAttractSeconds,

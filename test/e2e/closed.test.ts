@@ -56,7 +56,8 @@ describe('Opening hours (E2E: closed screen, real kiosk service)', () => {
       const { page } = k;
       await page.reload(); // the page reads the opening state with its config
       await screenIs(page, 'closed');
-      const text = ((await page.locator('[data-testid=screen-closed]').textContent()) ?? '').replace(/\s+/g, ' ').trim();
+      // The heading and the next opening (the language picker sits below them).
+      const text = ((await page.locator('[data-testid=screen-closed] .middle').textContent()) ?? '').replace(/\s+/g, ' ').trim();
       // In the page's language (en-US here), in the venue's zone whatever the kiosk's own.
       assert.equal(text, 'We are closed We open again Tuesday 9:00 AM.');
       await screenshotBoth(page, 'closed', 'landscape');
@@ -98,7 +99,7 @@ describe('Held for an update (E2E: "back in a moment", real kiosk service)', () 
       k.service.setHold('updating');
       await screenIs(page, 'held');
       const sessions = k.emulator.listSessions().length;
-      const text = ((await page.locator('[data-testid=screen-held]').textContent()) ?? '').replace(/\s+/g, ' ').trim();
+      const text = ((await page.locator('[data-testid=screen-held] .middle').textContent()) ?? '').replace(/\s+/g, ' ').trim();
       assert.equal(text, 'Back in a moment This kiosk is updating and will be ready again shortly.');
       await screenshotBoth(page, 'held', 'landscape');
 

@@ -18,7 +18,9 @@ import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { systemClock } from '../../electron/core/clock.ts';
+import { FakeClock, systemClock } from '../../electron/core/clock.ts';
+import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
+import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { jsonFilePersistence, type SettingsPersistence } from '../../electron/operations/settings.ts';
 import { createStaffOps, type StaffOps } from '../../electron/operations/staff-ops.ts';
 
@@ -452,4 +454,52 @@ export async function variantImage(browser: Browser, sourceDataUrl: string, opti
   } finally {
     await page.close();
   }
+}
+
+/**
+ * Like `useE2eBrowser`, with a silent fake microphone: nobody is heard, so the idle prompt comes when
+ * the configured time runs out (the default fake microphone beeps, which the voice detector hears).
+ */
+export function useSilentE2eBrowser(): { readonly server: { url: string; close(): Promise<void> }; readonly browser: Browser; readonly portrait: string } {
+  const env = {} as { server: { url: string; close(): Promise<void> }; browser: Browser; portrait: string };
+  before(async () => {
+    env.server = await startStaticServer();
+    const wav = writeWav(join(mkdtempSync(join(tmpdir(), 'kiosk-e2e-silent-')), 'silence.wav'), 2, () => 0);
+    env.browser = await launchChromiumWithArgs([`--use-file-for-fake-audio-capture=${wav}`]);
+    env.portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
+}
+
+/**
+ * A kiosk outside its opening hours, showing the closed screen: the staff kiosk with a Berlin schedule
+ * and the fleet host's opening-hours watch on a fake clock at Monday 20:00 (closed until Tuesday 09:00).
+ */
+export async function openClosedKiosk(options: Omit<KioskPageOptions, 'config'>): Promise<StaffKioskPage> {
+  const k = await openStaffKiosk({ ...options, file: { staffPinHash: await hashPin('246813'), schedule: { timeZone: 'Europe/Berlin', weekly: { mon: ['09:00-18:00'], tue: ['09:00-18:00'] } } } });
+  const fleet = startFleetHost({
+    service: k.service,
+    ledger: k.ops.ledger,
+    dataDir: k.dataDir,
+    version: '0.1.0-e2e',
+    clock: new FakeClock(Date.parse('2026-11-23T19:00:00Z')),
+    configFile: k.persistence,
+    env: {},
+    policy: {},
+    appRoot: ROOT,
+    actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) },
+  });
+  await k.page.reload(); // the page reads the opening state with its config
+  await screenIs(k.page, 'closed');
+  const close = k.close;
+  return Object.assign(k, {
+    async close() {
+      await fleet.close();
+      await close();
+    },
+  });
 }

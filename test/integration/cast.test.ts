@@ -41,7 +41,7 @@ describe('resolveConfig: avatars', () => {
   it('without `avatars` the `avatar` block is a cast of one with id "default"', () => {
     const c = resolveConfig({ callMode: 'audio', avatar: { imagePath: 'ava.png', name: 'Ava', voice: 'Tina' } }, {}, opts());
     assert.deepEqual(c.cast, [
-      { id: 'default', name: 'Ava', imagePath: join(dir, 'ava.png'), persona: 'The default persona.', voice: 'Tina', callMode: 'audio', greeting: null },
+      { id: 'default', name: 'Ava', imagePath: join(dir, 'ava.png'), persona: 'The default persona.', voice: 'Tina', callMode: 'audio', greeting: null, gender: 'neutral' },
     ]);
   });
 
@@ -67,6 +67,31 @@ describe('resolveConfig: avatars', () => {
         ['dr-kim-3', 'Dr Kim', 'https://example.com/x.png', 'Shared persona.', 'Tina', 'video', null],
       ],
     );
+  });
+
+  it('a greeting is one text or one per language, and each member has a grammatical gender (neutral unless said)', () => {
+    const c = resolveConfig(
+      {
+        avatars: [
+          { id: 'ava', imagePath: '/abs/ava.png', name: 'Ava', gender: 'female', greeting: { en: 'Welcome!', de: 'Willkommen!' } },
+          { id: 'kim', imagePath: '/abs/kim.png', name: 'Kim', greeting: 'Hi, I am Kim.' },
+        ],
+      },
+      {},
+      opts(),
+    );
+    assert.deepEqual(c.cast.map((m) => [m.id, m.greeting, m.gender]), [
+      ['ava', { en: 'Welcome!', de: 'Willkommen!' }, 'female'],
+      ['kim', 'Hi, I am Kim.', 'neutral'],
+    ]);
+    for (const [greeting, field] of [
+      [{ xx: 'Hello' }, 'avatars.0.greeting'],
+      [{}, 'avatars.0.greeting'],
+      [{ en: '' }, 'avatars.0.greeting'],
+    ] as const) {
+      assert.throws(() => resolveConfig({ avatars: [{ imagePath: '/abs/a.png', name: 'A', greeting }] }, {}, opts()), (e: unknown) => e instanceof AvatarError && e.code === 'invalid_config' && e.message.includes(field));
+    }
+    assert.throws(() => resolveConfig({ avatars: [{ imagePath: '/abs/a.png', name: 'A', gender: 'other' }] }, {}, opts()), /avatars\.0\.gender/);
   });
 
   for (const [raw, field] of [
@@ -160,8 +185,8 @@ describe('KioskService with a cast', () => {
     const service = await castService();
     const cfg = value((await service.handle(CHANNELS.configGet, undefined)) as Result<PublicConfig>);
     assert.deepEqual(cfg.cast, [
-      { id: 'ava', name: 'Ava', imageDataUrl: `data:image/png;base64,${PNG_BYTES.toString('base64')}`, callMode: 'video', greeting: 'Hello!' },
-      { id: 'kim', name: 'Kim', imageDataUrl: `data:image/jpeg;base64,${JPEG_BYTES.toString('base64')}`, callMode: 'audio', greeting: null },
+      { id: 'ava', name: 'Ava', imageDataUrl: `data:image/png;base64,${PNG_BYTES.toString('base64')}`, callMode: 'video', greeting: 'Hello!', gender: 'neutral' },
+      { id: 'kim', name: 'Kim', imageDataUrl: `data:image/jpeg;base64,${JPEG_BYTES.toString('base64')}`, callMode: 'audio', greeting: null, gender: 'neutral' },
     ]);
     assert.deepEqual(cfg.avatar, { name: 'Ava', imageDataUrl: cfg.cast[0]!.imageDataUrl, voice: 'Tina' });
     assert.deepEqual(cfg.video, { fit: 'contain' }, 'a landscape window defaults to contain');

@@ -42,7 +42,7 @@ describe('resolveConfig', () => {
         service: { surface: 'direct' },
         callMode: 'video',
         allowModeChoice: true,
-        avatar: { imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', name: 'Ava', voice: 'Tina' },
+        avatar: { imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', name: 'Ava', voice: 'Tina', gender: 'female' },
         window: { mode: 'kiosk', width: 1080, height: 1920 },
         rtcEngine: 'auto',
         returnToAttractSeconds: 15,
@@ -51,7 +51,7 @@ describe('resolveConfig', () => {
         companion: { shortcut: 'CommandOrControl+Shift+Space', pushToTalk: false, width: 420, height: 640 },
         metrics: { enabled: false, host: '127.0.0.1', port: 9464 },
         cast: [
-          { id: 'default', name: 'Ava', imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', voice: 'Tina', callMode: 'video', greeting: null },
+          { id: 'default', name: 'Ava', imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', voice: 'Tina', callMode: 'video', greeting: null, gender: 'female' },
         ],
         prewarm: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40, prejoin: true },
         presence: { cameraEnabled: true },

@@ -11,7 +11,7 @@ import type { PublicConfig } from '../../electron/contract.ts';
 
 const { locale, t, AUTONYMS } = await import('../../renderer/src/i18n/locale.svelte.ts');
 const { Visitor, ACCESSIBLE_TIME_FACTOR } = await import('../../renderer/src/app/Visitor.svelte.ts');
-const { announcementFor } = await import('../../renderer/src/app/announce.ts');
+const { announcementFor, timeAnnouncementFor } = await import('../../renderer/src/app/announce.ts');
 const { AudioOutput, AUDIO_OUTPUT_KEY } = await import('../../renderer/src/call/AudioOutput.svelte.ts');
 
 describe('locale', () => {
@@ -97,6 +97,27 @@ describe('announcementFor', () => {
       text: 'The conversation could not continue: We’re out of conversation time',
     });
     assert.equal(announcementFor({ ...base, screen: 'attract' }, 'ended'), null);
+  });
+  it('keeps quiet while a live call stops playing to end (it is not "connecting" again)', () => {
+    locale.set('en');
+    assert.equal(announcementFor({ ...base, playing: false }, 'ready'), null);
+    assert.equal(announcementFor({ ...base, playing: false }, 'muted'), null);
+    assert.deepEqual(announcementFor({ ...base, playing: false }, 'connecting'), { key: 'connecting', text: 'Connecting to Ava…' });
+  });
+});
+
+describe('timeAnnouncementFor', () => {
+  const clock = { clock: (s: number) => `0:${String(s).padStart(2, '0')}` };
+  const at = (remainingS: number | null, idleLeftS: number | null = null, warningS = 30) => timeAnnouncementFor({ screen: 'live', remainingS, warningS, idleLeftS }, clock);
+  it('speaks the call\'s warning and the idle prompt\'s last 10 s, with a key each (said once by the caller)', () => {
+    locale.set('en');
+    assert.equal(at(45), null);
+    assert.deepEqual(at(30), { key: 'call:ending', text: 'Ending in 0:30' });
+    assert.deepEqual(at(29)?.key, 'call:ending'); // the same moment: not said again
+    assert.deepEqual(at(8, null, 0), { key: 'call:ending', text: 'Ending in 0:08' }); // no warning set: the last 10 s
+    assert.equal(at(200, 11), null);
+    assert.deepEqual(at(200, 10), { key: 'idle:last', text: 'The conversation will end in 10 seconds unless you tap or speak.' });
+    assert.equal(timeAnnouncementFor({ screen: 'ended', remainingS: 5, warningS: 30, idleLeftS: null }, clock), null);
   });
 });
 

@@ -19,7 +19,7 @@ import { Companion } from '../companion/Companion.svelte.ts';
 import { orderSteps, type ConnectingStep } from '../call/connecting-steps.ts';
 import { Visitor } from './Visitor.svelte.ts';
 import { AudioOutput } from '../call/AudioOutput.svelte.ts';
-import { t } from '../i18n/locale.svelte.ts';
+import { t, th } from '../i18n/locale.svelte.ts';
 import { callPresenceDetector } from '../attract/AttractPresence.svelte.ts'; // the idle hang-up sees presence from the attract screen's room model
 
 export type Screen = 'boot' | 'attract' | 'connecting' | 'live' | 'ended' | 'error';
@@ -100,7 +100,7 @@ export class KioskApp {
       this.#bootError = {
         cause: 'generic',
         copy: 'noBridge',
-        title: 'This screen needs Avatar Kiosk',
+        title: 'This screen only works in the kiosk app',
         body: 'It was opened outside the kiosk app, so it cannot start a conversation.',
         code: 'no_bridge',
       };
@@ -248,16 +248,16 @@ export class KioskApp {
     const s = this.#session;
     const created = s.phase !== 'creating' && s.phase !== 'idle';
     const live = s.phase === 'live' || s.phase === 'reconnecting';
-    const name = this.avatarName || t('common.digitalHost');
+    const name = this.avatarName || th('common.digitalHost');
     const warm: ConnectingStep = {
       id: 'warm',
-      label: t('connecting.waking', { name }),
+      label: th('connecting.waking', { name }),
       status: live ? 'done' : created ? 'active' : 'pending',
       detail: null,
     };
     if (s.phase === 'warming') {
       const waitS = Math.max(0, Math.ceil((s.retryAtMs - this.#now) / 1000));
-      warm.label = t('connecting.gettingReady', { name, attempt: s.notReadyRetries + 1 });
+      warm.label = th('connecting.gettingReady', { name, attempt: s.notReadyRetries + 1 });
       warm.detail = waitS > 0 ? t('connecting.checkingIn', { count: waitS }) : t('connecting.checkingNow');
     } else if (s.phase === 'connecting' && s.attempt > 1) {
       warm.detail = t('connecting.attempt', { attempt: s.attempt });
@@ -382,6 +382,11 @@ export class KioskApp {
   /** Keyboard: Enter/Space start, Escape cancels / hangs up / dismisses. */
   handleKey(key: string): boolean {
     const screen = this.screen;
+    // "Are you still there?" is modal: Escape means "keep talking", and no key reaches the call behind it.
+    if (screen === 'live' && this.idle.isPrompting) {
+      if (key === 'Escape') this.idle.touch();
+      return key === 'Escape' || key === 'Enter' || key === ' ';
+    }
     if ((key === 'Enter' || key === ' ') && screen === 'attract') {
       void this.startCall();
       return true;

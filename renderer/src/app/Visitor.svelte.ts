@@ -13,6 +13,7 @@ export class Visitor {
   #accessible = $state(false);
   #languages = $state<LanguageCode[]>(['en']);
   #reachBandPercent = $state(50);
+  #languageChanges = $state(0);
 
   get language(): LanguageCode {
     return locale.lang;
@@ -37,7 +38,14 @@ export class Visitor {
   }
 
   setLanguage(lang: LanguageCode): void {
-    if (this.#languages.includes(lang)) locale.set(lang);
+    if (!this.#languages.includes(lang) || lang === locale.lang) return;
+    locale.set(lang);
+    this.#languageChanges++;
+  }
+
+  /** How many times the visitor changed the language (the page announces each change). */
+  get languageChanges(): number {
+    return this.#languageChanges;
   }
 
   setAccessible(on: boolean): void {

@@ -31,14 +31,16 @@ export class Cast {
     if (!config) return [];
     // Older mains send no cast: the single configured avatar is the cast.
     if (Array.isArray(config.cast) && config.cast.length > 0) return config.cast;
-    return [{ id: 'default', name: config.avatar.name, imageDataUrl: config.avatar.imageDataUrl, callMode: config.callMode, greeting: null }];
+    return [{ id: 'default', name: config.avatar.name, imageDataUrl: config.avatar.imageDataUrl, callMode: config.callMode, greeting: null, gender: config.avatar.gender ?? 'neutral' }];
   });
 
   readonly #effective = $derived.by((): PublicConfig | null => {
     const config = this.#getConfig();
     const member = this.selected;
-    if (!config || !member || !this.isCarousel) return config;
-    return { ...config, avatar: { ...config.avatar, name: member.name, imageDataUrl: member.imageDataUrl } };
+    if (!config || !member) return config;
+    // One member: main's avatar block is shown, but the member's grammatical gender is the one that counts.
+    if (!this.isCarousel) return member.gender && member.gender !== config.avatar.gender ? { ...config, avatar: { ...config.avatar, gender: member.gender } } : config;
+    return { ...config, avatar: { ...config.avatar, name: member.name, imageDataUrl: member.imageDataUrl, gender: member.gender ?? 'neutral' } };
   });
 
   /**

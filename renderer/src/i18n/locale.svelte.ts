@@ -7,6 +7,7 @@
 import i18next, { type TOptions } from 'i18next';
 // The codes from their dependency-free module: the contract would bring its zod schemas into the bundle.
 import { LANGUAGE_CODES, type LanguageCode } from '../../../electron/core/languages.ts';
+import type { AvatarGender } from '../../../electron/contract.ts';
 import { CATALOGUES, type MessageKey } from './catalogues/index.ts';
 
 export type { MessageKey };
@@ -44,6 +45,7 @@ void engine.init({
 
 export class Locale {
   #lang = $state<LanguageCode>('en');
+  #hostGender = $state<AvatarGender>('neutral');
 
   get lang(): LanguageCode {
     return this.#lang;
@@ -54,6 +56,20 @@ export class Locale {
 
   set(lang: LanguageCode): void {
     this.#lang = lang;
+  }
+
+  /** The avatar the visitor talks to: how messages about it agree with it (es "lista", de "Gastgeberin"). */
+  setHostGender(gender: AvatarGender): void {
+    this.#hostGender = gender;
+  }
+
+  /**
+   * A message about the avatar: i18next's context picks `<key>_female` / `<key>_male` where the language
+   * has one, else `<key>` (worded without a gender where the language allows; Arabic has no such form).
+   */
+  host(key: MessageKey, options?: TOptions): string {
+    const gender = this.#hostGender;
+    return this.t(key, gender === 'neutral' ? options : { ...options, context: gender });
   }
 
   /** The message for `key` in the current language (reading `lang` makes the caller reactive). */
@@ -99,3 +115,5 @@ export const locale = new Locale();
 export const staffLocale = new Locale();
 /** `t('live.mute')`: shorthand for `locale.t`. */
 export const t = (key: MessageKey, options?: TOptions): string => locale.t(key, options);
+/** `th('announce.ready', { name })`: a message about the avatar, in its grammatical gender (`locale.host`). */
+export const th = (key: MessageKey, options?: TOptions): string => locale.host(key, options);

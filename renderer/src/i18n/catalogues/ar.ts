@@ -4,7 +4,9 @@ import type { Catalogue } from './types.ts';
 export default {
   common: {
     digitalHost: 'المضيف الرقمي',
+    digitalHost_female: 'المضيفة الرقمية',
     digitalHostOf: '{{name}}، مضيفك الرقمي',
+    digitalHostOf_female: '{{name}}، مضيفتك الرقمية',
     starting: 'جارٍ التشغيل',
     demo: 'تجريبي',
     demoMode: 'الوضع التجريبي',
@@ -14,6 +16,7 @@ export default {
   },
   attract: {
     eyebrow: 'مضيفك الرقمي',
+    eyebrow_female: 'مضيفتك الرقمية',
     greeting: 'مرحبًا! اسألني ما تشاء، تحدّث فقط وأنا أستمع.',
     approachGreeting: 'مرحبًا! المس للتحدث',
     modeGroup: 'كيف تودّ أن تتحدث؟',
@@ -38,6 +41,7 @@ export default {
     create: 'جارٍ إنشاء جلستك',
     waking: 'جارٍ إيقاظ {{name}}',
     gettingReady: '{{name}} يستعد… (المحاولة {{attempt, number}})',
+    gettingReady_female: '{{name}} تستعد… (المحاولة {{attempt, number}})',
     checkingIn_zero: 'إعادة التحقق الآن',
     checkingIn_one: 'إعادة التحقق بعد ثانية واحدة',
     checkingIn_two: 'إعادة التحقق بعد ثانيتين',
@@ -67,9 +71,11 @@ export default {
     pictureStalled: 'جارٍ إعادة توصيل الصورة…',
     soundStalled: 'جارٍ إعادة توصيل الصوت…',
     stalledSub: 'لحظة من فضلك — سيعود {{name}} بعد قليل.',
+    stalledSub_female: 'لحظة من فضلك — ستعود {{name}} بعد قليل.',
     tapToHear: 'المس لسماع {{name}}',
     tapToHearSub: 'أوقف المتصفح الصوت مؤقتًا حتى تلمس الشاشة.',
     avatarSpeaking: '{{name}} يتحدث',
+    avatarSpeaking_female: '{{name}} تتحدث',
     visitorHeard: 'أسمعك',
     holdToTalk: 'اضغط مطولًا للتحدث',
     holdToTalkLong: 'اضغط مطولًا للتحدث (أو اضغط مطولًا على المسافة)',
@@ -136,7 +142,7 @@ export default {
     networkBlocked: { title: 'هذه الشبكة تحظر مكالمات الفيديو', body: 'تعذّر توصيل الصوت والصورة، لذا أُوقفت المحادثة قبل أن تبدأ. لم يُحتسب أي رصيد. يرجى أن تطلب من أحد الموظفين فحص الشبكة.' },
     expired: { title: 'انتهت صلاحية هذه المحادثة', body: 'يرجى بدء محادثة جديدة.' },
     generic: { title: 'حدث خطأ ما', body: 'يرجى المحاولة مرة أخرى. إذا تكرر الأمر، يمكن لأحد الموظفين المساعدة.' },
-    noBridge: { title: 'تحتاج هذه الشاشة إلى Avatar Kiosk', body: 'فُتحت خارج تطبيق الجهاز، لذا لا يمكنها بدء محادثة.' },
+    noBridge: { title: 'تعمل هذه الشاشة في تطبيق الجهاز فقط', body: 'فُتحت خارج تطبيق الجهاز، لذا لا يمكنها بدء محادثة.' },
   },
   closed: {
     title: 'نحن مغلقون الآن',
@@ -150,6 +156,7 @@ export default {
   announce: {
     connecting: 'جارٍ الاتصال بـ{{name}}…',
     ready: '{{name}} جاهز. ابدأ الحديث.',
+    ready_female: '{{name}} جاهزة. ابدأ الحديث.',
     listening: 'أستمع إليك.',
     reconnecting: 'انقطع الاتصال. جارٍ إعادة الاتصال…',
     ended: 'انتهت المحادثة.',

@@ -3,8 +3,12 @@ import type { Catalogue } from './types.ts';
 
 export default {
   common: {
-    digitalHost: 'Der digitale Gastgeber',
-    digitalHostOf: '{{name}}, Ihr digitaler Gastgeber',
+    digitalHost: 'Die digitale Begleitung',
+    digitalHost_female: 'Die digitale Gastgeberin',
+    digitalHost_male: 'Der digitale Gastgeber',
+    digitalHostOf: '{{name}}, Ihre digitale Begleitung',
+    digitalHostOf_female: '{{name}}, Ihre digitale Gastgeberin',
+    digitalHostOf_male: '{{name}}, Ihr digitaler Gastgeber',
     starting: 'Wird gestartet',
     demo: 'Demo',
     demoMode: 'Demo-Modus',
@@ -13,7 +17,9 @@ export default {
     cancel: 'Abbrechen',
   },
   attract: {
-    eyebrow: 'Ihr digitaler Gastgeber',
+    eyebrow: 'Ihre digitale Begleitung',
+    eyebrow_female: 'Ihre digitale Gastgeberin',
+    eyebrow_male: 'Ihr digitaler Gastgeber',
     greeting: 'Hallo! Fragen Sie mich, was Sie möchten – sprechen Sie einfach, ich höre zu.',
     approachGreeting: 'Hallo! Zum Sprechen tippen',
     modeGroup: 'Wie möchten Sie sprechen?',
@@ -120,7 +126,7 @@ export default {
     networkBlocked: { title: 'Dieses Netzwerk blockiert Videoanrufe', body: 'Ton und Bild ließen sich nicht verbinden, daher wurde das Gespräch vor dem Beginn beendet. Es wurde nichts berechnet. Bitte wenden Sie sich an das Personal, damit es das Netzwerk prüft.' },
     expired: { title: 'Dieses Gespräch ist abgelaufen', body: 'Bitte beginnen Sie ein neues Gespräch.' },
     generic: { title: 'Etwas ist schiefgegangen', body: 'Bitte versuchen Sie es noch einmal. Wenn es wieder passiert, hilft Ihnen das Personal.' },
-    noBridge: { title: 'Dieser Bildschirm braucht Avatar Kiosk', body: 'Er wurde außerhalb der Kiosk-App geöffnet und kann kein Gespräch beginnen.' },
+    noBridge: { title: 'Dieser Bildschirm funktioniert nur in der Kiosk-App', body: 'Er wurde außerhalb der Kiosk-App geöffnet und kann kein Gespräch beginnen.' },
   },
   closed: {
     title: 'Wir haben geschlossen',

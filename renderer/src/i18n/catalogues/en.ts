@@ -122,7 +122,7 @@ const en = {
     networkBlocked: { title: 'This network blocks video calls', body: 'The conversation couldn’t connect its sound and picture, so it was stopped before it began. Nothing was charged. Please ask a member of staff to check the network.' },
     expired: { title: 'This conversation has expired', body: 'Please start a new conversation.' },
     generic: { title: 'Something went wrong', body: 'Please try again. If it keeps happening, a member of staff can help.' },
-    noBridge: { title: 'This screen needs Avatar Kiosk', body: 'It was opened outside the kiosk app, so it cannot start a conversation.' },
+    noBridge: { title: 'This screen only works in the kiosk app', body: 'It was opened outside the kiosk app, so it cannot start a conversation.' },
   },
   closed: {
     title: 'We are closed',

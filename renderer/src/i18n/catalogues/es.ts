@@ -3,8 +3,12 @@ import type { Catalogue } from './types.ts';
 
 export default {
   common: {
-    digitalHost: 'El anfitrión digital',
-    digitalHostOf: '{{name}}, su anfitrión digital',
+    digitalHost: 'Asistente digital',
+    digitalHost_female: 'La anfitriona digital',
+    digitalHost_male: 'El anfitrión digital',
+    digitalHostOf: '{{name}}, su asistente digital',
+    digitalHostOf_female: '{{name}}, su anfitriona digital',
+    digitalHostOf_male: '{{name}}, su anfitrión digital',
     starting: 'Iniciando',
     demo: 'Demo',
     demoMode: 'Modo demo',
@@ -13,7 +17,9 @@ export default {
     cancel: 'Cancelar',
   },
   attract: {
-    eyebrow: 'Su anfitrión digital',
+    eyebrow: 'Su asistente digital',
+    eyebrow_female: 'Su anfitriona digital',
+    eyebrow_male: 'Su anfitrión digital',
     greeting: '¡Hola! Pregúnteme lo que quiera: hable sin más, le escucho.',
     approachGreeting: '¡Hola! Toque para hablar',
     modeGroup: '¿Cómo prefiere hablar?',
@@ -124,7 +130,7 @@ export default {
     networkBlocked: { title: 'Esta red bloquea las videollamadas', body: 'La conversación no pudo conectar el sonido y la imagen, así que se detuvo antes de empezar. No se ha cobrado nada. Pida al personal que revise la red.' },
     expired: { title: 'Esta conversación ha caducado', body: 'Empiece una conversación nueva.' },
     generic: { title: 'Algo ha fallado', body: 'Inténtelo de nuevo. Si vuelve a pasar, el personal puede ayudarle.' },
-    noBridge: { title: 'Esta pantalla necesita Avatar Kiosk', body: 'Se abrió fuera de la aplicación del quiosco y no puede iniciar una conversación.' },
+    noBridge: { title: 'Esta pantalla solo funciona en la aplicación del quiosco', body: 'Se abrió fuera de la aplicación del quiosco y no puede iniciar una conversación.' },
   },
   closed: {
     title: 'Estamos cerrados',
@@ -137,7 +143,9 @@ export default {
   },
   announce: {
     connecting: 'Conectando con {{name}}…',
-    ready: '{{name}} está listo. Empiece a hablar.',
+    ready: 'Ya puede hablar con {{name}}. Empiece a hablar.',
+    ready_female: '{{name}} está lista. Empiece a hablar.',
+    ready_male: '{{name}} está listo. Empiece a hablar.',
     listening: 'Escuchando.',
     reconnecting: 'Se cortó la conexión. Reconectando…',
     ended: 'La conversación ha terminado.',

@@ -3,8 +3,12 @@ import type { Catalogue } from './types.ts';
 
 export default {
   common: {
-    digitalHost: 'L’hôte numérique',
-    digitalHostOf: '{{name}}, votre hôte numérique',
+    digitalHost: 'Guide numérique',
+    digitalHost_female: 'L’hôtesse numérique',
+    digitalHost_male: 'L’hôte numérique',
+    digitalHostOf: '{{name}}, votre guide numérique',
+    digitalHostOf_female: '{{name}}, votre hôtesse numérique',
+    digitalHostOf_male: '{{name}}, votre hôte numérique',
     starting: 'Démarrage',
     demo: 'Démo',
     demoMode: 'Mode démo',
@@ -13,7 +17,9 @@ export default {
     cancel: 'Annuler',
   },
   attract: {
-    eyebrow: 'Votre hôte numérique',
+    eyebrow: 'Votre guide numérique',
+    eyebrow_female: 'Votre hôtesse numérique',
+    eyebrow_male: 'Votre hôte numérique',
     greeting: 'Bonjour ! Posez-moi vos questions : parlez, je vous écoute.',
     approachGreeting: 'Bonjour ! Touchez pour parler',
     modeGroup: 'Comment souhaitez-vous parler ?',
@@ -124,7 +130,7 @@ export default {
     networkBlocked: { title: 'Ce réseau bloque les appels vidéo', body: 'La conversation n’a pas pu établir le son et l’image ; elle a donc été arrêtée avant de commencer. Rien n’a été facturé. Demandez à un membre du personnel de vérifier le réseau.' },
     expired: { title: 'Cette conversation a expiré', body: 'Commencez une nouvelle conversation.' },
     generic: { title: 'Un problème est survenu', body: 'Réessayez. Si cela se reproduit, le personnel peut vous aider.' },
-    noBridge: { title: 'Cet écran a besoin d’Avatar Kiosk', body: 'Il a été ouvert hors de l’application de la borne et ne peut pas lancer de conversation.' },
+    noBridge: { title: 'Cet écran ne fonctionne que dans l’application de la borne', body: 'Il a été ouvert hors de l’application de la borne et ne peut pas lancer de conversation.' },
   },
   closed: {
     title: 'Nous sommes fermés',
@@ -137,7 +143,9 @@ export default {
   },
   announce: {
     connecting: 'Connexion à {{name}}…',
-    ready: '{{name}} est prêt. Vous pouvez parler.',
+    ready: 'Vous pouvez parler avec {{name}}.',
+    ready_female: '{{name}} est prête. Vous pouvez parler.',
+    ready_male: '{{name}} est prêt. Vous pouvez parler.',
     listening: 'À l’écoute.',
     reconnecting: 'La connexion a été coupée. Reconnexion…',
     ended: 'La conversation est terminée.',

@@ -116,7 +116,7 @@ export default {
     networkBlocked: { title: '此网络阻止了视频通话', body: '对话无法接通声音和画面，因此在开始前已停止。未产生任何费用。请联系工作人员检查网络。' },
     expired: { title: '此对话已过期', body: '请开始新的对话。' },
     generic: { title: '出了点问题', body: '请再试一次。如果问题反复出现，请向工作人员求助。' },
-    noBridge: { title: '此页面需要 Avatar Kiosk', body: '它在自助终端应用之外打开，无法开始对话。' },
+    noBridge: { title: '此页面只能在自助终端应用中使用', body: '它在自助终端应用之外打开，无法开始对话。' },
   },
   closed: {
     title: '现在不在营业时间',
