@@ -7,9 +7,166 @@
 export interface EquivalentMutant {
   file: string;
   mutator: string;
+  /** Part of the source line the mutant starts on (tells apart the same literal on different lines). */
+  line: string;
   original: string;
   replacement: string;
   reason: string;
 }
 
-export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [];
+const MACHINE = 'electron/core/session-machine.ts';
+const POLICY = 'electron/core/reconnect-policy.ts';
+
+export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
+  // reconnect-policy.ts: classify
+  {
+    file: POLICY,
+    mutator: 'ConditionalExpression',
+    line: "typeof error === 'string' ? error : undefined",
+    original: "typeof error === 'string'",
+    replacement: 'true',
+    reason: 'A value that is neither an AvatarError nor a string then reaches FATAL_SIGNALS.has() itself; a set of strings never holds it, so the answer stays retry.',
+  },
+  {
+    file: POLICY,
+    mutator: 'ConditionalExpression',
+    line: 'return signal !== undefined && FATAL_SIGNALS.has(signal)',
+    original: 'signal !== undefined',
+    replacement: 'true',
+    reason: 'FATAL_SIGNALS.has(undefined) is false: the guard only spares a lookup.',
+  },
+  // session-machine.ts: the idle machine's context
+  {
+    file: MACHINE,
+    mutator: 'StringLiteral',
+    line: "callMode: 'audio',",
+    original: "'audio'",
+    replacement: '""',
+    reason: "The idle context's call mode is never read: `start` is the only way out of idle and sets the call mode from the event; the controller reads only liveId from the context.",
+  },
+  {
+    file: MACHINE,
+    mutator: 'BooleanLiteral',
+    line: 'connInitHeld: false,',
+    original: 'false',
+    replacement: 'true',
+    reason: 'connInitHeld is read only by rtc-ready, which needs awaitRtcReady; with it, `created` and `retry-due` set connInitHeld before any rtc-ready can be taken. Without it the field is never read.',
+  },
+  {
+    file: MACHINE,
+    mutator: 'StringLiteral',
+    line: "liveId: context.liveId ?? '',",
+    original: "''",
+    replacement: '"Stryker was here!"',
+    reason: 'buildSummary is only called with a liveId: failNow builds a summary only when the context has one, and `ending` (whence end-confirmed) is only entered with a created session. No test can reach it.',
+  },
+  // cancel during create
+  {
+    file: MACHINE,
+    mutator: 'StringLiteral',
+    line: "const reason = ctx.hangupReason ?? 'user_end';",
+    original: "'user_end'",
+    replacement: '""',
+    reason: 'cancelledDuringCreate is set only together with hangupReason (hangup-requested while creating), so the fallback is never taken. No test can reach it.',
+  },
+  {
+    file: MACHINE,
+    mutator: 'StringLiteral',
+    line: "cancelledDuringCreate: true, endedBy: 'client'",
+    original: "'client'",
+    replacement: '""',
+    reason: "Never seen: if the room is created anyway, `created` sets endedBy 'client' itself; if the create fails or errors, the failure has no summary (no liveId) and the controller reads only liveId from the context.",
+  },
+  // socket-open
+  {
+    file: MACHINE,
+    mutator: 'ConditionalExpression',
+    line: "if (state.phase !== 'connecting' && state.phase !== 'reconnecting') return same;",
+    original: "state.phase !== 'reconnecting'",
+    replacement: 'true',
+    reason: "Ignoring socket-open while reconnecting changes nothing: only the first socket's open time is recorded, and that socket opened before the ack that made the call live (an ack arrives only on an open socket).",
+  },
+  {
+    file: MACHINE,
+    mutator: 'StringLiteral',
+    line: "if (state.phase !== 'connecting' && state.phase !== 'reconnecting') return same;",
+    original: "'reconnecting'",
+    replacement: '""',
+    reason: 'Same as above: socket-open while reconnecting is ignored either way, the first open time being recorded before live.',
+  },
+  {
+    file: MACHINE,
+    mutator: 'StringLiteral',
+    line: "lastError: err('not_ready', 'NOT_READY') };",
+    original: "'NOT_READY'",
+    replacement: '""',
+    reason: "The message of this lastError is never shown: its only reader, a drop before the ack, reads the code ('not_ready' picks the visitor's message); every end overwrites lastError with the failure.",
+  },
+  // hangup-requested
+  {
+    file: MACHINE,
+    mutator: 'StringLiteral',
+    line: "case 'idle':",
+    original: "'idle'",
+    replacement: '""',
+    reason: 'Without the label, idle falls out of the switch onto `return same`, which is what the label returns.',
+  },
+  {
+    file: MACHINE,
+    mutator: 'StringLiteral',
+    line: "case 'ending':",
+    original: "'ending'",
+    replacement: '""',
+    reason: 'Without the label, ending falls out of the switch onto `return same`, which is what the label returns.',
+  },
+  // rtc-ready
+  {
+    file: MACHINE,
+    mutator: 'BooleanLiteral',
+    line: 'rtcReady: true, connInitHeld: false };',
+    original: 'false',
+    replacement: 'true',
+    reason: 'connInitHeld is read only by rtc-ready, which is taken once (rtcReady is then true); a later retry-due sets connInitHeld anew.',
+  },
+  // retryReconnect
+  {
+    file: MACHINE,
+    mutator: 'ConditionalExpression',
+    line: "if (state.phase !== 'reconnecting') return { machine, effects: [] };",
+    original: "state.phase !== 'reconnecting'",
+    replacement: 'false',
+    reason: "retryReconnect is only called with a reconnecting machine (the guard narrows the type for TypeScript). No test can reach the other branch.",
+  },
+  {
+    file: MACHINE,
+    mutator: 'ObjectLiteral',
+    line: "if (state.phase !== 'reconnecting') return { machine, effects: [] };",
+    original: '{ machine, effects: [] }',
+    replacement: '{}',
+    reason: 'Unreachable: retryReconnect is only called with a reconnecting machine.',
+  },
+  {
+    file: MACHINE,
+    mutator: 'ArrayDeclaration',
+    line: "if (state.phase !== 'reconnecting') return { machine, effects: [] };",
+    original: '[]',
+    replacement: '["Stryker was here"]',
+    reason: 'Unreachable: retryReconnect is only called with a reconnecting machine.',
+  },
+  {
+    file: MACHINE,
+    mutator: 'ArithmeticOperator',
+    line: 'socketsOpened: c.socketsOpened + 1, reconnects: c.reconnects + 1',
+    original: 'c.socketsOpened + 1',
+    replacement: 'c.socketsOpened - 1',
+    reason: 'After live, socketsOpened is never read: it numbers the connecting attempts before live (retry-due in warming) and is in no summary; reconnects are counted apart.',
+  },
+  {
+    file: MACHINE,
+    mutator: 'ArithmeticOperator',
+    line: 'socketsOpened: ctx.socketsOpened + 1, reconnects: ctx.reconnects + 1',
+    original: 'ctx.socketsOpened + 1',
+    replacement: 'ctx.socketsOpened - 1',
+    reason: 'The retry-due of a reconnect: after live, socketsOpened is never read (see above).',
+  },
+];

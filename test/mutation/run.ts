@@ -89,8 +89,9 @@ function strykerOptions(group: MutationGroup, args: Args): PartialStrykerOptions
     timeoutFactor: 2,
     thresholds: { high: group.target, low: group.target - 5, break: null },
     cleanTempDir: true,
-    logLevel: 'info',
-    fileLogLevel: 'off',
+    // Stryker types these as a const enum, which a type-stripping loader cannot import: same strings.
+    logLevel: 'info' as PartialStrykerOptions['logLevel'],
+    fileLogLevel: 'off' as PartialStrykerOptions['fileLogLevel'],
   };
 }
 
@@ -109,12 +110,14 @@ function originalText(mutant: MutantResult, sources: Map<string, string[]>): str
 
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
-function equivalentFor(mutant: MutantResult, original: string): EquivalentMutant | undefined {
+function equivalentFor(mutant: MutantResult, original: string, sources: Map<string, string[]>): EquivalentMutant | undefined {
   const file = path.relative(ROOT, path.resolve(ROOT, mutant.fileName));
+  const line = squash(sources.get(mutant.fileName)?.[mutant.location.start.line - 1] ?? '');
   return EQUIVALENT_MUTANTS.find(
     (e) =>
       e.file === file &&
       e.mutator === mutant.mutatorName &&
+      line.includes(squash(e.line)) &&
       squash(e.original) === squash(original) &&
       squash(e.replacement) === squash(mutant.replacement),
   );
@@ -158,7 +161,7 @@ async function runGroup(group: MutationGroup, args: Args): Promise<GroupResult> 
         continue;
       default: {
         const original = originalText(m, sources);
-        if (equivalentFor(m, original)) {
+        if (equivalentFor(m, original, sources)) {
           counted.equivalent++;
           continue;
         }
