@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Stryker } from '@stryker-mutator/core';
-import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core';
+import type { PartialStrykerOptions } from '@stryker-mutator/api/core';
 import { GROUPS, type MutationGroup } from './groups.ts';
 import { EQUIVALENT_MUTANTS, type EquivalentMutant } from './equivalent.ts';
 
@@ -53,7 +53,7 @@ function parseArgs(argv: string[]): Args {
       names.push(arg);
     }
   }
-  const groups = names.length === 0 ? GROUPS.filter((g) => g.byDefault) : names.map(groupNamed);
+  const groups = names.length === 0 ? GROUPS : names.map(groupNamed);
   return { groups, concurrency, force, mutate };
 }
 
@@ -95,14 +95,20 @@ function strykerOptions(group: MutationGroup, args: Args): PartialStrykerOptions
   };
 }
 
-/** The source text a mutant replaced (locations are 1-based lines, 0-based columns in Stryker's results). */
-function originalText(mutant: MutantResult, sources: Map<string, string[]>): string {
-  let lines = sources.get(mutant.fileName);
-  if (!lines) {
-    lines = readFileSync(path.resolve(ROOT, mutant.fileName), 'utf8').split('\n');
-    sources.set(mutant.fileName, lines);
-  }
-  const { start, end } = mutant.location;
+/** One mutant as Stryker's JSON report (mutation-testing-report-schema) records it: 1-based lines and columns. */
+interface ReportedMutant {
+  mutatorName: string;
+  replacement: string;
+  status: string;
+  location: { start: { line: number; column: number }; end: { line: number; column: number } };
+}
+interface Report {
+  files: Record<string, { source: string; mutants: ReportedMutant[] }>;
+}
+
+/** The source text a mutant replaced. */
+function originalText(m: ReportedMutant, lines: string[]): string {
+  const { start, end } = m.location;
   if (start.line === end.line) return lines[start.line - 1]!.slice(start.column - 1, end.column - 1);
   const parts = [lines[start.line - 1]!.slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1]!.slice(0, end.column - 1)];
   return parts.join('\n');
@@ -110,100 +116,122 @@ function originalText(mutant: MutantResult, sources: Map<string, string[]>): str
 
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
-function equivalentFor(mutant: MutantResult, original: string, sources: Map<string, string[]>): EquivalentMutant | undefined {
-  const file = path.relative(ROOT, path.resolve(ROOT, mutant.fileName));
-  const line = squash(sources.get(mutant.fileName)?.[mutant.location.start.line - 1] ?? '');
+function equivalentFor(file: string, m: ReportedMutant, original: string, lines: string[]): EquivalentMutant | undefined {
+  const line = squash(lines[m.location.start.line - 1] ?? '');
   return EQUIVALENT_MUTANTS.find(
     (e) =>
       e.file === file &&
-      e.mutator === mutant.mutatorName &&
+      e.mutator === m.mutatorName &&
       line.includes(squash(e.line)) &&
       squash(e.original) === squash(original) &&
-      squash(e.replacement) === squash(mutant.replacement),
+      squash(e.replacement) === squash(m.replacement),
   );
 }
 
-interface GroupResult {
-  group: MutationGroup;
-  wallS: number;
+interface Tally {
   total: number;
   killed: number;
   timeout: number;
-  survived: MutantResult[];
-  noCoverage: MutantResult[];
+  survived: number;
+  noCoverage: number;
   equivalent: number;
   invalid: number;
-  score: number;
+  /** One line per living mutant not listed as equivalent. */
+  living: string[];
 }
 
-async function runGroup(group: MutationGroup, args: Args): Promise<GroupResult> {
-  console.log(`\n== mutate ${group.name}: ${group.title}`);
-  const startedMs = Date.now();
-  const results = await new Stryker(strykerOptions(group, args)).runMutationTest();
-  const wallS = (Date.now() - startedMs) / 1000;
-  const sources = new Map<string, string[]>();
-  const counted = { killed: 0, timeout: 0, equivalent: 0, invalid: 0 };
-  const survived: MutantResult[] = [];
-  const noCoverage: MutantResult[] = [];
-  const lines: string[] = [];
-  for (const m of results) {
-    switch (m.status) {
-      case 'Killed':
-        counted.killed++;
-        continue;
-      case 'Timeout':
-        counted.timeout++;
-        continue;
-      case 'CompileError':
-      case 'RuntimeError':
-      case 'Ignored':
-        counted.invalid++;
-        continue;
-      default: {
-        const original = originalText(m, sources);
-        if (equivalentFor(m, original, sources)) {
-          counted.equivalent++;
+const emptyTally = (): Tally => ({ total: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, equivalent: 0, invalid: 0, living: [] });
+
+function tallyReport(report: Report, into: Tally = emptyTally()): Tally {
+  for (const [fileName, { source, mutants }] of Object.entries(report.files)) {
+    const file = path.relative(ROOT, path.resolve(ROOT, fileName));
+    const lines = source.split('\n');
+    for (const m of mutants) {
+      into.total++;
+      if (m.status === 'Killed') into.killed++;
+      else if (m.status === 'Timeout') into.timeout++;
+      else if (m.status === 'Survived' || m.status === 'NoCoverage') {
+        const original = originalText(m, lines);
+        if (equivalentFor(file, m, original, lines)) {
+          into.equivalent++;
           continue;
         }
-        (m.status === 'NoCoverage' ? noCoverage : survived).push(m);
-        const where = `${path.relative(ROOT, path.resolve(ROOT, m.fileName))}:${m.location.start.line}:${m.location.start.column}`;
-        lines.push(`  ${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}  ${where}  ${m.mutatorName}: ${squash(original).slice(0, 100)}  →  ${squash(m.replacement).slice(0, 100)}`);
-      }
+        if (m.status === 'Survived') into.survived++;
+        else into.noCoverage++;
+        const where = `${file}:${m.location.start.line}:${m.location.start.column}`;
+        into.living.push(`  ${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}  ${where}  ${m.mutatorName}: ${squash(original).slice(0, 100)}  →  ${squash(m.replacement).slice(0, 100)}`);
+      } else into.invalid++; // CompileError, RuntimeError, Ignored: not a mutant the tests could see
     }
   }
-  lines.sort();
-  if (lines.length > 0) console.log(`\nLiving mutants in ${group.name} (not listed as equivalent):\n${lines.join('\n')}`);
-  const detected = counted.killed + counted.timeout;
-  const valid = detected + survived.length + noCoverage.length;
-  return {
-    group,
-    wallS,
-    total: results.length,
-    ...counted,
-    survived,
-    noCoverage,
-    score: valid === 0 ? 100 : (100 * detected) / valid,
-  };
+  return into;
 }
 
-function printTable(results: GroupResult[], args: Args): void {
-  console.log(`\nMutation scores (concurrency ${args.concurrency}${args.mutate ? `, only ${args.mutate.join(' ')}` : ''}):`);
-  console.log('group            mutants  killed  timeout  survived  no-cov  equivalent  invalid  score    target  wall');
-  for (const r of results) {
-    const cells = [
-      r.group.name.padEnd(15),
-      String(r.total).padStart(7),
-      String(r.killed).padStart(7),
-      String(r.timeout).padStart(8),
-      String(r.survived.length).padStart(9),
-      String(r.noCoverage.length).padStart(7),
-      String(r.equivalent).padStart(11),
-      String(r.invalid).padStart(8),
-      `${r.score.toFixed(1).padStart(6)} %`,
-      `${String(r.group.target).padStart(4)} %`,
-      `${Math.round(r.wallS)} s`,
-    ];
-    console.log(cells.join('  ') + (r.score < r.group.target ? '  BELOW TARGET' : ''));
+/** Killed (incl. timeouts) over the mutants that can change behaviour. */
+function score(t: Tally): number {
+  const detected = t.killed + t.timeout;
+  const valid = detected + t.survived + t.noCoverage;
+  return valid === 0 ? 100 : (100 * detected) / valid;
+}
+
+const reportPath = (group: MutationGroup) => path.join(ROOT, REPORT_DIR, `${group.name}.json`);
+
+function readReport(group: MutationGroup): Report | null {
+  try {
+    return JSON.parse(readFileSync(reportPath(group), 'utf8')) as Report;
+  } catch {
+    return null;
+  }
+}
+
+async function runGroup(group: MutationGroup, args: Args): Promise<{ group: MutationGroup; tally: Tally; wallS: number }> {
+  console.log(`\n== mutate ${group.name}: ${group.title}`);
+  const startedMs = Date.now();
+  await new Stryker(strykerOptions(group, args)).runMutationTest();
+  const wallS = (Date.now() - startedMs) / 1000;
+  const report = readReport(group);
+  if (!report) throw new Error(`Stryker wrote no report at ${reportPath(group)}`);
+  const tally = tallyReport(report);
+  tally.living.sort();
+  if (tally.living.length > 0) console.log(`\nLiving mutants in ${group.name} (not listed as equivalent):\n${tally.living.join('\n')}`);
+  return { group, tally, wallS };
+}
+
+const HEADER = 'mutants  killed  timeout  survived  no-cov  equivalent  invalid   score  target';
+function row(name: string, t: Tally, target: number, extra = ''): string {
+  const cells = [
+    name.padEnd(22),
+    String(t.total).padStart(7),
+    String(t.killed).padStart(7),
+    String(t.timeout).padStart(8),
+    String(t.survived).padStart(9),
+    String(t.noCoverage).padStart(7),
+    String(t.equivalent).padStart(11),
+    String(t.invalid).padStart(8),
+    `${score(t).toFixed(1).padStart(5)} %`,
+    `${String(target).padStart(4)} %`,
+  ];
+  return cells.join('  ') + extra + (score(t) < target ? '  BELOW TARGET' : '');
+}
+
+function printTables(runs: Array<{ group: MutationGroup; tally: Tally; wallS: number }>, args: Args): void {
+  console.log(`\nThis run (concurrency ${args.concurrency}${args.mutate ? `, only ${args.mutate.join(' ')}` : ''}):`);
+  console.log(`${'group'.padEnd(22)}  ${HEADER}  wall`);
+  for (const r of runs) console.log(row(r.group.name, r.tally, r.group.target, `  ${Math.round(r.wallS)} s`));
+
+  // Per folder, from the latest report of each of its groups (this run or an earlier one).
+  console.log(`\nPer folder (latest report of each group; a group never run is named):`);
+  console.log(`${'folder'.padEnd(22)}  ${HEADER}`);
+  for (const folder of [...new Set(GROUPS.map((g) => g.folder))]) {
+    const groups = GROUPS.filter((g) => g.folder === folder);
+    const tally = emptyTally();
+    const missing: string[] = [];
+    for (const g of groups) {
+      const report = readReport(g);
+      if (report) tallyReport(report, tally);
+      else missing.push(g.name);
+    }
+    const target = Math.min(...groups.map((g) => g.target));
+    console.log(row(folder, tally, target, missing.length ? `  (not run: ${missing.join(', ')})` : ''));
   }
   console.log(`Reports: ${REPORT_DIR}/<group>.html`);
 }
@@ -211,10 +239,10 @@ function printTable(results: GroupResult[], args: Args): void {
 async function main(): Promise<void> {
   process.chdir(ROOT);
   const args = parseArgs(process.argv.slice(2));
-  const results: GroupResult[] = [];
-  for (const group of args.groups) results.push(await runGroup(group, args));
-  printTable(results, args);
-  if (results.some((r) => r.score < r.group.target)) process.exitCode = 1;
+  const runs = [];
+  for (const group of args.groups) runs.push(await runGroup(group, args));
+  printTables(runs, args);
+  if (runs.some((r) => score(r.tally) < r.group.target)) process.exitCode = 1;
 }
 
 await main();
