@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Stryker } from '@stryker-mutator/core';
 import type { PartialStrykerOptions } from '@stryker-mutator/api/core';
-import { GROUPS, type MutationGroup } from './groups.ts';
+import { GROUPS, mutateGlobs, type MutationGroup } from './groups.ts';
 import { EQUIVALENT_MUTANTS, type EquivalentMutant } from './equivalent.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -73,7 +73,7 @@ function strykerOptions(group: MutationGroup, args: Args): PartialStrykerOptions
       nodeArgs: ['--test-reporter=tap', '--import', 'tsx', '-r', '{{hookFile}}', '{{testFile}}'],
       forceBail: true,
     },
-    mutate: args.mutate ?? group.mutate,
+    mutate: args.mutate ?? mutateGlobs(group),
     coverageAnalysis: 'perTest',
     concurrency: args.concurrency,
     incremental: true,
