@@ -169,4 +169,30 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     replacement: 'ctx.socketsOpened - 1',
     reason: 'The retry-due of a reconnect: after live, socketsOpened is never read (see above).',
   },
+  // fleet/update-policy.ts: offerAccepted
+  {
+    file: 'electron/fleet/update-policy.ts',
+    mutator: 'ConditionalExpression',
+    line: "const pct = typeof raw === 'number' ? raw : Number.parseFloat(raw);",
+    original: "typeof raw === 'number'",
+    replacement: 'false',
+    reason: 'Number.parseFloat of a number reads its own decimal text back: the same number (Infinity and NaN included).',
+  },
+  {
+    file: 'electron/fleet/update-policy.ts',
+    mutator: 'StringLiteral',
+    line: "const pct = typeof raw === 'number' ? raw : Number.parseFloat(raw);",
+    original: "'number'",
+    replacement: '""',
+    reason: 'Same as above: every value then goes through Number.parseFloat, which returns a number unchanged.',
+  },
+  // fleet/commands.ts: parseCommand
+  {
+    file: 'electron/fleet/commands.ts',
+    mutator: 'ConditionalExpression',
+    line: "typeof rec.id === 'string' && id.safeParse(rec.id).success",
+    original: "typeof rec.id === 'string'",
+    replacement: 'true',
+    reason: "The id schema is a string schema: it refuses a non-string id by itself, so the id echoed stays null.",
+  },
 ];

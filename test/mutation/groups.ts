@@ -141,7 +141,13 @@ export const GROUPS: MutationGroup[] = [
     folder: FLEET,
     title: 'commands, event queue, managed config, opening hours, update policy (unit tests)',
     mutate: ['electron/fleet/commands.ts', 'electron/fleet/event-queue.ts', 'electron/fleet/managed-config.ts', 'electron/fleet/opening-hours.ts', 'electron/fleet/update-policy.ts'],
-    tests: ['test/unit/fleet-link-parts.test.ts', 'test/unit/managed-config.test.ts', 'test/unit/opening-hours.test.ts', 'test/unit/update-policy.test.ts'],
+    tests: [
+      'test/unit/fleet-link-parts.test.ts',
+      'test/unit/managed-config.test.ts',
+      'test/unit/opening-hours.test.ts',
+      'test/unit/update-policy.test.ts',
+      'test/unit/fleet-policy-edges.test.ts',
+    ],
     target: 90,
   },
   {
