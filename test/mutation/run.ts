@@ -231,6 +231,10 @@ function printTables(runs: Array<{ group: MutationGroup; tally: Tally; wallS: nu
       else missing.push(g.name);
     }
     const target = Math.min(...groups.map((g) => g.target));
+    if (missing.length === groups.length) {
+      console.log(`${folder.padEnd(22)}  not run yet (groups: ${missing.join(', ')})`);
+      continue;
+    }
     console.log(row(folder, tally, target, missing.length ? `  (not run: ${missing.join(', ')})` : ''));
   }
   console.log(`Reports: ${REPORT_DIR}/<group>.html`);
