@@ -72,6 +72,53 @@ describe('fleet command payloads', () => {
     assert.ok(!r.ok);
     assert.match(r.message, /^Invalid command at "settings\.idle\.promptSeconds": /);
   });
+  it('an unknown top-level field is named as such (it is not an "apply" setting)', () => {
+    const r = parseCommand('{"id":"1","cmd":"ping","extra":1}');
+    assert.ok(!r.ok);
+    assert.match(r.message, /^Invalid command at "extra": /);
+  });
+
+  describe('"apply" takes each setting up to its bound and refuses one past it, naming the field', () => {
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);
+    const accepted: Array<[string, unknown]> = [
+      ['a one-letter name', { avatar: { name: 'n' } }],
+      ['a 64-letter name', { avatar: { name: 'n'.repeat(64) } }],
+      ['a one-letter persona', { avatar: { persona: 'p' } }],
+      ['a 20,000-letter persona', { avatar: { persona: 'p'.repeat(20_000) } }],
+      ['one cast member', { cast: ['a'] }],
+      ['twelve cast members', { cast: ids(12) }],
+      ['a 64-character cast id with "-" and "_"', { cast: ['A' + 'b-_'.repeat(21)] }],
+      ['prompt after 10 s', { idle: { promptSeconds: 10 } }],
+      ['prompt after 600 s', { idle: { promptSeconds: 600 } }],
+      ['hang up after 5 s', { idle: { hangupSeconds: 5 } }],
+      ['hang up after 120 s', { idle: { hangupSeconds: 120 } }],
+    ];
+    for (const [what, settings] of accepted) {
+      it(`accepts ${what}`, () => {
+        assert.deepEqual(parseCommand(JSON.stringify({ id: '1', cmd: 'apply', settings })), { ok: true, command: { id: '1', cmd: 'apply', settings } });
+      });
+    }
+    const refused: Array<[string, unknown, string]> = [
+      ['an empty name', { avatar: { name: '' } }, 'settings.avatar.name'],
+      ['a 65-letter name', { avatar: { name: 'n'.repeat(65) } }, 'settings.avatar.name'],
+      ['a 20,001-letter persona', { avatar: { persona: 'p'.repeat(20_001) } }, 'settings.avatar.persona'],
+      ['no cast member', { cast: [] }, 'settings.cast'],
+      ['thirteen cast members', { cast: ids(13) }, 'settings.cast'],
+      ['a 65-character cast id', { cast: ['a'.repeat(65)] }, 'settings.cast.0'],
+      ['a cast id starting with "_"', { cast: ['_x'] }, 'settings.cast.0'],
+      ['a cast id with a "."', { cast: ['a.b'] }, 'settings.cast.0'],
+      ['prompt after 601 s', { idle: { promptSeconds: 601 } }, 'settings.idle.promptSeconds'],
+      ['hang up after 4 s', { idle: { hangupSeconds: 4 } }, 'settings.idle.hangupSeconds'],
+      ['hang up after 121 s', { idle: { hangupSeconds: 121 } }, 'settings.idle.hangupSeconds'],
+    ];
+    for (const [what, settings, field] of refused) {
+      it(`refuses ${what}`, () => {
+        const r = parseCommand(JSON.stringify({ id: '1', cmd: 'apply', settings }));
+        assert.ok(!r.ok);
+        assert.ok(r.message.startsWith(`Invalid command at "${field}": `), r.message);
+      });
+    }
+  });
 });
 
 describe('update feed and offers', () => {
