@@ -147,6 +147,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/opening-hours.test.ts',
       'test/unit/update-policy.test.ts',
       'test/unit/fleet-policy-edges.test.ts',
+      'test/unit/fleet-event-queue.test.ts',
     ],
     target: 90,
   },
