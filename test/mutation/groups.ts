@@ -148,6 +148,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/update-policy.test.ts',
       'test/unit/fleet-policy-edges.test.ts',
       'test/unit/fleet-event-queue.test.ts',
+      'test/unit/opening-hours-edges.test.ts',
     ],
     target: 90,
   },

@@ -33,6 +33,10 @@ describe('fleet command payloads', () => {
     assert.equal(numeric.ok === false && numeric.id, null);
   });
 
+  it('a payload that is not JSON is refused as such', () => {
+    assert.deepEqual(parseCommand('{"id":"1",'), { ok: false, id: null, cmd: null, message: 'The command is not JSON.' });
+  });
+
   it('anything but a JSON object is refused with an example of one', () => {
     for (const payload of ['null', '[1]', '7', '"ping"']) {
       assert.deepEqual(parseCommand(payload), {
