@@ -160,7 +160,7 @@ function tallyReport(report: Report, into: Tally = emptyTally()): Tally {
         else into.noCoverage++;
         const where = `${file}:${m.location.start.line}:${m.location.start.column}`;
         into.living.push(`  ${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}  ${where}  ${m.mutatorName}: ${squash(original).slice(0, 100)}  →  ${squash(m.replacement).slice(0, 100)}`);
-      } else into.invalid++; // CompileError, RuntimeError, Ignored: not a mutant the tests could see
+      } else into.invalid++; // RuntimeError (the module throws on import), CompileError, Ignored: left out, as Stryker does
     }
   }
   return into;
