@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseCommand } from '../../electron/fleet/commands.ts';
+import { COMMAND_NAMES, parseCommand } from '../../electron/fleet/commands.ts';
 import { offerAccepted, updateFeed } from '../../electron/fleet/update-policy.ts';
 import { updateSchema } from '../../electron/kiosk/fleet-config.ts';
 
@@ -62,7 +62,7 @@ describe('fleet command payloads', () => {
   it('an unknown command name is echoed cut to 32 characters', () => {
     const r = parseCommand(JSON.stringify({ id: '1', cmd: 'x'.repeat(40) }));
     const cut = 'x'.repeat(32);
-    assert.deepEqual(r, { ok: false, id: '1', cmd: cut, message: `Unknown command "${cut}"; known: ping, reload, restart, end-call, screenshot, apply.` });
+    assert.deepEqual(r, { ok: false, id: '1', cmd: cut, message: `Unknown command "${cut}"; known: ${COMMAND_NAMES.join(', ')}.` });
   });
 
   it('"apply" names the nested setting it may not change, and the nested field that is out of range', () => {
