@@ -57,15 +57,14 @@ function offsetAt(ms: number, timeZone: string): number {
  *  moved on by the gap (02:30 becomes 03:30); a repeated autumn time is its first occurrence. */
 export function zonedTimeToMs(year: number, month: number, day: number, minutes: number, timeZone: string): number {
   const wall = Date.UTC(year, month - 1, day, 0, minutes);
-  let guess = wall - offsetAt(wall, timeZone);
-  const second = wall - offsetAt(guess, timeZone);
-  if (second !== guess) {
-    // Across a change: take the earlier reading that maps back to this wall time, else the later one.
-    const candidates = [guess, second].sort((a, b) => a - b);
-    guess = candidates.find((c) => c + offsetAt(c, timeZone) === wall) ?? candidates[1]!;
-  }
-  return guess;
+  // The offsets a day before and a day after bracket any change on this date. (Reading the offset at the
+  // wall time itself misses an autumn repeat: it lands on the later reading, which maps back too.)
+  const candidates = [wall - offsetAt(wall - DAY_MS, timeZone), wall - offsetAt(wall + DAY_MS, timeZone)].sort((a, b) => a - b);
+  // The earlier reading that maps back to this wall time, else (skipped) the later one: moved on by the gap.
+  return candidates.find((c) => c + offsetAt(c, timeZone) === wall) ?? candidates[1]!;
 }
+
+const DAY_MS = 86_400_000;
 
 /** The opening intervals [start, end) in ms of the local days around `nowMs`, merged where they touch. */
 export function openingIntervals(schedule: Schedule, nowMs: number, days = LOOKAHEAD_DAYS): Array<[number, number]> {

@@ -1,0 +1,176 @@
+/**
+ * What `npm run mutate` mutates, and with which tests. A folder is split into groups of files that are
+ * tested together (no file in two groups); each group runs on its own, one after the other, so the machine
+ * is never asked for more than one Stryker at a time, a group can be rerun alone after a change, and each
+ * keeps its own incremental file. The score of a folder adds up the latest reports of its groups.
+ *
+ * Test lists are the tests that exercise the folder: the unit tests of its modules and the integration
+ * tests that drive it through a real emulator, broker or file system. The TAP runner measures which test
+ * file reaches which mutant in the dry run, so a mutant only runs the files that reach it.
+ */
+export interface MutationGroup {
+  /** Name on the command line and in the report. */
+  name: string;
+  /** The folder whose score this group counts towards. */
+  folder: string;
+  /** What the group covers, in a few words. */
+  title: string;
+  /** Source files to mutate, or the files of the folder that no other group of the folder names. */
+  mutate: string[] | 'rest of folder';
+  /** Test files, relative to the repository. */
+  tests: string[];
+  /** Score the group must reach (per cent of the mutants that can change behaviour). */
+  target: number;
+}
+
+const CORE = 'electron/core/';
+const KIOSK = 'electron/kiosk/';
+const OPERATIONS = 'electron/operations/';
+const FLEET = 'electron/fleet/';
+
+const CONTROLLER_TESTS = [
+  'test/unit/session-controller.property.test.ts',
+  'test/integration/session-controller.test.ts',
+  'test/integration/probe-fatal.test.ts',
+];
+
+export const GROUPS: MutationGroup[] = [
+  {
+    name: 'session',
+    folder: CORE,
+    title: 'session machine and reconnect policy',
+    mutate: ['electron/core/session-machine.ts', 'electron/core/reconnect-policy.ts'],
+    tests: [
+      'test/unit/session-machine.test.ts',
+      'test/unit/session-machine.property.test.ts',
+      'test/unit/session-machine-mutants.test.ts',
+      'test/unit/reconnect-policy.test.ts',
+    ],
+    target: 95,
+  },
+  {
+    name: 'core-controller',
+    folder: CORE,
+    title: 'the session controller (driver of the machine)',
+    mutate: ['electron/core/session-controller.ts'],
+    tests: CONTROLLER_TESTS,
+    target: 95,
+  },
+  {
+    name: 'core-socket',
+    folder: CORE,
+    title: 'control socket, protocol frames, transport',
+    mutate: ['electron/core/control-socket.ts', 'electron/core/protocol.ts', 'electron/core/transport.ts', 'electron/core/remote-hangup.ts', 'electron/core/rtc-ids.ts'],
+    tests: [
+      'test/unit/control-socket.test.ts',
+      'test/unit/protocol.test.ts',
+      'test/unit/rtc-web-types.test.ts',
+      'test/integration/recovery-paths.test.ts',
+      'test/integration/session-controller.test.ts',
+      'test/integration/probe-fatal.test.ts',
+    ],
+    target: 95,
+  },
+  {
+    name: 'core-http',
+    folder: CORE,
+    title: 'REST client, warm HTTP, errors',
+    mutate: ['electron/core/rest-client.ts', 'electron/core/warm-http.ts', 'electron/core/request-cache.ts', 'electron/core/bounded-read.ts', 'electron/core/errors.ts'],
+    tests: ['test/unit/rest-client.test.ts', 'test/unit/warm-http.test.ts', 'test/unit/avatar-input.test.ts', 'test/integration/session-controller.test.ts'],
+    target: 95,
+  },
+  {
+    name: 'core-other',
+    folder: CORE,
+    title: 'avatar input, surface, clock, log, kiosk API',
+    mutate: 'rest of folder',
+    tests: ['test/unit/avatar-input.test.ts', 'test/unit/surface.test.ts', 'test/unit/log-secrets.test.ts', 'test/unit/control-socket.test.ts', 'test/integration/browser-host.test.ts'],
+    target: 95,
+  },
+  {
+    name: 'kiosk-session',
+    folder: KIOSK,
+    title: "the kiosk's session paths (kiosk-service.ts, spare.ts)",
+    mutate: ['electron/kiosk/kiosk-service.ts', 'electron/kiosk/spare.ts'],
+    tests: [
+      'test/unit/kiosk-service.test.ts',
+      'test/unit/spare.test.ts',
+      'test/unit/max-call.test.ts',
+      'test/unit/quit.test.ts',
+      'test/integration/kiosk-service.test.ts',
+      'test/integration/spare.test.ts',
+    ],
+    target: 95,
+  },
+  {
+    name: 'kiosk-other',
+    folder: KIOSK,
+    title: 'the other kiosk modules (config, lifecycle, companion, cast …)',
+    mutate: 'rest of folder',
+    tests: [
+      'test/unit/avatar-input.test.ts',
+      'test/unit/companion.test.ts',
+      'test/unit/config.test.ts',
+      'test/unit/lifecycle-unattended.test.ts',
+      'test/unit/os-integration.test.ts',
+      'test/unit/fleet-link-parts.test.ts',
+      'test/unit/managed-config.test.ts',
+      'test/integration/cast.test.ts',
+      'test/integration/contract-wiring.test.ts',
+    ],
+    target: 90,
+  },
+  {
+    name: 'operations-logic',
+    folder: OPERATIONS,
+    title: 'ledger, settings, staff PIN, log file (unit tests)',
+    mutate: ['electron/operations/ledger.ts', 'electron/operations/settings.ts', 'electron/operations/staff-pin.ts', 'electron/operations/log-file.ts'],
+    tests: ['test/unit/ledger.test.ts', 'test/unit/log-file.test.ts', 'test/unit/settings.test.ts', 'test/unit/staff-pin.test.ts', 'test/integration/ledger-crash.test.ts'],
+    target: 90,
+  },
+  {
+    name: 'operations-host',
+    folder: OPERATIONS,
+    title: 'recovery, staff operations, network check, doctor (through the kiosk)',
+    mutate: 'rest of folder',
+    tests: ['test/integration/network-check.test.ts', 'test/integration/recovery-paths.test.ts', 'test/integration/staff-ops.test.ts', 'test/integration/cli-ops.test.ts'],
+    target: 90,
+  },
+  {
+    name: 'fleet-logic',
+    folder: FLEET,
+    title: 'commands, event queue, managed config, opening hours, update policy (unit tests)',
+    mutate: ['electron/fleet/commands.ts', 'electron/fleet/event-queue.ts', 'electron/fleet/managed-config.ts', 'electron/fleet/opening-hours.ts', 'electron/fleet/update-policy.ts'],
+    tests: [
+      'test/unit/fleet-link-parts.test.ts',
+      'test/unit/managed-config.test.ts',
+      'test/unit/opening-hours.test.ts',
+      'test/unit/update-policy.test.ts',
+      'test/unit/fleet-policy-edges.test.ts',
+      'test/unit/fleet-event-queue.test.ts',
+      'test/unit/opening-hours-edges.test.ts',
+    ],
+    target: 90,
+  },
+  {
+    name: 'fleet-link',
+    folder: FLEET,
+    title: 'MQTT link, metrics, fleet host, safe updates (through a real broker)',
+    mutate: ['electron/fleet/mqtt-link.ts', 'electron/fleet/metrics.ts', 'electron/fleet/fleet-host.ts', 'electron/fleet/safe-updates.ts'],
+    tests: [
+      'test/unit/fleet-link-parts.test.ts',
+      'test/integration/fleet-host.test.ts',
+      'test/integration/metrics.test.ts',
+      'test/integration/mqtt-link.test.ts',
+      'test/integration/safe-updates.test.ts',
+    ],
+    target: 90,
+  },
+];
+
+/** The globs a group mutates ('rest of folder': the folder minus the files its other groups name). */
+export function mutateGlobs(group: MutationGroup): string[] {
+  if (group.mutate !== 'rest of folder') return group.mutate;
+  const taken = GROUPS.filter((g) => g.folder === group.folder && g !== group).flatMap((g) => (g.mutate === 'rest of folder' ? [] : g.mutate));
+  return [`${group.folder}**/*.ts`, ...taken.map((file) => `!${file}`)];
+}

@@ -1,0 +1,252 @@
+/**
+ * `npm run mutate [-- <group>…] [--concurrency N] [--force] [--mutate <glob>]`
+ *
+ * Mutation testing of the proof suite with Stryker: each group (test/mutation/groups.ts) is mutated on its
+ * own, with the tests that cover it, through the TAP runner (node:test files under tsx; the dry run records
+ * which test file reaches which mutant, so a mutant runs only those files). Incremental: each group keeps
+ * its results in reports/mutation/<group>.incremental.json (git-ignored), and a rerun only tests mutants
+ * in code or tests that changed. `--force` retests everything.
+ *
+ * Prints, per group, the mutants by outcome and the score: killed (incl. timeouts) over the mutants that
+ * can change behaviour. Mutants listed in equivalent.ts (each with its reason) are reported apart and left
+ * out of the score; every other survivor is printed with its place. Exits 1 when a group misses its target.
+ *
+ * Not part of `npm test`: a folder takes minutes to hours of CPU. One Stryker at a time, concurrency 1 by
+ * default (the machine is shared).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Stryker } from '@stryker-mutator/core';
+import type { PartialStrykerOptions } from '@stryker-mutator/api/core';
+import { GROUPS, mutateGlobs, type MutationGroup } from './groups.ts';
+import { EQUIVALENT_MUTANTS, type EquivalentMutant } from './equivalent.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const REPORT_DIR = 'reports/mutation';
+
+interface Args {
+  groups: MutationGroup[];
+  concurrency: number;
+  force: boolean;
+  mutate: string[] | null;
+}
+
+function parseArgs(argv: string[]): Args {
+  const names: string[] = [];
+  let concurrency = 1;
+  let force = false;
+  let mutate: string[] | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--concurrency') {
+      concurrency = Number(argv[++i]);
+      if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency needs a whole number ≥ 1');
+    } else if (arg === '--force') {
+      force = true;
+    } else if (arg === '--mutate') {
+      const glob = argv[++i];
+      if (!glob) throw new Error('--mutate needs a glob, e.g. electron/core/session-machine.ts');
+      (mutate ??= []).push(glob);
+    } else if (arg.startsWith('--')) {
+      throw new Error(`Unknown option ${arg}. Use: npm run mutate -- [group…] [--concurrency N] [--force] [--mutate glob]`);
+    } else {
+      names.push(arg);
+    }
+  }
+  const groups = names.length === 0 ? GROUPS : names.map(groupNamed);
+  return { groups, concurrency, force, mutate };
+}
+
+function groupNamed(name: string): MutationGroup {
+  const group = GROUPS.find((g) => g.name === name);
+  if (!group) throw new Error(`No mutation group "${name}". Groups: ${GROUPS.map((g) => g.name).join(', ')}`);
+  return group;
+}
+
+function strykerOptions(group: MutationGroup, args: Args): PartialStrykerOptions {
+  return {
+    testRunner: 'tap',
+    plugins: ['@stryker-mutator/tap-runner'],
+    tap: {
+      testFiles: group.tests,
+      // node:test prints TAP when told to; tsx loads the TypeScript; the hook collects per-file coverage.
+      nodeArgs: ['--test-reporter=tap', '--import', 'tsx', '-r', '{{hookFile}}', '{{testFile}}'],
+      forceBail: true,
+    },
+    mutate: args.mutate ?? mutateGlobs(group),
+    coverageAnalysis: 'perTest',
+    concurrency: args.concurrency,
+    incremental: true,
+    incrementalFile: `${REPORT_DIR}/${group.name}.incremental.json`,
+    force: args.force,
+    reporters: ['progress-append-only', 'html', 'json'],
+    htmlReporter: { fileName: `${REPORT_DIR}/${group.name}.html` },
+    jsonReporter: { fileName: `${REPORT_DIR}/${group.name}.json` },
+    tempDirName: '.stryker-tmp',
+    ignorePatterns: ['reports', 'release', 'dist', 'test-results', 'test/artifacts'],
+    // A mutant that makes a loop spin is a kill by timeout; the slowest covering file sets the pace.
+    timeoutMS: 10_000,
+    timeoutFactor: 2,
+    thresholds: { high: group.target, low: group.target - 5, break: null },
+    cleanTempDir: true,
+    // Stryker types these as a const enum, which a type-stripping loader cannot import: same strings.
+    logLevel: 'info' as PartialStrykerOptions['logLevel'],
+    fileLogLevel: 'off' as PartialStrykerOptions['fileLogLevel'],
+  };
+}
+
+/** One mutant as Stryker's JSON report (mutation-testing-report-schema) records it: 1-based lines and columns. */
+interface ReportedMutant {
+  mutatorName: string;
+  replacement: string;
+  status: string;
+  location: { start: { line: number; column: number }; end: { line: number; column: number } };
+}
+interface Report {
+  files: Record<string, { source: string; mutants: ReportedMutant[] }>;
+}
+
+/** The source text a mutant replaced. */
+function originalText(m: ReportedMutant, lines: string[]): string {
+  const { start, end } = m.location;
+  if (start.line === end.line) return lines[start.line - 1]!.slice(start.column - 1, end.column - 1);
+  const parts = [lines[start.line - 1]!.slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1]!.slice(0, end.column - 1)];
+  return parts.join('\n');
+}
+
+const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+function equivalentFor(file: string, m: ReportedMutant, original: string, lines: string[]): EquivalentMutant | undefined {
+  const line = squash(lines[m.location.start.line - 1] ?? '');
+  return EQUIVALENT_MUTANTS.find(
+    (e) =>
+      e.file === file &&
+      e.mutator === m.mutatorName &&
+      line.includes(squash(e.line)) &&
+      squash(e.original) === squash(original) &&
+      squash(e.replacement) === squash(m.replacement),
+  );
+}
+
+interface Tally {
+  total: number;
+  killed: number;
+  timeout: number;
+  survived: number;
+  noCoverage: number;
+  equivalent: number;
+  invalid: number;
+  /** One line per living mutant not listed as equivalent. */
+  living: string[];
+}
+
+const emptyTally = (): Tally => ({ total: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, equivalent: 0, invalid: 0, living: [] });
+
+function tallyReport(report: Report, into: Tally = emptyTally()): Tally {
+  for (const [fileName, { source, mutants }] of Object.entries(report.files)) {
+    const file = path.relative(ROOT, path.resolve(ROOT, fileName));
+    const lines = source.split('\n');
+    for (const m of mutants) {
+      into.total++;
+      if (m.status === 'Killed') into.killed++;
+      else if (m.status === 'Timeout') into.timeout++;
+      else if (m.status === 'Survived' || m.status === 'NoCoverage') {
+        const original = originalText(m, lines);
+        if (equivalentFor(file, m, original, lines)) {
+          into.equivalent++;
+          continue;
+        }
+        if (m.status === 'Survived') into.survived++;
+        else into.noCoverage++;
+        const where = `${file}:${m.location.start.line}:${m.location.start.column}`;
+        into.living.push(`  ${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}  ${where}  ${m.mutatorName}: ${squash(original).slice(0, 100)}  →  ${squash(m.replacement).slice(0, 100)}`);
+      } else into.invalid++; // RuntimeError (the module throws on import), CompileError, Ignored: left out, as Stryker does
+    }
+  }
+  return into;
+}
+
+/** Killed (incl. timeouts) over the mutants that can change behaviour. */
+function score(t: Tally): number {
+  const detected = t.killed + t.timeout;
+  const valid = detected + t.survived + t.noCoverage;
+  return valid === 0 ? 100 : (100 * detected) / valid;
+}
+
+const reportPath = (group: MutationGroup) => path.join(ROOT, REPORT_DIR, `${group.name}.json`);
+
+function readReport(group: MutationGroup): Report | null {
+  try {
+    return JSON.parse(readFileSync(reportPath(group), 'utf8')) as Report;
+  } catch {
+    return null;
+  }
+}
+
+async function runGroup(group: MutationGroup, args: Args): Promise<{ group: MutationGroup; tally: Tally; wallS: number }> {
+  console.log(`\n== mutate ${group.name}: ${group.title}`);
+  const startedMs = Date.now();
+  await new Stryker(strykerOptions(group, args)).runMutationTest();
+  const wallS = (Date.now() - startedMs) / 1000;
+  const report = readReport(group);
+  if (!report) throw new Error(`Stryker wrote no report at ${reportPath(group)}`);
+  const tally = tallyReport(report);
+  tally.living.sort();
+  if (tally.living.length > 0) console.log(`\nLiving mutants in ${group.name} (not listed as equivalent):\n${tally.living.join('\n')}`);
+  return { group, tally, wallS };
+}
+
+const HEADER = 'mutants  killed  timeout  survived  no-cov  equivalent  invalid   score  target';
+function row(name: string, t: Tally, target: number, extra = ''): string {
+  const cells = [
+    name.padEnd(22),
+    String(t.total).padStart(7),
+    String(t.killed).padStart(7),
+    String(t.timeout).padStart(8),
+    String(t.survived).padStart(9),
+    String(t.noCoverage).padStart(7),
+    String(t.equivalent).padStart(11),
+    String(t.invalid).padStart(8),
+    `${score(t).toFixed(1).padStart(5)} %`,
+    `${String(target).padStart(4)} %`,
+  ];
+  return cells.join('  ') + extra + (score(t) < target ? '  BELOW TARGET' : '');
+}
+
+function printTables(runs: Array<{ group: MutationGroup; tally: Tally; wallS: number }>, args: Args): void {
+  console.log(`\nThis run (concurrency ${args.concurrency}${args.mutate ? `, only ${args.mutate.join(' ')}` : ''}):`);
+  console.log(`${'group'.padEnd(22)}  ${HEADER}  wall`);
+  for (const r of runs) console.log(row(r.group.name, r.tally, r.group.target, `  ${Math.round(r.wallS)} s`));
+
+  // Per folder, from the latest report of each of its groups (this run or an earlier one).
+  console.log(`\nPer folder (latest report of each group; a group never run is named):`);
+  console.log(`${'folder'.padEnd(22)}  ${HEADER}`);
+  for (const folder of [...new Set(GROUPS.map((g) => g.folder))]) {
+    const groups = GROUPS.filter((g) => g.folder === folder);
+    const tally = emptyTally();
+    const missing: string[] = [];
+    for (const g of groups) {
+      const report = readReport(g);
+      if (report) tallyReport(report, tally);
+      else missing.push(g.name);
+    }
+    const target = Math.min(...groups.map((g) => g.target));
+    if (missing.length === groups.length) {
+      console.log(`${folder.padEnd(22)}  not run yet (groups: ${missing.join(', ')})`);
+      continue;
+    }
+    console.log(row(folder, tally, target, missing.length ? `  (not run: ${missing.join(', ')})` : ''));
+  }
+  console.log(`Reports: ${REPORT_DIR}/<group>.html`);
+}
+
+async function main(): Promise<void> {
+  process.chdir(ROOT);
+  const args = parseArgs(process.argv.slice(2));
+  const runs = [];
+  for (const group of args.groups) runs.push(await runGroup(group, args));
+  printTables(runs, args);
+  if (runs.some((r) => score(r.tally) < r.group.target)) process.exitCode = 1;
+}
+
+await main();
