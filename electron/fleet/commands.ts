@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { scheduleSchema } from '../kiosk/fleet-config.ts';
+import { readCommandId } from './command-guard.ts';
 
 export const COMMAND_NAMES = ['ping', 'reload', 'restart', 'end-call', 'screenshot', 'apply'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -30,7 +31,9 @@ export const applySettingsSchema = z.strictObject({
 export type ApplySettings = z.infer<typeof applySettingsSchema>;
 
 const id = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", "_", ":" or "-"');
-const base = { id, force: z.boolean().optional() };
+/** When the command stops being valid (ISO time with a zone); see command-guard.ts. */
+const expiresAt = z.iso.datetime({ offset: true, message: 'must be an ISO time such as "2026-11-24T18:00:00Z"' });
+const base = { id, force: z.boolean().optional(), expiresAt: expiresAt.optional() };
 
 export const commandSchema = z.discriminatedUnion('cmd', [
   z.strictObject({ ...base, cmd: z.literal('ping') }),
@@ -46,16 +49,17 @@ export type CommandResult =
   | { id: string; cmd: CommandName; ok: true; result: Record<string, unknown>; at: string }
   | { id: string | null; cmd: string | null; ok: false; error: { code: string; message: string }; at: string };
 
-/** Parse a command payload, or say in words what is wrong with it (never a stack trace). */
+/** Parse a command payload, or say in words what is wrong with it (never a stack trace). The id of a
+ *  command that fails is echoed whenever it can be read (command-guard.ts `readCommandId`). */
 export function parseCommand(payload: Buffer | string): { ok: true; command: Command } | { ok: false; id: string | null; cmd: string | null; message: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
   } catch {
-    return { ok: false, id: null, cmd: null, message: 'The command is not JSON.' };
+    return { ok: false, id: readCommandId(payload), cmd: null, message: 'The command is not JSON.' };
   }
   const rec = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
-  const given = rec && typeof rec.id === 'string' && id.safeParse(rec.id).success ? rec.id : null;
+  const given = readCommandId(payload);
   const cmd = rec && typeof rec.cmd === 'string' ? rec.cmd.slice(0, 32) : null;
   if (!rec) return { ok: false, id: null, cmd: null, message: 'The command must be a JSON object such as {"id":"1","cmd":"ping"}.' };
   if (cmd !== null && !(COMMAND_NAMES as readonly string[]).includes(cmd)) {

@@ -26,10 +26,13 @@ pattern write ${PREFIX}/%u/status
 pattern write ${PREFIX}/%u/events
 pattern write ${PREFIX}/%u/cmd/result
 pattern read ${PREFIX}/%u/cmd
+pattern read ${PREFIX}/_fleet/cmd
+pattern read ${PREFIX}/_group/+/cmd
 
 user operator
 topic read ${PREFIX}/#
 topic write ${PREFIX}/+/cmd
+topic write ${PREFIX}/_group/+/cmd
 `;
 
 export interface Broker {
@@ -55,7 +58,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** Users and passwords: `{ operator: 'op-secret', 'kiosk-a': 'a-secret' }`. */
-export async function startBroker(users: Record<string, string>, options: { maxConnections?: number } = {}): Promise<Broker> {
+/** `maxPacketSize`: the broker's `max_packet_size` (what it takes from any client). */
+export async function startBroker(users: Record<string, string>, options: { maxConnections?: number; maxPacketSize?: number } = {}): Promise<Broker> {
   const bin = CANDIDATES.find(existsSync)!;
   const passwdBin = PASSWD_CANDIDATES.find(existsSync)!;
   const dir = mkdtempSync(join(tmpdir(), 'ak-mosquitto-'));
@@ -81,6 +85,7 @@ export async function startBroker(users: Record<string, string>, options: { maxC
       'log_type error',
       'log_type warning',
       ...(options.maxConnections ? [`max_connections ${options.maxConnections}`] : []),
+      ...(options.maxPacketSize ? [`max_packet_size ${options.maxPacketSize}`] : []),
       '',
     ].join('\n'),
   );

@@ -139,6 +139,11 @@ export default {
     nextOpen: 'نفتح مجددًا: {{when}}.',
     comeBack: 'يرجى العودة خلال ساعات العمل.',
   },
+  outOfOrder: {
+    title: 'هذا الجهاز معطّل',
+    body: 'عذرًا، لا يمكن استخدامه الآن. يرجى التوجه إلى أحد الموظفين.',
+    forStaff: 'للموظفين',
+  },
   announce: {
     connecting: 'جارٍ الاتصال بـ{{name}}…',
     ready: '{{name}} جاهز. ابدأ الحديث.',

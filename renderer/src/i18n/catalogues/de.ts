@@ -123,6 +123,11 @@ export default {
     nextOpen: 'Wir öffnen wieder: {{when}}.',
     comeBack: 'Bitte kommen Sie während der Öffnungszeiten wieder.',
   },
+  outOfOrder: {
+    title: 'Dieses Terminal ist außer Betrieb',
+    body: 'Es kann gerade leider nicht benutzt werden. Bitte wenden Sie sich an das Personal.',
+    forStaff: 'Für das Personal',
+  },
   announce: {
     connecting: 'Verbindung zu {{name}}…',
     ready: '{{name}} ist bereit. Sprechen Sie einfach los.',

@@ -125,6 +125,11 @@ const en = {
     nextOpen: 'We open again {{when}}.',
     comeBack: 'Please come back during opening hours.',
   },
+  outOfOrder: {
+    title: 'This kiosk is out of order',
+    body: 'Sorry — it can’t be used right now. Please ask a member of staff.',
+    forStaff: 'For staff',
+  },
   announce: {
     connecting: 'Connecting to {{name}}…',
     ready: '{{name}} is ready. Start talking.',

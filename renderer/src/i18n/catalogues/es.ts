@@ -127,6 +127,11 @@ export default {
     nextOpen: 'Volvemos a abrir: {{when}}.',
     comeBack: 'Vuelva durante el horario de apertura.',
   },
+  outOfOrder: {
+    title: 'Este quiosco está fuera de servicio',
+    body: 'Lo sentimos, ahora no se puede usar. Pida ayuda al personal.',
+    forStaff: 'Para el personal',
+  },
   announce: {
     connecting: 'Conectando con {{name}}…',
     ready: '{{name}} está listo. Empiece a hablar.',

@@ -127,6 +127,11 @@ export default {
     nextOpen: 'Réouverture : {{when}}.',
     comeBack: 'Revenez pendant les heures d’ouverture.',
   },
+  outOfOrder: {
+    title: 'Cette borne est hors service',
+    body: 'Désolé, elle ne peut pas être utilisée pour le moment. Adressez-vous au personnel.',
+    forStaff: 'Pour le personnel',
+  },
   announce: {
     connecting: 'Connexion à {{name}}…',
     ready: '{{name}} est prêt. Vous pouvez parler.',

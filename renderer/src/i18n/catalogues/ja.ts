@@ -119,6 +119,11 @@ export default {
     nextOpen: '次の営業開始：{{when}}',
     comeBack: '営業時間内にお越しください。',
   },
+  outOfOrder: {
+    title: 'この端末は現在使用できません',
+    body: '申し訳ありません。ただいまご利用いただけません。係員にお声がけください。',
+    forStaff: 'スタッフ向け',
+  },
   announce: {
     connecting: '{{name}}に接続中…',
     ready: '{{name}}の準備ができました。話しかけてください。',

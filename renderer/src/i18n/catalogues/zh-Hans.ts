@@ -119,6 +119,11 @@ export default {
     nextOpen: '下次开放时间：{{when}}。',
     comeBack: '请在营业时间内再来。',
   },
+  outOfOrder: {
+    title: '此自助终端暂停服务',
+    body: '抱歉，目前无法使用。请联系工作人员。',
+    forStaff: '工作人员须知',
+  },
   announce: {
     connecting: '正在连接{{name}}…',
     ready: '{{name}}已准备好，请开始说话。',
