@@ -46,6 +46,8 @@ export function dataDirFrom(env: Record<string, string | undefined>, platform: N
 export const BROWSER_MODE_REFUSALS = {
   reload: 'The browser mode cannot reload its page from afar (the browser is not ours to drive); staff can reload it, and it reloads itself when it reconnects.',
   screenshot: 'The browser mode has no kiosk window to capture (the app has).',
+  // Quitting would stop it for good: nothing here starts it again (the app relaunches itself).
+  restart: 'The browser mode cannot restart itself: it would stop for good. Restart the service that runs it (systemd, a scheduled task), or use the app.',
 } as const;
 
 export interface BrowserKioskOptions {

@@ -9,7 +9,6 @@
  */
 import { z } from 'zod';
 import { scheduleSchema } from '../kiosk/fleet-config.ts';
-import { readCommandId } from './command-guard.ts';
 
 export const COMMAND_NAMES = ['ping', 'reload', 'restart', 'end-call', 'screenshot', 'apply'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -76,4 +75,28 @@ export function parseCommand(payload: Buffer | string): { ok: true; command: Com
   }
   const field = path.join('.') || '(command)';
   return { ok: false, id: given, cmd, message: `Invalid command at "${field}": ${issue.message}.` };
+}
+
+/** The command id in a payload that did not parse as a command, when it can be read at all (a string or
+ *  a number in a JSON object, or `"id":"…"` in text that is not JSON), cut to 64 characters. */
+export function readCommandId(payload: Buffer | string): string | null {
+  const text = (typeof payload === 'string' ? payload : payload.subarray(0, 64 * 1024).toString('utf8')).slice(0, 64 * 1024);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    const m = /"id"\s*:\s*("((?:[^"\\]|\\.){1,64})"|(-?\d{1,20}))/.exec(text);
+    return m ? clean(m[2] ?? m[3] ?? '') : null;
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const id = (raw as Record<string, unknown>).id;
+  if (typeof id === 'string') return clean(id);
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  return null;
+}
+
+function clean(id: string): string | null {
+  // Printable characters only: an answer must not carry control characters into the operator's logs.
+  const out = id.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 64);
+  return out.length ? out : null;
 }

@@ -26,8 +26,8 @@ import type { Clock, TimerHandle } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import type { MqttSettings } from '../kiosk/fleet-config.ts';
-import { COMMAND_BURST, COMMAND_REFILL_MS, compactAnswer, createRateLimiter, expiryProblem, openCommandLog, readCommandId } from './command-guard.ts';
-import { INTERRUPTING, parseCommand, type ApplySettings, type Command, type CommandName, type CommandResult } from './commands.ts';
+import { COMMAND_BURST, COMMAND_REFILL_MS, compactAnswer, createRateLimiter, expiryProblem, openCommandLog } from './command-guard.ts';
+import { INTERRUPTING, parseCommand, readCommandId, type ApplySettings, type Command, type CommandName, type CommandResult } from './commands.ts';
 import { openEventQueue, type EventQueue } from './event-queue.ts';
 
 /** Status is republished at most this often. */
@@ -102,6 +102,8 @@ export interface MqttLinkOptions {
   logger?: Logger;
   /** Reconnect delay (tests shorten it). Default 5 s. */
   reconnectMs?: number;
+  /** The command rate limit (tests widen it). Default COMMAND_BURST, then one per COMMAND_REFILL_MS. */
+  commandRate?: { burst: number; refillMs: number };
   readFile?: (path: string) => Buffer;
 }
 
@@ -188,7 +190,7 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   let pumping = false;
   const answers = new Map<string, Promise<CommandResult>>();
   const commandLog = openCommandLog({ dir: options.dataDir, clock, logger });
-  const limiter = createRateLimiter(clock);
+  const limiter = createRateLimiter(clock, options.commandRate?.burst, options.commandRate?.refillMs);
   let screenshotting = false;
   /** What the broker takes from us (its CONNACK's maximumPacketSize), when it says. */
   let brokerMaxPacket: number | null = null;

@@ -200,7 +200,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await page2.context().close();
   });
 
-  it('a retained restart is refused at every connect; a command runs once per id, even after the kiosk restarts; commands need an expiry', async () => {
+  it('a retained restart is refused at every connect; commands need an expiry; a command runs once per id, even after the kiosk restarts', async () => {
     const quits: string[] = [];
     const onQuit = (why: string) => void quits.push(why);
     const first = await startKiosk({ config: { staffPinHash: pin, mqtt: mqttFor('kiosk-5') }, onQuit });
@@ -222,18 +222,20 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     assert.equal((expired.error as { code: string }).code, 'expired');
     assert.equal(quits.length, 0);
 
-    const once = await op.command('kiosk-5', { id: 'once', cmd: 'restart', expiresAt: inMinutes(30) }, 'once');
-    assert.deepEqual(once.result, { restarting: true });
-    await until(() => quits.length === 1, { message: 'the restart ran' });
+    const once = await op.command('kiosk-5', { id: 'once', cmd: 'apply', settings: { avatar: { name: 'First' } }, expiresAt: inMinutes(30) }, 'once');
+    assert.deepEqual(once.result, { applied: ['avatar.name'] });
+    const next = await op.command('kiosk-5', { id: 'next', cmd: 'apply', settings: { avatar: { name: 'Second' } }, expiresAt: inMinutes(30) }, 'next');
+    assert.equal(next.ok, true);
     await second.kiosk.close();
     await until(() => op.status('kiosk-5')?.online === false, { realTimeoutMs: 10_000, message: 'offline' });
-    // Back on the same data folder: the same id (a QoS 1 redelivery, a script's retry) is answered as before.
-    await startKiosk({ config: {}, dataDir, onQuit });
+    // Back on the same data folder: the same id (a QoS 1 redelivery, a script's retry) is answered as before, not run.
+    const third = await startKiosk({ config: {}, dataDir, onQuit });
     await online('kiosk-5');
-    const repeat = await op.command('kiosk-5', { id: 'once', cmd: 'restart', expiresAt: inMinutes(30) }, 'once');
-    assert.deepEqual(repeat.result, { restarting: true });
-    await realDelay(500);
-    assert.deepEqual(quits, ['restart'], 'not run a second time');
+    const repeat = await op.command('kiosk-5', { id: 'once', cmd: 'apply', settings: { avatar: { name: 'First' } }, expiresAt: inMinutes(30) }, 'once');
+    assert.deepEqual(repeat.result, { applied: ['avatar.name'] });
+    await realDelay(300);
+    assert.equal(third.kiosk.service.config.avatar.name, 'Second', 'not run a second time');
+    assert.equal(quits.length, 0);
   });
 
   it('commands sent while the kiosk is offline arrive after it reconnects, within their expiry; an expired one never runs', async () => {
@@ -273,8 +275,9 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await page.context().close();
   });
 
-  it('browser mode refuses reload and screenshot before touching the call; the operator\'s end-call is recorded as the operator\'s; ids are echoed', async () => {
-    const { kiosk } = await startKiosk({ config: { staffPinHash: pin, mqtt: mqttFor('kiosk-8') } });
+  it('browser mode refuses reload, screenshot and restart before touching the call; the operator\'s end-call is recorded as the operator\'s; ids are echoed', async () => {
+    const quits: string[] = [];
+    const { kiosk } = await startKiosk({ config: { staffPinHash: pin, mqtt: mqttFor('kiosk-8') }, onQuit: (why) => void quits.push(why) });
     await online('kiosk-8');
     const page = await openPage(kiosk);
     await screenIs(page, 'attract');
@@ -284,6 +287,9 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     assert.equal((reload.error as { code: string }).code, 'unsupported');
     const shot = await op.command('kiosk-8', { id: 'b2', cmd: 'screenshot', expiresAt: inMinutes(5) }, 'b2');
     assert.equal((shot.error as { code: string }).code, 'unsupported');
+    const restart = await op.command('kiosk-8', { id: 'b4', cmd: 'restart', force: true, expiresAt: inMinutes(5) }, 'b4');
+    assert.equal((restart.error as { code: string }).code, 'unsupported');
+    assert.equal(quits.length, 0, 'the kiosk did not stop');
     await realDelay(500);
     assert.equal(kiosk.service.state.phase, 'live', 'the visitor\'s call goes on');
     await screenIs(page, 'live');
