@@ -294,6 +294,21 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     assert.deepEqual(k.did(), ['reload', 'screenshot', 'apply', 'apply', 'end-call', 'reload', 'end-call', 'restart']);
   });
 
+  it('takes commands from the fleet-wide and its group\'s topics, and answers each on its own result topic', async () => {
+    const op = await operator();
+    await kiosk('kiosk-a', tempDir(), { group: 'lobby' });
+    await kiosk('kiosk-b');
+    await until(() => ['kiosk-a', 'kiosk-b'].every((k) => op.on(`${PREFIX}/${k}/status`).some((s) => s.body.online === true)), { realTimeoutMs: 15_000 });
+    assert.equal(op.on(`${PREFIX}/kiosk-a/status`).at(-1)!.body.group, 'lobby');
+    const results = (k: string, id: string) => op.on(`${PREFIX}/${k}/cmd/result`).filter((s) => s.body.id === id);
+    await op.client.publishAsync(`${PREFIX}/_group/lobby/cmd`, JSON.stringify({ id: 'g1', cmd: 'ping' }), { qos: 1, properties: { messageExpiryInterval: 60 } });
+    await op.client.publishAsync(`${PREFIX}/_fleet/cmd`, JSON.stringify({ id: 'f1', cmd: 'ping' }), { qos: 1, properties: { messageExpiryInterval: 60 } });
+    await until(() => results('kiosk-a', 'g1').length === 1 && results('kiosk-a', 'f1').length === 1 && results('kiosk-b', 'f1').length === 1, { realTimeoutMs: 15_000, message: 'the answers' });
+    await realDelay(500);
+    assert.equal(results('kiosk-b', 'g1').length, 0, 'kiosk-b is not in the group');
+    assert.equal(results('kiosk-a', 'g1')[0]!.body.ok, true);
+  });
+
   it("refuses, by the broker's ACL, a command published on another kiosk's topic", async () => {
     const k = await kiosk('kiosk-a');
     const watcher = await operator();
