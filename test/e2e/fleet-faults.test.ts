@@ -17,7 +17,7 @@ import type { Browser, Page } from 'playwright';
 import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
+import { mosquittoMissing, PREFIX, recordMessages, startBroker, type SeenMessage, type Broker } from '../helpers/mosquitto.ts';
 import { realDelay, until } from '../helpers/until.ts';
 import { launchChromium, RENDERER_DIR, ROOT, SCREENS_DIR, screenIs } from './harness.ts';
 
@@ -31,25 +31,13 @@ const USERS: Record<string, string> = { operator: 'op-secret-9', ...Object.fromE
 const CLOSED = { timeZone: 'UTC', weekly: {} };
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
 
-interface Seen {
-  topic: string;
-  body: Record<string, unknown>;
-  retain: boolean;
-}
+type Seen = SeenMessage;
 
 /** The operator: sees every topic under the prefix, sends commands. */
 class Operator {
   readonly seen: Seen[] = [];
   constructor(readonly client: MqttClient) {
-    client.on('message', (topic, payload, packet) => {
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(payload.toString()) as Record<string, unknown>;
-      } catch {
-        body = { unparsed: payload.length };
-      }
-      this.seen.push({ topic, body, retain: packet.retain });
-    });
+    recordMessages(client, this.seen);
   }
   on(topic: string): Seen[] {
     return this.seen.filter((s) => s.topic === topic);

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { MqttClient } from 'mqtt';
 
 const CANDIDATES = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto', '/usr/local/sbin/mosquitto', '/usr/local/bin/mosquitto'];
 const PASSWD_CANDIDATES = ['/usr/bin/mosquitto_passwd', '/usr/local/bin/mosquitto_passwd', '/usr/sbin/mosquitto_passwd'];
@@ -139,5 +140,25 @@ async function accepts(port: number): Promise<boolean> {
       resolve(true);
     });
     socket.once('error', () => resolve(false));
+  });
+}
+
+/** A message an operator client saw: its topic, its JSON body (or what could not be parsed), its retain flag. */
+export interface SeenMessage {
+  topic: string;
+  body: Record<string, unknown>;
+  retain: boolean;
+}
+
+/** Record every message `client` receives into `seen` (the operator side of the broker tests). */
+export function recordMessages(client: MqttClient, seen: SeenMessage[]): void {
+  client.on('message', (topic, payload, packet) => {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(payload.toString()) as Record<string, unknown>;
+    } catch {
+      body = { unparsed: payload.length > 200 ? `${payload.length} bytes` : payload.toString() };
+    }
+    seen.push({ topic, body, retain: packet.retain });
   });
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
-import { mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
+import { mosquittoMissing, PREFIX, recordMessages, startBroker, type SeenMessage, type Broker } from '../helpers/mosquitto.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const missing = mosquittoMissing();
@@ -19,24 +19,12 @@ if (missing) console.log(`# SKIP the MQTT broker tests: ${missing}`);
 const USERS = { operator: 'op-secret-1', 'kiosk-a': 'a-secret-1', 'kiosk-b': 'b-secret-1' };
 const CHILD = join(import.meta.dirname, 'fixtures', 'mqtt-kiosk-child.ts');
 
-interface Seen {
-  topic: string;
-  body: Record<string, unknown>;
-  retain: boolean;
-}
+type Seen = SeenMessage;
 
 class Operator {
   readonly seen: Seen[] = [];
   constructor(readonly client: MqttClient) {
-    client.on('message', (topic, payload, packet) => {
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(payload.toString()) as Record<string, unknown>;
-      } catch {
-        body = { unparsed: payload.toString() };
-      }
-      this.seen.push({ topic, body, retain: packet.retain });
-    });
+    recordMessages(client, this.seen);
   }
   static async connect(broker: Broker, options: { user?: keyof typeof USERS; clientId?: string; clean?: boolean; subscribe?: string } = {}): Promise<Operator> {
     const user = options.user ?? 'operator';
