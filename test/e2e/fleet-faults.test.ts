@@ -19,6 +19,7 @@ import { createLogger } from '../../electron/core/log.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type SeenMessage, type Broker } from '../helpers/mosquitto.ts';
 import { realDelay, until } from '../helpers/until.ts';
+import { axeViolations } from './access-helpers.ts';
 import { launchChromium, RENDERER_DIR, ROOT, SCREENS_DIR, screenIs } from './harness.ts';
 
 const missing = mosquittoMissing() ?? (existsSync(join(RENDERER_DIR, 'index.html')) ? null : 'the renderer is not built (npm run build)');
@@ -143,6 +144,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await page.locator('summary').click();
     assert.match(await page.locator('[data-testid=out-of-order-reason]').innerText(), /can be written by other users \(mode 664\)/);
     await shoot(page, 'fleet-out-of-order');
+    assert.deepEqual(await axeViolations(page), [], 'axe on the out-of-order screen');
     // No visitor can start a call, and nobody can choose a PIN from the page.
     assert.equal((await kiosk.service.handle('kiosk:session:start', undefined)).ok, false);
     const setPin = await kiosk.service.handle('kiosk:staff:set-pin', { pin: '135790' });
