@@ -324,6 +324,8 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   }
 
   async function onCommand(payload: Buffer, delivery: { retained: boolean; messageExpirySeconds: number | undefined }): Promise<void> {
+    // An empty message is how a retained command is cleared: nothing to run or answer.
+    if (payload.length === 0) return;
     const nowIso = () => new Date(clock.now()).toISOString();
     const refuseRaw = (code: string, message: string, cmd: string | null = null) =>
       answer({ id: readCommandId(payload), cmd, ok: false, error: { code, message }, at: nowIso() });

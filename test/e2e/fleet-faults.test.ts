@@ -206,9 +206,11 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await until(() => op.results('kiosk-5', 'loop').length >= 2, { realTimeoutMs: 30_000, message: 'the retained command again at the next start' });
     assert.deepEqual(op.results('kiosk-5', 'loop').map((r) => (r.error as { code: string }).code), ['retained', 'retained']);
     assert.equal(quits.length, 0, 'the retained restart never ran');
-    await op.client.publishAsync(`${PREFIX}/kiosk-5/cmd`, '', { qos: 1, retain: true }); // clear it
+    const answersBefore = op.on(`${PREFIX}/kiosk-5/cmd/result`).length;
+    await op.client.publishAsync(`${PREFIX}/kiosk-5/cmd`, '', { qos: 1, retain: true }); // clear it: not answered
 
     const noExpiry = await op.command('kiosk-5', { id: 'e0', cmd: 'ping' }, 'e0', { expirySeconds: null });
+    assert.equal(op.on(`${PREFIX}/kiosk-5/cmd/result`).length, answersBefore + 1, 'the empty message that cleared it got no answer');
     assert.match(String((noExpiry.error as { message: string }).message), /carries no expiry/);
     const expired = await op.command('kiosk-5', { id: 'e1', cmd: 'restart', expiresAt: new Date(Date.now() - 1000).toISOString() }, 'e1', { expirySeconds: null });
     assert.equal((expired.error as { code: string }).code, 'expired');
