@@ -283,6 +283,8 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
   });
 
   it('takes commands from the fleet-wide and its group\'s topics, and answers each on its own result topic', async () => {
+    // The earlier tests' kiosks hold the same client ids: two clients under one id throw each other out.
+    for (const k of kiosks) await k.kill();
     const op = await operator();
     await kiosk('kiosk-a', tempDir(), { group: 'lobby' });
     await kiosk('kiosk-b');
@@ -298,6 +300,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
   });
 
   it("refuses, by the broker's ACL, a command published on another kiosk's topic", async () => {
+    for (const earlier of kiosks) await earlier.kill();
     const k = await kiosk('kiosk-a');
     const watcher = await operator();
     await until(() => watcher.on(`${PREFIX}/kiosk-a/status`).some((s) => s.body.online === true), { realTimeoutMs: 15_000 });
