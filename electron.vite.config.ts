@@ -19,8 +19,10 @@ export default defineConfig({
       externalizeDeps: true,
       sourcemap: true,
       rollupOptions: {
-        input: { index: resolve(root, 'electron/main/index.ts') },
-        output: { format: 'es', entryFileNames: '[name].js' },
+        // The entry installs the fatal-error handler, then loads the app (index.ts) as its own chunk beside
+        // it in out/main (index.ts finds preload/ and renderer/ from its own folder).
+        input: { index: resolve(root, 'electron/main/entry.ts') },
+        output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
       },
     },
   },

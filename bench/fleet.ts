@@ -3,7 +3,9 @@
  * (each kiosk: one event and one status change every 2 s). Prints, per N, the messages the operator
  * received per second, and the CPU and memory of the broker and of ONE kiosk process running a single
  * link (the others share a swarm process). Stages: FLEET_BENCH_N (default "10,100,500"), each measured
- * for FLEET_BENCH_SECONDS (default 8).
+ * for FLEET_BENCH_SECONDS (default 8); FLEET_BENCH_N=0 skips them.
+ * Then the fleet console (fleet-console.ts) with FLEET_BENCH_CONSOLE_N kiosks (default 1000; 0 skips):
+ * its memory, the time its page shows them all, a fleet-wide command's round trip, the /metrics scrape.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,13 +14,17 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { connectAsync } from 'mqtt';
 import { mosquittoMissing, startBroker } from '../test/helpers/mosquitto.ts';
+import { benchConsole } from './fleet-console.ts';
 
 const missing = mosquittoMissing();
 if (missing) {
   console.log(`bench:fleet skipped: ${missing}`);
   process.exit(0);
 }
-const stages = (process.env.FLEET_BENCH_N ?? '10,100,500').split(',').map(Number);
+const stages = (process.env.FLEET_BENCH_N ?? '10,100,500').split(',').map(Number).filter((n) => n > 0);
+const consoleN = Number(process.env.FLEET_BENCH_CONSOLE_N ?? 1000);
+/** In the console bench each kiosk has a call and a status change every 30 s (a busy venue, not a flood). */
+const CONSOLE_EVENT_EVERY_MS = 30_000;
 const seconds = Number(process.env.FLEET_BENCH_SECONDS ?? 8);
 const EVENT_EVERY_MS = 2000;
 const TICK = 100; // USER_HZ on Linux
@@ -32,8 +38,8 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-function swarm(url: string, first: number, count: number, dataRoot: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fleet-swarm.ts'), url, String(first), String(count), dataRoot, String(EVENT_EVERY_MS)], {
+function swarm(url: string, first: number, count: number, dataRoot: string, eventEveryMs = EVENT_EVERY_MS): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fleet-swarm.ts'), url, String(first), String(count), dataRoot, String(eventEveryMs)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -46,7 +52,7 @@ function swarm(url: string, first: number, count: number, dataRoot: string): Pro
   });
 }
 
-const maxN = Math.max(...stages);
+const maxN = Math.max(0, consoleN, ...stages);
 const users: Record<string, string> = { operator: 'op-bench' };
 for (let i = 0; i < maxN; i++) users[`kiosk-${i}`] = `pw-kiosk-${i}`;
 const broker = await startBroker(users);
@@ -61,8 +67,8 @@ await op.subscribeAsync('ak/+/status', { qos: 0 });
 await op.subscribeAsync('ak/+/events', { qos: 1 });
 
 console.log(`Fleet bench: Mosquitto ${broker.url}, each kiosk 1 event (QoS 1) + 1 status change per ${EVENT_EVERY_MS / 1000} s, ${seconds} s per stage`);
-console.log('| kiosks | events/s | status/s | broker CPU | broker RSS | one kiosk CPU | one kiosk RSS | swarm CPU (N-1 kiosks) |');
-console.log('|---|---|---|---|---|---|---|---|');
+if (stages.length) console.log('| kiosks | events/s | status/s | broker CPU | broker RSS | one kiosk CPU | one kiosk RSS | swarm CPU (N-1 kiosks) |');
+if (stages.length) console.log('|---|---|---|---|---|---|---|---|');
 const children: ChildProcess[] = [];
 let reached = 0;
 try {
@@ -85,6 +91,11 @@ try {
     );
     reached = n;
   }
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  if (consoleN > 0) {
+    await new Promise((r) => setTimeout(r, 1500));
+    await benchConsole({ broker, n: consoleN, operatorPassword: users.operator!, dataRoot, swarm: (first, count) => swarm(broker.url, first, count, dataRoot, CONSOLE_EVENT_EVERY_MS) });
+  }
 } catch (error) {
   console.log(`Stopped: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
@@ -93,4 +104,4 @@ try {
   await broker.dispose();
   rmSync(dataRoot, { recursive: true, force: true });
 }
-console.log(`Reached N = ${reached} kiosks (expected events/s = N / ${EVENT_EVERY_MS / 1000}).`);
+if (stages.length) console.log(`Reached N = ${reached} kiosks (expected events/s = N / ${EVENT_EVERY_MS / 1000}).`);

@@ -412,11 +412,16 @@ export interface PublicConfig {
   rtc?: { cloudProxy: 'off' | 'udp' | 'tcp' };
   /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
   presence: { cameraEnabled: boolean };
+  /** Demo mode only (`npm start -- --demo-devices`): the page gives the demo engine a synthetic microphone
+   *  and camera, so a whole call can be seen on a machine with neither. Always false with a real key. */
+  demoDevices?: boolean;
   /** How many start-up problems wait for staff (`StaffStatus.attention` has them). Only a count: the
    *  attract screen shows a small marker for staff, never the problem to visitors. */
   attention: number;
   /** Open or closed (opening hours); absent: always open. */
   opening?: OpeningInfo;
+  /** Calls are held for a moment (an update is being installed); absent or null: not held. */
+  hold?: HoldReason | null;
   /** The languages a visitor may pick (config order) and the one each visitor starts in. */
   languages: LanguageCode[];
   defaultLanguage: LanguageCode;
@@ -429,7 +434,7 @@ export interface PublicConfig {
 export type KeyProtectionWeak = boolean | 'unknown';
 
 /** What a start-up problem is about. */
-export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key'] as const;
+export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key', 'sandbox'] as const;
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 /**
  * A problem found while the kiosk started (a bad config file, policy setting or cast member, a stored key
@@ -559,7 +564,15 @@ export interface SpareEvent {
 export interface ConfigChangedEvent {
   type: 'config-changed';
 }
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | ConfigChangedEvent;
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | ConfigChangedEvent;
+
+/** Why new calls wait: `updating` from the decision to install an update until the app quits for it. */
+export type HoldReason = 'updating';
+/** The attract screen shows a calm "back in a moment" screen while held; main refuses calls then too. */
+export interface HoldEvent {
+  type: 'hold';
+  hold: HoldReason | null;
+}
 
 /** Opening hours (`schedule`): outside them the attract screen says closed and main refuses calls. */
 export interface OpeningInfo {

@@ -5,15 +5,13 @@
 import { z } from 'zod';
 import type { PageFrame } from '../core/kiosk-api.ts';
 
-/** The secret is 43 base64url characters; anything far off that is not worth comparing. */
-export const helloFrameSchema = z.strictObject({ type: z.literal('hello'), secret: z.string().min(1).max(256) });
 export const callFrameSchema = z.strictObject({
   type: z.literal('call'),
   id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   channel: z.string().min(1).max(100),
   arg: z.unknown().optional(),
 });
-export const pageFrameSchema = z.discriminatedUnion('type', [helloFrameSchema, callFrameSchema]);
+export const pageFrameSchema = z.discriminatedUnion('type', [callFrameSchema]);
 
 // The schema and the type the page sends must agree (a compile error here otherwise).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

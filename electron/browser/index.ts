@@ -1,27 +1,40 @@
 /**
- * `npm run start:browser`: the kiosk in a browser, without Electron (kiosk-host.ts), opened in Chromium
- * or Chrome when one is installed (open-browser.ts), else its address is printed. Ctrl+C, a signal,
- * closing the browser window or the staff panel's Exit stop it; a running call is hung up first.
+ * The browser mode: the kiosk in a browser, without Electron (kiosk-host.ts), shown in Chromium or Chrome
+ * when one is installed (open-browser.ts), else a one-time address is printed.
  *
- * Environment: AVATAR_KIOSK_DATA (the data folder), KIOSK_BROWSER_PORT (default: a free port),
- * KIOSK_BROWSER (a browser's path, or `none`), AVATAR_API_KEY and the app's other overrides.
+ * Two ways in: `npm run start:browser` (this file run directly) honours `window.mode`: `kiosk` opens the
+ * browser full screen and opens it again whenever it closes, so only staff (the panel's Exit), a signal or
+ * Ctrl+C stop it; other modes open an app window whose close stops the host. `npm start`'s fallback
+ * (start.ts calls `runBrowserMode({ fallback: true })`) always opens an app window and says it is not a
+ * locked kiosk: a developer trying the app must not get a full-screen window they cannot leave.
+ *
+ * Options: `--demo-devices` (or KIOSK_DEMO_DEVICES=1): demo mode only, the page gets a synthetic
+ * microphone and camera. Environment: AVATAR_KIOSK_DATA (the data folder), KIOSK_BROWSER_PORT (default: a
+ * free port), KIOSK_BROWSER (a browser's path, or `none`), KIOSK_BROWSER_NO_SANDBOX=1 (root on a
+ * disposable machine), KIOSK_LOG_LEVEL=debug, AVATAR_API_KEY and the app's other overrides.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { addSecret } from '../core/log.ts';
+import { DEMO_DEVICES_FLAG, demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { createMainLog } from '../operations/log-file.ts';
 import { dataDirFrom, startBrowserKiosk, type BrowserKiosk } from './kiosk-host.ts';
-import { newSecret } from './server.ts';
-import { browserCandidates, findBrowser, openBrowser, type OpenedBrowser } from './open-browser.ts';
+import { browserCandidates, findBrowser, keepBrowser, noSandboxOptIn, NO_SANDBOX_ENV, windowKindFor, type BrowserKeeper } from './open-browser.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-/** A browser that exits this soon without showing the page could not open a window (no display…). */
-const BROWSER_START_GRACE_MS = 15_000;
 
-const say = (line: string) => process.stdout.write(`${line}\n`);
+export interface BrowserModeOptions {
+  /** Started by `npm start` because Electron is missing: an app window, never a locked kiosk. */
+  fallback?: boolean;
+  argv?: string[];
+  env?: Record<string, string | undefined>;
+  say?: (line: string) => void;
+}
 
-async function main(): Promise<void> {
-  const env = process.env;
+/** Run the browser mode until staff, a signal or (app window) its close stops it; exits the process. */
+export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<void> {
+  const env = options.env ?? process.env;
+  const argv = options.argv ?? process.argv.slice(2);
+  const say = options.say ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const dataDir = dataDirFrom(env);
   const rendererDir = join(ROOT, 'out', 'renderer');
   const mainLog = createMainLog({ dir: join(dataDir, 'logs'), level: env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info', scope: 'browser', console: false });
@@ -31,19 +44,16 @@ async function main(): Promise<void> {
     say(`KIOSK_BROWSER_PORT must be a port number (0 to 65535), not "${env.KIOSK_BROWSER_PORT}".`);
     process.exit(2);
   }
+  const demoDevices = demoDevicesAsked(argv, env);
 
-  // Never logged; registered anyway, so a log line that ever carried it would be redacted.
-  const secret = newSecret();
-  addSecret(secret);
   let kiosk: BrowserKiosk | null = null;
-  let browser: OpenedBrowser | null = null;
-  let everConnected = false;
+  let keeper: BrowserKeeper | null = null;
   let stopping = false;
   const stop = async (why: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     say(why);
-    browser?.close();
+    keeper?.close();
     await kiosk?.close().catch(() => undefined);
     process.exit(code);
   };
@@ -56,37 +66,71 @@ async function main(): Promise<void> {
     logger: mainLog.logger,
     version,
     port,
-    secret,
+    demoDevices,
     logTail: () => mainLog.tail(),
-    onPageConnected: () => {
-      everConnected = true;
-      browser?.forgetLaunchFile();
-    },
-    onQuit: (why) => void stop(why === 'exit' ? 'Staff exited the kiosk.' : 'Staff asked for a restart: the kiosk stopped; start it again (npm run start:browser).'),
+    onPageConnected: () => keeper?.pageConnected(),
+    onQuit: (why) => void stop(why === 'exit' ? 'Staff exited the kiosk.' : 'Staff asked for a restart: the kiosk stopped; start it again.'),
   });
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(`Stopping (${signal}).`));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop('Stopped.'));
 
-  say(`Avatar Kiosk in browser mode at ${kiosk.host.origin}/ (${kiosk.service.mode === 'demo' ? 'demo: the embedded emulator' : kiosk.service.mode}; data: ${dataDir}; log: ${mainLog.path}).`);
-  if (kiosk.configError) say(`config.json was not used: ${kiosk.configError.message} The kiosk runs on safe defaults.`);
-  const path = findBrowser(env, browserCandidates(process.platform, env));
-  const printUrl = (why: string) => say(`${why} Open this address in Chromium or Chrome (it holds this launch's secret; keep it private):\n  ${kiosk!.host.pageUrl}`);
-  if (!path) {
-    printUrl(env.KIOSK_BROWSER?.trim() === 'none' ? 'KIOSK_BROWSER=none.' : 'No Chromium or Chrome found.');
+  if (demoDevices && kiosk.service.mode !== 'demo') {
+    await stop(`${DEMO_DEVICES_FLAG} is for demo mode only, and a service key or gateway is configured: a real call always uses real devices. Start without ${DEMO_DEVICES_FLAG}.`, 2);
     return;
   }
-  const mode = kiosk.config.window.mode;
-  browser = openBrowser({ path, pageUrl: kiosk.host.pageUrl, mode, size: { width: kiosk.config.window.width, height: kiosk.config.window.height } });
-  const startedAt = Date.now();
-  say(`Opening ${path} (${mode === 'kiosk' ? '--kiosk' : '--app'}). Stop with Ctrl+C.`);
-  browser.child.once('exit', () => {
-    if (everConnected || Date.now() - startedAt > BROWSER_START_GRACE_MS) return void stop('The browser window was closed: the kiosk stops.');
-    browser?.close(); // removes its profile folder
-    browser = null;
-    printUrl(`${path} could not open a window.`);
+  const what =
+    kiosk.service.mode === 'demo'
+      ? `demo mode: the built-in emulator, no key needed${demoDevices ? '; a synthetic microphone and camera' : ''}`
+      : `connected to the service (${kiosk.service.mode})`;
+  say(`Avatar Kiosk is running at ${kiosk.host.origin}/ (${what}).`);
+  if (kiosk.configError) say(`config.json was not used: ${kiosk.configError.message} The kiosk runs on safe defaults.`);
+
+  // A machine without a microphone or camera (a VM, a remote desktop): say how to see a call anyway.
+  let hinted = false;
+  kiosk.service.onEvent((event) => {
+    if (hinted || demoDevices || kiosk?.service.mode !== 'demo' || event.type !== 'state') return;
+    if (event.state.phase === 'failed' && event.state.error.code === 'media_unavailable') {
+      hinted = true;
+      say(`The demo call found no usable microphone or camera. To see a whole call without them, stop (Ctrl+C) and run: npm start -- ${DEMO_DEVICES_FLAG}`);
+    }
   });
+
+  const printAddress = (why: string) =>
+    say(`${why}\nOpen this address in Chromium or Chrome on this computer (it works once, for 10 minutes; keep it private):\n  ${kiosk!.host.launchUrl()}`);
+  const path = findBrowser(env, browserCandidates(process.platform, env));
+  if (!path) {
+    printAddress(env.KIOSK_BROWSER?.trim() === 'none' ? 'KIOSK_BROWSER=none: no browser is opened.' : 'No Chromium or Chrome was found (set KIOSK_BROWSER to a browser\'s path).');
+    say(`Stop with Ctrl+C. Log: ${mainLog.path}`);
+    return;
+  }
+  const kind = options.fallback ? 'app' : windowKindFor(kiosk.config.window.mode);
+  const noSandbox = noSandboxOptIn(env);
+  if (noSandbox) say(`${NO_SANDBOX_ENV}=1: the browser runs WITHOUT its sandbox. Only on a disposable machine.`);
+  if (kind === 'kiosk') say(`Opening ${path} full screen (--kiosk); if it closes it is opened again. Staff exit from the staff panel.`);
+  else {
+    say(
+      options.fallback
+        ? `Opening ${path} in an app window. This is NOT a locked kiosk (for one, see docs/browser-mode.md).`
+        : `Opening ${path} in an app window (window.mode is ${kiosk.config.window.mode}); closing it stops the kiosk.`,
+    );
+  }
+  keeper = keepBrowser({
+    path,
+    kind,
+    size: { width: kiosk.config.window.width, height: kiosk.config.window.height },
+    noSandbox,
+    env,
+    launchUrl: () => kiosk!.host.launchUrl(),
+    say,
+    onCannotOpen: (why) => printAddress(why),
+    onAppWindowClosed: () => void stop('The window was closed: the kiosk stopped.'),
+  });
+  say(`Stop with Ctrl+C. Log: ${mainLog.path}`);
 }
 
-main().catch((error: unknown) => {
-  say(`The browser mode could not start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename);
+if (isEntry) {
+  runBrowserMode().catch((error: unknown) => {
+    process.stdout.write(`The browser mode could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -8,8 +8,10 @@
  *    store one (it says to set the variable);
  *  - config.json is read from the data folder (AVATAR_KIOSK_DATA, else the app's own user-data folder);
  *  - "start at login" is not offered; "exit" stops the host; "restart" stops it with a line saying so.
+ * As in the app, the data folder is private to this user (0700) and config.json (the PIN hash) 0600, also
+ * when an operator wrote them by hand; the log is 0600 (operations/log-file.ts).
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../core/clock.ts';
@@ -20,7 +22,7 @@ import type { EmulatorKnobs } from '../emulator/index.ts';
 import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
 import { startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
-import { defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
+import { defaultConfig, resolveConfig, unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
@@ -59,7 +61,8 @@ export interface BrowserKioskOptions {
   version: string;
   /** 0: a free port. */
   port?: number;
-  secret?: string;
+  /** Demo mode only: the page gets a synthetic microphone and camera (PublicConfig.demoDevices). */
+  demoDevices?: boolean;
   clock?: Clock;
   logTail?: () => string[];
   emulatorKnobs?: Partial<EmulatorKnobs>;
@@ -80,7 +83,7 @@ export interface BrowserKiosk {
 
 export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<BrowserKiosk> {
   const { dataDir, env, logger, clock = systemClock } = options;
-  mkdirSync(dataDir, { recursive: true });
+  makePrivate(dataDir);
   const policyLayer = loadPolicy({ env });
   for (const problem of policyLayer.problems) logger.error('Policy problem', { message: problem });
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
@@ -109,10 +112,12 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
       policyProblems: policyLayer.problems,
       policyPath: policyLayer.path,
       keyProblem: null,
+      unknownConfigKeys: configError ? [] : unknownConfigKeys(raw),
     }),
     logger,
     clock,
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
+    demoDevices: options.demoDevices ?? false,
     persistApiKey: async () => {
       throw new AvatarError('invalid_request', 'The browser mode stores no key (no secure storage here). Set AVATAR_API_KEY and start it again.');
     },
@@ -198,7 +203,6 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     service,
     rendererDir: options.rendererDir,
     ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.secret !== undefined ? { secret: options.secret } : {}),
     clock,
     logger,
     ...(options.onPageConnected ? { onPageConnected: options.onPageConnected } : {}),
@@ -227,4 +231,13 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
       return closing;
     },
   };
+}
+
+/** The data folder at 0700 and config.json at 0600 (POSIX; Windows keeps its per-user ACLs). */
+export function makePrivate(dataDir: string, platform: NodeJS.Platform = process.platform): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (platform === 'win32') return;
+  chmodSync(dataDir, 0o700);
+  const configPath = join(dataDir, 'config.json');
+  if (existsSync(configPath)) chmodSync(configPath, 0o600);
 }

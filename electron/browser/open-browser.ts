@@ -1,13 +1,18 @@
 /**
  * Which browser shows the browser mode's page, and how: Chromium or Google Chrome as an app window
- * (`--app`), full screen with `--kiosk` when the kiosk's window mode is `kiosk`, on a fresh profile.
+ * (`--app`), full screen with `--kiosk` for a kiosk, on a fresh profile; and the keeper that watches it.
  *
- * The page's URL carries the per-launch secret, so it is not put on the browser's command line (any
- * local user can read a process's arguments): the browser opens a small file in its own profile folder
- * (mode 0600 in a 0700 folder), which sends it on to the page; the file is removed once the page is
- * connected.
+ * The page's first address carries a one-time launch code; it is not put on the browser's command line
+ * (any local user can read a process's arguments): the browser opens a small file in its own profile
+ * folder (mode 0600 in a 0700 folder), which sends it on; the file is removed once the page is connected.
+ *
+ * The keeper (`keepBrowser`): a kiosk's browser is opened again whenever it closes (Alt+F4, a crash), so a
+ * visitor never reaches the desktop by closing it; an app window's close ends the host. A browser that
+ * dies before the page ever connected is explained in one line from its own stderr (Chromium refuses to
+ * run as root without `--no-sandbox`; no display), not just "could not open a window".
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,8 +40,30 @@ export function findBrowser(env: Record<string, string | undefined>, candidates:
 
 export type WindowMode = 'kiosk' | 'windowed' | 'companion';
 
+/** How the browser window is opened: `kiosk` full screen (and kept open), `app` an ordinary app window. */
+export type BrowserWindowKind = 'kiosk' | 'app';
+
+/** The kind of window a configured window mode asks for. */
+export function windowKindFor(mode: WindowMode): BrowserWindowKind {
+  return mode === 'kiosk' ? 'kiosk' : 'app';
+}
+
+/** The environment variable that opts in to Chromium without its sandbox (root on a disposable machine). */
+export const NO_SANDBOX_ENV = 'KIOSK_BROWSER_NO_SANDBOX';
+
+/** Whether the operator opted in to `--no-sandbox` (exactly `1`). */
+export function noSandboxOptIn(env: Record<string, string | undefined>): boolean {
+  return env[NO_SANDBOX_ENV]?.trim() === '1';
+}
+
 /** The browser's arguments for an app window on `startUrl`. */
-export function browserArgs(startUrl: string, profileDir: string, mode: WindowMode, size: { width: number; height: number }): string[] {
+export function browserArgs(
+  startUrl: string,
+  profileDir: string,
+  kind: BrowserWindowKind,
+  size: { width: number; height: number },
+  options: { noSandbox?: boolean } = {},
+): string[] {
   return [
     `--user-data-dir=${profileDir}`,
     '--no-first-run',
@@ -45,42 +72,168 @@ export function browserArgs(startUrl: string, profileDir: string, mode: WindowMo
     // The page is ours and the only one this fresh profile loads: no permission prompt on a kiosk.
     '--auto-accept-camera-and-microphone-capture',
     '--autoplay-policy=no-user-gesture-required',
-    ...(mode === 'kiosk' ? ['--kiosk'] : [`--window-size=${size.width},${size.height}`]),
+    ...(options.noSandbox ? ['--no-sandbox'] : []),
+    ...(kind === 'kiosk' ? ['--kiosk'] : [`--window-size=${size.width},${size.height}`]),
     `--app=${startUrl}`,
   ];
 }
 
-/** A page that sends the browser on to `pageUrl` (HTML-escaped; the URL is ours). */
-export function launchPage(pageUrl: string): string {
-  const escaped = pageUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+/** A page that sends the browser on to `url` (HTML-escaped; the URL is ours). */
+export function launchPage(url: string): string {
+  const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
   return `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escaped}"><title>Avatar Kiosk</title>\n`;
 }
+
+/** The most of a browser's stderr kept (its last lines say why it stopped). */
+const STDERR_KEEP_CHARS = 16_000;
 
 export interface OpenedBrowser {
   readonly child: ChildProcess;
   readonly path: string;
+  /** What the browser wrote to stderr so far (the last `STDERR_KEEP_CHARS`). */
+  stderr(): string;
   /** Remove the launch file (once the page is connected). */
   forgetLaunchFile(): void;
   /** Close the browser and remove its profile. */
   close(): void;
 }
 
-export function openBrowser(options: { path: string; pageUrl: string; mode: WindowMode; size: { width: number; height: number } }): OpenedBrowser {
+export function openBrowser(options: { path: string; url: string; kind: BrowserWindowKind; size: { width: number; height: number }; noSandbox?: boolean }): OpenedBrowser {
   const profileDir = mkdtempSync(join(tmpdir(), 'avatar-kiosk-browser-'));
   const launchFile = join(profileDir, 'launch.html');
-  writeFileSync(launchFile, launchPage(options.pageUrl), { mode: 0o600 });
-  const child = spawn(options.path, browserArgs(pathToFileURL(launchFile).href, profileDir, options.mode, options.size), { stdio: 'ignore' });
-  child.on('error', () => undefined);
+  writeFileSync(launchFile, launchPage(options.url), { mode: 0o600 });
+  const args = browserArgs(pathToFileURL(launchFile).href, profileDir, options.kind, options.size, { noSandbox: options.noSandbox ?? false });
+  const child = spawn(options.path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-STDERR_KEEP_CHARS)));
+  child.on('error', (e) => (stderr += `\n${e.message}`));
   const forget = () => rmSync(launchFile, { force: true });
+  const removeProfile = () => rmSync(profileDir, { recursive: true, force: true });
   return {
     child,
     path: options.path,
+    stderr: () => stderr,
     forgetLaunchFile: forget,
     close() {
       forget();
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      child.once('exit', () => rmSync(profileDir, { recursive: true, force: true }));
-      if (child.exitCode !== null || child.signalCode !== null) rmSync(profileDir, { recursive: true, force: true });
+      if (child.exitCode === null && child.signalCode === null) {
+        child.once('exit', removeProfile);
+        child.kill('SIGTERM');
+      } else removeProfile();
+    },
+  };
+}
+
+/** One line: why a browser that never showed the page stopped, and what to do, read from its stderr. */
+export function explainBrowserExit(stderr: string, env: Record<string, string | undefined>): string {
+  if (/Running as root without --no-sandbox is not supported/i.test(stderr)) {
+    return `Chromium refuses to run as root without its sandbox, so no window opened. Run npm start as a normal user; only on a disposable machine (a container, a test VM) may you set ${NO_SANDBOX_ENV}=1 to run it without the sandbox (docs/browser-mode.md).`;
+  }
+  if (/Missing X server or \$DISPLAY|cannot open display|Failed to connect to (the )?(Wayland|X) ?(display|server)/i.test(stderr) || (!env.DISPLAY && !env.WAYLAND_DISPLAY && /ozone|platform/i.test(stderr))) {
+    return 'The browser found no display (no desktop session: $DISPLAY and $WAYLAND_DISPLAY are unset). Start the kiosk from a desktop session, or open the address below in a browser on this computer.';
+  }
+  const line = stderr
+    .split('\n')
+    .map((l) => l.replace(/^\[[^\]]*\]\s*/, '').trim())
+    .filter((l) => l && !/^(Fontconfig|libva|dbus|Warning: )/i.test(l))
+    .at(-1);
+  return line ? `The browser stopped before it showed the page: ${line.slice(0, 200)}` : 'The browser stopped before it showed the page, and said nothing about why.';
+}
+
+/** A browser that exits this soon without the page connecting could not open a window. */
+export const BROWSER_START_GRACE_MS = 15_000;
+/** Delays before a kiosk's browser is opened again, growing while it keeps closing soon after opening. */
+export const REOPEN_DELAYS_MS = [500, 1_000, 2_000, 5_000, 10_000, 30_000] as const;
+/** A browser that stayed open this long resets the reopen delays. */
+export const REOPEN_RESET_AFTER_MS = 60_000;
+
+export interface BrowserKeeperOptions {
+  path: string;
+  kind: BrowserWindowKind;
+  size: { width: number; height: number };
+  noSandbox: boolean;
+  /** A fresh one-time address for each opening. */
+  launchUrl(): string;
+  env: Record<string, string | undefined>;
+  clock?: Clock;
+  /** Lines for the person at the terminal. */
+  say(line: string): void;
+  /** The first browser could not show the page (`why` is one line); the caller prints the address instead. */
+  onCannotOpen(why: string): void;
+  /** An app window was closed by its user: the caller stops the host. */
+  onAppWindowClosed(): void;
+  /** The browser was opened (again); `count` from 1. */
+  onOpened?(count: number): void;
+}
+
+export interface BrowserKeeper {
+  /** The page of the current browser connected: its launch file goes. */
+  pageConnected(): void;
+  /** How many times a browser was opened. */
+  readonly openings: number;
+  /** Stop watching, close the browser, remove its profile. */
+  close(): void;
+}
+
+/** Open the browser and keep it as its kind asks (see the module's comment). */
+export function keepBrowser(options: BrowserKeeperOptions): BrowserKeeper {
+  const clock = options.clock ?? systemClock;
+  let current: OpenedBrowser | null = null;
+  let openings = 0;
+  let everConnected = false;
+  let connectedThisTime = false;
+  let closed = false;
+  let quickCloses = 0;
+  let reopenTimer: TimerHandle | null = null;
+
+  function open(): void {
+    if (closed) return;
+    openings++;
+    connectedThisTime = false;
+    const openedAt = clock.now();
+    const browser = openBrowser({ path: options.path, url: options.launchUrl(), kind: options.kind, size: options.size, noSandbox: options.noSandbox });
+    current = browser;
+    options.onOpened?.(openings);
+    browser.child.once('exit', () => {
+      if (closed || current !== browser) return;
+      browser.close(); // its profile goes; the next opening gets a fresh one
+      current = null;
+      const livedMs = clock.now() - openedAt;
+      if (!everConnected && !connectedThisTime && livedMs < BROWSER_START_GRACE_MS) {
+        // The first browser never showed the page: it cannot, here. Say why, once.
+        closed = true;
+        return options.onCannotOpen(explainBrowserExit(browser.stderr(), options.env));
+      }
+      if (options.kind === 'app') {
+        closed = true;
+        return options.onAppWindowClosed();
+      }
+      quickCloses = livedMs >= REOPEN_RESET_AFTER_MS ? 0 : quickCloses + 1;
+      const delayMs = REOPEN_DELAYS_MS[Math.min(Math.max(quickCloses - 1, 0), REOPEN_DELAYS_MS.length - 1)]!;
+      options.say(`The kiosk's browser closed: opening it again (a kiosk stays on screen; staff exit it from the staff panel, or stop it with Ctrl+C).`);
+      reopenTimer = clock.setTimeout(() => {
+        reopenTimer = null;
+        open();
+      }, delayMs);
+    });
+  }
+
+  open();
+  return {
+    pageConnected() {
+      everConnected = true;
+      connectedThisTime = true;
+      current?.forgetLaunchFile();
+    },
+    get openings() {
+      return openings;
+    },
+    close() {
+      closed = true;
+      if (reopenTimer !== null) clock.clearTimeout(reopenTimer);
+      reopenTimer = null;
+      current?.close();
+      current = null;
     },
   };
 }

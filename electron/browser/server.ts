@@ -7,11 +7,13 @@
  * Who may drive the kiosk (another local page or process must not):
  *  - the server listens on 127.0.0.1 only, and answers only requests whose `Host` is that address and
  *    port (a DNS-rebound name is refused);
- *  - the socket's `Origin` must be this server's own origin;
- *  - the first frame must present the per-launch secret (compared in constant time); the page got it in
- *    the URL fragment, which browsers never send to a server, and the secret is never logged;
- *  - one page at a time: a second page is refused while one is connected;
- *  - a socket that has not said hello within `helloTimeoutMs` is closed, and at most a few may wait.
+ *  - a browser gets in with a one-time launch code (`/launch?code=…`, good once and for
+ *    `LAUNCH_CODE_TTL_MS`), traded for an HttpOnly, SameSite=Strict session cookie; the code is what a
+ *    launch file or a printed line carries, so an address left in a terminal or a journal is spent;
+ *  - the socket is authenticated in its upgrade request (path, Host, Origin = this origin, the session
+ *    cookie): nothing unauthenticated ever becomes a socket, so no frame is read, no slot is held and
+ *    no buffer is filled before authentication;
+ *  - one page at a time: a second page is refused while one is connected.
  * The API key never reaches the page: the service's results and events carry none (contract.ts).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -21,20 +23,23 @@ import type { Duplex } from 'node:stream';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { API_SHAPE, type KioskEvent, type Result } from '../contract.ts';
-import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
-import { KIOSK_SOCKET_PATH, SECRET_FRAGMENT_KEY, SOCKET_CLOSE, type HostFrame } from '../core/kiosk-api.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { KIOSK_SOCKET_PATH, LAUNCH_PATH, SOCKET_CLOSE, type HostFrame } from '../core/kiosk-api.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { mimeTypeFor, securityHeaders } from '../kiosk/page-headers.ts';
 import { parsePageFrame } from './frames.ts';
 
 /** The only address the browser mode listens on. */
 export const LOOPBACK_HOST = '127.0.0.1';
-/** A socket must present the secret this soon after it opens. */
-export const HELLO_TIMEOUT_MS = 5_000;
-/** Sockets that have not said hello yet, at most. */
-export const MAX_PENDING_SOCKETS = 4;
-/** The largest frame: the staff panel may send a picked picture as a data: URI (≤ 30 MB, contract.ts). */
+/** A launch code is good once, and only this long after it was made. */
+export const LAUNCH_CODE_TTL_MS = 10 * 60_000;
+/** Unused launch codes kept at most (the oldest goes first). */
+export const MAX_LAUNCH_CODES = 8;
+/** The largest frame of the authenticated page: the staff panel may send a picked picture as a data: URI
+ *  (≤ 30 MB, contract.ts). Nobody else gets a socket at all. */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+/** Bounds on a request's headers and body, so idle or trickling connections cannot pile up. */
+export const REQUEST_TIMEOUT_MS = 10_000;
 
 export interface KioskBackend {
   handle(channel: string, rawArg: unknown): Promise<Result<unknown>>;
@@ -47,8 +52,6 @@ export interface BrowserHostOptions {
   rendererDir: string;
   /** 0 (default): a free port. */
   port?: number;
-  /** Default: 32 random bytes, base64url. */
-  secret?: string;
   clock?: Clock;
   logger?: Logger;
   /** A page presented the secret and is now the connected page. */
@@ -61,15 +64,27 @@ export interface BrowserHost {
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
   readonly port: number;
-  /** The page's URL with the secret in its fragment. Give it to the browser only; never log it. */
-  readonly pageUrl: string;
+  /** A fresh one-time address (`/launch?code=…`) that lets one browser in; spent once used, dead after
+   *  `LAUNCH_CODE_TTL_MS`. */
+  launchUrl(): string;
+  /** The session cookie's name (a cookie is not scoped by port, so the port is in the name). */
+  readonly cookieName: string;
   /** Whether a page is connected now. */
   readonly connected: boolean;
   close(): Promise<void>;
 }
 
-export function newSecret(): string {
+function newToken(): string {
   return randomBytes(32).toString('base64url');
+}
+
+/** The value of cookie `name` in a Cookie header, or null. */
+export function cookieValue(header: string | undefined, name: string): string | null {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
 }
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -77,12 +92,29 @@ const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 export async function startBrowserHost(options: BrowserHostOptions): Promise<BrowserHost> {
   const { service, clock = systemClock, logger = silentLogger } = options;
   const rendererDir = resolve(options.rendererDir);
-  const secret = options.secret ?? newSecret();
-  const secretDigest = digest(secret);
+  // The page's session: per launch of the host, only ever in an HttpOnly cookie (never printed or logged).
+  const sessionToken = newToken();
+  const sessionTokenDigest = digest(sessionToken);
+  /** Unused launch codes: their digest → when they stop being good (clock ms). */
+  const launchCodes = new Map<string, number>();
   let origin = '';
   let hostHeader = '';
+  let cookieName = '';
   let page: WebSocket | null = null;
-  const pending = new Map<WebSocket, TimerHandle>();
+
+  const hasSession = (req: IncomingMessage): boolean => {
+    const given = cookieValue(req.headers.cookie, cookieName);
+    return given !== null && timingSafeEqual(digest(given), sessionTokenDigest);
+  };
+
+  /** Spend a launch code: true once for a code that is known and still good. */
+  function spendCode(code: string | null): boolean {
+    if (!code) return false;
+    const key = digest(code).toString('hex');
+    const until = launchCodes.get(key);
+    launchCodes.delete(key);
+    return until !== undefined && clock.now() < until;
+  }
 
   const http = createServer((req, res) => {
     void serveFile(req, res).catch(() => {
@@ -90,13 +122,36 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       res.end();
     });
   });
+  http.headersTimeout = REQUEST_TIMEOUT_MS;
+  http.requestTimeout = REQUEST_TIMEOUT_MS;
 
   async function serveFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.headers.host !== hostHeader) return void res.writeHead(421, { 'content-type': 'text/plain' }).end('Misdirected request.\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
+    const url = new URL(req.url ?? '/', origin);
     // Browsers ask for an icon the renderer does not have: no content, rather than a logged 404.
-    if (new URL(req.url ?? '/', origin).pathname === '/favicon.ico') return void res.writeHead(204, securityHeaders()).end();
+    if (url.pathname === '/favicon.ico') return void res.writeHead(204, securityHeaders()).end();
+    if (url.pathname === LAUNCH_PATH) {
+      if (!spendCode(url.searchParams.get('code'))) {
+        logger.warn('Browser mode: a launch code was refused (unknown, used or expired)');
+        return void res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', ...securityHeaders() }).end(NOT_LET_IN_PAGE);
+      }
+      // A page of ours that moves on to `/`, not a 303: the browser came here from its launch file (another
+      // site), and a SameSite=Strict cookie is only sent on a navigation our own origin starts.
+      return void res
+        .writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'set-cookie': `${cookieName}=${sessionToken}; HttpOnly; SameSite=Strict; Path=/`,
+          'cache-control': 'no-store',
+          ...securityHeaders(),
+        })
+        .end(req.method === 'HEAD' ? undefined : ENTER_PAGE);
+    }
     const file = fileFor(req.url ?? '/', rendererDir);
+    // The page itself only with the session cookie: without one, say how to get in (its scripts are no secret).
+    if (file && relative(rendererDir, file) === 'index.html' && !hasSession(req)) {
+      return void res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', ...securityHeaders() }).end(NOT_LET_IN_PAGE);
+    }
     const info = file ? await stat(file).catch(() => null) : null;
     if (!file || !info?.isFile()) return void res.writeHead(404, { 'content-type': 'text/plain', ...securityHeaders() }).end('Not found.\n');
     const body = await readFile(file);
@@ -107,15 +162,17 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const refuse = (status: number, why: string) => {
+    const refuse = (status: 400 | 401 | 403, why: string) => {
       logger.warn('Browser mode: a socket was refused', { why });
-      socket.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      const text = status === 400 ? 'Bad Request' : status === 401 ? 'Unauthorized' : 'Forbidden';
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
+    socket.on('error', () => undefined);
     const path = new URL(req.url ?? '/', origin).pathname;
     if (path !== KIOSK_SOCKET_PATH) return refuse(400, 'not the kiosk socket path');
     if (req.headers.host !== hostHeader) return refuse(403, 'wrong Host');
     if (req.headers.origin !== origin) return refuse(403, 'wrong Origin');
-    if (pending.size >= MAX_PENDING_SOCKETS) return refuse(403, 'too many sockets waiting');
+    if (!hasSession(req)) return refuse(401, 'no session cookie');
     wss.handleUpgrade(req, socket, head, (ws) => accept(ws));
   });
 
@@ -124,38 +181,19 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   }
 
   function accept(ws: WebSocket): void {
-    pending.set(
-      ws,
-      clock.setTimeout(() => {
-        pending.delete(ws);
-        ws.close(SOCKET_CLOSE.refused, 'No hello in time.');
-      }, HELLO_TIMEOUT_MS),
-    );
-    let unsubscribe: (() => void) | null = null;
+    ws.on('error', () => undefined);
+    if (page) {
+      logger.warn('Browser mode: a second page was refused (one page at a time)');
+      return ws.close(SOCKET_CLOSE.busy, 'Another page is connected.');
+    }
+    page = ws;
+    const unsubscribe = service.onEvent((event) => send(ws, { type: 'event', event }));
+    send(ws, { type: 'welcome', shape: API_SHAPE });
+    logger.info('Browser mode: the page is connected');
+    options.onPageConnected?.();
     ws.on('message', (data: RawData, isBinary: boolean) => {
       const parsed = isBinary ? ({ ok: false, message: 'Binary frames are not part of this protocol.' } as const) : parsePageFrame(rawText(data));
-      if (!unsubscribe) {
-        // Not yet this page's socket: only a hello with the secret makes it so.
-        const timer = pending.get(ws);
-        if (timer !== undefined) clock.clearTimeout(timer);
-        pending.delete(ws);
-        if (!parsed.ok || parsed.frame.type !== 'hello' || !timingSafeEqual(digest(parsed.frame.secret), secretDigest)) {
-          logger.warn('Browser mode: a socket presented no valid secret');
-          return ws.close(SOCKET_CLOSE.refused, 'Refused.');
-        }
-        if (page) {
-          logger.warn('Browser mode: a second page was refused (one page at a time)');
-          return ws.close(SOCKET_CLOSE.busy, 'Another page is connected.');
-        }
-        page = ws;
-        unsubscribe = service.onEvent((event) => send(ws, { type: 'event', event }));
-        send(ws, { type: 'welcome', shape: API_SHAPE });
-        logger.info('Browser mode: the page is connected');
-        options.onPageConnected?.();
-        return;
-      }
       if (!parsed.ok) return send(ws, { type: 'error', error: { code: 'invalid_request', message: parsed.message } });
-      if (parsed.frame.type !== 'call') return send(ws, { type: 'error', error: { code: 'invalid_request', message: 'Already connected.' } });
       const { id, channel, arg } = parsed.frame;
       void service.handle(channel, arg).then(
         (result) => send(ws, { type: 'result', id, result }),
@@ -163,12 +201,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
         (error: unknown) => send(ws, { type: 'result', id, result: { ok: false, error: { code: 'internal', message: String(error) } } }),
       );
     });
-    ws.on('error', () => undefined);
     ws.on('close', () => {
-      const timer = pending.get(ws);
-      if (timer !== undefined) clock.clearTimeout(timer);
-      pending.delete(ws);
-      if (!unsubscribe) return;
       unsubscribe();
       if (page === ws) {
         page = null;
@@ -189,22 +222,25 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   if (!address || typeof address === 'string') throw new Error('The browser mode server has no address.');
   hostHeader = `${LOOPBACK_HOST}:${address.port}`;
   origin = `http://${hostHeader}`;
+  cookieName = `avatar-kiosk-${address.port}`;
   let closed: Promise<void> | null = null;
 
   return {
     origin,
     port: address.port,
-    pageUrl: `${origin}/#${SECRET_FRAGMENT_KEY}=${encodeURIComponent(secret)}`,
+    cookieName,
+    launchUrl() {
+      const code = newToken();
+      launchCodes.set(digest(code).toString('hex'), clock.now() + LAUNCH_CODE_TTL_MS);
+      while (launchCodes.size > MAX_LAUNCH_CODES) launchCodes.delete(launchCodes.keys().next().value!);
+      return `${origin}${LAUNCH_PATH}?code=${code}`;
+    },
     get connected() {
       return page !== null;
     },
     close() {
       closed ??= (async () => {
-        for (const [ws, timer] of pending) {
-          clock.clearTimeout(timer);
-          ws.terminate();
-        }
-        pending.clear();
+        launchCodes.clear();
         for (const ws of wss.clients) ws.close(SOCKET_CLOSE.shutdown, 'The kiosk is shutting down.');
         wss.close();
         await new Promise<void>((ok) => {
@@ -217,6 +253,14 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     },
   };
 }
+
+/** What a browser that was just let in gets: on to the kiosk's page. */
+const ENTER_PAGE = '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=/"><title>Avatar Kiosk</title>\n';
+
+/** What a browser without the session sees: how to get in. */
+const NOT_LET_IN_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>Avatar Kiosk</title><h1>This address does not open the kiosk</h1>' +
+  '<p>A kiosk address works once, for ten minutes. Open the address the kiosk printed last, or stop the kiosk and start it again for a new one.</p>\n';
 
 function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');

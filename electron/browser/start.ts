@@ -1,7 +1,8 @@
 /**
- * `npm start`: the desktop app when Electron's binary is there; otherwise one try of the electron
- * package's own install step, and if the binary is still missing, two lines saying what happened and what
- * to do, then the browser mode (index.ts). Never a stack trace.
+ * `npm start`: builds the app quietly (its output only when the build fails), then the desktop app when
+ * Electron's binary is there; otherwise one try of the electron package's own install step, and if the
+ * binary is still missing, one line saying so, then the browser mode (index.ts) in an app window. Never a
+ * stack trace. Arguments after `--` (`npm start -- --demo-devices`) go to whichever starts.
  *
  * The decision (`decideStart`) takes its checks injected, so it is tested without Electron or a network.
  */
@@ -32,23 +33,19 @@ export interface StartSteps {
 
 export type StartPath = 'electron' | 'electron-after-install' | 'browser';
 
-/** What `npm start` says when Electron cannot be installed: what happened, then what to do. */
-export function electronMissingLines(reason: string, version: string): [string, string] {
-  return [
-    `Electron's binary is not installed, and its download failed: ${reason}`,
-    `To run the desktop app, set ELECTRON_MIRROR (a mirror of Electron's releases; ELECTRON_CUSTOM_DIR if its folders are not v${version}) or electron_config_cache (a folder holding Electron's zip) and run \`node node_modules/electron/install.js\`, or run \`npm ci\` on a connected machine.`,
-  ];
+/** What `npm start` says when Electron cannot be installed: what happened and where the way out is
+ *  (the mirror variables are in docs/browser-mode.md; a newcomer needs none of them to see the demo). */
+export function electronMissingLine(reason: string): string {
+  return `The desktop app's Electron binary could not be downloaded (${reason.slice(0, 80)}): using the browser mode instead (to install Electron offline: docs/browser-mode.md).`;
 }
 
-export async function decideStart(steps: StartSteps, version: string): Promise<{ path: StartPath; exitCode: number }> {
+export async function decideStart(steps: StartSteps): Promise<{ path: StartPath; exitCode: number }> {
   const present = steps.findElectron();
   if (present) return { path: 'electron', exitCode: await steps.runElectron(present) };
-  steps.say('Electron\'s binary is missing: trying its install step once…');
   const install = await steps.installElectron();
   const installed = steps.findElectron();
   if (installed) return { path: 'electron-after-install', exitCode: await steps.runElectron(installed) };
-  for (const line of electronMissingLines(install.ok ? 'the install step ended without a binary.' : install.reason, version)) steps.say(line);
-  steps.say('Starting the browser mode instead (the same kiosk in Chromium or Chrome; see docs/browser-mode.md).');
+  steps.say(electronMissingLine(install.ok ? 'the install step ended without a binary' : install.reason));
   return { path: 'browser', exitCode: await steps.runBrowserMode() };
 }
 
@@ -95,6 +92,20 @@ function installElectron(): Promise<InstallOutcome> {
   });
 }
 
+/** The build, quiet: its output is shown only when it fails (the last lines say why). */
+function buildQuietly(): Promise<{ ok: boolean; output: string }> {
+  return new Promise((done) => {
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const child = spawn(npm, ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+    let output = '';
+    const keep = (d: Buffer) => (output = (output + d.toString('utf8')).slice(-20_000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (e) => done({ ok: false, output: e.message }));
+    child.on('exit', (code) => done({ ok: code === 0, output }));
+  });
+}
+
 function run(command: string, args: string[]): Promise<number> {
   return new Promise((done) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: 'inherit' });
@@ -109,27 +120,35 @@ function run(command: string, args: string[]): Promise<number> {
 
 const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename);
 if (isEntry) {
-  let version = 'VERSION';
-  try {
-    version = (JSON.parse(readFileSync(join(ELECTRON_DIR, 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    // No electron package at all (npm ci not run): the install step below says so in its one line.
-  }
+  const args = process.argv.slice(2);
+  const say = (line: string) => void process.stdout.write(`${line}\n`);
   const steps: StartSteps = {
     findElectron: () => findElectronIn(ELECTRON_DIR, process.env),
     installElectron,
-    runElectron: (path) => run(path, ['.']),
+    runElectron: (path) => run(path, ['.', ...args]),
     runBrowserMode: async () => {
-      await import('./index.ts');
+      const { runBrowserMode } = await import('./index.ts');
+      await runBrowserMode({ fallback: true, argv: args });
       return new Promise<number>(() => undefined); // the browser mode exits the process itself
     },
-    say: (line) => process.stdout.write(`${line}\n`),
+    say,
   };
-  decideStart(steps, version).then(
-    ({ exitCode }) => process.exit(exitCode),
-    (error: unknown) => {
-      process.stdout.write(`npm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(1);
-    },
-  );
+  const skipBuild = process.env.KIOSK_SKIP_BUILD === '1';
+  if (!skipBuild) say('Building the app (about a minute the first time)…');
+  (skipBuild ? Promise.resolve({ ok: true, output: '' }) : buildQuietly())
+    .then((build) => {
+      if (!build.ok) {
+        process.stdout.write(build.output.split('\n').slice(-30).join('\n'));
+        say('\nThe build failed (its last lines are above).');
+        process.exit(1);
+      }
+      return decideStart(steps);
+    })
+    .then(
+      ({ exitCode }) => process.exit(exitCode),
+      (error: unknown) => {
+        say(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
 }

@@ -4,8 +4,11 @@
  *   emulator           run the local emulator of the service for integrators
  *   voices list|clone  the caller's custom voices
  *   doctor, ledger, pin-hash  operator commands (ops-commands.ts)
+ *   update-keygen, update-sign  the update feed's signature (update-commands.ts)
+ *   fleet list|send|watch     the fleet console for scripts (fleet.ts)
  * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
  */
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode, type Moderation } from '../core/protocol.ts';
@@ -15,7 +18,10 @@ import { loadDemoAvatar } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, runProbe, type CliIo } from './probe.ts';
 import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
+import { runFleetCommand } from './fleet.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
+import { forCli } from './messages.ts';
+import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
 
 export const USAGE = `Avatar Kiosk CLI
 
@@ -34,6 +40,17 @@ Commands:
   pin-hash              the hash to put in config.json as staffPinHash (the PIN itself is never stored);
                         reads the PIN (6 to 8 digits) from standard input, so it stays out of ps and the
                         shell history: printf '%s' "$PIN" | npm run --silent cli -- pin-hash
+  update-keygen         a new key pair for signing the update feed: --key PATH (the private key,
+                        written 0600, never overwritten); prints the public key for update.publicKeys
+  update-sign           sign the feed's channel files (latest*.yml) under a release folder:
+                        --key PATH DIR (writes <file>.sig beside each; kiosks install nothing unsigned)
+  fleet list            every kiosk the fleet console knows (npm run fleet must be running) [--json]
+  fleet send KIOSK[,KIOSK…]|--group G|--all COMMAND [JSON]
+                        ping, screenshot, end-call, reload, restart, or apply '{"avatar":{"name":"Eva"}}';
+                        prints each kiosk's answer; exit 1 if one refused or none came in --wait S (10)
+  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
+                        --console URL (default http://127.0.0.1:8790, or FLEET_CONSOLE_URL),
+                        --token-file PATH (or FLEET_CONSOLE_TOKEN): the console's operator token
 
 Service (probe, voices). With neither URL the embedded emulator is used:
   --base-url URL        direct surface root {base_url} (needs an API key)
@@ -60,7 +77,8 @@ emulator:
 Common: --verbose (debug logs on stderr), --help
 `;
 
-const OPTIONS = {
+/** Every option the CLI takes (--help and docs/cli.md list each; test/unit/docs-match-code.test.ts checks). */
+export const CLI_OPTIONS = {
   'base-url': { type: 'string' },
   'gateway-url': { type: 'string' },
   'api-key': { type: 'string' },
@@ -86,13 +104,19 @@ const OPTIONS = {
   since: { type: 'string' },
   csv: { type: 'boolean' },
   file: { type: 'string' },
+  key: { type: 'string' },
+  console: { type: 'string' },
+  'token-file': { type: 'string' },
+  group: { type: 'string' },
+  all: { type: 'boolean' },
+  wait: { type: 'string' },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCli>['values'];
 
 export function parseCli(argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    return parseArgs({ args: argv, options: CLI_OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
     // node:util's messages are already one clear line ("Unknown option '--foo'…").
     throw new AvatarError('invalid_request', toAvatarError(err).message.split('\n')[0] ?? 'Invalid arguments.');
@@ -226,13 +250,23 @@ export async function main(argv: string[]): Promise<number> {
         return await runLedgerCommand({ since: values.since, csv: values.csv ?? false, file: values.file, json: values.json ?? false }, io);
       case 'pin-hash':
         return await runPinHashCommand(sub, io, readStdin);
+      case 'update-keygen':
+        return runUpdateKeygen({ key: values.key }, io);
+      case 'update-sign':
+        return runUpdateSign({ key: values.key, dir: sub }, io);
+      case 'fleet':
+        return await runFleetCommand(
+          positionals.slice(1),
+          { consoleUrl: values.console, tokenFile: values['token-file'], group: values.group, all: values.all ?? false, waitS: numberOption(values.wait, 'wait', 10, { max: 3600 }), json: values.json ?? false },
+          io,
+        );
       default:
-        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash; see --help)\n`);
+        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash, update-keygen, update-sign, fleet; see --help)\n`);
         return EXIT_USAGE;
     }
   } catch (err) {
     const error = toAvatarError(err);
-    io.stderr(`cli: ${error.message}\n`);
+    io.stderr(`cli: ${forCli(error.message)}\n`);
     return error.code === 'invalid_request' || error.code === 'invalid_config' ? EXIT_USAGE : EXIT_FAILED;
   }
 }
@@ -247,6 +281,9 @@ async function apiKeyOption(values: ParsedOptions, io: CliIo): Promise<string | 
     return values['api-key'];
   }
   if (file === undefined) return undefined;
+  const access = keyFileAccessProblem(file);
+  if (access?.refuse) throw new AvatarError('invalid_request', access.message);
+  if (access) io.stderr(`cli: warning: ${access.message}\n`);
   let bytes: Uint8Array;
   try {
     bytes = await readRegularFile(file, 4096, 'The API key file');
@@ -257,6 +294,24 @@ async function apiKeyOption(values: ParsedOptions, io: CliIo): Promise<string | 
   const key = new TextDecoder().decode(bytes).trim();
   if (!key) throw new AvatarError('invalid_request', `The API key file ${file} is empty.`);
   return key;
+}
+
+/**
+ * A key file other users can read is refused (as ssh refuses such a private key): the key spends the
+ * venue's credits. One that only the file's group can read is taken with a warning. POSIX only.
+ */
+export function keyFileAccessProblem(file: string, platform: NodeJS.Platform = process.platform): { refuse: boolean; message: string } | null {
+  if (platform === 'win32') return null;
+  let mode: number;
+  try {
+    mode = statSync(file).mode & 0o777;
+  } catch {
+    return null; // reading it says what is wrong
+  }
+  const octal = mode.toString(8).padStart(3, '0');
+  if (mode & 0o006) return { refuse: true, message: `The API key file ${file} can be read by every user of this computer (mode ${octal}); make it yours only (chmod 600 ${file}) and run again.` };
+  if (mode & 0o060) return { refuse: false, message: `the API key file ${file} can be read by its group (mode ${octal}); chmod 600 ${file} keeps it yours only.` };
+  return null;
 }
 
 /** Standard input as text, at most 1 KB (a PIN, not a file). */

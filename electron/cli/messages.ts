@@ -23,5 +23,11 @@ export function describeEnd(summary: SessionSummary | null): string {
 }
 
 export function describeError(error: ErrorInfo): string {
-  return `${error.message} [${error.code}]`;
+  return `${forCli(error.message)} [${error.code}]`;
+}
+
+/** The core's error sentences are written for the kiosk's operator ("check the key in the settings");
+ *  on the CLI the key comes from the environment or a key file, so the advice names those. */
+export function forCli(message: string): string {
+  return message.replace(/Check the key in the settings\.$/, `Check the key you gave (AVATAR_API_KEY, or the file of --api-key-file): it must be the key issued for this service URL.`);
 }

@@ -19,6 +19,7 @@ import { LEDGER_DIR, createLedger, readLedgerFile, totalsOf, toCsv, type LedgerR
 import { hashPin } from '../operations/staff-pin.ts';
 import { RESOURCES_DIR } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, type CliIo } from './probe.ts';
+import { KEY_SOURCES } from './target.ts';
 
 const APP_ROOT = dirname(RESOURCES_DIR);
 
@@ -86,7 +87,7 @@ export async function runDoctorCommand(options: DoctorCommandOptions, io: CliIo)
       client = new ServiceClient({ target: parseServiceTarget({ surface: 'direct', baseUrl, apiKey }), logger: io.logger });
     } else if (raw.encryptedApiKey !== undefined || options.baseUrl) {
       // The stored key is safeStorage ciphertext only the app can open: do not silently test the emulator instead.
-      throw new AvatarError('invalid_config', 'The direct surface needs the API key here: pass --api-key KEY or set AVATAR_API_KEY (the key stored by the app is encrypted for the app only).');
+      throw new AvatarError('invalid_config', `The direct surface needs the API key here: ${KEY_SOURCES} (the key stored by the app is encrypted for the app only).`);
     } else {
       mode = 'demo';
       emulator = await startEmulator({ host: '127.0.0.1', port: 0, logger: io.logger });

@@ -1,7 +1,7 @@
 /**
  * Which service the CLI talks to. Neither --base-url nor --gateway-url: the embedded emulator starts
  * in-process on 127.0.0.1 and is used with its demo key (the embedded default, so a new user sees the
- * whole flow with no account). The API key comes from --api-key or AVATAR_API_KEY and is only ever
+ * whole flow with no account). The API key comes from AVATAR_API_KEY, --api-key-file or --api-key and is only ever
  * sent as a header (spec §5).
  */
 import { AvatarError } from '../core/errors.ts';
@@ -9,6 +9,9 @@ import type { Logger } from '../core/log.ts';
 import type { ServiceTarget } from '../core/session-types.ts';
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.ts';
+
+/** Where the CLI takes the key from, as said to its user (the environment first: out of ps and history). */
+export const KEY_SOURCES = 'set AVATAR_API_KEY in the environment, or give --api-key-file PATH (a file readable by you only, e.g. chmod 600)';
 
 export interface TargetOptions {
   baseUrl?: string | undefined;
@@ -31,14 +34,14 @@ export async function resolveTarget(options: TargetOptions, env: Record<string, 
   }
   if (options.gatewayUrl) {
     if (options.apiKey) {
-      throw new AvatarError('invalid_config', 'The gateway surface takes no API key (the gateway injects it); drop --api-key or use --base-url.');
+      throw new AvatarError('invalid_config', 'The gateway surface takes no API key (the gateway injects it); drop the key (--api-key, --api-key-file) or use --base-url.');
     }
     const target = parseServiceTarget({ surface: 'gateway', gatewayUrl: options.gatewayUrl });
     return { target, emulator: null, label: `${options.gatewayUrl} (gateway)` };
   }
   if (options.baseUrl) {
     if (!apiKey) {
-      throw new AvatarError('invalid_config', 'The direct surface needs an API key: pass --api-key KEY or set AVATAR_API_KEY.');
+      throw new AvatarError('invalid_config', `The direct surface needs an API key: ${KEY_SOURCES}.`);
     }
     const target = parseServiceTarget({ surface: 'direct', baseUrl: options.baseUrl, apiKey });
     return { target, emulator: null, label: `${options.baseUrl} (direct)` };

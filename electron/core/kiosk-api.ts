@@ -50,13 +50,15 @@ export function buildKioskApi<Api, Event>(
 
 /** Where the page opens the socket (same origin as the page). */
 export const KIOSK_SOCKET_PATH = '/kiosk-socket';
-/** The URL fragment key that carries the per-launch secret to the page (`#key=<secret>`). */
-export const SECRET_FRAGMENT_KEY = 'key';
+/**
+ * Where a browser trades a one-time launch code for the page's session cookie
+ * (`/launch?code=<code>` → the cookie set, and a page of ours that moves on to `/`). The code is good once and for a short while,
+ * so a printed or logged address is worthless once used; the cookie is HttpOnly and never printed.
+ */
+export const LAUNCH_PATH = '/launch';
 
 /** Close codes the host uses (4000–4999 are the application's). */
 export const SOCKET_CLOSE = {
-  /** The first frame was not a hello with the right secret. */
-  refused: 4401,
   /** Another page is connected: one page at a time. */
   busy: 4409,
   /** A frame that is not JSON or not a frame of this protocol. */
@@ -65,10 +67,11 @@ export const SOCKET_CLOSE = {
   shutdown: 4000,
 } as const;
 
-/** Page → host. The first frame must be `hello`; then only `call`. */
-export type PageFrame = { type: 'hello'; secret: string } | { type: 'call'; id: number; channel: string; arg?: unknown };
+/** Page → host. The socket is authenticated by its upgrade request (the session cookie), so a page only
+ *  ever sends calls. */
+export type PageFrame = { type: 'call'; id: number; channel: string; arg?: unknown };
 
-/** Host → page. `result` carries the contract's Result for call `id`; `event` a KioskEvent. */
+/** Host → page: `welcome` first (sent as soon as the socket opens). `result` carries the contract's Result for call `id`; `event` a KioskEvent. */
 export type HostFrame<Event = unknown> =
   | { type: 'welcome'; shape: ApiShape }
   | { type: 'result'; id: number; result: unknown }

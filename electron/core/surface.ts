@@ -132,6 +132,9 @@ export function parseServiceTarget(input: ServiceTargetInput): ServiceTarget {
       );
     }
     const headers = input.gatewayHeaders && Object.keys(input.gatewayHeaders).length ? checkGatewayHeaders(input.gatewayHeaders) : null;
+    // The headers authenticate this kiosk to the gateway (a device token): like the key, never in clear.
+    const cleartext = headers ? cleartextHeadersProblem(url) : null;
+    if (cleartext) throw configError(`The gateway URL ${cleartext}.`, 'gatewayUrl');
     return { surface: 'gateway', gatewayUrl: url, ...(headers ? { headers } : {}) };
   }
 
@@ -182,6 +185,18 @@ export function cleartextKeyProblem(url: string): string | null {
   }
   if (parsed.protocol !== 'http:' || isLoopbackHost(parsed.hostname)) return null;
   return `must start with https:// (got http://${parsed.host}): with http:// the API key would cross the network unencrypted; http:// is only for this computer (localhost, 127.0.0.1, ::1)`;
+}
+
+/** Why a gateway URL may not carry the kiosk's gatewayHeaders (null when it may): as for the key. */
+export function cleartextHeadersProblem(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.protocol !== 'http:' || isLoopbackHost(parsed.hostname)) return null;
+  return `must start with https:// (got http://${parsed.host}) when gatewayHeaders are set: with http:// the device's token would cross the network unencrypted; http:// is only for this computer (localhost, 127.0.0.1, ::1)`;
 }
 
 /** A short description of a target for logs and status lines: surface and origin, never the key. */

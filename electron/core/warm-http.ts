@@ -18,6 +18,7 @@ import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { systemClock, type Clock } from './clock.ts';
 import { silentLogger, type Logger } from './log.ts';
+import { proxyAgent, type ProxyRoute } from './proxy.ts';
 
 export interface WarmHttpOptions {
   /** The service's origin (its base or gateway URL; only the scheme, host and port are used). */
@@ -26,6 +27,9 @@ export interface WarmHttpOptions {
   logger?: Logger;
   /** A parked (never used) connection is replaced after this long. Default 30 000 ms. */
   maxParkedMs?: number;
+  /** How to reach the origin (core/proxy.ts `routeFor`). Through a proxy, the agent is the proxy's
+   *  (tunnels pooled keep-alive) and `warm()` does nothing: a tunnel is opened by the first request. */
+  route?: ProxyRoute;
 }
 
 type ParkableSocket = Duplex & { destroyed: boolean; ref?: () => unknown; unref?: () => unknown };
@@ -50,6 +54,7 @@ export class WarmHttp {
   #parked: Parked | null = null;
   #warming: Promise<void> | null = null;
   #closed = false;
+  readonly #proxied: boolean;
   /** Connections taken from the park, for diagnostics and tests. */
   reused = 0;
 
@@ -59,6 +64,12 @@ export class WarmHttp {
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger ?? silentLogger;
     this.#maxParkedMs = options.maxParkedMs ?? 30_000;
+    const viaProxy = options.route ? proxyAgent(options.route, { keepAlive: true }) : null;
+    this.#proxied = viaProxy !== null;
+    if (viaProxy) {
+      this.agent = viaProxy;
+      return;
+    }
     const agentOptions = { keepAlive: true, keepAliveMsecs: 1_000, maxFreeSockets: 4, scheduling: 'lifo' as const };
     const agent = (this.#secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions)) as AgentLike;
     const connect = agent.createConnection.bind(agent);
@@ -84,7 +95,7 @@ export class WarmHttp {
 
   /** Open one connection now unless a fresh one is parked (resolves when it is ready, or on failure). */
   warm(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
+    if (this.#closed || this.#proxied) return Promise.resolve();
     if (this.isWarm) return Promise.resolve();
     this.#dropParked();
     this.#warming ??= this.#open().finally(() => (this.#warming = null));

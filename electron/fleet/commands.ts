@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { scheduleSchema } from '../kiosk/fleet-config.ts';
 
-export const COMMAND_NAMES = ['ping', 'reload', 'restart', 'end-call', 'screenshot', 'apply'] as const;
+export const COMMAND_NAMES = ['ping', 'reload', 'restart', 'end-call', 'screenshot', 'apply', 'update-check', 'update-install', 'update-pin'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /** Commands that would cut a live call short: refused during one unless `force`. */
@@ -41,6 +41,11 @@ export const commandSchema = z.discriminatedUnion('cmd', [
   z.strictObject({ ...base, cmd: z.literal('end-call') }),
   z.strictObject({ ...base, cmd: z.literal('screenshot') }),
   z.strictObject({ ...base, cmd: z.literal('apply'), settings: applySettingsSchema }),
+  // Updates (fleet/safe-updates.ts): check the feed now; install at the next moment without a call (never
+  // during one, so no `force`); stay on (or go back to) a version, null to follow the channel again.
+  z.strictObject({ ...base, cmd: z.literal('update-check') }),
+  z.strictObject({ ...base, cmd: z.literal('update-install') }),
+  z.strictObject({ ...base, cmd: z.literal('update-pin'), version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a version such as "1.4.2", or null').nullable() }),
 ]);
 export type Command = z.infer<typeof commandSchema>;
 

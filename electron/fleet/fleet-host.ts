@@ -14,7 +14,9 @@ import type { KioskService } from '../kiosk/kiosk-service.ts';
 import { policyLocks } from './managed-config.ts';
 import { METRIC_PREFIX } from './metrics.ts';
 import { APPLY_KEYS, type ApplySettings } from './commands.ts';
+import type { ProxyRoute } from '../core/proxy.ts';
 import { defaultKioskId, startMqttLink, type FleetControl, type MqttLink } from './mqtt-link.ts';
+import type { SafeUpdates } from './safe-updates.ts';
 import { localLabel, watchOpeningHours, type OpeningState, type OpeningWatch } from './opening-hours.ts';
 
 /** What the fleet needs of the credit ledger (operations/ledger.ts satisfies it). */
@@ -52,6 +54,12 @@ export interface FleetHostOptions {
   lastErrorCode?: () => string | null;
   /** Test hook: the link's reconnect delay. */
   reconnectMs?: number;
+  /** How to reach the MQTT broker (the venue's proxy, core/proxy.ts); default direct. */
+  mqttRoute?: ProxyRoute;
+  /** Whether Chromium's sandbox is on, for the status (absent: not reported). */
+  sandbox?: boolean;
+  /** The running safe updates (they start after the host), for the status and the update commands. */
+  updates?: () => SafeUpdates | null;
 }
 
 export interface FleetHost {
@@ -100,6 +108,22 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
     reload: () => options.actions.reload(),
     restart: () => options.actions.restart(),
     screenshot: () => options.actions.screenshot(),
+    updates: () => {
+      const updates = options.updates?.() ?? null;
+      if (!updates) return null;
+      return {
+        get status() {
+          return updates.status;
+        },
+        check: () => updates.check(),
+        installWhenIdle: () => updates.installWhenIdle(),
+        async pin(version) {
+          await persistUpdatePin(version, options);
+          logger.info('Updates: pin changed by the operator', { version });
+          updates.pin(version);
+        },
+      };
+    },
     async apply(settings) {
       const applied = await applyRemoteSettings(settings, options);
       watch.setSchedule(service.config.schedule);
@@ -120,6 +144,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
         logger,
         control,
         ...(options.reconnectMs !== undefined ? { reconnectMs: options.reconnectMs } : {}),
+        ...(options.mqttRoute ? { route: options.mqttRoute } : {}),
         status: () => {
           const totals = options.ledger?.totals(clock.now()).today;
           const state = watch.state;
@@ -133,6 +158,8 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
             policyError: options.policyError ?? null,
+            ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
+            update: options.updates?.()?.status ?? null,
           };
         },
       });
@@ -164,6 +191,22 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
       await link?.close();
     },
   };
+}
+
+/**
+ * An operator's pin (null: none) into config.json: after the pinned version is installed and started, it
+ * must still be pinned, or it would update straight back. Refused when the policy sets the pin (the
+ * administrator's file wins, so the change would do nothing).
+ */
+export async function persistUpdatePin(version: string | null, options: Pick<FleetHostOptions, 'configFile' | 'policy'>): Promise<void> {
+  if (isRecord(options.policy.update) && options.policy.update.pinVersion !== undefined) {
+    throw new AvatarError('forbidden', 'The administrator\'s policy sets update.pinVersion; change it there.');
+  }
+  const current = options.configFile.read();
+  const update = isRecord(current.update) ? { ...current.update } : {};
+  if (version) update.pinVersion = version;
+  else delete update.pinVersion;
+  await options.configFile.write({ ...current, update });
 }
 
 /**
@@ -207,4 +250,8 @@ export async function applyRemoteSettings(
   await options.configFile.write(next);
   await service.reconfigure({ ...config, window: service.config.window, rtcEngine: service.config.rtcEngine });
   return applied.sort();
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -263,6 +263,23 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     return typeof given === 'string' && timingSafeEqual(digest(given.trim()), expected);
   };
 
+  // Without a token only this computer may read them, and a venue web page must not either: a DNS-rebound
+  // name reaches 127.0.0.1 with its own Host, so (as the browser mode's host does) only a loopback Host
+  // with this port is answered. With a token the token is the gate (a scraper may use any name).
+  let boundPort = 0;
+  const hostAllowed = (req: IncomingMessage): boolean => {
+    if (expected) return true;
+    const given = req.headers.host;
+    if (typeof given !== 'string') return false;
+    let url: URL;
+    try {
+      url = new URL(`http://${given}`);
+    } catch {
+      return false;
+    }
+    return isLoopbackHost(url.hostname) && (url.port || '80') === String(boundPort) && url.username === '' && url.pathname === '/';
+  };
+
   const answer = (res: ServerResponse, status: number, type: string, body: string) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
     res.end(body);
@@ -275,6 +292,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
         res.setHeader('allow', 'GET, HEAD');
         return answer(res, 405, 'text/plain; charset=utf-8', 'Method not allowed\n');
       }
+      if (!hostAllowed(req)) return answer(res, 421, 'text/plain; charset=utf-8', 'Misdirected request\n');
       if (path !== '/metrics' && path !== '/healthz') return answer(res, 404, 'text/plain; charset=utf-8', 'Not found\n');
       if (!authorized(req)) {
         res.setHeader('www-authenticate', 'Bearer realm="avatar-kiosk"');
@@ -304,6 +322,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     });
   });
   const bound = (server.address() as AddressInfo).port;
+  boundPort = bound;
   logger.info('Metrics endpoint ready', { host, port: bound, auth: token ? 'bearer' : 'none (loopback)' });
   let closing: Promise<void> | null = null;
   return {

@@ -21,14 +21,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import { connect, MqttClient, type IClientOptions, type IStream } from 'mqtt';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
+import { DIRECT, proxyAgent, tunnelStream, type ProxyRoute } from '../core/proxy.ts';
 import type { MqttSettings } from '../kiosk/fleet-config.ts';
 import { COMMAND_BURST, COMMAND_REFILL_MS, compactAnswer, createRateLimiter, expiryProblem, openCommandLog } from './command-guard.ts';
 import { INTERRUPTING, parseCommand, readCommandId, type ApplySettings, type Command, type CommandName, type CommandResult } from './commands.ts';
 import { openEventQueue, type EventQueue } from './event-queue.ts';
+import type { UpdateStatus } from './safe-updates.ts';
 
 /** Status is republished at most this often. */
 export const STATUS_MIN_INTERVAL_MS = 1000;
@@ -57,6 +59,10 @@ export interface FleetStatusFields {
   nextChangeAt: string | null;
   today: { sessions: number; credits: number };
   lastErrorCode: string | null;
+  /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
+  sandbox?: boolean;
+  /** Updates (safe-updates.ts): phase, how this install updates, the version waiting, the pin, the last error. Absent: no update feed. */
+  update?: UpdateStatus | null;
   /** Why the administrator's policy was not applied as written (null when it was, or there is none). */
   policyError?: string | null;
 }
@@ -89,6 +95,17 @@ export interface FleetControl {
   /** Why this kiosk cannot run `cmd` at all (e.g. the browser mode has no window to capture), or null:
    *  asked before anything else, so a refused command never touches a call. */
   refuses?(cmd: CommandName): string | null;
+  /** The update commands act on this; null when the kiosk has no update feed. */
+  updates?(): FleetUpdates | null;
+}
+
+/** What the update commands need (fleet-host.ts builds it on safe-updates.ts). */
+export interface FleetUpdates {
+  readonly status: UpdateStatus;
+  check(): Promise<void>;
+  installWhenIdle(): void;
+  /** Pin (or unpin, null) and keep it across restarts; throws `forbidden` when the policy sets the pin. */
+  pin(version: string | null): Promise<void>;
 }
 
 export interface MqttLinkOptions {
@@ -105,6 +122,8 @@ export interface MqttLinkOptions {
   /** The command rate limit (tests widen it). Default COMMAND_BURST, then one per COMMAND_REFILL_MS. */
   commandRate?: { burst: number; refillMs: number };
   readFile?: (path: string) => Buffer;
+  /** How to reach the broker (core/proxy.ts `routeFor`, the venue's proxy); default direct. */
+  route?: ProxyRoute;
 }
 
 export interface MqttLink {
@@ -124,6 +143,7 @@ export function defaultKioskId(name: string = hostname()): string {
   return name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[-_]+|-+$/g, '').slice(0, 64) || 'kiosk';
 }
 
+/** Fleet-wide and group commands: levels starting with "_" (a kiosk id may not be used for them). */
 export function topicsFor(prefix: string, kioskId: string, group: string | null = null): MqttLink['topics'] {
   const base = `${prefix}/${kioskId}`;
   return {
@@ -171,6 +191,26 @@ export function clientOptions(settings: MqttSettings, kioskId: string, willTopic
   };
 }
 
+/**
+ * `connect` through `route`: ws/wss take the proxy's agent (mqtt.js hands `wsOptions` to `ws`); mqtt and
+ * mqtts get a stream through the proxy's tunnel (mqtts: TLS to the broker inside it, the broker's
+ * certificate checked as on a direct link). Each reconnect opens a new tunnel.
+ */
+export function connectVia(url: string, opts: IClientOptions, route: ProxyRoute): MqttClient {
+  if (route.kind === 'direct') return connect(url, opts);
+  const parsed = new URL(url);
+  const protocol = parsed.protocol.replace(/:$/, '');
+  if (protocol === 'ws' || protocol === 'wss') return connect(url, { ...opts, wsOptions: { agent: proxyAgent(route)! } });
+  if (protocol !== 'mqtt' && protocol !== 'mqtts') throw new AvatarError('invalid_config', `The MQTT URL scheme ${protocol}: cannot go through a proxy.`, { details: { field: 'mqtt.url' } });
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(parsed.port) || (protocol === 'mqtts' ? 8883 : 1883);
+  const tls =
+    protocol === 'mqtts'
+      ? { servername: host, rejectUnauthorized: opts.rejectUnauthorized ?? true, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.cert ? { cert: opts.cert } : {}), ...(opts.key ? { key: opts.key } : {}) }
+      : false;
+  return new MqttClient(() => tunnelStream(route, { host, port, tls }) as unknown as IStream, { ...opts, protocol, host, hostname: host, port });
+}
+
 export function startMqttLink(options: MqttLinkOptions): MqttLink {
   const { settings, kioskId, control, clock } = options;
   const logger = options.logger ?? silentLogger;
@@ -181,7 +221,7 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   const queue: EventQueue = openEventQueue({ dir: options.dataDir, limit: settings.queueLimit, logger });
   const opts = clientOptions(settings, kioskId, topics.status, options.readFile ?? ((p) => readFileSync(p)), options.reconnectMs ?? 5000);
   logger.info('Fleet link: connecting to the broker', { url: settings.url, clientId: opts.clientId, username: settings.username ?? null, kioskId, queued: queue.size });
-  const client: MqttClient = connect(settings.url, opts);
+  const client: MqttClient = connectVia(settings.url, opts, options.route ?? DIRECT);
 
   let closed = false;
   let lastStatus = '';
@@ -316,6 +356,16 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
         }
         case 'apply':
           return ok(await control.apply(command.settings));
+        case 'update-check':
+        case 'update-install':
+        case 'update-pin': {
+          const updates = control.updates?.() ?? null;
+          if (!updates) return refuse('unavailable', 'Updates are not set up on this kiosk (no update.url in its settings).');
+          if (command.cmd === 'update-check') await updates.check();
+          else if (command.cmd === 'update-install') updates.installWhenIdle();
+          else await updates.pin(command.version);
+          return ok({ update: updates.status });
+        }
       }
     } catch (error) {
       const e = toAvatarError(error);

@@ -79,3 +79,30 @@ export function installDecision(input: InstallInputs): { install: boolean; reaso
   const closesAt = input.opening?.open ? input.opening.nextChangeAtMs : null;
   return { install: false, reason: 'the kiosk is in use', retryAtMs: Math.min(idleUntil, closesAt ?? Number.POSITIVE_INFINITY) };
 }
+
+/**
+ * How this installation is updated, decided from what the build wrote (`package-type` in a deb/rpm) and
+ * how the app runs. Every in-app model installs without an administrator: the NSIS installer is per
+ * user (no UAC prompt, the kiosk user owns the files), the Mac updater replaces an app the kiosk user may
+ * write, an AppImage replaces its own file. A deb (or rpm) would need root (`pkexec dpkg -i`, a polkit
+ * prompt nobody answers at a kiosk), so those installs are updated by the OS's package manager or MDM and
+ * the in-app updater stays off; the status says so.
+ */
+export type InstallModel =
+  | { inApp: true; kind: 'nsis-per-user' | 'mac-zip' | 'appimage' }
+  | { inApp: false; kind: 'os-package-manager' | 'not-packaged' | 'unsupported'; why: string };
+
+export function installModel(input: { platform: NodeJS.Platform; isPackaged: boolean; packageType: string | null; appImage: boolean }): InstallModel {
+  if (!input.isPackaged) return { inApp: false, kind: 'not-packaged', why: 'running from a checkout: nothing to update' };
+  if (input.platform === 'win32') return { inApp: true, kind: 'nsis-per-user' };
+  if (input.platform === 'darwin') return { inApp: true, kind: 'mac-zip' };
+  if (input.platform === 'linux') {
+    const type = input.packageType?.trim() ?? null;
+    if (type === 'deb' || type === 'rpm' || type === 'pacman') {
+      return { inApp: false, kind: 'os-package-manager', why: `installed as a ${type} package: updated by the system's package manager (apt repository, unattended-upgrades or MDM), not by the app` };
+    }
+    if (input.appImage) return { inApp: true, kind: 'appimage' };
+    return { inApp: false, kind: 'unsupported', why: 'an unpacked Linux build cannot update itself; install the deb' };
+  }
+  return { inApp: false, kind: 'unsupported', why: `no updater for ${input.platform}` };
+}

@@ -18,6 +18,10 @@ export interface StartupProblems {
   policyPath: string;
   /** Why the stored API key was not used (null when it was, or when there is none). */
   keyProblem: ErrorInfo | null;
+  /** Chromium's sandbox is off (os-integration.ts `sandboxProblem`); null or absent when it is on. */
+  sandboxProblem?: string | null;
+  /** Keys of the config file this version does not know (config.ts `unknownConfigKeys`). */
+  unknownConfigKeys?: readonly string[];
 }
 
 /** The problems found before the kiosk service exists, in the order staff should read them. */
@@ -30,10 +34,19 @@ export function startupAttention(p: StartupProblems): AttentionItem[] {
       message: `${p.configError.message} The kiosk is running on safe defaults; fix ${p.configPath ?? 'config.json in the app\'s data folder'} and restart.`,
     });
   }
+  if (p.unknownConfigKeys?.length) {
+    const keys = p.unknownConfigKeys.slice(0, 10).join(', ') + (p.unknownConfigKeys.length > 10 ? ` and ${p.unknownConfigKeys.length - 10} more` : '');
+    items.push({
+      kind: 'config',
+      code: 'invalid_config',
+      message: `${p.configPath ?? 'config.json'} has settings this version does not know: ${keys} (written by a newer version, or misspelt). They are ignored and kept in the file; every other setting applies.`,
+    });
+  }
   for (const problem of p.policyProblems) {
     items.push({ kind: 'policy', code: 'invalid_config', message: `${problem} The other blocks of ${p.policyPath} apply; ask the administrator to fix the policy file.` });
   }
   if (p.keyProblem) items.push({ kind: 'key', code: p.keyProblem.code, message: p.keyProblem.message });
+  if (p.sandboxProblem) items.push({ kind: 'sandbox', code: 'invalid_config', message: p.sandboxProblem });
   return items;
 }
 

@@ -250,7 +250,9 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   if (typeof input !== 'object' || Array.isArray(input)) {
     throw new AvatarError('invalid_config', 'Invalid configuration at "(root)": the file must hold a JSON object.', { details: { field: '(root)' } });
   }
-  const user = applyEnv(structuredClone(input) as Record<string, unknown>, env);
+  // Settings this version does not know (written by a newer one, before a rollback) are left out here,
+  // never fatal: callers report them (`unknownConfigKeys`) and keep them in the file.
+  const user = applyEnv(withoutUnknownKeys(input as Record<string, unknown>), env);
   // Gateway headers authenticate this kiosk to the integrator's gateway: the administrator sets them,
   // never config.json (which the staff panel writes).
   if (isRecord(user.service)) delete user.service.gatewayHeaders;
@@ -308,9 +310,76 @@ export function defaultConfig(env: ConfigEnv = {}, options: ResolveOptions = {})
  * `properties` map as `schema`; defaults stay in zod (conf must not write them into the file).
  */
 export function configJsonSchema(): { properties: Record<string, unknown>; rootSchema: Record<string, unknown> } {
-  const full = z.toJSONSchema(configFileSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  const properties = stripDefaults(full.properties) as Record<string, unknown>;
-  return { properties, rootSchema: { additionalProperties: false } };
+  // Unknown keys pass here (a newer version's settings must not make the file unreadable after a
+  // rollback); resolveConfig leaves them out and the caller reports them by name.
+  const properties = openObjects(stripDefaults(configInputSchema().properties)) as Record<string, unknown>;
+  return { properties, rootSchema: {} };
+}
+
+/**
+ * The dotted keys of a config file that this version does not know (a newer version wrote them, or a
+ * typo), e.g. `window.hdr`, `avatars.0.mood`. They are not fatal: resolveConfig leaves them out, the kiosk
+ * reports them to staff, and writes keep them in the file (so rolling forward again finds them).
+ */
+export function unknownConfigKeys(raw: unknown): string[] {
+  const unknown: string[] = [];
+  if (isRecord(raw)) splitUnknown(raw, configInputSchema(), '', unknown);
+  return unknown;
+}
+
+/** A copy of the file without the keys this version does not know. */
+export function withoutUnknownKeys(raw: Record<string, unknown>): Record<string, unknown> {
+  return splitUnknown(structuredClone(raw), configInputSchema(), '', []) as Record<string, unknown>;
+}
+
+/** `next` (what this version writes) with the unknown keys of `current` (the file as it was) put back. */
+export function keepUnknownKeys(current: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
+  const out = structuredClone(next);
+  for (const key of unknownConfigKeys(current)) {
+    const parts = key.split('.');
+    let from: unknown = current;
+    let to: Record<string, unknown> = out;
+    for (const [i, part] of parts.entries()) {
+      from = (from as Record<string, unknown>)[part];
+      if (i === parts.length - 1) to[part] ??= structuredClone(from);
+      else {
+        const child = to[part];
+        // The known parent was removed or replaced by a list: its unknown children go with it.
+        if (typeof child !== 'object' || child === null) break;
+        to = child as Record<string, unknown>;
+      }
+    }
+  }
+  return out;
+}
+
+let inputSchema: Record<string, unknown> | null = null;
+function configInputSchema(): Record<string, unknown> {
+  inputSchema ??= z.toJSONSchema(configFileSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return inputSchema;
+}
+
+/** Walks `value` along the JSON Schema: a key a closed object does not list is collected and removed. */
+function splitUnknown(value: unknown, schema: unknown, path: string, unknown: string[]): unknown {
+  if (!isRecord(schema)) return value;
+  if (Array.isArray(value)) return isRecord(schema.items) ? value.map((v, i) => splitUnknown(v, schema.items, `${path}${i}.`, unknown)) : value;
+  if (!isRecord(value) || schema.additionalProperties !== false || !isRecord(schema.properties)) return value;
+  const properties = schema.properties;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (Object.hasOwn(properties, k)) out[k] = splitUnknown(v, properties[k], `${path}${k}.`, unknown);
+    else unknown.push(`${path}${k}`);
+  }
+  return out;
+}
+
+/** The JSON Schema with every closed object opened (`additionalProperties: false` removed). */
+function openObjects(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(openObjects);
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (!(k === 'additionalProperties' && v === false)) out[k] = openObjects(v);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------

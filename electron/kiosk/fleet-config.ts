@@ -77,7 +77,7 @@ export const mqttSchema = z
     url: z.string().min(1).max(2048).refine((u) => brokerUrlProblem(u) === null, { error: (issue) => brokerUrlProblem(String(issue.input)) ?? 'invalid broker URL' }),
     /** This kiosk's name in the topics; default: the computer's host name. */
     kioskId: ownTopicPart.optional(),
-    /** The kiosk's group: it also takes commands sent to `<prefix>/_group/<group>/cmd`. */
+    /** The operator's group for this kiosk (commands to `<prefix>/_group/<group>/cmd` reach it). */
     group: ownTopicPart.optional(),
     /** Default: the kiosk id. */
     clientId: z.string().min(1).max(128).optional(),
@@ -105,6 +105,13 @@ export const updateSchema = z.strictObject({
     .refine((u) => u.startsWith('https:') || isLoopbackHost(new URL(u).hostname), 'must start with https:// (http:// only to this computer): an installer fetched in clear could be swapped on the way')
     .optional(),
   channel: z.string().regex(/^[a-z0-9-]{1,32}$/, 'must be lower-case letters, digits or "-"').default('latest'),
+  /** The fleet's Ed25519 public keys (base64 SPKI, `cli update-keygen` prints one): the feed's channel files must
+   *  be signed by one of them, or nothing is installed. No key: updates stay off. Two during a key change. */
+  publicKeys: z
+    .array(z.string().regex(/^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{43}=$/, 'must be an Ed25519 public key as `update-keygen` prints it ("MCowBQYDK2VwAyEA…", 60 characters)'))
+    .min(1)
+    .max(4)
+    .optional(),
   /** Stay on (or go back to) exactly this version: the policy's rollback. */
   pinVersion: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a version such as "1.4.2"').optional(),
   /** With opening hours set, installs wait for closing time unless the kiosk was idle this long. */

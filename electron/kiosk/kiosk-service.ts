@@ -35,6 +35,7 @@ import {
   type AttractReportArgs,
   type AttentionItem,
   type KeyProtectionWeak,
+  type HoldReason,
   type OpeningInfo,
   type LanguageCode,
 } from '../contract.ts';
@@ -54,7 +55,8 @@ import type { CallMode } from '../core/protocol.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import { SpareManager, type TakenSpare } from './spare.ts';
 import { createWsTransportFactory, wsTransportFactory } from '../core/transport.ts';
-import { WarmHttp } from '../core/warm-http.ts';
+import { nodeFetch, WarmHttp } from '../core/warm-http.ts';
+import { proxyAgent, routeFor, type ProxyResolver, type ProxyRoute } from '../core/proxy.ts';
 import { createCachedRequestBuilder } from '../core/request-cache.ts';
 import { systemClock, type TimerHandle } from '../core/clock.ts';
 import { createDispatcher, type Dispatch, type HandlerTable, type StaffGate } from './dispatch.ts';
@@ -85,6 +87,9 @@ export interface KioskServiceOptions {
   portrait?: boolean;
   /** The control sockets' transport (tests); default: `ws` over the warm keep-alive agent. */
   transportFactory?: TransportFactory;
+  /** The venue's proxy (main: Electron's `session.resolveProxy`); asked when the client is built, for the
+   *  service's origin. Default: none, every connection is direct. */
+  proxy?: ProxyResolver;
   /**
    * RTC first, then billing (default true): conn_init waits until the renderer reports its side of the RTC
    * channel ready (`session.rtcReady`); a join failure ends the session with type 5 before any conn_init.
@@ -93,6 +98,8 @@ export interface KioskServiceOptions {
   awaitRendererRtc?: boolean;
   /** Bound on the renderer's join before the session is given up (default 30 000 ms). */
   rtcReadyTimeoutMs?: number;
+  /** Asked for a synthetic microphone and camera (`--demo-devices`); honoured in demo mode only. */
+  demoDevices?: boolean;
 }
 
 /** Staff operations, attached after creation (electron/operations/staff-ops.ts): they bring the `staff`
@@ -143,6 +150,12 @@ export interface KioskService {
   reconfigure(next: KioskConfig): Promise<void>;
   /** The client of the current service (null when misconfigured); for voices and recovery. */
   readonly client: ServiceClient | null;
+  /** Control sockets as the current client opens them (through the venue's proxy when there is one). */
+  readonly transportFactory: TransportFactory;
+  /** A `fetch` for another service URL (a leftover session's), routed like the client (the venue's proxy). */
+  readonly fetch: typeof fetch;
+  /** How the current client reaches the service (`direct` or the proxy's URL; null before it is built). */
+  readonly route: ProxyRoute | null;
   /** Whether a session is running (creating … ending). */
   readonly running: boolean;
   /** Cast members whose image or persona failed the start-up check (each message names the avatar). */
@@ -157,6 +170,10 @@ export interface KioskService {
    *  session is made; the renderer hears an `opening` event. A call already running goes on. */
   setOpening(opening: OpeningInfo): void;
   readonly opening: OpeningInfo;
+  /** Hold new calls (an update is about to quit the app) or take them again (null). A call already
+   *  running goes on; the renderer hears a `hold` event and shows "back in a moment". */
+  setHold(hold: HoldReason | null): void;
+  readonly hold: HoldReason | null;
 }
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
@@ -223,6 +240,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let imageDataUrl: Promise<string | null> | null = null;
   let extension: KioskExtension | null = null;
   let opening: OpeningInfo = { open: true, nextOpenAt: null, timeZone: null };
+  let hold: HoldReason | null = null;
   /** What the attract screen last reported (replayed to the spare manager when the kiosk opens). */
   let lastAttract: AttractReportArgs = { showing: false, present: null };
   // Only a configured `avatars` list is checked up front.
@@ -252,6 +270,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   }
 
   let warm: WarmHttp | null = null;
+  let route: ProxyRoute | null = null;
   let transportFactory: TransportFactory = options.transportFactory ?? wsTransportFactory;
   let warmTimer: TimerHandle | null = null;
   const clock = options.clock ?? systemClock;
@@ -321,7 +340,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     }
     // One warm keep-alive connection for the REST calls and socket handshakes.
     warm?.close();
-    warm = new WarmHttp({ baseUrl: target.surface === 'direct' ? target.baseUrl : target.gatewayUrl, logger, ...(options.clock ? { clock: options.clock } : {}) });
+    const origin = target.surface === 'direct' ? target.baseUrl : target.gatewayUrl;
+    route = await routeFor(origin, options.proxy, logger);
+    warm = new WarmHttp({ baseUrl: origin, logger, route, ...(options.clock ? { clock: options.clock } : {}) });
     const agent = warm.agent;
     transportFactory = options.transportFactory ?? createWsTransportFactory({ agent });
     client = new ServiceClient({ target, logger, fetch: warm.fetch });
@@ -355,9 +376,12 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       presence: { cameraEnabled: config.presence.cameraEnabled },
       attention: attention().length,
       opening: { ...opening },
+      hold,
       languages: [...config.languages],
       defaultLanguage: config.defaultLanguage,
       accessibility: { default: config.accessibility.default, reachBandPercent: config.accessibility.reachBandPercent },
+      // Never with a real key: the synthetic devices exist only while the emulator answers calls.
+      demoDevices: mode === 'demo' && options.demoDevices === true,
     };
   }
 
@@ -418,6 +442,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     if (shutdownPromise) return fail('cancelled', 'The kiosk is shutting down.');
     if (isRunning()) return fail('invalid_request', 'A session is already running.');
     if (!opening.open) return fail('invalid_request', 'The kiosk is closed (outside its opening hours).');
+    if (hold) return fail('invalid_request', 'The kiosk is updating; back in a moment.');
     if (!client) {
       const error = clientError ?? new AvatarError('invalid_config', 'The avatar service is not configured.');
       return fail(error.code, error.message);
@@ -712,9 +737,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     logger.debug('Attract report', { showing: args.showing, present: args.present });
     lastAttract = args;
     if (!shutdownPromise) {
-      keepWarm(args.showing && opening.open);
-      // Closed: no spare sessions (nobody can take them).
-      spares.report(opening.open ? args : { showing: false, present: args.present });
+      keepWarm(args.showing && opening.open && !hold);
+      // Closed or held: no spare sessions (nobody can take them).
+      spares.report(opening.open && !hold ? args : { showing: false, present: args.present });
     }
     return ok(undefined);
   }
@@ -808,6 +833,15 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     get client() {
       return client;
     },
+    transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
+    fetch: async (input, init) => {
+      const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+      const agent = proxyAgent(await routeFor(url.href, options.proxy, logger));
+      return nodeFetch(input, init, () => agent ?? undefined);
+    },
+    get route() {
+      return route;
+    },
     get running() {
       return isRunning();
     },
@@ -830,6 +864,17 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     get opening() {
       return { ...opening };
+    },
+    setHold(next) {
+      if (next === hold || shutdownPromise) return;
+      hold = next;
+      logger.info(hold ? 'New calls held' : 'New calls taken again', { reason: hold });
+      if (hold) spares.discard('held');
+      void attractReport(lastAttract);
+      emit({ type: 'hold', hold });
+    },
+    get hold() {
+      return hold;
     },
   };
 }

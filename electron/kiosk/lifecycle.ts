@@ -59,9 +59,9 @@ export interface Lifecycle {
 }
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 8_000;
+/** How long the quit waits for the features to stop (the fleet's "stopped" status, /metrics closing). */
+export const FEATURE_STOP_TIMEOUT_MS = 3_000;
 export const DEFAULT_UNRESPONSIVE_RELOAD_MS = 10_000;
-/** After a failed start-up, wait this long before relaunching: a start that always fails must not spin. */
-export const STARTUP_RELAUNCH_DELAY_MS = 5_000;
 
 export function createLifecycle(hooks: LifecycleHooks): Lifecycle {
   const logger = hooks.logger ?? silentLogger;
@@ -201,30 +201,85 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
-// Keep the display awake while live.
+// Keep the display awake: while live, and on a kiosk screen whenever its window shows.
 export interface PowerSaveBlockerLike {
   start(type: 'prevent-display-sleep'): number;
   stop(id: number): void;
 }
 
-/** Observes kiosk events: blocks display sleep from `live` until the session is over. */
-export function createPowerSaveGuard(blocker: PowerSaveBlockerLike, logger: Logger = silentLogger): { onEvent(event: { type: string; state?: { phase: string } }): void; readonly active: boolean } {
+export interface PowerSaveGuard {
+  onEvent(event: { type: string; state?: { phase: string } }): void;
+  /** The window was shown (`show`, `restore`) or hidden (`hide`, `minimize`). */
+  windowShown(shown: boolean): void;
+  readonly active: boolean;
+}
+
+/**
+ * One `prevent-display-sleep` blocker, held while a call is live (every window mode) and, with
+ * `whileShown` (the kiosk window, not the companion on someone's desk), for as long as the window shows:
+ * an attract screen that goes dark or locks cannot invite anyone.
+ */
+export function createPowerSaveGuard(blocker: PowerSaveBlockerLike, logger: Logger = silentLogger, options: { whileShown?: boolean } = {}): PowerSaveGuard {
   let id: number | null = null;
+  let inCall = false;
+  let shown = false;
+  const update = () => {
+    const want = inCall || (options.whileShown === true && shown);
+    if (want && id === null) {
+      id = blocker.start('prevent-display-sleep');
+      logger.debug('Display sleep blocked', { inCall, shown });
+    } else if (!want && id !== null) {
+      blocker.stop(id);
+      id = null;
+      logger.debug('Display sleep allowed again');
+    }
+  };
   return {
     onEvent(event) {
       if (event.type !== 'state' || !event.state) return;
       const phase = event.state.phase;
-      if ((phase === 'live' || phase === 'reconnecting') && id === null) {
-        id = blocker.start('prevent-display-sleep');
-        logger.debug('Display sleep blocked while live');
-      } else if ((phase === 'ended' || phase === 'failed' || phase === 'idle') && id !== null) {
-        blocker.stop(id);
-        id = null;
-        logger.debug('Display sleep allowed again');
-      }
+      if (phase === 'live' || phase === 'reconnecting') inCall = true;
+      else if (phase === 'ended' || phase === 'failed' || phase === 'idle') inCall = false;
+      update();
+    },
+    windowShown(isShown) {
+      shown = isShown;
+      update();
     },
     get active() {
       return id !== null;
     },
   };
+}
+
+/**
+ * Stop everything in `stoppables`, last first (the fleet link before the ledger it forwards), each
+ * awaited, all within `timeoutMs`: the quit waits for them (the fleet hears "stopped") but a broker that
+ * does not answer cannot keep the app alive. Resolves `'timeout'` when the bound cut it short.
+ */
+export async function stopInReverse(
+  stoppables: readonly { name: string; stop?(): Promise<void> | void }[],
+  options: { timeoutMs?: number; clock?: Clock; logger?: Logger } = {},
+): Promise<'done' | 'timeout'> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const timeoutMs = options.timeoutMs ?? FEATURE_STOP_TIMEOUT_MS;
+  let timer: ReturnType<Clock['setTimeout']> | null = null;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = clock.setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const all = (async () => {
+    for (const item of [...stoppables].reverse()) {
+      try {
+        await item.stop?.();
+      } catch (error) {
+        logger.warn('A feature did not stop cleanly', { feature: item.name, error: String(error) });
+      }
+    }
+    return 'done' as const;
+  })();
+  const outcome = await Promise.race([all, timeout]);
+  if (timer !== null) clock.clearTimeout(timer);
+  if (outcome === 'timeout') logger.warn('The features did not stop in time; quitting anyway', { timeoutMs });
+  return outcome;
 }

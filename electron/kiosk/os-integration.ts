@@ -22,6 +22,59 @@ export function relaunchOptions(env: Readonly<Record<string, string | undefined>
   return { execPath: appImage, args: argv.slice(1) };
 }
 
+/** The exit code with which a supervised kiosk asks its supervisor to start it again (EX_TEMPFAIL). */
+export const SUPERVISED_RESTART_EXIT_CODE = 75;
+
+/** How to start again: ourselves (`app.relaunch`), or by exiting with a code the supervisor restarts on. */
+export type RelaunchPlan = { kind: 'self'; options: RelaunchOptions | undefined } | { kind: 'supervisor'; exitCode: number };
+
+/**
+ * Under a supervisor that restarts the app (the shipped systemd user unit and launchd agent set
+ * `AVATAR_KIOSK_SUPERVISED=1`), a process the app starts itself would be ended with the job when the
+ * app exits (systemd's control group, launchd's process group): exit with
+ * `SUPERVISED_RESTART_EXIT_CODE` instead and let the supervisor start it.
+ */
+export function relaunchPlan(env: Readonly<Record<string, string | undefined>>, argv: readonly string[]): RelaunchPlan {
+  if (env.AVATAR_KIOSK_SUPERVISED === '1') return { kind: 'supervisor', exitCode: SUPERVISED_RESTART_EXIT_CODE };
+  return { kind: 'self', options: relaunchOptions(env, argv) };
+}
+
+/**
+ * Whether Chromium's sandbox is on. electron-builder's AppImage launcher (AppRun) adds `--no-sandbox` when
+ * the system refuses unprivileged user namespaces (Ubuntu 23.10+/24.04 without an AppArmor profile for
+ * the image): the app then runs without the sandbox, silently. Null when it is on; else what staff read.
+ */
+export function sandboxProblem(options: { noSandboxSwitch: boolean; argv: readonly string[]; env: Readonly<Record<string, string | undefined>> }): string | null {
+  if (!options.noSandboxSwitch && !options.argv.includes('--no-sandbox')) return null;
+  const why = options.env.APPIMAGE
+    ? 'The AppImage\'s launcher started the kiosk with --no-sandbox because this system refuses unprivileged user namespaces.'
+    : 'The kiosk was started with --no-sandbox.';
+  return `Chromium's security sandbox is OFF: a flaw in the page's engine would reach this computer. ${why} Install the deb (it sets the sandbox up), or allow user namespaces for the AppImage with an AppArmor profile (see the packaging guide), and restart.`;
+}
+
+/**
+ * From a source checkout (`npm start`, not packaged) the window is `windowed` unless the config file sets
+ * a mode (the environment and the policy still override it): a developer must not be locked in a
+ * full-screen kiosk (on macOS kiosk mode also hides the Dock and turns off app switching). An installed
+ * app keeps the `kiosk` default. Takes and returns the config file's raw content.
+ */
+export function unpackagedWindowDefault(raw: Record<string, unknown>, isPackaged: boolean): Record<string, unknown> {
+  if (isPackaged) return raw;
+  const win = raw.window;
+  if (win !== undefined && (typeof win !== 'object' || win === null || Array.isArray(win))) return raw; // the schema reports it
+  if (win && (win as Record<string, unknown>).mode !== undefined) return raw;
+  return { ...raw, window: { ...(win as Record<string, unknown> | undefined), mode: 'windowed' } };
+}
+
+/**
+ * Chromium features main turns on before ready. Linux: `GlobalShortcutsPortal`, so the companion's global
+ * shortcut works on Wayland through the desktop portal (Electron leaves it off by default); the portal
+ * knows the app by its reverse-DNS app id (package.json `desktopName`).
+ */
+export function chromiumFeatures(platform: NodeJS.Platform): string[] {
+  return platform === 'linux' ? ['GlobalShortcutsPortal'] : [];
+}
+
 /**
  * DevTools are a developer's tool: only from a source checkout (`npm start`, not packaged) and only when
  * asked for with `KIOSK_DEVTOOLS=1`. A packaged kiosk never opens them, whatever its environment says:

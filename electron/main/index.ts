@@ -4,17 +4,21 @@
  * are only ipc.ts (who may call), page-policy.ts/security.ts (what the page may do), store.ts (settings
  * and the key), window.ts (the window) and the features' Electron glue (features/).
  */
-import { app, autoUpdater, ipcMain, screen, type BrowserWindow } from 'electron';
+import { app, autoUpdater, ipcMain, screen, session, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
 import { createLogger, type Logger } from '../core/log.ts';
+import type { ProxyResolver } from '../core/proxy.ts';
 import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
+import { demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
-import { createLifecycle, STARTUP_RELAUNCH_DELAY_MS } from '../kiosk/lifecycle.ts';
+import { createRendererRecovery, gpuGoneNeedsReload } from '../kiosk/renderer-recovery.ts';
+import { createLifecycle, stopInReverse } from '../kiosk/lifecycle.ts';
 import { createMainLog, type MainLog } from '../operations/log-file.ts';
 import { companionBounds } from './companion-window.ts';
+import { exitCode, fatal, logFatalTo } from './fatal.ts';
 import { crashRecovery } from './features/crash-recovery.ts';
 import { desktopCompanion } from './features/desktop-companion.ts';
 import type { Feature } from './features/feature.ts';
@@ -25,6 +29,7 @@ import { safeUpdates } from './features/safe-updates.ts';
 import { staffOperations } from './features/staff-operations.ts';
 import { registerIpc } from './ipc.ts';
 import { APP_ORIGIN } from './page-policy.ts';
+import { chromiumFeatures, sandboxProblem } from '../kiosk/os-integration.ts';
 import { relaunchApp, watchDevToolsKey } from './platform.ts';
 import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
 import { loadSettings } from './store.ts';
@@ -69,42 +74,46 @@ if (!app.requestSingleInstanceLock()) {
   // Another kiosk instance owns the screen (and maybe a live, billing session): leave it alone.
   app.quit();
 } else {
+  const chromium = chromiumFeatures(process.platform);
+  if (chromium.length > 0) app.commandLine.appendSwitch('enable-features', chromium.join(','));
   registerAppScheme();
   guardWebContents(logger);
-  void main().catch((error: unknown) => {
-    // No dialog: nobody may be there to click it, and a modal box would keep the kiosk from coming back.
-    // Log, wait a little (a display or keyring that is not ready yet may be by then; a start-up that
-    // always fails must not spin), then start again.
-    logger.error('Fatal start-up error; relaunching the kiosk', { error: error instanceof Error ? error.message : String(error), relaunchInMs: STARTUP_RELAUNCH_DELAY_MS });
-    setTimeout(() => {
-      relaunchApp();
-      app.exit(1);
-    }, STARTUP_RELAUNCH_DELAY_MS);
-  });
+  // No dialog (fatal.ts): logged, then the kiosk starts again after a pause.
+  void main().catch((error: unknown) => fatal.report('startup', error));
 }
 
 async function main(): Promise<void> {
   await app.whenReady();
   mainLog = createMainLog({ dir: app.getPath('logs'), level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info', scope: 'main' });
   activeLogger = mainLog.logger;
+  logFatalTo((message, details) => logger.error(message, details));
   hardenSession(logger);
   serveRenderer(RENDERER_DIR, logger);
 
   // Config, policy and key problems were logged where they were found; they run on safe defaults and
   // wait for staff on the Status tab (and count in /metrics), never in a blocking dialog.
-  const settings = await loadSettings({ env: process.env, appRoot: app.getAppPath(), logger });
+  const settings = await loadSettings({ env: process.env, appRoot: app.getAppPath(), logger, isPackaged: app.isPackaged });
+  const sandboxOff = sandboxProblem({ noSandboxSwitch: app.commandLine.hasSwitch('no-sandbox'), argv: process.argv, env: process.env });
+  if (sandboxOff) logger.error('Running without the Chromium sandbox', { appImage: Boolean(process.env.APPIMAGE), message: sandboxOff });
 
+  // Main's own connections go where Chromium's would: the venue's proxy (system settings, PAC, WPAD).
+  const proxy: ProxyResolver = { resolve: (url) => session.defaultSession.resolveProxy(url) };
   const service: KioskService = await createKioskService({
+    proxy,
     config: settings.config,
     apiKey: settings.apiKey,
     apiKeySource: settings.apiKeySource,
     apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
+    // Honoured in demo mode only (the service turns it off with a real key).
+    demoDevices: demoDevicesAsked(process.argv, process.env),
     startupAttention: startupAttention({
       configError: settings.configError,
       configPath: settings.configPath,
       policyProblems: settings.policy.problems,
       policyPath: settings.policy.path,
       keyProblem: settings.keyProblem,
+      sandboxProblem: sandboxOff,
+      unknownConfigKeys: settings.unknownKeys,
     }),
     logger,
     persistApiKey: settings.persistApiKey,
@@ -116,22 +125,41 @@ async function main(): Promise<void> {
   for (const problem of service.castProblems) logger.error('Avatar problem', { message: problem.message });
 
   let win: BrowserWindow | null = null;
+  let features: Feature[] = [];
+  const recovery = createRendererRecovery({
+    load: () => (win && !win.isDestroyed() ? loadRenderer(win) : Promise.reject(new Error('the kiosk window is gone'))),
+    relaunch: () => {
+      relaunchApp();
+      void lifecycle.requestQuit('other');
+    },
+    logger,
+  });
   const lifecycle = createLifecycle({
     logger,
     hangupSession: () => service.resetToAttract(),
-    shutdownService: () => service.shutdown(),
-    quitApp: () => app.quit(),
-    reloadRenderer: () => {
-      if (win && !win.isDestroyed()) void loadRenderer(win).catch((e: unknown) => logger.error('Reload failed', { error: String(e) }));
+    // Every quit (staff, signal, tray, update, a relaunch) hangs up first, then stops the features, last
+    // started first and bounded, so the fleet hears "stopped" before the app exits.
+    shutdownService: async () => {
+      await service.shutdown();
+      await stopInReverse(features, { logger });
     },
+    // Under a supervisor a relaunch is an exit code (fatal.ts); otherwise an ordinary quit (whose 'quit'
+    // event the updater's install-on-quit listens for).
+    quitApp: () => {
+      const code = exitCode(0);
+      if (code !== 0) app.exit(code);
+      else app.quit();
+    },
+    // With backoff, retried until it loads, the app relaunched when reloads do not help (renderer-recovery.ts).
+    reloadRenderer: () => recovery.requestReload('renderer lost'),
     relaunchApp: () => {
       relaunchApp();
-      app.exit(0);
+      app.exit(exitCode(0));
     },
   });
 
-  process.on('uncaughtException', (error) => void lifecycle.onFatalError('uncaughtException', error));
-  process.on('unhandledRejection', (reason) => void lifecycle.onFatalError('unhandledRejection', reason));
+  // From here a fatal error hangs up a live call before the relaunch.
+  fatal.takeOver((kind, error) => void lifecycle.onFatalError(kind, error));
 
   registerIpc(ipcMain, {
     service,
@@ -168,7 +196,14 @@ async function main(): Promise<void> {
   win.webContents.on('render-process-gone', (_event, details) => {
     // Until the page has loaded once there is no attract screen to go back to: the first load retries.
     if (!firstLoad.done) return firstLoad.onRendererGone(details.reason);
+    recovery.onRendererGone(details.reason);
     void lifecycle.onRenderProcessGone({ reason: details.reason, exitCode: details.exitCode });
+  });
+  // Chromium restarts a crashed GPU process, but the page can stay black: hang up and reload it too.
+  app.on('child-process-gone', (_event, details) => {
+    if (!gpuGoneNeedsReload(details)) return;
+    logger.error('The GPU process is gone', { reason: details.reason, exitCode: details.exitCode });
+    if (firstLoad.done) void lifecycle.onRenderProcessGone({ reason: `gpu-${details.reason}`, exitCode: details.exitCode });
   });
   watchDevToolsKey(win);
   win.webContents.on('unresponsive', () => lifecycle.onUnresponsive());
@@ -176,16 +211,18 @@ async function main(): Promise<void> {
   win.webContents.on('did-fail-load', (_event, code, description, url) => {
     logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
   });
-  const features = kioskFeatures();
-  const context = { service, settings, lifecycle, window: win, logger, mainLog };
+  features = kioskFeatures();
+  const reloadPage = () =>
+    loadRenderer(win!).then(
+      () => recovery.noteLoaded(),
+      (error: unknown) => {
+        recovery.requestReload('reload failed');
+        throw error;
+      },
+    );
+  const context = { service, settings, lifecycle, window: win, logger, mainLog, proxy, reloadPage };
   for (const feature of features) await feature.start(context);
-  app.on('will-quit', () => {
-    for (const feature of [...features].reverse()) {
-      void Promise.resolve()
-        .then(() => feature.stop?.())
-        .catch((e: unknown) => logger.warn('A feature did not stop cleanly', { feature: feature.name, error: String(e) }));
-    }
-  });
   await firstLoad.run();
+  recovery.noteLoaded();
   logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
 }

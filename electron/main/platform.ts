@@ -5,14 +5,10 @@
  */
 import { app, Menu, nativeImage, type BrowserWindow, type NativeImage } from 'electron';
 import { join } from 'node:path';
-import { applicationMenu, devToolsAllowed, isDevToolsToggle, relaunchOptions, trayIcon } from '../kiosk/os-integration.ts';
+import { applicationMenu, devToolsAllowed, isDevToolsToggle, trayIcon } from '../kiosk/os-integration.ts';
 
 /** `app.relaunch()` as the platform needs it; the caller then quits or exits. */
-export function relaunchApp(): void {
-  const options = relaunchOptions(process.env, process.argv);
-  if (options) app.relaunch(options);
-  else app.relaunch();
-}
+export { relaunch as relaunchApp } from './fatal.ts';
 
 /** Whether this run may have DevTools (webPreferences.devTools and the F12 key agree). */
 export function devToolsEnabled(): boolean {

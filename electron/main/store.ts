@@ -14,12 +14,13 @@ import { dirname } from 'node:path';
 import Store from 'electron-store';
 import { AvatarError, toAvatarError, type ErrorInfo } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
-import { configJsonSchema, defaultConfig, resolveConfig, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
+import { configJsonSchema, defaultConfig, keepUnknownKeys, resolveConfig, unknownConfigKeys, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
 import type { ApiKeySource } from '../kiosk/kiosk-service.ts';
 import type { SettingsPersistence } from '../operations/settings.ts';
 import { loadPolicy, type PolicyLayer } from '../fleet/managed-config.ts';
 import type { KeyProtectionWeak } from '../contract.ts';
 import { readStoredKey, storedKeyWeak } from '../kiosk/stored-key.ts';
+import { unpackagedWindowDefault } from '../kiosk/os-integration.ts';
 
 export interface LoadedSettings {
   config: KioskConfig;
@@ -37,9 +38,11 @@ export interface LoadedSettings {
   persistence: SettingsPersistence;
   /** The administrator's policy: its path, accepted settings, managed (locked) keys and problems. */
   policy: PolicyLayer;
+  /** Keys of config.json this version does not know (a newer version's, kept in the file). */
+  unknownKeys: string[];
 }
 
-export async function loadSettings(options: { env: ConfigEnv & Record<string, string | undefined>; appRoot: string; logger: Logger }): Promise<LoadedSettings> {
+export async function loadSettings(options: { env: ConfigEnv & Record<string, string | undefined>; appRoot: string; logger: Logger; isPackaged?: boolean }): Promise<LoadedSettings> {
   const { env, appRoot, logger } = options;
   // The policy's settings win; a bad one is reported and dropped.
   const policyLayer = loadPolicy({ env });
@@ -66,7 +69,7 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
   }
 
   try {
-    config = resolveConfig(store?.store ?? {}, env, { appRoot, policy });
+    config = resolveConfig(unpackagedWindowDefault(store?.store ?? {}, options.isPackaged ?? true), env, { appRoot, policy });
   } catch (error) {
     configError ??= toAvatarError(error, 'invalid_config');
     config = defaultConfig(env, { appRoot, policy });
@@ -75,6 +78,8 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
     logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: store?.path ?? null });
     store = null; // never write into a file we could not read
   }
+  const unknownKeys = store ? unknownConfigKeys(store.store) : [];
+  if (unknownKeys.length) logger.warn('The configuration file has settings this version does not know; they are ignored and kept', { keys: unknownKeys, path: store?.path ?? null });
 
   const weak = storedKeyWeak({ platform: process.platform, passwordStore: app.commandLine.getSwitchValue('password-store') });
   if (weak === true) logger.warn('safeStorage uses its hard-coded key (--password-store=basic): a stored API key is only weakly protected. Prefer AVATAR_API_KEY from a protected environment.');
@@ -113,10 +118,12 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
       read: () => (store ? { ...store.store } : {}),
       async write(next) {
         if (!store) throw new AvatarError('invalid_config', 'The configuration file is invalid; fix it (or delete it) before saving settings.');
-        store.store = next; // electron-store validates against the schema and writes the file
+        // A newer version's settings stay in the file (a rollback must not lose them on the first save).
+        store.store = keepUnknownKeys(store.store, next); // electron-store validates against the schema and writes the file
       },
     },
     policy: policyLayer,
+    unknownKeys,
     async persistApiKey(key) {
       if (!store) throw new AvatarError('invalid_config', 'The configuration file is invalid; fix it before storing a key.');
       if (key === null) {

@@ -3,9 +3,10 @@
  * writing to `main.log` in the logs folder and to the console. Every line is formatted by the core
  * logger, which redacts it (electron/core/log.ts: the key, RTC tokens, registered secrets); a hook
  * redacts again anything logged through electron-log directly. The file rotates by size: past
- * `maxSizeBytes` it becomes `main.old.log` and a new one starts (two files at most).
+ * `maxSizeBytes` it becomes `main.old.log` and a new one starts (two files at most). Both are private to
+ * this user (0600 in a 0700 folder): what a call logs is the venue's business, not every local user's.
  */
-import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import elog from 'electron-log/node';
 import { createLogger, redact, type Logger, type LogLevel } from '../core/log.ts';
@@ -35,8 +36,10 @@ export interface MainLogOptions {
 
 export function createMainLog(options: MainLogOptions): MainLog {
   const path = join(options.dir, LOG_FILE);
+  makeLogsPrivate(options.dir);
   const instance = elog.create({ logId: options.logId ?? 'kiosk-main' });
   instance.transports.file.resolvePathFn = () => path;
+  instance.transports.file.writeOptions = { flag: 'a', mode: 0o600, encoding: 'utf8' };
   instance.transports.file.format = '{text}';
   instance.transports.file.maxSize = options.maxSizeBytes ?? DEFAULT_LOG_MAX_BYTES;
   instance.transports.file.level = 'silly';
@@ -53,6 +56,14 @@ export function createMainLog(options: MainLogOptions): MainLog {
   };
   const logger = createLogger({ level: options.level ?? 'info', sink, ...(options.scope ? { scope: options.scope } : {}) });
   return { logger, path, tail: (n = TAIL_LINES) => tailLines(path, n) };
+}
+
+/** The logs folder at 0700, and log files an older version left readable at 0600 (POSIX only). */
+function makeLogsPrivate(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform === 'win32') return;
+  chmodSync(dir, 0o700);
+  for (const file of [LOG_FILE, LOG_FILE.replace(/\.log$/, '.old.log')]) if (existsSync(join(dir, file))) chmodSync(join(dir, file), 0o600);
 }
 
 /** The last `n` lines of a text file, reading at most its last 512 KB. */

@@ -13,7 +13,7 @@ import { dirname, extname, isAbsolute, join } from 'node:path';
 import type { z } from 'zod';
 import type { EditableSettings } from '../contract.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
-import { configFileSchema, resolveConfig, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
+import { configFileSchema, keepUnknownKeys, resolveConfig, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
 
 /** Where the raw config file lives. `write` replaces the whole object. */
 export interface SettingsPersistence {
@@ -174,7 +174,14 @@ export function jsonFilePersistence(path: string): SettingsPersistence {
       return raw as Record<string, unknown>;
     },
     async write(next) {
-      writeFileAtomic(path, JSON.stringify(next, null, 2) + '\n');
+      // A newer version's settings stay in the file (a rollback must not lose them on the first save).
+      let current: Record<string, unknown> = {};
+      try {
+        current = this.read();
+      } catch {
+        // An unreadable file has nothing to keep.
+      }
+      writeFileAtomic(path, JSON.stringify(keepUnknownKeys(current, next), null, 2) + '\n');
     },
   };
 }

@@ -273,7 +273,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     return { builtIn: [...BUILT_IN_VOICES], custom, current: service.config.avatar.voice };
   }
 
-  const networkCheck = createNetworkCheck({ clock, logger, ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}) });
+  const networkCheck = createNetworkCheck({ clock, logger, transportFactory: options.transportFactory ?? service.transportFactory });
 
   async function doctor() {
     if (service.running) throw new AvatarError('invalid_request', 'Diagnostics cannot run during a call.');
@@ -284,7 +284,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       client: service.client,
       clock,
       logger,
-      ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
+      transportFactory: options.transportFactory ?? service.transportFactory,
     });
     for (const c of report.checks) if (c.ok === false) pushError(`doctor_${c.id}`, c.message);
     return { ok: report.ok, checks: report.checks };
@@ -379,7 +379,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
         clock,
         logger,
         clientFor: (leftover) => clientFor(leftover, service, logger),
-        ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
+        transportFactory: options.transportFactory ?? service.transportFactory,
       });
     },
     async recoverWithin(timeoutMs = RECOVERY_TIMEOUT_MS) {
@@ -423,7 +423,7 @@ function clientFor(leftover: CurrentSession, service: KioskService, logger: Logg
   }
   // The settings changed since the crash: the gateway needs no key; the direct surface needs ours.
   try {
-    if (leftover.surface === 'gateway') return new ServiceClient({ target: parseServiceTarget({ surface: 'gateway', gatewayUrl: leftover.serviceUrl }), logger });
+    if (leftover.surface === 'gateway') return new ServiceClient({ target: parseServiceTarget({ surface: 'gateway', gatewayUrl: leftover.serviceUrl }), logger, fetch: service.fetch });
   } catch {
     return null;
   }

@@ -1,8 +1,8 @@
 /**
  * The browser mode end to end, through the REAL transport (no test bridge): the host of
  * electron/browser/kiosk-host.ts (kiosk service on the embedded emulator, staff operations, the server)
- * serves the BUILT renderer on 127.0.0.1; Debian's Chromium (fake mic/camera) opens the page's URL with
- * its secret, the page connects its WebSocket and drives the kiosk: tap, the live demo call, hang up, the
+ * serves the BUILT renderer on 127.0.0.1; Debian's Chromium (fake mic/camera) opens a one-time launch
+ * address (traded for the session cookie), the page connects its WebSocket and drives the kiosk: tap, the live demo call, hang up, the
  * staff panel's PIN pad, a reload of the same tab.
  * Build first: npm run build.   Run: node --import tsx --test test/e2e/browser-mode.test.ts
  */
@@ -51,7 +51,7 @@ after(async () => {
 });
 
 describe('Browser mode (E2E: built renderer over the real WebSocket transport + real kiosk host + emulator)', () => {
-  it('connects with the secret from the fragment, runs a demo call, hangs up, opens the PIN pad, and reconnects after a reload', async () => {
+  it('gets in with a one-time address, runs a demo call, hangs up, opens the PIN pad, and reconnects after a reload', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page: Page = await context.newPage();
     const problems: string[] = [];
@@ -64,10 +64,10 @@ describe('Browser mode (E2E: built renderer over the real WebSocket transport + 
       ws.on('framesent', () => void framesSent++);
     });
     try {
-      await page.goto(kiosk.host.pageUrl);
+      await page.goto(kiosk.host.launchUrl());
       await screenIs(page, 'attract');
       await page.locator('[data-testid=demo-badge]').waitFor({ timeout: 5_000 });
-      assert.equal(page.url(), `${kiosk.host.origin}/`, 'the secret is gone from the address bar');
+      assert.equal(page.url(), `${kiosk.host.origin}/`, 'the one-time code is gone from the address bar');
       assert.deepEqual(sockets, [`ws://127.0.0.1:${kiosk.host.port}${KIOSK_SOCKET_PATH}`]);
       assert.equal(kiosk.host.connected, true);
       assert.equal(await page.evaluate(`typeof window.__kioskInvoke`), 'undefined', 'no test bridge in this page');
@@ -82,6 +82,8 @@ describe('Browser mode (E2E: built renderer over the real WebSocket transport + 
 
       await page.keyboard.press('Control+Shift+S');
       await page.locator('[data-testid=pin-pad]').waitFor({ timeout: 5_000 });
+      // A PIN has 6 to 8 digits: the empty pad shows 6 places, not 4.
+      assert.equal(await page.locator('[data-testid=pin-dots] .dot').count(), 6);
       assert.deepEqual(await kiosk.service.handle('kiosk:staff:pin-state', undefined).then((r) => r.ok && (r.value as { unlocked: boolean }).unlocked), false);
 
       await page.reload();

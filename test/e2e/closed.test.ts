@@ -5,7 +5,7 @@
  * nothing and main refuses `session:start`; staff still open the PIN pad (Ctrl+Shift+S); at opening time
  * the attract screen comes back by itself.
  *
- * Screenshots: closed-* in test/artifacts/screens/.   Build first: npm run build:renderer.
+ * Screenshots: closed-* and held-* in test/artifacts/screens/.   Build first: npm run build:renderer.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -82,6 +82,39 @@ describe('Opening hours (E2E: closed screen, real kiosk service)', () => {
       assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []); // the favicon
     } finally {
       await fleet.close();
+      await k.close();
+    }
+  });
+});
+
+// While an update is being installed main holds calls (from the decision to the quit): the same resting
+// screen says "back in a moment"; when the hold lifts (a failed install) the attract screen comes back.
+describe('Held for an update (E2E: "back in a moment", real kiosk service)', () => {
+  it('shows a calm screen while held, starts nothing, and returns to attract when the hold lifts', async () => {
+    const k = await openStaffKiosk({ browser, baseUrl: server.url, orientation: 'landscape', imageDataUrl: portrait, file: { staffPinHash } });
+    const { page } = k;
+    try {
+      await screenIs(page, 'attract');
+      k.service.setHold('updating');
+      await screenIs(page, 'held');
+      const sessions = k.emulator.listSessions().length;
+      const text = ((await page.locator('[data-testid=screen-held]').textContent()) ?? '').replace(/\s+/g, ' ').trim();
+      assert.equal(text, 'Back in a moment This kiosk is updating and will be ready again shortly.');
+      await screenshotBoth(page, 'held', 'landscape');
+
+      await page.click('[data-testid=screen-held]');
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(300);
+      assert.equal(k.emulator.listSessions().length, sessions, 'no session was created');
+      assert.deepEqual(await k.service.start(), { ok: false, error: { code: 'invalid_request', message: 'The kiosk is updating; back in a moment.' } });
+
+      // A page loaded while held shows it too.
+      await page.reload();
+      await screenIs(page, 'held');
+
+      k.service.setHold(null);
+      await screenIs(page, 'attract');
+    } finally {
       await k.close();
     }
   });

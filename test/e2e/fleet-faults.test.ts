@@ -110,7 +110,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
   const openPage = async (kiosk: BrowserKiosk, options: { browser?: Browser } = {}): Promise<Page> => {
     const context = await (options.browser ?? browser).newContext({ viewport: { width: 1280, height: 720 } });
     const page = await context.newPage();
-    await page.goto(kiosk.host.pageUrl);
+    await page.goto(kiosk.host.launchUrl());
     return page;
   };
   const shoot = async (page: Page, name: string) => {

@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { eventually, launchChromium, openStaffKiosk, screenIs, screenshotBoth, startStaticServer, type Orientation, type StaffKioskPage } from './harness.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
+import { sandboxProblem } from '../../electron/kiosk/os-integration.ts';
 
 let server: Awaited<ReturnType<typeof startStaticServer>>;
 let browser: Browser;
@@ -210,6 +211,8 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
           message:
             'The keyring did not answer within 5 s (locked, or waiting for a password), so the kiosk started without the stored API key, in demo mode. Unlock the keyring at login (or set AVATAR_API_KEY) and restart.',
         },
+        // An AppImage started without the sandbox (as main words it).
+        { kind: 'sandbox', code: 'invalid_config', message: sandboxProblem({ noSandboxSwitch: true, argv: [], env: { APPIMAGE: '/opt/Avatar.AppImage' } })! },
       ],
     });
     try {
@@ -223,7 +226,7 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
       assert.equal(
         ((await page.locator('[data-testid=pin-attention]').textContent()) ?? '').trim().replace(/\s+/g, ' '),
-        'This kiosk needs attention: 2 start-up problems, listed on the Status tab.',
+        'This kiosk needs attention: 3 start-up problems, listed on the Status tab.',
       );
       await screenshotBoth(page, 'staff-pin-attention', 'landscape');
       await typePin(page, '246813');
@@ -235,6 +238,7 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
         [
           'Administrator policy Policy setting "companion.width" was ignored: Too small: expected number to be >=360. The other settings of /etc/avatar-kiosk/policy.json apply; ask the administrator to fix the policy file.',
           'API key The keyring did not answer within 5 s (locked, or waiting for a password), so the kiosk started without the stored API key, in demo mode. Unlock the keyring at login (or set AVATAR_API_KEY) and restart.',
+          "Security sandbox Chromium's security sandbox is OFF: a flaw in the page's engine would reach this computer. The AppImage's launcher started the kiosk with --no-sandbox because this system refuses unprivileged user namespaces. Install the deb (it sets the sandbox up), or allow user namespaces for the AppImage with an AppArmor profile (see the packaging guide), and restart.",
         ],
       );
       assert.equal(await page.locator('[data-testid=status-key]').textContent(), 'Not set');

@@ -5,12 +5,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MqttClient } from 'mqtt';
+import { accepts, freePort, MOSQUITTO_CANDIDATES as CANDIDATES } from '../../electron/fleet/console/demo-broker.ts';
 
-const CANDIDATES = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto', '/usr/local/sbin/mosquitto', '/usr/local/bin/mosquitto'];
+export { freePort };
 const PASSWD_CANDIDATES = ['/usr/bin/mosquitto_passwd', '/usr/local/bin/mosquitto_passwd', '/usr/sbin/mosquitto_passwd'];
 
 /** Why the broker tests cannot run here (null when they can). */
@@ -27,6 +27,7 @@ pattern write ${PREFIX}/%u/status
 pattern write ${PREFIX}/%u/events
 pattern write ${PREFIX}/%u/cmd/result
 pattern read ${PREFIX}/%u/cmd
+# Every kiosk reads the fleet-wide and group commands (a kiosk id never starts with "_" in practice).
 pattern read ${PREFIX}/_fleet/cmd
 pattern read ${PREFIX}/_group/+/cmd
 
@@ -45,17 +46,6 @@ export interface Broker {
   stop(): Promise<void>;
   /** Stop and remove the folder. */
   dispose(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Users and passwords: `{ operator: 'op-secret', 'kiosk-a': 'a-secret' }`. */
@@ -130,19 +120,6 @@ export async function startBroker(users: Record<string, string>, options: { maxC
   await broker.start();
   return broker;
 }
-
-async function accepts(port: number): Promise<boolean> {
-  const { connect } = await import('node:net');
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /** A message an operator client saw: its topic, its JSON body (or what could not be parsed), its retain flag. */
 export interface SeenMessage {
   topic: string;

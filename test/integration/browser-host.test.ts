@@ -13,19 +13,19 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { API_SHAPE, CHANNEL_ROWS, type KioskEvent } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
-import { KIOSK_SOCKET_PATH, SECRET_FRAGMENT_KEY, SOCKET_CLOSE, type HostFrame } from '../../electron/core/kiosk-api.ts';
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { KIOSK_SOCKET_PATH, LAUNCH_PATH, SOCKET_CLOSE, type HostFrame } from '../../electron/core/kiosk-api.ts';
 import { silentLogger } from '../../electron/core/log.ts';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { HELLO_TIMEOUT_MS, LOOPBACK_HOST, startBrowserHost } from '../../electron/browser/server.ts';
+import { LAUNCH_CODE_TTL_MS, LOOPBACK_HOST, startBrowserHost, type BrowserHost } from '../../electron/browser/server.ts';
 import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/dispatch.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/kiosk/page-headers.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const KEY = 'sk-browsermode-4Hq8Zt2Lx7Vn3Pd9Rk5Wm1Yc6';
-const SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstu';
 const WAIT_MS = 10_000;
 
 /** A renderer folder of our own, so the test does not depend on a build. */
@@ -101,16 +101,16 @@ function connect(url: string, origin: string | undefined, headers: Record<string
   });
 }
 
-async function hello(client: Client, secret = SECRET): Promise<void> {
-  client.ws.send(JSON.stringify({ type: 'hello', secret }));
+async function welcomed(client: Client): Promise<void> {
   await until(() => client.frames.some((f) => f.type === 'welcome') || client.ws.readyState === WebSocket.CLOSED, { realTimeoutMs: WAIT_MS, message: 'welcome or close' });
 }
 
-function httpGet(port: number, path: string, host: string): Promise<{ status: number; headers: Record<string, unknown> }> {
+function httpGet(port: number, path: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: LOOPBACK_HOST, port, path, headers: { host } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+    const req = request({ host: LOOPBACK_HOST, port, path, headers: { host, ...headers } }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);
     req.setTimeout(WAIT_MS, () => req.destroy(new Error('timeout')));
@@ -118,10 +118,30 @@ function httpGet(port: number, path: string, host: string): Promise<{ status: nu
   });
 }
 
+/** What a browser does with a launch address: trade its code for the session cookie (`name=value`). */
+async function login(host: BrowserHost, url = host.launchUrl()): Promise<string> {
+  const u = new URL(url);
+  const answer = await httpGet(host.port, u.pathname + u.search, u.host);
+  assert.equal(answer.status, 200);
+  assert.match(answer.body, /<meta http-equiv="refresh" content="0;url=\/">/, 'on to the page, from our own origin');
+  const setCookie = answer.headers['set-cookie'];
+  assert.ok(Array.isArray(setCookie) && setCookie.length === 1, 'one cookie');
+  assert.match(setCookie[0]!, /; HttpOnly; SameSite=Strict; Path=\/$/);
+  return setCookie[0]!.split(';')[0]!;
+}
+
+/** The connected page: a socket with the session cookie, welcomed. */
+async function openPage(host: BrowserHost, url: string, cookie: string): Promise<Client> {
+  const page = await connect(url, host.origin, { cookie });
+  await welcomed(page);
+  return page;
+}
+
 describe('browser mode host', () => {
   let emulator: EmulatorHandle;
   let kiosk: BrowserKiosk;
   let socketUrl: string;
+  let cookie: string;
 
   before(async () => {
     emulator = await startEmulator({ accounts: [{ apiKey: KEY }], knobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 50 } });
@@ -135,8 +155,8 @@ describe('browser mode host', () => {
       rendererDir: rendererDir(),
       logger: silentLogger,
       version: '0.0.0-test',
-      secret: SECRET,
     });
+    cookie = await login(kiosk.host);
     socketUrl = `ws://${LOOPBACK_HOST}:${kiosk.host.port}${KIOSK_SOCKET_PATH}`;
   });
   after(async () => {
@@ -145,9 +165,9 @@ describe('browser mode host', () => {
   });
 
   describe('where it listens', () => {
-    it('binds 127.0.0.1 only, and gives the secret to the page in the URL fragment', () => {
+    it('binds 127.0.0.1 only, and lets a browser in with a one-time launch address', () => {
       assert.equal(kiosk.host.origin, `http://127.0.0.1:${kiosk.host.port}`);
-      assert.equal(kiosk.host.pageUrl, `http://127.0.0.1:${kiosk.host.port}/#${SECRET_FRAGMENT_KEY}=${SECRET}`);
+      assert.match(kiosk.host.launchUrl(), new RegExp(`^http://127\\.0\\.0\\.1:${kiosk.host.port}${LAUNCH_PATH}\\?code=[A-Za-z0-9_-]{43}$`));
     });
 
     it('is not reachable on the IPv6 loopback nor on this machine\'s other addresses', async () => {
@@ -169,7 +189,7 @@ describe('browser mode host', () => {
 
     it('serves the page with the app\'s CSP and headers, and nothing outside the renderer', async () => {
       const host = `127.0.0.1:${kiosk.host.port}`;
-      const page = await httpGet(kiosk.host.port, '/', host);
+      const page = await httpGet(kiosk.host.port, '/', host, { cookie });
       assert.equal(page.status, 200);
       assert.equal(page.headers['content-security-policy'], CONTENT_SECURITY_POLICY);
       assert.equal(page.headers['x-content-type-options'], 'nosniff');
@@ -186,39 +206,79 @@ describe('browser mode host', () => {
   });
 
   describe('who may open the socket', () => {
-    it('refuses another origin, and a socket with no Origin', async () => {
-      await assert.rejects(connect(socketUrl, 'http://evil.example'), /HTTP 403/);
-      await assert.rejects(connect(socketUrl, `http://localhost:${kiosk.host.port}`), /HTTP 403/);
-      await assert.rejects(connect(socketUrl, `http://127.0.0.1:${kiosk.host.port + 1}`), /HTTP 403/);
-      await assert.rejects(connect(socketUrl, undefined), /HTTP 403/);
+    it('refuses another origin, and a socket with no Origin, even with the session cookie', async () => {
+      await assert.rejects(connect(socketUrl, 'http://evil.example', { cookie }), /HTTP 403/);
+      await assert.rejects(connect(socketUrl, `http://localhost:${kiosk.host.port}`, { cookie }), /HTTP 403/);
+      await assert.rejects(connect(socketUrl, `http://127.0.0.1:${kiosk.host.port + 1}`, { cookie }), /HTTP 403/);
+      await assert.rejects(connect(socketUrl, undefined, { cookie }), /HTTP 403/);
     });
 
-    it('closes a socket whose first frame has a wrong secret, no secret, or is a call', async () => {
-      for (const first of [{ type: 'hello', secret: 'wrong' }, { type: 'hello' }, { type: 'call', id: 1, channel: 'kiosk:session:start' }, 'not json']) {
-        const intruder = await connect(socketUrl, kiosk.host.origin);
-        intruder.ws.send(typeof first === 'string' ? first : JSON.stringify(first));
-        assert.deepEqual(await intruder.closed, { code: SOCKET_CLOSE.refused, reason: 'Refused.' });
-        assert.deepEqual(intruder.frames, []);
+    it('authenticates in the upgrade request: no cookie, a wrong one or another port\'s gets 401 and never a socket', async () => {
+      const name = kiosk.host.cookieName;
+      for (const headers of [{} as Record<string, string>, { cookie: `${name}=wrong` }, { cookie: `avatar-kiosk-1=${cookie.split('=')[1]}` }, { cookie: `${name}=` }]) {
+        await assert.rejects(connect(socketUrl, kiosk.host.origin, headers), /HTTP 401/, JSON.stringify(headers));
       }
+      assert.equal(kiosk.host.connected, false);
       assert.equal(kiosk.service.state.phase, 'idle');
     });
 
-    it('lets one page in with the secret, and refuses a second page while it is connected', async () => {
-      const page = await connect(socketUrl, kiosk.host.origin);
-      await hello(page);
+    it('lets a launch code in once: used again, unknown or expired, it gets a page saying how to get in, and no cookie', async () => {
+      const url = kiosk.host.launchUrl();
+      await login(kiosk.host, url);
+      const host = `127.0.0.1:${kiosk.host.port}`;
+      for (const path of [new URL(url).pathname + new URL(url).search, `${LAUNCH_PATH}?code=guess`, LAUNCH_PATH]) {
+        const again = await httpGet(kiosk.host.port, path, host);
+        assert.equal(again.status, 403, path);
+        assert.equal(again.headers['set-cookie'], undefined);
+      }
+      // The page itself is not served without the session (it would only fail to connect).
+      assert.equal((await httpGet(kiosk.host.port, '/', host)).status, 403);
+    });
+
+    it('does not let unauthenticated sockets keep the page out, nor fill memory with big frames', async () => {
+      // Upgrades without the cookie, and half-sent requests left open: none holds a slot.
+      const held: Socket[] = [];
+      for (let i = 0; i < 20; i++) {
+        const sock = tcpConnect(kiosk.host.port, LOOPBACK_HOST);
+        sock.on('error', () => undefined);
+        await new Promise((ok) => sock.once('connect', ok));
+        sock.write(`GET ${KIOSK_SOCKET_PATH} HTTP/1.1\r\nHost: 127.0.0.1:${kiosk.host.port}\r\nOrigin: ${kiosk.host.origin}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`);
+        held.push(sock);
+      }
+      const refused = await Promise.allSettled(Array.from({ length: 8 }, () => connect(socketUrl, kiosk.host.origin)));
+      assert.deepEqual(refused.map((r) => r.status === 'rejected' && /HTTP 401/.test(String(r.reason))), Array(8).fill(true));
+      // An intruder's 31 MB "frame" never reaches a parser: there is no socket to send it on.
+      const big = tcpConnect(kiosk.host.port, LOOPBACK_HOST);
+      big.on('error', () => undefined);
+      await new Promise((ok) => big.once('connect', ok));
+      const answered = new Promise<string>((ok) => big.once('data', (d) => ok(String(d))));
+      big.write(
+        `GET ${KIOSK_SOCKET_PATH} HTTP/1.1\r\nHost: 127.0.0.1:${kiosk.host.port}\r\nOrigin: ${kiosk.host.origin}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      );
+      assert.match(await answered, /^HTTP\/1\.1 401 /);
+      big.destroy();
+      // The real page still gets in at once.
+      const page = await openPage(kiosk.host, socketUrl, cookie);
+      assert.deepEqual(page.frames[0], { type: 'welcome', shape: API_SHAPE });
+      for (const sock of held) sock.destroy();
+      page.ws.close();
+      await page.closed;
+      await until(() => !kiosk.host.connected, { realTimeoutMs: WAIT_MS, message: 'the page left' });
+    });
+
+    it('lets one page in with the session, and refuses a second page while it is connected', async () => {
+      const page = await openPage(kiosk.host, socketUrl, cookie);
       assert.deepEqual(page.frames[0], { type: 'welcome', shape: API_SHAPE });
       assert.equal(kiosk.host.connected, true);
 
-      const second = await connect(socketUrl, kiosk.host.origin);
-      second.ws.send(JSON.stringify({ type: 'hello', secret: SECRET }));
+      const second = await connect(socketUrl, kiosk.host.origin, { cookie });
       assert.deepEqual(await second.closed, { code: SOCKET_CLOSE.busy, reason: 'Another page is connected.' });
       assert.deepEqual(second.frames, []);
 
       page.ws.close();
       await page.closed;
       await until(() => !kiosk.host.connected, { realTimeoutMs: WAIT_MS, message: 'the page left' });
-      const next = await connect(socketUrl, kiosk.host.origin);
-      await hello(next);
+      const next = await openPage(kiosk.host, socketUrl, cookie);
       assert.equal(next.frames[0]?.type, 'welcome');
       next.ws.close();
       await next.closed;
@@ -228,8 +288,7 @@ describe('browser mode host', () => {
 
   describe('what the connected page may do', () => {
     it('answers every staff channel `unauthorized` while the panel is locked', async () => {
-      const page = await connect(socketUrl, kiosk.host.origin);
-      await hello(page);
+      const page = await openPage(kiosk.host, socketUrl, cookie);
       const staffChannels = CHANNEL_ROWS.filter((r) => r.spec.access === 'staff').map((r) => r.spec.channel);
       assert.ok(staffChannels.length >= 10);
       for (const channel of staffChannels) {
@@ -244,8 +303,7 @@ describe('browser mode host', () => {
     });
 
     it('answers a frame that is not of the protocol with a typed error, and an unknown channel `invalid_request`', async () => {
-      const page = await connect(socketUrl, kiosk.host.origin);
-      await hello(page);
+      const page = await openPage(kiosk.host, socketUrl, cookie);
       page.ws.send('{"type":"call","id":-1,"channel":"kiosk:config:get"}');
       page.ws.send(Buffer.from([1, 2, 3]), { binary: true });
       await until(() => page.frames.filter((f) => f.type === 'error').length === 2, { realTimeoutMs: WAIT_MS, message: 'two errors' });
@@ -263,8 +321,7 @@ describe('browser mode host', () => {
     });
 
     it('never sends the API key: a whole call through the socket (config, start, live, hang-up, PIN pad)', async () => {
-      const page = await connect(socketUrl, kiosk.host.origin);
-      await hello(page);
+      const page = await openPage(kiosk.host, socketUrl, cookie);
       const config = (await page.call('kiosk:config:get')) as { ok: true; value: { mode: string; hasApiKey: boolean; apiKeySource: string } };
       assert.equal(config.value.mode, 'direct');
       assert.equal(config.value.hasApiKey, true);
@@ -286,8 +343,7 @@ describe('browser mode host', () => {
     });
 
     it('hangs up a running call when the page goes away', async () => {
-      const page = await connect(socketUrl, kiosk.host.origin);
-      await hello(page);
+      const page = await openPage(kiosk.host, socketUrl, cookie);
       await page.call('kiosk:session:start', { callMode: 'audio' });
       await reportRtcReady(page);
       await until(() => kiosk.service.state.phase === 'live', { realTimeoutMs: WAIT_MS, message: 'live' });
@@ -299,19 +355,17 @@ describe('browser mode host', () => {
 });
 
 describe('browser mode host on a fake clock', () => {
-  it('closes a socket that says nothing within the hello timeout, and leaves no timer behind', async () => {
+  it('a launch code stops working after its time, unused', async () => {
     const clock = new FakeClock();
-    const host = await startBrowserHost({ service: { handle: async () => ({ ok: true, value: null }), onEvent: () => () => {} }, rendererDir: rendererDir(), clock, secret: SECRET });
+    const host = await startBrowserHost({ service: { handle: async () => ({ ok: true, value: null }), onEvent: () => () => {} }, rendererDir: rendererDir(), clock });
     try {
-      const silent = await connect(`ws://${LOOPBACK_HOST}:${host.port}${KIOSK_SOCKET_PATH}`, host.origin);
-      await until(() => clock.pendingCount === 1, { realTimeoutMs: WAIT_MS, message: 'the hello timer' });
-      assert.deepEqual(clock.pendingDelays(), [HELLO_TIMEOUT_MS]);
-      await clock.advance(HELLO_TIMEOUT_MS - 1);
-      await realDelay(20);
-      assert.equal(silent.ws.readyState, WebSocket.OPEN);
+      const late = new URL(host.launchUrl());
+      const onTime = host.launchUrl();
+      await clock.advance(LAUNCH_CODE_TTL_MS - 1);
+      await login(host, onTime);
       await clock.advance(1);
-      assert.deepEqual(await silent.closed, { code: SOCKET_CLOSE.refused, reason: 'No hello in time.' });
-      assert.equal(clock.pendingCount, 0);
+      assert.equal((await httpGet(host.port, late.pathname + late.search, late.host)).status, 403);
+      assert.equal(clock.pendingCount, 0, 'no timer is kept for codes');
     } finally {
       await host.close();
     }

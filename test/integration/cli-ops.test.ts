@@ -1,5 +1,5 @@
 /**
- * `cli doctor`, `cli ledger` and `cli pin-hash` as an installer runs them: a child process, against a
+ * `cli doctor`, `cli ledger`, `cli pin-hash` and what the CLI says about its API key, as an installer meets them: a child process, against a
  * standalone emulator started here (direct surface) or the embedded one.
  */
 import { after, before, describe, it } from 'node:test';
@@ -197,5 +197,48 @@ describe('cli API key options', () => {
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /^(cli|probe): The service URL must start with https:\/\/ \(got http:\/\/192\.0\.2\.10\): with http:\/\/ the API key would cross the network unencrypted/);
     }
+  });
+});
+
+// What the CLI says about its API key: where a key goes for the CLI (the environment, or a key file), a
+// refused key (401) with advice that fits the CLI, and a key file other users can read.
+const ownKeyFile = (content: string, mode: number) => {
+  const path = join(mkdtempSync(join(tmpdir(), 'kiosk-cli-keyfile-')), 'key');
+  writeFileSync(path, content, { mode });
+  return path;
+};
+
+describe('cli: the API key', () => {
+  it('with none, says to set AVATAR_API_KEY or give a key file (never to put the key on the command line)', async () => {
+    for (const args of [['probe', '--base-url', emulator.baseUrl], ['voices', 'list', '--base-url', emulator.baseUrl], ['doctor', '--base-url', emulator.baseUrl]]) {
+      const r = await cli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /set AVATAR_API_KEY in the environment, or give --api-key-file PATH \(a file readable by you only, e\.g\. chmod 600\)/, args.join(' '));
+      assert.doesNotMatch(r.stderr, /--api-key KEY/);
+    }
+  });
+
+  it('a refused key (401) gets advice for the CLI, not the kiosk\'s settings', async () => {
+    const r = await cli(['voices', 'list', '--base-url', emulator.baseUrl], { AVATAR_API_KEY: 'sk-wrong-000000000000' });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /The API key was rejected by the avatar service \(HTTP 401\)\. Check the key you gave \(AVATAR_API_KEY, or the file of --api-key-file\)/);
+    assert.doesNotMatch(r.stderr + r.stdout, /settings/);
+    const probe = await cli(['probe', '--base-url', emulator.baseUrl, '--api-key-file', ownKeyFile('sk-wrong-000000000000\n', 0o600)]);
+    assert.equal(probe.code, 1, probe.stderr);
+    assert.match(probe.stderr, /Check the key you gave \(AVATAR_API_KEY, or the file of --api-key-file\)/);
+    // The log lines above it quote the service client as it logged it; the line the person reads is the last.
+    assert.doesNotMatch(probe.stderr.trim().split('\n').at(-1)!, /settings/);
+  });
+
+  it('refuses a key file every user can read, before using it; warns on a group-readable one', async () => {
+    const open = ownKeyFile(`${emulator.apiKey}\n`, 0o644);
+    const refused = await cli(['doctor', '--base-url', emulator.baseUrl, '--api-key-file', open, '--json']);
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stderr.trim(), `cli: The API key file ${open} can be read by every user of this computer (mode 644); make it yours only (chmod 600 ${open}) and run again.`);
+    assert.equal(refused.stdout, '', 'nothing ran');
+    const group = ownKeyFile(`${emulator.apiKey}\n`, 0o640);
+    const warned = await cli(['doctor', '--base-url', emulator.baseUrl, '--api-key-file', group, '--json']);
+    assert.equal(warned.code, 0, warned.stderr);
+    assert.match(warned.stderr, new RegExp(`cli: warning: the API key file ${group.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} can be read by its group \\(mode 640\\)`));
   });
 });

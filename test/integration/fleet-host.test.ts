@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAsync } from 'mqtt';
 import { FakeClock } from '../../electron/core/clock.ts';
-import { applyRemoteSettings, startFleetHost, type FleetHostOptions } from '../../electron/fleet/fleet-host.ts';
+import { applyRemoteSettings, persistUpdatePin, startFleetHost, type FleetHostOptions } from '../../electron/fleet/fleet-host.ts';
 import { createKioskMetrics } from '../../electron/fleet/metrics.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
@@ -104,6 +104,18 @@ describe('fleet host', () => {
     } finally {
       await service.shutdown();
     }
+  });
+
+  it('update-pin: kept in config.json beside the other update settings, removed by null; refused when the policy pins', async () => {
+    const { configFile, configPath, service } = await kiosk({ callMode: 'audio', update: { url: 'https://u.example/kiosk', checkEveryMinutes: 60 } });
+    await service.shutdown();
+    await persistUpdatePin('1.4.2', { configFile, policy: {} });
+    assert.deepEqual(JSON.parse(readFileSync(configPath, 'utf8')).update, { url: 'https://u.example/kiosk', checkEveryMinutes: 60, pinVersion: '1.4.2' });
+    await persistUpdatePin(null, { configFile, policy: {} });
+    assert.deepEqual(JSON.parse(readFileSync(configPath, 'utf8')).update, { url: 'https://u.example/kiosk', checkEveryMinutes: 60 });
+    const before = readFileSync(configPath, 'utf8');
+    await assert.rejects(persistUpdatePin('1.4.2', { configFile, policy: { update: { pinVersion: '1.5.0' } } }), { code: 'forbidden', message: "The administrator's policy sets update.pinVersion; change it there." });
+    assert.equal(readFileSync(configPath, 'utf8'), before, 'nothing changed');
   });
 
   const missing = mosquittoMissing();

@@ -144,7 +144,7 @@ function expectedCodes(c: Case, bodyText: string): ErrorCode[] | null {
   if (c.status === 402) return ['insufficient_credits'];
   if (c.status >= 300 && c.status < 400) return ['invalid_config'];
   if (c.status === 401) return ['unauthorized'];
-  // ASSUMPTION 9 (README): a 4xx whose error text talks about credits or balance means a low balance.
+  // ASSUMPTION 9 (docs/service-protocol.md): a 4xx whose error text talks about credits or balance means a low balance.
   const credit: ErrorCode[] = c.status < 500 && /balance|credit/i.test(bodyText) ? ['insufficient_credits'] : [];
   if (c.status === 403) return ['forbidden', ...credit];
   if (c.status === 404) return ['not_found', ...credit];

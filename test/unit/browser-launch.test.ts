@@ -1,14 +1,13 @@
 /**
  * The browser mode's pure choices: the data folder, which browser opens the page and with which
- * arguments, the launch page that carries the secret (never the command line), and the renderer's
- * secret handling (fragment → sessionStorage, address bar cleaned).
+ * arguments, the launch page that carries the one-time address (never the command line), and the one
+ * line that says why a browser never showed the page.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dataDirFrom, userDataDir } from '../../electron/browser/kiosk-host.ts';
-import { browserArgs, findBrowser, launchPage } from '../../electron/browser/open-browser.ts';
+import { browserArgs, explainBrowserExit, findBrowser, launchPage, noSandboxOptIn, windowKindFor } from '../../electron/browser/open-browser.ts';
 import { fileFor } from '../../electron/browser/server.ts';
-import { takeSecret } from '../../renderer/src/app/socket-kiosk.ts';
 
 describe('browser mode: the data folder', () => {
   it('is AVATAR_KIOSK_DATA, else the folder the app uses under npm start', () => {
@@ -41,13 +40,30 @@ describe('browser mode: opening the browser', () => {
       '--kiosk',
       '--app=file:///p/launch.html',
     ]);
-    assert.deepEqual(browserArgs('file:///p/launch.html', '/p', 'windowed', { width: 1280, height: 800 }).slice(-2), ['--window-size=1280,800', '--app=file:///p/launch.html']);
+    assert.deepEqual(browserArgs('file:///p/launch.html', '/p', 'app', { width: 1280, height: 800 }).slice(-2), ['--window-size=1280,800', '--app=file:///p/launch.html']);
+    assert.deepEqual([windowKindFor('kiosk'), windowKindFor('windowed'), windowKindFor('companion')], ['kiosk', 'app', 'app']);
   });
 
-  it('puts the secret URL in a launch page, escaped, with no referrer', () => {
+  it('adds --no-sandbox only when KIOSK_BROWSER_NO_SANDBOX is exactly 1', () => {
+    assert.deepEqual([noSandboxOptIn({}), noSandboxOptIn({ KIOSK_BROWSER_NO_SANDBOX: 'yes' }), noSandboxOptIn({ KIOSK_BROWSER_NO_SANDBOX: '1' })], [false, false, true]);
+    assert.ok(browserArgs('file:///l', '/p', 'kiosk', { width: 1, height: 1 }, { noSandbox: true }).includes('--no-sandbox'));
+    assert.equal(browserArgs('file:///l', '/p', 'kiosk', { width: 1, height: 1 }).includes('--no-sandbox'), false);
+  });
+
+  it('says in one line why a browser never showed the page, from its stderr', () => {
+    const root = '[6579:6579:1124/172651.175690:ERROR:content/browser/zygote_host/zygote_host_impl_linux.cc:103] Running as root without --no-sandbox is not supported. See https://crbug.com/638180.\n';
+    assert.match(explainBrowserExit(root, {}), /^Chromium refuses to run as root without its sandbox, so no window opened\. Run npm start as a normal user; .*KIOSK_BROWSER_NO_SANDBOX=1/);
+    const noDisplay = '[1:1:ERROR:ui/ozone/platform/x11/ozone_platform_x11.cc:250] Missing X server or $DISPLAY\n';
+    assert.match(explainBrowserExit(noDisplay, {}), /found no display/);
+    assert.equal(explainBrowserExit('[1:1:ERROR:x.cc:1] Something odd happened\n', { DISPLAY: ':0' }), 'The browser stopped before it showed the page: Something odd happened');
+    assert.match(explainBrowserExit('', { DISPLAY: ':0' }), /said nothing about why/);
+    for (const text of [root, noDisplay]) assert.equal(explainBrowserExit(text, {}).includes('\n'), false);
+  });
+
+  it('puts the one-time address in a launch page, escaped, with no referrer', () => {
     assert.equal(
-      launchPage('http://127.0.0.1:5000/#key=a"b&c<d'),
-      '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=http://127.0.0.1:5000/#key=a&quot;b&amp;c&lt;d"><title>Avatar Kiosk</title>\n',
+      launchPage('http://127.0.0.1:5000/launch?code=a"b&c<d'),
+      '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=http://127.0.0.1:5000/launch?code=a&quot;b&amp;c&lt;d"><title>Avatar Kiosk</title>\n',
     );
   });
 });
@@ -63,30 +79,5 @@ describe('browser mode: files served', () => {
     }
     assert.equal(fileFor('/a%00.js', '/r'), null);
     assert.equal(fileFor('/%E0%A4%A', '/r'), null);
-  });
-});
-
-describe('browser mode: the page\'s secret', () => {
-  function fakeWindow(hash: string, stored: string | null = null) {
-    const storage = new Map<string, string>(stored ? [['kiosk-socket-secret', stored]] : []);
-    const replaced: string[] = [];
-    const win = {
-      location: { hash, pathname: '/', search: '' },
-      history: { replaceState: (_s: unknown, _t: string, url: string) => void replaced.push(url) },
-      sessionStorage: { getItem: (k: string) => storage.get(k) ?? null, setItem: (k: string, v: string) => void storage.set(k, v) },
-    };
-    return { win: win as unknown as Parameters<typeof takeSecret>[0], storage, replaced };
-  }
-
-  it('takes it from the fragment, cleans the address bar and keeps it for a reload of this tab', () => {
-    const { win, storage, replaced } = fakeWindow('#key=s3cret');
-    assert.equal(takeSecret(win), 's3cret');
-    assert.deepEqual(replaced, ['/']);
-    assert.equal(storage.get('kiosk-socket-secret'), 's3cret');
-  });
-
-  it('after a reload, reads it from this tab\'s storage; with neither, there is none', () => {
-    assert.equal(takeSecret(fakeWindow('', 'kept').win), 'kept');
-    assert.equal(takeSecret(fakeWindow('').win), null);
   });
 });

@@ -8,6 +8,8 @@ import {
   configJsonSchema,
   defaultConfig,
   DEFAULT_AVATAR_IMAGE,
+  keepUnknownKeys,
+  unknownConfigKeys,
   DEFAULT_LANGUAGE_INSTRUCTIONS,
   FALLBACK_PERSONA,
   personaFor,
@@ -62,7 +64,9 @@ describe('resolveConfig', () => {
     it('rtc.cloudProxy takes off, udp or tcp and refuses anything else with the field named', () => {
       for (const mode of ['off', 'udp', 'tcp'] as const) assert.equal(resolve({ rtc: { cloudProxy: mode } }).rtc.cloudProxy, mode);
       assert.throws(() => resolve({ rtc: { cloudProxy: 'socks' } }), /rtc\.cloudProxy/);
-      assert.throws(() => resolve({ rtc: { cloudProxy: 'udp', extra: 1 } }), /rtc/);
+      // An unknown key beside it is left out and named, never fatal (config.json from a newer version).
+      assert.equal(resolve({ rtc: { cloudProxy: 'udp', extra: 1 } }).rtc.cloudProxy, 'udp');
+      assert.deepEqual(unknownConfigKeys({ rtc: { cloudProxy: 'udp', extra: 1 } }), ['rtc.extra']);
     });
     it('treats undefined/null content as empty', () => {
       assert.deepEqual(resolve(undefined), resolve({}));
@@ -187,9 +191,27 @@ describe('resolveConfig', () => {
       assert.equal(resolve(user, {}).service.gatewayHeaders, undefined);
       assert.deepEqual(resolveConfig(user, {}, { ...opts, policy: { service: { gatewayHeaders: headers } } }).service.gatewayHeaders, headers);
     });
-    it('unknown keys are rejected by name (typos must not be silently ignored)', () => {
-      invalid({ callmode: 'audio' }, {}, 'callmode');
-      invalid({ window: { fullscreen: true } }, {}, 'window.fullscreen');
+    it('unknown keys (a newer version\'s, or a typo) are never fatal: left out, named for staff, kept by a write', () => {
+      // A file written by a newer version, then a rollback: the known settings and the stored key apply.
+      const newer = {
+        callMode: 'audio',
+        encryptedApiKey: 'AAAA',
+        window: { mode: 'windowed', width: 800, height: 600, hdr: true },
+        avatars: [{ name: 'Ava', imagePath: 'ava.png', mood: 'calm' }],
+        futureFeature: { enabled: true },
+      };
+      const c = resolve(newer);
+      assert.equal(c.callMode, 'audio');
+      assert.equal(c.encryptedApiKey, 'AAAA');
+      assert.deepEqual(c.window, { mode: 'windowed', width: 800, height: 600 });
+      assert.deepEqual(unknownConfigKeys(newer), ['window.hdr', 'avatars.0.mood', 'futureFeature']);
+      assert.deepEqual(unknownConfigKeys({ callmode: 'audio' }), ['callmode']);
+      assert.deepEqual(unknownConfigKeys({ callMode: 'audio', window: { mode: 'kiosk' } }), []);
+      // This version writes its own settings; the unknown ones of the file go back in (known ones win).
+      const written = keepUnknownKeys(newer, { callMode: 'video', window: { mode: 'kiosk' }, staffPinHash: 'scrypt$x' });
+      assert.deepEqual(written, { callMode: 'video', window: { mode: 'kiosk', hdr: true }, staffPinHash: 'scrypt$x', futureFeature: { enabled: true } });
+      // A value of the wrong type is still an error with its field named.
+      invalid({ window: { width: 'wide', hdr: true } }, {}, 'window.width');
     });
     it('a non-object file is rejected', () => {
       invalid([], {}, '(root)');
@@ -228,7 +250,8 @@ describe('configJsonSchema (electron-store)', () => {
   it('rejects what zod rejects', () => {
     assert.equal(validate({ callMode: 'hologram' }), false);
     assert.equal(validate({ window: { width: 'wide' } }), false);
-    assert.equal(validate({ typo: 1 }), false);
+    // Unknown keys pass (a newer version's file stays readable after a rollback); zod leaves them out.
+    assert.equal(validate({ typo: 1, window: { hdr: true } }), true);
     assert.equal(validate({ encryptedApiKey: 'not base64!' }), false);
   });
 });

@@ -4,6 +4,7 @@
  *
  *   core  ←  contract.ts, emulator  ←  kiosk  ←  operations, fleet  ←  main (Electron glue), browser, cli
  *   preload → contract.ts only;   renderer → contract.ts and the renderer-safe core modules only
+ *   the fleet console's page (renderer/fleet-console) → the console's wire types only
  *
  * It also fails on any import circle in electron/ or renderer/src (a circle hides which file owns what).
  */
@@ -27,6 +28,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The browser mode: a host like main, without Electron (it serves the page and carries the contract).
   'electron/browser': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
   'electron/cli': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
+  // The fleet console's page: the plain types it shares with the console's server, nothing that runs.
+  'renderer/fleet-console': ['electron/fleet/console/view.ts'],
   'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts', 'electron/core/kiosk-api.ts', 'electron/core/languages.ts'],
 };
 /** Packages only the Electron glue may load: everything else must run under plain Node or in Chromium. */
@@ -36,7 +39,7 @@ const GLUE_ROOMS = ['electron/main', 'electron/preload'];
 function roomOf(file: string): string | null {
   const rel = relative(ROOT, file).split('\\').join('/');
   if (rel === 'electron/contract.ts') return rel;
-  const m = /^(electron\/[a-z-]+|renderer\/src)\//.exec(rel);
+  const m = /^(electron\/[a-z-]+|renderer\/src|renderer\/fleet-console)\//.exec(rel);
   return m ? m[1]! : null;
 }
 
@@ -53,7 +56,7 @@ function importsOf(file: string): string[] {
   return [...code.matchAll(IMPORT)].map((m) => (m[1] ?? m[2])!);
 }
 
-const FILES = [...sourceFiles('electron'), ...sourceFiles('renderer/src'), join(ROOT, 'electron/contract.ts')].filter((f, i, all) => all.indexOf(f) === i);
+const FILES = [...sourceFiles('electron'), ...sourceFiles('renderer/src'), ...sourceFiles('renderer/fleet-console/src'), join(ROOT, 'electron/contract.ts')].filter((f, i, all) => all.indexOf(f) === i);
 
 /** file → the files of this tree it imports (relative imports only). */
 const GRAPH = new Map(

@@ -7,39 +7,11 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { CHANNELS } from '../../electron/contract.ts';
+import { runHarness } from '../helpers/run-main-harness.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-
-function runHarness(scenario: string): Promise<{ facts: Record<string, any>; output: string; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--import', './test/electron/stub/register.mjs', 'test/electron/stub/main-harness.ts', scenario],
-      { cwd: ROOT, env: { ...process.env, AVATAR_API_KEY: '', KIOSK_WINDOW_MODE: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    // Separate buffers: a log line on stderr must not land inside the JSON report on stdout.
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const output = `${stdout}\n${stderr}`;
-      const line = stdout.split('\n').find((l) => l.startsWith('HARNESS '));
-      if (!line) return reject(new Error(`harness (${scenario}) printed no report, exit ${code}:\n${output.slice(-3000)}`));
-      try {
-        resolve({ facts: JSON.parse(line.slice('HARNESS '.length)), output, code });
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-}
 
 describe('main process wiring (electron stubbed)', () => {
   let facts: Record<string, any>;
@@ -143,7 +115,8 @@ describe('main process wiring (electron stubbed)', () => {
 
 describe('main process wiring: an invalid config file', () => {
   it('shows no dialog (an unattended kiosk would wait on it), flags one problem for staff and runs with safe defaults', async () => {
-    const { facts, output } = await runHarness('broken-config');
+    // As installed: from a checkout the safe default would be a window (not packaged → windowed).
+    const { facts, output } = await runHarness('broken-config', { STUB_IS_PACKAGED: '1' });
     assert.deepEqual(facts.errorBoxes, []);
     assert.equal(facts.configGet.value.attention, 1, 'the attract screen marks the staff corner');
     assert.match(output, /Invalid configuration file; running with safe defaults .*window\/width/);
@@ -303,6 +276,32 @@ describe('main process wiring: real operating systems', () => {
       },
     ]);
     assert.equal(facts.logHasKeyringTimeout, true);
+  });
+
+  it('a config.json written by a newer version (a rollback): its unknown settings are reported and kept, the stored key and every known setting still apply', async () => {
+    const { facts } = await runHarness('newer-config');
+    assert.deepEqual(facts.errorBoxes, []);
+    assert.equal(facts.statusKeySource, 'stored', 'the stored key is used, not dropped with the file');
+    assert.notEqual(facts.configGet.value.mode, 'demo');
+    assert.deepEqual(facts.statusAttention, [
+      {
+        kind: 'config',
+        code: 'invalid_config',
+        message: `${facts.configPath} has settings this version does not know: window.hdr, queueMusic (written by a newer version, or misspelt). They are ignored and kept in the file; every other setting applies.`,
+      },
+    ]);
+    // Written by this version (the PIN chosen at start), and the newer version's settings are still there.
+    assert.equal(facts.configFileAfter.window.hdr, true);
+    assert.deepEqual(facts.configFileAfter.queueMusic, { track: 'calm.ogg' });
+    assert.match(facts.configFileAfter.staffPinHash, /^scrypt\$/);
+  });
+
+  it('an installed deb with an update feed: the in-app updater stays off (no pkexec prompt) and says the OS package manager updates it', async () => {
+    const { facts } = await runHarness('deb-update');
+    assert.deepEqual(facts.errorBoxes, []);
+    assert.equal(facts.updateLines.length, 2, facts.updateLines.join('\n'));
+    assert.match(facts.updateLines[0], /^Updates: the in-app updater is off .*installed as a deb package: updated by the system's package manager/);
+    assert.match(facts.updateLines[1], /^Updates: off .*installed as a deb package/);
   });
 
   it('inside an AppImage, the staff Restart and a fatal error relaunch the AppImage itself with this run\'s arguments', async () => {

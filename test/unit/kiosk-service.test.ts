@@ -94,6 +94,7 @@ describe('createKioskService (no network)', () => {
       'rtc', // the cloud proxy
       'attention', // start-up problems waiting for staff (a count)
       'opening', // opening hours: open or closed, and the next opening
+      'hold', // calls held for a moment (an update being installed)
       'languages', 'defaultLanguage', 'accessibility', // every visitor: languages and accessibility mode
     ].sort());
     assert.deepEqual([r.value.languages, r.value.defaultLanguage, r.value.accessibility], [['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'], 'en', { default: false, reachBandPercent: 50 }]);

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks } from '../../electron/core/clock.ts';
-import { createLifecycle, createPowerSaveGuard } from '../../electron/kiosk/lifecycle.ts';
+import { createLifecycle, createPowerSaveGuard, stopInReverse } from '../../electron/kiosk/lifecycle.ts';
 
 function harness(options: { shutdownNeverEnds?: boolean } = {}) {
   const clock = new FakeClock();
@@ -98,5 +98,30 @@ describe('power save guard', () => {
     guard.onEvent(state('failed'));
     assert.deepEqual(calls, ['start:prevent-display-sleep', 'stop:7', 'start:prevent-display-sleep', 'stop:8']);
     assert.equal(guard.active, false);
+  });
+});
+
+describe('stopInReverse (the quit waits for the features)', () => {
+  it('stops the last started first, each awaited, a failing one logged and skipped', async () => {
+    const seq: string[] = [];
+    const outcome = await stopInReverse([
+      { name: 'a', stop: async () => void seq.push('a') },
+      { name: 'b', stop: () => Promise.reject(new Error('b broke')) },
+      { name: 'c', stop: async () => {
+        await new Promise((r) => setImmediate(r));
+        seq.push('c');
+      } },
+      { name: 'no stop' },
+    ]);
+    assert.equal(outcome, 'done');
+    assert.deepEqual(seq, ['c', 'a']);
+  });
+
+  it('gives up at the bound: a broker that never answers cannot keep the app alive', async () => {
+    const clock = new FakeClock();
+    const pending = stopInReverse([{ name: 'hangs', stop: () => new Promise<void>(() => {}) }], { clock, timeoutMs: 3_000 });
+    await clock.advance(3_000);
+    assert.equal(await pending, 'timeout');
+    assert.equal(clock.pendingCount, 0);
   });
 });

@@ -17,8 +17,11 @@ const yaml = createRequire(import.meta.url)('js-yaml') as { load(text: string): 
 interface BuilderConfig {
   directories: { buildResources: string };
   files: string[];
+  publish?: Array<{ provider: string; url?: string; channel?: string }>;
   linux: { target: string[]; executableName?: string; syncDesktopName?: boolean };
-  mac: { hardenedRuntime?: boolean; entitlements?: string; entitlementsInherit?: string; extendInfo?: Record<string, string> };
+  win: { signtoolOptions?: { publisherName?: string[] }; verifyUpdateCodeSignature?: boolean };
+  nsis: { oneClick?: boolean; perMachine?: boolean };
+  mac: { target?: string[]; hardenedRuntime?: boolean; entitlements?: string; entitlementsInherit?: string; extendInfo?: Record<string, string> };
 }
 const config = yaml.load(readFileSync(join(ROOT, 'electron-builder.yml'), 'utf8')) as BuilderConfig;
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { desktopName?: string; name: string };
@@ -73,8 +76,28 @@ describe('packaging: Linux', () => {
   });
 
   it('names the desktop file after package.json desktopName, so Wayland app id and desktop entry agree', () => {
-    assert.equal(pkg.desktopName, 'avatar-kiosk.desktop');
+    assert.equal(pkg.desktopName, 'com.avatarkiosk.app.desktop');
     assert.equal(config.linux.syncDesktopName, true);
-    assert.equal(`${config.linux.executableName}.desktop`, pkg.desktopName);
+  });
+});
+
+describe('packaging: updates', () => {
+  it('publishes to a generic feed, so the build writes app-update.yml, package-type and the channel files', () => {
+    assert.equal(config.publish?.[0]?.provider, 'generic');
+    assert.equal(config.publish?.[0]?.channel, 'latest');
+  });
+
+  it('builds the zip the Mac updater applies, beside the dmg', () => {
+    assert.deepEqual(config.mac.target, ['dmg', 'zip']);
+  });
+
+  it('names the Windows publisher, so the updater refuses an installer not signed by it', () => {
+    assert.ok((config.win.signtoolOptions?.publisherName ?? []).length > 0);
+    assert.equal(config.win.verifyUpdateCodeSignature, true);
+  });
+
+  it('installs per user on Windows, so an update needs no administrator (no elevate.exe, no UAC prompt)', () => {
+    assert.equal(config.nsis.perMachine, false);
+    assert.equal(config.nsis.oneClick, true);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { installDecision, offerAccepted, stagingBucket, updateFeed } from '../../electron/fleet/update-policy.ts';
+import { installDecision, installModel, offerAccepted, stagingBucket, updateFeed } from '../../electron/fleet/update-policy.ts';
+import { feedSignatureValid, generateFeedKeys, parsePublicKey, publicKeyOf, signFeedFile } from '../../electron/fleet/signed-feed.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { updateSchema } from '../../electron/kiosk/fleet-config.ts';
 
@@ -63,5 +64,44 @@ describe('update policy', () => {
     assert.match(bad({ url: 'http://updates.example.com/kiosk' }), /"update\.url".*must start with https:\/\//);
     assert.equal(bad({ url: 'http://127.0.0.1:8080/feed' }), 'accepted');
     assert.match(bad({ url: 'https://u.example', pinVersion: 'latest' }), /"update\.pinVersion".*must be a version such as "1\.4\.2"/);
+  });
+});
+
+describe('install model', () => {
+  const model = (over: Partial<Parameters<typeof installModel>[0]>) => installModel({ platform: 'linux', isPackaged: true, packageType: null, appImage: false, ...over }).kind;
+  it('updates in the app without an administrator on Windows (per-user NSIS), macOS (zip) and from an AppImage', () => {
+    assert.equal(model({ platform: 'win32' }), 'nsis-per-user');
+    assert.equal(model({ platform: 'darwin' }), 'mac-zip');
+    assert.equal(model({ appImage: true }), 'appimage');
+  });
+  it('leaves a deb or rpm to the OS package manager, and a checkout or unpacked build alone', () => {
+    assert.equal(model({ packageType: 'deb\n' }), 'os-package-manager');
+    assert.equal(model({ packageType: 'rpm' }), 'os-package-manager');
+    assert.equal(model({ isPackaged: false, platform: 'win32' }), 'not-packaged');
+    assert.equal(model({}), 'unsupported');
+  });
+});
+
+describe('feed signature', () => {
+  const fleet = generateFeedKeys();
+  const text = 'version: 1.1.0\npath: a.exe\nsha512: abc\n';
+  it('verifies what the fleet key signed, byte for byte, and nothing else', () => {
+    const sig = signFeedFile(text, fleet.privateKeyPem);
+    assert.equal(feedSignatureValid(text, sig, [fleet.publicKey]), true);
+    assert.equal(feedSignatureValid(`${text} `, sig, [fleet.publicKey]), false, 'one byte more');
+    assert.equal(feedSignatureValid(text, sig, [generateFeedKeys().publicKey]), false, 'another key');
+    assert.equal(feedSignatureValid(text, sig, [generateFeedKeys().publicKey, fleet.publicKey]), true, 'any listed key (a key change)');
+    assert.equal(feedSignatureValid(text, 'bm90IGEgc2lnbmF0dXJl', [fleet.publicKey]), false, 'malformed');
+  });
+  it('reads the public key as update-keygen prints it, which the settings schema accepts', () => {
+    assert.match(fleet.publicKey, /^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{43}=$/);
+    assert.ok(parsePublicKey(fleet.publicKey));
+    assert.equal(publicKeyOf(fleet.privateKeyPem), fleet.publicKey);
+    assert.equal(parsePublicKey('MCowBQYDK2VwAyEA'), null);
+    assert.deepEqual(settings({ url: 'https://u.example', publicKeys: [fleet.publicKey] }).publicKeys, [fleet.publicKey]);
+    assert.throws(() => settings({ url: 'https://u.example', publicKeys: ['-----BEGIN PUBLIC KEY-----'] }), /Ed25519 public key/);
+  });
+  it('refuses to sign with anything but an Ed25519 private key', () => {
+    assert.throws(() => signFeedFile(text, fleet.publicKey), /not a private key in PEM form/);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { BrowserWindow } from 'electron';
 import type { Logger } from '../../core/log.ts';
+import type { ProxyResolver } from '../../core/proxy.ts';
 import type { KioskService } from '../../kiosk/kiosk-service.ts';
 import type { Lifecycle } from '../../kiosk/lifecycle.ts';
 import type { MainLog } from '../../operations/log-file.ts';
@@ -18,6 +19,11 @@ export interface FeatureContext {
   readonly logger: Logger;
   /** The redacted main log (null until it is open). */
   readonly mainLog: MainLog | null;
+  /** The venue's proxy as Chromium resolves it, for connections main opens itself (core/proxy.ts). */
+  readonly proxy: ProxyResolver;
+  /** Reload the kiosk page on purpose (the fleet's `reload`, new settings); if it fails, the page is
+   *  brought back like after a crash (kiosk/renderer-recovery.ts) and the promise rejects. */
+  reloadPage(): Promise<void>;
 }
 
 export interface Feature {

@@ -6,10 +6,11 @@
 import { app, type BrowserWindow } from 'electron';
 import { systemClock } from '../../core/clock.ts';
 import { AvatarError } from '../../core/errors.ts';
+import { DIRECT, routeFor } from '../../core/proxy.ts';
 import { startFleetHost, type FleetHost } from '../../fleet/fleet-host.ts';
+import type { SafeUpdates } from '../../fleet/safe-updates.ts';
 import type { StaffOperationsFeature } from './staff-operations.ts';
 import { relaunchApp } from '../platform.ts';
-import { loadRenderer } from '../window.ts';
 import type { Feature } from './feature.ts';
 import type { FleetMetricsFeature } from './fleet-metrics.ts';
 
@@ -34,18 +35,25 @@ export async function captureWithoutCamera(win: BrowserWindow): Promise<{ png: B
 export interface FleetLinkFeature extends Feature {
   /** The running fleet host (null before start). */
   readonly host: FleetHost | null;
+  /** Set by the safe-updates feature (it starts later): the status and the update commands read it. */
+  updates: SafeUpdates | null;
 }
 
 export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFeature): FleetLinkFeature {
   let host: FleetHost | null = null;
-  return {
+  const feature: FleetLinkFeature = {
     name: 'fleet link',
+    updates: null,
     get host() {
       return host;
     },
-    start({ service, settings, window, lifecycle, logger }) {
-      const reload = () => loadRenderer(window);
+    async start({ service, settings, window, lifecycle, logger, proxy, reloadPage }) {
+      const reload = reloadPage;
+      const mqttUrl = service.config.mqtt?.url;
+      const mqttRoute = mqttUrl ? await routeFor(mqttUrl, proxy, logger) : DIRECT;
       host = startFleetHost({
+        mqttRoute,
+        sandbox: !service.attention.some((item) => item.kind === 'sandbox'),
         service,
         ledger: staff.ops?.ledger ?? null,
         dataDir: app.getPath('userData'),
@@ -59,6 +67,7 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
         appRoot: app.getAppPath(),
         registry: metrics.metrics?.registry ?? null,
         lastErrorCode: () => metrics.metrics?.health().lastErrorCode ?? null,
+        updates: () => feature.updates,
         actions: {
           reload,
           restart: () => {
@@ -75,4 +84,5 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
       await host?.close();
     },
   };
+  return feature;
 }

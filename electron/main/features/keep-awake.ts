@@ -1,4 +1,8 @@
-/** While a call is live the display stays awake (Electron's powerSaveBlocker; kiosk/lifecycle.ts). */
+/**
+ * The display stays awake (Electron's powerSaveBlocker; kiosk/lifecycle.ts decides): during a call, and
+ * in window mode `kiosk` whenever the window shows. The OS settings that still turn a screen off or lock
+ * it are in docs/packaging.md ("Always on").
+ */
 import { powerSaveBlocker } from 'electron';
 import { createPowerSaveGuard } from '../../kiosk/lifecycle.ts';
 import type { Feature } from './feature.ts';
@@ -7,9 +11,23 @@ export function keepAwake(): Feature {
   let unsubscribe: (() => void) | null = null;
   return {
     name: 'keep awake',
-    start({ service, logger }) {
-      const guard = createPowerSaveGuard(powerSaveBlocker, logger);
-      unsubscribe = service.onEvent((event) => guard.onEvent(event));
+    start({ service, settings, window, logger }) {
+      const guard = createPowerSaveGuard(powerSaveBlocker, logger, { whileShown: settings.config.window.mode === 'kiosk' });
+      const shown = () => guard.windowShown(true);
+      const hidden = () => guard.windowShown(false);
+      window.on('show', shown);
+      window.on('restore', shown);
+      window.on('hide', hidden);
+      window.on('minimize', hidden);
+      if (window.isVisible()) shown();
+      const off = service.onEvent((event) => guard.onEvent(event));
+      unsubscribe = () => {
+        off();
+        window.removeListener('show', shown);
+        window.removeListener('restore', shown);
+        window.removeListener('hide', hidden);
+        window.removeListener('minimize', hidden);
+      };
     },
     stop() {
       unsubscribe?.();

@@ -6,7 +6,7 @@
  * Screens: boot → attract → connecting → live → ended | error → attract (by itself after
  * `returnToAttractSeconds`, or "Done").
  */
-import type { CallMode, ErrorInfo, KioskApi, KioskEvent, OpeningInfo, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
+import type { CallMode, ErrorInfo, KioskApi, KioskEvent, HoldReason, OpeningInfo, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
 import type { RtcError, VisitorNotice } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
 import { LiveCall } from '../call/LiveCall.svelte.ts';
@@ -49,6 +49,8 @@ export class KioskApp {
   #warning = $state<{ notice: VisitorNotice; untilMs: number } | null>(null);
   /** Opening hours: null (or open) lets calls start; closed shows the closed screen instead of attract. */
   #opening = $state<OpeningInfo | null>(null);
+  /** Calls held for a moment (an update is being installed): the calm "back in a moment" screen shows. */
+  #hold = $state<HoldReason | null>(null);
   #timer: ReturnType<typeof setInterval> | null = null;
   #unsubscribe: (() => void) | null = null;
   readonly #getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>; // the idle hang-up's own microphone where the engine captures natively
@@ -123,6 +125,7 @@ export class KioskApp {
     this.#bootError = null;
     this.#config = config.value;
     this.#opening = config.value.opening ?? null;
+    this.#hold = config.value.hold ?? null;
     this.#mode = config.value.callMode;
     this.visitor.reset(config.value);
     this.cast.reset(); // the first avatar, with its call mode
@@ -295,6 +298,11 @@ export class KioskApp {
   /** Outside the opening hours (main refuses calls then too). */
   get isClosed(): boolean {
     return this.#opening?.open === false;
+  }
+
+  /** New calls wait (main refuses them too) until the app has restarted. */
+  get isHeld(): boolean {
+    return this.#hold !== null;
   }
 
   /** The opening hours as main last said them (null: none set). */
@@ -531,6 +539,9 @@ export class KioskApp {
         break;
       case 'opening':
         this.#opening = event.opening;
+        break;
+      case 'hold':
+        this.#hold = event.hold;
         break;
       case 'config-changed':
         void this.reloadConfig();

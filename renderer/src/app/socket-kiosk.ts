@@ -3,54 +3,25 @@
  * host that served this page (electron/browser/server.ts). The host sends the contract's shape and the
  * API is built with the contract's own builder, so no channel is listed here.
  *
- * The per-launch secret arrives in the URL fragment; it is removed from the address bar at once and kept
- * in this tab's sessionStorage only, so a reload of the same tab can connect again.
+ * The page holds no secret: the host let this browser in with a one-time launch code and set an HttpOnly
+ * session cookie, which the browser sends with the socket's upgrade request (and again after a reload).
  */
 import type { KioskApi, KioskEvent, Result } from '../../../electron/contract.ts';
-import {
-  buildKioskApi,
-  KIOSK_SOCKET_PATH,
-  SECRET_FRAGMENT_KEY,
-  SOCKET_CLOSE,
-  type ApiShape,
-  type HostFrame,
-  type PageFrame,
-} from '../../../electron/core/kiosk-api.ts';
+import { buildKioskApi, KIOSK_SOCKET_PATH, SOCKET_CLOSE, type ApiShape, type HostFrame, type PageFrame } from '../../../electron/core/kiosk-api.ts';
 
-const STORAGE_KEY = 'kiosk-socket-secret';
 /** How long the page waits for the host's welcome. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 /** A reloaded page may reach the host before it has noticed the old page left: try again a few times. */
 export const BUSY_RETRIES = 5;
 export const BUSY_RETRY_DELAY_MS = 300;
 
-type PageWindow = Pick<Window, 'location' | 'history' | 'sessionStorage'>;
-
-/** The secret from the fragment (then removed from the address bar) or from this tab's earlier load. */
-export function takeSecret(win: PageWindow): string | null {
-  const fragment = new URLSearchParams(win.location.hash.replace(/^#/, ''));
-  const fromFragment = fragment.get(SECRET_FRAGMENT_KEY);
-  if (fromFragment) {
-    win.history.replaceState(null, '', win.location.pathname + win.location.search);
-    try {
-      win.sessionStorage.setItem(STORAGE_KEY, fromFragment);
-    } catch {
-      // Storage off: a reload will need the URL with the secret again.
-    }
-    return fromFragment;
-  }
-  try {
-    return win.sessionStorage.getItem(STORAGE_KEY);
-  } catch {
-    return null;
-  }
-}
+type PageWindow = Pick<Window, 'location'>;
 
 const gone = (message: string): Result<never> => ({ ok: false, error: { code: 'network', message } });
 
 type Attempt = { api: KioskApi } | { busy: true } | null;
 
-function attempt(url: string, secret: string): Promise<Attempt> {
+function attempt(url: string): Promise<Attempt> {
   return new Promise((resolve) => {
     const socket = new WebSocket(url);
     const pending = new Map<number, (result: Result<unknown>) => void>();
@@ -84,7 +55,6 @@ function attempt(url: string, secret: string): Promise<Attempt> {
       return () => void listeners.delete(listener);
     };
 
-    socket.addEventListener('open', () => send({ type: 'hello', secret }));
     socket.addEventListener('message', (message) => {
       let frame: HostFrame<KioskEvent>;
       try {
@@ -120,15 +90,13 @@ function attempt(url: string, secret: string): Promise<Attempt> {
 }
 
 /**
- * Connect to the host that served this page and build the `KioskApi` over the socket; null when there
- * is no secret or the host refuses (the app then shows that the kiosk cannot start).
+ * Connect to the host that served this page and build the `KioskApi` over the socket; null when the host
+ * refuses (the app then shows that the kiosk cannot start).
  */
 export async function connectSocketKiosk(win: PageWindow = window): Promise<KioskApi | null> {
-  const secret = takeSecret(win);
-  if (!secret) return null;
   const url = `${win.location.protocol === 'https:' ? 'wss:' : 'ws:'}//${win.location.host}${KIOSK_SOCKET_PATH}`;
   for (let i = 0; i <= BUSY_RETRIES; i++) {
-    const result = await attempt(url, secret);
+    const result = await attempt(url);
     if (result && 'api' in result) return result.api;
     if (!result) return null;
     await new Promise((r) => setTimeout(r, BUSY_RETRY_DELAY_MS));

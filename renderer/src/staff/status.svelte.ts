@@ -38,4 +38,5 @@ export const ATTENTION_LABELS: Record<AttentionKind, string> = {
   policy: 'Administrator policy',
   cast: 'Avatar',
   key: 'API key',
+  sandbox: 'Security sandbox',
 };

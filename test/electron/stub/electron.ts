@@ -31,6 +31,13 @@ export const record = {
   shortcuts: new Map<string, () => void>(),
   unregistered: [] as string[],
   willQuit: 0,
+  /** Called when the process would end (the quit let through, or `app.exit`): a harness that sets it
+   *  ends the process there, so anything main had not finished by then is lost, as in Electron. */
+  onExit: null as null | ((code: number) => void),
+    /** `app.commandLine.appendSwitch` calls, as `--name=value`. */
+  switches: [] as string[],
+  /** The URLs main asked `session.resolveProxy` about. */
+  proxyQueries: [] as string[],
 };
 
 class FakeWebContents extends EventEmitter {
@@ -80,8 +87,17 @@ export class BrowserWindow extends EventEmitter {
       setImmediate(() => this.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 }));
       return new Promise((_resolve, reject) => setTimeout(() => reject(new Error('ERR_FAILED (-2) loading ' + url)), 5));
     }
+    // Test helper `failNextLoads`: the next loads fail (did-fail-load: a network or disk error), the
+    // renderer stays up with nothing in it.
+    if (this.failNextLoads > 0) {
+      this.failNextLoads--;
+      this.failedLoads++;
+      return Promise.reject(new Error('ERR_FILE_NOT_FOUND (-6) loading ' + url));
+    }
     return Promise.resolve();
   }
+  failNextLoads = 0;
+  failedLoads = 0;
   removeMenu(): void {}
   // Visibility and bounds, recorded.
   visible = false;
@@ -90,10 +106,16 @@ export class BrowserWindow extends EventEmitter {
   show(): void {
     this.visible = true;
     this.visibility.push('show');
+    this.emit('show');
   }
   hide(): void {
     this.visible = false;
     this.visibility.push('hide');
+    this.emit('hide');
+  }
+  /** Test helper: the window is ready to be shown (Electron: after the first paint). */
+  readyToShow(): void {
+    this.emit('ready-to-show');
   }
   isVisible(): boolean {
     return this.visible;
@@ -134,6 +156,12 @@ class FakeApp extends EventEmitter {
       const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
       return arg ? arg.slice(name.length + 3) : '';
     },
+    appendSwitch(name: string, value?: string): void {
+      record.switches.push(value === undefined ? `--${name}` : `--${name}=${value}`);
+    },
+    hasSwitch(name: string): boolean {
+      return process.argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+    },
   };
   getName(): string {
     return 'Avatar Kiosk';
@@ -158,11 +186,15 @@ class FakeApp extends EventEmitter {
     if (!prevented) {
       record.order.push('quit-allowed');
       record.willQuit++;
-      this.emit('will-quit', { preventDefault() {} });
+      let held = false;
+      this.emit('will-quit', { preventDefault: () => (held = true) });
+      // As in Electron: unless a will-quit listener holds it, the process ends here (exit code 0).
+      if (!held) record.onExit?.(0);
     }
   }
   exit(code = 0): void {
     record.exitCalls.push(code);
+    record.onExit?.(code);
   }
   getPath(name: string): string {
     const userData = process.env.STUB_USER_DATA ?? join(process.cwd(), '.stub-user-data');
@@ -213,6 +245,11 @@ export const session = {
     on(event: string, fn: (...args: unknown[]) => void): void {
       record.sessionListeners.set(event, fn);
     },
+    /** Chromium's proxy answer for a URL, in PAC syntax: STUB_PAC (default DIRECT), each question recorded. */
+    resolveProxy(url: string): Promise<string> {
+      record.proxyQueries.push(url);
+      return Promise.resolve(process.env.STUB_PAC ?? 'DIRECT');
+    },
   },
 };
 
@@ -246,6 +283,14 @@ export const dialog = {
     record.errorBoxes.push({ title, content });
   },
 };
+
+// Electron's own handler (lib/browser/init.ts), installed before the app loads: with no other listener,
+// an uncaught error in main shows a modal error box (and a main module that fails to load is reported
+// as one, see main-harness.ts).
+process.on('uncaughtException', (error) => {
+  if (process.listenerCount('uncaughtException') > 1) return;
+  dialog.showErrorBox('A JavaScript error occurred in the main process', `Uncaught Exception:\n${error.stack ?? error.message}`);
+});
 
 export const Menu = {
   setApplicationMenu(menu: unknown): void {

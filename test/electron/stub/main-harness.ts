@@ -11,9 +11,9 @@
  * and a fatal error inside an AppImage), `first-load-crash` (the renderer crashes during the first two
  * loads), `no-display` (start-up fails before the window exists), `devtools` and `devtools-packaged`
  * (F12 with KIOSK_DEVTOOLS=1, from a checkout and installed), `mac` (the companion on macOS: tray
- * template image, application menu).
+ * template image, application menu), `deb-update` (an installed deb with an update feed), `newer-config` (config.json written by a newer version, then a rollback).
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, EVENT_CHANNEL, type KioskEvent } from '../../../electron/contract.ts';
@@ -36,6 +36,8 @@ writeFileSync(
     ? JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 'wide' } })
     : JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
 );
+// `default-window`: nothing sets the window mode (run with STUB_IS_PACKAGED=1 for an installed app).
+if (scenario === 'default-window') writeFileSync(configFile, JSON.stringify({ callMode: 'audio' }));
 if (scenario === 'kiosk' || scenario === 'kiosk-update') writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'kiosk' } }));
 // As an older version left them: readable by every local user.
 chmodSync(configFile, 0o644);
@@ -47,6 +49,38 @@ if (scenario === 'keyring-hang') {
   process.env.STUB_KEYRING = 'hang';
   const cipher = Buffer.from(`enc:${Buffer.from('sk-stored-key-0123456789').toString('hex')}`).toString('base64'); // the stub's safeStorage
   writeFileSync(configFile, JSON.stringify({ callMode: 'audio', service: { baseUrl: 'https://avatar.example.com' }, encryptedApiKey: cipher, window: { mode: 'windowed', width: 800, height: 600 } }));
+}
+if (scenario === 'supervised') process.env.AVATAR_KIOSK_SUPERVISED = '1';
+else delete process.env.AVATAR_KIOSK_SUPERVISED;
+if (scenario === 'no-sandbox') {
+  // An AppImage whose launcher (AppRun) added --no-sandbox: user namespaces are refused on this system.
+  process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
+  process.argv.push('--no-sandbox');
+}
+// `no-sandbox` and `fleet-reload`: a fleet broker the test started (HARNESS_MQTT: the mqtt settings).
+if (scenario === 'no-sandbox' || scenario === 'fleet-reload') {
+  writeFileSync(configFile, JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 }, mqtt: JSON.parse(process.env.HARNESS_MQTT ?? '{}') }));
+}
+if (scenario === 'newer-config') {
+  // What a newer version left behind before a rollback: settings this version does not know, beside the
+  // stored key and the service this kiosk uses.
+  const cipher = Buffer.from(`enc:${Buffer.from('sk-stored-key-0123456789').toString('hex')}`).toString('base64'); // the stub's safeStorage
+  writeFileSync(
+    configFile,
+    JSON.stringify({ callMode: 'audio', service: { baseUrl: 'https://avatar.example.com' }, encryptedApiKey: cipher, window: { mode: 'windowed', width: 800, height: 600, hdr: true }, queueMusic: { track: 'calm.ogg' } }),
+  );
+}
+if (scenario === 'deb-update') {
+  // An installed deb: electron-builder wrote package-type beside app.asar; the policy names a signed feed.
+  process.env.STUB_IS_PACKAGED = '1';
+  const resources = join(userData, 'resources');
+  mkdirSync(resources);
+  writeFileSync(join(resources, 'package-type'), 'deb');
+  Object.defineProperty(process, 'resourcesPath', { value: resources, configurable: true });
+  writeFileSync(
+    configFile,
+    JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 }, update: { url: 'https://updates.example.com/kiosk', publicKeys: ['MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE='] } }),
+  );
 }
 if (scenario === 'appimage') process.env.APPIMAGE = '/home/kiosk/Applications/Avatar-Kiosk.AppImage';
 if (scenario === 'first-load-crash') process.env.STUB_CRASH_FIRST_LOADS = '2';
@@ -74,6 +108,15 @@ if (scenario === 'companion') {
   writeFileSync(join(userData, 'policy.json'), JSON.stringify({ window: { mode: 'companion' }, callMode: 'audio', companion: { pushToTalk: true, width: 10 } }));
   // Remembered from last time, partly off the 1920×1040 work area: clamped back onto it.
   writeFileSync(join(userData, 'companion-window.json'), JSON.stringify({ bounds: { x: 1800, y: 900, width: 500, height: 700 } }));
+}
+
+// `proxy`: the venue's network, set up by the test (test/integration/proxy.test.ts): the config (a
+// service and a broker only reachable through the proxy), the key (stored as an installed kiosk has it)
+// and Chromium's proxy answer.
+if (scenario === 'proxy') {
+  const config = JSON.parse(process.env.HARNESS_CONFIG ?? '{}') as Record<string, unknown>;
+  const cipher = Buffer.from(`enc:${Buffer.from(process.env.HARNESS_API_KEY ?? '').toString('hex')}`).toString('base64'); // the stub's safeStorage
+  writeFileSync(configFile, JSON.stringify({ ...config, encryptedApiKey: cipher }));
 }
 
 const facts: Record<string, unknown> = { scenario };
@@ -107,18 +150,22 @@ async function until(what: string, pred: () => boolean, timeoutMs = 10_000): Pro
   }
 }
 
-await import('../../../electron/main/index.ts');
+// As Electron loads an app (lib/browser/init.ts): a module that fails to load becomes an uncaughtException.
+await import('../../../electron/main/entry.ts').catch((error: unknown) => process.emit('uncaughtException', error as Error));
 facts.orderBeforeReady = [...record.order];
+facts.switchesBeforeReady = [...record.switches];
 app.emitReady();
-if (scenario === 'no-display') {
-  // Start-up fails before any window: no dialog, a log line, then a relaunch after a pause.
-  await until('the relaunch', () => record.relaunchCalls >= 1 && record.exitCalls.length >= 1, 20_000);
+if (scenario === 'no-display' || scenario === 'broken-module') {
+  // Start-up fails before any window (broken-module: before main's code even runs): no dialog, a log line, then a relaunch after a pause.
+  // Reported either way: without a relaunch the test shows what happened instead (an error box?).
+  await until('the relaunch', () => record.relaunchCalls >= 1 && record.exitCalls.length >= 1, 20_000).catch(() => (facts.noRelaunch = true));
   facts.errorBoxes = record.errorBoxes;
   facts.windows = record.windows.length;
   facts.relaunches = record.relaunches;
   facts.exitCalls = record.exitCalls;
   const log = existsSync(join(userData, 'logs', 'main.log')) ? readFileSync(join(userData, 'logs', 'main.log'), 'utf8') : '';
   facts.logHasStartupError = log.includes('Fatal start-up error; relaunching the kiosk');
+  facts.logText = log.slice(-4000);
   process.stdout.write(`HARNESS ${JSON.stringify(facts)}\n`, () => process.exit(0));
   await new Promise(() => {}); // the write's callback exits
 }
@@ -126,6 +173,8 @@ if (scenario === 'no-display') {
 await until('the window to load', () => (record.windows[0]?.loads.length ?? 0) >= (scenario === 'first-load-crash' ? 3 : 1), 20_000);
 const win = record.windows[0] as BrowserWindow;
 const wc = win.webContents;
+// The fleet's reload (sent by the test) fails once: the page must come back anyway.
+if (scenario === 'fleet-reload') win.failNextLoads = 1;
 const events = () => wc.sent.filter((s) => s.channel === EVENT_CHANNEL).map((s) => s.payload as KioskEvent);
 const invoke = async (channel: string, arg?: unknown, frame: unknown = wc.mainFrame) => {
   const h = ipcMain.handlers.get(channel);
@@ -144,6 +193,7 @@ facts.loadUrl = win.loads[0];
 facts.schemes = record.schemes;
 facts.channels = [...ipcMain.handlers.keys()].sort();
 facts.configGet = await invoke(CHANNELS.configGet);
+facts.configPath = configFile;
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 facts.modesAtStart = { config: modeOf(configFile), userData: modeOf(userData) };
 
@@ -222,6 +272,28 @@ if (scenario === 'full') {
   facts.quitCallsAfterThirdSignal = record.quitCalls;
 }
 
+function reportJson(): string {
+  return JSON.stringify(facts, (key, value) => (key === 'imageDataUrl' && typeof value === 'string' ? `${value.slice(0, 22)}…(${value.length})` : value));
+}
+
+/** From now on the harness ends when the app would (the stub's `onExit`), reporting the exit code. */
+function endWithTheApp(): void {
+  record.onExit = (code) => {
+    facts.exitCode = code;
+    facts.relaunches = record.relaunches;
+    facts.order = record.order;
+    // Synchronously: nothing main still has in flight may run after this point.
+    const bytes = Buffer.from(`HARNESS ${reportJson()}\n`);
+    for (let at = 0; at < bytes.length; ) {
+      try {
+        at += writeSync(1, bytes, at);
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'EAGAIN') throw error;
+      }
+    }
+    process.exit(0);
+  };
+}
 const readLog = () => (existsSync(join(userData, 'logs', 'main.log')) ? readFileSync(join(userData, 'logs', 'main.log'), 'utf8') : '');
 if (scenario === 'full') {
   // Downloads: the page's own blob (the ledger CSV) is saved into Downloads without a dialog; others are refused.
@@ -261,15 +333,23 @@ if (scenario === 'fatal') {
   facts.powerSave = [...record.powerSave];
   facts.logHasFatal = readLog().includes('Fatal error in main: hanging up and relaunching the kiosk');
 }
-if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang') {
+if (scenario === 'no-sandbox') await until('the fleet link', () => readLog().includes('Fleet link: connected'), 15_000);
+if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang' || scenario === 'no-sandbox' || scenario === 'newer-config') {
   // What staff see: the Status tab, once unlocked (an installed kiosk has its PIN; a broken config.json
-  // cannot store one, which the answer says).
+  // cannot store one, which the answer says). The PIN was set above, which wrote config.json.
   facts.setPinAnswer = await invoke(scenario === 'broken-config' ? CHANNELS.staffSetPin : CHANNELS.staffUnlock, { pin: '246813' });
+  facts.configFileAfter = JSON.parse(readFileSync(configFile, 'utf8'));
   const status = (await invoke(CHANNELS.staffStatus)) as { ok: boolean; value?: { attention: unknown; mode: string; apiKeySource: string } };
   facts.statusAttention = status.value?.attention ?? null;
   facts.statusMode = status.value?.mode ?? null;
   facts.statusKeySource = status.value?.apiKeySource ?? null;
   facts.logHasKeyringTimeout = readLog().includes('The keyring did not answer within 5 s');
+  facts.logHasNoSandbox = readLog().includes('Running without the Chromium sandbox');
+}
+if (scenario === 'deb-update') {
+  await until('the updates feature to start', () => readLog().includes('Updates: off'), 15_000);
+  const log = readLog();
+  facts.updateLines = log.split('\n').filter((l) => l.includes('Updates:')).map((l) => l.replace(/^.*?Updates:/, 'Updates:'));
 }
 if (scenario === 'appimage') {
   // Staff press Restart, then (while it quits) main throws: both relaunch the AppImage itself.
@@ -345,6 +425,69 @@ if (scenario === 'companion') {
   facts.metricsClosed = await fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(() => false, () => true);
 }
 
+if (scenario === 'proxy') {
+  // A call (REST create, the control socket, the renderer's RTC side stubbed), then a hangup (type 5).
+  facts.start = await invoke(CHANNELS.sessionStart, { callMode: 'audio' });
+  await until('live', () => events().some((e) => e.type === 'state' && e.state.phase === 'live'), 15_000);
+  facts.hangup = await invoke(CHANNELS.sessionHangup);
+  await until('the end', () => events().some((e) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed')), 15_000);
+  facts.phases = events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
+  // The fleet link says online (the test's subscriber sees it on the broker), then the app quits: the
+  // process really ends where Electron's would, so only what main finished before that reaches the broker.
+  await until('the fleet link', () => readLog().includes('Fleet link: connected'), 15_000);
+  facts.proxyQueries = record.proxyQueries;
+  endWithTheApp();
+  process.emit('SIGTERM', 'SIGTERM');
+  await new Promise(() => {});
+}
+if (scenario === 'supervised') {
+  // Under the shipped systemd unit / launchd agent: staff press Restart.
+  await invoke(CHANNELS.staffUnlock, { pin: '246813' });
+  endWithTheApp();
+  facts.restart = await invoke(CHANNELS.staffRestart);
+  await new Promise(() => {});
+}
+
+if (scenario === 'fleet-reload') {
+  await until('the page back after the failed reload', () => win.loads.length >= 3, 20_000).catch(() => (facts.timedOut = true));
+  facts.loads = win.loads.length;
+  facts.failedLoads = win.failedLoads;
+  facts.logHasRecovery = readLog().includes('Reloading the kiosk page');
+}
+if (scenario === 'renderer-recovery') {
+  const phases = () => events().filter((e) => e.type === 'state').map((e) => (e as { state: { phase: string } }).state.phase);
+  // A GPU process that exits cleanly needs nothing; one that crashes during a call: hang up, reload.
+  app.emit('child-process-gone', {}, { type: 'GPU', reason: 'clean-exit', exitCode: 0 });
+  app.emit('child-process-gone', {}, { type: 'Utility', reason: 'crashed', exitCode: 1 });
+  await sleep(50);
+  facts.loadsAfterCleanGpuExit = win.loads.length;
+  facts.start = await invoke(CHANNELS.sessionStart, { callMode: 'audio' });
+  await until('live', () => phases().includes('live'));
+  app.emit('child-process-gone', {}, { type: 'GPU', reason: 'crashed', exitCode: 139 });
+  await until('the reload after the GPU crash', () => win.loads.length >= 2);
+  await until('idle', () => phases().at(-1) === 'idle');
+  facts.phasesAfterGpuCrash = phases();
+  // The renderer crashes and the reload fails: the window is not left blank, the reload is tried again.
+  win.failNextLoads = 1;
+  wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+  await until('the second reload', () => win.loads.length >= 4, 15_000);
+  facts.loads = win.loads.length;
+  facts.failedLoads = win.failedLoads;
+  facts.logHasRetry = readLog().includes('The kiosk page did not reload');
+  facts.logHasGpu = readLog().includes('The GPU process is gone');
+  facts.relaunchCalls = record.relaunchCalls;
+}
+
+if (scenario === 'kiosk') {
+  // The attract screen on a kiosk: the display is kept awake from the moment the window shows, not only
+  // during calls; minimised (which a kiosk never is, but an administrator might) it may sleep.
+  facts.powerSaveBeforeShow = [...record.powerSave];
+  win.readyToShow();
+  facts.powerSaveShown = [...record.powerSave];
+  win.emit('minimize');
+  win.emit('restore');
+  facts.powerSaveMinimizedRestored = [...record.powerSave];
+}
 if (scenario === 'kiosk' || scenario === 'kiosk-update') {
   // Alt+F4 / the window manager's close, twice, while the kiosk runs: refused, nothing quits.
   facts.closeRefused = [win.userClose(), win.userClose()];
@@ -360,5 +503,4 @@ if (scenario === 'kiosk' || scenario === 'kiosk-update') {
 
 // Keep the report small (the avatar image is a large data URL) and flush it before exiting: stdout to a
 // pipe is asynchronous, and process.exit() would cut it short.
-const report = JSON.stringify(facts, (key, value) => (key === 'imageDataUrl' && typeof value === 'string' ? `${value.slice(0, 22)}…(${value.length})` : value));
-process.stdout.write(`HARNESS ${report}\n`, () => process.exit(0));
+process.stdout.write(`HARNESS ${reportJson()}\n`, () => process.exit(0));

@@ -128,6 +128,10 @@ export default {
     body: 'Es kann gerade leider nicht benutzt werden. Bitte wenden Sie sich an das Personal.',
     forStaff: 'Für das Personal',
   },
+  hold: {
+    title: 'Gleich wieder da',
+    body: 'Dieser Kiosk wird gerade aktualisiert und ist in Kürze wieder bereit.',
+  },
   announce: {
     connecting: 'Verbindung zu {{name}}…',
     ready: '{{name}} ist bereit. Sprechen Sie einfach los.',

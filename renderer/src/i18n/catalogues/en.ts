@@ -130,6 +130,10 @@ const en = {
     body: 'Sorry — it can’t be used right now. Please ask a member of staff.',
     forStaff: 'For staff',
   },
+  hold: {
+    title: 'Back in a moment',
+    body: 'This kiosk is updating and will be ready again shortly.',
+  },
   announce: {
     connecting: 'Connecting to {{name}}…',
     ready: '{{name}} is ready. Start talking.',

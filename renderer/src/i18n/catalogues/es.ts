@@ -132,6 +132,10 @@ export default {
     body: 'Lo sentimos, ahora no se puede usar. Pida ayuda al personal.',
     forStaff: 'Para el personal',
   },
+  hold: {
+    title: 'Volvemos enseguida',
+    body: 'Este quiosco se está actualizando y estará listo de nuevo en breve.',
+  },
   announce: {
     connecting: 'Conectando con {{name}}…',
     ready: '{{name}} está listo. Empiece a hablar.',

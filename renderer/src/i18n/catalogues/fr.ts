@@ -132,6 +132,10 @@ export default {
     body: 'Désolé, elle ne peut pas être utilisée pour le moment. Adressez-vous au personnel.',
     forStaff: 'Pour le personnel',
   },
+  hold: {
+    title: 'De retour dans un instant',
+    body: 'Cette borne se met à jour et sera de nouveau prête dans un instant.',
+  },
   announce: {
     connecting: 'Connexion à {{name}}…',
     ready: '{{name}} est prêt. Vous pouvez parler.',

@@ -124,6 +124,10 @@ export default {
     body: '抱歉，目前无法使用。请联系工作人员。',
     forStaff: '工作人员须知',
   },
+  hold: {
+    title: '马上回来',
+    body: '本设备正在更新，很快就会恢复使用。',
+  },
   announce: {
     connecting: '正在连接{{name}}…',
     ready: '{{name}}已准备好，请开始说话。',

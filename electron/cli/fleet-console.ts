@@ -1,0 +1,158 @@
+/**
+ * `npm run fleet -- [--broker mqtts://host:8883 --username U --password-file F --ca-file F]`: the fleet
+ * console on this computer (electron/fleet/console). With no --broker it starts a demo: its own
+ * Mosquitto on 127.0.0.1 and a few simulated kiosks, so a newcomer sees it work.
+ *
+ * It prints the address to open (it carries the operator token once). The token for scripts and
+ * Prometheus is the same (`Authorization: Bearer …`); --token-file keeps one across restarts.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { systemClock } from '../core/clock.ts';
+import { readRegularFile } from '../core/bounded-read.ts';
+import { createLogger } from '../core/log.ts';
+import { brokerUrlProblem } from '../kiosk/fleet-config.ts';
+import { startDemoBroker, type DemoBroker } from '../fleet/console/demo-broker.ts';
+import { startFleetConsole } from '../fleet/console/index.ts';
+import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk } from '../fleet/console/simulated.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+export const FLEET_USAGE = `Fleet console: npm run fleet -- [options]
+
+  --broker URL          the fleet's broker (mqtts://host:8883; mqtt:// only on this computer).
+                        None: a demo with its own Mosquitto and simulated kiosks.
+  --username NAME       the operator's broker login; --password-file PATH holds its password
+  --ca-file PATH        the broker's CA (PEM) when it is not a public one
+  --prefix PREFIX       the kiosks' mqtt.topicPrefix (default avatar-kiosk)
+  --client-id ID        the console's persistent session id (default avatar-fleet-console)
+  --port N              where the page is served (default 8790; 0: a free port)
+  --listen ADDRESS      default 127.0.0.1. Anything else opens the console to the network: only
+                        behind a TLS reverse proxy, and the token is then all that guards it.
+  --allowed-host NAME   a host name the page may be reached under (a reverse proxy's), repeatable
+  --token-file PATH     a fixed operator token (default: a new one each start)
+  --demo-kiosks N       simulated kiosks in the demo (default 6)
+`;
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function readSecret(path: string, what: string): Promise<string> {
+  const text = new TextDecoder().decode(await readRegularFile(path, 4096, what)).trim();
+  if (!text) throw new Error(`${what} ${path} is empty.`);
+  return text;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        broker: { type: 'string' },
+        username: { type: 'string' },
+        'password-file': { type: 'string' },
+        'ca-file': { type: 'string' },
+        prefix: { type: 'string' },
+        'client-id': { type: 'string' },
+        port: { type: 'string' },
+        listen: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+        'token-file': { type: 'string' },
+        'demo-kiosks': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    say(`fleet: ${(error as Error).message.split('\n')[0]} (see --help)`);
+    return 2;
+  }
+  if (values.help) {
+    say(FLEET_USAGE);
+    return 0;
+  }
+  const port = Number(values.port ?? 8790);
+  const kioskCount = Number(values['demo-kiosks'] ?? 6);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be 0 to 65535 (got "${values.port}").`);
+  if (!Number.isInteger(kioskCount) || kioskCount < 0 || kioskCount > 2000) return usage(`--demo-kiosks must be 0 to 2000 (got "${values['demo-kiosks']}").`);
+  if (values.broker && brokerUrlProblem(values.broker)) return usage(`--broker ${brokerUrlProblem(values.broker)}.`);
+  if (values['password-file'] && !values.username) return usage('--password-file needs --username.');
+  const prefix = values.prefix ?? 'avatar-kiosk';
+  if (!/^[A-Za-z0-9_.-]{1,64}(\/[A-Za-z0-9_.-]{1,64}){0,3}$/.test(prefix)) return usage(`--prefix must be 1-4 topic levels (got "${prefix}").`);
+  if (values.listen && values.listen !== '127.0.0.1' && values.listen !== '::1' && values.listen !== 'localhost') {
+    say(`Warning: --listen ${values.listen} opens the fleet console to the network. Put a TLS reverse proxy in front; the token is all that guards it.`);
+  }
+
+  const logger = createLogger({ level: 'warn', scope: 'fleet' });
+  let demo: DemoBroker | null = null;
+  const kiosks: SimulatedKiosk[] = [];
+  let dataRoot: string | null = null;
+  let url = values.broker;
+  if (!url) {
+    demo = await startDemoBroker();
+    url = demo.url;
+  }
+  const console_ = await startFleetConsole({
+    brokerUrl: url,
+    topicPrefix: prefix,
+    clientId: values['client-id'] ?? 'avatar-fleet-console',
+    ...(values.username ? { username: values.username } : {}),
+    ...(values['password-file'] ? { password: await readSecret(values['password-file'], 'The password file') } : {}),
+    ...(values['ca-file'] ? { ca: readFileSync(values['ca-file']) } : {}),
+    ...(values['token-file'] ? { token: await readSecret(values['token-file'], 'The token file') } : {}),
+    pageDir: join(ROOT, 'out', 'fleet-console'),
+    ...(values.listen ? { host: values.listen } : {}),
+    ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
+    port,
+    logger,
+  });
+  if (demo) {
+    dataRoot = mkdtempSync(join(tmpdir(), 'ak-fleet-demo-kiosks-'));
+    const png = demoScreenshot(ROOT);
+    const groups = ['lobby', 'lobby', 'shop', 'shop', 'cafe'];
+    for (let i = 0; i < kioskCount; i++) {
+      const kioskId = `demo-${String(i + 1).padStart(2, '0')}`;
+      const k = startSimulatedKiosk({ url, kioskId, group: groups[i % groups.length]!, topicPrefix: prefix, dataDir: join(dataRoot, kioskId), clock: systemClock, screenshotPng: png, avatars: ['ava', 'max'] });
+      kiosks.push(k);
+    }
+    // The demo kiosks take calls now and then, so the page and /metrics have something to show.
+    setInterval(() => {
+      const k = kiosks[Math.floor(Math.random() * kiosks.length)];
+      if (!k) return;
+      if (k.inCall) k.endCall(Math.random() < 0.1 ? 'media_stalled' : 'user_end', Math.round(Math.random() * 4 * 10) / 10);
+      else k.startCall();
+    }, 3000).unref();
+  }
+  await console_.link.ready(20_000).catch((error: Error) => say(`Warning: ${error.message} The console keeps trying.`));
+  say(`Fleet console for ${demo ? `a demo (${kioskCount} simulated kiosks, Mosquitto at ${url})` : url}, topics ${prefix}/…`);
+  say(`Open (the address carries the operator token; keep it private):\n  ${console_.server.pageUrl}`);
+  say(`Prometheus: scrape ${console_.server.origin}/metrics with "Authorization: Bearer <the token>". Stop with Ctrl+C.`);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.all(kiosks.map((k) => k.close()));
+    await console_.close();
+    await demo?.stop();
+    if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
+    process.exit(0);
+  };
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, () => void stop());
+  return -1;
+}
+
+function usage(message: string): number {
+  say(`fleet: ${message} (see --help)`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    say(`The fleet console could not start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,154 @@
+/**
+ * Simulated kiosks for the console's demo, its benchmark and its tests: each runs the real kiosk link
+ * (mqtt-link.ts, its own on-disk event queue) against a pretend kiosk that goes through calls, writes
+ * ledger-shaped records, answers every command and returns a picture for `screenshot`. Electron-free.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Clock } from '../../core/clock.ts';
+import { AvatarError } from '../../core/errors.ts';
+import { mqttSchema } from '../../kiosk/fleet-config.ts';
+import { startMqttLink, type MqttLink } from '../mqtt-link.ts';
+
+export interface SimulatedKioskOptions {
+  url: string;
+  kioskId: string;
+  group?: string;
+  username?: string;
+  password?: string;
+  topicPrefix: string;
+  dataDir: string;
+  clock: Clock;
+  /** A PNG returned for `screenshot`. */
+  screenshotPng: Buffer;
+  version?: string;
+  avatars?: string[];
+  reconnectMs?: number;
+}
+
+export interface SimulatedKiosk {
+  readonly link: MqttLink;
+  readonly inCall: boolean;
+  /** Start a pretend call (phase live). */
+  startCall(): void;
+  /** End the call as a visitor would, with a ledger record (`end_reason`, credits). */
+  endCall(endReason?: string, credits?: number, errorCode?: string): void;
+  /** Commands run here, in order (`end-call`, `apply`…). */
+  readonly did: string[];
+  close(): Promise<void>;
+}
+
+export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKiosk {
+  const { clock } = options;
+  const avatars = options.avatars ?? ['ava'];
+  let phase = 'idle';
+  let callStartMs: number | null = null;
+  let open = true;
+  let sessions = 0;
+  let credits = 0;
+  let name = 'Ava';
+  const did: string[] = [];
+  const settings = mqttSchema.parse({
+    url: options.url,
+    kioskId: options.kioskId,
+    topicPrefix: options.topicPrefix,
+    ...(options.group ? { group: options.group } : {}),
+    ...(options.username ? { username: options.username, password: options.password } : {}),
+  });
+  const record = (endReason: string, cost: number, errorCode?: string) => {
+    const end = clock.now();
+    const start = callStartMs ?? end - 60_000;
+    sessions++;
+    credits += cost;
+    return {
+      kind: 'session',
+      v: 1,
+      start_at: new Date(start).toISOString(),
+      live_at: new Date(start + 1000).toISOString(),
+      end_at: new Date(end).toISOString(),
+      live_id: null,
+      surface: 'demo',
+      call_mode: 'conversation',
+      time_to_live_ms: 1000,
+      not_ready_retries: 0,
+      reconnects: 0,
+      end_reason: endReason,
+      ended_by: endReason === 'operator_end' ? 'operator' : 'visitor',
+      billed_seconds: Math.round((end - start) / 1000),
+      credits_cost: cost,
+      recovered: false,
+      avatar: avatars[sessions % avatars.length],
+      ...(errorCode ? { error_code: errorCode } : {}),
+    };
+  };
+  const link = startMqttLink({
+    settings,
+    kioskId: options.kioskId,
+    dataDir: options.dataDir,
+    clock,
+    reconnectMs: options.reconnectMs ?? 2000,
+    status: () => ({
+      version: options.version ?? '0.1.0',
+      mode: 'simulated',
+      phase,
+      cast: avatars,
+      open,
+      nextChangeAt: null,
+      today: { sessions, credits },
+      lastErrorCode: null,
+    }),
+    control: {
+      inCall: () => phase === 'live',
+      async endCall() {
+        did.push('end-call');
+        finish('operator_end', 1);
+      },
+      reload: () => void did.push('reload'),
+      restart: () => void did.push('restart'),
+      async screenshot() {
+        did.push('screenshot');
+        return { png: options.screenshotPng, width: pngWidth(options.screenshotPng), height: pngHeight(options.screenshotPng) };
+      },
+      async apply(s) {
+        did.push('apply');
+        if (s.cast?.some((c) => !avatars.includes(c))) throw new AvatarError('invalid_config', `There is no cast member "${s.cast.find((c) => !avatars.includes(c))}" on this kiosk.`);
+        if (s.avatar?.name) name = s.avatar.name;
+        if (s.schedule !== undefined) open = s.schedule === null || Object.keys(s.schedule.weekly).length > 0;
+        const applied = Object.entries(s).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) && k !== 'schedule' ? Object.keys(v).map((sub) => `${k}.${sub}`) : [k]));
+        return { applied: applied.sort(), name };
+      },
+    },
+  });
+  function finish(endReason: string, cost: number, errorCode?: string): void {
+    if (phase !== 'live') return;
+    link.publishRecord(record(endReason, cost, errorCode));
+    phase = 'idle';
+    callStartMs = null;
+    link.statusChanged();
+  }
+  return {
+    link,
+    get inCall() {
+      return phase === 'live';
+    },
+    startCall() {
+      phase = 'live';
+      callStartMs = clock.now();
+      link.statusChanged();
+    },
+    endCall(endReason = 'user_end', cost = 2, errorCode) {
+      finish(endReason, cost, errorCode);
+    },
+    did,
+    close: () => link.close(),
+  };
+}
+
+/** The demo's screenshot: the demo avatar's picture. */
+export function demoScreenshot(appRoot: string): Buffer {
+  return readFileSync(join(appRoot, 'resources', 'demo-avatar.png'));
+}
+
+// PNG IHDR: width and height are the first two 32-bit fields after the 8-byte signature and chunk header.
+const pngWidth = (png: Buffer) => (png.length >= 24 ? png.readUInt32BE(16) : 0);
+const pngHeight = (png: Buffer) => (png.length >= 24 ? png.readUInt32BE(20) : 0);

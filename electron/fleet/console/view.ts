@@ -1,0 +1,74 @@
+/**
+ * What the fleet console's page receives and sends: plain types only, no imports, so the page
+ * (renderer/fleet-console) can share them without pulling Node code into its bundle.
+ */
+
+/** One kiosk as the console sees it. Times are ISO strings from the console's clock unless said otherwise. */
+export interface KioskRow {
+  kioskId: string;
+  online: boolean;
+  /** When the console saw it go online or offline; null: it was already offline when the console started. */
+  sinceAt: string | null;
+  /** Why it is offline (`connection lost`, `stopped`), as the kiosk or its last will said. */
+  offlineReason: string | null;
+  group: string | null;
+  phase: string | null;
+  open: boolean | null;
+  version: string | null;
+  mode: string | null;
+  /** The kiosk's update state, when its status carries one (`update.state`). */
+  update: string | null;
+  todaySessions: number;
+  todayCredits: number;
+  /** The end of the last call the console received (the kiosk's own time), its end reason. */
+  lastCallAt: string | null;
+  lastCallEnd: string | null;
+  lastErrorCode: string | null;
+  /** Events the kiosk dropped from its full queue (the status' `droppedEvents`). */
+  droppedEvents: number;
+  /** Events waiting on the kiosk's disk. */
+  queued: number;
+  policyError: string | null;
+  /** Account trouble seen from this kiosk (a create refused for balance, a credit_insufficient hang-up). */
+  accountTrouble: number;
+  /** The last command answer from this kiosk. */
+  lastAnswer: AnswerView | null;
+}
+
+export interface AnswerView {
+  id: string | null;
+  cmd: string | null;
+  ok: boolean;
+  /** A short line: the result or the refusal's message. */
+  summary: string;
+  /** A screenshot's address on the console (same origin), when the answer carried one. */
+  screenshotUrl: string | null;
+  at: string;
+}
+
+/** Where a command goes. */
+export type CommandTarget = { kiosks: string[] } | { group: string } | { fleet: true };
+
+export interface CommandRequest {
+  target: CommandTarget;
+  /** The command without id/expiresAt: `{ "cmd": "apply", "settings": {…} }`. */
+  command: Record<string, unknown>;
+}
+
+export type CommandResponse =
+  | { ok: true; id: string; expected: string[]; expiresAt: string }
+  | { ok: false; error: { code: string; message: string } };
+
+export interface SpendRow {
+  kioskId: string;
+  /** Local day of the session's end, YYYY-MM-DD (UTC). */
+  day: string;
+  avatar: string;
+  sessions: number;
+  credits: number;
+}
+
+/** Server-sent frames (`/api/stream`, event name `fleet`). */
+export type ConsoleFrame =
+  | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; kiosks: KioskRow[] }
+  | { type: 'rows'; connected: boolean; kiosks: KioskRow[] };

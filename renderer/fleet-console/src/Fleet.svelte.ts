@@ -1,0 +1,172 @@
+/**
+ * The page's view of the fleet: rows from the console's server-sent stream (`/api/stream`), the
+ * operator's filters, sort and selection, and the commands sent with their answers. The rows array is
+ * `$state.raw` and replaced per frame: 1,000 deeply proxied rows would make every frame slow.
+ */
+import type { AnswerView, CommandResponse, CommandTarget, ConsoleFrame, KioskRow } from '../../../electron/fleet/console/view.ts';
+
+export type SortKey = 'kioskId' | 'status' | 'group' | 'phase' | 'version' | 'todaySessions' | 'todayCredits' | 'lastCallAt' | 'lastErrorCode' | 'droppedEvents';
+export type StatusFilter = 'all' | 'online' | 'offline' | 'in-call' | 'closed' | 'problems';
+
+export interface SentCommand {
+  id: string;
+  cmd: string;
+  targetLabel: string;
+  expected: string[];
+  sentAt: number;
+}
+
+const STATUS_ORDER = (r: KioskRow) => (r.online ? (r.phase === 'live' ? 0 : 1) : 2);
+
+export class Fleet {
+  rows = $state.raw<KioskRow[]>([]);
+  connected = $state(false);
+  streamUp = $state(false);
+  broker = $state('');
+  consoleStartedAt = $state<string | null>(null);
+  search = $state('');
+  status = $state<StatusFilter>('all');
+  group = $state('');
+  sortKey = $state<SortKey>('status');
+  sortAsc = $state(true);
+  selected = $state.raw<ReadonlySet<string>>(new Set());
+  sent = $state.raw<SentCommand[]>([]);
+  /** Ticks every second so "since" stays current. */
+  nowMs = $state(Date.now());
+  private index = new Map<string, number>();
+  private source: EventSource | null = null;
+
+  groups = $derived.by(() => [...new Set(this.rows.map((r) => r.group).filter((g): g is string => g !== null))].sort());
+
+  counts = $derived.by(() => {
+    let online = 0;
+    let inCall = 0;
+    for (const r of this.rows) {
+      if (r.online) online++;
+      if (r.online && r.phase === 'live') inCall++;
+    }
+    return { total: this.rows.length, online, offline: this.rows.length - online, inCall };
+  });
+
+  visible = $derived.by(() => {
+    const q = this.search.trim().toLowerCase();
+    const filtered = this.rows.filter((r) => {
+      if (q && !`${r.kioskId} ${r.group ?? ''} ${r.version ?? ''} ${r.lastErrorCode ?? ''}`.toLowerCase().includes(q)) return false;
+      if (this.group && r.group !== this.group) return false;
+      switch (this.status) {
+        case 'online':
+          return r.online;
+        case 'offline':
+          return !r.online;
+        case 'in-call':
+          return r.online && r.phase === 'live';
+        case 'closed':
+          return r.open === false;
+        case 'problems':
+          return !r.online || r.lastErrorCode !== null || r.droppedEvents > 0 || r.policyError !== null || r.accountTrouble > 0;
+        default:
+          return true;
+      }
+    });
+    const key = this.sortKey;
+    const dir = this.sortAsc ? 1 : -1;
+    const value = (r: KioskRow): string | number => (key === 'status' ? STATUS_ORDER(r) : (r[key] ?? ''));
+    return filtered.sort((a, b) => {
+      const va = value(a);
+      const vb = value(b);
+      const c = typeof va === 'number' && typeof vb === 'number' ? va - vb : String(va).localeCompare(String(vb));
+      return c * dir || a.kioskId.localeCompare(b.kioskId);
+    });
+  });
+
+  connect(): () => void {
+    const source = new EventSource('/api/stream');
+    this.source = source;
+    source.addEventListener('fleet', (e) => this.apply(JSON.parse((e as MessageEvent<string>).data) as ConsoleFrame));
+    source.onopen = () => (this.streamUp = true);
+    source.onerror = () => (this.streamUp = false);
+    const tick = setInterval(() => (this.nowMs = Date.now()), 1000);
+    return () => {
+      clearInterval(tick);
+      source.close();
+      this.source = null;
+    };
+  }
+
+  apply(frame: ConsoleFrame): void {
+    this.connected = frame.connected;
+    if (frame.type === 'snapshot') {
+      this.broker = frame.broker;
+      this.consoleStartedAt = frame.consoleStartedAt;
+      this.index = new Map(frame.kiosks.map((r, i) => [r.kioskId, i]));
+      this.rows = frame.kiosks;
+      return;
+    }
+    const next = this.rows.slice();
+    for (const row of frame.kiosks) {
+      const at = this.index.get(row.kioskId);
+      if (at === undefined) {
+        this.index.set(row.kioskId, next.length);
+        next.push(row);
+      } else next[at] = row;
+    }
+    this.rows = next;
+  }
+
+  sortBy(key: SortKey): void {
+    if (this.sortKey === key) this.sortAsc = !this.sortAsc;
+    else {
+      this.sortKey = key;
+      this.sortAsc = true;
+    }
+  }
+
+  toggle(kioskId: string): void {
+    const next = new Set(this.selected);
+    if (next.has(kioskId)) next.delete(kioskId);
+    else next.add(kioskId);
+    this.selected = next;
+  }
+
+  selectVisible(on: boolean): void {
+    this.selected = on ? new Set(this.visible.map((r) => r.kioskId)) : new Set();
+  }
+
+  /** The answers that came back for a command, by kiosk. */
+  answersFor(id: string): Array<{ kioskId: string; answer: AnswerView }> {
+    const out: Array<{ kioskId: string; answer: AnswerView }> = [];
+    for (const r of this.rows) if (r.lastAnswer?.id === id) out.push({ kioskId: r.kioskId, answer: r.lastAnswer });
+    return out;
+  }
+
+  async send(target: CommandTarget, command: Record<string, unknown>, targetLabel: string): Promise<CommandResponse> {
+    let response: CommandResponse;
+    try {
+      const res = await fetch('/api/command', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ target, command }) });
+      response = (await res.json()) as CommandResponse;
+    } catch (error) {
+      response = { ok: false, error: { code: 'network', message: `The console did not answer: ${error instanceof Error ? error.message : String(error)}` } };
+    }
+    if (response.ok) this.sent = [{ id: response.id, cmd: String(command.cmd), targetLabel, expected: response.expected, sentAt: Date.now() }, ...this.sent].slice(0, 20);
+    return response;
+  }
+}
+
+/** "14:03:12" today, else "23 Nov 14:03". */
+export function clockTime(iso: string | null, nowMs: number): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  const sameDay = new Date(nowMs).toDateString() === d.toDateString();
+  return sameDay ? d.toLocaleTimeString(undefined, { hour12: false }) : d.toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hour12: false });
+}
+
+/** "3 min", "2 h 5 min", "12 s". */
+export function ago(iso: string | null, nowMs: number): string {
+  if (!iso) return '';
+  const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  return h < 48 ? `${h} h ${m % 60} min` : `${Math.floor(h / 24)} days`;
+}

@@ -1,0 +1,235 @@
+/**
+ * `npm start` and `npm run start:browser` as a person runs them: the real entry files in their own
+ * process, Debian's Chromium as the browser they open, a virtual display (Xvfb) where one is needed.
+ *  - as root, Chromium refuses to start without its sandbox: the start path says so in one line, with
+ *    what to do, instead of "could not open a window";
+ *  - window.mode kiosk: the browser is full screen, and when it is closed (the test kills it, as Alt+F4
+ *    or a crash would end it) the host opens it again and keeps running;
+ *  - `npm start`'s fallback opens an app window (no --kiosk), says it is not a locked kiosk, and its close
+ *    stops the host.
+ * Electron's download is pointed at a closed local port, so the fallback is taken at once, offline.
+ * Run: node --import tsx --test --test-timeout=180000 test/e2e/browser-start.test.ts
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import WebSocket from 'ws';
+import { KIOSK_SOCKET_PATH } from '../../electron/core/kiosk-api.ts';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashPin } from '../../electron/operations/staff-pin.ts';
+import { ROOT } from './harness.ts';
+import { until } from '../helpers/until.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const isRoot = process.getuid?.() === 0;
+const hasXvfb = existsSync('/usr/bin/Xvfb');
+const WAIT_MS = 60_000;
+
+interface Running {
+  child: ChildProcess;
+  out: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Run an entry file with tsx, its stdout and stderr collected. */
+function runEntry(file: string, env: Record<string, string>, args: string[] = []): Running {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  return { child, out: () => out, exited };
+}
+
+/** A data folder with an installed kiosk (a staff PIN) and `config`. */
+async function dataDir(config: Record<string, unknown>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'kiosk-start-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ staffPinHash: await hashPin('246813'), prewarm: { mode: 'off' }, presence: { cameraEnabled: false }, ...config }));
+  return dir;
+}
+
+/** Chromium's browser processes (not its zygotes/renderers) whose parent is `pid`. */
+function browserChildren(pid: number): Array<{ pid: number; args: string[] }> {
+  const found: Array<{ pid: number; args: string[] }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== pid) continue;
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      if (args.some((a) => a.includes('chromium')) && !args.some((a) => a.startsWith('--type='))) found.push({ pid: Number(entry), args });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+/** Count of "the page is connected" lines in the host's log. */
+function pageConnections(data: string): number {
+  const log = join(data, 'logs', 'main.log');
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('Browser mode: the page is connected')).length : 0;
+}
+
+/** A virtual display for Chromium (Xvfb picks a free display number itself). */
+async function startXvfb(): Promise<{ display: string; stop(): void }> {
+  const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '1', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const number = await new Promise<string>((ok, fail) => {
+    let text = '';
+    xvfb.stdout!.on('data', (d: Buffer) => {
+      text += d.toString('utf8');
+      if (text.includes('\n')) ok(text.trim());
+    });
+    xvfb.once('exit', () => fail(new Error('Xvfb stopped')));
+    setTimeout(() => fail(new Error('Xvfb gave no display number')), 10_000).unref();
+  });
+  return { display: `:${number}`, stop: () => void xvfb.kill('SIGTERM') };
+}
+
+const started: Running[] = [];
+after(() => {
+  for (const r of started) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+});
+
+/** The environment of every start: offline Electron download, our Chromium, a private data folder. */
+const baseEnv = (data: string, extra: Record<string, string> = {}) => ({
+  AVATAR_KIOSK_DATA: data,
+  KIOSK_BROWSER: CHROMIUM,
+  KIOSK_SKIP_BUILD: '1',
+  ELECTRON_MIRROR: 'http://127.0.0.1:1/',
+  ELECTRON_OVERRIDE_DIST_PATH: join(tmpdir(), 'no-electron-here'),
+  ...extra,
+});
+
+describe('npm start as root (containers, WSL, fresh VMs)', { skip: !isRoot ? 'needs root: it shows what a root user sees (run the suite as root, as CI does)' : !existsSync(CHROMIUM) ? `no ${CHROMIUM}` : false }, () => {
+  it('builds quietly, then says in one line that Chromium refuses root without its sandbox, and what to do; nothing else', async () => {
+    const data = await dataDir({});
+    // The real `npm start` path, its build included (the build's own output must not show).
+    const env: Record<string, string> = baseEnv(data);
+    delete env.KIOSK_SKIP_BUILD;
+    const run = runEntry('electron/browser/start.ts', env);
+    started.push(run);
+    await until(() => /\/launch\?code=\S+\n/.test(run.out()) || run.child.exitCode !== null, { realTimeoutMs: 240_000, message: 'the address' });
+    const lines = run.out().trimEnd().split('\n');
+    const port = /127\.0\.0\.1:(\d+)/.exec(run.out())?.[1];
+    const expected = [
+      /^Building the app \(about a minute the first time\)…$/,
+      /^The desktop app's Electron binary could not be downloaded \(.{1,80}\): using the browser mode instead \(to install Electron offline: docs\/browser-mode\.md\)\.$/,
+      new RegExp(`^Avatar Kiosk is running at http://127\\.0\\.0\\.1:${port}/ \\(demo mode: the built-in emulator, no key needed\\)\\.$`),
+      /^Opening \/usr\/bin\/chromium in an app window\. This is NOT a locked kiosk \(for one, see docs\/browser-mode\.md\)\.$/,
+      new RegExp(`^Stop with Ctrl\\+C\\. Log: ${data}/logs/main\\.log$`),
+      /^Chromium refuses to run as root without its sandbox, so no window opened\. Run npm start as a normal user; only on a disposable machine \(a container, a test VM\) may you set KIOSK_BROWSER_NO_SANDBOX=1 to run it without the sandbox \(docs\/browser-mode\.md\)\.$/,
+      /^Open this address in Chromium or Chrome on this computer \(it works once, for 10 minutes; keep it private\):$/,
+      new RegExp(`^  http://127\\.0\\.0\\.1:${port}/launch\\?code=[A-Za-z0-9_-]{43}$`),
+    ];
+    assert.equal(lines.length, expected.length, lines.join('\n'));
+    lines.forEach((line, i) => assert.match(line, expected[i]!));
+    assert.doesNotMatch(run.out(), /could not open a window|\(!\)|vite|built in|EBADENGINE/i);
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  });
+});
+
+describe('the browser kept on screen', { skip: !hasXvfb ? 'needs Xvfb (apt-get install -y xvfb) for a real Chromium window' : !existsSync(CHROMIUM) ? `no ${CHROMIUM}` : false }, () => {
+  // Root here needs the documented opt-in; a normal user runs Chromium with its sandbox.
+  const sandboxEnv: Record<string, string> = isRoot ? { KIOSK_BROWSER_NO_SANDBOX: '1' } : {};
+
+  it('window.mode kiosk: the browser is full screen, and opened again when it is closed; the host keeps running', async () => {
+    const x = await startXvfb();
+    try {
+      const data = await dataDir({ window: { mode: 'kiosk' } });
+      const run = runEntry('electron/browser/index.ts', baseEnv(data, { DISPLAY: x.display, ...sandboxEnv }));
+      started.push(run);
+      await until(() => pageConnections(data) === 1, { realTimeoutMs: WAIT_MS, message: 'the page connected' });
+      const [first] = browserChildren(run.child.pid!);
+      assert.ok(first, 'a browser process');
+      assert.ok(first.args.includes('--kiosk'), first.args.join(' '));
+
+      process.kill(first.pid, 'SIGTERM'); // the window is closed
+      await until(() => pageConnections(data) === 2, { realTimeoutMs: WAIT_MS, message: 'the page connected again' });
+      const [second] = browserChildren(run.child.pid!);
+      assert.ok(second && second.pid !== first.pid, 'a new browser');
+      assert.ok(second.args.includes('--kiosk'));
+      assert.equal(run.child.exitCode, null, 'the host still runs');
+      assert.match(run.out(), /The kiosk's browser closed: opening it again/);
+
+      // Twice more, quickly: still opened again (with a growing pause), never an exit.
+      process.kill(second.pid, 'SIGKILL');
+      await until(() => pageConnections(data) === 3, { realTimeoutMs: WAIT_MS, message: 'a third time' });
+      assert.equal(run.child.exitCode, null);
+
+      run.child.kill('SIGTERM');
+      assert.equal(await run.exited, 0);
+      await until(() => browserChildren(run.child.pid!).length === 0, { realTimeoutMs: 10_000, message: 'the browser closed with the host' });
+    } finally {
+      x.stop();
+    }
+  });
+
+  it('npm start\'s fallback opens an app window even with window.mode kiosk, says it is not a locked kiosk, and its close stops the host', async () => {
+    const x = await startXvfb();
+    try {
+      const data = await dataDir({ window: { mode: 'kiosk' } });
+      const run = runEntry('electron/browser/start.ts', baseEnv(data, { DISPLAY: x.display, ...sandboxEnv }));
+      started.push(run);
+      await until(() => pageConnections(data) === 1, { realTimeoutMs: WAIT_MS, message: 'the page connected' });
+      const [browser] = browserChildren(run.child.pid!);
+      assert.ok(browser);
+      assert.equal(browser.args.includes('--kiosk'), false);
+      assert.ok(browser.args.some((a) => a.startsWith('--app=')));
+      assert.match(run.out(), /This is NOT a locked kiosk/);
+      process.kill(browser.pid, 'SIGTERM');
+      assert.equal(await run.exited, 0);
+      assert.match(run.out(), /The window was closed: the kiosk stopped\./);
+    } finally {
+      x.stop();
+    }
+  });
+});
+
+/** A file's permission bits, as `ls -l` would show them in octal. */
+const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
+
+describe('what browser mode leaves on disk', { skip: process.platform === 'win32' ? 'POSIX modes' : false }, () => {
+  it('keeps the data folder 0700, config.json (PIN hash) 0600 and the log 0600, also when they were made readable by hand', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'kiosk-modes-'));
+    chmodSync(data, 0o755);
+    writeFileSync(join(data, 'config.json'), '{}\n', { mode: 0o644 }); // as an operator's editor writes it
+    const run = runEntry('electron/browser/index.ts', { AVATAR_KIOSK_DATA: data, KIOSK_BROWSER: 'none' });
+    started.push(run);
+    await until(() => /\/launch\?code=/.test(run.out()), { realTimeoutMs: WAIT_MS, message: 'the address' });
+    const launch = new URL(/(http:\/\/127\.0\.0\.1:\d+\/launch\?code=\S+)/.exec(run.out())![1]!);
+    // In as the page would be, and the first PIN chosen: config.json is written with the hash.
+    const cookie = await new Promise<string>((ok, fail) => {
+      request({ host: launch.hostname, port: launch.port, path: launch.pathname + launch.search }, (res) => {
+        res.resume();
+        ok(String(res.headers['set-cookie']?.[0]).split(';')[0]!);
+      })
+        .on('error', fail)
+        .end();
+    });
+    const ws = new WebSocket(`ws://${launch.host}${KIOSK_SOCKET_PATH}`, { headers: { origin: launch.origin, cookie } });
+    const answers: string[] = [];
+    ws.on('message', (d) => answers.push(String(d)));
+    await new Promise((ok, fail) => (ws.once('open', ok), ws.once('error', fail)));
+    ws.send(JSON.stringify({ type: 'call', id: 1, channel: 'kiosk:staff:set-pin', arg: { pin: '246813' } }));
+    await until(() => answers.some((a) => a.includes('"id":1')), { realTimeoutMs: WAIT_MS, message: 'the PIN answer' });
+    assert.match(answers.find((a) => a.includes('"id":1'))!, /"ok":true/);
+    ws.close();
+    assert.match(readFileSync(join(data, 'config.json'), 'utf8'), /staffPinHash/);
+    assert.deepEqual(
+      { data: modeOf(data), config: modeOf(join(data, 'config.json')), logs: modeOf(join(data, 'logs')), log: modeOf(join(data, 'logs', 'main.log')) },
+      { data: '700', config: '600', logs: '700', log: '600' },
+    );
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  });
+});

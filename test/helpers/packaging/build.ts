@@ -1,0 +1,85 @@
+/**
+ * Runs the project's real packaging, offline: `electron-builder --linux deb` with the repository's own
+ * electron-builder.yml, except that
+ *  - `electronDist` names a local folder holding a stand-in `electron` executable (a shell script that
+ *    carries Electron's fuse wire, so @electron/fuses really flips it) instead of the downloaded Electron
+ *    zip, which this machine cannot fetch;
+ *  - `CUSTOM_FPM_PATH` names fpm-stand-in.mjs, which builds the deb with Debian's dpkg-deb instead of the
+ *    fpm that electron-builder downloads from GitHub;
+ *  - the output goes to a temporary folder, the version can be set (`extraMetadata.version`), and native
+ *    modules are not rebuilt (`npmRebuild: false`: nothing in the checkout changes).
+ * Everything else (the asar, app-update.yml, package-type, latest-linux.yml with the deb's sha512) is
+ * electron-builder's own work. Needs the app built first (`npm run build`).
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '../../..');
+export const FUSE_SENTINEL = 'dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX';
+/** Electron's fuse wire v1 has 8 fuses; '1' on, '0' off (as a fresh Electron build ships them, roughly). */
+const STAND_IN_FUSES = '10111100';
+
+export interface DebBuild {
+  /** electron-builder's output folder (the deb, latest-linux.yml, linux-unpacked/). */
+  releaseDir: string;
+  unpackedDir: string;
+  resourcesDir: string;
+  debFile: string;
+  /** What electron-builder printed (for a failure message). */
+  log: string;
+}
+
+/** A folder electron-builder accepts as an unpacked Electron for Linux. */
+export function standInElectron(dir: string): string {
+  mkdirSync(join(dir, 'resources'), { recursive: true });
+  const exe = join(dir, 'electron');
+  writeFileSync(exe, `#!/bin/sh\necho "stand-in for Electron: the real binary cannot be downloaded here" >&2\nexit 1\n# ${FUSE_SENTINEL}\x01\x08${STAND_IN_FUSES}\n`);
+  chmodSync(exe, 0o755);
+  writeFileSync(join(dir, 'chrome-sandbox'), '');
+  writeFileSync(join(dir, 'version'), '45.4.1');
+  return dir;
+}
+
+export async function buildDeb(options: { workDir: string; version: string }): Promise<DebBuild> {
+  if (!existsSync(join(ROOT, 'out/main/index.js')) || !existsSync(join(ROOT, 'out/renderer/index.html'))) {
+    throw new Error('The app is not built: run `npm run build` before this test (it packages out/).');
+  }
+  const electronDist = standInElectron(join(options.workDir, 'electron-dist'));
+  const releaseDir = join(options.workDir, 'release');
+  const cli = join(ROOT, 'node_modules/electron-builder/cli.js');
+  const args = [
+    cli,
+    '--linux',
+    'deb',
+    '--x64',
+    '--config',
+    'electron-builder.yml',
+    `-c.electronDist=${electronDist}`,
+    `-c.directories.output=${releaseDir}`,
+    `-c.extraMetadata.version=${options.version}`,
+    // Never rebuild native modules in the checkout's node_modules (the optional RTC addon would fetch
+    // Electron's headers): the packaged tree is what is checked, not a rebuild.
+    '-c.npmRebuild=false',
+    '--publish',
+    'never',
+  ];
+  const log = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, CUSTOM_FPM_PATH: join(import.meta.dirname, 'fpm-stand-in.mjs'), CI: 'true', ELECTRON_BUILDER_CACHE: join(options.workDir, 'cache') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += String(d)));
+    child.stderr.on('data', (d) => (out += String(d)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 170_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(out);
+      else reject(new Error(`electron-builder failed (exit ${code}):\n${out.slice(-4000)}`));
+    });
+  });
+  const unpackedDir = join(releaseDir, 'linux-unpacked');
+  return { releaseDir, unpackedDir, resourcesDir: join(unpackedDir, 'resources'), debFile: join(releaseDir, `Avatar Kiosk-${options.version}-linux-amd64.deb`), log };
+}

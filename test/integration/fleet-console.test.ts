@@ -1,0 +1,266 @@
+/**
+ * The fleet console's server and broker link on a real Mosquitto (127.0.0.1, password file, the
+ * per-kiosk ACL of docs/fleet.md), with simulated kiosks running the real kiosk link:
+ *  - only the operator with the token reaches it, only under its own host name, never from the LAN;
+ *  - commands go to one kiosk, a group or the fleet, checked first with the kiosk's own parser;
+ *  - its persistent session: calls that end while the console is down reach it when it is back;
+ *  - spend as CSV, per kiosk, day and avatar.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { connectAsync } from 'mqtt';
+import { systemClock } from '../../electron/core/clock.ts';
+import { startFleetConsole, type FleetConsole } from '../../electron/fleet/console/index.ts';
+import { COOKIE, CONSOLE_CSP } from '../../electron/fleet/console/server.ts';
+import { startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
+import { mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
+import { realDelay, until } from '../helpers/until.ts';
+
+const missing = mosquittoMissing();
+if (missing) console.log(`# SKIP the fleet console broker tests: ${missing}`);
+const USERS: Record<string, string> = { operator: 'op-console-1', 'k-1': 'pw-1', 'k-2': 'pw-2', 'k-3': 'pw-3' };
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const WAIT_MS = 15_000;
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** The real CLI process (`npm run cli -- fleet …`). */
+function cli(args: string[], env: Record<string, string>, onLine?: (line: string, child: ChildProcess) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'electron/cli/index.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    for (const line of d.toString().split('\n').filter(Boolean)) onLine?.(line, child);
+  });
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))));
+}
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+function http(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+  const url = new URL(path, origin);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.setTimeout(WAIT_MS, () => req.destroy(new Error('timeout')));
+    req.end(options.body);
+  });
+}
+
+describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () => {
+  let broker: Broker;
+  let fleet: FleetConsole;
+  let root: string;
+  const kiosks: Record<string, SimulatedKiosk> = {};
+  const start = (id: string, group: string) => {
+    kiosks[id] = startSimulatedKiosk({ url: broker.url, kioskId: id, username: id, password: USERS[id], group, topicPrefix: PREFIX, dataDir: join(root, id), clock: systemClock, screenshotPng: PNG, avatars: ['ava', 'max'], reconnectMs: 300 });
+    return kiosks[id];
+  };
+  const consoleOn = (token = 'operator-token-for-tests-0123456789') =>
+    startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-it', username: 'operator', password: USERS.operator!, pageDir: join(root, 'page'), token, reconnectMs: 300 });
+  const bearer = () => ({ authorization: `Bearer ${fleet.token}`, host: new URL(fleet.server.origin).host });
+
+  before(async () => {
+    broker = await startBroker(USERS);
+    root = mkdtempSync(join(tmpdir(), 'ak-fleet-console-'));
+    mkdirSync(join(root, 'page'));
+    writeFileSync(join(root, 'page', 'index.html'), '<!doctype html><title>console</title>');
+    fleet = await consoleOn();
+    start('k-1', 'lobby');
+    start('k-2', 'lobby');
+    start('k-3', 'shop');
+    await until(() => fleet.state.rows().filter((r) => r.online).length === 3, { realTimeoutMs: WAIT_MS, message: 'three kiosks online' });
+  });
+  after(async () => {
+    for (const k of Object.values(kiosks)) await k.close();
+    await fleet?.close();
+    await broker?.dispose();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  describe('who can reach it', () => {
+    it('refuses a request without the token, with a wrong one, or under another host name', async () => {
+      const origin = fleet.server.origin;
+      assert.equal((await http(origin, '/api/kiosks')).status, 401);
+      assert.equal((await http(origin, '/metrics')).status, 401);
+      assert.equal((await http(origin, '/?token=not-the-token')).status, 401);
+      assert.equal((await http(origin, '/api/kiosks', { headers: { authorization: 'Bearer not-the-token' } })).status, 401);
+      // A DNS-rebinding page reaches 127.0.0.1 under its own name: refused even with the cookie.
+      const rebound = await http(origin, '/api/kiosks', { headers: { ...bearer(), host: `evil.example:${new URL(origin).port}` } });
+      assert.equal(rebound.status, 421);
+    });
+
+    it('exchanges the token in the printed address for an HttpOnly SameSite=Strict cookie and drops it from the address', async () => {
+      const first = await http(fleet.server.pageUrl, fleet.server.pageUrl.slice(fleet.server.origin.length));
+      assert.equal(first.status, 303);
+      assert.equal(first.headers.location, '/');
+      const cookie = String(first.headers['set-cookie']);
+      assert.match(cookie, new RegExp(`^${COOKIE}=[^;]+; HttpOnly; SameSite=Strict; Path=/$`));
+      const page = await http(fleet.server.origin, '/', { headers: { cookie: cookie.split(';')[0]! } });
+      assert.equal(page.status, 200);
+      assert.match(page.body, /<title>console<\/title>/);
+      assert.equal(page.headers['content-security-policy'], CONSOLE_CSP);
+      assert.match(CONSOLE_CSP, /script-src 'self';/);
+      assert.doesNotMatch(CONSOLE_CSP, /unsafe/);
+    });
+
+    it('refuses a cross-origin POST and a non-JSON one', async () => {
+      const body = JSON.stringify({ target: { kiosks: ['k-1'] }, command: { cmd: 'ping' } });
+      const cross = await http(fleet.server.origin, '/api/command', { method: 'POST', headers: { ...bearer(), origin: 'http://evil.example', 'content-type': 'application/json' }, body });
+      assert.equal(cross.status, 403);
+      const form = await http(fleet.server.origin, '/api/command', { method: 'POST', headers: { ...bearer(), 'content-type': 'application/x-www-form-urlencoded' }, body });
+      assert.equal(form.status, 415);
+      assert.deepEqual(kiosks['k-1']!.did, []);
+    });
+
+    it('listens on 127.0.0.1 only: not on the computer\'s network addresses', async (t) => {
+      const lan = Object.values(networkInterfaces())
+        .flat()
+        .find((a) => a && a.family === 'IPv4' && !a.internal);
+      if (!lan) return t.skip('this computer has no non-loopback IPv4 address');
+      const port = new URL(fleet.server.origin).port;
+      await assert.rejects(http(`http://${lan.address}:${port}`, '/api/kiosks', { headers: bearer() }), /ECONNREFUSED/);
+    });
+  });
+
+  describe('commands', () => {
+    const send = async (target: unknown, command: unknown) => {
+      const res = await http(fleet.server.origin, '/api/command', { method: 'POST', headers: { ...bearer(), 'content-type': 'application/json' }, body: JSON.stringify({ target, command }) });
+      return JSON.parse(res.body) as { ok: boolean; id?: string; expected?: string[]; error?: { code: string; message: string } };
+    };
+
+    it('a group command reaches that group only; each answer is shown per kiosk', async () => {
+      const sent = await send({ group: 'lobby' }, { cmd: 'ping' });
+      assert.equal(sent.ok, true, JSON.stringify(sent));
+      assert.deepEqual(sent.expected?.sort(), ['k-1', 'k-2']);
+      await until(() => ['k-1', 'k-2'].every((k) => fleet.state.row(k)?.lastAnswer?.id === sent.id), { realTimeoutMs: WAIT_MS, message: 'the lobby answers' });
+      assert.equal(fleet.state.row('k-1')!.lastAnswer!.summary, '{"pong":true,"version":"0.1.0"}');
+      await realDelay(500);
+      assert.notEqual(fleet.state.row('k-3')!.lastAnswer?.id, sent.id, 'the shop kiosk did not get it');
+    });
+
+    it('a fleet-wide screenshot reaches every kiosk; each picture is served by the console', async () => {
+      const sent = await send({ fleet: true }, { cmd: 'screenshot' });
+      assert.equal(sent.ok, true);
+      await until(() => ['k-1', 'k-2', 'k-3'].every((k) => fleet.state.row(k)?.lastAnswer?.id === sent.id), { realTimeoutMs: WAIT_MS, message: 'three screenshots' });
+      const url = fleet.state.row('k-3')!.lastAnswer!.screenshotUrl!;
+      const png = await http(fleet.server.origin, url, { headers: bearer() });
+      assert.equal(png.status, 200);
+      assert.equal(png.headers['content-type'], 'image/png');
+      assert.equal((await http(fleet.server.origin, url)).status, 401, 'not without the token');
+    });
+
+    it('refuses what the kiosk would refuse, before anything is sent', async () => {
+      const before = Object.values(kiosks).map((k) => k.did.length);
+      const key = await send({ kiosks: ['k-1'] }, { cmd: 'apply', settings: { apiKey: 'sk-x' } });
+      assert.deepEqual(key, { ok: false, error: { code: 'invalid_request', message: '"apply" cannot change "apiKey"; it may change only avatar.name, avatar.persona, cast, schedule, idle.promptSeconds, idle.hangupSeconds.' } });
+      const unknown = await send({ kiosks: ['k-1'] }, { cmd: 'format-disk' });
+      assert.equal(unknown.ok, false);
+      assert.match(unknown.error!.message, /Unknown command "format-disk"/);
+      const wildcard = await send({ kiosks: ['+'] }, { cmd: 'ping' });
+      assert.equal(wildcard.ok, false);
+      await realDelay(300);
+      assert.deepEqual(Object.values(kiosks).map((k) => k.did.length), before);
+    });
+
+    it('sends each command with an expiry, never retained', async () => {
+      const watcher = await connectAsync(broker.url, { username: 'operator', password: USERS.operator, protocolVersion: 5, reconnectPeriod: 0 });
+      const seen: Array<{ retain: boolean; expiry: number | undefined; body: Record<string, unknown> }> = [];
+      watcher.on('message', (_topic, payload, packet) => seen.push({ retain: packet.retain, expiry: packet.properties?.messageExpiryInterval, body: JSON.parse(payload.toString()) as Record<string, unknown> }));
+      await watcher.subscribeAsync(`${PREFIX}/k-3/cmd`, { qos: 1 });
+      const sent = await send({ kiosks: ['k-3'] }, { cmd: 'ping' });
+      await until(() => seen.length === 1, { realTimeoutMs: WAIT_MS });
+      await watcher.endAsync();
+      assert.equal(seen[0]!.retain, false);
+      assert.ok(seen[0]!.expiry! > 0 && seen[0]!.expiry! <= 120, `expiry ${seen[0]!.expiry}`);
+      assert.equal(seen[0]!.body.id, sent.id);
+      assert.ok(Date.parse(String(seen[0]!.body.expiresAt)) > Date.now());
+    });
+  });
+
+  it('a kiosk refuses a command past its expiresAt, unrun, and says so', async () => {
+    const op = await connectAsync(broker.url, { username: 'operator', password: USERS.operator, protocolVersion: 5, reconnectPeriod: 0 });
+    const before = kiosks['k-2']!.did.length;
+    await op.publishAsync(`${PREFIX}/k-2/cmd`, JSON.stringify({ id: 'stale-1', cmd: 'screenshot', expiresAt: new Date(Date.now() - 1000).toISOString() }), { qos: 1 });
+    await op.endAsync();
+    await until(() => fleet.state.row('k-2')?.lastAnswer?.id === 'stale-1', { realTimeoutMs: WAIT_MS, message: 'the refusal' });
+    const answer = fleet.state.row('k-2')!.lastAnswer!;
+    assert.equal(answer.ok, false);
+    assert.match(answer.summary, /^expired: The command expired at .*; it was not run\.$/);
+    assert.equal(kiosks['k-2']!.did.length, before);
+  });
+
+  describe('cli fleet (the real CLI process against the console)', () => {
+    const env = () => ({ FLEET_CONSOLE_URL: fleet.server.origin, FLEET_CONSOLE_TOKEN: fleet.token });
+
+    it('list prints every kiosk; a wrong token is refused', async () => {
+      const listed = await cli(['fleet', 'list'], env());
+      assert.equal(listed.code, 0, listed.stderr);
+      const lines = listed.stdout.trim().split('\n');
+      assert.match(lines[0]!, /^KIOSK\tSTATUS\tSINCE\tGROUP/);
+      assert.deepEqual(lines.slice(1).map((l) => l.split('\t').slice(0, 2).join(' ')), ['k-1 online', 'k-2 online', 'k-3 online']);
+      const refused = await cli(['fleet', 'list'], { ...env(), FLEET_CONSOLE_TOKEN: 'wrong-token-123' });
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /refused the token/);
+    });
+
+    it("send --group prints each kiosk's answer; a refused apply exits 2 with the kiosk's reason", async () => {
+      const sent = await cli(['fleet', 'send', '--group', 'shop', 'ping'], env());
+      assert.equal(sent.code, 0, sent.stderr);
+      assert.equal(sent.stdout, 'k-3\tok\t{"pong":true,"version":"0.1.0"}\n');
+      const refused = await cli(['fleet', 'send', 'k-1', 'apply', '{"apiKey":"sk-x"}'], env());
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /"apply" cannot change "apiKey"/);
+    });
+
+    it('watch prints a line when a kiosk changes, until interrupted', async () => {
+      let asked = false;
+      const watched = await cli(['fleet', 'watch'], env(), (line, child) => {
+        if (!asked && line.includes('k-3')) {
+          asked = true;
+          kiosks['k-3']!.startCall();
+        }
+        if (/\tk-3\tonline\tlive\t/.test(line)) child.kill('SIGINT');
+      });
+      kiosks['k-3']!.endCall();
+      await until(() => fleet.state.spendRows().some((r) => r.kioskId === 'k-3'), { realTimeoutMs: WAIT_MS, message: "k-3's call on the console" });
+      assert.equal(watched.code, 0, watched.stderr);
+      assert.match(watched.stdout, /\tk-3\tonline\tidle\t-\n[\s\S]*\tk-3\tonline\tlive\t-\n/);
+    });
+  });
+
+  it("keeps a persistent session: calls that end while the console is down reach it when it is back; spend as CSV", async () => {
+    kiosks['k-1']!.startCall();
+    kiosks['k-1']!.endCall('user_end', 2.5);
+    await until(() => fleet.state.spendRows().some((r) => r.kioskId === 'k-1'), { realTimeoutMs: WAIT_MS, message: 'the first call' });
+    await fleet.close();
+    kiosks['k-2']!.startCall();
+    kiosks['k-2']!.endCall('credit_insufficient', 0.5);
+    kiosks['k-1']!.startCall();
+    kiosks['k-1']!.endCall('user_end', 1);
+    await until(() => kiosks['k-1']!.link.connected && kiosks['k-2']!.link.connected, { realTimeoutMs: WAIT_MS });
+    await realDelay(500); // published to the broker, which holds them for the console's session
+    fleet = await consoleOn();
+    await until(() => fleet.state.spendRows().reduce((n, r) => n + r.sessions, 0) === 2, { realTimeoutMs: WAIT_MS, message: 'the calls ended while the console was down' });
+    assert.equal(fleet.state.row('k-2')!.accountTrouble, 1);
+    const csv = await http(fleet.server.origin, '/api/spend.csv', { headers: bearer() });
+    assert.equal(csv.status, 200);
+    assert.match(String(csv.headers['content-disposition']), /attachment; filename="fleet-spend.csv"/);
+    const day = new Date().toISOString().slice(0, 10);
+    assert.equal(csv.body, `day,kiosk,avatar,sessions,credits\r\n${day},k-1,ava,1,1\r\n${day},k-2,max,1,0.5\r\n`);
+  });
+});
