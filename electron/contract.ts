@@ -167,7 +167,9 @@ export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
 /** Why the renderer hangs up: the visitor's button, the idle prompt running out, or the media watchdog
  *  (the avatar's picture or voice stopped arriving; recorded in the ledger and counted in the metrics). */
 export const HANGUP_CAUSES = ['visitor', 'idle', 'media_stalled'] as const;
-export type HangupCause = (typeof HANGUP_CAUSES)[number];
+/** Every cause a hangup is recorded with: the renderer's, and `operator` (a remote `end-call` from the fleet,
+ *  which only main gives: the page cannot claim it). */
+export type HangupCause = (typeof HANGUP_CAUSES)[number] | 'operator';
 export const hangupArgsSchema = z.undefined().or(z.strictObject({ cause: z.enum(HANGUP_CAUSES).optional() }));
 export type HangupArgs = z.infer<typeof hangupArgsSchema>;
 
@@ -523,6 +525,9 @@ export interface PinState {
   /** > 0 while the pad is locked after 5 wrong tries. */
   lockedForMs: number;
   attemptsLeft: number;
+  /** No PIN, and setup may not open (an administrator's policy exists or names the PIN): the kiosk is out
+   *  of order for visitors; this says why, for staff (null when not so). */
+  outOfOrder: string | null;
 }
 export interface StaffStatus {
   mode: 'demo' | 'direct' | 'gateway';
@@ -606,7 +611,11 @@ export interface SpareEvent {
 }
 
 /** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent;
+/** The settings changed while running (a remote `apply`, the staff panel): the page reloads its view of them. */
+export interface ConfigChangedEvent {
+  type: 'config-changed';
+}
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent;
 
 /** Why new calls wait: `updating` from the decision to install an update until the app quits for it. */
 export type HoldReason = 'updating';

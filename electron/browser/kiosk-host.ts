@@ -44,6 +44,14 @@ export function dataDirFrom(env: Record<string, string | undefined>, platform: N
   return env.AVATAR_KIOSK_DATA?.trim() || userDataDir(platform, env, home);
 }
 
+/** Remote commands the browser mode cannot run, and why (the fleet's answer). */
+export const BROWSER_MODE_REFUSALS = {
+  reload: 'The browser mode cannot reload its page from afar (the browser is not ours to drive); staff can reload it, and it reloads itself when it reconnects.',
+  screenshot: 'The browser mode has no kiosk window to capture (the app has).',
+  // Quitting would stop it for good: nothing here starts it again (the app relaunches itself).
+  restart: 'The browser mode cannot restart itself: it would stop for good. Restart the service that runs it (systemd, a scheduled task), or use the app.',
+} as const;
+
 export interface BrowserKioskOptions {
   dataDir: string;
   env: Record<string, string | undefined>;
@@ -176,13 +184,17 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     appRoot: options.appRoot,
     registry: fleet?.metrics.registry ?? null,
     lastErrorCode: () => fleet?.metrics.health().lastErrorCode ?? null,
+    // The fleet hears why the policy was not applied, or why the kiosk is out of order.
+    policyError: ops.pin.state().outOfOrder ?? (policyLayer.problems.length ? policyLayer.problems.join(' ') : null),
     actions: {
+      // Refused before anything else: a forced command must not hang up a visitor and then fail.
+      refuses: (cmd) => BROWSER_MODE_REFUSALS[cmd as keyof typeof BROWSER_MODE_REFUSALS] ?? null,
       reload: () => {
-        throw new AvatarError('invalid_request', 'The browser mode cannot reload its page from afar; the page reloads itself when it reconnects.');
+        throw new AvatarError('invalid_request', BROWSER_MODE_REFUSALS.reload);
       },
       restart: () => quit('restart'),
       screenshot: async () => {
-        throw new AvatarError('invalid_request', 'The browser mode has no kiosk window to capture (the app has).');
+        throw new AvatarError('invalid_request', BROWSER_MODE_REFUSALS.screenshot);
       },
     },
   });

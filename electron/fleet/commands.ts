@@ -30,8 +30,8 @@ export const applySettingsSchema = z.strictObject({
 export type ApplySettings = z.infer<typeof applySettingsSchema>;
 
 const id = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", "_", ":" or "-"');
-/** After this time (ISO) the command is refused unrun: a command queued for an offline kiosk goes stale. */
-const expiresAt = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO time');
+/** When the command stops being valid (ISO time with a zone); see command-guard.ts. */
+const expiresAt = z.iso.datetime({ offset: true, message: 'must be an ISO time such as "2026-11-24T18:00:00Z"' });
 const base = { id, force: z.boolean().optional(), expiresAt: expiresAt.optional() };
 
 export const commandSchema = z.discriminatedUnion('cmd', [
@@ -53,16 +53,17 @@ export type CommandResult =
   | { id: string; cmd: CommandName; ok: true; result: Record<string, unknown>; at: string }
   | { id: string | null; cmd: string | null; ok: false; error: { code: string; message: string }; at: string };
 
-/** Parse a command payload, or say in words what is wrong with it (never a stack trace). */
+/** Parse a command payload, or say in words what is wrong with it (never a stack trace). The id of a
+ *  command that fails is echoed whenever it can be read (command-guard.ts `readCommandId`). */
 export function parseCommand(payload: Buffer | string): { ok: true; command: Command } | { ok: false; id: string | null; cmd: string | null; message: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
   } catch {
-    return { ok: false, id: null, cmd: null, message: 'The command is not JSON.' };
+    return { ok: false, id: readCommandId(payload), cmd: null, message: 'The command is not JSON.' };
   }
   const rec = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
-  const given = rec && typeof rec.id === 'string' && id.safeParse(rec.id).success ? rec.id : null;
+  const given = readCommandId(payload);
   const cmd = rec && typeof rec.cmd === 'string' ? rec.cmd.slice(0, 32) : null;
   if (!rec) return { ok: false, id: null, cmd: null, message: 'The command must be a JSON object such as {"id":"1","cmd":"ping"}.' };
   if (cmd !== null && !(COMMAND_NAMES as readonly string[]).includes(cmd)) {
@@ -79,4 +80,28 @@ export function parseCommand(payload: Buffer | string): { ok: true; command: Com
   }
   const field = path.join('.') || '(command)';
   return { ok: false, id: given, cmd, message: `Invalid command at "${field}": ${issue.message}.` };
+}
+
+/** The command id in a payload that did not parse as a command, when it can be read at all (a string or
+ *  a number in a JSON object, or `"id":"…"` in text that is not JSON), cut to 64 characters. */
+export function readCommandId(payload: Buffer | string): string | null {
+  const text = (typeof payload === 'string' ? payload : payload.subarray(0, 64 * 1024).toString('utf8')).slice(0, 64 * 1024);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    const m = /"id"\s*:\s*("((?:[^"\\]|\\.){1,64})"|(-?\d{1,20}))/.exec(text);
+    return m ? clean(m[2] ?? m[3] ?? '') : null;
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const id = (raw as Record<string, unknown>).id;
+  if (typeof id === 'string') return clean(id);
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  return null;
+}
+
+function clean(id: string): string | null {
+  // Printable characters only: an answer must not carry control characters into the operator's logs.
+  const out = id.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 64);
+  return out.length ? out : null;
 }

@@ -31,11 +31,12 @@ export interface EventQueue {
   /** The broker acknowledged `seq` (and everything before it). */
   ack(seq: number): void;
   readonly size: number;
-  /** Events dropped because the queue was full (since this process started). */
+  /** Events dropped because the queue was full (kept across restarts in the ack file, so a kiosk that
+   *  restarts before it reconnects still reports them). */
   readonly dropped: number;
 }
 
-const ackSchema = z.strictObject({ epoch: z.string().regex(/^[0-9a-f]{8,32}$/), acked: z.number().int().min(0) });
+const ackSchema = z.strictObject({ epoch: z.string().regex(/^[0-9a-f]{8,32}$/), acked: z.number().int().min(0), dropped: z.number().int().min(0).optional() });
 const lineSchema = z.strictObject({ seq: z.number().int().min(1), id: z.string(), at: z.string(), record: z.unknown() });
 
 export const QUEUE_FILE = 'fleet-events.jsonl';
@@ -50,9 +51,10 @@ export function openEventQueue(options: { dir: string; limit: number; logger?: L
 
   let epoch = randomBytes(4).toString('hex');
   let acked = 0;
+  let dropped = 0;
   try {
     const parsed = ackSchema.safeParse(JSON.parse(readFileSync(ackPath, 'utf8')));
-    if (parsed.success) ({ epoch, acked } = parsed.data);
+    if (parsed.success) ({ epoch, acked, dropped = 0 } = parsed.data);
   } catch {
     // first start (or a damaged file): a new epoch keeps the new ids apart from any old ones
   }
@@ -73,11 +75,9 @@ export function openEventQueue(options: { dir: string; limit: number; logger?: L
       }
     }
   }
-  let dropped = 0;
-
   const writeAck = () => {
     const tmp = `${ackPath}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ epoch, acked })}\n`, { mode: 0o600 });
+    writeFileSync(tmp, `${JSON.stringify({ epoch, acked, dropped })}\n`, { mode: 0o600 });
     renameSync(tmp, ackPath);
   };
   /** Keep the file to the waiting events (it only ever grows otherwise). */
@@ -104,13 +104,15 @@ export function openEventQueue(options: { dir: string; limit: number; logger?: L
       }
       lines++;
       pending.push(event);
+      let droppedNow = false;
       while (pending.length > limit) {
         const oldest = pending.shift()!;
         acked = oldest.seq;
         dropped++;
+        droppedNow = true;
         if (dropped === 1 || dropped % 100 === 0) logger.warn('Fleet events: the queue is full; the oldest waiting event was dropped (the ledger keeps it)', { limit, dropped });
       }
-      if (dropped) writeAck();
+      if (droppedNow) writeAck();
       if (lines > 2 * limit) compact();
       return event;
     },

@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from '../core/log.ts';
 import { overlay, resolveConfig, type ConfigEnv } from '../kiosk/config.ts';
 import type { KioskService } from '../kiosk/kiosk-service.ts';
 import { DayFigures } from './call-figures.ts';
+import { policyLocks } from './managed-config.ts';
 import { METRIC_PREFIX } from './metrics.ts';
 import { APPLY_KEYS, type ApplySettings } from './commands.ts';
 import type { ProxyRoute } from '../core/proxy.ts';
@@ -46,8 +47,10 @@ export interface FleetHostOptions {
   appRoot: string;
   /** The metrics registry, when /metrics runs: an `avatar_kiosk_open` gauge is added to it. */
   registry?: Registry | null;
-  /** The host's own actions. */
-  actions: Pick<FleetControl, 'reload' | 'restart' | 'screenshot'> & { afterApply?: () => void };
+  /** The host's own actions; `refuses` names the commands this host cannot run (asked before any call is touched). */
+  actions: Pick<FleetControl, 'reload' | 'restart' | 'screenshot' | 'refuses'> & { afterApply?: () => void };
+  /** Why the administrator's policy was not applied as written (its problems), for the fleet status. */
+  policyError?: string | null;
   /** Last error code seen (the metrics' health), for the status. */
   lastErrorCode?: () => string | null;
   /** Test hook: the link's reconnect delay. */
@@ -101,8 +104,10 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
   const control: FleetControl = {
     inCall,
     async endCall() {
-      await service.hangup();
+      // Recorded as the operator's hang-up, not the visitor's.
+      await service.hangup('operator');
     },
+    refuses: (cmd) => options.actions.refuses?.(cmd) ?? null,
     reload: () => options.actions.reload(),
     restart: () => options.actions.restart(),
     screenshot: () => options.actions.screenshot(),
@@ -155,6 +160,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
             today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
+            policyError: options.policyError ?? null,
             ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
             update: options.updates?.()?.status ?? null,
             ...(dayFigures.summary(clock.now()).calls > 0 ? { callFigures: dayFigures.summary(clock.now()) } : {}),
@@ -238,8 +244,8 @@ export async function applyRemoteSettings(
   if (settings.schedule !== undefined) applied.push('schedule');
   for (const key of applied) {
     const top = key === 'cast' ? 'castSelection' : key;
-    const managed = top.split('.').reduce<unknown>((cur, part) => (isRecord(cur) ? cur[part] : undefined), options.policy);
-    if (managed !== undefined) throw new AvatarError('invalid_request', `"${key}" is set by the administrator's policy file on this kiosk; change it there.`);
+    // A block the policy refused is locked too: the administrator meant to set it.
+    if (policyLocks(options.policy, top)) throw new AvatarError('invalid_request', `"${key}" is set by the administrator's policy file on this kiosk; change it there.`);
   }
   if (applied.length === 0) throw new AvatarError('invalid_request', `Nothing to apply; "apply" may change ${APPLY_KEYS.join(', ')}.`);
   const current = options.configFile.read();

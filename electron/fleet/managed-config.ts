@@ -5,10 +5,15 @@
  *
  * Where: `AVATAR_KIOSK_POLICY` if set, else the system location of the OS (`policyPath`). No file means no
  * policy. A bad file never stops the kiosk: unreadable or non-JSON → the whole policy is ignored and
- * reported; otherwise each setting (a dotted leaf key such as `window.mode`; a list such as `avatars` is
- * one setting) is checked on its own against the config schema, and a bad one is reported and dropped
- * while the good ones apply. A policy may not carry `encryptedApiKey` (ciphertext only this machine's user
- * can decrypt; the key belongs in AVATAR_API_KEY).
+ * reported; otherwise each top-level block (`mqtt`, `schedule`, `window`, `staffPinHash`…) is checked
+ * whole against the config schema. Settings only make sense together (a broker's `kioskId` without its
+ * `url`, a schedule's `weekly` without its `timeZone`), so a block is never half applied: a bad block is
+ * reported, and it stays locked with no value — neither config.json nor a remote `apply` may fill it in,
+ * because the administrator meant to set it. A policy may not carry `encryptedApiKey` (ciphertext only
+ * this machine's user can decrypt; the key belongs in AVATAR_API_KEY).
+ *
+ * A refused block is present in `policy` with the value `undefined`: the overlay then replaces the user's
+ * block with nothing (the schema's defaults), and `managedKeys` lists it as locked.
  *
  * Only an administrator may write it: a policy sets the PIN hash, the service URL and the window mode, so
  * a file a standard user can write would let them take the kiosk over. On POSIX the file and its folder
@@ -19,6 +24,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, win32 } from 'node:path';
 import { configFileSchema } from '../kiosk/config.ts';
+import { WHOLE_BLOCKS } from '../kiosk/fleet-config.ts';
 
 export const POLICY_ENV = 'AVATAR_KIOSK_POLICY';
 /** Keys a policy may not set. */
@@ -35,8 +41,24 @@ export interface PolicyLayer {
   policy: Record<string, unknown>;
   /** Dotted keys the policy sets (sorted): the staff panel shows these as managed and locked. */
   managedKeys: string[];
-  /** One human line per rejected setting (or for the whole file). */
+  /** One human line per rejected block (or for the whole file). */
   problems: string[];
+  /** Top-level blocks the policy names but that were refused (locked with no value). */
+  refusedBlocks: string[];
+  /** The policy names a staff PIN (`staffPinHash`), accepted or not. */
+  namesStaffPin: boolean;
+}
+
+/** Whether `dotted` (e.g. `avatar.name`, `schedule`) is set or locked by the policy: the key itself, a
+ *  block above it, or a block below it is in the policy (a refused block counts, with its value undefined). */
+export function policyLocks(policy: Record<string, unknown>, dotted: string): boolean {
+  let cur: unknown = policy;
+  for (const part of dotted.split('.')) {
+    if (!isRecord(cur) || !Object.hasOwn(cur, part)) return false;
+    cur = cur[part];
+    if (!isRecord(cur)) return true;
+  }
+  return true;
 }
 
 /** The policy file's location: `AVATAR_KIOSK_POLICY`, else the OS's system-wide place. */
@@ -48,13 +70,14 @@ export function policyPath(env: Record<string, string | undefined> = process.env
   return '/etc/avatar-kiosk/policy.json';
 }
 
-/** The dotted leaf keys of a (nested) settings object: objects recurse, anything else (lists too) is one key. */
+/** The dotted leaf keys of a (nested) settings object: objects recurse, anything else (lists too, and the
+ *  blocks set as a whole) is one key. */
 export function managedKeys(policy: Record<string, unknown>): string[] {
   const out: string[] = [];
   const walk = (value: Record<string, unknown>, prefix: string) => {
     for (const [k, v] of Object.entries(value)) {
       const key = prefix ? `${prefix}.${k}` : k;
-      if (isRecord(v) && Object.keys(v).length) walk(v, key);
+      if (isRecord(v) && Object.keys(v).length && !(prefix === '' && (WHOLE_BLOCKS as readonly string[]).includes(k))) walk(v, key);
       else out.push(key);
     }
   };
@@ -62,31 +85,38 @@ export function managedKeys(policy: Record<string, unknown>): string[] {
   return out.sort();
 }
 
-/** Check a parsed policy setting by setting. */
+/** Check a parsed policy block by block. */
 export function parsePolicy(raw: unknown, path = 'policy'): PolicyLayer {
-  const layer: PolicyLayer = { path, found: true, policy: {}, managedKeys: [], problems: [] };
+  const layer: PolicyLayer = { path, found: true, policy: {}, managedKeys: [], problems: [], refusedBlocks: [], namesStaffPin: false };
   if (!isRecord(raw)) {
     layer.problems.push(`The policy file ${path} must hold a JSON object; it was ignored.`);
     return layer;
   }
-  for (const key of managedKeys(raw)) {
-    const value = getPath(raw, key);
-    if (key.split('.').some((part) => UNSAFE_PARTS.has(part))) {
+  layer.namesStaffPin = Object.hasOwn(raw, 'staffPinHash');
+  const known = new Set(Object.keys(configFileSchema.shape));
+  for (const key of Object.keys(raw).sort()) {
+    const value = raw[key];
+    if (UNSAFE_PARTS.has(key) || !known.has(key)) {
       layer.problems.push(`Policy setting "${key}" was ignored: unknown setting.`);
       continue;
     }
-    if (FORBIDDEN_KEYS.has(key.split('.')[0]!)) {
+    if (FORBIDDEN_KEYS.has(key)) {
       layer.problems.push(`Policy setting "${key}" was ignored: a policy cannot hold an API key (use AVATAR_API_KEY).`);
       continue;
     }
-    const alone = setPath({}, key, value);
-    const parsed = configFileSchema.safeParse(alone);
+    const parsed = configFileSchema.safeParse({ [key]: value });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      layer.problems.push(`Policy setting "${key}" was ignored: ${issue?.code === 'unrecognized_keys' ? 'unknown setting' : (issue?.message ?? 'invalid value')}.`);
+      const keys = issue?.code === 'unrecognized_keys' ? issue.keys : [];
+      const at = [...(issue?.path ?? []).map(String), ...(keys.length ? [keys[0]!] : [])].join('.') || key;
+      const why = issue?.code === 'unrecognized_keys' ? 'unknown setting' : (issue?.message ?? 'invalid value');
+      layer.problems.push(`Policy block "${key}" was refused whole (at "${at}": ${why}); it stays locked with none of its settings applied.`);
+      // Locked with no value: the user's file cannot fill in what the administrator meant to set.
+      layer.policy[key] = undefined;
+      layer.refusedBlocks.push(key);
       continue;
     }
-    setPath(layer.policy, key, value);
+    layer.policy[key] = structuredClone(value);
   }
   layer.managedKeys = managedKeys(layer.policy);
   return layer;
@@ -128,37 +158,27 @@ export function loadPolicy(
     text = readText(path);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { path, found: false, policy: {}, managedKeys: [], problems: [] };
-    return { path, found: true, policy: {}, managedKeys: [], problems: [`The policy file ${path} could not be read (${code ?? 'error'}); it was ignored.`] };
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { path, found: false, policy: {}, managedKeys: [], problems: [], refusedBlocks: [], namesStaffPin: false };
+    return refusedFile(path, `The policy file ${path} could not be read (${code ?? 'error'}); it was ignored.`, false);
   }
-  const writable = statOf ? policyWriteProblem(path, statOf, options.platform) : null;
-  if (writable) return { path, found: true, policy: {}, managedKeys: [], problems: [writable] };
   let raw: unknown;
   try {
     raw = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch {
-    return { path, found: true, policy: {}, managedKeys: [], problems: [`The policy file ${path} is not valid JSON; it was ignored.`] };
+    raw = undefined;
   }
+  // Whether the refused file names a PIN still matters: setup must not open in its place.
+  const namesStaffPin = isRecord(raw) && Object.hasOwn(raw, 'staffPinHash');
+  const writable = statOf ? policyWriteProblem(path, statOf, options.platform) : null;
+  if (writable) return refusedFile(path, writable, namesStaffPin);
+  if (raw === undefined) return refusedFile(path, `The policy file ${path} is not valid JSON; it was ignored.`, false);
   return parsePolicy(raw, path);
 }
 
 // ---------------------------------------------------------------------------------------------------
 
-function getPath(obj: Record<string, unknown>, dotted: string): unknown {
-  let cur: unknown = obj;
-  for (const part of dotted.split('.')) cur = isRecord(cur) ? cur[part] : undefined;
-  return cur;
-}
-
-function setPath(obj: Record<string, unknown>, dotted: string, value: unknown): Record<string, unknown> {
-  const parts = dotted.split('.');
-  let cur = obj;
-  for (const part of parts.slice(0, -1)) {
-    if (!isRecord(cur[part])) cur[part] = {};
-    cur = cur[part] as Record<string, unknown>;
-  }
-  cur[parts.at(-1)!] = structuredClone(value);
-  return obj;
+function refusedFile(path: string, problem: string, namesStaffPin: boolean): PolicyLayer {
+  return { path, found: true, policy: {}, managedKeys: [], problems: [problem], refusedBlocks: [], namesStaffPin };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -8,7 +8,14 @@
  *    replaces it with `{"online":false}` when the kiosk dies, and a clean stop says so itself;
  *  - `events`: each ledger record, QoS 1, from the on-disk queue (event-queue.ts), one at a time in order;
  *  - `cmd` → `cmd/result`: commands (commands.ts), each answered once; a repeated id is answered with the
- *    first answer again and not run twice.
+ *    first answer again and not run twice. Commands also come on the fleet-wide `<prefix>/_fleet/cmd` and
+ *    the group's `<prefix>/_group/<group>/cmd`; answers always go to the kiosk's own `cmd/result`.
+ *
+ * The command channel is guarded (command-guard.ts): a retained command is refused (the broker would
+ * hand it over again at every connect), every command needs an expiry, the ids already run are kept on
+ * disk, commands are rate limited, and the broker is told the largest packet the kiosk takes. The session
+ * is persistent (fixed client id, clean: false, QoS 1), so commands sent while the kiosk was offline
+ * arrive when it reconnects — if they have not expired.
  *
  * The broker password is never logged (it is registered as a secret with the redacting logger).
  */
@@ -20,7 +27,8 @@ import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { DIRECT, proxyAgent, tunnelStream, type ProxyRoute } from '../core/proxy.ts';
 import type { MqttSettings } from '../kiosk/fleet-config.ts';
-import { INTERRUPTING, parseCommand, type ApplySettings, type Command, type CommandResult } from './commands.ts';
+import { COMMAND_BURST, COMMAND_REFILL_MS, compactAnswer, createRateLimiter, expiryProblem, openCommandLog } from './command-guard.ts';
+import { INTERRUPTING, parseCommand, readCommandId, type ApplySettings, type Command, type CommandName, type CommandResult } from './commands.ts';
 import { openEventQueue, type EventQueue } from './event-queue.ts';
 import type { UpdateStatus } from './safe-updates.ts';
 
@@ -32,6 +40,14 @@ export const REMEMBERED_COMMANDS = 200;
 import type { DayCallFigures } from './call-figures.ts';
 
 export const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
+/** The largest packet the kiosk takes from the broker (MQTT 5 maximumPacketSize): the broker drops
+ *  anything bigger for this client instead of sending it. The largest command, an `apply` with a
+ *  20,000-character persona, is far below. */
+export const MAX_INBOUND_PACKET_BYTES = 256 * 1024;
+/** How long the broker keeps this kiosk's session (its subscriptions and the QoS 1 commands waiting for
+ *  it) while it is offline. Each command's own expiry still applies. */
+export const SESSION_EXPIRY_S = 24 * 60 * 60;
+const COMMANDS_PER_MINUTE = Math.round(60_000 / COMMAND_REFILL_MS);
 
 /** What the host reports about the kiosk (sampled whenever the status is published). */
 export interface FleetStatusFields {
@@ -51,9 +67,21 @@ export interface FleetStatusFields {
   update?: UpdateStatus | null;
   /** The day's field figures of real calls (p50/p95 from the tap), once a call has ended today. */
   callFigures?: DayCallFigures;
+  /** Why the administrator's policy was not applied as written (null when it was, or there is none). */
+  policyError?: string | null;
 }
 
-export type FleetStatus = FleetStatusFields & { online: true; kioskId: string; group: string | null; queued: number; at: string };
+export type FleetStatus = Omit<FleetStatusFields, 'policyError'> & {
+  online: true;
+  kioskId: string;
+  /** The kiosk's group (`mqtt.group`), or null. */
+  group: string | null;
+  queued: number;
+  /** Events dropped because the on-disk queue was full (the ledger keeps them). */
+  droppedEvents: number;
+  policyError: string | null;
+  at: string;
+};
 
 /** What remote commands act on; the host implements it. */
 export interface FleetControl {
@@ -68,6 +96,9 @@ export interface FleetControl {
   screenshot(): Promise<{ png: Buffer; width: number; height: number }>;
   /** Apply allowed settings (validated already); answers what changed. */
   apply(settings: ApplySettings): Promise<{ applied: string[] }>;
+  /** Why this kiosk cannot run `cmd` at all (e.g. the browser mode has no window to capture), or null:
+   *  asked before anything else, so a refused command never touches a call. */
+  refuses?(cmd: CommandName): string | null;
   /** The update commands act on this; null when the kiosk has no update feed. */
   updates?(): FleetUpdates | null;
 }
@@ -92,6 +123,8 @@ export interface MqttLinkOptions {
   logger?: Logger;
   /** Reconnect delay (tests shorten it). Default 5 s. */
   reconnectMs?: number;
+  /** The command rate limit (tests widen it). Default COMMAND_BURST, then one per COMMAND_REFILL_MS. */
+  commandRate?: { burst: number; refillMs: number };
   readFile?: (path: string) => Buffer;
   /** How to reach the broker (core/proxy.ts `routeFor`, the venue's proxy); default direct. */
   route?: ProxyRoute;
@@ -109,9 +142,9 @@ export interface MqttLink {
   close(): Promise<void>;
 }
 
-/** The computer's host name as a topic level. */
+/** The computer's host name as a topic level (never starting with "_": those levels are the fleet's). */
 export function defaultKioskId(name: string = hostname()): string {
-  return name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'kiosk';
+  return name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[-_]+|-+$/g, '').slice(0, 64) || 'kiosk';
 }
 
 /** Fleet-wide and group commands: levels starting with "_" (a kiosk id may not be used for them). */
@@ -148,7 +181,10 @@ export function clientOptions(settings: MqttSettings, kioskId: string, willTopic
     ...(key ? { key } : {}),
     ...(ca ? { ca } : {}),
     protocolVersion: 5,
-    clean: true,
+    // A persistent session: the broker keeps the subscriptions and queues QoS 1 commands while the kiosk
+    // is away (each command's expiry bounds how long), under the fixed client id.
+    clean: false,
+    properties: { sessionExpiryInterval: SESSION_EXPIRY_S, maximumPacketSize: MAX_INBOUND_PACKET_BYTES },
     keepalive: 30,
     connectTimeout: 15_000,
     reconnectPeriod: reconnectMs,
@@ -183,8 +219,9 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   const { settings, kioskId, control, clock } = options;
   const logger = options.logger ?? silentLogger;
   addSecret(settings.password ?? null);
-  const topics = topicsFor(settings.topicPrefix, kioskId, settings.group ?? null);
-  const commandTopics = [topics.cmd, topics.fleetCmd, ...(topics.groupCmd ? [topics.groupCmd] : [])];
+  const group = settings.group ?? null;
+  const topics = topicsFor(settings.topicPrefix, kioskId, group);
+  const commandTopics = new Set([topics.cmd, topics.fleetCmd, ...(topics.groupCmd ? [topics.groupCmd] : [])]);
   const queue: EventQueue = openEventQueue({ dir: options.dataDir, limit: settings.queueLimit, logger });
   const opts = clientOptions(settings, kioskId, topics.status, options.readFile ?? ((p) => readFileSync(p)), options.reconnectMs ?? 5000);
   logger.info('Fleet link: connecting to the broker', { url: settings.url, clientId: opts.clientId, username: settings.username ?? null, kioskId, queued: queue.size });
@@ -196,14 +233,22 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   let statusTimer: TimerHandle | null = null;
   let pumping = false;
   const answers = new Map<string, Promise<CommandResult>>();
+  const commandLog = openCommandLog({ dir: options.dataDir, clock, logger });
+  const limiter = createRateLimiter(clock, options.commandRate?.burst, options.commandRate?.refillMs);
+  let screenshotting = false;
+  /** What the broker takes from us (its CONNACK's maximumPacketSize), when it says. */
+  let brokerMaxPacket: number | null = null;
 
-  client.on('connect', () => {
-    logger.info('Fleet link: connected', { kioskId, queued: queue.size });
+  client.on('connect', (connack) => {
+    brokerMaxPacket = connack.properties?.maximumPacketSize ?? null;
+    logger.info('Fleet link: connected', { kioskId, queued: queue.size, sessionPresent: connack.sessionPresent });
     lastStatus = ''; // the broker may have the last will's "offline" retained: say online again
     publishStatus();
-    client.subscribe(commandTopics, { qos: 1 }, (error, granted) => {
-      const refused = granted?.filter((g) => g.qos === 128).map((g) => g.topic);
-      if (error || refused?.length) logger.error('Fleet link: the broker refused a command subscription (check its ACL)', { topics: refused ?? commandTopics });
+    // Retain-as-published: a retained command keeps its flag even when it arrives live, so it is refused
+    // at once, not only at the next connect.
+    client.subscribe([...commandTopics], { qos: 1, rap: true }, (error, granted) => {
+      const refused = granted?.filter((g) => g.qos === 128).map((g) => g.topic) ?? [];
+      if (error || refused.length) logger.error('Fleet link: the broker refused a command subscription (check its ACL)', { topics: refused.length ? refused : [...commandTopics] });
     });
     pump();
   });
@@ -214,13 +259,14 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     // Never the password: mqtt.js errors name the reason (ECONNREFUSED, "Not authorized").
     logger.warn('Fleet link: broker error', { error: error.message });
   });
-  client.on('message', (topic, payload) => {
-    if (!commandTopics.includes(topic)) return;
-    void onCommand(payload);
+  client.on('message', (topic, payload, packet) => {
+    if (!commandTopics.has(topic)) return;
+    void onCommand(payload, { retained: packet.retain, messageExpirySeconds: packet.properties?.messageExpiryInterval });
   });
 
   function statusNow(): FleetStatus {
-    return { online: true, kioskId, group: settings.group ?? null, ...options.status(), queued: queue.size, at: new Date(clock.now()).toISOString() };
+    const { policyError, ...fields } = options.status();
+    return { online: true, kioskId, group, ...fields, queued: queue.size, droppedEvents: queue.dropped, policyError: policyError ?? null, at: new Date(clock.now()).toISOString() };
   }
 
   function publishStatus(): void {
@@ -276,6 +322,9 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     const at = () => new Date(clock.now()).toISOString();
     const ok = (result: Record<string, unknown>): CommandResult => ({ id: command.id, cmd: command.cmd, ok: true, result, at: at() });
     const refuse = (code: string, message: string): CommandResult => ({ id: command.id, cmd: command.cmd, ok: false, error: { code, message }, at: at() });
+    const unable = control.refuses?.(command.cmd) ?? null;
+    if (unable !== null) return refuse('unsupported', unable);
+    if (command.cmd === 'screenshot' && screenshotting) return refuse('busy', 'A screenshot is being taken; ask again when it has been answered.');
     if (INTERRUPTING.has(command.cmd) && control.inCall()) {
       if (!command.force) return refuse('busy', `A visitor is in a call; "${command.cmd}" would interrupt it. Send it again with "force": true to end the call first.`);
       await control.endCall();
@@ -295,8 +344,18 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
           return ok({ ended: was });
         }
         case 'screenshot': {
-          const shot = await control.screenshot();
-          if (shot.png.length > MAX_SCREENSHOT_BYTES) return refuse('too_large', `The screenshot is ${shot.png.length} bytes, more than ${MAX_SCREENSHOT_BYTES}.`);
+          screenshotting = true;
+          let shot: Awaited<ReturnType<FleetControl['screenshot']>>;
+          try {
+            shot = await control.screenshot();
+          } finally {
+            screenshotting = false;
+          }
+          // Base64 makes it 4/3 as large; the broker's own limit (CONNACK) is respected too.
+          const packetBytes = Math.ceil(shot.png.length / 3) * 4 + 1024;
+          if (shot.png.length > MAX_SCREENSHOT_BYTES || (brokerMaxPacket !== null && packetBytes > brokerMaxPacket)) {
+            return refuse('too_large', `The screenshot is ${shot.png.length} bytes, more than ${brokerMaxPacket !== null && packetBytes > brokerMaxPacket ? `the broker takes (${brokerMaxPacket} bytes a message)` : MAX_SCREENSHOT_BYTES}.`);
+          }
           return ok({ mime: 'image/png', width: shot.width, height: shot.height, png: shot.png.toString('base64') });
         }
         case 'apply':
@@ -318,28 +377,50 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     }
   }
 
-  async function onCommand(payload: Buffer): Promise<void> {
+  async function onCommand(payload: Buffer, delivery: { retained: boolean; messageExpirySeconds: number | undefined }): Promise<void> {
+    // An empty message is how a retained command is cleared: nothing to run or answer.
+    if (payload.length === 0) return;
+    const nowIso = () => new Date(clock.now()).toISOString();
+    const refuseRaw = (code: string, message: string, cmd: string | null = null) =>
+      answer({ id: readCommandId(payload), cmd, ok: false, error: { code, message }, at: nowIso() });
+    if (!limiter.take()) {
+      logger.warn('Fleet link: too many commands; one was refused', { id: readCommandId(payload) });
+      await refuseRaw('rate_limited', `Too many commands: this kiosk runs ${COMMAND_BURST} at once, then at most ${COMMANDS_PER_MINUTE} a minute; it was not run. Send it again later.`);
+      return;
+    }
+    if (delivery.retained) {
+      // A retained command would run again at every connect (a restart loop, every call hung up).
+      logger.warn('Fleet link: a retained command was refused', { id: readCommandId(payload) });
+      await refuseRaw('retained', 'Retained commands are refused: the broker would deliver it again at every connect. Publish commands without the retain flag (and clear this one with an empty retained message).');
+      return;
+    }
     const parsed = parseCommand(payload);
     if (!parsed.ok) {
-      logger.warn('Fleet link: a malformed command was refused', { message: parsed.message });
-      await answer({ id: parsed.id, cmd: parsed.cmd, ok: false, error: { code: 'invalid_request', message: parsed.message }, at: new Date(clock.now()).toISOString() });
+      logger.warn('Fleet link: a malformed command was refused', { id: parsed.id, message: parsed.message });
+      await answer({ id: parsed.id, cmd: parsed.cmd, ok: false, error: { code: 'invalid_request', message: parsed.message }, at: nowIso() });
       return;
     }
     const command = parsed.command;
-    if (command.expiresAt && Date.parse(command.expiresAt) <= clock.now()) {
-      logger.warn('Fleet link: an expired command was refused', { id: command.id, cmd: command.cmd, expiresAt: command.expiresAt });
-      await answer({ id: command.id, cmd: command.cmd, ok: false, error: { code: 'expired', message: `The command expired at ${command.expiresAt}; it was not run.` }, at: new Date(clock.now()).toISOString() });
+    const expired = expiryProblem(command.expiresAt, delivery.messageExpirySeconds, clock.now());
+    if (expired) {
+      logger.warn('Fleet link: a command was refused for its expiry', { id: command.id, cmd: command.cmd, code: expired.code });
+      await answer({ id: command.id, cmd: command.cmd, ok: false, error: expired, at: nowIso() });
       return;
     }
-    const earlier = answers.get(command.id);
+    const earlier = answers.get(command.id) ?? commandLog.earlier(command.id, nowIso());
     if (earlier) {
-      logger.info('Fleet link: a repeated command id; answering as before', { id: command.id, cmd: command.cmd });
+      logger.info('Fleet link: a repeated command id; answering as before, not run again', { id: command.id, cmd: command.cmd });
       await answer(await earlier);
       return;
     }
     logger.info('Fleet link: command', { id: command.id, cmd: command.cmd, force: command.force ?? false });
-    const pending = run(command);
-    answers.set(command.id, pending);
+    // On disk before it runs: a restart (or a crash) during it must not let it run again.
+    commandLog.started(command.id, command.cmd);
+    const pending = run(command).then((result) => {
+      commandLog.finished(result);
+      return result;
+    });
+    answers.set(command.id, pending.then(compactAnswer));
     while (answers.size > REMEMBERED_COMMANDS) answers.delete(answers.keys().next().value!);
     const result = await pending;
     await answer(result);

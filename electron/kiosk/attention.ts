@@ -13,7 +13,7 @@ export interface StartupProblems {
   configError: ErrorInfo | null;
   /** Where the config file is, when known. */
   configPath: string | null;
-  /** One line per rejected policy setting (fleet/managed-config.ts). */
+  /** One line per refused policy block (fleet/managed-config.ts). */
   policyProblems: readonly string[];
   policyPath: string;
   /** Why the stored API key was not used (null when it was, or when there is none). */
@@ -43,7 +43,7 @@ export function startupAttention(p: StartupProblems): AttentionItem[] {
     });
   }
   for (const problem of p.policyProblems) {
-    items.push({ kind: 'policy', code: 'invalid_config', message: `${problem} The other settings of ${p.policyPath} apply; ask the administrator to fix the policy file.` });
+    items.push({ kind: 'policy', code: 'invalid_config', message: `${problem} The other blocks of ${p.policyPath} apply; ask the administrator to fix the policy file.` });
   }
   if (p.keyProblem) items.push({ kind: 'key', code: p.keyProblem.code, message: p.keyProblem.message });
   if (p.sandboxProblem) items.push({ kind: 'sandbox', code: 'invalid_config', message: p.sandboxProblem });

@@ -15,7 +15,7 @@ import { AvatarError } from '../core/errors.ts';
 import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
 import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
 import { AVATAR_GENDERS, LANGUAGE_CODES, PREWARM_MODES, VIDEO_FITS, type AvatarGender, type Greeting, type LanguageCode } from '../contract.ts';
-import { mqttSchema, scheduleSchema, updateSchema } from './fleet-config.ts';
+import { mqttSchema, scheduleSchema, updateSchema, WHOLE_BLOCKS } from './fleet-config.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
 export const DEFAULT_AVATAR_IMAGE = 'resources/demo-avatar.png';
@@ -243,7 +243,8 @@ export interface ConfigEnv {
 }
 
 export interface ResolveOptions {
-  /** The administrator's policy layer (managed-config.ts): already checked key by key; its keys win over the file and the environment. */
+  /** The administrator's policy layer (managed-config.ts): already checked block by block; its keys win over the file and the environment
+   *  (a key present with the value undefined is a refused block: it locks the user's value out). */
   policy?: Record<string, unknown>;
   /** Relative paths (avatar image, persona file) resolve against this. Default: process.cwd(). */
   appRoot?: string;
@@ -268,6 +269,8 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   // Gateway headers authenticate this kiosk to the integrator's gateway: the administrator sets them,
   // never config.json (which the staff panel writes).
   if (isRecord(user.service)) delete user.service.gatewayHeaders;
+  // A block the policy sets whole (or locks, refused) takes nothing from the user's file.
+  for (const block of WHOLE_BLOCKS) if (options.policy && Object.hasOwn(options.policy, block)) delete user[block];
   const merged = overlay(user, options.policy ?? {});
   const parsed = configFileSchema.safeParse(merged);
   if (!parsed.success) {

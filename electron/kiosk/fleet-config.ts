@@ -6,6 +6,10 @@
 import { z } from 'zod';
 import { isLoopbackHost } from '../core/surface.ts';
 
+/** Blocks an administrator's policy sets as a whole: the user's file adds nothing to them (a schedule's
+ *  extra weekday, a broker's extra login would half override what the administrator set). */
+export const WHOLE_BLOCKS = ['schedule', 'mqtt', 'update'] as const;
+
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
@@ -47,6 +51,8 @@ export type Schedule = z.output<typeof scheduleSchema>;
 
 /** A topic level: no MQTT wildcards, separators or control characters. */
 const topicPart = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
+/** A kiosk's or group's level: levels starting with "_" are the fleet's own (`_fleet`, `_group`). */
+const ownTopicPart = topicPart.refine((v) => !v.startsWith('_'), 'must not start with "_" (topic levels starting with "_" are reserved for the fleet: _fleet, _group)');
 
 export function brokerUrlProblem(url: string): string | null {
   let parsed: URL;
@@ -70,9 +76,9 @@ export const mqttSchema = z
     /** mqtts://host:8883 (mqtt:// only to a broker on this computer). */
     url: z.string().min(1).max(2048).refine((u) => brokerUrlProblem(u) === null, { error: (issue) => brokerUrlProblem(String(issue.input)) ?? 'invalid broker URL' }),
     /** This kiosk's name in the topics; default: the computer's host name. */
-    kioskId: topicPart.optional(),
+    kioskId: ownTopicPart.optional(),
     /** The operator's group for this kiosk (commands to `<prefix>/_group/<group>/cmd` reach it). */
-    group: topicPart.optional(),
+    group: ownTopicPart.optional(),
     /** Default: the kiosk id. */
     clientId: z.string().min(1).max(128).optional(),
     username: z.string().min(1).max(256).optional(),

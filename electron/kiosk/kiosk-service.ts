@@ -20,7 +20,6 @@ import {
   parseArgs,
   type Channel,
   type ChannelResults,
-  type HangupArgs,
   type HangupCause,
   type KioskEvent,
   type MediaErrorArgs,
@@ -119,7 +118,8 @@ export interface KioskService {
    *  `invalid_request`, staff channels need the unlocked panel; nothing throws. */
   handle: Dispatch;
   start(args?: StartArgs): Promise<Result<ChannelResults[typeof CHANNELS.sessionStart]>>;
-  hangup(): Promise<Result<void>>;
+  /** Hang up (type 5 to the service); `cause` is recorded (the ledger's end reason), default `visitor`. */
+  hangup(cause?: HangupCause): Promise<Result<void>>;
   getState(): Promise<Result<SessionState>>;
   setMuted(args: SetMutedArgs): Promise<Result<void>>;
   reportMediaError(args: MediaErrorArgs): Promise<Result<void>>;
@@ -653,7 +653,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   }
 
   const hangupCauseListeners = new Set<(cause: HangupCause, liveId: string | null) => void>();
-  async function hangup(args?: HangupArgs): Promise<Result<void>> {
+  async function hangup(args?: { cause?: HangupCause }): Promise<Result<void>> {
     if (active) {
       const cause = args?.cause ?? 'visitor';
       const liveId = liveIdOf(state);
@@ -871,7 +871,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   return {
     handle,
     start,
-    hangup,
+    hangup: (cause?: HangupCause) => hangup(cause ? { cause } : undefined),
     getState: async () => ok(state),
     setMuted,
     reportMediaError,
@@ -913,10 +913,14 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     async reconfigure(next) {
       if (isRunning()) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
+      // A setting removed (an optional key absent from `next`, such as the opening hours) goes too.
+      for (const key of Object.keys(config)) if (!Object.hasOwn(next, key)) delete (config as Record<string, unknown>)[key];
       Object.assign(config, next);
       imageDataUrl = null;
       await loadCast();
       await buildClient();
+      // The page shows the new name, picture and cast without a reload.
+      emit({ type: 'config-changed' });
     },
     get client() {
       return client;

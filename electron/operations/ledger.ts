@@ -356,6 +356,9 @@ export function createLedgerRecorder(options: LedgerRecorderOptions): LedgerReco
     const error = state.phase === 'failed' ? state.error : null;
     const liveAtMs = t.liveAtMs;
     let endReason: string = summary?.hangupReason ?? error?.code ?? 'unknown';
+    // A call that failed on our side (no microphone, the media stopped) was hung up by us with type 5
+    // user_end, but the visitor did not end it: its reason is the failure's code.
+    if (error && summary?.endedBy === 'client') endReason = error.code;
     // Our own hangup (type 5 user_end) says why we hung up: the idle prompt or the venue's maximum length.
     if (t.cause && t.cause !== 'visitor' && (summary?.endedBy === 'client' || summary === null)) endReason = t.cause;
     // Nothing is billed before the avatar went live (spec §3: billing starts at on_live).

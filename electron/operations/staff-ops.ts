@@ -67,8 +67,9 @@ export interface StaffOpsOptions {
   logTail(): string[];
   platform: PlatformHooks;
   transportFactory?: TransportFactory;
-  /** The administrator's policy (managed-config.ts): its keys win and show as managed in the panel. */
-  policy?: { policy: Record<string, unknown>; managedKeys: string[] };
+  /** The administrator's policy (managed-config.ts): its keys win and show as managed in the panel; a
+   *  policy file that exists (or names a PIN) keeps first-run setup closed. */
+  policy?: { policy: Record<string, unknown>; managedKeys: string[]; path?: string; found?: boolean; problems?: readonly string[]; namesStaffPin?: boolean };
 }
 
 export interface StaffOps extends KioskExtension {
@@ -122,11 +123,24 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     const h = options.policy?.policy.staffPinHash;
     return typeof h === 'string' && h.length > 0 ? h : null;
   };
+  // A refused policy PIN stays locked: config.json's hash does not stand in for the administrator's.
+  const policyPinLocked = () => options.policy !== undefined && Object.hasOwn(options.policy.policy, 'staffPinHash');
+  const outOfOrderReason = (): string | null => {
+    const p = options.policy;
+    if (!p || (!p.found && !p.namesStaffPin)) return null;
+    const where = p.path ?? 'the policy file';
+    if (p.problems?.length) {
+      return `No staff PIN is set, and the administrator's policy file ${where} was not applied as written: ${p.problems.join(' ')} First-run setup does not open on a managed kiosk: fix the policy file (staffPinHash) and restart.`;
+    }
+    return `No staff PIN is set: the administrator's policy file ${where} sets no staffPinHash, and first-run setup does not open on a managed kiosk. Add staffPinHash to the policy file and restart.`;
+  };
   const pin = createStaffPin({
     clock,
+    setupBlocked: outOfOrderReason,
     loadHash: () => {
       const managed = policyPinHash();
       if (managed !== null) return managed;
+      if (policyPinLocked()) return null;
       const h = readFile().staffPinHash;
       return typeof h === 'string' ? h : null;
     },

@@ -94,6 +94,9 @@ export interface StaffPinOptions {
   saveHash(hash: string): Promise<void>;
   /** The administrator's policy sets the PIN: it cannot be changed here. */
   managedByPolicy?(): boolean;
+  /** Why first-run setup may not open on this kiosk (a policy file exists, or names a PIN), else null:
+   *  without a PIN the kiosk is then out of order rather than open to whoever stands at the screen. */
+  setupBlocked?(): string | null;
   /** A session is running (creating … ending): the panel must not open. */
   isSessionRunning(): boolean;
   /** The persisted lock-out (anything unreadable counts as none), and where to keep it. Without them
@@ -106,7 +109,8 @@ export interface StaffPin {
   state(): PinState;
   /** During setup (no PIN yet since start): sets it and opens the panel. Later: only with the panel unlocked. */
   setPin(pin: string): Promise<PinState>;
-  /** No PIN has existed since start: the kiosk must show the setup screen, not the attract screen. */
+  /** No PIN has existed since start (or none exists and setup is blocked): the kiosk must not serve
+   *  visitors — it shows the setup screen, or the out-of-order screen when setup is blocked. */
   setupPending(): boolean;
   /** Throws `unauthorized` (wrong PIN, says tries left), `locked` (says seconds left) or
    *  `invalid_request` (no PIN yet / a call is running). */
@@ -140,8 +144,10 @@ export function createStaffPin(options: StaffPinOptions): StaffPin {
   };
   let unlockedAtMs: number | null = null; // time of the last staff call while unlocked
   let checking = false;
-  // Setup is open from start until a PIN first exists; it never reopens in this run.
-  let setupOpen = true;
+  const blocked = () => options.setupBlocked?.() ?? null;
+  // Setup is open from start until a PIN first exists; it never reopens in this run. A managed kiosk
+  // never opens it: its PIN comes from the administrator.
+  let setupOpen = blocked() === null;
 
   const hasPin = () => {
     const stored = options.loadHash();
@@ -174,17 +180,20 @@ export function createStaffPin(options: StaffPinOptions): StaffPin {
 
   function state(): PinState {
     const locked = lockedForMs();
-    return { pinSet: hasPin(), unlocked: isUnlocked(), lockedForMs: locked, attemptsLeft: locked > 0 ? 0 : attemptsLeft };
+    const pinSet = hasPin();
+    return { pinSet, unlocked: isUnlocked(), lockedForMs: locked, attemptsLeft: locked > 0 ? 0 : attemptsLeft, outOfOrder: pinSet ? null : blocked() };
   }
 
   return {
     state,
     setupPending() {
-      return !hasPin() && setupOpen;
+      return !hasPin() && (setupOpen || blocked() !== null);
     },
     async setPin(pin) {
       if (options.managedByPolicy?.()) throw new AvatarError('forbidden', "The staff PIN is set by the administrator's policy file; change it there.");
       const first = !hasPin();
+      const why = first ? blocked() : null;
+      if (why !== null) throw new AvatarError('forbidden', why);
       if (first && !setupOpen) {
         throw new AvatarError('unauthorized', 'No staff PIN is set, and a PIN can only be chosen on the setup screen at start. Set staffPinHash in the configuration and restart the kiosk.');
       }

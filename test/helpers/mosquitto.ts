@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { MqttClient } from 'mqtt';
 import { accepts, freePort, MOSQUITTO_CANDIDATES as CANDIDATES } from '../../electron/fleet/console/demo-broker.ts';
 
 export { freePort };
@@ -48,7 +49,8 @@ export interface Broker {
 }
 
 /** Users and passwords: `{ operator: 'op-secret', 'kiosk-a': 'a-secret' }`. */
-export async function startBroker(users: Record<string, string>, options: { maxConnections?: number } = {}): Promise<Broker> {
+/** `maxPacketSize`: the broker's `max_packet_size` (what it takes from any client). */
+export async function startBroker(users: Record<string, string>, options: { maxConnections?: number; maxPacketSize?: number } = {}): Promise<Broker> {
   const bin = CANDIDATES.find(existsSync)!;
   const passwdBin = PASSWD_CANDIDATES.find(existsSync)!;
   const dir = mkdtempSync(join(tmpdir(), 'ak-mosquitto-'));
@@ -74,6 +76,7 @@ export async function startBroker(users: Record<string, string>, options: { maxC
       'log_type error',
       'log_type warning',
       ...(options.maxConnections ? [`max_connections ${options.maxConnections}`] : []),
+      ...(options.maxPacketSize ? [`max_packet_size ${options.maxPacketSize}`] : []),
       '',
     ].join('\n'),
   );
@@ -116,4 +119,23 @@ export async function startBroker(users: Record<string, string>, options: { maxC
   };
   await broker.start();
   return broker;
+}
+/** A message an operator client saw: its topic, its JSON body (or what could not be parsed), its retain flag. */
+export interface SeenMessage {
+  topic: string;
+  body: Record<string, unknown>;
+  retain: boolean;
+}
+
+/** Record every message `client` receives into `seen` (the operator side of the broker tests). */
+export function recordMessages(client: MqttClient, seen: SeenMessage[]): void {
+  client.on('message', (topic, payload, packet) => {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(payload.toString()) as Record<string, unknown>;
+    } catch {
+      body = { unparsed: payload.length > 200 ? `${payload.length} bytes` : payload.toString() };
+    }
+    seen.push({ topic, body, retain: packet.retain });
+  });
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
-import { mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
+import { mosquittoMissing, PREFIX, recordMessages, startBroker, type SeenMessage, type Broker } from '../helpers/mosquitto.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const missing = mosquittoMissing();
@@ -19,24 +19,12 @@ if (missing) console.log(`# SKIP the MQTT broker tests: ${missing}`);
 const USERS = { operator: 'op-secret-1', 'kiosk-a': 'a-secret-1', 'kiosk-b': 'b-secret-1' };
 const CHILD = join(import.meta.dirname, 'fixtures', 'mqtt-kiosk-child.ts');
 
-interface Seen {
-  topic: string;
-  body: Record<string, unknown>;
-  retain: boolean;
-}
+type Seen = SeenMessage;
 
 class Operator {
   readonly seen: Seen[] = [];
   constructor(readonly client: MqttClient) {
-    client.on('message', (topic, payload, packet) => {
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(payload.toString()) as Record<string, unknown>;
-      } catch {
-        body = { unparsed: payload.toString() };
-      }
-      this.seen.push({ topic, body, retain: packet.retain });
-    });
+    recordMessages(client, this.seen);
   }
   static async connect(broker: Broker, options: { user?: keyof typeof USERS; clientId?: string; clean?: boolean; subscribe?: string } = {}): Promise<Operator> {
     const user = options.user ?? 'operator';
@@ -59,7 +47,8 @@ class Operator {
   async command(kiosk: string, body: unknown): Promise<Record<string, unknown>> {
     const id = (body as { id?: string }).id;
     const before = this.on(`${PREFIX}/${kiosk}/cmd/result`).length;
-    await this.client.publishAsync(`${PREFIX}/${kiosk}/cmd`, typeof body === 'string' ? body : JSON.stringify(body), { qos: 1 });
+    // Every command carries an expiry (here the MQTT 5 message expiry, as the console sends it too).
+    await this.client.publishAsync(`${PREFIX}/${kiosk}/cmd`, typeof body === 'string' ? body : JSON.stringify(body), { qos: 1, properties: { messageExpiryInterval: 60 } });
     await until(() => this.on(`${PREFIX}/${kiosk}/cmd/result`).length > before, { realTimeoutMs: 15_000, message: `an answer to ${id}` });
     return this.on(`${PREFIX}/${kiosk}/cmd/result`)[before]!.body;
   }
@@ -79,8 +68,8 @@ class Kiosk {
       }
     });
   }
-  static async start(broker: Broker, kioskId: keyof typeof USERS, dataDir: string): Promise<Kiosk> {
-    const settings = { url: broker.url, username: kioskId, password: USERS[kioskId], topicPrefix: PREFIX };
+  static async start(broker: Broker, kioskId: keyof typeof USERS, dataDir: string, extra: Record<string, unknown> = {}): Promise<Kiosk> {
+    const settings = { url: broker.url, username: kioskId, password: USERS[kioskId], topicPrefix: PREFIX, ...extra };
     const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(settings), kioskId, dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
     const kiosk = new Kiosk(proc);
     await until(() => kiosk.lines.some((l) => l.ready === true), { realTimeoutMs: 20_000, message: 'the kiosk child started' });
@@ -111,8 +100,8 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     dirs.push(d);
     return d;
   };
-  const kiosk = async (id: keyof typeof USERS, dir = tempDir()) => {
-    const k = await Kiosk.start(broker, id, dir);
+  const kiosk = async (id: keyof typeof USERS, dir = tempDir(), extra: Record<string, unknown> = {}) => {
+    const k = await Kiosk.start(broker, id, dir, extra);
     kiosks.push(k);
     return k;
   };
@@ -140,7 +129,23 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     const online = op.on(topic).find((s) => s.body.online === true)!.body;
     assert.deepEqual(
       { ...online, at: typeof online.at },
-      { online: true, kioskId: 'kiosk-a', group: null, version: '9.9.9', mode: 'demo', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null, today: { sessions: 2, credits: 7.5 }, lastErrorCode: null, queued: 0, at: 'string' },
+      {
+        online: true,
+        kioskId: 'kiosk-a',
+        group: null,
+        version: '9.9.9',
+        mode: 'demo',
+        phase: 'idle',
+        cast: ['ava'],
+        open: true,
+        nextChangeAt: null,
+        today: { sessions: 2, credits: 7.5 },
+        lastErrorCode: null,
+        queued: 0,
+        droppedEvents: 0,
+        policyError: null,
+        at: 'string',
+      },
     );
     // A late subscriber gets it as the retained message.
     const late = await operator({ subscribe: topic });
@@ -198,6 +203,22 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     assert.ok(first.every((s) => s.body.kioskId === 'kiosk-b' && typeof s.body.at === 'string'));
   });
 
+  it('counts the events dropped from a full queue in the status, across a restart of the kiosk', async () => {
+    const op = await operator();
+    const dir = tempDir();
+    const k = await kiosk('kiosk-b', dir, { queueLimit: 10 });
+    const topic = `${PREFIX}/kiosk-b/status`;
+    await until(() => op.on(topic).some((s) => s.body.online === true), { realTimeoutMs: 15_000, message: 'online' });
+    await broker.stop();
+    for (let n = 1; n <= 13; n++) k.send({ record: { kind: 'session', n } });
+    await until(() => k.lines.filter((l) => l.queuedRecord).length === 13, { realTimeoutMs: 15_000, message: 'the records on disk' });
+    await k.kill('SIGKILL');
+    await broker.start();
+    const back = await operator({ subscribe: topic });
+    await kiosk('kiosk-b', dir, { queueLimit: 10 });
+    await until(() => back.on(topic).some((s) => s.body.online === true && s.body.droppedEvents === 3), { realTimeoutMs: 20_000, message: 'three events dropped, said in the status' });
+  });
+
   it('answers every command, runs each once per id, refuses interrupting ones during a call unless forced, and does nothing for a malformed one', async () => {
     const op = await operator();
     const k = await kiosk('kiosk-a');
@@ -216,6 +237,9 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     const result = shot.result as { mime: string; width: number; height: number; png: string };
     assert.deepEqual([result.mime, result.width, result.height], ['image/png', 1, 1]);
     assert.deepEqual([...Buffer.from(result.png, 'base64').subarray(1, 4)].map((c) => String.fromCharCode(c)).join(''), 'PNG');
+    // Asked again with the same id: not taken again, and the picture is not kept for repeats.
+    const shotAgain = await op.command('kiosk-a', { id: 'c3', cmd: 'screenshot' });
+    assert.deepEqual(shotAgain.result, { mime: 'image/png', width: 1, height: 1, png: null, note: 'The picture was sent with the first answer; send a new id for a new screenshot.' });
 
     const apply = await op.command('kiosk-a', { id: 'c4', cmd: 'apply', settings: { avatar: { name: 'Max' }, idle: { promptSeconds: 60 }, schedule: null } });
     assert.deepEqual(apply.result, { applied: ['avatar', 'idle', 'schedule'] });
@@ -242,7 +266,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     const doneBefore = k.did().length;
     const notJson = await op.command('kiosk-a', '{"id":"m1", cmd: ping');
     assert.deepEqual(notJson.error, { code: 'invalid_request', message: 'The command is not JSON.' });
-    assert.equal(notJson.id, null);
+    assert.equal(notJson.id, 'm1', 'the id is echoed whenever it can be read');
     const unknown = await op.command('kiosk-a', { id: 'm2', cmd: 'format-disk' });
     assert.deepEqual([unknown.id, unknown.ok, (unknown.error as { message: string }).message], ['m2', false, 'Unknown command "format-disk"; known: ping, reload, restart, end-call, screenshot, apply, update-check, update-install, update-pin.']);
     const forbidden = await op.command('kiosk-a', { id: 'm3', cmd: 'apply', settings: { service: { baseUrl: 'https://evil.example' } } });
@@ -258,7 +282,25 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     assert.deepEqual(k.did(), ['reload', 'screenshot', 'apply', 'apply', 'end-call', 'reload', 'end-call', 'restart']);
   });
 
+  it('takes commands from the fleet-wide and its group\'s topics, and answers each on its own result topic', async () => {
+    // The earlier tests' kiosks hold the same client ids: two clients under one id throw each other out.
+    for (const k of kiosks) await k.kill();
+    const op = await operator();
+    await kiosk('kiosk-a', tempDir(), { group: 'lobby' });
+    await kiosk('kiosk-b');
+    await until(() => ['kiosk-a', 'kiosk-b'].every((k) => op.on(`${PREFIX}/${k}/status`).some((s) => s.body.online === true)), { realTimeoutMs: 15_000 });
+    assert.equal(op.on(`${PREFIX}/kiosk-a/status`).at(-1)!.body.group, 'lobby');
+    const results = (k: string, id: string) => op.on(`${PREFIX}/${k}/cmd/result`).filter((s) => s.body.id === id);
+    await op.client.publishAsync(`${PREFIX}/_group/lobby/cmd`, JSON.stringify({ id: 'g1', cmd: 'ping' }), { qos: 1, properties: { messageExpiryInterval: 60 } });
+    await op.client.publishAsync(`${PREFIX}/_fleet/cmd`, JSON.stringify({ id: 'f1', cmd: 'ping' }), { qos: 1, properties: { messageExpiryInterval: 60 } });
+    await until(() => results('kiosk-a', 'g1').length === 1 && results('kiosk-a', 'f1').length === 1 && results('kiosk-b', 'f1').length === 1, { realTimeoutMs: 15_000, message: 'the answers' });
+    await realDelay(500);
+    assert.equal(results('kiosk-b', 'g1').length, 0, 'kiosk-b is not in the group');
+    assert.equal(results('kiosk-a', 'g1')[0]!.body.ok, true);
+  });
+
   it("refuses, by the broker's ACL, a command published on another kiosk's topic", async () => {
+    for (const earlier of kiosks) await earlier.kill();
     const k = await kiosk('kiosk-a');
     const watcher = await operator();
     await until(() => watcher.on(`${PREFIX}/kiosk-a/status`).some((s) => s.body.online === true), { realTimeoutMs: 15_000 });

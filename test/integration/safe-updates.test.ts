@@ -478,7 +478,8 @@ describe('updates over the fleet link (real Mosquitto)', () => {
     const command = async (body: Record<string, unknown>) => {
       const results = () => seen.filter((m) => m.topic === `${PREFIX}/kiosk-a/cmd/result`);
       const before = results().length;
-      await op.publishAsync(`${PREFIX}/kiosk-a/cmd`, JSON.stringify(body), { qos: 1 });
+      // Every command carries an expiry (the MQTT 5 message expiry, as the fleet console sends it).
+      await op.publishAsync(`${PREFIX}/kiosk-a/cmd`, JSON.stringify(body), { qos: 1, properties: { messageExpiryInterval: 60 } });
       await until(() => results().length > before, { realTimeoutMs: 15_000, message: `an answer to ${String(body.cmd)}` });
       return results()[before]!.body;
     };

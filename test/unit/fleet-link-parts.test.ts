@@ -51,9 +51,21 @@ describe('fleet link parts', () => {
       () => clientOptions(settings, 'lobby-1', 't', () => { throw Object.assign(new Error('x'), { code: 'ENOENT' }); }, 5000),
       { message: 'The MQTT cert file /c.pem could not be read (ENOENT).' },
     );
+    // A persistent session under a fixed id, and the largest packet the kiosk takes.
+    assert.deepEqual([opts.clean, opts.properties], [false, { sessionExpiryInterval: 86_400, maximumPacketSize: 256 * 1024 }]);
     assert.equal(defaultKioskId('Lobby PC #3.local'), 'Lobby-PC-3.local');
-    assert.deepEqual(topicsFor('ak/site-1', 'k'), { status: 'ak/site-1/k/status', events: 'ak/site-1/k/events', cmd: 'ak/site-1/k/cmd', result: 'ak/site-1/k/cmd/result', fleetCmd: 'ak/site-1/_fleet/cmd', groupCmd: null });
+    assert.equal(defaultKioskId('__fleet'), 'fleet', 'levels starting with "_" are the fleet\'s');
+    assert.deepEqual(topicsFor('ak/site-1', 'k'), {
+      status: 'ak/site-1/k/status',
+      events: 'ak/site-1/k/events',
+      cmd: 'ak/site-1/k/cmd',
+      result: 'ak/site-1/k/cmd/result',
+      fleetCmd: 'ak/site-1/_fleet/cmd',
+      groupCmd: null,
+    });
     assert.equal(topicsFor('ak', 'k', 'lobby').groupCmd, 'ak/_group/lobby/cmd');
+    assert.match(mqttSchema.safeParse({ url: 'mqtts://b.example', kioskId: '_fleet' }).error!.issues[0]!.message, /must not start with "_"/);
+    assert.match(mqttSchema.safeParse({ url: 'mqtts://b.example', group: '_all' }).error!.issues[0]!.message, /must not start with "_"/);
   });
 
   it('event queue: in order, kept across a restart until acknowledged, a torn line skipped, the oldest dropped beyond the limit', () => {

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultConfig, resolveConfig } from '../../electron/kiosk/config.ts';
-import { loadPolicy, managedKeys, parsePolicy, policyPath } from '../../electron/fleet/managed-config.ts';
+import { loadPolicy, managedKeys, parsePolicy, policyLocks, policyPath } from '../../electron/fleet/managed-config.ts';
 
 const opts = { appRoot: '/opt/kiosk', readText: () => 'A persona.' };
 
@@ -33,50 +33,72 @@ describe('managedKeys', () => {
 });
 
 describe('parsePolicy: languages and accessibility', () => {
-  it('accepts the language settings and the reach band, and drops bad ones with a reason', () => {
+  it('accepts the language settings and the reach band; a bad block is refused whole and stays locked', () => {
     const layer = parsePolicy({
       languages: ['en', 'de'],
       defaultLanguage: 'de',
       accessibility: { default: true, reachBandPercent: 5 },
       languageInstructions: { de: 'Antworte immer auf Deutsch.', xx: 'no' },
     });
-    assert.deepEqual(layer.policy, { languages: ['en', 'de'], defaultLanguage: 'de', accessibility: { default: true }, languageInstructions: { de: 'Antworte immer auf Deutsch.' } });
-    assert.deepEqual(layer.managedKeys, ['accessibility.default', 'defaultLanguage', 'languageInstructions.de', 'languages']);
+    assert.deepEqual(layer.policy, { languages: ['en', 'de'], defaultLanguage: 'de', accessibility: undefined, languageInstructions: undefined });
+    assert.deepEqual(layer.managedKeys, ['accessibility', 'defaultLanguage', 'languageInstructions', 'languages']);
+    assert.deepEqual(layer.refusedBlocks, ['accessibility', 'languageInstructions']);
     assert.equal(layer.problems.length, 2);
-    assert.match(layer.problems[0]!, /^Policy setting "accessibility.reachBandPercent" was ignored: /);
-    assert.match(layer.problems[1]!, /^Policy setting "languageInstructions.xx" was ignored: /);
+    assert.match(layer.problems[0]!, /^Policy block "accessibility" was refused whole \(at "accessibility.reachBandPercent": /);
+    assert.match(layer.problems[1]!, /^Policy block "languageInstructions" was refused whole \(at "languageInstructions.xx": /);
   });
 });
 
-describe('parsePolicy: key by key', () => {
-  it('keeps the good settings and reports each bad one by its dotted key', () => {
+describe('parsePolicy: block by block', () => {
+  it('keeps the good blocks and refuses each bad one whole, naming the setting at fault', () => {
     const layer = parsePolicy(
       {
         callMode: 'audio',
         window: { mode: 'fullscreen', width: 900 },
         metrics: { enabled: true, port: 70000 },
         avatar: { name: 'Max', colour: 'red' },
+        idle: { promptSeconds: 60 },
         encryptedApiKey: 'c2VjcmV0',
         nonsense: 1,
       },
       '/etc/avatar-kiosk/policy.json',
     );
-    assert.deepEqual(layer.policy, { callMode: 'audio', window: { width: 900 }, metrics: { enabled: true }, avatar: { name: 'Max' } });
-    assert.deepEqual(layer.managedKeys, ['avatar.name', 'callMode', 'metrics.enabled', 'window.width']);
+    assert.deepEqual(layer.policy, { avatar: undefined, callMode: 'audio', idle: { promptSeconds: 60 }, metrics: undefined, window: undefined });
+    assert.deepEqual(layer.managedKeys, ['avatar', 'callMode', 'idle.promptSeconds', 'metrics', 'window']);
     assert.deepEqual(layer.problems, [
-      'Policy setting "avatar.colour" was ignored: unknown setting.',
+      'Policy block "avatar" was refused whole (at "avatar.colour": unknown setting); it stays locked with none of its settings applied.',
       'Policy setting "encryptedApiKey" was ignored: a policy cannot hold an API key (use AVATAR_API_KEY).',
-      'Policy setting "metrics.port" was ignored: Too big: expected number to be <=65535.',
+      'Policy block "metrics" was refused whole (at "metrics.port": Too big: expected number to be <=65535); it stays locked with none of its settings applied.',
       'Policy setting "nonsense" was ignored: unknown setting.',
-      'Policy setting "window.mode" was ignored: Invalid option: expected one of "kiosk"|"windowed"|"companion".',
+      'Policy block "window" was refused whole (at "window.mode": Invalid option: expected one of "kiosk"|"windowed"|"companion"); it stays locked with none of its settings applied.',
     ]);
+  });
+
+  it('an mqtt or schedule block applies whole, and the user\'s file adds nothing to it; a refused one locks the user\'s out', () => {
+    const mqtt = { url: 'mqtts://broker.example', kioskId: 'lobby-1', username: 'lobby-1', password: 'pw', caFile: '/etc/ca.pem', topicPrefix: 'venue', queueLimit: 50 };
+    const schedule = { timeZone: 'Europe/Berlin', weekly: { mon: ['09:00-17:00'] } };
+    const layer = parsePolicy({ mqtt, schedule });
+    assert.deepEqual(layer.problems, []);
+    assert.deepEqual(layer.managedKeys, ['mqtt', 'schedule']);
+    const user = { mqtt: { url: 'mqtts://other.example', clientId: 'sneaky' }, schedule: { timeZone: 'UTC', weekly: { sat: ['00:00-24:00'] } } };
+    const c = resolveConfig(user, {}, { ...opts, policy: layer.policy });
+    assert.deepEqual(c.mqtt, mqtt);
+    assert.deepEqual(c.schedule, schedule);
+
+    const refused = parsePolicy({ schedule: { timeZone: 'Mars/Olympus', weekly: {} } });
+    assert.deepEqual(refused.refusedBlocks, ['schedule']);
+    assert.equal(resolveConfig(user, {}, { ...opts, policy: refused.policy }).schedule, undefined);
+    assert.equal(policyLocks(refused.policy, 'schedule'), true);
+    assert.equal(policyLocks(layer.policy, 'avatar.name'), false);
+    assert.equal(policyLocks(parsePolicy({ avatar: { persona: 'P' } }).policy, 'avatar.persona'), true);
+    assert.equal(policyLocks(parsePolicy({ avatar: { persona: 'P' } }).policy, 'avatar.name'), false);
   });
 
   it('a non-object policy is ignored as a whole; __proto__ keys never reach any prototype', () => {
     assert.deepEqual(parsePolicy([1, 2], 'p.json').problems, ['The policy file p.json must hold a JSON object; it was ignored.']);
     const layer = parsePolicy(JSON.parse('{"__proto__": {"polluted": true}, "callMode": "audio"}'));
     assert.deepEqual(layer.managedKeys, ['callMode']);
-    assert.deepEqual(layer.problems, ['Policy setting "__proto__.polluted" was ignored: unknown setting.']);
+    assert.deepEqual(layer.problems, ['Policy setting "__proto__" was ignored: unknown setting.']);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 });
@@ -89,7 +111,7 @@ describe('loadPolicy', () => {
     throw Object.assign(new Error('missing'), { code: 'ENOENT' });
   };
   it('no file: no policy, no problem; a file: parsed (BOM tolerated); bad JSON or unreadable: reported and ignored', () => {
-    assert.deepEqual(loadPolicy({ path: '/p/none.json', readText }), { path: '/p/none.json', found: false, policy: {}, managedKeys: [], problems: [] });
+    assert.deepEqual(loadPolicy({ path: '/p/none.json', readText }), { path: '/p/none.json', found: false, policy: {}, managedKeys: [], problems: [], refusedBlocks: [], namesStaffPin: false });
     assert.deepEqual(loadPolicy({ env: { AVATAR_KIOSK_POLICY: '/p/good.json' }, readText }).policy, { callMode: 'audio' });
     assert.deepEqual(loadPolicy({ path: '/p/bad.json', readText }).problems, ['The policy file /p/bad.json is not valid JSON; it was ignored.']);
     assert.deepEqual(loadPolicy({ path: '/p/locked.json', readText }).problems, ['The policy file /p/locked.json could not be read (EACCES); it was ignored.']);
@@ -106,6 +128,8 @@ describe('loadPolicy', () => {
       policy: {},
       managedKeys: [],
       problems: ['The policy file /p/good.json belongs to user id 1000, not root, so a non-administrator could change it; it was ignored. Make it root\'s (chown root).'],
+      refusedBlocks: [],
+      namesStaffPin: false,
     });
     assert.deepEqual(load(stats({ uid: 0, mode: 0o100666 })).problems, ['The policy file /p/good.json can be written by other users (mode 666); it was ignored. Remove their write access (chmod go-w).']);
     assert.deepEqual(load(stats({ uid: 0, mode: 0o100644 }, { uid: 0, mode: 0o41777 })).problems, ['The policy folder /p can be written by other users (mode 777); it was ignored. Remove their write access (chmod go-w).']);

@@ -38,7 +38,7 @@ class FakeStaff {
   saveAnswer: Result<unknown> | null = null;
   constructor(readonly clock: FakeClock) {}
   state(): PinState {
-    return { pinSet: this.pin !== null, unlocked: this.unlocked, lockedForMs: Math.max(0, this.lockedUntil - this.clock.now()), attemptsLeft: this.tries };
+    return { pinSet: this.pin !== null, unlocked: this.unlocked, lockedForMs: Math.max(0, this.lockedUntil - this.clock.now()), attemptsLeft: this.tries, outOfOrder: null };
   }
   settings(): StaffSettings {
     return { settings: structuredClone(SETTINGS), hasApiKey: false, apiKeySource: 'none', managed: [] };

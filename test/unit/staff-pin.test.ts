@@ -65,10 +65,10 @@ describe('PIN hash', () => {
 describe('StaffPin', () => {
   it('first use: no PIN, setting one stores only a hash and opens the panel', async () => {
     const { pin, saved } = setup();
-    assert.deepEqual(pin.state(), { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5 });
+    assert.deepEqual(pin.state(), { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null });
     await rejects(pin.unlock('123456'), 'invalid_request', /No staff PIN is set/);
     const s = await pin.setPin('123456');
-    assert.deepEqual(s, { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5 });
+    assert.deepEqual(s, { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null });
     assert.equal(saved.length, 1);
     assert.equal(await verifyPin('123456', saved[0]!), true);
   });
@@ -94,7 +94,7 @@ describe('StaffPin', () => {
     setStored(null);
     await rejects(pin.setPin('135790'), 'unauthorized', /can only be chosen on the setup screen at start/);
     assert.equal(saved.length, 0);
-    assert.deepEqual(pin.state(), { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5 });
+    assert.deepEqual(pin.state(), { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null });
   });
 
   it('a PIN from config unlocks; changing it later needs the panel unlocked', async () => {
@@ -121,12 +121,12 @@ describe('StaffPin', () => {
       'unauthorized: Wrong PIN. 1 try left.',
     ]);
     await rejects(pin.unlock('0000'), 'locked', /locked for 60 s/);
-    assert.deepEqual(pin.state(), { pinSet: true, unlocked: false, lockedForMs: PIN_LOCKOUT_MS, attemptsLeft: 0 });
+    assert.deepEqual(pin.state(), { pinSet: true, unlocked: false, lockedForMs: PIN_LOCKOUT_MS, attemptsLeft: 0, outOfOrder: null });
     // Even the right PIN is refused while locked.
     await clock.advance(20_500);
     await rejects(pin.unlock('246813'), 'locked', /Try again in 40 s/);
     await clock.advance(39_500);
-    assert.deepEqual(pin.state(), { pinSet: true, unlocked: false, lockedForMs: 0, attemptsLeft: 5 });
+    assert.deepEqual(pin.state(), { pinSet: true, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null });
     assert.equal((await pin.unlock('246813')).unlocked, true);
     assert.equal(clock.pendingCount, 0);
   });
@@ -207,14 +207,14 @@ describe('StaffPin', () => {
     await rejects(second.pin.unlock('0000'), 'locked', /locked for 60 s/);
     const third = setup(hash, store);
     await third.clock.advance(10_000);
-    assert.deepEqual(third.pin.state(), { pinSet: true, unlocked: false, lockedForMs: 50_000, attemptsLeft: 0 });
+    assert.deepEqual(third.pin.state(), { pinSet: true, unlocked: false, lockedForMs: 50_000, attemptsLeft: 0, outOfOrder: null });
     await rejects(third.pin.unlock('246813'), 'locked', /Try again in 50 s/);
   });
 
   it('a stored lock-out that is not ours counts as none; a clock set back cannot stretch it past its step', async () => {
     const hash = await hashPin('246813');
     const broken = setup(hash, { record: { failures: 'x' } as never });
-    assert.deepEqual(broken.pin.state(), { pinSet: true, unlocked: false, lockedForMs: 0, attemptsLeft: 5 });
+    assert.deepEqual(broken.pin.state(), { pinSet: true, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null });
     const far = setup(hash, { record: { failures: 5, level: 2, lockedUntilMs: 10 ** 13 } });
     assert.equal(far.pin.state().lockedForMs, 300_000, 'at most the 5 min of its step');
   });

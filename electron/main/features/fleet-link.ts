@@ -63,6 +63,7 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
         configFile: settings.persistence,
         env: process.env,
         policy: settings.policy.policy,
+        policyError: staff.ops?.pin.state().outOfOrder ?? (settings.policy.problems.length ? settings.policy.problems.join(' ') : null),
         appRoot: app.getAppPath(),
         registry: metrics.metrics?.registry ?? null,
         lastErrorCode: () => metrics.metrics?.health().lastErrorCode ?? null,

@@ -552,6 +552,9 @@ export class KioskApp {
       case 'hold':
         this.#hold = event.hold;
         break;
+      case 'config-changed':
+        void this.reloadConfig();
+        break;
       case 'spare':
         // Pre-join: a spare's channel is joined receive-only ahead of the tap; a closed spare leaves it.
         if (event.status === 'created' && event.liveId && event.rtc && this.#config?.prewarm.prejoin !== false && !isActive(this.#session.phase)) {

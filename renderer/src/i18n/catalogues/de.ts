@@ -133,6 +133,11 @@ export default {
     nextOpen: 'Wir öffnen wieder: {{when}}.',
     comeBack: 'Bitte kommen Sie während der Öffnungszeiten wieder.',
   },
+  outOfOrder: {
+    title: 'Dieses Terminal ist außer Betrieb',
+    body: 'Es kann gerade leider nicht benutzt werden. Bitte wenden Sie sich an das Personal.',
+    forStaff: 'Für das Personal',
+  },
   hold: {
     title: 'Gleich wieder da',
     body: 'Dieser Kiosk wird gerade aktualisiert und ist in Kürze wieder bereit.',

@@ -129,6 +129,11 @@ const en = {
     nextOpen: 'We open again {{when}}.',
     comeBack: 'Please come back during opening hours.',
   },
+  outOfOrder: {
+    title: 'This kiosk is out of order',
+    body: 'Sorry — it can’t be used right now. Please ask a member of staff.',
+    forStaff: 'For staff',
+  },
   hold: {
     title: 'Back in a moment',
     body: 'This kiosk is updating and will be ready again shortly.',

@@ -137,6 +137,11 @@ export default {
     nextOpen: 'Volvemos a abrir: {{when}}.',
     comeBack: 'Vuelva durante el horario de apertura.',
   },
+  outOfOrder: {
+    title: 'Este quiosco está fuera de servicio',
+    body: 'Lo sentimos, ahora no se puede usar. Pida ayuda al personal.',
+    forStaff: 'Para el personal',
+  },
   hold: {
     title: 'Volvemos enseguida',
     body: 'Este quiosco se está actualizando y estará listo de nuevo en breve.',

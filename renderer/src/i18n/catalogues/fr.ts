@@ -137,6 +137,11 @@ export default {
     nextOpen: 'Réouverture : {{when}}.',
     comeBack: 'Revenez pendant les heures d’ouverture.',
   },
+  outOfOrder: {
+    title: 'Cette borne est hors service',
+    body: 'Désolé, elle ne peut pas être utilisée pour le moment. Adressez-vous au personnel.',
+    forStaff: 'Pour le personnel',
+  },
   hold: {
     title: 'De retour dans un instant',
     body: 'Cette borne se met à jour et sera de nouveau prête dans un instant.',

@@ -123,6 +123,11 @@ export default {
     nextOpen: '下次开放时间：{{when}}。',
     comeBack: '请在营业时间内再来。',
   },
+  outOfOrder: {
+    title: '此自助终端暂停服务',
+    body: '抱歉，目前无法使用。请联系工作人员。',
+    forStaff: '工作人员须知',
+  },
   hold: {
     title: '马上回来',
     body: '本设备正在更新，很快就会恢复使用。',
