@@ -170,6 +170,8 @@ describe('cli probe against a standalone emulator', () => {
       probe.child.kill('SIGTERM');
       const run = await probe.done;
       assert.equal(run.code, 143, run.stderr);
+      // The CLI may exit before this process's emulator has read the frame it sent last (a loaded machine).
+      await until(() => emulator.getSession(room.id)!.clientMessages.length > 0, 'the hangup to reach the service', 5_000);
       const session = emulator.getSession(room.id)!;
       assert.equal(session.connInits, 0, 'no conn_init: the avatar never went live, nothing was billed');
       assert.deepEqual(session.clientMessages.map((m) => m.type), [5], 'exactly one frame: the hangup');
