@@ -164,6 +164,8 @@ export interface KioskService {
   readonly running: boolean;
   /** Cast members whose image or persona failed the start-up check (each message names the avatar). */
   readonly castProblems: ErrorInfo[];
+  /** The cast member (id) of the call started last, for the ledger's spend per avatar; null before any call. */
+  readonly callAvatarId: string | null;
   /** Start-up problems that still apply, for staff (the ones given at creation, then the cast's). */
   readonly attention: AttentionItem[];
   /** Drop the spare session (call after a settings change: avatar, voice, call mode). */
@@ -267,6 +269,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let lastAttract: AttractReportArgs = { showing: false, present: null };
   // Only a configured `avatars` list is checked up front.
   let castErrors = new Map<string, AvatarError>();
+  let callAvatarId: string | null = null;
   let cast = config.cast;
   let castImages: Promise<Map<string, string | null>> | null = null;
   /** (Re)check the cast of the current config (at start and after the staff panel changes settings). */
@@ -484,6 +487,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     }
     if (args.language && !config.languages.includes(args.language)) return fail('invalid_request', `The language "${args.language}" is not offered on this kiosk.`);
     const startOptions = startOptionsFor(callMode, member, args.language ?? config.defaultLanguage);
+    callAvatarId = member.id;
 
     figures = {
       tapAtMs: clock.now(),
@@ -936,6 +940,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     get running() {
       return isRunning();
+    },
+    get callAvatarId() {
+      return callAvatarId;
     },
     get castProblems() {
       return [...castErrors.values()].map((e) => e.toInfo());

@@ -45,6 +45,8 @@ export const sessionRecordSchema = z.object({
   /** Hung up or read back after a crash, on the next start. */
   recovered: z.boolean(),
   error_code: z.string().optional(),
+  /** The cast member (its id) the visitor talked to: spend per avatar. */
+  avatar: z.string().max(64).optional(),
   /** The call's field figures (ms from the tap; see contract.ts `CallFigures`), when the renderer reported them. */
   figures: z
     .object({
@@ -297,6 +299,8 @@ export interface LedgerRecorderOptions {
   clock: Clock;
   /** The service mode right now (recorded as `surface`). */
   surface(): SessionRecord['surface'];
+  /** The cast member of the call being started (read when it starts). */
+  avatar?(): string | null;
   logger?: Logger;
 }
 
@@ -315,6 +319,7 @@ interface Tracking {
   callMode: SessionRecord['call_mode'] | null;
   liveAtMs: number | null;
   cause: EndCause | null;
+  avatar: string | null;
   figures?: CallFigures;
 }
 
@@ -345,7 +350,7 @@ export function createLedgerRecorder(options: LedgerRecorderOptions): LedgerReco
   function onState(state: SessionState): void {
     if (state.phase === 'idle') return;
     if (state.phase === 'creating' || !current) {
-      current = { startMs: clock.now(), liveId: null, callMode: null, liveAtMs: null, cause: null };
+      current = { startMs: clock.now(), liveId: null, callMode: null, liveAtMs: null, cause: null, avatar: options.avatar?.() ?? null };
     }
     if ('liveId' in state && state.liveId) current.liveId = state.liveId;
     if (state.phase === 'live' && current.liveAtMs === null) current.liveAtMs = state.sinceMs;
@@ -381,6 +386,7 @@ export function createLedgerRecorder(options: LedgerRecorderOptions): LedgerReco
       credits_cost: summary?.creditsCost ?? (neverLive ? 0 : 'unknown'),
       recovered: false,
       ...(error ? { error_code: error.code } : {}),
+      ...(t.avatar ? { avatar: t.avatar } : {}),
       ...(t.figures ? { figures: ledgerFigures(t.figures) } : {}),
     };
     write(record);
@@ -403,7 +409,7 @@ export function createLedgerRecorder(options: LedgerRecorderOptions): LedgerReco
     onEvent(event) {
       if (event.type === 'state') onState(event.state);
       else if (event.type === 'credentials') {
-        current ??= { startMs: clock.now(), liveId: null, callMode: null, liveAtMs: null, cause: null };
+        current ??= { startMs: clock.now(), liveId: null, callMode: null, liveAtMs: null, cause: null, avatar: options.avatar?.() ?? null };
         current.liveId = event.liveId;
         current.callMode = event.callMode;
       } else if (event.type === 'spare') onSpare(event);

@@ -99,7 +99,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     const t = service.client?.target;
     return t ? (t.surface === 'direct' ? t.baseUrl : t.gatewayUrl) : null;
   };
-  const recorder = createLedgerRecorder({ ledger, clock, surface, logger });
+  const recorder = createLedgerRecorder({ ledger, clock, surface, avatar: () => service.callAvatarId, logger });
   const journal = createSessionJournal({ path: join(options.dataDir, CURRENT_SESSION_FILE), clock, surface, serviceUrl, logger });
   const errors: StaffStatus['errors'] = [];
   let maxCallTimer: ReturnType<Clock['setTimeout']> | null = null;

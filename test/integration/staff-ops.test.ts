@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
 import type { KioskService } from '../../electron/kiosk/kiosk-service.ts';
 import type { SessionRecord } from '../../electron/operations/ledger.ts';
+import { FleetState } from '../../electron/fleet/console/state.ts';
 import { waitForEvent } from '../helpers/kiosk-events.ts';
 import { createStaffKiosk, TINY_PNG } from '../helpers/staff-kiosk.ts';
 
@@ -211,6 +212,31 @@ describe('staff operations (kiosk service + emulator)', () => {
     const sessions = service.emulator!.listSessions();
     assert.equal(sessions.length, 1);
     assert.deepEqual([sessions[0]!.status, sessions[0]!.connInits, sessions[0]!.billedSeconds, sessions[0]!.creditsCost, sessions[0]!.hangupReason], ['ended', 0, 0, 0, 'user_end']);
+  });
+
+  it("ledger: a call names the cast member the visitor chose, and the fleet console's spend is per that avatar", async () => {
+    const { call, service, ops } = await setup({
+      avatars: [
+        { id: 'ava', imagePath: TINY_PNG, name: 'Ava' },
+        { id: 'kim', imagePath: TINY_PNG, name: 'Kim' },
+      ],
+    });
+    await call(CHANNELS.staffSetPin, { pin: '246813' });
+    await call(CHANNELS.staffLock);
+    const live = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'live');
+    const started = await call<{ liveId: string }>(CHANNELS.sessionStart, { avatarId: 'kim' });
+    assert.ok(started.ok, JSON.stringify(started));
+    await live;
+    const ended = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'ended');
+    await call(CHANNELS.sessionHangup, {});
+    await ended;
+    await ops.recorder.flush();
+    const records = ops.ledger.read().records as SessionRecord[];
+    assert.deepEqual(records.map((r) => [r.live_id, r.avatar]), [[started.value.liveId, 'kim']]);
+    // The record as the fleet link publishes it on the events topic, read by the console.
+    const fleet = new FleetState({ now: () => Date.parse(records[0]!.end_at) });
+    fleet.onEvent('lobby-1', JSON.stringify({ id: '1-1', kioskId: 'lobby-1', at: records[0]!.end_at, record: records[0] }));
+    assert.deepEqual(fleet.spendRows().map((r) => [r.kioskId, r.avatar, r.sessions]), [['lobby-1', 'kim', 1]]);
   });
 
   it('ledger: a call hung up by the idle prompt is recorded with its billing; totals and CSV agree', async () => {
