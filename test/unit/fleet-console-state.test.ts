@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FleetState, spendCsv } from '../../electron/fleet/console/state.ts';
+import type { FleetStatus } from '../../electron/fleet/mqtt-link.ts';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 const online = (extra: Record<string, unknown> = {}) => JSON.stringify({ online: true, kioskId: 'k', group: 'lobby', version: '1.2.3', mode: 'direct', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null, today: { sessions: 3, credits: 7.5 }, lastErrorCode: null, queued: 0, at: new Date(T0).toISOString(), ...extra });
@@ -33,6 +34,20 @@ describe('FleetState', () => {
     assert.deepEqual({ online: state.row('k')!.online, since: state.row('k')!.sinceAt, version: state.row('k')!.version }, { online: false, since: new Date(T0 + 120_000).toISOString(), version: '1.2.3' });
     assert.deepEqual(state.takeChanged().map((r) => r.kioskId).sort(), ['gone', 'k']);
     assert.deepEqual(state.takeChanged(), []);
+  });
+
+  it("reads the update state a kiosk with an update feed publishes (the link's own status type), not as malformed", () => {
+    const state = new FleetState({ now: () => T0 });
+    const status: FleetStatus = {
+      online: true, kioskId: 'k', group: null, droppedEvents: 0, policyError: null, version: '1.4.2', mode: 'direct', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null,
+      today: { sessions: 0, credits: 0 }, lastErrorCode: null, queued: 0, at: new Date(T0).toISOString(),
+      update: { phase: 'ready', model: 'nsis-per-user', off: null, ready: '1.5.0', pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null },
+    };
+    state.onStatus('k', JSON.stringify(status), false);
+    assert.equal(state.malformed.status, 0);
+    assert.equal(state.row('k')!.update, 'ready 1.5.0');
+    state.onStatus('k', JSON.stringify({ ...status, update: { ...status.update!, phase: 'idle', ready: null, pinned: '1.4.2' } }), false);
+    assert.equal(state.row('k')!.update, 'idle pinned 1.4.2');
   });
 
   it('counts an event once however often QoS 1 delivers it; tells errors, stalls and account trouble apart', () => {

@@ -36,7 +36,11 @@ const statusSchema = z.looseObject({
   queued: z.number().int().nonnegative().optional(),
   droppedEvents: z.number().int().nonnegative().optional(),
   policyError: z.string().max(2000).nullable().optional(),
-  update: z.looseObject({ state: z.string().max(40) }).nullable().optional(),
+  // The kiosk's safe-updates status (safe-updates.ts `UpdateStatus`): its phase and the version waiting.
+  update: z
+    .looseObject({ phase: z.string().max(40), ready: z.string().max(64).nullable().optional(), pinned: z.string().max(64).nullable().optional(), off: z.string().max(500).nullable().optional() })
+    .nullable()
+    .optional(),
   at: z.string().max(40).optional(),
 });
 
@@ -85,6 +89,11 @@ export interface Screenshot {
 
 export interface FleetStateOptions {
   now(): number;
+}
+
+/** One short cell: the phase, the version waiting, a pin. */
+function updateText(u: { phase: string; ready?: string | null | undefined; pinned?: string | null | undefined }): string {
+  return [u.phase, u.ready ?? null, u.pinned ? `pinned ${u.pinned}` : null].filter((x) => x !== null).join(' ');
 }
 
 export class FleetState {
@@ -168,7 +177,7 @@ export class FleetState {
       row.open = s.open ?? null;
       row.version = s.version ?? null;
       row.mode = s.mode ?? null;
-      row.update = s.update?.state ?? null;
+      row.update = s.update ? updateText(s.update) : null;
       row.todaySessions = s.today?.sessions ?? 0;
       row.todayCredits = s.today?.credits ?? 0;
       row.lastErrorCode = s.lastErrorCode ?? row.lastErrorCode;
