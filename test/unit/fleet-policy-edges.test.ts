@@ -20,21 +20,21 @@ describe('fleet command payloads', () => {
     }
   });
 
-  it('an id with other characters around valid ones, or too long, is refused and not echoed back', () => {
+  it('an id with other characters around valid ones, or too long, is refused, and echoed back as read (at most 64 characters) so the operator can match the answer', () => {
     for (const badId of ['abc$', '$abc', 'a b', 'x'.repeat(65)]) {
       assert.deepEqual(parseCommand(JSON.stringify({ id: badId, cmd: 'ping' })), {
         ok: false,
-        id: null,
+        id: badId.slice(0, 64),
         cmd: 'ping',
         message: `Invalid command at "id": ${ID_RULE}.`,
       }, badId);
     }
     const numeric = parseCommand('{"id":5,"cmd":"ping"}');
-    assert.equal(numeric.ok === false && numeric.id, null);
+    assert.equal(numeric.ok === false && numeric.id, '5');
   });
 
-  it('a payload that is not JSON is refused as such', () => {
-    assert.deepEqual(parseCommand('{"id":"1",'), { ok: false, id: null, cmd: null, message: 'The command is not JSON.' });
+  it('a payload that is not JSON is refused as such, with the id it began with', () => {
+    assert.deepEqual(parseCommand('{"id":"1",'), { ok: false, id: '1', cmd: null, message: 'The command is not JSON.' });
   });
 
   it('anything but a JSON object is refused with an example of one', () => {

@@ -148,7 +148,7 @@ describe('main process wiring: unattended operation', () => {
   });
 
   it('staff channels answer through IPC: locked until a PIN is chosen; login items refused on Linux', () => {
-    assert.deepEqual(facts.pinState, { ok: true, value: { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5 } });
+    assert.deepEqual(facts.pinState, { ok: true, value: { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null } });
     assert.equal(facts.statusLocked.error.code, 'unauthorized');
     assert.equal(facts.setPin.value.unlocked, true);
     assert.deepEqual(facts.openAtLogin, { ok: false, error: { code: 'invalid_request', message: 'Starting at login is not supported on this system.' } });
@@ -195,7 +195,7 @@ describe('main process wiring: the desktop companion (policy-managed), with flee
     ({ facts } = await runHarness('companion'));
   });
 
-  it('the policy wins over the user file key by key; its bad setting waits for staff on the Status tab, no dialog', () => {
+  it('the policy wins over the user file block by block; its bad block waits for staff on the Status tab, no dialog', () => {
     assert.equal(facts.configGet.value.windowMode, 'companion', 'policy window.mode over the file');
     assert.equal(facts.configGet.value.callMode, 'audio', 'policy callMode over the file');
     assert.deepEqual(facts.configGet.value.companion, { pushToTalk: true, shortcut: 'Alt+Shift+K' });
@@ -204,7 +204,8 @@ describe('main process wiring: the desktop companion (policy-managed), with flee
     assert.equal(facts.configGet.value.attention, 1);
     assert.equal(facts.statusAttention.length, 1);
     assert.deepEqual([facts.statusAttention[0].kind, facts.statusAttention[0].code], ['policy', 'invalid_config']);
-    assert.match(facts.statusAttention[0].message, /^Policy setting "companion\.width" was ignored: .* The other settings of .*policy\.json apply; ask the administrator to fix the policy file\.$/);
+    // A bad block is refused whole (never half applied); the other blocks still apply.
+    assert.match(facts.statusAttention[0].message, /^Policy block "idle" was refused whole \(at "idle\.promptSeconds": .*\); it stays locked with none of its settings applied\. The other blocks of .*policy\.json apply; ask the administrator to fix the policy file\.$/);
   });
 
   it('opens a compact, resizable, always-on-top window at the remembered bounds clamped onto the display', () => {

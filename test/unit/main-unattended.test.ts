@@ -98,7 +98,7 @@ describe('main, unattended (electron stubbed)', () => {
       // The command goes out once the kiosk says it is online.
       operator.on('message', (topic, payload) => {
         if (topic === 'ak/kiosk-r/status' && JSON.parse(payload.toString()).online === true) {
-          void operator.publishAsync('ak/kiosk-r/cmd', JSON.stringify({ id: 'r1', cmd: 'reload' }), { qos: 1 });
+          void operator.publishAsync('ak/kiosk-r/cmd', JSON.stringify({ id: 'r1', cmd: 'reload', expiresAt: new Date(Date.now() + 60_000).toISOString() }), { qos: 1 });
         }
       });
       await operator.subscribeAsync('ak/kiosk-r/status', { qos: 1 });

@@ -227,7 +227,7 @@ describe('start-up problems for staff', () => {
       {
         kind: 'policy',
         code: 'invalid_config',
-        message: 'Policy setting "companion.width" was ignored: too small. The other settings of /etc/avatar-kiosk/policy.json apply; ask the administrator to fix the policy file.',
+        message: 'Policy setting "companion.width" was ignored: too small. The other blocks of /etc/avatar-kiosk/policy.json apply; ask the administrator to fix the policy file.',
       },
       { kind: 'key', code: 'timeout', message: 'The keyring did not answer.' },
     ]);

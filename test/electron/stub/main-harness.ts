@@ -105,7 +105,7 @@ if (scenario === 'companion') {
     JSON.stringify({ callMode: 'video', window: { mode: 'windowed' }, companion: { shortcut: 'Alt+Shift+K' }, metrics: { enabled: true, port: metricsPort } }),
   );
   // The administrator manages the window mode, the call mode and push-to-talk; one setting is bad.
-  writeFileSync(join(userData, 'policy.json'), JSON.stringify({ window: { mode: 'companion' }, callMode: 'audio', companion: { pushToTalk: true, width: 10 } }));
+  writeFileSync(join(userData, 'policy.json'), JSON.stringify({ window: { mode: 'companion' }, callMode: 'audio', companion: { pushToTalk: true }, idle: { promptSeconds: 1 } }));
   // Remembered from last time, partly off the 1920×1040 work area: clamped back onto it.
   writeFileSync(join(userData, 'companion-window.json'), JSON.stringify({ bounds: { x: 1800, y: 900, width: 500, height: 700 } }));
 }
