@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FleetState, spendCsv } from '../../electron/fleet/console/state.ts';
 import type { FleetStatus } from '../../electron/fleet/mqtt-link.ts';
+import type { SessionRecord } from '../../electron/operations/ledger.ts';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 const online = (extra: Record<string, unknown> = {}) => JSON.stringify({ online: true, kioskId: 'k', group: 'lobby', version: '1.2.3', mode: 'direct', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null, today: { sessions: 3, credits: 7.5 }, lastErrorCode: null, queued: 0, at: new Date(T0).toISOString(), ...extra });
@@ -48,6 +49,18 @@ describe('FleetState', () => {
     assert.equal(state.row('k')!.update, 'ready 1.5.0');
     state.onStatus('k', JSON.stringify({ ...status, update: { ...status.update!, phase: 'idle', ready: null, pinned: '1.4.2' } }), false);
     assert.equal(state.row('k')!.update, 'idle pinned 1.4.2');
+  });
+
+  it("an operator's end-call (the kiosk's end reason 'operator') is a normal end, not an error", () => {
+    const state = new FleetState({ now: () => T0 });
+    state.onStatus('k', online(), false);
+    const record: SessionRecord = {
+      kind: 'session', v: 1, start_at: '2026-11-24T09:59:00Z', live_at: '2026-11-24T09:59:02Z', end_at: '2026-11-24T10:00:00Z', live_id: 'l1', surface: 'direct',
+      call_mode: 'video', time_to_live_ms: 2000, not_ready_retries: 0, reconnects: 0, end_reason: 'operator', ended_by: 'client', billed_seconds: 58, credits_cost: 87, recovered: false,
+    };
+    state.onEvent('k', event('k-op', record));
+    assert.equal(state.row('k')!.lastErrorCode, null);
+    assert.equal(state.counts().find((c) => c.row.kioskId === 'k')!.counts.errorsByCode.size, 0);
   });
 
   it('counts an event once however often QoS 1 delivers it; tells errors, stalls and account trouble apart', () => {

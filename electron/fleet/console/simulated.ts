@@ -68,12 +68,12 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       end_at: new Date(end).toISOString(),
       live_id: null,
       surface: 'demo',
-      call_mode: 'conversation',
+      call_mode: 'video',
       time_to_live_ms: 1000,
       not_ready_retries: 0,
       reconnects: 0,
       end_reason: endReason,
-      ended_by: endReason === 'operator_end' ? 'operator' : 'visitor',
+      ended_by: 'client',
       billed_seconds: Math.round((end - start) / 1000),
       credits_cost: cost,
       recovered: false,
@@ -101,7 +101,7 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       inCall: () => phase === 'live',
       async endCall() {
         did.push('end-call');
-        finish('operator_end', 1);
+        finish('operator', 1);
       },
       reload: () => void did.push('reload'),
       restart: () => void did.push('restart'),

@@ -18,7 +18,7 @@ const SEEN_EVENT_IDS = 256;
 /** Screenshots kept in memory (the newest); older ones are gone from the page too. */
 export const KEPT_SCREENSHOTS = 32;
 /** End reasons of a call that went as planned; anything else with an error code counts as an error. */
-const NORMAL_ENDS = new Set(['user_end', 'idle', 'max_call', 'operator_end', 'closing', 'opening_hours']);
+const NORMAL_ENDS = new Set(['user_end', 'idle', 'max_call', 'operator', 'closing', 'opening_hours']);
 /** The service's words for an empty balance (spec: create refused for credits, a credit_insufficient hang-up). */
 const ACCOUNT_WORDS = ['credit_insufficient', 'insufficient_credits'];
 
