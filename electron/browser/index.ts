@@ -53,8 +53,11 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     if (stopping) return;
     stopping = true;
     say(why);
-    keeper?.close();
+    // The browser closes while the kiosk ends its sessions; both are waited for, so no window and no
+    // temporary profile (it holds this run's session cookie) outlives the host.
+    const browserClosed = keeper?.close();
     await kiosk?.close().catch(() => undefined);
+    await browserClosed;
     process.exit(code);
   };
 

@@ -14,6 +14,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -94,21 +95,41 @@ export interface OpenedBrowser {
   stderr(): string;
   /** Remove the launch file (once the page is connected). */
   forgetLaunchFile(): void;
-  /** Close the browser and remove its profile. */
-  close(): void;
+  /** Close the browser (its helpers too) and remove its profile; settles when that is done. */
+  close(): Promise<void>;
 }
 
-export function openBrowser(options: { path: string; url: string; kind: BrowserWindowKind; size: { width: number; height: number }; noSandbox?: boolean }): OpenedBrowser {
+/** How long a browser asked to close (SIGTERM) has before it and its helpers are killed. */
+export const BROWSER_CLOSE_GRACE_MS = 5_000;
+
+export function openBrowser(options: { path: string; url: string; kind: BrowserWindowKind; size: { width: number; height: number }; noSandbox?: boolean; clock?: Clock }): OpenedBrowser {
+  const clock = options.clock ?? systemClock;
   const profileDir = mkdtempSync(join(tmpdir(), 'avatar-kiosk-browser-'));
   const launchFile = join(profileDir, 'launch.html');
   writeFileSync(launchFile, launchPage(options.url), { mode: 0o600 });
   const args = browserArgs(pathToFileURL(launchFile).href, profileDir, options.kind, options.size, { noSandbox: options.noSandbox ?? false });
-  const child = spawn(options.path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group (POSIX), so that its helpers can be ended with it: a browser that crashes or is
+  // killed leaves its renderer, GPU and network processes behind for a while, still writing its profile.
+  const ownGroup = process.platform !== 'win32';
+  const child = spawn(options.path, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: ownGroup });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-STDERR_KEEP_CHARS)));
   child.on('error', (e) => (stderr += `\n${e.message}`));
   const forget = () => rmSync(launchFile, { force: true });
-  const removeProfile = () => rmSync(profileDir, { recursive: true, force: true });
+  const endHelpers = () => {
+    if (!ownGroup || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // none left (ESRCH)
+    }
+  };
+  // Never thrown from an exit handler: a profile a helper still writes to (ENOTEMPTY) must not stop the
+  // host, which has a browser to open again. Retried, then left in the temporary folder.
+  const removeProfile = (): Promise<void> => {
+    endHelpers();
+    return rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
+  };
   return {
     child,
     path: options.path,
@@ -116,10 +137,16 @@ export function openBrowser(options: { path: string; url: string; kind: BrowserW
     forgetLaunchFile: forget,
     close() {
       forget();
-      if (child.exitCode === null && child.signalCode === null) {
-        child.once('exit', removeProfile);
+      if (child.exitCode !== null || child.signalCode !== null) return removeProfile();
+      return new Promise<void>((done) => {
+        // A browser that does not close when asked is ended with its helpers.
+        const force = clock.setTimeout(endHelpers, BROWSER_CLOSE_GRACE_MS);
+        child.once('exit', () => {
+          clock.clearTimeout(force);
+          void removeProfile().then(done);
+        });
         child.kill('SIGTERM');
-      } else removeProfile();
+      });
     },
   };
 }
@@ -171,8 +198,8 @@ export interface BrowserKeeper {
   pageConnected(): void;
   /** How many times a browser was opened. */
   readonly openings: number;
-  /** Stop watching, close the browser, remove its profile. */
-  close(): void;
+  /** Stop watching, close the browser, remove its profile; settles when that is done. */
+  close(): Promise<void>;
 }
 
 /** Open the browser and keep it as its kind asks (see the module's comment). */
@@ -191,12 +218,12 @@ export function keepBrowser(options: BrowserKeeperOptions): BrowserKeeper {
     openings++;
     connectedThisTime = false;
     const openedAt = clock.now();
-    const browser = openBrowser({ path: options.path, url: options.launchUrl(), kind: options.kind, size: options.size, noSandbox: options.noSandbox });
+    const browser = openBrowser({ path: options.path, url: options.launchUrl(), kind: options.kind, size: options.size, noSandbox: options.noSandbox, clock });
     current = browser;
     options.onOpened?.(openings);
     browser.child.once('exit', () => {
       if (closed || current !== browser) return;
-      browser.close(); // its profile goes; the next opening gets a fresh one
+      void browser.close(); // its helpers and profile go; the next opening gets a fresh one
       current = null;
       const livedMs = clock.now() - openedAt;
       if (!everConnected && !connectedThisTime && livedMs < BROWSER_START_GRACE_MS) {
@@ -232,8 +259,9 @@ export function keepBrowser(options: BrowserKeeperOptions): BrowserKeeper {
       closed = true;
       if (reopenTimer !== null) clock.clearTimeout(reopenTimer);
       reopenTimer = null;
-      current?.close();
+      const closing = current?.close() ?? Promise.resolve();
       current = null;
+      return closing;
     },
   };
 }

@@ -4,10 +4,13 @@
  * after longer pauses while it keeps closing at once, back to 0.5 s after one that stayed open; an app
  * window's close stops; a browser that never showed the page is explained once and not retried. The real
  * Chromium runs in test/e2e/browser-start.test.ts.
+ * A crashed browser leaves helpers that still write its profile (Chromium's renderer and network
+ * processes outlive a killed browser process): the keeper ends them, removes the profile without
+ * stopping the host, and opens the browser again.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock } from '../../electron/core/clock.ts';
@@ -92,5 +95,61 @@ describe('the browser keeper', () => {
     assert.deepEqual(events, ['opened 1', 'cannot open: The browser stopped before it showed the page: It was closed.']);
     assert.equal(clock.pendingCount, 0);
     keeper.close();
+  });
+
+  it('a killed browser whose helper keeps writing its profile: the helper is ended, the profile goes, the host carries on and opens it again', { skip: existsSync('/proc/self/stat') ? false : 'reads process states from /proc (Linux only)' }, async () => {
+    // The stand-in starts a helper that fills <profile>/Cache as fast as it can (as Chromium's renderer and
+    // network processes go on for a while after the browser process dies), and says both process ids.
+    const dir = mkdtempSync(join(tmpdir(), 'kiosk-keeper-'));
+    const path = join(dir, 'browser.sh');
+    writeFileSync(
+      path,
+      `#!/bin/sh
+profile=""
+for a in "$@"; do case "$a" in --user-data-dir=*) profile="\${a#--user-data-dir=}";; esac; done
+mkdir -p "$profile/Cache"
+( i=0; while :; do i=$((i+1)); : > "$profile/Cache/f$i"; done ) &
+echo "$$ $! $profile" >> "${dir}/pids"
+while :; do sleep 1; done
+`,
+    );
+    chmodSync(path, 0o755);
+    const clock = new FakeClock();
+    const { keeper, events } = keep('kiosk', { path }, clock);
+    const started = () => (existsSync(join(dir, 'pids')) ? readFileSync(join(dir, 'pids'), 'utf8').trim().split('\n').map((l) => l.split(' ')) : []);
+    // Running, not a zombie waiting for whichever init adopted it to reap it.
+    const alive = (pid: string) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+      } catch {
+        return false;
+      }
+    };
+    try {
+      keeper.pageConnected();
+      await until(() => started().length === 1, { realTimeoutMs: 10_000, message: 'the stand-in started' });
+      const [browserPid, helperPid, profile] = started()[0]!;
+      assert.ok(alive(helperPid!), 'the helper runs');
+      process.kill(Number(browserPid), 'SIGKILL'); // the browser crashes; its helper goes on
+      await until(() => clock.pendingCount === 1, { realTimeoutMs: 10_000, message: 'reopen scheduled' });
+      await until(() => !alive(helperPid!), { realTimeoutMs: 10_000, message: 'the helper was ended' });
+      await until(() => !existsSync(profile!), { realTimeoutMs: 10_000, message: 'the profile was removed' });
+      await clock.advance(clock.pendingDelays()[0]!);
+      await until(() => events.includes('opened 2') && started().length === 2, { realTimeoutMs: 10_000, message: 'opened again' });
+      assert.deepEqual(events, ['opened 1', 'opened 2']);
+    } finally {
+      await keeper.close();
+    }
+    // Once close has settled, the second browser's helper has ended and its profile is gone.
+    const [, secondHelper, secondProfile] = started()[1] ?? [];
+    try {
+      assert.ok(secondHelper && secondProfile);
+      await until(() => !alive(secondHelper), { realTimeoutMs: 1_000, message: 'the second helper ended with close' });
+      assert.equal(existsSync(secondProfile), false, 'the second profile was removed');
+    } finally {
+      // Whatever the code under test did, no stand-in outlives the test (it holds this process's pipe).
+      for (const [, helper] of started()) if (alive(helper!)) process.kill(Number(helper), 'SIGKILL');
+    }
   });
 });
