@@ -95,6 +95,7 @@ export const GROUPS: MutationGroup[] = [
     tests: [
       'test/unit/kiosk-service.test.ts',
       'test/unit/spare.test.ts',
+      'test/unit/spare-shutdown.test.ts',
       'test/unit/max-call.test.ts',
       'test/unit/quit.test.ts',
       'test/integration/kiosk-service.test.ts',
