@@ -1,21 +1,23 @@
 /**
  * The spare's ends where a room could be left open (credits are the venue's money): shutdown before the
  * create was sent, with the create in flight, with a create that never answers; a spare dropped while its
- * create is in flight; a spare whose socket had not opened yet; and the socket settings the kiosk passes
- * on. Each test asserts what reaches the service (creates sent, aborted, type 5 frames on which socket)
+ * create is in flight; a spare whose socket had not opened yet; a tap that waits for a spare that is not
+ * ready; and the socket settings the kiosk passes on. Each test asserts what reaches the service (creates sent, aborted, type 5 frames on which socket)
  * and when shutdown settles, with a fake clock and fake sockets.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks } from '../../electron/core/clock.ts';
+import { AvatarError } from '../../electron/core/errors.ts';
 import type { BuiltCreateRequest } from '../../electron/core/avatar-input.ts';
 import type { CreateSessionRequest, CreateSessionResponse } from '../../electron/core/protocol.ts';
 import type { StartOptions } from '../../electron/core/session-types.ts';
 import type { SpareEvent } from '../../electron/contract.ts';
-import { CREATE_ANSWER_WAIT_MS, SpareManager, type PrewarmSettings, type SpareClient } from '../../electron/kiosk/spare.ts';
+import { CREATE_ANSWER_WAIT_MS, SpareManager, TAKE_WAIT_MS, type PrewarmSettings, type SpareClient } from '../../electron/kiosk/spare.ts';
 import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
 
 const AVATAR = { persona: 'A guide.', image: 'data:image/png;base64,AAAA', name: 'Ava', voice: 'Tina' };
+const START = (): StartOptions => ({ callMode: 'video', avatar: { ...AVATAR } }) as StartOptions;
 
 interface PendingCreate {
   request: CreateSessionRequest;
@@ -57,7 +59,7 @@ function setup(options: { settings?: Partial<PrewarmSettings>; holdBuild?: boole
   const spares = new SpareManager({
     settings: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40, ...options.settings },
     getClient: () => client,
-    startOptions: () => ({ callMode: 'video', avatar: { ...AVATAR } }) as StartOptions,
+    startOptions: START,
     emit: (e) => events.push(e),
     clock,
     transportFactory: transports.factory,
@@ -182,5 +184,42 @@ describe('spare: ends where a room could be left open', () => {
     assert.deepEqual(types(t), [4], 'a keep-alive after 1 s (the default is 5 s)');
     await h.clock.advance(2_000);
     assert.deepEqual(h.log().at(-1), ['failed', 'L1', 'socket_dead'], 'dead after 3 s of quiet (the default is 15 s)');
+  });
+
+  it('a tap that waits for a spare whose create is slow: after 10 s it takes the normal path, the spare ends as not ready, and the room made later is closed with type 5', async () => {
+    const h = setup();
+    h.spares.report({ showing: true, present: true });
+    await flushMicrotasks();
+    let taken: unknown = 'pending';
+    void h.spares.take('video', START()).then((t) => (taken = t));
+    await h.clock.advance(TAKE_WAIT_MS - 1);
+    assert.equal(taken, 'pending', 'the tap waits up to 10 s');
+    await h.clock.advance(1);
+    await flushMicrotasks();
+    assert.equal(taken, null, 'then the normal path');
+    assert.deepEqual(h.log(), [['expired', null, 'not_ready_at_tap']]);
+    await h.client.answer(0, 'L1');
+    const hangup = h.transports.all.find((t) => t.url.endsWith('live_id=L1'));
+    assert.ok(hangup, 'a hangup-only socket to the room the slow create made');
+    hangup.open();
+    await flushMicrotasks();
+    assert.deepEqual(types(hangup), [5]);
+    assert.equal(h.log().length, 1, 'one end only');
+  });
+
+  it('a tap that waits for a spare whose socket is refused meanwhile gets the normal path at once, with one end recorded', async () => {
+    const h = setup();
+    h.spares.report({ showing: true, present: true });
+    await flushMicrotasks();
+    await h.client.answer(0, 'L1');
+    let taken: unknown = 'pending';
+    void h.spares.take('video', START()).then((t) => (taken = t));
+    await flushMicrotasks();
+    assert.equal(taken, 'pending');
+    h.transports.last.fail(new AvatarError('not_found', 'refused (HTTP 404)', { status: 404 }));
+    await flushMicrotasks();
+    assert.equal(taken, null, 'without waiting out the 10 s');
+    assert.deepEqual(h.log(), [['created', 'L1', undefined], ['failed', 'L1', 'not_found']]);
+    assert.equal(h.clock.pendingDelays().includes(TAKE_WAIT_MS), false, "the tap's wait was cleared");
   });
 });
