@@ -2,55 +2,27 @@
  * The spare's ends where a room could be left open (credits are the venue's money): shutdown before the
  * create was sent, with the create in flight, with a create that never answers; a spare dropped while its
  * create is in flight; a spare whose socket had not opened yet; a tap that waits for a spare that is not
- * ready; and the socket settings the kiosk passes on. Each test asserts what reaches the service (creates sent, aborted, type 5 frames on which socket)
- * and when shutdown settles, with a fake clock and fake sockets.
+ * ready; and the socket settings the kiosk passes on. Each test asserts what reaches the service (creates
+ * sent or aborted, type 5 frames and on which socket) and when shutdown settles, with a fake clock and fake
+ * sockets.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks } from '../../electron/core/clock.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
 import type { BuiltCreateRequest } from '../../electron/core/avatar-input.ts';
-import type { CreateSessionRequest, CreateSessionResponse } from '../../electron/core/protocol.ts';
 import type { StartOptions } from '../../electron/core/session-types.ts';
 import type { SpareEvent } from '../../electron/contract.ts';
-import { CREATE_ANSWER_WAIT_MS, SpareManager, TAKE_WAIT_MS, type PrewarmSettings, type SpareClient } from '../../electron/kiosk/spare.ts';
+import { CREATE_ANSWER_WAIT_MS, SpareManager, TAKE_WAIT_MS, type PrewarmSettings } from '../../electron/kiosk/spare.ts';
+import { ScriptedClient } from '../helpers/scripted-spare-client.ts';
 import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
 
 const AVATAR = { persona: 'A guide.', image: 'data:image/png;base64,AAAA', name: 'Ava', voice: 'Tina' };
 const START = (): StartOptions => ({ callMode: 'video', avatar: { ...AVATAR } }) as StartOptions;
 
-interface PendingCreate {
-  request: CreateSessionRequest;
-  signal: AbortSignal | undefined;
-  resolve(res: CreateSessionResponse): void;
-}
-
-/** A client whose creates answer when told, and fail when their signal aborts (as a real fetch does). */
-class ScriptedClient implements SpareClient {
-  readonly creates: PendingCreate[] = [];
-  createSession(request: CreateSessionRequest, opts: { signal?: AbortSignal } = {}): Promise<CreateSessionResponse> {
-    return new Promise((resolve, reject) => {
-      opts.signal?.addEventListener('abort', () => reject(opts.signal!.reason), { once: true });
-      this.creates.push({ request, signal: opts.signal, resolve });
-    });
-  }
-  socketRequest(liveId: string): { url: string; headers: Record<string, string> } {
-    return { url: `ws://service.test/live/ws/live/connect?live_id=${liveId}`, headers: { authorization: 'Token k' } };
-  }
-  async answer(i: number, liveId: string): Promise<void> {
-    const c = this.creates[i];
-    assert.ok(c, `create #${i} was made`);
-    c.resolve({
-      live: { id: liveId, status: 'waiting', live_duration: 600, call_mode: c.request.call_mode },
-      rtc: { app_id: 'app', channel_id: `ch-${liveId}`, user_id: `u-${liveId}`, token: `tok-${liveId}`, token_expire_at: '9999999999' },
-    });
-    await flushMicrotasks();
-  }
-}
-
 function setup(options: { settings?: Partial<PrewarmSettings>; holdBuild?: boolean; keepAliveIntervalMs?: number; deadAfterMs?: number } = {}) {
   const clock = new FakeClock();
-  const client = new ScriptedClient();
+  const client = new ScriptedClient({ rejectOnAbort: true });
   const transports = new FakeTransports();
   const events: SpareEvent[] = [];
   const warnings: string[] = [];

@@ -6,41 +6,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks } from '../../electron/core/clock.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
-import type { CreateSessionRequest, CreateSessionResponse } from '../../electron/core/protocol.ts';
 import type { StartOptions } from '../../electron/core/session-types.ts';
 import type { SpareEvent } from '../../electron/contract.ts';
-import { FAILURE_COOLDOWN_MS, NOBODY_CLOSE_MS, SpareManager, type PrewarmSettings, type SpareClient } from '../../electron/kiosk/spare.ts';
+import { FAILURE_COOLDOWN_MS, NOBODY_CLOSE_MS, SpareManager, type PrewarmSettings } from '../../electron/kiosk/spare.ts';
+import { ScriptedClient } from '../helpers/scripted-spare-client.ts';
 import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
 
 const AVATAR = { persona: 'A guide.', image: 'data:image/png;base64,AAAA', name: 'Ava', voice: 'Tina' };
 const PING = { type: 3, payload: { ping: { ts: 1 } } };
-
-interface PendingCreate {
-  request: CreateSessionRequest;
-  signal: AbortSignal | undefined;
-  resolve(res: CreateSessionResponse): void;
-  reject(error: unknown): void;
-}
-
-class ScriptedClient implements SpareClient {
-  readonly creates: PendingCreate[] = [];
-  createSession(request: CreateSessionRequest, opts: { signal?: AbortSignal } = {}): Promise<CreateSessionResponse> {
-    return new Promise((resolve, reject) => this.creates.push({ request, signal: opts.signal, resolve, reject }));
-  }
-  socketRequest(liveId: string): { url: string; headers: Record<string, string> } {
-    return { url: `ws://service.test/live/ws/live/connect?live_id=${liveId}`, headers: { authorization: 'Token k' } };
-  }
-  /** Answer create #i with a room `liveId`. */
-  async answer(i: number, liveId: string): Promise<void> {
-    const c = this.creates[i];
-    assert.ok(c, `create #${i} was made`);
-    c.resolve({
-      live: { id: liveId, status: 'waiting', live_duration: 600, call_mode: c.request.call_mode },
-      rtc: { app_id: 'app', channel_id: `ch-${liveId}`, user_id: `u-${liveId}`, token: `tok-${liveId}`, token_expire_at: '9999999999' },
-    });
-    await flushMicrotasks();
-  }
-}
 
 interface Harness {
   clock: FakeClock;
