@@ -16,8 +16,34 @@ export interface EquivalentMutant {
 
 const MACHINE = 'electron/core/session-machine.ts';
 const POLICY = 'electron/core/reconnect-policy.ts';
+const COMMANDS = 'electron/fleet/commands.ts';
 
 export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
+  // fleet/commands.ts: readCommandId
+  {
+    file: COMMANDS,
+    mutator: 'ConditionalExpression',
+    line: "(typeof payload === 'string' ? payload : payload.subarray(0, 64 * 1024).toString('utf8'))",
+    original: "typeof payload === 'string'",
+    replacement: 'true',
+    reason: 'A Buffer then takes `.slice(0, 64 * 1024)`, which cuts the same 64 KiB of bytes; JSON.parse and the regex turn it into the same text the original decodes (a text of at most 64 Ki bytes has at most 64 Ki characters, so the second cut is a no-op either way).',
+  },
+  {
+    file: COMMANDS,
+    mutator: 'ConditionalExpression',
+    line: "if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;",
+    original: "typeof raw !== 'object'",
+    replacement: 'false',
+    reason: 'The other values JSON.parse gives (a string, number or boolean) then reach `.id`, which is undefined on each of them, so the answer is null all the same.',
+  },
+  {
+    file: COMMANDS,
+    mutator: 'ConditionalExpression',
+    line: "if (typeof id === 'number' && Number.isFinite(id)) return String(id);",
+    original: "typeof id === 'number'",
+    replacement: 'true',
+    reason: 'Number.isFinite is false for every value that is not a number (it does not convert), so the check alone gives the same answer.',
+  },
   // reconnect-policy.ts: classify
   {
     file: POLICY,

@@ -150,6 +150,8 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet-policy-edges.test.ts',
       'test/unit/fleet-event-queue.test.ts',
       'test/unit/opening-hours-edges.test.ts',
+      'test/unit/fleet-command-parse.test.ts',
+      'test/unit/update-install-model.test.ts',
     ],
     target: 90,
   },
