@@ -14,7 +14,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock } from '../../electron/core/clock.ts';
-import { keepBrowser, REOPEN_DELAYS_MS, REOPEN_RESET_AFTER_MS, type BrowserKeeper } from '../../electron/browser/open-browser.ts';
+import { BROWSER_CLOSE_GRACE_MS, keepBrowser, REOPEN_DELAYS_MS, REOPEN_RESET_AFTER_MS, type BrowserKeeper } from '../../electron/browser/open-browser.ts';
 import { until } from '../helpers/until.ts';
 
 /** A "browser" that writes to stderr and waits until the file `quit` appears in the folder it was told about. */
@@ -116,7 +116,14 @@ while :; do sleep 1; done
     chmodSync(path, 0o755);
     const clock = new FakeClock();
     const { keeper, events } = keep('kiosk', { path }, clock);
-    const started = () => (existsSync(join(dir, 'pids')) ? readFileSync(join(dir, 'pids'), 'utf8').trim().split('\n').map((l) => l.split(' ')) : []);
+    // Whole lines only: the file may be read between the stand-in creating it and writing its line.
+    const started = () =>
+      existsSync(join(dir, 'pids'))
+        ? readFileSync(join(dir, 'pids'), 'utf8')
+            .split('\n')
+            .map((l) => l.split(' '))
+            .filter((fields) => fields.length === 3)
+        : [];
     // Running, not a zombie waiting for whichever init adopted it to reap it.
     const alive = (pid: string) => {
       try {
@@ -151,5 +158,34 @@ while :; do sleep 1; done
       // Whatever the code under test did, no stand-in outlives the test (it holds this process's pipe).
       for (const [, helper] of started()) if (alive(helper!)) process.kill(Number(helper), 'SIGKILL');
     }
+  });
+
+  it('a browser that ignores the request to close is ended with its helpers after the grace time, and close then settles', { skip: existsSync('/proc/self/stat') ? false : 'reads process states from /proc (Linux only)' }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kiosk-keeper-'));
+    const path = join(dir, 'browser.sh');
+    // Ignores SIGTERM, as a hung browser would; says its process id once it has set that up.
+    writeFileSync(path, `#!/bin/sh\ntrap '' TERM\necho $$ > "${dir}/pid.tmp" && mv "${dir}/pid.tmp" "${dir}/pid"\nwhile :; do sleep 0.05; done\n`);
+    chmodSync(path, 0o755);
+    const clock = new FakeClock();
+    const { keeper } = keep('kiosk', { path }, clock);
+    keeper.pageConnected();
+    await until(() => existsSync(join(dir, 'pid')), { realTimeoutMs: 10_000, message: 'the stand-in started' });
+    const pid = readFileSync(join(dir, 'pid'), 'utf8').trim();
+    let settled = false;
+    const closing = keeper.close().then(() => void (settled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(settled, false, 'still waiting: the browser ignored SIGTERM');
+    assert.deepEqual(clock.pendingDelays(), [BROWSER_CLOSE_GRACE_MS]);
+    await clock.advance(BROWSER_CLOSE_GRACE_MS);
+    await closing;
+    const running = () => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+      } catch {
+        return false;
+      }
+    };
+    assert.equal(running(), false, 'the browser was killed');
   });
 });
