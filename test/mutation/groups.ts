@@ -169,6 +169,22 @@ export const GROUPS: MutationGroup[] = [
     ],
     target: 90,
   },
+  {
+    name: 'fleet-other',
+    folder: FLEET,
+    title: 'call figures, command guard, signed update feed, the fleet console',
+    mutate: 'rest of folder',
+    tests: [
+      'test/unit/call-figures.test.ts',
+      'test/unit/command-guard.test.ts',
+      'test/unit/update-commands.test.ts',
+      'test/unit/update-policy.test.ts',
+      'test/unit/fleet-console-state.test.ts',
+      'test/integration/fleet-console.test.ts',
+      'test/integration/fleet-prometheus.test.ts',
+    ],
+    target: 90,
+  },
 ];
 
 /** The globs a group mutates ('rest of folder': the folder minus the files its other groups name). */
