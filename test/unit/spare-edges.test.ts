@@ -347,12 +347,15 @@ describe('spare: edges', () => {
       assert.deepEqual(h.logged(message), [['info', { maxPerHour: 1 }], ['info', { maxPerHour: 1 }]], 'reached again: told again');
     });
 
-    it('maxPerHour 0: no spare, and nothing scheduled to try again', async () => {
+    it('maxPerHour 0: no spare, nothing scheduled to try again, and the operator is told why once', async () => {
       const h = setup({ settings: { maxPerHour: 0 } });
       h.spares.report({ showing: true, present: true });
       await flushMicrotasks();
+      h.spares.report({ showing: true, present: null });
+      await flushMicrotasks();
       assert.equal(h.client.creates.length, 0);
       assert.equal(h.clock.pendingCount, 0);
+      assert.deepEqual(h.logged('spare: hourly limit reached; taps take the normal path'), [['info', { maxPerHour: 0 }]]);
     });
   });
 
