@@ -162,6 +162,28 @@ describe('spare: edges', () => {
       assert.equal(client.creates.length, 2);
       assert.equal(h.log().length, 2, 'the failed spare has no max_age end later');
     });
+
+    it('the room of a spare dropped as the client changes is closed with the client that made it', async () => {
+      // The service clears its client while it builds one for a new key; the room belongs to the old key.
+      const old = new ScriptedClient({ host: 'old.test' });
+      let client: SpareClient | null = old;
+      const h = setup({ getClient: () => client });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      await old.answer(0, 'L1');
+      const own = h.transports.last;
+      client = null;
+      h.spares.discard('settings_changed', { unblock: true });
+      assert.equal(own.terminated, true, 'its socket had not opened yet');
+      const fresh = h.transports.last;
+      assert.notEqual(fresh, own);
+      assert.equal(fresh.url, 'ws://old.test/live/ws/live/connect?live_id=L1');
+      fresh.open();
+      await flushMicrotasks();
+      assert.deepEqual(types(fresh), [5]);
+      await flushMicrotasks();
+      assert.equal(old.creates.length, 1, 'no new spare without a client');
+    });
   });
 
   describe('the held socket', () => {
