@@ -328,9 +328,12 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
 
   /** (Re)build the client for the current key: gateway by config, direct with a key, else the emulator. */
   async function buildClient(): Promise<void> {
-    spares.discard('settings_changed', { unblock: true });
+    // No client while it is rebuilt, so the discard's re-evaluation makes no spare with the old key (a tap
+    // would take it and the visitor's call would run on the old account). The old spare's room is closed
+    // with the client that made it.
     client = null;
     clientError = null;
+    spares.discard('settings_changed', { unblock: true });
     const key = effectiveKey();
     const surface = config.service.surface;
     mode = surface === 'gateway' ? 'gateway' : key ? 'direct' : 'demo';
@@ -372,6 +375,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     transportFactory = options.transportFactory ?? createWsTransportFactory({ agent });
     client = new ServiceClient({ target, logger, fetch: warm.fetch });
     logger.info('Service client ready', { mode });
+    // Spares may resume now, with this client.
+    if (!shutdownPromise) void attractReport(lastAttract);
   }
 
   function isRunning(): boolean {

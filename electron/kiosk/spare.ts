@@ -94,6 +94,8 @@ interface Spare {
   /** What the session was created with; a different one at the tap means the settings changed. */
   fingerprint: string;
   abort: AbortController;
+  /** The client its create went to: its room is closed with that client (that key), whatever is current by then. */
+  client: SpareClient | null;
   /** The create POST is out: a room may exist, and only the answer names it. */
   createSent: boolean;
   /** Bounds the wait for that answer once the spare is dropped during shutdown. */
@@ -328,6 +330,7 @@ export class SpareManager {
       callMode: startOptions.callMode,
       fingerprint: fingerprint(startOptions),
       abort: new AbortController(),
+      client: null,
       createSent: false,
       createWaitTimer: null,
       created: null,
@@ -344,6 +347,7 @@ export class SpareManager {
 
   async #runCreate(spare: Spare, startOptions: StartOptions): Promise<void> {
     const client = this.#opts.getClient();
+    spare.client = client;
     let created: CreateSessionResponse;
     try {
       if (!client) throw toAvatarError(new Error('The service is not configured.'), 'invalid_config');
@@ -444,7 +448,7 @@ export class SpareManager {
         socket.terminate();
         this.#track(socket.closed);
       }
-      const client = this.#opts.getClient();
+      const client = spare.client;
       if (liveId && client && reason !== 'not_found' && !reason.startsWith('forced_hangup')) this.#hangupOverFreshSocket(liveId, client);
       // Still creating: let the create answer, whatever ended the spare (shutdown included), and
       // `#runCreate` closes the room it made (never billed). Shutdown waits for that, bounded: a create

@@ -13,8 +13,9 @@ export interface PendingCreate {
 
 export class ScriptedClient implements SpareClient {
   readonly creates: PendingCreate[] = [];
-  /** `rejectOnAbort`: a create fails when its signal aborts, as a real fetch does. */
-  constructor(private readonly options: { rejectOnAbort?: boolean } = {}) {}
+  /** `rejectOnAbort`: a create fails when its signal aborts, as a real fetch does. `host`: where its sockets go
+   *  (default `service.test`), to tell two clients' sockets apart. */
+  constructor(private readonly options: { rejectOnAbort?: boolean; host?: string } = {}) {}
   createSession(request: CreateSessionRequest, opts: { signal?: AbortSignal } = {}): Promise<CreateSessionResponse> {
     return new Promise((resolve, reject) => {
       if (this.options.rejectOnAbort) opts.signal?.addEventListener('abort', () => reject(opts.signal!.reason), { once: true });
@@ -22,7 +23,7 @@ export class ScriptedClient implements SpareClient {
     });
   }
   socketRequest(liveId: string): { url: string; headers: Record<string, string> } {
-    return { url: `ws://service.test/live/ws/live/connect?live_id=${liveId}`, headers: { authorization: 'Token k' } };
+    return { url: `ws://${this.options.host ?? 'service.test'}/live/ws/live/connect?live_id=${liveId}`, headers: { authorization: 'Token k' } };
   }
   /** Answer create #i with a room `liveId`. */
   async answer(i: number, liveId: string): Promise<void> {
