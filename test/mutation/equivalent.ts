@@ -17,8 +17,50 @@ export interface EquivalentMutant {
 const MACHINE = 'electron/core/session-machine.ts';
 const POLICY = 'electron/core/reconnect-policy.ts';
 const COMMANDS = 'electron/fleet/commands.ts';
+const SETTINGS = 'electron/operations/settings.ts';
 
 export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
+  // operations/settings.ts
+  {
+    file: SETTINGS,
+    mutator: 'StringLiteral',
+    line: "const field = [...issue.path.map(String), ...(keys.length ? [keys[0]!] : [])].join('.') || '(settings)';",
+    original: "'(settings)'",
+    replacement: '""',
+    reason: 'The schema checks `{ ...next }`, a plain object, and the root schema has no refinement: every issue has a path or an unknown key, so the fallback name is never used.',
+  },
+  {
+    file: SETTINGS,
+    mutator: 'StringLiteral',
+    line: "const e = toAvatarError(error, 'invalid_config');",
+    original: "'invalid_config'",
+    replacement: '""',
+    reason: 'Only the code of the wrapped error changes; the function returns only its message and its details.field.',
+  },
+  {
+    file: SETTINGS,
+    mutator: 'StringLiteral',
+    line: "const raw: unknown = JSON.parse(readFileSync(path, 'utf8'));",
+    original: "'utf8'",
+    replacement: '""',
+    reason: 'An empty encoding makes readFileSync return a Buffer, and JSON.parse reads a Buffer through String(), which decodes UTF-8: the same text.',
+  },
+  {
+    file: SETTINGS,
+    mutator: 'LogicalOperator',
+    line: "return dotted.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object'",
+    original: "o && typeof o === 'object'",
+    replacement: "o || typeof o === 'object'",
+    reason: 'The two differ only for o === null; `get` reads only settings the schema has accepted, where each step is an object or undefined (a null window is refused first).',
+  },
+  {
+    file: SETTINGS,
+    mutator: 'ConditionalExpression',
+    line: "return dotted.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object'",
+    original: "typeof o === 'object'",
+    replacement: 'true',
+    reason: 'Differs only for a truthy value that is not an object; reading mode, width, height or rtcEngine of a string, number or boolean gives undefined, as the original does.',
+  },
   // fleet/commands.ts: readCommandId
   {
     file: COMMANDS,
