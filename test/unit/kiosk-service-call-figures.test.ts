@@ -103,7 +103,7 @@ describe('call figures: a whole call timed from the tap', () => {
     });
   });
 
-  it('the end reason is the hangup cause main was given (idle, max_call…), else the service’s reason', async () => {
+  it('the end reason is the hangup cause main was given (idle, media_stalled…), else the service’s reason', async () => {
     const h = await setup({ service: { awaitRendererRtc: false }, config: { rtc: { cloudProxy: 'tcp' } } });
     await h.tap();
     await h.reach('live');
@@ -119,11 +119,11 @@ describe('call figures: a whole call timed from the tap', () => {
     // The first cause given counts.
     await h.tap();
     await h.reach('live');
-    const a = h.service.hangup('max_call');
+    const a = h.service.hangup('media_stalled');
     const b = h.service.hangup('idle');
     await h.hangup();
     await Promise.all([a, b]);
-    assert.deepEqual(figuresEvents(h.events).map((f) => f.endReason), ['idle', 'user_end', 'max_call']);
+    assert.deepEqual(figuresEvents(h.events).map((f) => f.endReason), ['idle', 'user_end', 'media_stalled']);
   });
 
   it('the service ending the call: its reason is the end reason (credit_insufficient)', async () => {
