@@ -154,6 +154,9 @@ describe('resetToAttract (the renderer was lost)', () => {
     ]);
     assert.equal(h.hangupsSeen(liveId), 1);
     assert.deepEqual(h.service.state, { phase: 'idle' });
+    // Main now holds the microphone as unmuted: muting it again is a change the page hears.
+    await h.service.setMuted({ muted: true });
+    assert.deepEqual(h.events.at(-1), { type: 'muted', muted: true });
   });
 
   it('after a call ended: back to idle only; not muted, so no muted event; already idle: no event at all', async () => {
