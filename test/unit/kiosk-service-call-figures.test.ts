@@ -160,6 +160,9 @@ describe('call figures: a whole call timed from the tap', () => {
         endReason: 'insufficient_credits',
       },
     ]);
+    // A refusal is expected business: warnings for staff, never an error (such as a listener that threw).
+    assert.deepEqual(h.warnings.filter((line) => / ERROR /.test(line)), []);
+    assert.ok(h.warnings.some((line) => line.includes('WARN spare: stopped until a create succeeds')));
     // Nothing waits for the renderer any more.
     assert.deepEqual(await h.service.rtcReady({ liveId: 'x' }), { ok: true, value: { accepted: false } });
   });

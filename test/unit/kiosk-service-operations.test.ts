@@ -6,9 +6,11 @@
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, connect, type Socket } from 'node:net';
 import { CHANNELS, type HangupCause, type KioskEvent } from '../../electron/contract.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import type { KioskExtension } from '../../electron/kiosk/kiosk-service.ts';
+import { startEmulator } from '../../electron/emulator/index.ts';
 import { kioskOnEmulator, TINY_PNG, type KioskOnEmulator } from '../helpers/kiosk-on-emulator.ts';
 import { advanceUntil, driveUntilSettled, until } from '../helpers/until.ts';
 
@@ -373,5 +375,105 @@ describe('the IPC entry point and the service’s views', () => {
     const c = await h.service.fetch(new Request(url));
     assert.deepEqual([a.status, b.status, c.status], [404, 404, 404]);
     await Promise.all([a.text(), b.text(), c.text()]);
+  });
+});
+
+/** A TCP relay in front of the emulator that counts the connections the kiosk opens (127.0.0.1:0). */
+async function countingRelay(targetPort: () => number) {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((client) => {
+    connections++;
+    const upstream = connect(targetPort(), '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get connections() {
+      return connections;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('the warm connection while the attract screen shows', () => {
+  it('opened when the screen shows and the kiosk takes calls, renewed once stale; none while hidden, closed or held', async () => {
+    let emuPort = 0;
+    const relay = await countingRelay(() => emuPort);
+    try {
+      const h = await setup({
+        service: {
+          startEmulator: async (o) => {
+            const emu = await startEmulator(o);
+            emuPort = Number(new URL(emu.baseUrl).port);
+            return { ...emu, baseUrl: relay.url };
+          },
+        },
+      });
+      const report = (showing: boolean) => h.service.handle(CHANNELS.attractReport, { showing, present: null });
+      const settled = async (n: number, message: string) => {
+        await until(() => relay.connections >= n, { message, realTimeoutMs: 1_000 });
+        await new Promise((r) => setTimeout(r, 20));
+        assert.equal(relay.connections, n, message);
+      };
+      await report(false);
+      await settled(0, 'hidden: no connection');
+      h.service.setOpening({ open: false, nextOpenAt: null, timeZone: null });
+      await report(true);
+      await settled(0, 'closed: no connection');
+      h.service.setHold('updating');
+      h.service.setOpening({ open: true, nextOpenAt: null, timeZone: null });
+      await report(true);
+      await settled(0, 'held: no connection');
+      h.service.setHold(null); // replays "showing": calls are taken again
+      await settled(1, 'showing and taking calls: one connection ahead of the tap');
+      await h.clock.advance(20_000);
+      await settled(1, 'still fresh at 20 s: kept');
+      await h.clock.advance(20_000);
+      await settled(2, 'stale at 40 s: renewed');
+      await report(false);
+      await h.clock.advance(60_000);
+      await settled(2, 'hidden again: nothing renewed');
+    } finally {
+      await current?.close();
+      current = null;
+      await relay.close();
+    }
+  });
+});
+
+describe('a call the service ended for lack of credits', () => {
+  it('stops spare sessions: the next visitor gets none (after a normal end they do)', async () => {
+    const h = await setup({ ...noRtcWait, config: { prewarm: { mode: 'on-approach' } } });
+    const first = await h.tap();
+    await h.reach('live');
+    await h.hangup();
+    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
+    await until(() => h.service.spares.phase === 'ready', { message: 'a spare after a normal end' });
+    await h.service.handle(CHANNELS.attractReport, { showing: false, present: true });
+    const second = await h.tap();
+    assert.equal(second, h.emu.listSessions().at(-1)!.id, 'the tap took the spare');
+    assert.notEqual(second, first);
+    await h.reach('live');
+    h.emu.forceHangup(second, 'credit_insufficient');
+    await h.reach('ended');
+    await until(() => !h.service.running);
+    const made = h.emu.listSessions().length;
+    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
+    await h.clock.advance(1_000);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(h.service.spares.phase, null);
+    assert.equal(h.service.spares.blockedBy, 'credit_insufficient');
+    assert.equal(h.emu.listSessions().length, made);
   });
 });
