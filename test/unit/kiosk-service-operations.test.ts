@@ -134,6 +134,24 @@ describe('reportMediaError', () => {
     assert.equal(h.emu.getSession(liveId)?.connInits, 0, 'no conn_init: nothing billed');
   });
 
+  it('while the session is still being created: the cancelled session is shown as the media failure', async () => {
+    const h = await setup({ knobs: { createDelayMs: 200 } });
+    const tap = h.service.handle(CHANNELS.sessionStart, {});
+    await until(() => h.service.state.phase === 'creating');
+    await driveUntilSettled(h.clock, h.service.reportMediaError({ kind: 'device_missing', message: 'NotFoundError' }), { stepMs: 10 });
+    const end = h.service.state;
+    assert.ok(end.phase === 'failed', JSON.stringify(end));
+    assert.deepEqual(end.error, { code: 'media_unavailable', message: 'No microphone or camera was found, so the call was ended. Please ask staff for help.' });
+    assert.deepEqual(h.phases().at(-1), 'failed');
+    assert.equal(h.phases().filter((p) => p === 'failed').length, 1, 'one end shown');
+    const r = await tap;
+    assert.ok(r.ok);
+    const made = h.emu.listSessions();
+    assert.equal(made.length, 1);
+    assert.equal(made[0]!.connInits, 0, 'the room was closed before any conn_init');
+    assert.equal(h.hangupsSeen(made[0]!.id), 1);
+  });
+
   it('with no call: nothing happens', async () => {
     const h = await setup();
     assert.deepEqual(await h.service.reportMediaError({ kind: 'other', message: 'x' }), { ok: true, value: undefined });
@@ -365,6 +383,38 @@ describe('the IPC entry point and the service’s views', () => {
     await h.reach('live');
     await h.hangup();
     await until(() => !h.service.running);
+  });
+
+  it('staff see the start-up problems given at creation, then the cast’s', async () => {
+    const startup = { kind: 'config' as const, code: 'invalid_config' as const, message: 'config.json: "idle" is not a number; the default is used.' };
+    const h = await setup({
+      config: { avatars: [{ id: 'ava', imagePath: TINY_PNG, name: 'Ava' }, { id: 'bob', imagePath: '/nonexistent/bob.png', name: 'Bob' }] },
+      service: { startupAttention: [startup] },
+    });
+    const problems = h.service.castProblems;
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!.message, /^The avatar "Bob" \(avatars\.1, id "bob"\)/);
+    const attention = h.service.attention;
+    assert.deepEqual(attention[0], startup);
+    assert.deepEqual(attention.slice(1).map((a) => [a.kind, a.message]), [['cast', `${problems[0]!.message} The other avatars are available; fix the configuration and restart.`]]);
+  });
+
+  it('control sockets for another session (recovery) are opened like the client’s', async () => {
+    const h = await setup(noRtcWait);
+    const liveId = await h.tap();
+    await h.reach('live');
+    const { url, headers } = h.service.client!.socketRequest(liveId);
+    const seen: string[] = [];
+    const socket = h.service.transportFactory(url, headers, {
+      onOpen: () => seen.push('open'),
+      onMessage: () => {},
+      onClose: () => seen.push('closed'),
+      onError: () => seen.push('error'),
+    });
+    await until(() => seen.includes('open'), { message: 'the socket opened' });
+    socket.close(1000, 'test');
+    await until(() => seen.includes('closed'));
+    await h.hangup();
   });
 
   it('fetch reaches another service URL given as a string, a URL or a Request', async () => {
