@@ -8,6 +8,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHANNELS, type CallFigures, type KioskEvent } from '../../electron/contract.ts';
 import { kioskOnEmulator, T0, type KioskOnEmulator } from '../helpers/kiosk-on-emulator.ts';
+import { until } from '../helpers/until.ts';
 
 let current: KioskOnEmulator | null = null;
 afterEach(async () => {
@@ -165,6 +166,26 @@ describe('call figures: a whole call timed from the tap', () => {
     assert.ok(h.warnings.some((line) => line.includes('WARN spare: stopped until a create succeeds')));
     // Nothing waits for the renderer any more.
     assert.deepEqual(await h.service.rtcReady({ liveId: 'x' }), { ok: true, value: { accepted: false } });
+  });
+
+  it('a spare that fails at the tap: the RTC side first reported ready for this tap counts, not the fresh session’s', async () => {
+    const h = await setup({ config: { prewarm: { mode: 'on-approach' } } });
+    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
+    await until(() => h.service.spares.phase === 'ready');
+    await h.service.handle(CHANNELS.attractReport, { showing: false, present: true });
+    h.emu.knobs.initFailure = true; // the spare's first conn_init is refused (LIVE_CONN_INIT_FAILED)
+    const spareId = await h.tap();
+    await h.clock.advance(40);
+    assert.deepEqual(await h.service.rtcReady({ liveId: spareId }), { ok: true, value: { accepted: true } });
+    await until(() => h.emu.listSessions().length === 2, { message: 'the fresh session' });
+    h.emu.knobs.initFailure = false;
+    const freshId = h.emu.listSessions()[1]!.id;
+    await until(() => h.events.some((e) => e.type === 'credentials' && e.liveId === freshId));
+    await h.clock.advance(60);
+    assert.deepEqual(await h.service.rtcReady({ liveId: freshId }), { ok: true, value: { accepted: true } });
+    await h.reach('live');
+    await h.hangup();
+    assert.deepEqual(figuresEvents(h.events).map((f) => [f.liveId, f.tapToRtcReadyMs, f.tapToConnInitAckMs]), [[freshId, 40, 100]]);
   });
 
   it('the call mode chosen at the tap is the figures’ call mode', async () => {
