@@ -98,6 +98,8 @@ describe('reportMediaError', () => {
     assert.ok(end.phase === 'failed');
     assert.deepEqual([end.liveId, end.error.code, end.summary?.liveId], [liveId, 'media_unavailable', liveId]);
     assert.equal(h.hangupsSeen(liveId), 1);
+    // The figures keep how the hangup went at the service (ours, user_end), as its billing summary says.
+    assert.equal(h.service.lastCallFigures?.endReason, 'user_end');
   });
 
   it('arriving while the end is already shown: the end is re-shown as the media failure (billing summary kept)', async () => {
