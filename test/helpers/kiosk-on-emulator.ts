@@ -70,7 +70,7 @@ export async function kioskOnEmulator(
       return r.value.liveId;
     },
     async reach(phase) {
-      await until(() => service.state.phase === phase, { message: `phase ${phase} (now ${service.state.phase})` });
+      await until(() => service.state.phase === phase, { realTimeoutMs: 5_000, message: `phase ${phase} (now ${service.state.phase})` });
     },
     async hangup(cause) {
       const r = await driveUntilSettled(clock, service.hangup(cause), { stepMs: 10 });

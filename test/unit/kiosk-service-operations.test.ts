@@ -474,8 +474,8 @@ describe('the warm connection while the attract screen shows', () => {
       });
       const report = (showing: boolean) => h.service.handle(CHANNELS.attractReport, { showing, present: null });
       const settled = async (n: number, message: string) => {
-        await until(() => relay.connections >= n, { message, realTimeoutMs: 1_000 });
-        await new Promise((r) => setTimeout(r, 20));
+        await until(() => relay.connections >= n, { message, realTimeoutMs: 5_000 });
+        await new Promise((r) => setTimeout(r, 50)); // time for a connection that should not come
         assert.equal(relay.connections, n, message);
       };
       await report(false);
