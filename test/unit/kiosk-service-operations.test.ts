@@ -271,6 +271,11 @@ describe('reconfigure', () => {
     const cfg = await h.service.getConfig();
     assert.ok(cfg.ok);
     assert.deepEqual([cfg.value.avatar.name, cfg.value.maxCallSeconds], ['Ada', null]);
+
+    // Applying the settings in use again (the same object) keeps them.
+    await h.service.reconfigure(h.service.config);
+    assert.equal(h.service.config.avatar.name, 'Ada');
+    assert.equal(h.service.config.callMode, 'audio');
   });
 });
 
@@ -312,6 +317,11 @@ describe('opening hours and holds', () => {
     await until(() => h.service.spares.phase === 'ready', { message: 'a spare after reopening' });
     assert.equal(h.emu.listSessions().length, 2);
     assert.deepEqual(h.events.filter((e) => e.type === 'opening').at(-1), { type: 'opening', opening: { open: true, nextOpenAt: null, timeZone: 'Europe/Berlin' } });
+
+    // Only open/closed changes (no next opening known): told, and the spare goes.
+    h.service.setOpening({ open: false, nextOpenAt: null, timeZone: 'Europe/Berlin' });
+    assert.deepEqual(h.events.filter((e) => e.type === 'opening').at(-1), { type: 'opening', opening: { open: false, nextOpenAt: null, timeZone: 'Europe/Berlin' } });
+    assert.equal(h.service.spares.phase, null);
   });
 
   it('a hold drops the spare and makes none; lifting it makes one again; each change told once', async () => {
