@@ -962,8 +962,10 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       opening = { ...next };
       if (!changed || shutdownPromise) return;
       logger.info(opening.open ? 'Opening hours: open' : 'Opening hours: closed', { nextOpenAt: opening.nextOpenAt });
-      if (!opening.open) spares.discard('closed');
+      // The spare manager hears "not showing" first: dropping the spare while it still thinks a visitor
+      // is in front would have it make a new one at once, while the kiosk is closed.
       void attractReport(lastAttract);
+      if (!opening.open) spares.discard('closed');
       emit({ type: 'opening', opening: { ...opening } });
     },
     get opening() {
@@ -973,8 +975,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       if (next === hold || shutdownPromise) return;
       hold = next;
       logger.info(hold ? 'New calls held' : 'New calls taken again', { reason: hold });
-      if (hold) spares.discard('held');
+      // As for closing: "not showing" first, so dropping the spare does not make a new one during the hold.
       void attractReport(lastAttract);
+      if (hold) spares.discard('held');
       emit({ type: 'hold', hold });
     },
     get hold() {
