@@ -18,9 +18,131 @@ const MACHINE = 'electron/core/session-machine.ts';
 const POLICY = 'electron/core/reconnect-policy.ts';
 const COMMANDS = 'electron/fleet/commands.ts';
 const SETTINGS = 'electron/operations/settings.ts';
+const KIOSK_SERVICE = 'electron/kiosk/kiosk-service.ts';
 const SPARE = 'electron/kiosk/spare.ts';
 
 export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
+  // kiosk/kiosk-service.ts
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "if ((st.phase === 'ended' || st.phase === 'failed') && st.summary?.hangupReason === 'credit_insufficient')",
+    original: "st.phase === 'ended' || st.phase === 'failed'",
+    replacement: "true",
+    reason: "Only ended and failed states carry a summary, so for any other phase the second half is false already.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "if (!f) return;",
+    original: "!f",
+    replacement: "false",
+    reason: "noteFigures is reached only through forward for the active session, whose figures draft is set at start and cleared only by that session's own terminal state, after which nothing more is forwarded.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "if ('liveId' in next && next.liveId) f.liveId = next.liveId;",
+    original: "'liveId' in next && next.liveId",
+    replacement: "true",
+    reason: "The session's credentials event sets the same liveId in forward, and the renderer reports only for a liveId it has received; a state without a liveId comes only before any create answered, when the figures' liveId is still null.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "if ('liveId' in next && next.liveId) f.liveId = next.liveId;",
+    original: "'liveId' in next && next.liveId",
+    replacement: "false",
+    reason: "The session's credentials event sets the same liveId in forward, and the renderer reports only for a liveId it has received; a state without a liveId comes only before any create answered, when the figures' liveId is still null.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "LogicalOperator",
+    line: "if ('liveId' in next && next.liveId) f.liveId = next.liveId;",
+    original: "'liveId' in next && next.liveId",
+    replacement: "'liveId' in next || next.liveId",
+    reason: "The session's credentials event sets the same liveId in forward, and the renderer reports only for a liveId it has received; a state without a liveId comes only before any create answered, when the figures' liveId is still null.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "StringLiteral",
+    line: "if ('liveId' in next && next.liveId) f.liveId = next.liveId;",
+    original: "'liveId'",
+    replacement: "\"\"",
+    reason: "The session's credentials event sets the same liveId in forward, and the renderer reports only for a liveId it has received; a state without a liveId comes only before any create answered, when the figures' liveId is still null.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "if (next.phase === 'live' && f.ackAtMs === null) f.ackAtMs = next.sinceMs;",
+    original: "f.ackAtMs === null",
+    replacement: "true",
+    reason: "Every later live state carries the first live state's sinceMs (reconnecting \u2192 live keeps it), so writing it again writes the same value.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "const summary = next.phase === 'ended' || next.phase === 'failed' ? next.summary : null;",
+    original: "next.phase === 'ended' || next.phase === 'failed'",
+    replacement: "true",
+    reason: "Reached only after `if (!isTerminal(next.phase)) return`: the phase is ended or failed here.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ArrowFunction",
+    line: "const outcome = await Promise.race([hung.then(() => 'done' as const)",
+    original: "() => 'done' as const",
+    replacement: "() => undefined",
+    reason: "The outcome is only compared with 'timeout'.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "BooleanLiteral",
+    line: "keepWarm(false);",
+    original: "false",
+    replacement: "true",
+    reason: "shutdownPromise is already set here, and keepWarm returns early (after clearing its timer) whenever it is.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "if (!shutdownPromise) {",
+    original: "!shutdownPromise",
+    replacement: "true",
+    reason: "After shutdown keepWarm returns early, and the spare manager (closed at the start of shutdown) ignores reports.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "if (!maxCallSeconds || (state.phase !== 'live' && state.phase !== 'reconnecting')) return state;",
+    original: "state.phase !== 'live' && state.phase !== 'reconnecting'",
+    replacement: "false",
+    reason: "Other phases have no sinceMs or endsAtMs: the cap is NaN, `NaN < undefined` is false, and the state comes back unchanged.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "EqualityOperator",
+    line: "return cap < state.endsAtMs ? { ...state, endsAtMs: cap } : state;",
+    original: "cap < state.endsAtMs",
+    replacement: "cap <= state.endsAtMs",
+    reason: "When the two are equal the copy has the same endsAtMs; nothing compares the identity of states.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "if (state.phase === 'ended') return { phase: 'failed', liveId: state.liveId, error, summary: state.summary };",
+    original: "state.phase === 'ended'",
+    replacement: "true",
+    reason: "asMediaFailure is only called with terminal states, and for a failed state this branch builds the same object as the next one.",
+  },
+  {
+    file: KIOSK_SERVICE,
+    mutator: "ConditionalExpression",
+    line: "if (state.phase === 'failed') return { phase: 'failed', liveId: state.liveId, error, summary: state.summary };",
+    original: "state.phase === 'failed'",
+    replacement: "true",
+    reason: "Only terminal states get here, and ended returned on the line before.",
+  },
   // operations/settings.ts
   {
     file: SETTINGS,

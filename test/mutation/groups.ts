@@ -94,6 +94,9 @@ export const GROUPS: MutationGroup[] = [
     mutate: ['electron/kiosk/kiosk-service.ts', 'electron/kiosk/spare.ts'],
     tests: [
       'test/unit/kiosk-service.test.ts',
+      'test/unit/kiosk-service-call-figures.test.ts',
+      'test/unit/kiosk-service-operations.test.ts',
+      'test/unit/kiosk-service-helpers.test.ts',
       'test/unit/spare.test.ts',
       'test/unit/spare-shutdown.test.ts',
       'test/unit/spare-edges.test.ts',
