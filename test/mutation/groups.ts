@@ -131,7 +131,17 @@ export const GROUPS: MutationGroup[] = [
     folder: OPERATIONS,
     title: 'ledger, settings, staff PIN, log file (unit tests)',
     mutate: ['electron/operations/ledger.ts', 'electron/operations/settings.ts', 'electron/operations/staff-pin.ts', 'electron/operations/log-file.ts'],
-    tests: ['test/unit/ledger.test.ts', 'test/unit/log-file.test.ts', 'test/unit/settings.test.ts', 'test/unit/settings-edges.test.ts', 'test/unit/staff-pin.test.ts', 'test/integration/ledger-crash.test.ts'],
+    tests: [
+      'test/unit/ledger.test.ts',
+      'test/unit/ledger-edges.test.ts',
+      'test/unit/log-file.test.ts',
+      'test/unit/log-file-edges.test.ts',
+      'test/unit/settings.test.ts',
+      'test/unit/settings-edges.test.ts',
+      'test/unit/staff-pin.test.ts',
+      'test/unit/staff-pin-edges.test.ts',
+      'test/integration/ledger-crash.test.ts',
+    ],
     target: 90,
   },
   {
