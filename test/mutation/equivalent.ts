@@ -20,6 +20,9 @@ const COMMANDS = 'electron/fleet/commands.ts';
 const SETTINGS = 'electron/operations/settings.ts';
 const KIOSK_SERVICE = 'electron/kiosk/kiosk-service.ts';
 const SPARE = 'electron/kiosk/spare.ts';
+const STAFF_PIN = 'electron/operations/staff-pin.ts';
+const LEDGER = 'electron/operations/ledger.ts';
+const MAIN_LOG = 'electron/operations/log-file.ts';
 
 export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
   // kiosk/kiosk-service.ts
@@ -812,5 +815,120 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     original: "which === 'nobody'",
     replacement: 'true',
     reason: 'It differs only when clearing the wake timer, which happens only in close right after the nobody timer was cleared; the wake handle is still cleared, and the field is never read once the manager is closed.',
+  },
+  // operations/staff-pin.ts
+  {
+    file: STAFF_PIN,
+    mutator: 'ConditionalExpression',
+    line: 'if (record.lockedUntilMs > 0) {',
+    original: 'record.lockedUntilMs > 0',
+    replacement: 'true',
+    reason: 'The schema never lets the stored value be negative, and for 0 the clamp gives min(0, now + step), which is 0 again for any clock reading from one minute before the epoch on. The module already takes 0 to mean "no lock-out" and assumes time is not negative.',
+  },
+  {
+    file: STAFF_PIN,
+    mutator: 'EqualityOperator',
+    line: 'if (record.lockedUntilMs > 0) {',
+    original: 'record.lockedUntilMs > 0',
+    replacement: 'record.lockedUntilMs >= 0',
+    reason: 'For 0 the clamp gives min(0, now + step), which is 0 again for any clock reading from one minute before the epoch on. The module already takes 0 to mean "no lock-out" and assumes time is not negative.',
+  },
+  {
+    file: STAFF_PIN,
+    mutator: 'OptionalChaining',
+    line: 'options.saveLockout?.({ failures: MAX_PIN_ATTEMPTS - attemptsLeft, level, lockedUntilMs });',
+    original: 'options.saveLockout?.({ failures: MAX_PIN_ATTEMPTS - attemptsLeft, level, lockedUntilMs })',
+    replacement: 'options.saveLockout({ failures: MAX_PIN_ATTEMPTS - attemptsLeft, level, lockedUntilMs })',
+    reason: 'Without saveLockout the call throws a TypeError inside the try, whose catch swallows every error, and building the argument has no side effects.',
+  },
+  {
+    file: STAFF_PIN,
+    mutator: 'ConditionalExpression',
+    line: "if (!NEW_PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', NEW_PIN_MESSAGE);",
+    original: '!NEW_PIN_PATTERN.test(pin)',
+    replacement: 'false',
+    reason: 'In setPin, hashPin runs next, before any state changes or saveHash is called, and it rejects with the same invalid_request error and message.',
+  },
+  {
+    file: STAFF_PIN,
+    mutator: 'ObjectLiteral',
+    line: 'const hash = await scrypt(pin, salt, SCRYPT.keyLen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });',
+    original: '{ N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }',
+    replacement: '{}',
+    reason: "Node's scrypt defaults are N = 16384, r = 8 and p = 1, the same values, and maxmem is left at its default either way.",
+  },
+  {
+    file: STAFF_PIN,
+    mutator: 'ArithmeticOperator',
+    line: 'maxmem: 256 * parsed.N * parsed.r + 1024 * 1024 });',
+    original: '1024 * 1024',
+    replacement: '1024 / 1024',
+    reason: 'maxmem becomes 256·N·r + 1, still above the 128·r·(N + 2 + p) bytes scrypt needs for every parameter set parsePinHash accepts (N at least 1024, p at most 16); the limit only decides whether scrypt runs, not what it returns.',
+  },
+  {
+    file: STAFF_PIN,
+    mutator: 'EqualityOperator',
+    line: 'if (ms < 120_000) return',
+    original: 'ms < 120_000',
+    replacement: 'ms <= 120_000',
+    reason: 'describeMs is only called with a lock-out step (1 min, 5 min, 30 min or 2 h), never with exactly 2 minutes.',
+  },
+  // operations/ledger.ts
+  {
+    file: LEDGER,
+    mutator: 'ConditionalExpression',
+    line: "if (value === null || value === undefined) return '';",
+    original: 'value === undefined',
+    replacement: 'false',
+    reason: 'Every CSV column is a required field of the session schema or is filled explicitly for a spare, and every record reaching toCsv has been through the schema, so no cell is ever undefined.',
+  },
+  {
+    file: LEDGER,
+    mutator: 'ConditionalExpression',
+    line: "const summary = state.phase === 'ended' || state.phase === 'failed' ? state.summary : null;",
+    original: "state.phase === 'ended' || state.phase === 'failed'",
+    replacement: 'true',
+    reason: 'The line before has already returned for every phase other than ended and failed.',
+  },
+  {
+    file: LEDGER,
+    mutator: 'ConditionalExpression',
+    line: "const error = state.phase === 'failed' ? state.error : null;",
+    original: "state.phase === 'failed'",
+    replacement: 'true',
+    reason: 'An ended state has no error, so error becomes undefined instead of null, and every later use (error?.code, error &&, error ?) treats the two alike.',
+  },
+  // operations/log-file.ts
+  {
+    file: MAIN_LOG,
+    mutator: 'StringLiteral',
+    line: "instance.transports.file.writeOptions = { flag: 'a', mode: 0o600, encoding: 'utf8' };",
+    original: "'utf8'",
+    replacement: '""',
+    reason: "Node's writeFileSync and Buffer.byteLength treat an empty encoding as utf8, so the bytes written and the size counted for rotation are the same.",
+  },
+  {
+    file: MAIN_LOG,
+    mutator: 'StringLiteral',
+    line: "instance.transports.file.level = 'silly';",
+    original: "'silly'",
+    replacement: '""',
+    reason: "electron-log's compareLevels passes every message when a transport's level is not a known level, and 'silly', the lowest level, passes every level this module logs at too.",
+  },
+  {
+    file: MAIN_LOG,
+    mutator: 'StringLiteral',
+    line: "instance.transports.console.level = options.console === false ? false : 'silly';",
+    original: "'silly'",
+    replacement: '""',
+    reason: "electron-log's compareLevels passes every message when a transport's level is not a known level, and 'silly', the lowest level, passes every level this module logs at too.",
+  },
+  {
+    file: MAIN_LOG,
+    mutator: 'Regex',
+    line: "LOG_FILE.replace(/\\.log$/, '.old.log')",
+    original: '/\\.log$/',
+    replacement: '/\\.log/',
+    reason: "It is applied only to the constant 'main.log', whose only .log is at its end.",
   },
 ];
