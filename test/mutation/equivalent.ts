@@ -12,6 +12,11 @@ export interface EquivalentMutant {
   original: string;
   replacement: string;
   reason: string;
+  /**
+   * Where the same line appears twice in a file: part of a line at most 8 lines above the mutant that
+   * only the intended place has (an entry must never hide a mutant at the other copy).
+   */
+  above?: string;
 }
 
 const MACHINE = 'electron/core/session-machine.ts';
@@ -276,6 +281,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     file: MACHINE,
     mutator: 'ConditionalExpression',
     line: "if (state.phase !== 'connecting' && state.phase !== 'reconnecting') return same;",
+    above: "case 'socket-open': {",
     original: "state.phase !== 'reconnecting'",
     replacement: 'true',
     reason: "Ignoring socket-open while reconnecting changes nothing: only the first socket's open time is recorded, and that socket opened before the ack that made the call live (an ack arrives only on an open socket).",
@@ -284,6 +290,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     file: MACHINE,
     mutator: 'StringLiteral',
     line: "if (state.phase !== 'connecting' && state.phase !== 'reconnecting') return same;",
+    above: "case 'socket-open': {",
     original: "'reconnecting'",
     replacement: '""',
     reason: 'Same as above: socket-open while reconnecting is ignored either way, the first open time being recorded before live.',
@@ -384,14 +391,6 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
   {
     file: 'electron/fleet/commands.ts',
     mutator: 'ConditionalExpression',
-    line: "typeof rec.id === 'string' && id.safeParse(rec.id).success",
-    original: "typeof rec.id === 'string'",
-    replacement: 'true',
-    reason: "The id schema is a string schema: it refuses a non-string id by itself, so the id echoed stays null.",
-  },
-  {
-    file: 'electron/fleet/commands.ts',
-    mutator: 'ConditionalExpression',
     line: "raw = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));",
     original: "typeof payload === 'string'",
     replacement: 'false',
@@ -433,7 +432,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
   {
     file: 'electron/fleet/event-queue.ts',
     mutator: 'ConditionalExpression',
-    line: 'if (parsed.success) ({ epoch, acked } = parsed.data);',
+    line: 'if (parsed.success) ({ epoch, acked, dropped = 0 } = parsed.data);',
     original: 'parsed.success',
     replacement: 'true',
     reason: 'A failed parse has no data: destructuring it throws inside the try, whose catch keeps the fresh epoch, as skipping the branch does.',
@@ -531,6 +530,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     file: 'electron/fleet/opening-hours.ts',
     mutator: 'ConditionalExpression',
     line: 'if (timer !== null) clock.clearTimeout(timer);',
+    above: 'const arm = () => {',
     original: 'timer !== null',
     replacement: 'true',
     reason: 'Clearing no timer is harmless on both clocks (the system clock and FakeClock ignore an unknown handle).',
@@ -612,6 +612,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     file: SPARE,
     mutator: 'StringLiteral',
     line: "this.#end(spare, 'failed', 'socket_lost');",
+    above: 'if (!created || !socket || !socket.isOpen) {',
     original: "'failed'",
     replacement: '""',
     reason: 'The tap gets here only with a spare that is not done and whose socket reported open after `created` was set, and that socket stops being open only through `#end` or a terminal outcome that calls `#end`, both of which mark the spare done. So the condition is always false here.',
@@ -620,6 +621,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     file: SPARE,
     mutator: 'StringLiteral',
     line: "this.#end(spare, 'failed', 'socket_lost');",
+    above: 'if (!created || !socket || !socket.isOpen) {',
     original: "'socket_lost'",
     replacement: '""',
     reason: 'The tap gets here only with a spare that is not done and whose socket reported open after `created` was set, and that socket stops being open only through `#end` or a terminal outcome that calls `#end`, both of which mark the spare done. So the condition is always false here.',
@@ -845,6 +847,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     file: STAFF_PIN,
     mutator: 'ConditionalExpression',
     line: "if (!NEW_PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', NEW_PIN_MESSAGE);",
+    above: 'Unlock the staff panel before changing the PIN.',
     original: '!NEW_PIN_PATTERN.test(pin)',
     replacement: 'false',
     reason: 'In setPin, hashPin runs next, before any state changes or saveHash is called, and it rejects with the same invalid_request error and message.',

@@ -116,6 +116,11 @@ function originalText(m: ReportedMutant, lines: string[]): string {
 
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
+/** Whether `text` is on one of the 8 lines above the 1-based `line`. */
+function isAbove(text: string, line: number, lines: string[]): boolean {
+  return lines.slice(Math.max(0, line - 9), line - 1).some((l) => squash(l).includes(squash(text)));
+}
+
 function equivalentFor(file: string, m: ReportedMutant, original: string, lines: string[]): EquivalentMutant | undefined {
   const line = squash(lines[m.location.start.line - 1] ?? '');
   return EQUIVALENT_MUTANTS.find(
@@ -124,7 +129,8 @@ function equivalentFor(file: string, m: ReportedMutant, original: string, lines:
       e.mutator === m.mutatorName &&
       line.includes(squash(e.line)) &&
       squash(e.original) === squash(original) &&
-      squash(e.replacement) === squash(m.replacement),
+      squash(e.replacement) === squash(m.replacement) &&
+      (e.above === undefined || isAbove(e.above, m.location.start.line, lines)),
   );
 }
 

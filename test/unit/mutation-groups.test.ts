@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { GROUPS, mutateGlobs } from '../mutation/groups.ts';
+import { EQUIVALENT_MUTANTS } from '../mutation/equivalent.ts';
+import { readFileSync } from 'node:fs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -54,6 +56,20 @@ describe('mutation groups', () => {
   it('a folder has at most one "rest of folder" group (two would both claim the same files)', () => {
     for (const folder of new Set(GROUPS.map((g) => g.folder))) {
       assert.ok(GROUPS.filter((g) => g.folder === folder && g.mutate === 'rest of folder').length <= 1, folder);
+    }
+  });
+
+  it('every equivalent mutant still names a line of its file, once (an entry that matched nothing, or two places, would hide the wrong mutant)', () => {
+    const squash = (t: string) => t.replace(/\s+/g, ' ').trim();
+    for (const e of EQUIVALENT_MUTANTS) {
+      const lines = readFileSync(path.join(ROOT, e.file), 'utf8').split('\n');
+      const firstLine = squash(e.original.split('\n')[0]!);
+      const places = lines
+        .map((l, i) => ({ text: squash(l), at: i + 1 }))
+        .filter(({ text, at }) => text.includes(squash(e.line)) && text.includes(firstLine) &&
+          (e.above === undefined || lines.slice(Math.max(0, at - 9), at - 1).some((l) => squash(l).includes(squash(e.above!)))));
+      assert.equal(places.length, 1, `${e.file}: "${e.line}" (${e.mutator} ${e.original} → ${e.replacement}) is at lines ${JSON.stringify(places.map((p) => p.at))}`);
+      assert.ok(e.reason.length > 20, `${e.file}: "${e.line}" needs its reason`);
     }
   });
 });
