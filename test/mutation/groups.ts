@@ -84,7 +84,15 @@ export const GROUPS: MutationGroup[] = [
     folder: CORE,
     title: 'avatar input, surface, clock, log, kiosk API',
     mutate: 'rest of folder',
-    tests: ['test/unit/avatar-input.test.ts', 'test/unit/surface.test.ts', 'test/unit/log-secrets.test.ts', 'test/unit/control-socket.test.ts', 'test/integration/browser-host.test.ts'],
+    tests: [
+      'test/unit/avatar-input.test.ts',
+      'test/unit/surface.test.ts',
+      'test/unit/log-secrets.test.ts',
+      'test/unit/control-socket.test.ts',
+      'test/unit/proxy-route.test.ts',
+      'test/integration/proxy.test.ts',
+      'test/integration/browser-host.test.ts',
+    ],
     target: 95,
   },
   {
