@@ -1,0 +1,214 @@
+/**
+ * The tap that takes a spare session, with the renderer joining RTC first (the default): its credentials
+ * reach the renderer at once, its states only once the spare's first conn_init is answered. The kiosk
+ * service against the in-process emulator on 127.0.0.1:0, on one FakeClock (50 fake ms per answer).
+ */
+import { afterEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { CHANNELS, type KioskEvent, type Result, type SpareEvent } from '../../electron/contract.ts';
+import { FakeClock } from '../../electron/core/clock.ts';
+import { createLogger } from '../../electron/core/log.ts';
+import { startEmulator, type EmulatedSession, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
+import { resolveConfig } from '../../electron/kiosk/config.ts';
+import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { advanceInSteps, advanceUntil, driveUntilSettled, until } from '../helpers/until.ts';
+
+const T0 = 1_700_000_000_000;
+const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+interface Harness {
+  clock: FakeClock;
+  service: KioskService;
+  emu: EmulatorHandle;
+  events: KioskEvent[];
+  lines: string[];
+  spareLog(): Array<[SpareEvent['status'], string | null, string | undefined]>;
+  /** The renderer's view of the call: state phases and credentials, in order. */
+  uiLog(): string[];
+  session(liveId: string): EmulatedSession;
+}
+
+let current: Harness | null = null;
+
+async function setup(options: { config?: Record<string, unknown>; knobs?: Partial<EmulatorKnobs> } = {}): Promise<Harness> {
+  const clock = new FakeClock(T0);
+  const lines: string[] = [];
+  const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...options.config }, {});
+  const service = await createKioskService({
+    config,
+    apiKey: null,
+    apiKeySource: 'none',
+    clock,
+    logger: createLogger({ level: 'info', sink: (l) => lines.push(l) }),
+    persistApiKey: async () => {},
+    startEmulator: (o) => startEmulator({ ...o, clock }),
+    emulatorKnobs: { latencyMs: 50, warmupMs: { audio: 0, video: 0 }, endingMs: 300, ...options.knobs },
+  });
+  const emu = service.emulator;
+  assert.ok(emu);
+  const events: KioskEvent[] = [];
+  service.onEvent((e) => events.push(e));
+  const h: Harness = {
+    clock,
+    service,
+    emu,
+    events,
+    lines,
+    spareLog: () => events.filter((e): e is SpareEvent => e.type === 'spare').map((e) => [e.status, e.liveId, e.reason]),
+    uiLog: () => events.flatMap((e) => (e.type === 'state' ? [e.state.phase] : e.type === 'credentials' ? [`credentials:${e.liveId}`] : [])),
+    session: (liveId) => {
+      const s = emu.getSession(liveId);
+      assert.ok(s, `the emulator knows ${liveId}`);
+      return s;
+    },
+  };
+  current = h;
+  return h;
+}
+
+afterEach(async () => {
+  const h = current;
+  current = null;
+  if (!h) return;
+  await driveUntilSettled(h.clock, h.service.shutdown());
+});
+
+function value<T>(r: Result<T>): T {
+  assert.equal(r.ok, true, JSON.stringify(r));
+  return (r as { ok: true; value: T }).value;
+}
+
+/** Approach, then let fake time pass until the spare's socket is open. Returns the spare's room. */
+async function approach(h: Harness): Promise<string> {
+  value(await h.service.handle(CHANNELS.attractReport, { showing: true, present: true }));
+  await advanceUntil(h.clock, () => h.service.spares.phase === 'ready', { stepMs: 10, message: 'spare ready' });
+  const created = h.spareLog().find(([s]) => s === 'created');
+  assert.ok(created?.[1]);
+  return created[1];
+}
+
+/** The visitor taps: the attract screen goes away (unless its report is late), then `session.start`
+ *  (resolves once the session exists). */
+async function tap(h: Harness, arg: unknown = {}, leaveAttract = true): Promise<string> {
+  if (leaveAttract) value(await h.service.handle(CHANNELS.attractReport, { showing: false, present: true }));
+  const r = (await driveUntilSettled(h.clock, h.service.handle(CHANNELS.sessionStart, arg), { stepMs: 10, realTimeoutMs: 3_000 })) as Result<{ liveId: string | null }>;
+  const liveId = value(r).liveId;
+  assert.ok(liveId, 'the tap answers with a room');
+  return liveId;
+}
+
+const nonKeepAlive = (s: EmulatedSession) => s.clientMessages.map((m) => m.type).filter((t) => t !== 4);
+
+describe('a tap on a spare, the renderer joining RTC first', () => {
+  it('the credentials reach the renderer at once, milestones count, and conn_init waits for the renderer', async () => {
+    const h = await setup();
+    const spareId = await approach(h);
+    const liveId = await tap(h);
+    assert.equal(liveId, spareId, 'the tap took the spare');
+    assert.deepEqual(h.uiLog(), [`credentials:${spareId}`], 'the spare\'s states are held until its first answer');
+    assert.deepEqual(value(await h.service.handle(CHANNELS.sessionReportMilestone, { liveId, milestone: 'joined', durationMs: 80 })), { accepted: true });
+    await h.clock.advance(500);
+    assert.equal(h.session(spareId).connInits, 0);
+    value(await h.service.handle(CHANNELS.sessionRtcReady, { liveId }));
+    await advanceUntil(h.clock, () => h.service.state.phase === 'live', { stepMs: 10 });
+    assert.deepEqual(h.uiLog(), [`credentials:${spareId}`, 'creating', 'connecting', 'live']);
+    assert.deepEqual(h.events.map((e) => e.type), ['spare', 'credentials', 'spare', 'state', 'state', 'state'], 'nothing else reaches the renderer');
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['used', spareId, undefined],
+    ]);
+    assert.equal(h.emu.listSessions().length, 1, 'no second room');
+    await driveUntilSettled(h.clock, h.service.hangup(), { stepMs: 50 });
+    const figures = h.service.lastCallFigures;
+    assert.ok(figures);
+    assert.deepEqual([figures.liveId, figures.joinMs], [spareId, 80]);
+  });
+
+  it('a hangup before the renderer joined ends the spare (type 5 once); no other room is made', async () => {
+    const h = await setup();
+    const spareId = await approach(h);
+    await tap(h);
+    await driveUntilSettled(h.clock, h.service.hangup(), { stepMs: 50 });
+    await h.clock.advance(1_000);
+    assert.deepEqual(nonKeepAlive(h.session(spareId)), [5]);
+    assert.equal(h.emu.listSessions().length, 1, 'the visitor\'s hangup made no new room');
+    assert.equal(h.session(spareId).billedSeconds, 0);
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['used', spareId, undefined],
+    ]);
+    assert.equal(h.service.state.phase, 'ended');
+  });
+
+  it('a video spare still warming (NOT_READY) is the call: it goes live on its own room after the retry', async () => {
+    const h = await setup({ config: { callMode: 'video' }, knobs: { warmupMs: { audio: 0, video: 1_000 } } });
+    const spareId = await approach(h);
+    const liveId = await tap(h);
+    value(await h.service.handle(CHANNELS.sessionRtcReady, { liveId }));
+    await advanceUntil(h.clock, () => h.service.state.phase === 'live', { stepMs: 50, maxFakeMs: 10_000 });
+    assert.equal(h.session(spareId).notReadyAnswers, 1);
+    assert.equal(h.emu.listSessions().length, 1, 'no second room');
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['used', spareId, undefined],
+    ]);
+    assert.deepEqual(h.uiLog(), [`credentials:${spareId}`, 'creating', 'connecting', 'warming', 'connecting', 'live']);
+  });
+
+  it('a spare failing at its first conn_init: a fresh room for the tap, and no new spare while that call runs', async () => {
+    const h = await setup({ config: { callMode: 'audio' } });
+    const spareId = await approach(h);
+    h.emu.knobs.initFailure = true;
+    // The attract screen's "gone" report has not arrived: only the running call keeps spares away.
+    const liveId = await tap(h, {}, false);
+    assert.equal(liveId, spareId);
+    value(await h.service.handle(CHANNELS.sessionRtcReady, { liveId }));
+    await until(() => h.session(spareId).connInits === 1, { message: 'conn_init of the spare' });
+    h.emu.knobs.initFailure = false;
+    await advanceUntil(h.clock, () => h.emu.listSessions().length === 2, { stepMs: 10, message: 'a fresh room' });
+    const fresh = h.emu.listSessions().find((s) => s.id !== spareId)!.id;
+    await advanceUntil(h.clock, () => h.events.some((e) => e.type === 'credentials' && e.liveId === fresh), { stepMs: 10 });
+    value(await h.service.handle(CHANNELS.sessionRtcReady, { liveId: fresh }));
+    await advanceUntil(h.clock, () => h.service.state.phase === 'live', { stepMs: 10 });
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['failed', spareId, 'init_failed'],
+    ]);
+    assert.ok(h.lines.some((l) => l.includes('The spare session failed at the tap; creating a new session') && l.includes('init_failed')), h.lines.join('\n'));
+    // The visitor is in a call: 30 s of someone in front of the screen make no spare.
+    await advanceInSteps(h.clock, 30_000, { stepMs: 1_000 });
+    assert.equal(h.emu.listSessions().length, 2);
+    assert.equal(h.service.state.phase, 'live');
+  });
+});
+
+describe('spares and the service client', () => {
+  it('a new key drops the spare (type 5, settings_changed) and forgets an out-of-credits stop', async () => {
+    const h = await setup();
+    h.emu.setBalance(h.emu.apiKey, 10);
+    const r = (await driveUntilSettled(h.clock, h.service.handle(CHANNELS.sessionStart, {}), { stepMs: 10 })) as Result<{ liveId: string | null }>;
+    assert.equal(value(r).liveId, null);
+    await advanceUntil(h.clock, () => h.service.state.phase === 'failed', { stepMs: 10 });
+    assert.equal(h.service.spares.blockedBy, 'insufficient_credits');
+    h.emu.setBalance(h.emu.apiKey, 1000);
+    value(await h.service.setApiKey({ apiKey: null }));
+    assert.equal(h.service.spares.blockedBy, null, 'a changed key may have credits');
+    const spareId = await approach(h);
+    value(await h.service.setApiKey({ apiKey: null }));
+    await advanceUntil(h.clock, () => h.session(spareId).status !== 'waiting', { stepMs: 10 });
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['expired', spareId, 'settings_changed'],
+    ]);
+    assert.deepEqual(nonKeepAlive(h.session(spareId)), [5]);
+  });
+
+  it('opening after a closed spell makes no spare unless the attract screen said it shows', async () => {
+    const h = await setup({ config: { prewarm: { mode: 'always' } } });
+    h.service.setOpening({ open: false, nextOpenAt: null, timeZone: null });
+    h.service.setOpening({ open: true, nextOpenAt: null, timeZone: null });
+    await advanceInSteps(h.clock, 2_000, { stepMs: 100 });
+    assert.equal(h.emu.listSessions().length, 0);
+    assert.deepEqual(h.spareLog(), []);
+  });
+});
