@@ -6,14 +6,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AttentionItem, KioskEvent, PublicConfig, Result } from '../../electron/contract.ts';
+import { CHANNELS, type AttentionItem, type KioskEvent, type Result } from '../../electron/contract.ts';
+import { FakeClock } from '../../electron/core/clock.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import type { EmulatorHandle } from '../../electron/emulator/index.ts';
 import { resolveConfig, DEFAULT_COMPANION_SHORTCUT, type KioskConfig } from '../../electron/kiosk/config.ts';
 import { createKioskService, readImageAsDataUrl, type KioskServiceOptions } from '../../electron/kiosk/kiosk-service.ts';
 import { FakeTransports } from '../helpers/fake-transport.ts';
+import { realDelay, until } from '../helpers/until.ts';
 
 const KEY = 'sk-unit-CONFIG-5e4d3c2b1a09';
 // Two real one-pixel PNGs (the cast check builds a create request from each picture).
@@ -301,5 +304,37 @@ describe('event listeners', () => {
     assert.deepEqual(seen, ['hold']);
     assert.ok(logged(m.lines, 'WARN', 'An event listener threw'), m.lines.join('\n'));
     await m.service.shutdown();
+  });
+});
+
+describe('the warm connection', () => {
+  it('while the attract screen shows, one connection to the service is kept open and renewed once stale; none after', async () => {
+    // A bare TCP listener on 127.0.0.1: each warm-up is one accepted connection.
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const clock = new FakeClock();
+    const config = cfg({ service: { baseUrl: `http://127.0.0.1:${port}` }, prewarm: { mode: 'off' } });
+    const m = await make({ config, apiKey: KEY, apiKeySource: 'stored', clock });
+    try {
+      assert.equal(sockets.length, 0, 'nothing before the attract screen shows');
+      value(await m.service.handle(CHANNELS.attractReport, { showing: true, present: null }));
+      await until(() => sockets.length === 1, { message: 'the first warm connection' });
+      await clock.advance(20_000);
+      await realDelay(20);
+      assert.equal(sockets.length, 1, 'checked after 20 s: still fresh, kept');
+      await clock.advance(20_000);
+      await until(() => sockets.length === 2, { message: 'renewed after 40 s (older than 30 s)' });
+      value(await m.service.handle(CHANNELS.attractReport, { showing: false, present: null }));
+      for (let i = 0; i < 4; i++) await clock.advance(20_000);
+      await realDelay(20);
+      assert.equal(sockets.length, 2, 'a call or a hidden attract screen: no more warm-ups');
+      assert.equal(clock.pendingCount, 0, 'the refresh timer is gone');
+    } finally {
+      await m.service.shutdown();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
