@@ -30,7 +30,7 @@ interface Harness {
 
 let current: Harness | null = null;
 
-async function setup(options: { config?: Record<string, unknown>; knobs?: Partial<EmulatorKnobs> } = {}): Promise<Harness> {
+async function setup(options: { config?: Record<string, unknown>; knobs?: Partial<EmulatorKnobs>; awaitRendererRtc?: boolean } = {}): Promise<Harness> {
   const clock = new FakeClock(T0);
   const lines: string[] = [];
   const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...options.config }, {});
@@ -41,6 +41,7 @@ async function setup(options: { config?: Record<string, unknown>; knobs?: Partia
     clock,
     logger: createLogger({ level: 'info', sink: (l) => lines.push(l) }),
     persistApiKey: async () => {},
+    ...(options.awaitRendererRtc !== undefined ? { awaitRendererRtc: options.awaitRendererRtc } : {}),
     startEmulator: (o) => startEmulator({ ...o, clock }),
     emulatorKnobs: { latencyMs: 50, warmupMs: { audio: 0, video: 0 }, endingMs: 300, ...options.knobs },
   });
@@ -179,6 +180,56 @@ describe('a tap on a spare, the renderer joining RTC first', () => {
     await advanceInSteps(h.clock, 30_000, { stepMs: 1_000 });
     assert.equal(h.emu.listSessions().length, 2);
     assert.equal(h.service.state.phase, 'live');
+  });
+});
+
+describe('a tap on a spare with no renderer to join RTC', () => {
+  it('the credentials are held with the states until the first answer, in order, and nothing fails on the way', async () => {
+    const h = await setup({ awaitRendererRtc: false });
+    const spareId = await approach(h);
+    assert.equal(await tap(h), spareId);
+    await advanceUntil(h.clock, () => h.service.state.phase === 'live', { stepMs: 10 });
+    assert.deepEqual(h.uiLog(), ['creating', 'connecting', `credentials:${spareId}`, 'live']);
+    assert.deepEqual(h.lines.filter((l) => / ERROR /.test(l)), [], 'no error for the operator');
+  });
+});
+
+describe('a spare lost at the tap', () => {
+  it('its socket dropped before the first answer: failed (socket_lost), the tap gets a fresh room', async () => {
+    const h = await setup();
+    const spareId = await approach(h);
+    await tap(h);
+    h.emu.dropConnection(spareId);
+    await advanceUntil(h.clock, () => h.emu.listSessions().length === 2, { stepMs: 10, message: 'a fresh room' });
+    const fresh = h.emu.listSessions().find((s) => s.id !== spareId)!.id;
+    await advanceUntil(h.clock, () => h.events.some((e) => e.type === 'credentials' && e.liveId === fresh), { stepMs: 10 });
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['failed', spareId, 'socket_lost'],
+    ]);
+    value(await h.service.handle(CHANNELS.sessionRtcReady, { liveId: fresh }));
+    await advanceUntil(h.clock, () => h.service.state.phase === 'live', { stepMs: 10 });
+    assert.equal(h.session(spareId).connInits, 0, 'the lost spare was never billed');
+  });
+});
+
+describe('the out-of-credits stop', () => {
+  it('is lifted by a created room, not by a tap abandoned before its room was answered', async () => {
+    const h = await setup({ knobs: { createDelayMs: 1_000 } });
+    h.emu.setBalance(h.emu.apiKey, 10);
+    value((await driveUntilSettled(h.clock, h.service.handle(CHANNELS.sessionStart, {}), { stepMs: 50 })) as Result<unknown>);
+    await advanceUntil(h.clock, () => h.service.state.phase === 'failed', { stepMs: 50 });
+    assert.equal(h.service.spares.blockedBy, 'insufficient_credits');
+    h.emu.setBalance(h.emu.apiKey, 1000);
+    // A visitor taps and walks away while the create is still out: the room is closed unused.
+    const started = h.service.handle(CHANNELS.sessionStart, {});
+    await until(() => h.emu.listSessions().length === 1, { message: 'the create reached the service' });
+    await driveUntilSettled(h.clock, Promise.all([h.service.hangup(), started]), { stepMs: 50 });
+    assert.equal(h.service.spares.blockedBy, 'insufficient_credits', 'no room was handed over: still stopped');
+    value(await h.service.handle(CHANNELS.attractReport, { showing: true, present: true }));
+    await advanceInSteps(h.clock, 5_000, { stepMs: 500 });
+    assert.equal(h.emu.listSessions().length, 1, 'no spare');
+    assert.deepEqual(h.spareLog(), []);
   });
 });
 
