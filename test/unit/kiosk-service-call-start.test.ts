@@ -8,6 +8,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
+import { createLogger } from '../../electron/core/log.ts';
 import { startEmulator, type EmulatedSession, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createKioskService, type KioskService, type KioskServiceOptions } from '../../electron/kiosk/kiosk-service.ts';
@@ -22,6 +23,7 @@ interface Harness {
   service: KioskService;
   emu: EmulatorHandle;
   events: KioskEvent[];
+  lines: string[];
   /** The renderer's view: state phases, credentials, muted and spare events, in order. */
   uiLog(): string[];
   session(liveId: string): EmulatedSession;
@@ -31,12 +33,14 @@ let current: Harness | null = null;
 
 async function setup(options: { config?: Record<string, unknown>; knobs?: Partial<EmulatorKnobs>; service?: Partial<KioskServiceOptions> } = {}): Promise<Harness> {
   const clock = new FakeClock(T0);
+  const lines: string[] = [];
   const config = resolveConfig({ callMode: 'audio', prewarm: { mode: 'off' }, avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...options.config }, {});
   const service = await createKioskService({
     config,
     apiKey: null,
     apiKeySource: 'none',
     clock,
+    logger: createLogger({ level: 'info', sink: (l) => lines.push(l) }),
     startEmulator: (o) => startEmulator({ ...o, clock }),
     emulatorKnobs: { latencyMs: LATENCY_MS, warmupMs: { audio: 0, video: 0 }, endingMs: 300, ...options.knobs },
     ...options.service,
@@ -50,6 +54,7 @@ async function setup(options: { config?: Record<string, unknown>; knobs?: Partia
     service,
     emu,
     events,
+    lines,
     uiLog: () =>
       events.flatMap((e) => {
         if (e.type === 'state') return [e.state.phase];
@@ -162,6 +167,27 @@ describe('what a session is created with', () => {
     assert.equal('moderation' in req, false);
     assert.equal('extra_motion' in req, false);
     assert.equal(h.service.callAvatarId, 'default');
+  });
+});
+
+describe('the call mode a tap asks for', () => {
+  it('is ignored while allowModeChoice is off, and the operator is told what was asked for', async () => {
+    const h = await setup({ config: { allowModeChoice: false }, service: { awaitRendererRtc: false } });
+    const warned = () => h.lines.filter((l) => l.includes(' WARN Ignoring the requested call mode: allowModeChoice is off'));
+    const same = await tap(h, { callMode: 'audio' });
+    assert.deepEqual(warned(), [], 'asking for the configured mode is no problem');
+    await driveUntilSettled(h.clock, h.service.hangup(), { stepMs: 50 });
+    const other = await tap(h, { callMode: 'video' });
+    assert.equal(request(h.session(other)).call_mode, 'audio');
+    assert.equal(request(h.session(same)).call_mode, 'audio');
+    assert.equal(warned().length, 1);
+    assert.match(warned()[0]!, /"requested":"video"/);
+  });
+
+  it('is honoured with allowModeChoice on', async () => {
+    const h = await setup({ config: { allowModeChoice: true }, service: { awaitRendererRtc: false } });
+    const liveId = await tap(h, { callMode: 'video' });
+    assert.equal(request(h.session(liveId)).call_mode, 'video');
   });
 });
 

@@ -119,6 +119,11 @@ describe('a tap on a spare, the renderer joining RTC first', () => {
       ['used', spareId, undefined],
     ]);
     assert.equal(h.emu.listSessions().length, 1, 'no second room');
+    // Spare sessions cost credits: the operator's log names each one and what became of it.
+    assert.deepEqual(
+      h.lines.filter((l) => l.includes(' INFO Spare session ')).map((l) => [/Spare session (\w+)/.exec(l)?.[1], l.includes(spareId)]),
+      [['created', true], ['used', true]],
+    );
     await driveUntilSettled(h.clock, h.service.hangup(), { stepMs: 50 });
     const figures = h.service.lastCallFigures;
     assert.ok(figures);
@@ -176,6 +181,7 @@ describe('a tap on a spare, the renderer joining RTC first', () => {
       ['failed', spareId, 'init_failed'],
     ]);
     assert.ok(h.lines.some((l) => l.includes('The spare session failed at the tap; creating a new session') && l.includes('init_failed')), h.lines.join('\n'));
+    assert.deepEqual(h.uiLog(), [`credentials:${spareId}`, 'creating', 'connecting', `credentials:${fresh}`, 'live'], 'none of the failed spare\'s states');
     // The visitor is in a call: 30 s of someone in front of the screen make no spare.
     await advanceInSteps(h.clock, 30_000, { stepMs: 1_000 });
     assert.equal(h.emu.listSessions().length, 2);
