@@ -216,6 +216,7 @@ describe('a spare lost at the tap', () => {
     value(await h.service.handle(CHANNELS.sessionRtcReady, { liveId: fresh }));
     await advanceUntil(h.clock, () => h.service.state.phase === 'live', { stepMs: 10 });
     assert.equal(h.session(spareId).connInits, 0, 'the lost spare was never billed');
+    assert.deepEqual(h.uiLog(), [`credentials:${spareId}`, 'creating', 'connecting', `credentials:${fresh}`, 'live'], 'none of the lost spare\'s states');
   });
 });
 
