@@ -176,7 +176,7 @@ describe('a cast member that cannot be used', () => {
     const pc = value(await m.service.getConfig());
     assert.equal(pc.attention, 1);
     assert.deepEqual(pc.cast.map((c) => c.id), ['ava']);
-    assert.ok(logged(m.lines, 'ERROR', 'An avatar of the cast cannot be used'), m.lines.join('\n'));
+    assert.ok(m.lines.some((l) => l.includes(' ERROR An avatar of the cast cannot be used') && l.includes('The avatar \\"Bo\\"')), m.lines.join('\n'));
     const r = failure(await m.service.start({ avatarId: 'bo' }));
     assert.deepEqual(r, { code: 'invalid_config', message: problems[0]!.message });
     assert.equal(m.service.running, false);
@@ -191,6 +191,28 @@ describe('the service client', () => {
     assert.deepEqual(r, { code: 'internal', message: 'Could not store the API key: This kiosk cannot store an API key.' });
     assert.equal(m.service.mode, 'demo');
     assert.equal(m.emu.calls.closed, 0);
+    await m.service.shutdown();
+  });
+
+  it('the operator is told which service the kiosk talks to: the built-in emulator (demo) or the configured one', async () => {
+    const demo = await make();
+    assert.ok(demo.lines.some((l) => l.includes(' INFO Demo mode: no API key configured; using the built-in emulator') && l.includes('http://127.0.0.1:9')), demo.lines.join('\n'));
+    assert.ok(demo.lines.some((l) => l.includes(' INFO Service client ready') && l.includes('"mode":"demo"')), demo.lines.join('\n'));
+    await demo.service.shutdown();
+    const direct = await make({ config: cfg({ service: { baseUrl: 'https://avatar.example.com' } }), apiKey: KEY, apiKeySource: 'env' });
+    assert.ok(direct.lines.some((l) => l.includes(' INFO Service client ready') && l.includes('"mode":"direct"')), direct.lines.join('\n'));
+    assert.equal(direct.lines.some((l) => l.includes('Demo mode')), false);
+    await direct.service.shutdown();
+  });
+
+  it('an emulator that does not close cleanly when a key is set: direct mode all the same, and a warning', async () => {
+    const m = await make({ persistApiKey: async () => {}, config: cfg({ service: { baseUrl: 'https://avatar.example.com' } }) });
+    m.emu.handle.close = async () => {
+      throw new Error('server busy');
+    };
+    assert.equal(value(await m.service.setApiKey({ apiKey: KEY })).mode, 'direct');
+    assert.equal(m.service.emulator, null);
+    assert.ok(m.lines.some((l) => l.includes(' WARN Emulator did not close cleanly') && l.includes('server busy')), m.lines.join('\n'));
     await m.service.shutdown();
   });
 
