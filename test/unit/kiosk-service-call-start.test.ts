@@ -5,6 +5,7 @@
  * type 5) and the figures the call leaves behind.
  */
 import { afterEach, describe, it } from 'node:test';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import assert from 'node:assert/strict';
 import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
@@ -223,5 +224,37 @@ describe('a tap right after the end was shown', () => {
     assert.ok(second && second !== first);
     assert.equal(h.emu.listSessions().length, 2);
     assert.deepEqual(types(h.session(first)).filter((t) => t === 5), [5], 'the first was hung up once');
+  });
+});
+
+describe('connections to the service', () => {
+  it('the tap\'s create and its control socket share one keep-alive connection (no second TCP set-up)', async () => {
+    const clock = new FakeClock(T0);
+    const emu = await startEmulator({ host: '127.0.0.1', port: 0, clock, knobs: { latencyMs: LATENCY_MS, warmupMs: { audio: 0, video: 0 }, endingMs: 300 } });
+    // A TCP relay in front of the service counts the connections the kiosk opens.
+    const opened: Socket[] = [];
+    const relay = createServer((client) => {
+      opened.push(client);
+      const upstream = connect(Number(new URL(emu.baseUrl).port), '127.0.0.1');
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const config = resolveConfig({ callMode: 'audio', prewarm: { mode: 'off' }, avatar: { imagePath: TINY_PNG, persona: 'P' }, service: { baseUrl: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` } }, {});
+    const service = await createKioskService({ config, apiKey: emu.apiKey, apiKeySource: 'env', clock, awaitRendererRtc: false });
+    try {
+      const r = (await driveUntilSettled(clock, service.handle(CHANNELS.sessionStart, {}), { stepMs: 10 })) as Result<{ liveId: string | null }>;
+      assert.ok(value(r).liveId);
+      await advanceUntil(clock, () => service.state.phase === 'live', { stepMs: 10 });
+      assert.equal(opened.length, 1);
+      await driveUntilSettled(clock, service.hangup(), { stepMs: 50 });
+    } finally {
+      await driveUntilSettled(clock, service.shutdown());
+      for (const socket of opened) socket.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+      await emu.close();
+    }
   });
 });
