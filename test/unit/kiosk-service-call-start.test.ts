@@ -4,86 +4,26 @@
  * what the renderer receives (events, in order), what the service receives (the create request, conn_init,
  * type 5) and the figures the call leaves behind.
  */
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import assert from 'node:assert/strict';
-import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
+import { CHANNELS, type Result } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
-import { createLogger } from '../../electron/core/log.ts';
-import { startEmulator, type EmulatedSession, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
+import { startEmulator, type EmulatedSession } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService, type KioskServiceOptions } from '../../electron/kiosk/kiosk-service.ts';
+import { createKioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { kioskOnEmulator, shutDownAfterEach, TINY_PNG, value, type KioskOnEmulator, type KioskOnEmulatorOptions } from '../helpers/kiosk-on-emulator.ts';
 import { advanceUntil, driveUntilSettled } from '../helpers/until.ts';
 
 const T0 = 1_700_000_000_000;
 const LATENCY_MS = 50;
-const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-interface Harness {
-  clock: FakeClock;
-  service: KioskService;
-  emu: EmulatorHandle;
-  events: KioskEvent[];
-  lines: string[];
-  /** The renderer's view: state phases, credentials, muted and spare events, in order. */
-  uiLog(): string[];
-  session(liveId: string): EmulatedSession;
-}
+type Harness = KioskOnEmulator;
+const track = shutDownAfterEach();
 
-let current: Harness | null = null;
-
-async function setup(options: { config?: Record<string, unknown>; knobs?: Partial<EmulatorKnobs>; service?: Partial<KioskServiceOptions> } = {}): Promise<Harness> {
-  const clock = new FakeClock(T0);
-  const lines: string[] = [];
-  const config = resolveConfig({ callMode: 'audio', prewarm: { mode: 'off' }, avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...options.config }, {});
-  const service = await createKioskService({
-    config,
-    apiKey: null,
-    apiKeySource: 'none',
-    clock,
-    logger: createLogger({ level: 'info', sink: (l) => lines.push(l) }),
-    startEmulator: (o) => startEmulator({ ...o, clock }),
-    emulatorKnobs: { latencyMs: LATENCY_MS, warmupMs: { audio: 0, video: 0 }, endingMs: 300, ...options.knobs },
-    ...options.service,
-  });
-  const emu = service.emulator;
-  assert.ok(emu);
-  const events: KioskEvent[] = [];
-  service.onEvent((e) => events.push(e));
-  const h: Harness = {
-    clock,
-    service,
-    emu,
-    events,
-    lines,
-    uiLog: () =>
-      events.flatMap((e) => {
-        if (e.type === 'state') return [e.state.phase];
-        if (e.type === 'credentials') return [`credentials:${e.liveId}`];
-        if (e.type === 'muted') return [`muted:${e.muted}`];
-        if (e.type === 'spare') return [`spare:${e.status}`];
-        return [];
-      }),
-    session: (liveId) => {
-      const s = emu.getSession(liveId);
-      assert.ok(s, `the emulator knows ${liveId}`);
-      return s;
-    },
-  };
-  current = h;
-  return h;
-}
-
-afterEach(async () => {
-  const h = current;
-  current = null;
-  if (!h) return;
-  await driveUntilSettled(h.clock, h.service.shutdown());
-});
-
-function value<T>(r: Result<T>): T {
-  assert.equal(r.ok, true, JSON.stringify(r));
-  return (r as { ok: true; value: T }).value;
+/** No spares here (prewarm off): every tap takes the normal path. */
+async function setup(options: KioskOnEmulatorOptions = {}): Promise<Harness> {
+  return track(await kioskOnEmulator({ ...options, config: { prewarm: { mode: 'off' }, ...options.config } }));
 }
 
 /** Tap: `session.start` (resolves once the session exists), driving fake time meanwhile. */

@@ -3,80 +3,20 @@
  * reach the renderer at once, its states only once the spare's first conn_init is answered. The kiosk
  * service against the in-process emulator on 127.0.0.1:0, on one FakeClock (50 fake ms per answer).
  */
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHANNELS, type KioskEvent, type Result, type SpareEvent } from '../../electron/contract.ts';
-import { FakeClock } from '../../electron/core/clock.ts';
-import { createLogger } from '../../electron/core/log.ts';
-import { startEmulator, type EmulatedSession, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
-import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { CHANNELS, type Result } from '../../electron/contract.ts';
+import type { EmulatedSession } from '../../electron/emulator/index.ts';
+import { kioskOnEmulator, shutDownAfterEach, value, type KioskOnEmulator, type KioskOnEmulatorOptions } from '../helpers/kiosk-on-emulator.ts';
 import { advanceInSteps, advanceUntil, driveUntilSettled, until } from '../helpers/until.ts';
 
-const T0 = 1_700_000_000_000;
-const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+type Harness = KioskOnEmulator;
+const track = shutDownAfterEach();
 
-interface Harness {
-  clock: FakeClock;
-  service: KioskService;
-  emu: EmulatorHandle;
-  events: KioskEvent[];
-  lines: string[];
-  spareLog(): Array<[SpareEvent['status'], string | null, string | undefined]>;
-  /** The renderer's view of the call: state phases and credentials, in order. */
-  uiLog(): string[];
-  session(liveId: string): EmulatedSession;
-}
-
-let current: Harness | null = null;
-
-async function setup(options: { config?: Record<string, unknown>; knobs?: Partial<EmulatorKnobs>; awaitRendererRtc?: boolean } = {}): Promise<Harness> {
-  const clock = new FakeClock(T0);
-  const lines: string[] = [];
-  const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...options.config }, {});
-  const service = await createKioskService({
-    config,
-    apiKey: null,
-    apiKeySource: 'none',
-    clock,
-    logger: createLogger({ level: 'info', sink: (l) => lines.push(l) }),
-    persistApiKey: async () => {},
-    ...(options.awaitRendererRtc !== undefined ? { awaitRendererRtc: options.awaitRendererRtc } : {}),
-    startEmulator: (o) => startEmulator({ ...o, clock }),
-    emulatorKnobs: { latencyMs: 50, warmupMs: { audio: 0, video: 0 }, endingMs: 300, ...options.knobs },
-  });
-  const emu = service.emulator;
-  assert.ok(emu);
-  const events: KioskEvent[] = [];
-  service.onEvent((e) => events.push(e));
-  const h: Harness = {
-    clock,
-    service,
-    emu,
-    events,
-    lines,
-    spareLog: () => events.filter((e): e is SpareEvent => e.type === 'spare').map((e) => [e.status, e.liveId, e.reason]),
-    uiLog: () => events.flatMap((e) => (e.type === 'state' ? [e.state.phase] : e.type === 'credentials' ? [`credentials:${e.liveId}`] : [])),
-    session: (liveId) => {
-      const s = emu.getSession(liveId);
-      assert.ok(s, `the emulator knows ${liveId}`);
-      return s;
-    },
-  };
-  current = h;
-  return h;
-}
-
-afterEach(async () => {
-  const h = current;
-  current = null;
-  if (!h) return;
-  await driveUntilSettled(h.clock, h.service.shutdown());
-});
-
-function value<T>(r: Result<T>): T {
-  assert.equal(r.ok, true, JSON.stringify(r));
-  return (r as { ok: true; value: T }).value;
+/** Spares on approach (the default); `awaitRendererRtc` as the kiosk's default unless given. */
+async function setup(options: KioskOnEmulatorOptions & { awaitRendererRtc?: boolean } = {}): Promise<Harness> {
+  const { awaitRendererRtc, ...rest } = options;
+  return track(await kioskOnEmulator({ ...rest, service: awaitRendererRtc === undefined ? {} : { awaitRendererRtc } }));
 }
 
 /** Approach, then let fake time pass until the spare's socket is open. Returns the spare's room. */
