@@ -1,13 +1,16 @@
 /**
  * A KioskService in demo mode against the real emulator (HTTP + WebSocket on 127.0.0.1:0), both on one
- * FakeClock, for unit tests that need whole calls. The emulator answers with no latency, so fake time
- * only moves when a test advances it: figures timed from the tap are exact.
+ * FakeClock, with the renderer's events and the operator's log recorded, for unit tests that follow whole
+ * calls. `kioskOnEmulator` answers with no latency, so fake time only moves when a test advances it (figures
+ * timed from the tap are exact) and makes no spares unless asked; `kioskOnSlowEmulator` answers after 50
+ * fake ms, ends calls in 300 and keeps the kiosk's own spare settings, for following a tap step by step.
  */
 import assert from 'node:assert/strict';
-import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
+import { afterEach } from 'node:test';
+import { CHANNELS, type KioskEvent, type Result, type SpareEvent } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
 import { createLogger } from '../../electron/core/log.ts';
-import { startEmulator, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
+import { startEmulator, type EmulatedSession, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createKioskService, type KioskService, type KioskServiceOptions } from '../../electron/kiosk/kiosk-service.ts';
 import { driveUntilSettled, until } from './until.ts';
@@ -20,10 +23,17 @@ export interface KioskOnEmulator {
   service: KioskService;
   emu: EmulatorHandle;
   events: KioskEvent[];
-  /** Warning lines the service logged (what an operator sees in the log). */
+  /** The operator's log lines, info and up. */
+  lines: string[];
+  /** Warning and error lines (what an operator is alerted by). */
   warnings: string[];
   /** The renderer's view of the session: state phases in order. */
   phases(): string[];
+  /** The renderer's view of the call: state phases, credentials and mute changes, in order. */
+  uiLog(): string[];
+  spareLog(): Array<[SpareEvent['status'], string | null, string | undefined]>;
+  /** The emulator's record of a session (asserted to exist). */
+  session(liveId: string): EmulatedSession;
   /** Tap (`session.start`), answered once the session exists; returns its live id. */
   tap(arg?: unknown): Promise<string>;
   /** Until the session shows `phase` (real time, bounded). */
@@ -32,25 +42,44 @@ export interface KioskOnEmulator {
   hangup(cause?: Parameters<KioskService['hangup']>[0]): Promise<void>;
   /** Type 5 frames the emulator received for `liveId`. */
   hangupsSeen(liveId: string): number;
+  /** Shut down, and check no timer is left behind. */
   close(): Promise<void>;
 }
 
-export async function kioskOnEmulator(
-  options: { config?: Record<string, unknown>; knobs?: Partial<EmulatorKnobs>; service?: Partial<KioskServiceOptions> } = {},
-): Promise<KioskOnEmulator> {
+export interface KioskOnEmulatorOptions {
+  /** Config file fields over an audio kiosk with a one-pixel avatar. */
+  config?: Record<string, unknown>;
+  knobs?: Partial<EmulatorKnobs>;
+  service?: Partial<KioskServiceOptions>;
+}
+
+/** No latency, no ending time, no spares (unless `config.prewarm` asks). */
+export function kioskOnEmulator(options: KioskOnEmulatorOptions = {}): Promise<KioskOnEmulator> {
+  return build({ prewarm: { mode: 'off' }, ...options.config }, { latencyMs: 0, endingMs: 0, ...options.knobs }, options.service);
+}
+
+/** 50 ms latency, no warm-up, 300 ms ending, the kiosk's default spare settings, a key store that accepts. */
+export function kioskOnSlowEmulator(options: KioskOnEmulatorOptions = {}): Promise<KioskOnEmulator> {
+  return build(
+    options.config ?? {},
+    { latencyMs: 50, warmupMs: { audio: 0, video: 0 }, endingMs: 300, ...options.knobs },
+    { persistApiKey: async () => {}, ...options.service },
+  );
+}
+
+async function build(configFields: Record<string, unknown>, knobs: Partial<EmulatorKnobs>, serviceOptions: Partial<KioskServiceOptions> = {}): Promise<KioskOnEmulator> {
   const clock = new FakeClock(T0);
-  const warnings: string[] = [];
-  const logger = createLogger({ level: 'warn', sink: (line) => warnings.push(line) });
-  const config = resolveConfig({ callMode: 'audio', prewarm: { mode: 'off' }, avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...options.config }, {});
+  const lines: string[] = [];
+  const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...configFields }, {});
   const service = await createKioskService({
     config,
     apiKey: null,
     apiKeySource: 'none',
     clock,
-    logger,
+    logger: createLogger({ level: 'info', sink: (line) => lines.push(line) }),
     startEmulator: (o) => startEmulator({ ...o, clock }),
-    emulatorKnobs: { latencyMs: 0, endingMs: 0, ...options.knobs },
-    ...options.service,
+    emulatorKnobs: knobs,
+    ...serviceOptions,
   });
   const emu = service.emulator;
   assert.ok(emu, 'demo mode runs the emulator');
@@ -61,8 +90,24 @@ export async function kioskOnEmulator(
     service,
     emu,
     events,
-    warnings,
+    lines,
+    get warnings() {
+      return lines.filter((l) => / (WARN|ERROR) /.test(l));
+    },
     phases: () => events.flatMap((e) => (e.type === 'state' ? [e.state.phase] : [])),
+    uiLog: () =>
+      events.flatMap((e) => {
+        if (e.type === 'state') return [e.state.phase];
+        if (e.type === 'credentials') return [`credentials:${e.liveId}`];
+        if (e.type === 'muted') return [`muted:${e.muted}`];
+        return [];
+      }),
+    spareLog: () => events.filter((e): e is SpareEvent => e.type === 'spare').map((e) => [e.status, e.liveId, e.reason]),
+    session(liveId) {
+      const s = emu.getSession(liveId);
+      assert.ok(s, `the emulator knows ${liveId}`);
+      return s;
+    },
     async tap(arg = {}) {
       const r = (await service.handle(CHANNELS.sessionStart, arg)) as Result<{ liveId: string | null }>;
       assert.ok(r.ok, JSON.stringify(r));
@@ -83,4 +128,20 @@ export async function kioskOnEmulator(
     },
   };
   return h;
+}
+
+export function value<T>(r: Result<T>): T {
+  assert.equal(r.ok, true, JSON.stringify(r));
+  return (r as { ok: true; value: T }).value;
+}
+
+/** Shuts down, after each test, the kiosk that test made last (handed to the returned function). */
+export function shutDownAfterEach(): (h: KioskOnEmulator) => KioskOnEmulator {
+  let current: KioskOnEmulator | null = null;
+  afterEach(async () => {
+    const h = current;
+    current = null;
+    if (h) await driveUntilSettled(h.clock, h.service.shutdown());
+  });
+  return (h) => (current = h);
 }
