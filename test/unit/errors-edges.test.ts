@@ -172,7 +172,7 @@ describe('readRegularFile', () => {
 });
 
 describe('createCachedRequestBuilder', () => {
-  const start = (image: string | undefined): StartOptions => ({ callMode: 'audio', avatar: { persona: 'p', ...(image === undefined ? {} : { image }), name: 'Ava' } });
+  const start = (image: string | undefined): StartOptions => ({ callMode: 'audio', avatar: { persona: 'p', name: 'Ava', ...(image === undefined ? {} : { image }) } as StartOptions['avatar'] });
 
   function spy(stamp: string | null = '1:1') {
     const stamped: string[] = [];
