@@ -151,7 +151,7 @@ describe('readRegularFile', () => {
 
   // A kernel file says 4096 bytes but holds fewer: the read stops at what is there instead of padding or looping.
   const shortFile = '/sys/kernel/mm/transparent_hugepage/enabled';
-  it('returns only the bytes there are when a file is shorter than its size says', { skip: !existsSync(shortFile) }, async () => {
+  it('returns only the bytes there are when a file is shorter than its size says', { skip: !existsSync(shortFile), timeout: 2_000 }, async () => {
     assert.equal(statSync(shortFile).size, 4096);
     const data = await readRegularFile(shortFile, 8192);
     assert.ok(data.length > 0 && data.length < 4096, `read ${data.length} bytes`);
@@ -255,6 +255,20 @@ describe('createCachedRequestBuilder', () => {
       utimesSync(path, 2_000, 2_000);
       const replaced = await build(start(path));
       assert.equal(replaced.request.avatar.image_uri, `data:image/png;base64,${bigger.toString('base64')}`);
+    });
+
+    it('builds again for every call while the file is missing (no stamp, no cache)', async () => {
+      let builds = 0;
+      const build = createCachedRequestBuilder({
+        build: async (o) => {
+          builds += 1;
+          return { request: { call_mode: o.callMode, avatar: { persona: o.avatar.persona, image_uri: 'x' } }, warnings: [] };
+        },
+      });
+      const missing = start(join(dir, 'never-there.png'));
+      await build(missing);
+      await build(missing);
+      assert.equal(builds, 2);
     });
 
     it('lets the builder report a missing file every time, never a cached answer', async () => {

@@ -324,6 +324,10 @@ describe('WarmHttp over TLS', { skip: typeof (tls as { setDefaultCACertificates?
       warm.close();
     }
   });
+
+  it('nodeFetch speaks TLS to an https URL', async () => {
+    assert.equal(await text(nodeFetch(`https://127.0.0.1:${tlsPort}/y`, undefined, () => undefined)), 'secure');
+  });
 });
 
 describe('nodeFetch edges', () => {
@@ -353,7 +357,8 @@ describe('nodeFetch edges', () => {
     assert.equal(named.statusText, 'Fine Thanks');
   });
 
-  it('rejects a status a Response cannot hold', async () => {
+  // Bounded: a swallowed constructor error would leave the promise pending forever.
+  it('rejects a status a Response cannot hold', { timeout: 2_000 }, async () => {
     await assert.rejects(nodeFetch(`${baseUrl}/600`, undefined, none), RangeError);
   });
 
