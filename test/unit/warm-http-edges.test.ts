@@ -263,6 +263,21 @@ describe('WarmHttp: which requests use the agent', () => {
       warm.close();
     }
   });
+
+  it('uses the agent for an http URL without a port when the origin is http on 80', async () => {
+    const warm = new WarmHttp({ baseUrl: 'http://127.0.0.1' });
+    try {
+      const count = countConnects(warm);
+      // Nothing listens on 80 here; only whether the agent was asked matters.
+      await warm.fetch('http://127.0.0.1/x').then(
+        (r) => r.text(),
+        () => '',
+      );
+      assert.equal(count(), 1);
+    } finally {
+      warm.close();
+    }
+  });
 });
 
 describe('WarmHttp: through a proxy', () => {
