@@ -76,7 +76,15 @@ export const GROUPS: MutationGroup[] = [
     folder: CORE,
     title: 'REST client, warm HTTP, errors',
     mutate: ['electron/core/rest-client.ts', 'electron/core/warm-http.ts', 'electron/core/request-cache.ts', 'electron/core/bounded-read.ts', 'electron/core/errors.ts'],
-    tests: ['test/unit/rest-client.test.ts', 'test/unit/warm-http.test.ts', 'test/unit/avatar-input.test.ts', 'test/integration/session-controller.test.ts'],
+    tests: [
+      'test/unit/rest-client.test.ts',
+      'test/unit/rest-client-edges.test.ts',
+      'test/unit/errors-edges.test.ts',
+      'test/unit/warm-http.test.ts',
+      'test/unit/warm-http-edges.test.ts',
+      'test/unit/avatar-input.test.ts',
+      'test/integration/session-controller.test.ts',
+    ],
     target: 95,
   },
   {
