@@ -1,11 +1,12 @@
 /**
- * `npm run mutate [-- <group>…] [--concurrency N] [--force] [--mutate <glob>]`
+ * `npm run mutate [-- <group>…] [--concurrency N] [--force] [--mutate <glob>] [--report]`
  *
  * Mutation testing of the proof suite with Stryker: each group (test/mutation/groups.ts) is mutated on its
  * own, with the tests that cover it, through the TAP runner (node:test files under tsx; the dry run records
  * which test file reaches which mutant, so a mutant runs only those files). Incremental: each group keeps
  * its results in reports/mutation/<group>.incremental.json (git-ignored), and a rerun only tests mutants
- * in code or tests that changed. `--force` retests everything.
+ * in code or tests that changed. `--force` retests everything. `--report` runs nothing: it prints the
+ * tables from the latest reports, with the equivalent mutants as listed now.
  *
  * Prints, per group, the mutants by outcome and the score: killed (incl. timeouts) over the mutants that
  * can change behaviour. Mutants listed in equivalent.ts (each with its reason) are reported apart and left
@@ -29,12 +30,14 @@ interface Args {
   concurrency: number;
   force: boolean;
   mutate: string[] | null;
+  reportOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
   const names: string[] = [];
   let concurrency = 1;
   let force = false;
+  let reportOnly = false;
   let mutate: string[] | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -43,18 +46,20 @@ function parseArgs(argv: string[]): Args {
       if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency needs a whole number ≥ 1');
     } else if (arg === '--force') {
       force = true;
+    } else if (arg === '--report') {
+      reportOnly = true;
     } else if (arg === '--mutate') {
       const glob = argv[++i];
       if (!glob) throw new Error('--mutate needs a glob, e.g. electron/core/session-machine.ts');
       (mutate ??= []).push(glob);
     } else if (arg.startsWith('--')) {
-      throw new Error(`Unknown option ${arg}. Use: npm run mutate -- [group…] [--concurrency N] [--force] [--mutate glob]`);
+      throw new Error(`Unknown option ${arg}. Use: npm run mutate -- [group…] [--concurrency N] [--force] [--mutate glob] [--report]`);
     } else {
       names.push(arg);
     }
   }
   const groups = names.length === 0 ? GROUPS : names.map(groupNamed);
-  return { groups, concurrency, force, mutate };
+  return { groups, concurrency, force, mutate, reportOnly };
 }
 
 function groupNamed(name: string): MutationGroup {
@@ -189,6 +194,16 @@ function readReport(group: MutationGroup): Report | null {
   }
 }
 
+/** A group's latest report as it stands, nothing run (wall time 0). */
+function latestOf(group: MutationGroup): { group: MutationGroup; tally: Tally; wallS: number } | null {
+  const report = readReport(group);
+  if (!report) return null;
+  const tally = tallyReport(report);
+  tally.living.sort();
+  console.log(`\n== ${group.name} (latest report)${tally.living.length ? `; living mutants not listed as equivalent:\n${tally.living.join('\n')}` : ''}`);
+  return { group, tally, wallS: 0 };
+}
+
 async function runGroup(group: MutationGroup, args: Args): Promise<{ group: MutationGroup; tally: Tally; wallS: number }> {
   console.log(`\n== mutate ${group.name}: ${group.title}`);
   const startedMs = Date.now();
@@ -220,7 +235,7 @@ function row(name: string, t: Tally, target: number, extra = ''): string {
 }
 
 function printTables(runs: Array<{ group: MutationGroup; tally: Tally; wallS: number }>, args: Args): void {
-  console.log(`\nThis run (concurrency ${args.concurrency}${args.mutate ? `, only ${args.mutate.join(' ')}` : ''}):`);
+  console.log(args.reportOnly ? '\nLatest reports (wall: not run now):' : `\nThis run (concurrency ${args.concurrency}${args.mutate ? `, only ${args.mutate.join(' ')}` : ''}):`);
   console.log(`${'group'.padEnd(22)}  ${HEADER}  wall`);
   for (const r of runs) console.log(row(r.group.name, r.tally, r.group.target, `  ${Math.round(r.wallS)} s`));
 
@@ -250,7 +265,14 @@ async function main(): Promise<void> {
   process.chdir(ROOT);
   const args = parseArgs(process.argv.slice(2));
   const runs = [];
-  for (const group of args.groups) runs.push(await runGroup(group, args));
+  for (const group of args.groups) {
+    if (!args.reportOnly) runs.push(await runGroup(group, args));
+    else {
+      const latest = latestOf(group);
+      if (latest) runs.push(latest);
+      else console.log(`\n== ${group.name}: no report yet (npm run mutate -- ${group.name})`);
+    }
+  }
   printTables(runs, args);
   if (runs.some((r) => score(r.tally) < r.group.target)) process.exitCode = 1;
 }
