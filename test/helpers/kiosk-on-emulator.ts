@@ -135,6 +135,35 @@ export function value<T>(r: Result<T>): T {
   return (r as { ok: true; value: T }).value;
 }
 
+/**
+ * One kiosk on the emulator per test. Registers (in the calling test file) an `afterEach` that closes the
+ * kiosk the test made last (`close()`: shut down with no timers left, so a test that leaves one running
+ * fails). `setup` makes a kiosk as `kioskOnEmulator` does; `closeNow` closes it before the test ends, for a
+ * test that goes on after shutdown or must close it before other resources, and leaves afterEach nothing
+ * to close.
+ */
+export function kioskOnEmulatorPerTest(): {
+  setup: (...args: Parameters<typeof kioskOnEmulator>) => Promise<KioskOnEmulator>;
+  closeNow: () => Promise<void>;
+} {
+  let current: KioskOnEmulator | null = null;
+  afterEach(async () => {
+    const h = current;
+    current = null;
+    await h?.close();
+  });
+  return {
+    async setup(...args) {
+      current = await kioskOnEmulator(...args);
+      return current;
+    },
+    async closeNow() {
+      await current?.close();
+      current = null;
+    },
+  };
+}
+
 /** Shuts down, after each test, the kiosk that test made last (handed to the returned function). */
 export function shutDownAfterEach(): (h: KioskOnEmulator) => KioskOnEmulator {
   let current: KioskOnEmulator | null = null;

@@ -1,8 +1,13 @@
-/** A spare's service client for unit tests: creates wait until a test answers them (`answer`). */
+/**
+ * A spare's service client for unit tests: creates wait until a test answers them (`answer`). With it, the
+ * steps the spare tests share: bringing a spare to ready, the frame types a socket sent, and fake time
+ * passing while the server pings.
+ */
 import assert from 'node:assert/strict';
-import { flushMicrotasks } from '../../electron/core/clock.ts';
+import { flushMicrotasks, type FakeClock } from '../../electron/core/clock.ts';
 import type { CreateSessionRequest, CreateSessionResponse } from '../../electron/core/protocol.ts';
-import type { SpareClient } from '../../electron/kiosk/spare.ts';
+import type { SpareClient, SpareManager } from '../../electron/kiosk/spare.ts';
+import type { FakeTransport, FakeTransports } from './fake-transport.ts';
 
 export interface PendingCreate {
   request: CreateSessionRequest;
@@ -34,5 +39,44 @@ export class ScriptedClient implements SpareClient {
       rtc: { app_id: 'app', channel_id: `ch-${liveId}`, user_id: `u-${liveId}`, token: `tok-${liveId}`, token_expire_at: '9999999999' },
     });
     await flushMicrotasks();
+  }
+}
+
+/** What the shared steps need of a spare test's harness: the manager and the fakes it was built on. */
+export interface SpareRig {
+  clock: FakeClock;
+  client: ScriptedClient;
+  transports: FakeTransports;
+  spares: SpareManager;
+}
+
+/** Someone approaches → create #`index` answered with room `liveId` → socket open. Returns the spare's socket. */
+export async function readySpare(h: SpareRig, liveId = 'L1', index = 0): Promise<FakeTransport> {
+  h.spares.report({ showing: true, present: true });
+  await flushMicrotasks();
+  await h.client.answer(index, liveId);
+  const t = h.transports.last;
+  t.open();
+  await flushMicrotasks();
+  return t;
+}
+
+/** The types of the frames the kiosk sent on `t`, in order. */
+export const types = (t: FakeTransport) => t.frames().map((f) => f.type);
+
+/** The server's keep-alive ping (type 3). */
+export const PING = { type: 3, payload: { ping: { ts: 1 } } };
+
+/**
+ * Let `ms` of fake time pass while the server pings every 5 s (as it does, spec §6 rule 4), so a held
+ * socket stays alive.
+ */
+export async function withPings(h: SpareRig, t: FakeTransport, ms: number): Promise<void> {
+  let left = ms;
+  while (left > 0) {
+    const step = Math.min(5_000, left);
+    await h.clock.advance(step);
+    left -= step;
+    if (t.isOpen) t.receive(PING);
   }
 }

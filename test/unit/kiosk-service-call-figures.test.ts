@@ -4,23 +4,13 @@
  * another call ignored, and one `call-figures` event just before the terminal state with how the call
  * ended. Real emulator on 127.0.0.1 with no latency, fake time moved only by the test.
  */
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHANNELS, type CallFigures, type KioskEvent } from '../../electron/contract.ts';
-import { kioskOnEmulator, T0, type KioskOnEmulator } from '../helpers/kiosk-on-emulator.ts';
+import { kioskOnEmulatorPerTest, T0, type KioskOnEmulator } from '../helpers/kiosk-on-emulator.ts';
 import { until } from '../helpers/until.ts';
 
-let current: KioskOnEmulator | null = null;
-afterEach(async () => {
-  const h = current;
-  current = null;
-  await h?.close();
-});
-
-async function setup(...args: Parameters<typeof kioskOnEmulator>): Promise<KioskOnEmulator> {
-  current = await kioskOnEmulator(...args);
-  return current;
-}
+const { setup } = kioskOnEmulatorPerTest();
 
 const figuresEvents = (events: KioskEvent[]) => events.flatMap((e) => (e.type === 'call-figures' ? [e.figures] : []));
 const milestone = (h: KioskOnEmulator, arg: Record<string, unknown>) => h.service.handle(CHANNELS.sessionReportMilestone, arg);

@@ -12,33 +12,16 @@ import { join } from 'node:path';
 import { CHANNELS, type AttentionItem, type KioskEvent, type Result } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
 import { createLogger } from '../../electron/core/log.ts';
-import type { EmulatorHandle } from '../../electron/emulator/index.ts';
 import { resolveConfig, DEFAULT_COMPANION_SHORTCUT, type KioskConfig } from '../../electron/kiosk/config.ts';
 import { createKioskService, readImageAsDataUrl, type KioskServiceOptions } from '../../electron/kiosk/kiosk-service.ts';
 import { FakeTransports } from '../helpers/fake-transport.ts';
+import { stubEmulator } from '../helpers/stub-emulator.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const KEY = 'sk-unit-CONFIG-5e4d3c2b1a09';
 // Two real one-pixel PNGs (the cast check builds a create request from each picture).
 const PNG_A = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PNG_B = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-
-function stubEmulator() {
-  const calls = { started: 0, closed: 0 };
-  const handle = {
-    baseUrl: 'http://127.0.0.1:9',
-    gatewayUrl: 'http://127.0.0.1:9/gateway',
-    apiKey: 'demo-key-0000',
-    close: async () => {
-      calls.closed++;
-    },
-  } as unknown as EmulatorHandle;
-  const start = async () => {
-    calls.started++;
-    return handle;
-  };
-  return { start, calls, handle };
-}
 
 const cfg = (raw: Record<string, unknown> = {}): KioskConfig => resolveConfig({ avatar: { imagePath: '/nonexistent.png', persona: 'P' }, ...raw }, {});
 

@@ -4,27 +4,17 @@
  * lost, shutdown with a slow hangup, the API key refused while busy, settings applied without a
  * restart, opening hours and holds, and the staff gate of the IPC entry point.
  */
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, connect, type Socket } from 'node:net';
 import { CHANNELS, type HangupCause, type KioskEvent } from '../../electron/contract.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import type { KioskExtension } from '../../electron/kiosk/kiosk-service.ts';
 import { startEmulator } from '../../electron/emulator/index.ts';
-import { kioskOnEmulator, TINY_PNG, type KioskOnEmulator } from '../helpers/kiosk-on-emulator.ts';
+import { kioskOnEmulatorPerTest, TINY_PNG } from '../helpers/kiosk-on-emulator.ts';
 import { advanceUntil, driveUntilSettled, until } from '../helpers/until.ts';
 
-let current: KioskOnEmulator | null = null;
-afterEach(async () => {
-  const h = current;
-  current = null;
-  await h?.close();
-});
-
-async function setup(...args: Parameters<typeof kioskOnEmulator>): Promise<KioskOnEmulator> {
-  current = await kioskOnEmulator(...args);
-  return current;
-}
+const { setup, closeNow } = kioskOnEmulatorPerTest();
 
 const noRtcWait = { service: { awaitRendererRtc: false } };
 const since = (events: KioskEvent[], n: number) => events.slice(n).map((e) => (e.type === 'state' ? e.state.phase : e.type));
@@ -231,8 +221,7 @@ describe('setApiKey while busy', () => {
       error: { code: 'invalid_request', message: 'Hang up the current session before changing the API key.' },
     });
     assert.equal(h.service.mode, 'demo');
-    await h.close();
-    current = null;
+    await closeNow();
     assert.deepEqual(await h.service.setApiKey({ apiKey: 'sk-new' }), { ok: false, error: { code: 'cancelled', message: 'The kiosk is shutting down.' } });
   });
 
@@ -351,8 +340,7 @@ describe('opening hours and holds', () => {
 
   it('after shutdown, opening and hold changes tell nobody and change nothing', async () => {
     const h = await setup();
-    await h.close();
-    current = null;
+    await closeNow();
     h.service.setHold('updating');
     assert.equal(h.service.hold, null);
     assert.deepEqual(h.events, []);
@@ -507,8 +495,7 @@ describe('the warm connection while the attract screen shows', () => {
       await h.clock.advance(60_000);
       await settled(2, 'hidden again: nothing renewed');
     } finally {
-      await current?.close();
-      current = null;
+      await closeNow();
       await relay.close();
     }
   });

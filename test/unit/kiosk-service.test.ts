@@ -10,27 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, MEDIA_ERROR_KINDS, type PublicConfig, type Result } from '../../electron/contract.ts';
 import { createLogger } from '../../electron/core/log.ts';
-import type { EmulatorHandle } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createKioskService, mediaFailureInfo, readImageAsDataUrl } from '../../electron/kiosk/kiosk-service.ts';
+import { stubEmulator } from '../helpers/stub-emulator.ts';
 
 const KEY = 'sk-unit-SECRET-9f8e7d6c5b4a';
-
-function stubEmulator() {
-  const calls = { started: 0, closed: 0 };
-  const start = async () => {
-    calls.started++;
-    return {
-      baseUrl: 'http://127.0.0.1:9',
-      gatewayUrl: 'http://127.0.0.1:9/gateway',
-      apiKey: 'demo-key-0000',
-      close: async () => {
-        calls.closed++;
-      },
-    } as unknown as EmulatorHandle;
-  };
-  return { start, calls };
-}
 
 const cfg = (raw: Record<string, unknown> = {}) => resolveConfig({ avatar: { imagePath: '/nonexistent.png', persona: 'P' }, ...raw }, {});
 

@@ -4,10 +4,9 @@
  * the event orders that are not the happy path (a failure after going live, a late or early event, a
  * cause meant for another call).
  */
-import { describe, it, afterEach } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KioskEvent } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
@@ -27,40 +26,11 @@ import {
   type SessionRecord,
   type SpareRecord,
 } from '../../electron/operations/ledger.ts';
+import { at, session, sessionSummary } from '../helpers/ledger-records.ts';
+import { openFilesCounterOrSkip } from '../helpers/open-files.ts';
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
 
-const dirs: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'kiosk-ledger-edges-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const at = (y: number, m: number, d: number, h = 12) => new Date(y, m - 1, d, h).getTime();
-
-function session(endMs: number, over: Partial<SessionRecord> = {}): SessionRecord {
-  return {
-    kind: 'session',
-    v: 1,
-    start_at: new Date(endMs - 60_000).toISOString(),
-    live_at: new Date(endMs - 50_000).toISOString(),
-    end_at: new Date(endMs).toISOString(),
-    live_id: `live-${endMs}`,
-    surface: 'direct',
-    call_mode: 'video',
-    time_to_live_ms: 10_000,
-    not_ready_retries: 0,
-    reconnects: 0,
-    end_reason: 'user_end',
-    ended_by: 'client',
-    billed_seconds: 50,
-    credits_cost: 75,
-    recovered: false,
-    ...over,
-  };
-}
+const tmp = tempDirsRemovedAfterEach('kiosk-ledger-edges-');
 
 function spare(atMs: number, over: Partial<SpareRecord> = {}): SpareRecord {
   return { kind: 'spare', v: 1, at: new Date(atMs).toISOString(), live_id: 'S1', surface: 'direct', call_mode: 'video', status: 'created', ...over };
@@ -196,18 +166,13 @@ describe('ledger writer', () => {
   });
 
   it('each append closes its file (a kiosk appends for months: no descriptor may leak)', async (t) => {
-    const fdDir = '/proc/self/fd';
-    try {
-      statSync(fdDir);
-    } catch {
-      t.skip('no /proc on this system');
-      return;
-    }
+    const openFiles = openFilesCounterOrSkip(t);
+    if (!openFiles) return;
     const ledger = createLedger({ dir: tmp() });
     await ledger.append(session(at(2026, 3, 1)));
-    const before = readdirSync(fdDir).length;
+    const before = openFiles();
     for (let i = 0; i < 20; i++) await ledger.append(session(at(2026, 3, 1) + i));
-    assert.equal(readdirSync(fdDir).length, before);
+    assert.equal(openFiles(), before);
   });
 
   it('the file is private to this user (0600): it says what the venue spends', async (t) => {
@@ -263,21 +228,8 @@ describe('totals and CSV at their bounds', () => {
 
 describe('ledger recorder: the less usual event orders', () => {
   const T0 = Date.UTC(2026, 2, 5, 10);
-  const summary = (over: Partial<SessionSummary> = {}): SessionSummary => ({
-    liveId: 'L1',
-    callMode: 'audio',
-    wentLive: true,
-    hangupReason: 'user_end',
-    endedBy: 'client',
-    finalStatus: 'ended',
-    billedSeconds: 46,
-    creditsCost: 69,
-    notReadyRetries: 0,
-    reconnects: 0,
-    liveDurationS: 600,
-    timingsMs: { create: 100, socketOpen: 150, live: 6_200, ended: 52_000 },
-    ...over,
-  });
+  // The records these tests expect carry no not-ready retries or reconnects.
+  const summary = (over: Partial<SessionSummary> = {}): SessionSummary => sessionSummary({ notReadyRetries: 0, reconnects: 0, ...over });
   const iso = (ms: number) => new Date(ms).toISOString();
 
   function recorder(over: { avatar?: () => string | null; logger?: Logger; dir?: string } = {}) {

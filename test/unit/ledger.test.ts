@@ -6,33 +6,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { KioskEvent } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
-import type { SessionSummary } from '../../electron/core/session-types.ts';
 import { createLedger, createLedgerRecorder, monthFileName, parseLedger, toCsv, totalsOf, type SessionRecord } from '../../electron/operations/ledger.ts';
+import { at, session, sessionSummary } from '../helpers/ledger-records.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'kiosk-ledger-'));
-const at = (y: number, m: number, d: number, h = 12) => new Date(y, m - 1, d, h).getTime();
-
-function session(endMs: number, over: Partial<SessionRecord> = {}): SessionRecord {
-  return {
-    kind: 'session',
-    v: 1,
-    start_at: new Date(endMs - 60_000).toISOString(),
-    live_at: new Date(endMs - 50_000).toISOString(),
-    end_at: new Date(endMs).toISOString(),
-    live_id: `live-${endMs}`,
-    surface: 'direct',
-    call_mode: 'video',
-    time_to_live_ms: 10_000,
-    not_ready_retries: 0,
-    reconnects: 0,
-    end_reason: 'user_end',
-    ended_by: 'client',
-    billed_seconds: 50,
-    credits_cost: 75,
-    recovered: false,
-    ...over,
-  };
-}
 
 describe('ledger file', () => {
   it('appends one line per record into one file per month', async () => {
@@ -131,21 +108,6 @@ describe('totals and CSV', () => {
 });
 
 describe('ledger recorder (observes kiosk events)', () => {
-  const summary = (over: Partial<SessionSummary> = {}): SessionSummary => ({
-    liveId: 'L1',
-    callMode: 'audio',
-    wentLive: true,
-    hangupReason: 'user_end',
-    endedBy: 'client',
-    finalStatus: 'ended',
-    billedSeconds: 46,
-    creditsCost: 69,
-    notReadyRetries: 2,
-    reconnects: 1,
-    liveDurationS: 600,
-    timingsMs: { create: 100, socketOpen: 150, live: 6_200, ended: 52_000 },
-    ...over,
-  });
 
   function run(events: (clock: FakeClock) => KioskEvent[], cause?: 'idle' | 'max_call' | 'visitor') {
     const clock = new FakeClock(Date.UTC(2026, 10, 23, 10));
@@ -182,7 +144,7 @@ describe('ledger recorder (observes kiosk events)', () => {
       { type: 'state', state: { phase: 'creating' }, previous: 'idle' },
       { type: 'state', state: { phase: 'live', liveId: 'L1', sinceMs: clock.now() + 480, endsAtMs: clock.now() + 600_480 }, previous: 'connecting' },
       { type: 'call-figures', figures },
-      { type: 'state', state: { phase: 'ended', liveId: 'L1', summary: summary() }, previous: 'ending' },
+      { type: 'state', state: { phase: 'ended', liveId: 'L1', summary: sessionSummary() }, previous: 'ending' },
     ]);
     await rec.flush();
     const [record] = ledger.read().records;
@@ -204,7 +166,7 @@ describe('ledger recorder (observes kiosk events)', () => {
         { type: 'state', state: { phase: 'creating' }, previous: 'idle' },
         { type: 'credentials', liveId: 'L1', callMode: 'audio', liveDurationS: 600, rtc: { appId: 'a', channelId: 'c', userId: 'u', token: 't', tokenExpireAt: '0' } as never },
         { type: 'state', state: { phase: 'live', liveId: 'L1', sinceMs: clock.now() + 6_200, endsAtMs: clock.now() + 606_200 }, previous: 'connecting' },
-        { type: 'state', state: { phase: 'ended', liveId: 'L1', summary: summary() }, previous: 'ending' },
+        { type: 'state', state: { phase: 'ended', liveId: 'L1', summary: sessionSummary() }, previous: 'ending' },
       ],
       'idle',
     );
@@ -237,7 +199,7 @@ describe('ledger recorder (observes kiosk events)', () => {
       (clock) => [
         { type: 'state', state: { phase: 'creating' }, previous: 'idle' },
         { type: 'state', state: { phase: 'live', liveId: 'L1', sinceMs: clock.now(), endsAtMs: clock.now() + 1 }, previous: 'connecting' },
-        { type: 'state', state: { phase: 'ended', liveId: 'L1', summary: summary({ hangupReason: 'timeout', endedBy: 'server', billedSeconds: null, creditsCost: null }) }, previous: 'live' },
+        { type: 'state', state: { phase: 'ended', liveId: 'L1', summary: sessionSummary({ hangupReason: 'timeout', endedBy: 'server', billedSeconds: null, creditsCost: null }) }, previous: 'live' },
       ],
       'max_call',
     );

@@ -3,24 +3,17 @@
  * stream: errors and warnings to stderr, where journald and the service manager look for them), the
  * level and scope, lines logged through electron-log directly, and the tail of short, long and huge files.
  */
-import { describe, it, afterEach } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import elog from 'electron-log/node';
 import { addSecret } from '../../electron/core/log.ts';
 import { createMainLog, tailLines } from '../../electron/operations/log-file.ts';
+import { openFilesCounterOrSkip } from '../helpers/open-files.ts';
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
 
-const dirs: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'kiosk-log-edges-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirsRemovedAfterEach('kiosk-log-edges-');
 
 let ids = 0;
 const logId = () => `log-edges-${process.pid}-${ids++}`;
@@ -163,19 +156,14 @@ describe('tail of a log file', () => {
   });
 
   it('reading the tail leaves no file open (the staff panel asks for it again and again)', (t) => {
-    const fdDir = '/proc/self/fd';
-    try {
-      statSync(fdDir);
-    } catch {
-      t.skip('no /proc on this system');
-      return;
-    }
+    const openFiles = openFilesCounterOrSkip(t);
+    if (!openFiles) return;
     const dir = tmp();
     mkdirSync(dir, { recursive: true });
     const path = join(dir, 'main.log');
     writeFileSync(path, 'a\nb\n');
-    const before = readdirSync(fdDir).length;
+    const before = openFiles();
     for (let i = 0; i < 20; i++) tailLines(path, 1);
-    assert.equal(readdirSync(fdDir).length, before);
+    assert.equal(openFiles(), before);
   });
 });

@@ -14,6 +14,7 @@ import { redact, type Logger } from '../../electron/core/log.ts';
 import type { CreateSessionRequest } from '../../electron/core/protocol.ts';
 import { MAX_RESPONSE_BYTES, readCappedText, ServiceClient } from '../../electron/core/rest-client.ts';
 import type { ServiceTarget } from '../../electron/core/session-types.ts';
+import { rejection } from '../helpers/rejection.ts';
 
 const KEY = 'sk_edge_KEY_93b1f0c4d2';
 const BASE = 'http://127.0.0.1:9';
@@ -63,16 +64,6 @@ function setup(answer: Answer, options: { target?: ServiceTarget; timeoutMs?: nu
 
 const reply = (status: number, body: string | null, headers: Record<string, string> = {}) => () => new Response(body, { status, headers });
 const jsonReply = (status: number, body: unknown) => reply(status, JSON.stringify(body), { 'content-type': 'application/json' });
-
-async function rejection(promise: Promise<unknown>): Promise<AvatarError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof AvatarError, `expected an AvatarError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 /** A fetch that never answers until its signal aborts, then rejects with the signal's reason (as undici does). */
 const hang: Answer = (_url, init) =>

@@ -8,6 +8,7 @@ import { createLogger } from '../../electron/core/log.ts';
 import type { CreateSessionRequest } from '../../electron/core/protocol.ts';
 import { ServiceClient, type ServiceClientOptions } from '../../electron/core/rest-client.ts';
 import type { ServiceTarget } from '../../electron/core/session-types.ts';
+import { rejection } from '../helpers/rejection.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const KEY = 'sk_test_REST_5f1a9c7e2b';
@@ -50,17 +51,6 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(text);
-}
-
-/** Runs `fn` and returns the AvatarError it rejects with; fails the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<AvatarError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof AvatarError, `expected an AvatarError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a rejection');
 }
 
 describe('ServiceClient', () => {

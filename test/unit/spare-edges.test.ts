@@ -15,11 +15,10 @@ import type { Logger } from '../../electron/core/log.ts';
 import type { StartOptions } from '../../electron/core/session-types.ts';
 import type { SpareEvent } from '../../electron/contract.ts';
 import { FAILURE_COOLDOWN_MS, HOUR_MS, NOBODY_CLOSE_MS, SpareManager, type PrewarmSettings, type SpareClient } from '../../electron/kiosk/spare.ts';
-import { ScriptedClient } from '../helpers/scripted-spare-client.ts';
-import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
+import { ScriptedClient, readySpare, types, withPings } from '../helpers/scripted-spare-client.ts';
+import { FakeTransports } from '../helpers/fake-transport.ts';
 
 const AVATAR = { persona: 'A guide.', image: 'data:image/png;base64,AAAA', name: 'Ava', voice: 'Tina' };
-const PING = { type: 3, payload: { ping: { ts: 1 } } };
 
 type Line = [level: string, message: string, data: Record<string, unknown> | undefined];
 
@@ -70,31 +69,6 @@ function setup(options: SetupOptions = {}) {
     logged: (message: string) => lines.filter(([, m]) => m === message).map(([level, , data]) => [level, data]),
     lines,
   };
-}
-type Harness = ReturnType<typeof setup>;
-
-/** Someone approaches → create answered → socket open. Returns the spare's socket. */
-async function readySpare(h: Harness, liveId = 'L1', index = 0): Promise<FakeTransport> {
-  h.spares.report({ showing: true, present: true });
-  await flushMicrotasks();
-  await h.client.answer(index, liveId);
-  const t = h.transports.last;
-  t.open();
-  await flushMicrotasks();
-  return t;
-}
-
-const types = (t: FakeTransport) => t.frames().map((f) => f.type);
-
-/** Let `ms` of fake time pass while the server pings every 5 s, so a held socket stays alive. */
-async function withPings(h: Harness, t: FakeTransport, ms: number): Promise<void> {
-  let left = ms;
-  while (left > 0) {
-    const step = Math.min(5_000, left);
-    await h.clock.advance(step);
-    left -= step;
-    if (t.isOpen) t.receive(PING);
-  }
 }
 
 describe('spare: edges', () => {

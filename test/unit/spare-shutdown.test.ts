@@ -14,8 +14,8 @@ import type { BuiltCreateRequest } from '../../electron/core/avatar-input.ts';
 import type { StartOptions } from '../../electron/core/session-types.ts';
 import type { SpareEvent } from '../../electron/contract.ts';
 import { CREATE_ANSWER_WAIT_MS, SpareManager, TAKE_WAIT_MS, type PrewarmSettings } from '../../electron/kiosk/spare.ts';
-import { ScriptedClient } from '../helpers/scripted-spare-client.ts';
-import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
+import { ScriptedClient, readySpare, types } from '../helpers/scripted-spare-client.ts';
+import { FakeTransports } from '../helpers/fake-transport.ts';
 
 const AVATAR = { persona: 'A guide.', image: 'data:image/png;base64,AAAA', name: 'Ava', voice: 'Tina' };
 const START = (): StartOptions => ({ callMode: 'video', avatar: { ...AVATAR } }) as StartOptions;
@@ -43,8 +43,6 @@ function setup(options: { settings?: Partial<PrewarmSettings>; holdBuild?: boole
   const log = () => events.map((e) => [e.status, e.liveId, e.reason]);
   return { clock, client, transports, spares, log, warnings, releaseBuild: () => releaseBuild() };
 }
-
-const types = (t: FakeTransport) => t.frames().map((f) => f.type);
 
 /** Start `close()` and report whether it has settled. */
 function closing(spares: SpareManager) {
@@ -146,12 +144,7 @@ describe('spare: ends where a room could be left open', () => {
 
   it('the keep-alive cadence and dead-socket bound the kiosk sets reach the spare\'s socket', async () => {
     const h = setup({ keepAliveIntervalMs: 1_000, deadAfterMs: 3_000 });
-    h.spares.report({ showing: true, present: true });
-    await flushMicrotasks();
-    await h.client.answer(0, 'L1');
-    const t = h.transports.last;
-    t.open();
-    await flushMicrotasks();
+    const t = await readySpare(h);
     await h.clock.advance(1_000);
     assert.deepEqual(types(t), [4], 'a keep-alive after 1 s (the default is 5 s)');
     await h.clock.advance(2_000);

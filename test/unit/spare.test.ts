@@ -9,11 +9,10 @@ import { AvatarError } from '../../electron/core/errors.ts';
 import type { StartOptions } from '../../electron/core/session-types.ts';
 import type { SpareEvent } from '../../electron/contract.ts';
 import { FAILURE_COOLDOWN_MS, NOBODY_CLOSE_MS, SpareManager, type PrewarmSettings } from '../../electron/kiosk/spare.ts';
-import { ScriptedClient } from '../helpers/scripted-spare-client.ts';
-import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
+import { PING, ScriptedClient, readySpare, types, withPings } from '../helpers/scripted-spare-client.ts';
+import { FakeTransports } from '../helpers/fake-transport.ts';
 
 const AVATAR = { persona: 'A guide.', image: 'data:image/png;base64,AAAA', name: 'Ava', voice: 'Tina' };
-const PING = { type: 3, payload: { ping: { ts: 1 } } };
 
 interface Harness {
   clock: FakeClock;
@@ -42,30 +41,6 @@ function setup(settings: Partial<PrewarmSettings> = {}, callMode: 'audio' | 'vid
     buildRequest: async (o) => ({ request: { call_mode: o.callMode, avatar: { persona: o.avatar.persona, image_uri: String(o.avatar.image) } }, warnings: [] }),
   });
   return { clock, client, transports, events, spares, options, log: () => events.map((e) => [e.status, e.liveId, e.reason]) };
-}
-
-/** Approach → create answered → socket open. Returns the spare's transport. */
-async function readySpare(h: Harness, liveId = 'L1', index = 0): Promise<FakeTransport> {
-  h.spares.report({ showing: true, present: true });
-  await flushMicrotasks();
-  await h.client.answer(index, liveId);
-  const t = h.transports.last;
-  t.open();
-  await flushMicrotasks();
-  return t;
-}
-
-const types = (t: FakeTransport) => t.frames().map((f) => f.type);
-
-/** Let `ms` of fake time pass while the server pings every 5 s (as it does, spec §6 rule 4). */
-async function withPings(h: Harness, t: FakeTransport, ms: number): Promise<void> {
-  let left = ms;
-  while (left > 0) {
-    const step = Math.min(5_000, left);
-    await h.clock.advance(step);
-    left -= step;
-    if (t.isOpen) t.receive(PING);
-  }
 }
 
 describe('SpareManager', () => {
