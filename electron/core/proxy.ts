@@ -184,7 +184,11 @@ class LazyStream extends Duplex {
   }
 
   override _write(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (!this.#socket) return callback(new Error('The proxy tunnel is not open.'));
+    // `end()` uncorks the stream, so a write can reach here before the tunnel is up: hold it until then.
+    if (!this.#socket) {
+      this.once('connect', () => this.#socket!.write(chunk, encoding, callback));
+      return;
+    }
     this.#socket.write(chunk, encoding, callback);
   }
 
@@ -195,7 +199,7 @@ class LazyStream extends Duplex {
 
   override _final(callback: (error?: Error | null) => void): void {
     if (this.#socket) this.#socket.end(callback);
-    else callback();
+    else this.once('connect', () => this.#socket!.end(callback));
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
