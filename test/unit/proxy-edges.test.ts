@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { SocksProxyAgent } from 'socks-proxy-agent';
@@ -138,6 +138,8 @@ describe('tunnelStream through a CONNECT proxy on 127.0.0.1', () => {
   let proxyPort = 0;
   const connectLines: string[] = [];
   const sockets = new Set<net.Socket>();
+  /** Emits 'client' with the proxy's side of each tunnel as its CONNECT arrives. */
+  const tunnels = new EventEmitter();
 
   before(async () => {
     echo = net.createServer((socket) => {
@@ -154,6 +156,7 @@ describe('tunnelStream through a CONNECT proxy on 127.0.0.1', () => {
     proxy = http.createServer((_req, res) => res.writeHead(405).end());
     proxy.on('connect', (req: http.IncomingMessage, client: net.Socket) => {
       connectLines.push(`${req.method} ${req.url}`);
+      tunnels.emit('client', client);
       sockets.add(client);
       client.on('error', () => {});
       const [host, port] = (req.url ?? '').split(':');
@@ -214,6 +217,19 @@ describe('tunnelStream through a CONNECT proxy on 127.0.0.1', () => {
     for await (const chunk of stream) text += chunk.toString();
     assert.equal(text, '');
     stream.destroy();
+  });
+
+  it('closes a tunnel that comes up after the stream was destroyed', { timeout: 5000 }, async () => {
+    const arrived = once(tunnels, 'client') as Promise<[net.Socket]>;
+    const stream = tunnelStream(route(), { host: '127.0.0.1', port: echoPort });
+    stream.destroy();
+    const [client] = await arrived;
+    const closed = client.destroyed ? Promise.resolve('closed') : once(client, 'close').then(() => 'closed');
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise((resolve) => (timer = setTimeout(resolve, 2000, 'still open')));
+    const outcome = await Promise.race([closed, waited]);
+    clearTimeout(timer);
+    assert.equal(outcome, 'closed');
   });
 
   it('fails with the proxy\'s error when the proxy cannot be reached', { timeout: 5000 }, async () => {
