@@ -149,8 +149,10 @@ export function tunnelStream(route: Exclude<ProxyRoute, { kind: 'direct' }>, tar
   agent!
     .connect(request, opts)
     .then((socket) => {
-      request.emit('socket', socket);
+      // Attach first: when the proxy refuses the tunnel, the agent replays its answer on 'socket' into a
+      // stand-in socket and asserts that someone is listening for the data.
       stream.attach(socket);
+      request.emit('socket', socket);
     })
     .catch((error: unknown) => stream.destroy(error instanceof Error ? error : new Error(String(error))));
   return stream;

@@ -45,6 +45,9 @@ describe('parsePacAnswer edges', () => {
   it('reads entries separated by tabs and padded with spaces, and skips empty ones', () => {
     assert.deepEqual(parsePacAnswer(' ;  PROXY\tp.venue:3128 ;; DIRECT ; '), [{ kind: 'http', url: 'http://p.venue:3128' }, DIRECT]);
   });
+  it('leaves out an entry that is not a valid address', () => {
+    assert.deepEqual(parsePacAnswer('PROXY h:99999; PROXY [bad:1; SOCKS5 s:1'), [{ kind: 'socks', url: 'socks5://s:1' }]);
+  });
   it('leaves out an entry with a trailing slash path, keeps one with a bare host', () => {
     assert.deepEqual(parsePacAnswer('PROXY h:1/; PROXY h:2/x; HTTPS h'), [{ kind: 'http', url: 'http://h:1' }, { kind: 'https', url: 'https://h:443' }]);
   });
@@ -146,6 +149,7 @@ describe('tunnelStream through a CONNECT proxy on 127.0.0.1', () => {
       sockets.add(socket);
       socket.on('data', (chunk) => {
         if (chunk.toString() === 'bye') socket.end('bye!');
+        else if (chunk.toString() === 'drop') socket.destroy();
         else socket.write(`echo:${chunk.toString()}`);
       });
       socket.on('error', () => {});
@@ -160,6 +164,13 @@ describe('tunnelStream through a CONNECT proxy on 127.0.0.1', () => {
       sockets.add(client);
       client.on('error', () => {});
       const [host, port] = (req.url ?? '').split(':');
+      if (port === '1') {
+        client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      client.on('data', (chunk: Buffer) => {
+        if (chunk.toString() === 'reset-me') client.resetAndDestroy();
+      });
       const upstream = net.connect(Number(port), host!, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         upstream.pipe(client);
@@ -230,6 +241,32 @@ describe('tunnelStream through a CONNECT proxy on 127.0.0.1', () => {
     const outcome = await Promise.race([closed, waited]);
     clearTimeout(timer);
     assert.equal(outcome, 'closed');
+  });
+
+  it('is destroyed (emits close) when the far side drops the connection', { timeout: 5000 }, async () => {
+    const stream = tunnelStream(route(), { host: '127.0.0.1', port: echoPort });
+    stream.resume();
+    stream.write('drop');
+    await once(stream, 'close');
+    assert.equal(stream.destroyed, true);
+  });
+
+  it('fails with the tunnel\'s error when the proxy resets it', { timeout: 5000 }, async () => {
+    const stream = tunnelStream(route(), { host: '127.0.0.1', port: echoPort });
+    stream.resume();
+    stream.write('reset-me');
+    const [error] = (await once(stream, 'error')) as [NodeJS.ErrnoException];
+    assert.equal(error.code, 'ECONNRESET');
+  });
+
+  it('closes, carrying the proxy\'s answer, when the proxy refuses the tunnel', { timeout: 5000 }, async () => {
+    const stream = tunnelStream(route(), { host: '127.0.0.1', port: 1 });
+    let text = '';
+    const errors: unknown[] = [];
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    stream.on('error', (error) => errors.push(error));
+    await once(stream, 'close');
+    assert.deepEqual({ firstLine: text.split('\r\n')[0], errors }, { firstLine: 'HTTP/1.1 403 Forbidden', errors: [] });
   });
 
   it('fails with the proxy\'s error when the proxy cannot be reached', { timeout: 5000 }, async () => {
