@@ -8,6 +8,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
+import tls from 'node:tls';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { EventEmitter, once } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { HttpsProxyAgent } from 'https-proxy-agent';
@@ -267,6 +272,41 @@ describe('tunnelStream through a CONNECT proxy on 127.0.0.1', () => {
     stream.on('error', (error) => errors.push(error));
     await once(stream, 'close');
     assert.deepEqual({ firstLine: text.split('\r\n')[0], errors }, { firstLine: 'HTTP/1.1 403 Forbidden', errors: [] });
+  });
+
+  it('ends the far side when ended after the tunnel is up', { timeout: 5000 }, async () => {
+    const stream = tunnelStream(route(), { host: '127.0.0.1', port: echoPort });
+    await once(stream, 'connect');
+    stream.end();
+    let text = '';
+    for await (const chunk of stream) text += chunk.toString();
+    assert.equal(text, '');
+    stream.destroy();
+  });
+
+  it('speaks TLS inside the tunnel with the TLS options it is given', { timeout: 5000, skip: spawnSync('openssl', ['version']).status === 0 ? false : 'openssl is not installed' }, async () => {
+    // A self-signed certificate made for this run: only the CA option given to tunnelStream makes it trusted.
+    const dir = mkdtempSync(join(tmpdir(), 'proxy-edges-tls-'));
+    try {
+      const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=broker.test', '-addext', 'subjectAltName=DNS:broker.test'], { cwd: dir, encoding: 'utf8' });
+      assert.equal(made.status, 0, made.stderr);
+      const cert = readFileSync(join(dir, 'cert.pem'));
+      const server = tls.createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (socket) => socket.end('secure hello'));
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const port = (server.address() as net.AddressInfo).port;
+        const stream = tunnelStream(route(), { host: '127.0.0.1', port, tls: { ca: cert, servername: 'broker.test' } });
+        let text = '';
+        for await (const chunk of stream) text += chunk.toString();
+        assert.equal(text, 'secure hello');
+        stream.destroy();
+      } finally {
+        server.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails with the proxy\'s error when the proxy cannot be reached', { timeout: 5000 }, async () => {
