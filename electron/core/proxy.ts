@@ -149,8 +149,10 @@ export function tunnelStream(route: Exclude<ProxyRoute, { kind: 'direct' }>, tar
   agent!
     .connect(request, opts)
     .then((socket) => {
-      request.emit('socket', socket);
+      // Attach first: when the proxy refuses the tunnel, the agent replays its answer on 'socket' into a
+      // stand-in socket and asserts that someone is listening for the data.
       stream.attach(socket);
+      request.emit('socket', socket);
     })
     .catch((error: unknown) => stream.destroy(error instanceof Error ? error : new Error(String(error))));
   return stream;
@@ -184,7 +186,11 @@ class LazyStream extends Duplex {
   }
 
   override _write(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (!this.#socket) return callback(new Error('The proxy tunnel is not open.'));
+    // `end()` uncorks the stream, so a write can reach here before the tunnel is up: hold it until then.
+    if (!this.#socket) {
+      this.once('connect', () => this.#socket!.write(chunk, encoding, callback));
+      return;
+    }
     this.#socket.write(chunk, encoding, callback);
   }
 
@@ -195,7 +201,7 @@ class LazyStream extends Duplex {
 
   override _final(callback: (error?: Error | null) => void): void {
     if (this.#socket) this.#socket.end(callback);
-    else callback();
+    else this.once('connect', () => this.#socket!.end(callback));
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
