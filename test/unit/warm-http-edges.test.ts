@@ -1,18 +1,22 @@
 /**
  * WarmHttp and nodeFetch at their edges, against loopback servers on port 0: which requests may take the
- * parked connection (origin, port, age), what close() releases, TLS pre-connect, proxies, and the
- * answers nodeFetch must turn into a Response or a rejection.
+ * parked connection (origin, port, age, a ws handshake), what close() releases, TLS pre-connect and a
+ * parked TLS connection the server breaks, proxies, the bytes nodeFetch sends, and the answers it must turn
+ * into a Response or a rejection.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { duplexPair } from 'node:stream';
 import tls from 'node:tls';
+import WebSocket, { WebSocketServer } from 'ws';
 import { FakeClock } from '../../electron/core/clock.ts';
 import type { Logger } from '../../electron/core/log.ts';
 import { nodeFetch, WarmHttp } from '../../electron/core/warm-http.ts';
@@ -304,6 +308,8 @@ describe('WarmHttp over TLS', { skip: typeof (tls as { setDefaultCACertificates?
   let tlsServer: https.Server;
   let tlsPort: number;
   let tlsAccepted = 0;
+  let key: Buffer;
+  let cert: string;
   // Typed here: the installed @types/node predates these Node 22 functions.
   const ca = tls as unknown as { getCACertificates?(kind: string): string[]; setDefaultCACertificates?(certs: string[]): void };
   const savedCa = ca.getCACertificates?.('default') ?? [];
@@ -311,10 +317,11 @@ describe('WarmHttp over TLS', { skip: typeof (tls as { setDefaultCACertificates?
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'warm-tls-'));
     execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-    const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    key = readFileSync(join(dir, 'key.pem'));
     // Trust the throw-away certificate for this process only while the suite runs.
     ca.setDefaultCACertificates!([...savedCa, cert]);
-    tlsServer = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (_req, res) => res.end('secure'));
+    tlsServer = https.createServer({ key, cert }, (_req, res) => res.end('secure'));
     tlsServer.on('secureConnection', () => (tlsAccepted += 1));
     await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
     tlsPort = (tlsServer.address() as AddressInfo).port;
@@ -343,6 +350,151 @@ describe('WarmHttp over TLS', { skip: typeof (tls as { setDefaultCACertificates?
   it('nodeFetch speaks TLS to an https URL', async () => {
     assert.equal(await text(nodeFetch(`https://127.0.0.1:${tlsPort}/y`, undefined, () => undefined)), 'secure');
   });
+
+  describe('when the server breaks a parked connection with a bad record, then a reset', () => {
+    // A TLS server over a raw TCP socket, so the test can write bytes the TLS layer did not make. Pinned to
+    // TLS 1.2: there the server's Finished is its last handshake record, so nothing of its own is still in
+    // flight when the test takes over the TCP socket (TLS 1.3 sends session tickets after the handshake).
+    let rawServer: net.Server;
+    let rawPort: number;
+    let client: Socket | undefined;
+    let relay: { unpipe(dest: Socket): unknown } | undefined;
+
+    before(async () => {
+      rawServer = net.createServer((socket) => {
+        const [inner, outer] = duplexPair();
+        socket.pipe(outer);
+        outer.pipe(socket);
+        new tls.TLSSocket(inner, { isServer: true, key, cert, maxVersion: 'TLSv1.2' }).on('error', () => {});
+        client = socket;
+        relay = outer;
+      });
+      await new Promise<void>((resolve) => rawServer.listen(0, '127.0.0.1', resolve));
+      rawPort = (rawServer.address() as AddressInfo).port;
+    });
+    after(async () => {
+      client?.destroy();
+      await new Promise<void>((resolve) => rawServer.close(() => resolve()));
+    });
+
+    // Node reports the bad record without destroying the socket; that error uses up the pre-connect's
+    // leftover once('error') listener, so only the park's own listener is left to take the reset's error.
+    // Without it the ECONNRESET is uncaught, and the runner fails this test (the process does not hang).
+    it('survives both errors and warms again', { timeout: 5_000 }, async () => {
+      const warm = new WarmHttp({ baseUrl: `https://127.0.0.1:${rawPort}` });
+      const agent = warm.agent as unknown as { createConnection: (...args: unknown[]) => unknown };
+      const connect = agent.createConnection.bind(agent);
+      const opened: tls.TLSSocket[] = [];
+      agent.createConnection = (...args: unknown[]) => {
+        const socket = connect(...args) as tls.TLSSocket;
+        opened.push(socket);
+        return socket;
+      };
+      try {
+        await warm.warm();
+        assert.equal(warm.isWarm, true);
+        const parked = opened[0]!;
+        // Observes the first error only (once), so it absorbs nothing the parked socket must handle itself.
+        const refused = new Promise<NodeJS.ErrnoException>((resolve) => parked.prependOnceListener('error', resolve));
+        relay!.unpipe(client!);
+        // An application-data record whose 5 bytes cannot be a valid encryption of anything.
+        client!.write(Buffer.from([0x17, 0x03, 0x03, 0x00, 0x05, 1, 2, 3, 4, 5]));
+        assert.match(String((await refused).code), /^ERR_SSL_/);
+        assert.equal(parked.destroyed, false, 'the bad record alone does not close the socket');
+        client!.resetAndDestroy();
+        await until(() => parked.destroyed, { message: 'the reset did not reach the parked socket' });
+        assert.equal(warm.isWarm, false);
+        await warm.warm();
+        assert.equal(warm.isWarm, true, 'a new connection is parked');
+        assert.equal(opened.length, 2);
+      } finally {
+        warm.close();
+      }
+    });
+  });
+});
+
+describe('WarmHttp: the control socket handshake through the agent', () => {
+  let wsHttp: http.Server;
+  let wss: WebSocketServer;
+  let wsPort: number;
+  let wsAccepted = 0;
+
+  before(async () => {
+    wsHttp = http.createServer();
+    wsHttp.on('connection', () => (wsAccepted += 1));
+    wss = new WebSocketServer({ server: wsHttp });
+    await new Promise<void>((resolve) => wsHttp.listen(0, '127.0.0.1', resolve));
+    wsPort = (wsHttp.address() as AddressInfo).port;
+  });
+  after(async () => {
+    for (const client of wss.clients) client.terminate();
+    wss.close();
+    wsHttp.closeAllConnections();
+    await new Promise<void>((resolve) => wsHttp.close(() => resolve()));
+  });
+
+  // ws hands the agent `host` and leaves `hostname` undefined, unlike a request from a URL (both set).
+  it('rides the parked connection: one TCP connection for warm() and the handshake', async () => {
+    const warm = new WarmHttp({ baseUrl: `http://127.0.0.1:${wsPort}` });
+    let socket: WebSocket | undefined;
+    try {
+      await warm.warm();
+      await until(() => wsAccepted === 1);
+      socket = new WebSocket(`ws://127.0.0.1:${wsPort}/control`, { agent: warm.agent });
+      await once(socket, 'open');
+      assert.equal(warm.reused, 1);
+      assert.equal(wsAccepted, 1, 'no second connection was opened');
+      assert.equal(warm.isWarm, false, 'the parked connection was handed over');
+    } finally {
+      socket?.terminate();
+      warm.close();
+    }
+  });
+});
+
+describe('nodeFetch: the bytes of a request with a body', () => {
+  let raw: net.Server;
+  let rawPort: number;
+  const requests: Buffer[] = [];
+  const body = '{"text":"héllo"}';
+
+  before(async () => {
+    // Answers once the whole body is in, whether or not a Content-Length announced it.
+    raw = net.createServer((socket) => {
+      let data = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        data = Buffer.concat([data, chunk]);
+        if (!data.subarray(-Buffer.byteLength(body)).equals(Buffer.from(body))) return;
+        requests.push(data);
+        socket.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    rawPort = (raw.address() as AddressInfo).port;
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => raw.close(() => resolve()));
+  });
+
+  // Node chunks a body by default only for methods that usually carry one; for these it would send the
+  // body with no length at all, and the server would read it as the start of the next request.
+  for (const method of ['GET', 'DELETE', 'OPTIONS']) {
+    it(`announces the exact Content-Length for ${method}`, { timeout: 2_000 }, async () => {
+      requests.length = 0;
+      const res = await nodeFetch(`http://127.0.0.1:${rawPort}/b`, { method, body }, () => undefined);
+      assert.equal(res.status, 200);
+      assert.equal(requests.length, 1);
+      const bytes = requests[0]!;
+      const end = bytes.indexOf('\r\n\r\n');
+      const [requestLine, ...headerLines] = bytes.subarray(0, end).toString('latin1').split('\r\n');
+      const headers = new Map(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      assert.equal(requestLine, `${method} /b HTTP/1.1`);
+      assert.equal(headers.get('content-length'), String(Buffer.byteLength(body)));
+      assert.equal(headers.has('transfer-encoding'), false);
+      assert.equal(bytes.subarray(end + 4).toString('utf8'), body);
+    });
+  }
 });
 
 describe('nodeFetch edges', () => {
