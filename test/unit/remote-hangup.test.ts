@@ -131,15 +131,18 @@ describe('hangupWithoutConnInit', () => {
   });
 });
 
+/** A query record as the REST client returns it (timestamps normalised, absent here). */
+const rec = (status: string): LiveRecord => ({ id: LIVE_ID, status, created_at: undefined, started_at: undefined, ended_at: undefined });
+
 /** A query endpoint answering from a script; records the clock time of each call. */
 function queryClient(clock: FakeClock, answers: Array<string | AvatarError>) {
   const times: number[] = [];
   const client = {
-    async querySession(liveId: string): Promise<LiveRecord> {
+    async querySession(_liveId: string): Promise<LiveRecord> {
       times.push(clock.now());
       const answer = answers[Math.min(times.length - 1, answers.length - 1)]!;
       if (answer instanceof AvatarError) throw answer;
-      return { id: liveId, status: answer };
+      return rec(answer);
     },
   };
   return { client: client as unknown as ServiceClient, times };
@@ -159,7 +162,7 @@ describe('queryUntilEnded', () => {
     const clock = new FakeClock(0);
     const { client, times } = queryClient(clock, ['ending', 'ending', 'ended']);
     const record = await drive(clock, queryUntilEnded(client, LIVE_ID, { clock }));
-    assert.deepEqual(record, { id: LIVE_ID, status: 'ended' });
+    assert.deepEqual(record, rec('ended'));
     assert.deepEqual(times, [0, 500, 1_000]);
   });
 
@@ -167,7 +170,7 @@ describe('queryUntilEnded', () => {
     const clock = new FakeClock(0);
     const { client, times } = queryClient(clock, ['on_live']);
     const record = await drive(clock, queryUntilEnded(client, LIVE_ID, { clock, pollMs: 200, timeoutMs: 600 }));
-    assert.deepEqual(record, { id: LIVE_ID, status: 'on_live' });
+    assert.deepEqual(record, rec('on_live'));
     assert.deepEqual(times, [0, 200, 400, 600]);
   });
 
@@ -195,7 +198,7 @@ describe('queryUntilEnded', () => {
   it('returns the last record read when a later query fails', async () => {
     const clock = new FakeClock(0);
     const { client } = queryClient(clock, ['ending', new AvatarError('server', 'oops')]);
-    assert.deepEqual(await drive(clock, queryUntilEnded(client, LIVE_ID, { clock, timeoutMs: 1_000 })), { id: LIVE_ID, status: 'ending' });
+    assert.deepEqual(await drive(clock, queryUntilEnded(client, LIVE_ID, { clock, timeoutMs: 1_000 })), rec('ending'));
   });
 
   for (const code of ['not_found', 'forbidden', 'unauthorized'] as const) {
