@@ -63,7 +63,12 @@ export const GROUPS: MutationGroup[] = [
     mutate: ['electron/core/control-socket.ts', 'electron/core/protocol.ts', 'electron/core/transport.ts', 'electron/core/remote-hangup.ts', 'electron/core/rtc-ids.ts'],
     tests: [
       'test/unit/control-socket.test.ts',
+      'test/unit/control-socket-edges.test.ts',
       'test/unit/protocol.test.ts',
+      'test/unit/protocol-edges.test.ts',
+      'test/unit/remote-hangup.test.ts',
+      'test/unit/rtc-ids.test.ts',
+      'test/unit/transport.test.ts',
       'test/unit/rtc-web-types.test.ts',
       'test/integration/recovery-paths.test.ts',
       'test/integration/session-controller.test.ts',
