@@ -9,25 +9,15 @@ import assert from 'node:assert/strict';
 import { FakeClock, type Clock, type TimerHandle } from '../../electron/core/clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from '../../electron/core/control-socket.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
-import type { Logger } from '../../electron/core/log.ts';
 import { MAX_WS_MESSAGE_BYTES } from '../../electron/core/protocol.ts';
 import type { SocketTransport, TransportFactory, TransportHandlers } from '../../electron/core/transport.ts';
 import { FakeTransports } from '../helpers/fake-transport.ts';
+import { recordingLogger } from '../helpers/recording-logger.ts';
 
 const LIVE_ID = 'live-9';
 const ackOk = { type: 2, payload: { conn_init_ack: { success: true } } };
 const ping = { type: 3, payload: { ping: {} } };
 
-interface LogLine {
-  level: string;
-  message: string;
-  data: Record<string, unknown> | undefined;
-}
-function recordingLogger(): Logger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const at = (level: string) => (message: string, data?: Record<string, unknown>) => void lines.push({ level, message, data });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
 
 /**
  * A transport the test drives by hand, without FakeTransport's guarantees: `isOpen` is whatever the test

@@ -10,24 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { FakeClock } from '../../electron/core/clock.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
-import type { Logger } from '../../electron/core/log.ts';
 import type { LiveRecord } from '../../electron/core/protocol.ts';
 import { hangupWithoutConnInit, queryUntilEnded } from '../../electron/core/remote-hangup.ts';
 import type { ServiceClient } from '../../electron/core/rest-client.ts';
 import { FakeTransports } from '../helpers/fake-transport.ts';
+import { recordingLogger } from '../helpers/recording-logger.ts';
 
 const LIVE_ID = 'live-77';
 
-interface LogLine {
-  level: string;
-  message: string;
-  data: Record<string, unknown> | undefined;
-}
-function recordingLogger(): Logger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const at = (level: string) => (message: string, data?: Record<string, unknown>) => void lines.push({ level, message, data });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
 
 const socketClient = (url = 'ws://127.0.0.1:1/live/ws?live_id=live-77') => ({
   socketRequest: (liveId: string) => ({ url: `${url.split('?')[0]}?live_id=${liveId}`, headers: { Authorization: 'Token k' } }),
