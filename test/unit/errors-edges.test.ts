@@ -151,7 +151,7 @@ describe('readRegularFile', () => {
 
   // A kernel file says 4096 bytes but holds fewer: the read stops at what is there instead of padding or looping.
   const shortFile = '/sys/kernel/mm/transparent_hugepage/enabled';
-  it('returns only the bytes there are when a file is shorter than its size says', { skip: !existsSync(shortFile), timeout: 2_000 }, async () => {
+  it('returns only the bytes there are when a file is shorter than its size says', { skip: existsSync(shortFile) ? false : `needs ${shortFile}, a /sys file whose size says more than it holds`, timeout: 2_000 }, async () => {
     assert.equal(statSync(shortFile).size, 4096);
     const data = await readRegularFile(shortFile, 8192);
     assert.ok(data.length > 0 && data.length < 4096, `read ${data.length} bytes`);
@@ -159,7 +159,7 @@ describe('readRegularFile', () => {
   });
 
   // Each read must give its file descriptor back, or a kiosk that runs for weeks runs out of them.
-  it('closes the file it opened, on success and on refusal', { skip: !existsSync('/proc/self/fd') }, async () => {
+  it('closes the file it opened, on success and on refusal', { skip: existsSync('/proc/self/fd') ? false : 'counts open files in /proc/self/fd (Linux only)' }, async () => {
     const ok = file('fd-ok.bin', 10);
     const over = file('fd-over.bin', 11);
     const before = readdirSync('/proc/self/fd').length;
