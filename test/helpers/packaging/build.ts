@@ -12,8 +12,9 @@
  * electron-builder's own work. Needs the app built first (`npm run build`).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '../../..');
 export const FUSE_SENTINEL = 'dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX';
@@ -41,10 +42,59 @@ export function standInElectron(dir: string): string {
   return dir;
 }
 
+/**
+ * Set by `npm run mutate` only: a folder where a build is kept and reused. A mutant changes the TypeScript
+ * source, never out/ (built once before the run), so every mutant would package the very same app; the key
+ * covers everything the package is made from (out/, package.json, electron-builder.yml, the version), so a
+ * changed build is packaged afresh. `npm test` never sets it: there every run packages for real.
+ */
+export const DEB_CACHE_ENV = 'AK_MUTATION_DEB_CACHE';
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+function packageInputsKey(version: string): string {
+  const hash = createHash('sha256').update(`version ${version}\n`);
+  for (const file of [join(ROOT, 'package.json'), join(ROOT, 'electron-builder.yml'), ...filesUnder(join(ROOT, 'out'))]) {
+    hash.update(`${relative(ROOT, file)}\n`).update(readFileSync(file));
+  }
+  return hash.digest('hex').slice(0, 32);
+}
+
 export async function buildDeb(options: { workDir: string; version: string }): Promise<DebBuild> {
   if (!existsSync(join(ROOT, 'out/main/index.js')) || !existsSync(join(ROOT, 'out/renderer/index.html'))) {
     throw new Error('The app is not built: run `npm run build` before this test (it packages out/).');
   }
+  const cacheRoot = process.env[DEB_CACHE_ENV];
+  if (!cacheRoot) return packageDeb(options);
+  const kept = join(cacheRoot, packageInputsKey(options.version));
+  if (!existsSync(kept)) {
+    const fresh = await packageDeb({ workDir: join(options.workDir, 'to-keep'), version: options.version });
+    // Two test runners may package at once: each writes its own folder and renames it into place.
+    const staging = `${kept}.${process.pid}`;
+    cpSync(fresh.releaseDir, join(staging, 'release'), { recursive: true, verbatimSymlinks: true });
+    writeFileSync(join(staging, 'log.txt'), fresh.log);
+    try {
+      renameSync(staging, kept);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // the other runner got there first: same inputs, same build
+    }
+  }
+  const releaseDir = join(options.workDir, 'release');
+  cpSync(join(kept, 'release'), releaseDir, { recursive: true, verbatimSymlinks: true });
+  return debBuildIn(releaseDir, options.version, readFileSync(join(kept, 'log.txt'), 'utf8'));
+}
+
+function debBuildIn(releaseDir: string, version: string, log: string): DebBuild {
+  const unpackedDir = join(releaseDir, 'linux-unpacked');
+  return { releaseDir, unpackedDir, resourcesDir: join(unpackedDir, 'resources'), debFile: join(releaseDir, `Avatar Kiosk-${version}-linux-amd64.deb`), log };
+}
+
+async function packageDeb(options: { workDir: string; version: string }): Promise<DebBuild> {
   const electronDist = standInElectron(join(options.workDir, 'electron-dist'));
   const releaseDir = join(options.workDir, 'release');
   const cli = join(ROOT, 'node_modules/electron-builder/cli.js');
@@ -80,6 +130,5 @@ export async function buildDeb(options: { workDir: string; version: string }): P
       else reject(new Error(`electron-builder failed (exit ${code}):\n${out.slice(-4000)}`));
     });
   });
-  const unpackedDir = join(releaseDir, 'linux-unpacked');
-  return { releaseDir, unpackedDir, resourcesDir: join(unpackedDir, 'resources'), debFile: join(releaseDir, `Avatar Kiosk-${options.version}-linux-amd64.deb`), log };
+  return debBuildIn(releaseDir, options.version, log);
 }
