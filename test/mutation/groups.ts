@@ -199,6 +199,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/opening-hours-edges.test.ts',
       'test/unit/fleet-command-parse.test.ts',
       'test/unit/update-install-model.test.ts',
+      'test/unit/fleet-event-queue-disk.test.ts',
     ],
     target: 90,
   },
