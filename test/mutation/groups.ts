@@ -200,6 +200,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet-command-parse.test.ts',
       'test/unit/update-install-model.test.ts',
       'test/unit/fleet-event-queue-disk.test.ts',
+      'test/unit/managed-config-edges.test.ts',
     ],
     target: 90,
   },
