@@ -201,6 +201,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/update-install-model.test.ts',
       'test/unit/fleet-event-queue-disk.test.ts',
       'test/unit/managed-config-edges.test.ts',
+      'test/unit/opening-hours-lookahead.test.ts',
     ],
     target: 90,
   },
