@@ -121,6 +121,29 @@ describe('fetch for another service URL', () => {
   });
 });
 
+describe('spares after a call that failed once its room existed', () => {
+  it('a control socket refused (401) after a successful create does not stop spares: only a create’s refusal does', async () => {
+    let refuse = true;
+    // The service refuses the call's socket: the handshake goes out without its credentials.
+    const factory: TransportFactory = (url, headers, handlers) =>
+      wsTransportFactory(url, refuse ? Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'authorization')) : headers, handlers);
+    const h = await setup({ config: { prewarm: { mode: 'on-approach' } }, service: { transportFactory: factory } });
+    const liveId = await h.tap();
+    await h.reach('failed');
+    const end = h.service.state;
+    assert.ok(end.phase === 'failed');
+    assert.deepEqual([end.liveId, end.error.code], [liveId, 'unauthorized']);
+    await until(() => !h.service.running);
+    refuse = false;
+    assert.equal(h.service.spares.blockedBy, null);
+    value(await h.service.handle(CHANNELS.attractReport, { showing: true, present: true }));
+    assert.equal(h.service.spares.phase, 'creating', 'a spare is made for the next visitor');
+    await until(() => h.service.spares.phase === 'ready', { message: 'spare ready' });
+    assert.deepEqual(h.spareLog().map(([status]) => status), ['created']);
+    assert.equal(h.warnings.some((l) => l.includes('spare: stopped until a create succeeds')), false);
+  });
+});
+
 /** The real `ws` transport with everything it reports held back while `hold` is on, then played in order. */
 function gatedTransports() {
   let holding = false;
