@@ -82,6 +82,34 @@ describe('shutdown and the built-in emulator', () => {
   });
 });
 
+describe('settings after shutdown began', () => {
+  it('reconfigure is refused once the kiosk shuts down: no emulator started again, the settings unchanged', async () => {
+    const { service, emu } = await stubKiosk();
+    const events: string[] = [];
+    service.onEvent((e) => events.push(e.type));
+    await service.shutdown();
+    const next = resolveConfig({ avatar: { imagePath: TINY_PNG, persona: 'Another persona.' } }, {});
+    await assert.rejects(service.reconfigure(next), { code: 'cancelled', message: 'The kiosk is shutting down.' });
+    assert.deepEqual(emu.calls, { started: 1, closed: 1 });
+    assert.equal(service.emulator, null);
+    assert.equal(service.config.avatar.persona, 'P');
+    assert.deepEqual(events, []);
+  });
+
+  it('a key being stored when shutdown begins builds no new client: the closed emulator is not started again', async () => {
+    let stored!: () => void;
+    const persisted = new Promise<void>((resolve) => (stored = resolve));
+    const { service, emu, logger } = await stubKiosk({ persistApiKey: () => persisted });
+    const setting = service.setApiKey({ apiKey: null });
+    await service.shutdown();
+    stored();
+    await setting;
+    assert.deepEqual(emu.calls, { started: 1, closed: 1 });
+    assert.equal(service.emulator, null);
+    assert.equal(logger.lines.filter((l) => l.message === 'Service client ready').length, 1, 'only the client made at start-up');
+  });
+});
+
 describe('fetch for another service URL', () => {
   it('goes through the venue’s proxy, as the client does (a CONNECT to that host)', async () => {
     // The "other service": a plain HTTP server that only the proxy can reach (its name resolves nowhere).
