@@ -271,6 +271,21 @@ describe('spare: edges', () => {
       assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', 'nobody_present']]);
     });
 
+    it('on approach: once the spare was closed for nobody, the same "nobody" report again arms no timer (repeats are harmless)', async () => {
+      const h = setup();
+      const t = await readySpare(h);
+      h.spares.report({ showing: true, present: false });
+      await withPings(h, t, NOBODY_CLOSE_MS);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', 'nobody_present']]);
+      await flushMicrotasks();
+      const pending = h.clock.pendingDelays();
+      h.spares.report({ showing: true, present: false });
+      h.spares.report({ showing: false, present: false });
+      await flushMicrotasks();
+      assert.deepEqual(h.clock.pendingDelays(), pending, 'nothing new waits');
+      assert.equal(h.client.creates.length, 1);
+    });
+
     it('always: nobody in front of the kiosk does not close the spare', async () => {
       const h = setup({ settings: { mode: 'always' } });
       const t = await readySpare(h);
