@@ -150,7 +150,7 @@ export interface KioskService {
   /** The configuration in use (the same object; read it, never mutate it). */
   readonly config: KioskConfig;
   /** Apply a new configuration without a restart: the next session uses it; the client is rebuilt and the
-   *  attract image reloaded. Refused while a session runs. */
+   *  attract image reloaded. Refused while a session runs, and once shutdown began. */
   reconfigure(next: KioskConfig): Promise<void>;
   /** The client of the current service (null when misconfigured); for voices and recovery. */
   readonly client: ServiceClient | null;
@@ -328,6 +328,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
 
   /** (Re)build the client for the current key: gateway by config, direct with a key, else the emulator. */
   async function buildClient(): Promise<void> {
+    // Once shutdown began nothing is built again: an emulator, warm connection or client made now would
+    // outlive the shutdown (a key being stored, or settings being applied, when the kiosk started to quit).
+    if (shutdownPromise) return;
     // No client while it is rebuilt, so the discard's re-evaluation makes no spare with the old key (a tap
     // would take it and the visitor's call would run on the old account). The old spare's room is closed
     // with the client that made it.
@@ -921,6 +924,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       return config;
     },
     async reconfigure(next) {
+      if (shutdownPromise) throw new AvatarError('cancelled', 'The kiosk is shutting down.');
       if (isRunning()) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
       // A setting removed (an optional key absent from `next`, such as the opening hours) goes too.
       for (const key of Object.keys(config)) if (!Object.hasOwn(next, key)) delete (config as Record<string, unknown>)[key];

@@ -377,6 +377,9 @@ export class SpareManager {
     }
     this.#log.info('spare: created', { liveId, callMode: spare.callMode });
     this.#opts.emit({ type: 'spare', status: 'created', liveId, callMode: spare.callMode, rtc: created.rtc });
+    // A listener may drop the spare on hearing of it (the kiosk closing, say): `#end` has closed its room
+    // already, so nothing more is opened or timed for it.
+    if (spare.done) return;
     spare.ageTimer = this.#clock.setTimeout(() => {
       spare.ageTimer = null;
       if (!spare.done) this.#end(spare, 'expired', 'max_age');

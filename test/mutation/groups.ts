@@ -129,6 +129,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/kiosk-service-call-start.test.ts',
       'test/unit/kiosk-service-spare-tap.test.ts',
       'test/unit/kiosk-service-operator-log.test.ts',
+      'test/unit/kiosk-service-edges.test.ts',
       'test/unit/spare.test.ts',
       'test/unit/spare-shutdown.test.ts',
       'test/unit/spare-edges.test.ts',

@@ -29,6 +29,8 @@ interface SetupOptions {
   /** Leave out `buildRequest`, so the manager builds the request a tap would. */
   realBuild?: boolean;
   start?: Partial<StartOptions>;
+  /** Called with each event as it is emitted (a listener that acts on what it hears). */
+  onEvent?: (event: SpareEvent, spares: SpareManager) => void;
 }
 
 function setup(options: SetupOptions = {}) {
@@ -44,11 +46,14 @@ function setup(options: SetupOptions = {}) {
     error: (m, d) => void lines.push(['error', m, d]),
   };
   const current = { options: { callMode: 'video', avatar: { ...AVATAR }, ...options.start } as StartOptions };
-  const spares = new SpareManager({
+  const spares: SpareManager = new SpareManager({
     settings: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40, ...options.settings },
     getClient: options.getClient ?? (() => client),
     startOptions: () => current.options,
-    emit: (e) => events.push(e),
+    emit: (e) => {
+      events.push(e);
+      options.onEvent?.(e, spares);
+    },
     clock,
     logger,
     transportFactory: transports.factory,
@@ -135,6 +140,30 @@ describe('spare: edges', () => {
       await h.clock.advance(1);
       assert.equal(client.creates.length, 2);
       assert.equal(h.log().length, 2, 'the failed spare has no max_age end later');
+    });
+
+    it('a spare dropped by a listener of its own "created" event: its room is closed once, no socket of its own is opened, nothing is left waiting', async () => {
+      const h = setup({
+        onEvent: (e, spares) => {
+          if (e.status !== 'created') return;
+          spares.report({ showing: false, present: true }); // the kiosk closes, say, as the spare is announced
+          spares.discard('closed');
+        },
+      });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      await h.client.answer(0, 'L1');
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', 'closed']]);
+      assert.equal(h.transports.all.length, 1, 'only the socket that sends the hangup');
+      const [hangup] = h.transports.all;
+      hangup!.open();
+      await flushMicrotasks();
+      assert.deepEqual(types(hangup!), [5]);
+      await h.spares.close();
+      assert.equal(h.clock.pendingCount, 0, 'no max-age timer for the dropped spare');
+      await h.clock.advance(60_000);
+      assert.deepEqual(h.lines.filter(([level]) => level === 'warn'), []);
+      assert.equal(h.client.creates.length, 1);
     });
 
     it('the room of a spare dropped as the client changes is closed with the client that made it', async () => {
@@ -269,6 +298,21 @@ describe('spare: edges', () => {
       await h.clock.advance(1);
       assert.equal(types(t).at(-1), 5);
       assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', 'nobody_present']]);
+    });
+
+    it('on approach: once the spare was closed for nobody, the same "nobody" report again arms no timer (repeats are harmless)', async () => {
+      const h = setup();
+      const t = await readySpare(h);
+      h.spares.report({ showing: true, present: false });
+      await withPings(h, t, NOBODY_CLOSE_MS);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', 'nobody_present']]);
+      await flushMicrotasks();
+      const pending = h.clock.pendingDelays();
+      h.spares.report({ showing: true, present: false });
+      h.spares.report({ showing: false, present: false });
+      await flushMicrotasks();
+      assert.deepEqual(h.clock.pendingDelays(), pending, 'nothing new waits');
+      assert.equal(h.client.creates.length, 1);
     });
 
     it('always: nobody in front of the kiosk does not close the spare', async () => {
