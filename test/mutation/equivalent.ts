@@ -22,6 +22,9 @@ export interface EquivalentMutant {
 const MACHINE = 'electron/core/session-machine.ts';
 const POLICY = 'electron/core/reconnect-policy.ts';
 const COMMANDS = 'electron/fleet/commands.ts';
+const EVENT_QUEUE = 'electron/fleet/event-queue.ts';
+const MANAGED_CONFIG = 'electron/fleet/managed-config.ts';
+const OPENING_HOURS = 'electron/fleet/opening-hours.ts';
 const SETTINGS = 'electron/operations/settings.ts';
 const KIOSK_SERVICE = 'electron/kiosk/kiosk-service.ts';
 const SPARE = 'electron/kiosk/spare.ts';
@@ -381,6 +384,14 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     replacement: 'true',
     reason: 'Number.isFinite is false for every value that is not a number (it does not convert), so the check alone gives the same answer.',
   },
+  {
+    file: COMMANDS,
+    mutator: 'StringLiteral',
+    line: "return m ? clean(m[2] ?? m[3] ?? '') : null;",
+    original: "''",
+    replacement: '"Stryker was here!"',
+    reason: "Never evaluated: the regex's first group is either a quoted id (which sets group 2) or a number (which sets group 3), so when `m` matches one of `m[2]` and `m[3]` is a string.",
+  },
   // reconnect-policy.ts: classify
   {
     file: POLICY,
@@ -553,7 +564,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
   },
   // fleet/commands.ts: parseCommand
   {
-    file: 'electron/fleet/commands.ts',
+    file: COMMANDS,
     mutator: 'ConditionalExpression',
     line: "raw = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));",
     original: "typeof payload === 'string'",
@@ -561,7 +572,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: "A string's toString ignores the encoding argument and returns the string itself.",
   },
   {
-    file: 'electron/fleet/commands.ts',
+    file: COMMANDS,
     mutator: 'ConditionalExpression',
     line: "raw = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));",
     original: "typeof payload === 'string'",
@@ -569,7 +580,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: "JSON.parse turns a Buffer into text with its toString(), which is UTF-8 by default: the same text.",
   },
   {
-    file: 'electron/fleet/commands.ts',
+    file: COMMANDS,
     mutator: 'EqualityOperator',
     line: "raw = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));",
     original: "typeof payload === 'string'",
@@ -577,7 +588,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'Both branches read the same text from a string and from a Buffer (see the two above).',
   },
   {
-    file: 'electron/fleet/commands.ts',
+    file: COMMANDS,
     mutator: 'StringLiteral',
     line: "raw = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));",
     original: "'string'",
@@ -585,7 +596,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'Every payload then takes the toString branch, which reads the same text (see above).',
   },
   {
-    file: 'electron/fleet/commands.ts',
+    file: COMMANDS,
     mutator: 'ConditionalExpression',
     line: "typeof raw === 'object' && raw !== null && !Array.isArray(raw)",
     original: 'raw !== null',
@@ -594,7 +605,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
   },
   // fleet/event-queue.ts
   {
-    file: 'electron/fleet/event-queue.ts',
+    file: EVENT_QUEUE,
     mutator: 'ConditionalExpression',
     line: 'if (parsed.success) ({ epoch, acked, dropped = 0 } = parsed.data);',
     original: 'parsed.success',
@@ -602,7 +613,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'A failed parse has no data: destructuring it throws inside the try, whose catch keeps the fresh epoch, as skipping the branch does.',
   },
   {
-    file: 'electron/fleet/event-queue.ts',
+    file: EVENT_QUEUE,
     mutator: 'ConditionalExpression',
     line: 'if (!parsed.success) continue;',
     original: '!parsed.success',
@@ -610,7 +621,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'A line that fails the schema has no data: reading its seq throws inside the try, whose catch skips the line, as `continue` does.',
   },
   {
-    file: 'electron/fleet/event-queue.ts',
+    file: EVENT_QUEUE,
     mutator: 'EqualityOperator',
     line: 'if (lines > 2 * limit) compact();',
     original: 'lines > 2 * limit',
@@ -618,7 +629,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'Compacting one line earlier writes the same waiting events: only the moment of a rewrite changes, never what a restart reads.',
   },
   {
-    file: 'electron/fleet/event-queue.ts',
+    file: EVENT_QUEUE,
     mutator: 'ArithmeticOperator',
     line: 'if (lines > 2 * limit) compact();',
     original: '2 * limit',
@@ -626,16 +637,122 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'Compacting on every push writes the same waiting events (see above): more writes, same queue.',
   },
   {
-    file: 'electron/fleet/event-queue.ts',
+    file: EVENT_QUEUE,
     mutator: 'ConditionalExpression',
     line: 'if (lines > 2 * limit) compact();',
     original: 'lines > 2 * limit',
     replacement: 'true',
     reason: 'Compacting on every push writes the same waiting events (see above): more writes, same queue.',
   },
+  {
+    file: EVENT_QUEUE,
+    mutator: 'StringLiteral',
+    line: "const parsed = ackSchema.safeParse(JSON.parse(readFileSync(ackPath, 'utf8')));",
+    original: "'utf8'",
+    replacement: '""',
+    reason: 'readFileSync with an empty encoding returns a Buffer, and JSON.parse turns it into text with its toString(), UTF-8 by default: the same text, the same parse.',
+  },
+  {
+    file: EVENT_QUEUE,
+    mutator: 'EqualityOperator',
+    line: 'if (seq > acked) acked = seq;',
+    original: 'seq > acked',
+    replacement: 'seq >= acked',
+    reason: 'When `seq === acked` the mutant assigns `acked` the value it already holds.',
+  },
+  // fleet/managed-config.ts
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'ArrayDeclaration',
+    line: "const UNSAFE_PARTS = new Set(['__proto__', 'constructor', 'prototype']);",
+    original: "['__proto__', 'constructor', 'prototype']",
+    replacement: '[]',
+    reason: "UNSAFE_PARTS is only read by `UNSAFE_PARTS.has(key) || !known.has(key)`, which gives the same message either way, and `known` is a Set of the schema's own keys (a Set never looks at Object.prototype), none of them one of these names, so `!known.has(key)` alone already refuses them.",
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'StringLiteral',
+    line: "const UNSAFE_PARTS = new Set(['__proto__', 'constructor', 'prototype']);",
+    original: "'__proto__'",
+    replacement: '""',
+    reason: "UNSAFE_PARTS is only read by `UNSAFE_PARTS.has(key) || !known.has(key)`, which gives the same message either way, and `known` is a Set of the schema's own keys (a Set never looks at Object.prototype), none of them one of these names, so `!known.has(key)` alone already refuses them.",
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'StringLiteral',
+    line: "const UNSAFE_PARTS = new Set(['__proto__', 'constructor', 'prototype']);",
+    original: "'constructor'",
+    replacement: '""',
+    reason: "UNSAFE_PARTS is only read by `UNSAFE_PARTS.has(key) || !known.has(key)`, which gives the same message either way, and `known` is a Set of the schema's own keys (a Set never looks at Object.prototype), none of them one of these names, so `!known.has(key)` alone already refuses them.",
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'StringLiteral',
+    line: "const UNSAFE_PARTS = new Set(['__proto__', 'constructor', 'prototype']);",
+    original: "'prototype'",
+    replacement: '""',
+    reason: "UNSAFE_PARTS is only read by `UNSAFE_PARTS.has(key) || !known.has(key)`, which gives the same message either way, and `known` is a Set of the schema's own keys (a Set never looks at Object.prototype), none of them one of these names, so `!known.has(key)` alone already refuses them.",
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'OptionalChaining',
+    line: "const keys = issue?.code === 'unrecognized_keys' ? issue.keys : [];",
+    original: 'issue?.code',
+    replacement: 'issue.code',
+    reason: 'zod v4 fails a parse only with at least one issue, and finalizeIssue gives every issue a path (default []) and a string message, so `issue` is never undefined and the optional chaining never short-circuits.',
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'OptionalChaining',
+    line: "const at = [...(issue?.path ?? []).map(String), ...(keys.length ? [keys[0]!] : [])].join('.') || key;",
+    original: 'issue?.path',
+    replacement: 'issue.path',
+    reason: 'zod v4 fails a parse only with at least one issue, and finalizeIssue gives every issue a path (default []) and a string message, so `issue` is never undefined and the optional chaining never short-circuits.',
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'ArrayDeclaration',
+    line: "const at = [...(issue?.path ?? []).map(String), ...(keys.length ? [keys[0]!] : [])].join('.') || key;",
+    original: '[]',
+    replacement: '["Stryker was here"]',
+    reason: 'zod v4 fails a parse only with at least one issue, and finalizeIssue gives every issue a path (default []) and a string message, so `issue` is never undefined and the `?? []` fallback for a missing path is never used.',
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'OptionalChaining',
+    line: "const why = issue?.code === 'unrecognized_keys' ? 'unknown setting' : (issue?.message ?? 'invalid value');",
+    original: 'issue?.code',
+    replacement: 'issue.code',
+    reason: 'zod v4 fails a parse only with at least one issue, and finalizeIssue gives every issue a path (default []) and a string message, so `issue` is never undefined and the optional chaining never short-circuits.',
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'OptionalChaining',
+    line: "const why = issue?.code === 'unrecognized_keys' ? 'unknown setting' : (issue?.message ?? 'invalid value');",
+    original: 'issue?.message',
+    replacement: 'issue.message',
+    reason: 'zod v4 fails a parse only with at least one issue, and finalizeIssue gives every issue a path (default []) and a string message, so `issue` is never undefined and the optional chaining never short-circuits.',
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'StringLiteral',
+    line: "const why = issue?.code === 'unrecognized_keys' ? 'unknown setting' : (issue?.message ?? 'invalid value');",
+    original: "'invalid value'",
+    replacement: '""',
+    reason: "zod v4 fails a parse only with at least one issue, and finalizeIssue gives every issue a path (default []) and a string message, so `issue` is never undefined and the `?? 'invalid value'` fallback for a missing message is never used.",
+  },
+  {
+    file: MANAGED_CONFIG,
+    mutator: 'BlockStatement',
+    line: '} catch {',
+    above: 'raw = JSON.parse(text.replace(',
+    original: '{\n    raw = undefined;\n  }',
+    replacement: '{}',
+    reason: '`let raw: unknown;` has no initialiser and its only assignment is the JSON.parse that threw, so `raw` is already undefined when the catch block runs.',
+  },
   // fleet/opening-hours.ts
   {
-    file: 'electron/fleet/opening-hours.ts',
+    file: OPENING_HOURS,
     mutator: 'ArithmeticOperator',
     line: 'return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - (ms - (((ms % 1000) + 1000) % 1000));',
     original: 'ms - (((ms % 1000) + 1000) % 1000)',
@@ -643,7 +760,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'offsetAt is private and only ever given whole-second instants (whole minutes less whole-second offsets), whose sub-second part is 0 however it is computed.',
   },
   {
-    file: 'electron/fleet/opening-hours.ts',
+    file: OPENING_HOURS,
     mutator: 'ArithmeticOperator',
     line: 'return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - (ms - (((ms % 1000) + 1000) % 1000));',
     original: '(ms % 1000) + 1000',
@@ -651,7 +768,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'offsetAt is private and only ever given whole-second instants (whole minutes less whole-second offsets), whose sub-second part is 0 however it is computed.',
   },
   {
-    file: 'electron/fleet/opening-hours.ts',
+    file: OPENING_HOURS,
     mutator: 'ArithmeticOperator',
     line: 'return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - (ms - (((ms % 1000) + 1000) % 1000));',
     original: 'ms % 1000',
@@ -659,7 +776,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'offsetAt is private and only ever given whole-second instants (whole minutes less whole-second offsets), whose sub-second part is 0 however it is computed.',
   },
   {
-    file: 'electron/fleet/opening-hours.ts',
+    file: OPENING_HOURS,
     mutator: 'ConditionalExpression',
     line: 'if (!f) {',
     original: '!f',
@@ -667,7 +784,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'Only the cache of Intl formatters: a new formatter for the same zone formats the same.',
   },
   {
-    file: 'electron/fleet/opening-hours.ts',
+    file: OPENING_HOURS,
     mutator: 'ConditionalExpression',
     line: "if (p.type !== 'literal') out[p.type] = Number(p.value);",
     original: "p.type !== 'literal'",
@@ -675,7 +792,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'The separators are then stored under "literal", a key nothing reads.',
   },
   {
-    file: 'electron/fleet/opening-hours.ts',
+    file: OPENING_HOURS,
     mutator: 'StringLiteral',
     line: "if (p.type !== 'literal') out[p.type] = Number(p.value);",
     original: "'literal'",
@@ -683,7 +800,7 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'The separators are then stored under "literal", a key nothing reads.',
   },
   {
-    file: 'electron/fleet/opening-hours.ts',
+    file: OPENING_HOURS,
     mutator: 'EqualityOperator',
     line: 'const next = intervals.find(([s]) => s > nowMs);',
     original: 's > nowMs',
@@ -691,13 +808,37 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     reason: 'An interval starting exactly now was already taken as the current one by the line before.',
   },
   {
-    file: 'electron/fleet/opening-hours.ts',
+    file: OPENING_HOURS,
     mutator: 'ConditionalExpression',
     line: 'if (timer !== null) clock.clearTimeout(timer);',
     above: 'const arm = () => {',
     original: 'timer !== null',
     replacement: 'true',
     reason: 'Clearing no timer is harmless on both clocks (the system clock and FakeClock ignore an unknown handle).',
+  },
+  {
+    file: OPENING_HOURS,
+    mutator: 'ArrayDeclaration',
+    line: 'const closed = new Set(schedule.closedDates ?? []);',
+    original: '[]',
+    replacement: '["Stryker was here"]',
+    reason: 'The set is only asked `closed.has(iso)` with `iso` a YYYY-MM-DD date, which is never "Stryker was here".',
+  },
+  {
+    file: OPENING_HOURS,
+    mutator: 'ArrayDeclaration',
+    line: 'for (const range of schedule.weekly[weekday] ?? [])',
+    original: '[]',
+    replacement: '["Stryker was here"]',
+    reason: 'rangeMinutes("Stryker was here") is null (it does not match the range pattern), and the next line skips a null range (`if (!mins) continue;`), so no interval is added.',
+  },
+  {
+    file: OPENING_HOURS,
+    mutator: 'ConditionalExpression',
+    line: 'const changed = next.open !== state.open || next.nextChangeAtMs !== state.nextChangeAtMs;',
+    original: 'next.open !== state.open',
+    replacement: 'false',
+    reason: 'Without force both states come from the same schedule, and an open/closed flip always moves nextChangeAtMs: an open state has the end of the interval holding now, a closed one the start of a later interval or null (never null when open), and the two cannot coincide because touching intervals are merged; so the second comparison alone already says "changed".',
   },
   // kiosk/spare.ts
   {
