@@ -45,6 +45,12 @@ describe('fleet commands: expiry', () => {
   });
 });
 
+describe('fleet commands: a key with no name', () => {
+  it('an empty key at the top is named as the command itself, not as an empty field', () => {
+    assert.deepEqual(parseCommand('{"id":"1","cmd":"ping","":1}'), { ok: false, id: '1', cmd: 'ping', message: 'Invalid command at "(command)": Unrecognized key: "".' });
+  });
+});
+
 describe('fleet commands: which cut a call short', () => {
   it('reload, restart and apply are refused during a call unless forced; the others are not', () => {
     assert.deepEqual([...INTERRUPTING].sort(), ['apply', 'reload', 'restart']);
