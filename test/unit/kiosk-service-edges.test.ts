@@ -1,7 +1,8 @@
 /**
  * KioskService at its edges: a warning before a refused create and the call's figures, a key handed over
  * with no source, the built-in emulator refusing to close at shutdown, another service URL fetched
- * through the venue's proxy, and a spare failing at the tap in the instant the kiosk starts to shut down.
+ * through the venue's proxy, a spare whose socket throws as the tap closes it, and a spare failing at the tap in
+ * the instant the kiosk starts to shut down.
  * The stub emulator where no call is made; the real one (127.0.0.1:0, FakeClock) where one is.
  */
 import { describe, it } from 'node:test';
@@ -169,6 +170,54 @@ describe('spares after a call that failed once its room existed', () => {
     await until(() => h.service.spares.phase === 'ready', { message: 'spare ready' });
     assert.deepEqual(h.spareLog().map(([status]) => status), ['created']);
     assert.equal(h.warnings.some((l) => l.includes('spare: stopped until a create succeeds')), false);
+  });
+});
+
+describe('a spare that cannot be closed cleanly at the tap', () => {
+  it('its socket throws as it is closed for the other call mode: one warning naming the error, and the tap takes the normal path', async () => {
+    let made = 0;
+    // The first socket made is the spare's: it closes (the service hears it) and then throws.
+    const factory: TransportFactory = (url, headers, handlers) => {
+      const inner = wsTransportFactory(url, headers, handlers);
+      if (++made > 1) return inner;
+      return {
+        send: (text) => inner.send(text),
+        close(code, reason) {
+          inner.close(code, reason);
+          throw new Error('close failed');
+        },
+        terminate() {
+          inner.terminate();
+          throw new Error('terminate failed');
+        },
+        get isOpen() {
+          return inner.isOpen;
+        },
+      };
+    };
+    const logger = recordingLogger();
+    const h = await setup({ config: { prewarm: { mode: 'always' }, allowModeChoice: true }, service: { transportFactory: factory, logger } });
+    value(await h.service.handle(CHANNELS.attractReport, { showing: true, present: true }));
+    await until(() => h.service.spares.phase === 'ready', { message: 'spare ready' });
+    const spareId = h.spareLog().find(([status]) => status === 'created')?.[1];
+    assert.ok(spareId);
+    value(await h.service.handle(CHANNELS.attractReport, { showing: false, present: true }));
+    const liveId = await h.tap({ callMode: 'video' });
+    assert.notEqual(liveId, spareId, 'a fresh room for the tap');
+    assert.deepEqual(
+      logger.lines.filter((l) => l.level === 'warn' || l.level === 'error'),
+      [{ level: 'warn', message: 'Could not take the spare session', data: { error: 'Error: close failed' } }],
+    );
+    assert.deepEqual(
+      h.emu.listSessions().map((s) => [s.id, (s.request as { call_mode: string }).call_mode]),
+      [
+        [spareId, 'audio'],
+        [liveId, 'video'],
+      ],
+      'one create for the tap, in the mode it asked for',
+    );
+    await until(() => h.hangupsSeen(spareId) === 1, { message: 'the spare closed with type 5' });
+    assert.equal(h.session(spareId).connInits, 0, 'the spare never went live');
   });
 });
 

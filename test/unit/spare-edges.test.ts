@@ -1,8 +1,8 @@
 /**
  * The spare's edges that the main spare tests do not reach: what the manager does with no client or a client
- * that cannot open a socket, a forced hangup on the held socket, the moment of the hand-over (a second tap, a
- * discard in the same instant, the socket's outcomes before the session adopts it, how the tap's session
- * settles), the presence timer across comings and goings, blocking and unblocking, the hourly limit, the
+ * that cannot open a socket, a forced hangup on the held socket, a discard reason that merely mentions one, a
+ * repeated "not busy", the moment of the hand-over (a second tap, a discard in the same instant, the socket's
+ * outcomes before the session adopts it, how the tap's session settles), the presence timer across comings and goings, blocking and unblocking, the hourly limit, the
  * settings fingerprint, and the log lines an operator reads to account for every room (credits are the
  * venue's money). A fake clock, fake sockets and a scripted client; the tests play the service.
  */
@@ -204,6 +204,61 @@ describe('spare: edges', () => {
       assert.equal(h.client.creates.length, 1);
       await h.clock.advance(1);
       assert.equal(h.client.creates.length, 2);
+    });
+  });
+
+  describe('a discard whose reason only mentions a forced hangup', () => {
+    it('the room is closed over a fresh socket unless the reason starts with forced_hangup (the service ended that room itself)', async () => {
+      for (const [reason, hangupSockets] of [
+        ['operator_forced_hangup', 1],
+        ['forced_hangup_replayed', 0],
+      ] as const) {
+        const h = setup();
+        h.spares.report({ showing: true, present: true });
+        await flushMicrotasks();
+        await h.client.answer(0, 'L1');
+        const own = h.transports.last; // the spare's socket: its create answered, not open yet
+        assert.equal(h.spares.phase, 'opening');
+        h.spares.report({ showing: false, present: true }); // no next spare: only this room's close is in flight
+        h.spares.discard(reason);
+        await flushMicrotasks();
+        assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', reason]], reason);
+        assert.equal(own.terminated, true, reason);
+        assert.deepEqual(types(own), [], `${reason}: nothing went out on the spare's own socket`);
+        const fresh = h.transports.all.slice(1);
+        assert.equal(fresh.length, hangupSockets, `${reason}: hangup-only sockets`);
+        for (const t of fresh) {
+          assert.equal(t.url, 'ws://service.test/live/ws/live/connect?live_id=L1');
+          t.open();
+          await flushMicrotasks();
+          assert.deepEqual(
+            t.frames().map((f) => [f.type, f.live_id, f.seq_id, f.payload]),
+            [[5, 'L1', 1, { hangup: { hangup_reason: 'user_end' } }]],
+            `${reason}: type 5 alone, no conn_init`,
+          );
+        }
+        await h.spares.close();
+      }
+    });
+  });
+
+  describe('the busy state', () => {
+    it('"not busy" while already not busy changes nothing: a client that became available is used at the next report, not before', async () => {
+      let client: SpareClient | null = null;
+      const h = setup({ getClient: () => client });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 0, 'no client: no spare');
+      client = h.client;
+      h.spares.setBusy(false);
+      await flushMicrotasks();
+      await h.clock.advance(FAILURE_COOLDOWN_MS);
+      assert.equal(h.client.creates.length, 0, 'nothing changed: nothing re-evaluated');
+      assert.equal(h.spares.phase, null);
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 1);
+      assert.equal(h.spares.phase, 'creating');
     });
   });
 
