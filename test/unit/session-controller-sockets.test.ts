@@ -6,6 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ControlSocket } from '../../electron/core/control-socket.ts';
+import { AvatarError } from '../../electron/core/errors.ts';
 import { MSG_CONN_INIT, MSG_HANGUP } from '../../electron/core/protocol.ts';
 import { ACK_OK, AUDIO, LIVE_ID, createdResponse, world, type World } from '../helpers/session-world.ts';
 
@@ -125,6 +126,30 @@ describe('SessionController adopting a spare', () => {
     assert.equal(w.transports.all.length, 2);
     w.transports.last.open();
     assert.deepEqual(w.types(w.transports.last), [MSG_CONN_INIT]);
+    await w.dispose();
+  });
+});
+
+describe('SessionController sending a held conn_init', () => {
+  it('RTC ready before any socket could be made: a fresh attempt is tried, and its failure logged as such', async () => {
+    const w = world({ controller: { awaitRtcReady: true } });
+    const boom = new AvatarError('unauthorized', 'No API key is configured.');
+    w.socketRequestError = boom;
+    // The RTC side answers as soon as the session exists, before the controller has made its socket.
+    w.controller.onEvent((e) => {
+      if (e.type === 'state' && e.state.phase === 'connecting') w.controller.rtcReady(LIVE_ID);
+    });
+    const terminal = await w.controller.start(AUDIO);
+    assert.ok(terminal.phase === 'failed');
+    assert.deepEqual(terminal.error, { code: 'unauthorized', message: 'No API key is configured.' });
+    assert.deepEqual(
+      w.log.lines.filter((l) => l.level === 'error').map((l) => [l.message, l.data]),
+      [
+        ['session: effect failed', { effect: 'open-socket', error: String(boom) }],
+        ['session: effect failed', { effect: 'send-conn-init', error: String(boom) }],
+      ],
+    );
+    assert.equal(w.transports.all.length, 0);
     await w.dispose();
   });
 });
