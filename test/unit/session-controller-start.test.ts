@@ -140,6 +140,19 @@ describe('SessionController.start', () => {
     await w.dispose();
   });
 
+  it('the signal hangs up once: a repeated abort event is not a second hangup', async () => {
+    const w = world({ manualCreate: true });
+    const abort = new AbortController();
+    const result = w.controller.start(AUDIO, { signal: abort.signal });
+    await w.settle();
+    abort.abort();
+    abort.signal.dispatchEvent(new Event('abort'));
+    assert.deepEqual(w.logged('session: event ignored'), []);
+    w.failCreate(new AvatarError('cancelled', 'The operation was cancelled.'));
+    assert.equal((await result).phase, 'failed');
+    await w.dispose();
+  });
+
   it('the signal of a finished session no longer reaches the next session', async () => {
     const w = world();
     const first = new AbortController();
