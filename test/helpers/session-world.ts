@@ -99,7 +99,7 @@ export function world(options: WorldOptions = {}) {
     },
     querySession: async (id): Promise<LiveRecord> => {
       queries.push(clock.now() - T0);
-      return { id, status: w.serverStatus, billed_seconds: 3, credits_cost: 5 };
+      return { id, status: w.serverStatus, billed_seconds: 3, credits_cost: 5, created_at: undefined, started_at: undefined, ended_at: undefined };
     },
     socketRequest: () => {
       if (w.socketRequestError) throw w.socketRequestError;
