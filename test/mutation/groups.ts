@@ -29,6 +29,7 @@ const OPERATIONS = 'electron/operations/';
 const FLEET = 'electron/fleet/';
 
 const CONTROLLER_TESTS = [
+  'test/unit/session-controller-hangup-frames.test.ts',
   'test/unit/session-controller.property.test.ts',
   'test/integration/session-controller.test.ts',
   'test/integration/probe-fatal.test.ts',
