@@ -31,6 +31,7 @@ const FLEET = 'electron/fleet/';
 const CONTROLLER_TESTS = [
   'test/unit/session-controller-hangup-frames.test.ts',
   'test/unit/session-controller-final-record.test.ts',
+  'test/unit/session-controller-timers.test.ts',
   'test/unit/session-controller.property.test.ts',
   'test/integration/session-controller.test.ts',
   'test/integration/probe-fatal.test.ts',
