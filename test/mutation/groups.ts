@@ -32,6 +32,8 @@ const CONTROLLER_TESTS = [
   'test/unit/session-controller-hangup-frames.test.ts',
   'test/unit/session-controller-final-record.test.ts',
   'test/unit/session-controller-timers.test.ts',
+  'test/unit/session-controller-loss-errors.test.ts',
+  'test/unit/session-controller-emit.test.ts',
   'test/unit/session-controller.property.test.ts',
   'test/integration/session-controller.test.ts',
   'test/integration/probe-fatal.test.ts',
