@@ -55,4 +55,39 @@ describe('SessionController: event listeners', () => {
     );
     await controller.dispose();
   });
+
+  it('emits a state only when it changed, even when a figure in it is not a number', async () => {
+    // live_duration NaN (an injected client is not schema-checked) makes endsAtMs NaN, which is not equal
+    // to itself: the unchanged reconnecting state at the retry must still not be emitted twice.
+    const clock = new FakeClock();
+    const transports = new FakeTransports();
+    const client: SessionControllerOptions['client'] = {
+      createSession: async (req) => ({
+        live: { id: LIVE_ID, status: 'waiting', live_duration: Number.NaN, call_mode: req.call_mode },
+        rtc: { app_id: 'app', channel_id: 'ch', user_id: 'u', token: 'rtc-token-emit', token_expire_at: '1' },
+      }),
+      querySession: async (id) => ({ id, status: 'on_live', billed_seconds: 1, credits_cost: 1, created_at: '1', started_at: undefined, ended_at: undefined }),
+      socketRequest: (id) => ({ url: `ws://fake/ws?live_id=${id}`, headers: {} }),
+    };
+    const controller = new SessionController({
+      client,
+      clock,
+      transportFactory: transports.factory,
+      liveReconnectPolicy: { nextDelayMs: () => 500 },
+      buildRequest: async () => ({ request: { call_mode: 'audio', avatar: { persona: 'p', image_uri: 'https://x.test/a.png' } }, warnings: [] }),
+    });
+    const phases: string[] = [];
+    controller.onEvent((e) => void (e.type === 'state' && phases.push(e.state.phase)));
+    void controller.start(AUDIO);
+    await settle();
+    transports.last.open();
+    transports.last.receive(ackOk);
+    transports.last.serverClose(1006);
+    await clock.advance(500);
+    assert.equal(transports.all.length, 2);
+    transports.last.open();
+    transports.last.receive(ackOk);
+    assert.deepEqual(phases, ['creating', 'connecting', 'live', 'reconnecting', 'live']);
+    await controller.dispose();
+  });
 });
