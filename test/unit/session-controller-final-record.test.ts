@@ -44,8 +44,8 @@ async function settledSoon<T>(promise: Promise<T>, ms = 200): Promise<T | 'pendi
   }
 }
 
-function build(answer: Answer, options: { endQueryIntervalMs?: number } = {}) {
-  const clock = new FakeClock(T0);
+function build(answer: Answer, options: { endQueryIntervalMs?: number; clock?: FakeClock } = {}) {
+  const clock = options.clock ?? new FakeClock(T0);
   const transports = new FakeTransports();
   const log = recordingLogger();
   /** Each query: fake ms since T0. */
@@ -241,5 +241,29 @@ describe('SessionController: the billing query after the end', () => {
     const terminal = await result;
     assert.ok(terminal.phase === 'ended');
     assert.equal(terminal.summary.finalStatus, null);
+  });
+
+  it('a clock that cannot schedule the next poll ends the polling with the figures so far (no busy loop)', async () => {
+    /** A clock whose timers run out once the call is over. */
+    class ExhaustedClock extends FakeClock {
+      exhausted = false;
+      override setTimeout(fn: () => void, delayMs: number) {
+        if (this.exhausted) throw new Error('no timer available');
+        return super.setTimeout(fn, delayMs);
+      }
+    }
+    const clock = new ExhaustedClock(T0);
+    // After 50 polls the fake says not_found, so a controller that kept polling cannot spin forever.
+    const h = build(
+      (call) => (call > 50 ? Promise.reject(new AvatarError('not_found', 'gone')) : Promise.resolve(record({ status: 'ending', billed_seconds: 7, credits_cost: 9 }))),
+      { clock },
+    );
+    const { result } = await live(h);
+    clock.exhausted = true;
+    void h.controller.hangup();
+    const terminal = await result;
+    assert.deepEqual(h.queryTimes, [0]);
+    assert.ok(terminal.phase === 'ended');
+    assert.deepEqual([terminal.summary.finalStatus, terminal.summary.billedSeconds, terminal.summary.creditsCost], ['ending', 7, 9]);
   });
 });
