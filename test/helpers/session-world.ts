@@ -8,7 +8,7 @@ import { FakeClock } from '../../electron/core/clock.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
 import type { CreateSessionResponse, LiveRecord } from '../../electron/core/protocol.ts';
 import { SessionController, type SessionControllerOptions } from '../../electron/core/session-controller.ts';
-import type { SessionEvent, StartOptions } from '../../electron/core/session-types.ts';
+import type { SessionEvent, SessionState, StartOptions } from '../../electron/core/session-types.ts';
 import { FakeTransports, type FakeTransport } from './fake-transport.ts';
 import { recordingLogger } from './recording-logger.ts';
 
@@ -39,21 +39,47 @@ export function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
+/** One real event-loop turn: lets the async create, socket setup and the like run without moving fake time. */
+export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+type Client = SessionControllerOptions['client'];
+
+/** One status query as the world saw it: the session asked about, the how-manyth query, its signal. */
+export interface Query {
+  id: string;
+  call: number;
+  signal: AbortSignal | undefined;
+  controller: SessionController;
+}
+
 export interface WorldOptions {
   controller?: Partial<SessionControllerOptions>;
+  /** The clock (default: a FakeClock at T0); one of a FakeClock subclass must also start at T0. */
+  clock?: FakeClock;
   /** Live duration the create answers with (seconds). */
   liveDurationS?: number;
+  /** Session id the create answers with (default LIVE_ID). */
+  liveId?: string;
   /** Hold the create until `answerCreate()`/`failCreate()` (default: answers on the next microtask). */
   manualCreate?: boolean;
+  /** What each status query answers (default: a record with `serverStatus`). Queries are counted in `queries` either way. */
+  query?: (query: Query) => Promise<LiveRecord>;
+  /** Replaces methods of the scripted client outright. */
+  client?: Partial<Client>;
 }
 
 export function world(options: WorldOptions = {}) {
-  const clock = new FakeClock(T0);
+  const clock = options.clock ?? new FakeClock(T0);
+  const created = () => createdResponse(options.liveDurationS, options.liveId ?? LIVE_ID);
   const transports = new FakeTransports();
   const log = recordingLogger();
   const events: SessionEvent[] = [];
   const creates: Array<{ signal: AbortSignal | undefined; answer: Deferred<CreateSessionResponse> }> = [];
+  /** Each status query: fake ms since T0. */
   const queries: number[] = [];
+  const states = () => events.flatMap((e) => (e.type === 'state' ? [e.state] : []));
+  /** The session id of each socket address asked for. */
+  const socketRequests: string[] = [];
   const w = {
     clock,
     transports,
@@ -61,11 +87,12 @@ export function world(options: WorldOptions = {}) {
     events,
     creates,
     queries,
+    socketRequests,
     /** What the status query answers. */
     serverStatus: 'ended' as string,
     socketRequestError: null as AvatarError | null,
     controller: null as unknown as SessionController,
-    answerCreate(response = createdResponse(options.liveDurationS)) {
+    answerCreate(response = created()) {
       const c = creates.at(-1);
       if (!c) throw new Error('no create in flight');
       c.answer.resolve(response);
@@ -77,6 +104,19 @@ export function world(options: WorldOptions = {}) {
     },
     /** Events as short strings: `state:<phase>`, `credentials`, `warning`. */
     trail: () => events.map((e) => (e.type === 'state' ? `state:${e.state.phase}` : e.type)),
+    /** The states emitted, in order. */
+    states,
+    phases: () => states().map((s) => s.phase),
+    /** Read through a call: assert.equal narrows `controller.state`, but the controller moves on. */
+    phase: (): SessionState['phase'] => w.controller.state.phase,
+    /** Starts a call, lets the create answer and the first socket open, and answers its conn_init with `ack`. */
+    async startAcked(ack: unknown = ACK_OK, startOptions: StartOptions = AUDIO) {
+      const result = w.controller.start(startOptions);
+      await tick();
+      transports.last.open();
+      transports.last.receive(ack);
+      return { result };
+    },
     /** Types of the frames the client sent on transport `i`. */
     types: (t: FakeTransport) => t.frames().map((f) => f.type),
     logged: (message: string) => log.lines.filter((l) => l.message === message),
@@ -94,17 +134,20 @@ export function world(options: WorldOptions = {}) {
       const answer = deferred<CreateSessionResponse>();
       creates.push({ signal: opts?.signal, answer });
       opts?.signal?.addEventListener('abort', () => answer.reject(new AvatarError('cancelled', 'The operation was cancelled.')), { once: true });
-      if (!options.manualCreate) answer.resolve(createdResponse(options.liveDurationS));
+      if (!options.manualCreate) answer.resolve(created());
       return answer.promise;
     },
-    querySession: async (id): Promise<LiveRecord> => {
+    querySession: (id, opts): Promise<LiveRecord> => {
       queries.push(clock.now() - T0);
-      return { id, status: w.serverStatus, billed_seconds: 3, credits_cost: 5, created_at: undefined, started_at: undefined, ended_at: undefined };
+      if (options.query) return options.query({ id, call: queries.length, signal: opts?.signal, controller: w.controller });
+      return Promise.resolve({ id, status: w.serverStatus, billed_seconds: 3, credits_cost: 5, created_at: undefined, started_at: undefined, ended_at: undefined });
     },
-    socketRequest: () => {
+    socketRequest: (id) => {
+      socketRequests.push(id);
       if (w.socketRequestError) throw w.socketRequestError;
       return { url: 'ws://fake/socket', headers: {} };
     },
+    ...options.client,
   };
   w.controller = new SessionController({
     client,

@@ -3,23 +3,16 @@
  * session is still on (a session the server already ended is not reconnected to); after the end it polls
  * until the service says `ended` (spec §3: the billing figures are readable then), bounded by
  * endQueryTimeoutMs, every endQueryIntervalMs. Credits are money: the figures in the summary must be the
- * service's own. In-memory transports and a FakeClock.
+ * service's own. In-memory transports and a FakeClock (session-world.ts).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../electron/core/clock.ts';
 import { AvatarError, type ErrorCode } from '../../electron/core/errors.ts';
 import type { LiveRecord } from '../../electron/core/protocol.ts';
-import { SessionController, type SessionControllerOptions } from '../../electron/core/session-controller.ts';
-import type { SessionEvent, StartOptions } from '../../electron/core/session-types.ts';
-import { FakeTransports } from '../helpers/fake-transport.ts';
-import { recordingLogger } from '../helpers/recording-logger.ts';
+import { ACK_OK, T0, tick, world } from '../helpers/session-world.ts';
 
-const T0 = 1_700_000_000_000;
 const LIVE_ID = 'live-final-1';
-const AUDIO: StartOptions = { callMode: 'audio', avatar: { persona: 'p', image: 'https://x.test/a.png' } };
-const ackOk = { type: 2, payload: { conn_init_ack: { success: true } } };
-const settle = () => new Promise((r) => setImmediate(r));
 
 type Answer = (call: number, signal: AbortSignal | undefined) => Promise<LiveRecord>;
 
@@ -45,44 +38,22 @@ async function settledSoon<T>(promise: Promise<T>, ms = 200): Promise<T | 'pendi
 }
 
 function build(answer: Answer, options: { endQueryIntervalMs?: number; clock?: FakeClock } = {}) {
-  const clock = options.clock ?? new FakeClock(T0);
-  const transports = new FakeTransports();
-  const log = recordingLogger();
-  /** Each query: fake ms since T0. */
-  const queryTimes: number[] = [];
-  const client: SessionControllerOptions['client'] = {
-    createSession: async (req) => ({
-      live: { id: LIVE_ID, status: 'waiting', live_duration: 600, call_mode: req.call_mode },
-      rtc: { app_id: 'app', channel_id: 'ch', user_id: 'u', token: 'rtc-token-final', token_expire_at: '1' },
-    }),
-    querySession: (id, opts) => {
+  const h = world({
+    liveId: LIVE_ID,
+    liveDurationS: 600,
+    ...(options.clock ? { clock: options.clock } : {}),
+    query: ({ id, call, signal }) => {
       assert.equal(id, LIVE_ID);
-      queryTimes.push(clock.now() - T0);
-      return answer(queryTimes.length, opts?.signal);
+      return answer(call, signal);
     },
-    socketRequest: (id) => ({ url: `ws://fake/ws?live_id=${id}`, headers: {} }),
-  };
-  const controller = new SessionController({
-    client,
-    clock,
-    logger: log,
-    transportFactory: transports.factory,
-    endQueryTimeoutMs: 10_000,
-    endQueryIntervalMs: options.endQueryIntervalMs ?? 500,
-    buildRequest: async () => ({ request: { call_mode: 'audio', avatar: { persona: 'p', image_uri: 'https://x.test/a.png' } }, warnings: [] }),
+    controller: { endQueryTimeoutMs: 10_000, endQueryIntervalMs: options.endQueryIntervalMs ?? 500 },
   });
-  const events: SessionEvent[] = [];
-  controller.onEvent((e) => events.push(e));
-  const states = () => events.flatMap((e) => (e.type === 'state' ? [e.state] : []));
-  const warnings = (message: string) => log.lines.filter((l) => l.message === message);
-  return { clock, transports, log, controller, queryTimes, states, warnings };
+  /** Each query: fake ms since T0. */
+  return Object.assign(h, { queryTimes: h.queries, warnings: h.logged });
 }
 
 async function live(h: ReturnType<typeof build>) {
-  const result = h.controller.start(AUDIO);
-  await settle();
-  h.transports.last.open();
-  h.transports.last.receive(ackOk);
+  const { result } = await h.startAcked();
   assert.equal(h.controller.state.phase, 'live');
   return { result };
 }
@@ -130,14 +101,14 @@ describe('SessionController: the status query while reconnecting', () => {
     const h = build(() => Promise.reject(new AvatarError('server', 'HTTP 503')));
     await live(h);
     h.transports.last.serverClose(1006);
-    await settle();
+    await tick();
     assert.equal(h.controller.state.phase, 'reconnecting');
     assert.deepEqual(
       h.log.lines.filter((l) => l.message === 'session: status query failed'),
       [{ level: 'debug', message: 'session: status query failed', data: { code: 'server' } }],
     );
     h.transports.last.open();
-    h.transports.last.receive(ackOk);
+    h.transports.last.receive(ACK_OK);
     assert.equal(h.controller.state.phase, 'live');
     await h.controller.dispose();
   });
@@ -146,11 +117,11 @@ describe('SessionController: the status query while reconnecting', () => {
     const h = build(hanging);
     await live(h);
     h.transports.last.serverClose(1006);
-    await settle();
+    await tick();
     assert.equal(h.controller.state.phase, 'reconnecting');
     const reconnect = h.transports.last;
     reconnect.open();
-    reconnect.receive(ackOk);
+    reconnect.receive(ACK_OK);
     const disposed = h.controller.dispose();
     assert.equal(await settledSoon(disposed), undefined, 'dispose finished');
     assert.deepEqual(reconnect.frames().at(-1)?.type, 5);
@@ -234,7 +205,7 @@ describe('SessionController: the billing query after the end', () => {
     const h = build(hanging);
     const { result } = await live(h);
     void h.controller.hangup();
-    await settle();
+    await tick();
     assert.equal(h.controller.state.phase, 'ending');
     const disposed = h.controller.dispose();
     assert.equal(await settledSoon(disposed), undefined, 'dispose finished');

@@ -1,72 +1,43 @@
 /**
  * SessionController: the type 5 that closes a room when no open control socket is at hand (a hangup while
  * warming goes out over a fresh socket that never sends conn_init, spec §6 rule 7), and what the operator
- * reads in the log when that socket cannot deliver it. In-memory transports and a FakeClock: every server
- * move is made by the test.
+ * reads in the log when that socket cannot deliver it. In-memory transports and a FakeClock (session-world.ts):
+ * every server move is made by the test.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../electron/core/clock.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
-import { SessionController, type SessionControllerOptions } from '../../electron/core/session-controller.ts';
-import type { StartOptions } from '../../electron/core/session-types.ts';
-import { FakeTransports } from '../helpers/fake-transport.ts';
-import { recordingLogger } from '../helpers/recording-logger.ts';
+import { ACK_NOT_READY, AUDIO, tick, world } from '../helpers/session-world.ts';
 
-const T0 = 1_700_000_000_000;
 const LIVE_ID = 'live-hangup-frames-1';
-const AUDIO: StartOptions = { callMode: 'audio', avatar: { persona: 'p', image: 'https://x.test/a.png' } };
-const notReady = { type: 2, payload: { conn_init_ack: { success: false, error_code: 'NOT_READY' } } };
-const settle = () => new Promise((r) => setImmediate(r));
 
 function build(options: { liveId?: string } = {}) {
-  const clock = new FakeClock(T0);
-  const transports = new FakeTransports();
-  const log = recordingLogger();
-  const socketRequests: string[] = [];
-  const world = { refuseSocketRequest: null as Error | null };
-  const client: SessionControllerOptions['client'] = {
-    createSession: async (req) => ({
-      live: { id: options.liveId ?? LIVE_ID, status: 'waiting', live_duration: 600, call_mode: req.call_mode },
-      rtc: { app_id: 'app', channel_id: 'ch', user_id: 'u', token: 'rtc-token-hf', token_expire_at: '1' },
-    }),
-    querySession: async (id) => ({ id, status: 'ended', billed_seconds: 0, credits_cost: 0, created_at: '1', started_at: undefined, ended_at: undefined }),
-    socketRequest: (id) => {
-      socketRequests.push(id);
-      if (world.refuseSocketRequest) throw world.refuseSocketRequest;
-      return { url: `ws://fake/ws?live_id=${id}`, headers: {} };
-    },
-  };
-  const controller = new SessionController({
-    client,
-    clock,
-    logger: log,
-    transportFactory: transports.factory,
-    hangupSocketTimeoutMs: 3_000,
-    buildRequest: async () => ({ request: { call_mode: 'audio', avatar: { persona: 'p', image_uri: 'https://x.test/a.png' } }, warnings: [] }),
-  });
+  const h = world({ liveId: options.liveId ?? LIVE_ID, liveDurationS: 600, controller: { hangupSocketTimeoutMs: 3_000 } });
   /** The controller's own warnings and errors (the control socket logs its own lines too). */
-  const sessionProblems = () => log.lines.filter((l) => (l.level === 'warn' || l.level === 'error') && l.message.startsWith('session:'));
-  return { clock, transports, log, controller, world, socketRequests, sessionProblems };
+  const sessionProblems = () => h.log.lines.filter((l) => (l.level === 'warn' || l.level === 'error') && l.message.startsWith('session:'));
+  return Object.assign(h, { sessionProblems });
 }
 
 /** Start, open the first socket and answer NOT_READY: warming, with no socket of the session open. */
 async function warming(h: ReturnType<typeof build>) {
-  const result = h.controller.start(AUDIO);
-  await settle();
-  h.transports.last.open();
-  h.transports.last.receive(notReady);
+  const { result } = await h.startAcked(ACK_NOT_READY);
   assert.equal(h.controller.state.phase, 'warming');
   assert.equal(h.transports.all.length, 1);
   return { result };
 }
 
+/** Warming, then a hangup: the controller is opening its hangup-only socket. */
+async function hangingUp() {
+  const h = build();
+  const { result } = await warming(h);
+  const done = h.controller.hangup();
+  await tick();
+  return { h, result, done };
+}
+
 describe('SessionController: the hangup-only socket', () => {
   it('once it opens, it carries type 5 alone (seq_id 1, no conn_init) and no problem is logged', async () => {
-    const h = build();
-    const { result } = await warming(h);
-    const done = h.controller.hangup();
-    await settle();
+    const { h, result, done } = await hangingUp();
     assert.equal(h.transports.all.length, 2);
     h.transports.last.open();
     assert.deepEqual(h.transports.last.frames(), [{ type: 5, live_id: LIVE_ID, seq_id: 1, payload: { hangup: { hangup_reason: 'user_end' } } }]);
@@ -76,10 +47,7 @@ describe('SessionController: the hangup-only socket', () => {
   });
 
   it('a socket error before it opens: the operator reads that the hangup could not be delivered (outcome error)', async () => {
-    const h = build();
-    const { result } = await warming(h);
-    const done = h.controller.hangup();
-    await settle();
+    const { h, result, done } = await hangingUp();
     h.transports.last.fail(new AvatarError('network', 'connection refused'));
     assert.equal((await done)?.phase, 'ended');
     await result;
@@ -87,10 +55,7 @@ describe('SessionController: the hangup-only socket', () => {
   });
 
   it('no open within hangupSocketTimeoutMs: the same warning (outcome error, a timeout)', async () => {
-    const h = build();
-    const { result } = await warming(h);
-    const done = h.controller.hangup();
-    await settle();
+    const { h, result, done } = await hangingUp();
     await h.clock.advance(2_999);
     assert.deepEqual(h.sessionProblems(), []);
     await h.clock.advance(1);
@@ -100,10 +65,7 @@ describe('SessionController: the hangup-only socket', () => {
   });
 
   it('the computer slept before it opened: the warning names outcome dead', async () => {
-    const h = build();
-    const { result } = await warming(h);
-    const done = h.controller.hangup();
-    await settle();
+    const { h, result, done } = await hangingUp();
     h.clock.jump(60_000);
     await h.clock.advance(0);
     assert.equal((await done)?.phase, 'ended');
@@ -112,10 +74,7 @@ describe('SessionController: the hangup-only socket', () => {
   });
 
   it('the server closes it before it opens: no delivery warning (a close is not an error)', async () => {
-    const h = build();
-    const { result } = await warming(h);
-    const done = h.controller.hangup();
-    await settle();
+    const { h, result, done } = await hangingUp();
     h.transports.last.serverClose(1006);
     assert.equal((await done)?.phase, 'ended');
     await result;
@@ -126,7 +85,7 @@ describe('SessionController: the hangup-only socket', () => {
     const h = build();
     const { result } = await warming(h);
     const refusal = new AvatarError('unauthorized', 'No API key is configured.');
-    h.world.refuseSocketRequest = refusal;
+    h.socketRequestError = refusal;
     const terminal = await h.controller.hangup();
     assert.equal(terminal?.phase, 'ended');
     assert.equal(await result, terminal);
@@ -139,7 +98,7 @@ describe('SessionController: a create answer with an empty session id', () => {
   it('fails with internal "No session id yet." and opens no socket to an unnamed session', async () => {
     const h = build({ liveId: '' });
     const result = h.controller.start(AUDIO);
-    await settle();
+    await tick();
     assert.deepEqual(h.socketRequests, []);
     assert.equal(h.transports.all.length, 0);
     assert.deepEqual(h.controller.state, { phase: 'failed', liveId: '', error: { code: 'internal', message: 'No session id yet.' }, summary: null });

@@ -1,50 +1,32 @@
 /**
  * SessionController: what a lost control socket is reported as. Before the ack, a drop the warm-up policy
  * does not retry fails the session with the loss itself as its error, so these tests read the exact error
- * a UI and the operator get for each way a socket can be lost. In-memory transports and a FakeClock.
+ * a UI and the operator get for each way a socket can be lost. In-memory transports and a FakeClock (session-world.ts).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../electron/core/clock.ts';
-import { SessionController, type SessionControllerOptions } from '../../electron/core/session-controller.ts';
-import type { StartOptions } from '../../electron/core/session-types.ts';
-import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
-
-const T0 = 1_700_000_000_000;
-const LIVE_ID = 'live-loss-1';
-const AUDIO: StartOptions = { callMode: 'audio', avatar: { persona: 'p', image: 'https://x.test/a.png' } };
-const settle = () => new Promise((r) => setImmediate(r));
+import type { FakeClock } from '../../electron/core/clock.ts';
+import type { FakeTransport } from '../helpers/fake-transport.ts';
+import { AUDIO, tick, world } from '../helpers/session-world.ts';
 
 function build() {
-  const clock = new FakeClock(T0);
-  const transports = new FakeTransports();
-  const client: SessionControllerOptions['client'] = {
-    createSession: async (req) => ({
-      live: { id: LIVE_ID, status: 'waiting', live_duration: 600, call_mode: req.call_mode },
-      rtc: { app_id: 'app', channel_id: 'ch', user_id: 'u', token: 'rtc-token-loss', token_expire_at: '1' },
-    }),
-    querySession: async (id) => ({ id, status: 'ended', billed_seconds: 0, credits_cost: 0, created_at: '1', started_at: undefined, ended_at: undefined }),
-    socketRequest: (id) => ({ url: `ws://fake/ws?live_id=${id}`, headers: {} }),
-  };
-  const controller = new SessionController({
-    client,
-    clock,
-    transportFactory: transports.factory,
-    // No warm-up retry: the first loss ends the session with that loss as its error.
-    notReadyPolicy: { nextDelayMs: () => null },
-    deadAfterMs: 3_000,
-    keepAliveIntervalMs: 1_000,
-    connectTimeoutMs: 10_000,
-    buildRequest: async () => ({ request: { call_mode: 'audio', avatar: { persona: 'p', image_uri: 'https://x.test/a.png' } }, warnings: [] }),
+  return world({
+    liveDurationS: 600,
+    controller: {
+      // No warm-up retry: the first loss ends the session with that loss as its error.
+      notReadyPolicy: { nextDelayMs: () => null },
+      deadAfterMs: 3_000,
+      keepAliveIntervalMs: 1_000,
+      connectTimeoutMs: 10_000,
+    },
   });
-  return { clock, transports, controller };
 }
 
 /** Starts, lets `lose` drop the first socket, and returns the error the session failed with. */
 async function failedWith(lose: (socket: FakeTransport, clock: FakeClock) => Promise<void> | void) {
   const h = build();
   const result = h.controller.start(AUDIO);
-  await settle();
+  await tick();
   const socket = h.transports.last;
   await lose(socket, h.clock);
   const state = h.controller.state;

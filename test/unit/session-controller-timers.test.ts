@@ -1,21 +1,17 @@
 /**
  * SessionController: its timers (the RTC-ready guard, the NOT_READY/reconnect retry, the live_duration
  * guard, the wait for a cancelled create's answer) each stop only when their own reason goes away, and none
- * is left on the clock when a session is over. In-memory transports and a FakeClock.
+ * is left on the clock when a session is over. In-memory transports and a strict FakeClock (session-world.ts).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock, type Clock, type TimerHandle } from '../../electron/core/clock.ts';
-import { SessionController, type SessionControllerOptions } from '../../electron/core/session-controller.ts';
-import type { SessionEvent, StartOptions } from '../../electron/core/session-types.ts';
+import type { CreateSessionResponse } from '../../electron/core/protocol.ts';
+import type { SessionControllerOptions } from '../../electron/core/session-controller.ts';
 import { handshakeError } from '../../electron/core/transport.ts';
-import { FakeTransports } from '../helpers/fake-transport.ts';
+import { ACK_OK, AUDIO, T0, createdResponse, tick, world } from '../helpers/session-world.ts';
 
-const T0 = 1_700_000_000_000;
 const LIVE_ID = 'live-timers-1';
-const AUDIO: StartOptions = { callMode: 'audio', avatar: { persona: 'p', image: 'https://x.test/a.png' } };
-const ackOk = { type: 2, payload: { conn_init_ack: { success: true } } };
-const settle = () => new Promise((r) => setImmediate(r));
 
 /**
  * A FakeClock that notes every clearTimeout of a handle it never issued (the Clock contract takes a
@@ -37,39 +33,23 @@ class StrictClock extends FakeClock implements Clock {
 
 function build(controller: Partial<SessionControllerOptions> = {}, options: { liveDurationS?: number; createSession?: SessionControllerOptions['client']['createSession'] } = {}) {
   const clock = new StrictClock(T0);
-  const transports = new FakeTransports();
-  let c!: SessionController;
-  const client: SessionControllerOptions['client'] = {
-    createSession:
-      options.createSession ??
-      (async (req) => ({
-        live: { id: LIVE_ID, status: 'waiting', live_duration: options.liveDurationS ?? 600, call_mode: req.call_mode },
-        rtc: { app_id: 'app', channel_id: 'ch', user_id: 'u', token: 'rtc-token-timers', token_expire_at: '1' },
-      })),
-    // The service says the call is on until our side is ending.
-    querySession: async (id) => ({ id, status: c.state.phase === 'ending' ? 'ended' : 'on_live', billed_seconds: 1, credits_cost: 1, created_at: '1', started_at: undefined, ended_at: undefined }),
-    socketRequest: (id) => ({ url: `ws://fake/ws?live_id=${id}`, headers: {} }),
-  };
-  c = new SessionController({
-    client,
+  const h = world({
     clock,
-    transportFactory: transports.factory,
-    buildRequest: async () => ({ request: { call_mode: 'audio', avatar: { persona: 'p', image_uri: 'https://x.test/a.png' } }, warnings: [] }),
-    ...controller,
+    controller,
+    liveId: LIVE_ID,
+    liveDurationS: options.liveDurationS ?? 600,
+    // The service says the call is on until our side is ending.
+    query: async ({ id, controller: c }) => ({ id, status: c.state.phase === 'ending' ? 'ended' : 'on_live', billed_seconds: 1, credits_cost: 1, created_at: '1', started_at: undefined, ended_at: undefined }),
+    ...(options.createSession ? { client: { createSession: options.createSession } } : {}),
   });
-  const events: SessionEvent[] = [];
-  c.onEvent((e) => events.push(e));
-  const phases = () => events.flatMap((e) => (e.type === 'state' ? [e.state.phase] : []));
-  /** Read through a call: assert.equal narrows `controller.state`, but the controller moves on. */
-  const phase = () => c.state.phase;
-  return { clock, transports, controller: c, phases, phase };
+  return Object.assign(h, { clock });
 }
 
 describe('SessionController: the RTC-ready guard', () => {
   it('still fires at rtcReadyTimeoutMs when the first socket dropped and a retry was scheduled meanwhile', async () => {
     const h = build({ awaitRtcReady: true, rtcReadyTimeoutMs: 5_000 });
     const result = h.controller.start(AUDIO);
-    await settle();
+    await tick();
     h.transports.last.serverClose(1006); // the held socket drops before it opens: warming, retry in 2 s
     assert.equal(h.phase(), 'warming');
     await h.clock.advance(4_999);
@@ -88,14 +68,14 @@ describe('SessionController: the RTC-ready guard', () => {
   it('is stopped by rtcReady: an ack arriving after rtcReadyTimeoutMs still makes the call live', async () => {
     const h = build({ awaitRtcReady: true, rtcReadyTimeoutMs: 1_000 });
     void h.controller.start(AUDIO);
-    await settle();
+    await tick();
     const socket = h.transports.last;
     socket.open();
     assert.equal(h.controller.rtcReady(LIVE_ID), true);
     assert.deepEqual(socket.frames().map((f) => f.type), [1], 'the held conn_init went out');
     await h.clock.advance(1_500);
     assert.equal(h.phase(), 'connecting');
-    socket.receive(ackOk);
+    socket.receive(ACK_OK);
     assert.equal(h.phase(), 'live');
     assert.deepEqual(h.phases(), ['creating', 'connecting', 'live']);
     await h.controller.dispose();
@@ -106,7 +86,7 @@ describe('SessionController: the RTC-ready guard', () => {
   it('leaves no timer behind when the session fails before the RTC side reported (a refused handshake)', async () => {
     const h = build({ awaitRtcReady: true, rtcReadyTimeoutMs: 30_000 });
     const result = h.controller.start(AUDIO);
-    await settle();
+    await tick();
     h.transports.last.fail(handshakeError(401));
     const terminal = await result;
     assert.ok(terminal.phase === 'failed');
@@ -121,7 +101,7 @@ describe('SessionController: the retry timer', () => {
   it('is not stopped by the RTC side becoming ready while warming: the retry still opens a socket, with conn_init', async () => {
     const h = build({ awaitRtcReady: true, rtcReadyTimeoutMs: 30_000 });
     void h.controller.start(AUDIO);
-    await settle();
+    await tick();
     h.transports.last.serverClose(1006);
     assert.equal(h.phase(), 'warming');
     assert.equal(h.controller.rtcReady(LIVE_ID), true);
@@ -132,7 +112,7 @@ describe('SessionController: the retry timer', () => {
     assert.equal(h.phase(), 'connecting');
     h.transports.last.open();
     assert.deepEqual(h.transports.last.frames().map((f) => f.type), [1]);
-    h.transports.last.receive(ackOk);
+    h.transports.last.receive(ACK_OK);
     assert.equal(h.phase(), 'live');
     await h.controller.dispose();
     assert.equal(h.clock.pendingCount, 0);
@@ -143,17 +123,14 @@ describe('SessionController: the retry timer', () => {
 describe('SessionController: the live_duration guard', () => {
   it('survives a reconnect: 2 s after live_duration the client hangs up itself with timeout (ended by the limit)', async () => {
     const h = build({ liveReconnectPolicy: { nextDelayMs: ({ attempt }) => (attempt <= 3 ? 500 : null) }, durationGraceMs: 2_000 }, { liveDurationS: 10 });
-    const result = h.controller.start(AUDIO);
-    await settle();
-    h.transports.last.open();
-    h.transports.last.receive(ackOk);
+    const { result } = await h.startAcked();
     h.transports.last.serverClose(1006);
     assert.equal(h.phase(), 'reconnecting');
     await h.clock.advance(500);
     assert.equal(h.transports.all.length, 2);
     const second = h.transports.last;
     second.open();
-    second.receive(ackOk);
+    second.receive(ACK_OK);
     assert.equal(h.phase(), 'live');
     await h.clock.advance(11_499);
     assert.equal(h.phase(), 'live');
@@ -172,10 +149,7 @@ describe('SessionController: the live_duration guard', () => {
 describe('SessionController: the clock sees only its own handles', () => {
   it('a whole call (live, hangup, billing, dispose) never clears a handle the clock did not issue', async () => {
     const h = build();
-    const result = h.controller.start(AUDIO);
-    await settle();
-    h.transports.last.open();
-    h.transports.last.receive(ackOk);
+    const { result } = await h.startAcked();
     await h.clock.advance(3_000);
     void h.controller.hangup();
     assert.equal((await result).phase, 'ended');
@@ -185,17 +159,14 @@ describe('SessionController: the clock sees only its own handles', () => {
   });
 
   it('nor does a hangup while the create is in flight', async () => {
-    let answer!: (value: Awaited<ReturnType<SessionControllerOptions['client']['createSession']>>) => void;
+    let answer!: (value: CreateSessionResponse) => void;
     const h = build({ createAnswerWaitMs: 4_000 }, { createSession: () => new Promise((r) => (answer = r)) });
     const result = h.controller.start(AUDIO);
-    await settle();
+    await tick();
     void h.controller.hangup();
     await h.clock.advance(1_000);
-    answer({
-      live: { id: LIVE_ID, status: 'waiting', live_duration: 600, call_mode: 'audio' },
-      rtc: { app_id: 'app', channel_id: 'ch', user_id: 'u', token: 'rtc-token-timers', token_expire_at: '1' },
-    });
-    await settle();
+    answer(createdResponse(600, LIVE_ID));
+    await tick();
     h.transports.last.open();
     const terminal = await result;
     assert.equal(terminal.phase, 'failed');
