@@ -27,8 +27,10 @@ const KEY_OK = { id: 'key', ok: true, message: 'The service accepted the API key
 const MICROPHONE = { id: 'microphone', ok: null, message: 'Checked on the kiosk screen (Diagnostics).' };
 const CAMERA = { id: 'camera', ok: null, message: 'Checked on the kiosk screen (Diagnostics).' };
 
-const waiting: LiveRecord = { id: LIVE_ID, status: 'waiting' };
-const ended = (fields: Partial<LiveRecord> = {}): LiveRecord => ({ id: LIVE_ID, status: 'ended', billed_seconds: 0, credits_cost: 0, ...fields });
+/** A query answer with only the fields given (as the service may send them). */
+const record = (fields: Partial<LiveRecord>) => ({ id: LIVE_ID, ...fields }) as LiveRecord;
+const waiting = record({ status: 'waiting' });
+const ended = (fields: Partial<LiveRecord> = {}) => record({ status: 'ended', billed_seconds: 0, credits_cost: 0, ...fields });
 
 /**
  * A scripted service: `create` answers the create call (or throws), `answers` are the query answers in
@@ -113,7 +115,7 @@ describe('runDoctor: a test session that goes as it should', () => {
   });
 
   it('a final record without billing fields reports them as null (unknown), not as a number', async () => {
-    const { result } = await doctor({}, { answers: [{ id: LIVE_ID, status: 'ended' }] });
+    const { result } = await doctor({}, { answers: [record({ status: 'ended' })] });
     assert.equal(result.ok, true);
     assert.deepEqual(result.probe, { liveId: LIVE_ID, billedSeconds: null, creditsCost: null, elapsedMs: 0 });
     assert.deepEqual(result.checks[2], { id: 'service', ok: true, message: 'The service is reachable: a test session was created and closed in 0 ms, nothing billed.' });
