@@ -198,6 +198,7 @@ export const GROUPS: MutationGroup[] = [
       'test/integration/staff-ops.test.ts',
       'test/integration/cli-ops.test.ts',
     ],
+    tests: ['test/unit/recovery-journal.test.ts', 'test/unit/recovery-leftover.test.ts', 'test/integration/network-check.test.ts', 'test/integration/recovery-paths.test.ts', 'test/integration/staff-ops.test.ts', 'test/integration/cli-ops.test.ts'],
     target: 90,
   },
   {
