@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, systemClock, type Clock } from '../../electron/core/clock.ts';
+import { FakeClock, systemClock, type Clock, type TimerHandle } from '../../electron/core/clock.ts';
 import type { KioskEvent, Result, StaffStatus } from '../../electron/contract.ts';
 import type { SessionState } from '../../electron/core/session-types.ts';
 import type { ConfigEnv } from '../../electron/kiosk/config.ts';
@@ -16,7 +16,10 @@ import { recordingLogger } from '../helpers/recording-logger.ts';
 import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
 import { sessionSummary } from '../helpers/ledger-records.ts';
 import { rejection } from '../helpers/rejection.ts';
-import { join } from 'node:path';
+import { TINY_PNG } from '../helpers/staff-kiosk.ts';
+import { join, relative, sep } from 'node:path';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hashPin } from '../../electron/operations/staff-pin.ts';
 
 const tempDir = tempDirsRemovedAfterEach('staff-ops-setup-');
 
@@ -84,10 +87,26 @@ function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService &
   return s as unknown as ScriptedService & KioskService;
 }
 
+/** A FakeClock that notes each clearTimeout of a handle it never issued (the Clock contract takes a
+ *  TimerHandle; an implementation may rely on getting one of its own). */
+class StrictClock extends FakeClock {
+  readonly #issued = new Set<TimerHandle>();
+  readonly foreignClears: unknown[] = [];
+  override setTimeout(fn: () => void, delayMs: number): TimerHandle {
+    const handle = super.setTimeout(fn, delayMs);
+    this.#issued.add(handle);
+    return handle;
+  }
+  override clearTimeout(handle: TimerHandle): void {
+    if (!this.#issued.has(handle)) this.foreignClears.push(handle);
+    super.clearTimeout(handle);
+  }
+}
+
 interface Setup {
   service: ScriptedService;
   ops: StaffOps;
-  clock: FakeClock;
+  clock: StrictClock;
   dataDir: string;
   persistence: SettingsPersistence;
   logger: ReturnType<typeof recordingLogger>;
@@ -102,7 +121,7 @@ function setup(
   service: ScriptedService & KioskService = scriptedService(),
   extra: Partial<Omit<StaffOpsOptions, 'clock'>> & { clock?: Clock; file?: Record<string, unknown>; env?: ConfigEnv } = {},
 ): Setup {
-  const clock = new FakeClock();
+  const clock = new StrictClock();
   const dataDir = extra.dataDir ?? tempDir();
   const persistence = extra.persistence ?? jsonFilePersistence(join(dataDir, 'config.json'));
   const logger = recordingLogger();
@@ -288,11 +307,179 @@ describe("the venue's maximum call length", () => {
     assert.equal(service.hangups, 2);
   });
 
+  it('clears only the timers it set: calls that end without a limit armed, and dispose', async () => {
+    const { service, ops, clock } = setup(withLimit(undefined));
+    service.emit(live('L1', clock.now()));
+    service.emit(state({ phase: 'ended', liveId: 'L1', summary: sessionSummary() }));
+    service.emit(state({ phase: 'idle' }, 'ended'));
+    ops.dispose();
+    assert.deepEqual(clock.foreignClears, []);
+  });
+
   it('without maxCallSeconds no call is cut short (on the real clock too)', async () => {
     const service = withLimit(undefined);
     setup(service, { clock: systemClock });
     service.emit(live('L1', Date.now()));
     await new Promise((r) => setTimeout(r, 40));
     assert.equal(service.hangups, 0);
+  });
+});
+
+describe("the PIN gate: the administrator's policy and the lock-out file", () => {
+  const where = '/etc/avatar-kiosk/policy.json';
+  const noPinReason = (path: string) =>
+    `No staff PIN is set: the administrator's policy file ${path} sets no staffPinHash, and first-run setup does not open on a managed kiosk. Add staffPinHash to the policy file and restart.`;
+
+  it('a policy staffPinHash that is empty locks the PIN: config.json does not stand in, and setup stays closed', async () => {
+    const dataDir = tempDir();
+    const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
+    await persistence.write({ staffPinHash: await hashPin('135790') });
+    const { ops } = setup(scriptedService(), { dataDir, persistence, policy: { policy: { staffPinHash: '' }, managedKeys: ['staffPinHash'], path: where, found: true } });
+    assert.deepEqual(value(ops.handlers.staff.pinState(undefined as never) as Result<unknown>), { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: noPinReason(where) });
+    const unlock = await rejection(ops.pin.unlock('135790'));
+    assert.deepEqual([unlock.code, unlock.message], ['invalid_request', 'No staff PIN is set yet: choose one first.']);
+    const chosen = await rejection(ops.pin.setPin('246813'));
+    assert.deepEqual([chosen.code, chosen.message], ['forbidden', noPinReason(where)]);
+  });
+
+  it('a policy staffPinHash that is not text locks the PIN too, without a policy file on disk', async () => {
+    const dataDir = tempDir();
+    const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
+    await persistence.write({ staffPinHash: await hashPin('135790') });
+    const { ops } = setup(scriptedService(), { dataDir, persistence, policy: { policy: { staffPinHash: 42 }, managedKeys: [] } });
+    assert.deepEqual(ops.pin.state(), { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null });
+    assert.equal((await rejection(ops.pin.unlock('135790'))).message, 'No staff PIN is set yet: choose one first.');
+  });
+
+  const reasons: Array<[string, NonNullable<StaffOpsOptions['policy']>, string | null]> = [
+    ['no policy file and no PIN named: setup opens', { policy: {}, managedKeys: [], found: false }, null],
+    ['a policy file without a PIN', { policy: {}, managedKeys: [], path: where, found: true }, noPinReason(where)],
+    ['a policy file with no problems listed', { policy: {}, managedKeys: [], path: where, found: true, problems: [] }, noPinReason(where)],
+    ['a PIN named where the path is unknown', { policy: {}, managedKeys: [], found: false, namesStaffPin: true }, noPinReason('the policy file')],
+    [
+      'a policy file not applied as written',
+      { policy: {}, managedKeys: [], path: where, found: true, problems: ['callMode: not audio or video.', 'staffPinHash: not a PIN hash.'] },
+      `No staff PIN is set, and the administrator's policy file ${where} was not applied as written: callMode: not audio or video. staffPinHash: not a PIN hash. First-run setup does not open on a managed kiosk: fix the policy file (staffPinHash) and restart.`,
+    ],
+  ];
+  for (const [name, policy, outOfOrder] of reasons) {
+    it(`out of order without a PIN: ${name}`, () => {
+      const { ops } = setup(scriptedService(), { policy });
+      assert.equal(ops.pin.state().outOfOrder, outOfOrder);
+      assert.equal(ops.pin.setupPending(), true);
+    });
+  }
+
+  it('wrong PINs are kept in pin-lockout.json (owner only), so a relaunch gives no fresh tries', async () => {
+    const dataDir = tempDir();
+    const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
+    await persistence.write({ staffPinHash: await hashPin('135790') });
+    const first = setup(scriptedService(), { dataDir, persistence });
+    assert.equal((await rejection(first.ops.pin.unlock('000000'))).message, 'Wrong PIN. 4 tries left.');
+    const file = join(dataDir, 'pin-lockout.json');
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { failures: 1, level: 0, lockedUntilMs: 0 });
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const relaunched = setup(scriptedService(), { dataDir, persistence });
+    assert.equal(relaunched.ops.pin.state().attemptsLeft, 4);
+    // A damaged file counts as no lock-out rather than stopping the kiosk.
+    writeFileSync(file, '{ not json');
+    assert.equal(setup(scriptedService(), { dataDir, persistence }).ops.pin.state().attemptsLeft, 5);
+  });
+});
+
+describe('the settings: reading the store and saving', () => {
+  const brokenStore: SettingsPersistence = {
+    read() {
+      throw new Error('disk gone');
+    },
+    async write() {},
+  };
+
+  it('an unreadable settings store shows the defaults and says why in the log', async () => {
+    const { ops, logger } = setup(scriptedService(), { persistence: brokenStore });
+    const before = logger.lines.length;
+    const got = value(await ops.handlers.staff.getSettings(undefined as never));
+    assert.equal(got.settings.callMode, 'video');
+    assert.deepEqual(logger.lines.slice(before), [{ level: 'warn', message: 'Could not read the settings store', data: { error: 'Error: disk gone' } }]);
+  });
+
+  it('lists the keys the environment and the policy manage, once each, sorted', async () => {
+    const env = { AVATAR_SURFACE: 'direct', AVATAR_BASE_URL: 'https://env.example' };
+    const both = setup(scriptedService(), { env, policy: { policy: {}, managedKeys: ['window.mode', 'callMode', 'service.baseUrl'] } });
+    assert.deepEqual(value(await both.ops.handlers.staff.getSettings(undefined as never)).managed, ['callMode', 'service.baseUrl', 'service.surface', 'window.mode']);
+    const envOnly = setup(scriptedService(), { env });
+    assert.deepEqual(value(await envOnly.ops.handlers.staff.getSettings(undefined as never)).managed, ['service.baseUrl', 'service.surface']);
+  });
+
+  const settingsFrom = async (ops: StaffOps) => value(await ops.handlers.staff.getSettings(undefined as never)).settings;
+  const webImage = 'https://images.example/avatar.png';
+
+  it('refuses to save during a call', async () => {
+    const { ops, service, persistence } = setup(scriptedService({ running: true }));
+    const e = await rejection(ops.handlers.staff.saveSettings({ settings: await settingsFrom(ops) }) as Promise<unknown>);
+    assert.deepEqual([e.code, e.message], ['invalid_request', 'Hang up the current session before changing the settings.']);
+    assert.deepEqual([persistence.read(), service.reconfigured], [{}, []]);
+  });
+
+  it('answers the field errors of invalid settings and changes nothing', async () => {
+    const { ops, service, persistence } = setup();
+    const settings = await settingsFrom(ops);
+    const res = value(await ops.handlers.staff.saveSettings({ settings: { ...settings, avatar: { ...settings.avatar, imagePath: 'ftp://images.example/a.png' } } }));
+    assert.deepEqual(res, { saved: false, fieldErrors: { 'avatar.imagePath': 'Avatar image must be a file, an http(s) address or a data: URI.' } });
+    assert.deepEqual([persistence.read(), service.reconfigured], [{}, []]);
+  });
+
+  it("the running kiosk takes what the environment and the policy set over the saved form", async () => {
+    const env = { AVATAR_BASE_URL: 'https://env.example' };
+    const { ops, service } = setup(scriptedService({ config: { service: { baseUrl: 'https://env.example' }, window: {}, rtcEngine: 'auto' } }), {
+      env,
+      policy: { policy: { callMode: 'video' }, managedKeys: ['callMode'] },
+    });
+    const settings = await settingsFrom(ops);
+    const res = value(await ops.handlers.staff.saveSettings({ settings: { ...settings, callMode: 'audio', avatar: { ...settings.avatar, imagePath: webImage } } }));
+    assert.equal(res.saved, true, JSON.stringify(res));
+    assert.equal(service.reconfigured.length, 1);
+    const config = service.reconfigured[0] as { callMode: string; service: { baseUrl?: string } };
+    assert.deepEqual([config.callMode, config.service.baseUrl], ['video', 'https://env.example']);
+  });
+
+  it('a picked image is kept as a file in the data folder, not as base64 in config.json', async () => {
+    const { ops, service, persistence, dataDir } = setup(scriptedService(), { policy: { policy: { callMode: 'video' }, managedKeys: ['callMode'] } });
+    const settings = await settingsFrom(ops);
+    const res = value(await ops.handlers.staff.saveSettings({ settings: { ...settings, callMode: 'audio', avatar: { ...settings.avatar, imagePath: TINY_PNG } } }));
+    assert.equal(res.saved, true, JSON.stringify(res));
+    const stored = join(dataDir, 'avatar-image.png');
+    assert.equal((persistence.read().avatar as { imagePath: string }).imagePath, stored);
+    assert.deepEqual(readFileSync(stored), Buffer.from(TINY_PNG.slice(TINY_PNG.indexOf(',') + 1), 'base64'));
+    assert.equal((service.reconfigured[0] as { callMode: string }).callMode, 'video', 'the policy wins for the picked image too');
+  });
+
+  it('a picked image stored where the app cannot find it again is a field error, not a saved setting', async () => {
+    // A data folder given relative to the working directory, and an app folder elsewhere: the stored
+    // image's path is checked against the app folder, where there is no such file.
+    const dataDir = relative(process.cwd(), tempDir());
+    // As deep as the working directory, so the data folder's `..` steps stay inside it.
+    const appRoot = join(tempDir(), ...process.cwd().split(sep).filter(Boolean));
+    mkdirSync(appRoot, { recursive: true });
+    const { ops, service } = setup(scriptedService(), { dataDir, appRoot });
+    const settings = await settingsFrom(ops);
+    const res = value(await ops.handlers.staff.saveSettings({ settings: { ...settings, avatar: { ...settings.avatar, imagePath: TINY_PNG } } }));
+    assert.deepEqual(res, { saved: false, fieldErrors: { 'avatar.imagePath': `Avatar image: no file at ${join(appRoot, dataDir, 'avatar-image.png')}.` } });
+    assert.deepEqual(service.reconfigured, []);
+  });
+
+  it('a key from the environment pins the service URL: another origin is refused next to the field', async () => {
+    const { ops, service, persistence } = setup(scriptedService({ keySource: 'env', mode: 'direct', config: { service: { baseUrl: 'https://api.example' }, window: {}, rtcEngine: 'auto' } }));
+    const settings = await settingsFrom(ops);
+    const res = value(
+      await ops.handlers.staff.saveSettings({
+        settings: { ...settings, service: { surface: 'direct', baseUrl: 'https://elsewhere.example' }, avatar: { ...settings.avatar, imagePath: webImage } },
+      }),
+    );
+    assert.deepEqual(res, {
+      saved: false,
+      fieldErrors: { 'service.baseUrl': 'The API key comes from the environment (AVATAR_API_KEY), so the service URL must come from there too (AVATAR_BASE_URL) or from the policy file.' },
+    });
+    assert.deepEqual([persistence.read(), service.reconfigured], [{}, []]);
   });
 });
