@@ -454,6 +454,16 @@ describe('the settings: reading the store and saving', () => {
     assert.equal((service.reconfigured[0] as { callMode: string }).callMode, 'video', 'the policy wins for the picked image too');
   });
 
+  it('a picked image is stored as a file whatever the case of its data: scheme', async () => {
+    // URI schemes ignore case (RFC 3986), and the image check accepts DATA: as well.
+    const { ops, persistence, dataDir } = setup();
+    const settings = await settingsFrom(ops);
+    const upper = `DATA:${TINY_PNG.slice('data:'.length)}`;
+    const res = value(await ops.handlers.staff.saveSettings({ settings: { ...settings, avatar: { ...settings.avatar, imagePath: upper } } }));
+    assert.equal(res.saved, true, JSON.stringify(res));
+    assert.equal((persistence.read().avatar as { imagePath: string }).imagePath, join(dataDir, 'avatar-image.png'));
+  });
+
   it('a picked image stored where the app cannot find it again is a field error, not a saved setting', async () => {
     // A data folder given relative to the working directory, and an app folder elsewhere: the stored
     // image's path is checked against the app folder, where there is no such file.
