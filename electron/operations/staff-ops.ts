@@ -235,7 +235,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     const current = readFile();
     let v = validateSettings(current, next, { env: options.env, appRoot: options.appRoot, ...(options.policy ? { policy: options.policy.policy } : {}) });
     if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
-    if (next.avatar.imagePath.startsWith('data:')) {
+    if (/^data:/i.test(next.avatar.imagePath)) {
       v = validateSettings(current, storePickedImage(next, options.dataDir), { env: options.env, appRoot: options.appRoot, ...(options.policy ? { policy: options.policy.policy } : {}) });
       if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
     }

@@ -193,6 +193,7 @@ export const GROUPS: MutationGroup[] = [
     tests: [
       'test/unit/doctor-report.test.ts',
       'test/unit/network-check-session.test.ts',
+      'test/unit/staff-ops-setup-wiring.test.ts',
       'test/integration/network-check.test.ts',
       'test/integration/recovery-paths.test.ts',
       'test/integration/staff-ops.test.ts',
