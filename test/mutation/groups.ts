@@ -193,6 +193,7 @@ export const GROUPS: MutationGroup[] = [
     tests: [
       'test/unit/staff-ops-api-handlers.test.ts',
       'test/unit/staff-ops-api-settings.test.ts',
+      'test/unit/staff-ops-api-recovery.test.ts',
       'test/integration/network-check.test.ts',
       'test/integration/recovery-paths.test.ts',
       'test/integration/staff-ops.test.ts',
