@@ -102,7 +102,12 @@ export function readLeftover(path: string, logger: Logger = silentLogger): Curre
     return currentSessionSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
   } catch (error) {
     logger.warn('Ignoring an unreadable current-session file', { error: String(error) });
-    rmSync(path, { force: true });
+    try {
+      rmSync(path, { force: true });
+    } catch (removeError) {
+      // A folder in its place (a bad copy or restore): never a crash at start-up; the operator reads why.
+      logger.warn('Could not remove the unreadable current-session file', { error: String(removeError) });
+    }
     return null;
   }
 }

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KioskEvent } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
@@ -173,5 +173,21 @@ describe('readLeftover', () => {
     // instance (or a person) deleting it at that moment.
     const logger = { ...recordingLogger(), warn: () => rmSync(path) };
     assert.equal(readLeftover(path, logger), null);
+  });
+
+  it('a folder where the file should be (a bad copy or restore): two warnings, no throw, the folder left alone', () => {
+    const path = join(tempDir(), 'current-session.json');
+    mkdirSync(join(path, 'inside'), { recursive: true });
+    const logger = recordingLogger();
+    assert.equal(readLeftover(path, logger), null);
+    assert.deepEqual(
+      logger.lines.map((l) => [l.level, l.message]),
+      [
+        ['warn', 'Ignoring an unreadable current-session file'],
+        ['warn', 'Could not remove the unreadable current-session file'],
+      ],
+    );
+    assert.match(String(logger.lines[0]!.data?.error), /EISDIR/);
+    assert.equal(existsSync(join(path, 'inside')), true);
   });
 });
