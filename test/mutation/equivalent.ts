@@ -46,6 +46,12 @@ const REMOTE_HANGUP = 'electron/core/remote-hangup.ts';
 const RTC_IDS = 'electron/core/rtc-ids.ts';
 const TRANSPORT = 'electron/core/transport.ts';
 const SESSION_CONTROLLER = 'electron/core/session-controller.ts';
+const NETWORK_CHECK = 'electron/operations/network-check.ts';
+const RECOVERY = 'electron/operations/recovery.ts';
+const STAFF_OPS = 'electron/operations/staff-ops.ts';
+
+const DEMO_LEFTOVER_FALLS_THROUGH =
+  "Only lets a demo leftover, or one without a serviceUrl (null or ''), past the guard, and the rest still returns null: service.client is a ServiceClient whose constructor re-parses its target, so its surface is direct or gateway (never demo) and its URL non-blank, hence never the current client; a gateway leftover's blank URL makes parseServiceTarget throw, caught as null; anything else ends at return null.";
 
 const CONTROLLER_START_RESOLVES =
   "controller.start() rejects only when its controller was disposed or already running; launch() calls it once on the controller newActiveSession made, and nothing disposes it first (shutdown's dispose waits for the hangup, which waits for launch). Its run promise is only resolved, and the .then callback (forward, one log line) throws nothing. So this catch never runs.";
@@ -2416,5 +2422,162 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     original: "a[k] === b[k]",
     replacement: "false",
     reason: "Runs only for two distinct state objects; every transition that builds a new state changes its phase, except reconnecting → reconnecting (retryReconnect), which sets attempt to ctx.reconnectAttempt + 1 while the current state's attempt always equals ctx.reconnectAttempt. So a key present in both (phase or attempt) always differs, and the original and this mutant both return false.",
+  },
+  // operations/network-check.ts
+  {
+    file: NETWORK_CHECK,
+    mutator: 'ArrowFunction',
+    line: 'const final = await queryUntilEnded(p.client, p.checkId, { clock, logger, pollMs: 250, timeoutMs: 10_000 }).catch(() => null);',
+    original: '() => null',
+    replacement: '() => undefined',
+    reason: 'final is local and only read as final?.credits_cost ?? null and final?.billed_seconds ?? null: null and undefined both give null for each, so the result, report and log line are the same.',
+  },
+  // operations/recovery.ts
+  {
+    file: RECOVERY,
+    mutator: 'StringLiteral',
+    line: "return currentSessionSchema.parse(JSON.parse(readFileSync(path, 'utf8')));",
+    original: "'utf8'",
+    replacement: '""',
+    reason: "readFileSync with an empty encoding returns a Buffer (no throw), and JSON.parse converts it with String(buffer), a UTF-8 decode through the same V8 decoder: the same text, so the same parse result, errors and log line.",
+  },
+  {
+    file: RECOVERY,
+    mutator: 'ConditionalExpression',
+    line: '...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),',
+    original: 'options.pollMs !== undefined',
+    replacement: 'true',
+    reason: 'Only adds { pollMs: undefined } when pollMs is unset; queryUntilEnded, the options object\'s only reader, uses options.pollMs ?? 500, so a missing key and undefined give the same 500 ms.',
+  },
+  {
+    file: RECOVERY,
+    mutator: 'ConditionalExpression',
+    line: '...(options.queryTimeoutMs !== undefined ? { timeoutMs: options.queryTimeoutMs } : {}),',
+    original: 'options.queryTimeoutMs !== undefined',
+    replacement: 'true',
+    reason: 'Only adds { timeoutMs: undefined } when queryTimeoutMs is unset; queryUntilEnded, the options object\'s only reader, uses options.timeoutMs ?? 10_000, so a missing key and undefined give the same bound.',
+  },
+  {
+    file: RECOVERY,
+    mutator: 'OptionalChaining',
+    line: 'billed_seconds: ended ? (live?.billed_seconds ?? null) : null,',
+    original: 'live?.billed_seconds',
+    replacement: 'live.billed_seconds',
+    reason: "Evaluated only when ended, i.e. live?.status === 'ended', which needs a non-null live (a local not reassigned in between).",
+  },
+  {
+    file: RECOVERY,
+    mutator: 'OptionalChaining',
+    line: "credits_cost: ended && typeof live?.credits_cost === 'number' ? live.credits_cost : 'unknown',",
+    original: 'live?.credits_cost',
+    replacement: 'live.credits_cost',
+    reason: "Evaluated only after && when ended, i.e. live?.status === 'ended', which needs a non-null live (a local not reassigned in between).",
+  },
+  // operations/staff-ops.ts
+  {
+    file: STAFF_OPS,
+    mutator: 'EqualityOperator',
+    line: 'if (errors.length > MAX_RECENT_ERRORS) errors.splice(0, errors.length - MAX_RECENT_ERRORS);',
+    original: 'errors.length > MAX_RECENT_ERRORS',
+    replacement: 'errors.length >= MAX_RECENT_ERRORS',
+    reason: 'Differs only at exactly 20 errors, where the splice deletes errors.length - 20 = 0 items: the list is unchanged.',
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'ConditionalExpression',
+    line: 'if (errors.length > MAX_RECENT_ERRORS) errors.splice(0, errors.length - MAX_RECENT_ERRORS);',
+    original: 'errors.length > MAX_RECENT_ERRORS',
+    replacement: 'true',
+    reason: 'Where the original skips the splice the list holds at most 20 errors, so the delete count is zero or negative, which splice clamps to 0: nothing is removed.',
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'BlockStatement',
+    line: '} catch {',
+    above: 'PIN_LOCKOUT_FILE), \'utf8\')) as unknown;',
+    original: '{\n        return null;\n      }',
+    replacement: '{}',
+    reason: 'This loadLockout closure is private to createStaffOps and only handed to createStaffPin, which reads it as options.loadLockout?.() ?? null: undefined becomes null before the schema sees it.',
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'ConditionalExpression',
+    line: 'if (/^data:/i.test(next.avatar.imagePath)) {',
+    original: '/^data:/i.test(next.avatar.imagePath)',
+    replacement: 'true',
+    reason: "For a path not starting with data:, storePickedImage's own anchored data:image regex fails and it returns the same object without touching the disk; validateSettings (pure: schema, existsSync, resolveConfig, no await in between) then gets the inputs its first call already accepted, so v is equal in every field.",
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'Regex',
+    line: 'if (/^data:/i.test(next.avatar.imagePath)) {',
+    original: '/^data:/i',
+    replacement: '/data:/i',
+    reason: "For a path not starting with data:, storePickedImage's own anchored data:image regex fails and it returns the same object without touching the disk; validateSettings (pure: schema, existsSync, resolveConfig, no await in between) then gets the inputs its first call already accepted, so v is equal in every field.",
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'ConditionalExpression',
+    line: 'if (sinceMs !== undefined && Number.isNaN(sinceMs)) throw',
+    original: 'sinceMs !== undefined',
+    replacement: 'true',
+    reason: 'When sinceMs is undefined the right operand is Number.isNaN(undefined), which is false (no coercion): no throw either way.',
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'ConditionalExpression',
+    line: 'if (timer !== undefined) clock.clearTimeout(timer);',
+    original: 'timer !== undefined',
+    replacement: 'true',
+    reason: "The Promise executor runs synchronously, so timer holds clock.setTimeout's TimerHandle (a type without undefined) before Promise.race; if setTimeout threw, the await throws and this line never runs.",
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'ConditionalExpression',
+    line: 'if (!url) return null;',
+    original: '!url',
+    replacement: 'false',
+    reason: "url is then undefined or '': new URL('undefined') and new URL('') both throw, the catch returns null, as the guard does.",
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'StringLiteral',
+    line: "if (leftover.surface === 'demo' || !leftover.serviceUrl) return null;",
+    original: "'demo'",
+    replacement: '""',
+    reason: DEMO_LEFTOVER_FALLS_THROUGH,
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'ConditionalExpression',
+    line: "if (leftover.surface === 'demo' || !leftover.serviceUrl) return null;",
+    original: "leftover.surface === 'demo'",
+    replacement: 'false',
+    reason: DEMO_LEFTOVER_FALLS_THROUGH,
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'ConditionalExpression',
+    line: "if (leftover.surface === 'demo' || !leftover.serviceUrl) return null;",
+    original: "leftover.surface === 'demo' || !leftover.serviceUrl",
+    replacement: 'false',
+    reason: DEMO_LEFTOVER_FALLS_THROUGH,
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'LogicalOperator',
+    line: "if (leftover.surface === 'demo' || !leftover.serviceUrl) return null;",
+    original: "leftover.surface === 'demo' || !leftover.serviceUrl",
+    replacement: "leftover.surface === 'demo' && !leftover.serviceUrl",
+    reason: DEMO_LEFTOVER_FALLS_THROUGH,
+  },
+  {
+    file: STAFF_OPS,
+    mutator: 'BlockStatement',
+    line: '} catch {',
+    above: "if (leftover.surface === 'gateway') return new ServiceClient(",
+    original: '{\n    return null;\n  }',
+    replacement: '{}',
+    reason: "clientFor is module-private; its one caller, recoverLeftover, only tests the client with if (client): undefined and null take the same branch, log the same line and record the same ledger entry.",
   },
 ];
