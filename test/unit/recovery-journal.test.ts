@@ -188,6 +188,7 @@ describe('readLeftover', () => {
       ],
     );
     assert.match(String(logger.lines[0]!.data?.error), /EISDIR/);
+    assert.match(String(logger.lines[1]!.data?.error), /EISDIR/);
     assert.equal(existsSync(join(path, 'inside')), true);
   });
 });
