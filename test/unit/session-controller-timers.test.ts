@@ -5,31 +5,15 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, type Clock, type TimerHandle } from '../../electron/core/clock.ts';
+import { FakeClock } from '../../electron/core/clock.ts';
 import type { CreateSessionResponse } from '../../electron/core/protocol.ts';
 import type { SessionControllerOptions } from '../../electron/core/session-controller.ts';
 import { handshakeError } from '../../electron/core/transport.ts';
 import { ACK_OK, AUDIO, T0, createdResponse, tick, world } from '../helpers/session-world.ts';
+import { StrictClock } from '../helpers/strict-clock.ts';
 
 const LIVE_ID = 'live-timers-1';
 
-/**
- * A FakeClock that notes every clearTimeout of a handle it never issued (the Clock contract takes a
- * TimerHandle; an implementation may rely on getting one of its own).
- */
-class StrictClock extends FakeClock implements Clock {
-  readonly #issued = new Set<TimerHandle>();
-  readonly foreignClears: unknown[] = [];
-  override setTimeout(fn: () => void, delayMs: number): TimerHandle {
-    const handle = super.setTimeout(fn, delayMs);
-    this.#issued.add(handle);
-    return handle;
-  }
-  override clearTimeout(handle: TimerHandle): void {
-    if (!this.#issued.has(handle)) this.foreignClears.push(handle);
-    super.clearTimeout(handle);
-  }
-}
 
 function build(controller: Partial<SessionControllerOptions> = {}, options: { liveDurationS?: number; createSession?: SessionControllerOptions['client']['createSession'] } = {}) {
   const clock = new StrictClock(T0);

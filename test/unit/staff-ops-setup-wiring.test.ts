@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, systemClock, type Clock, type TimerHandle } from '../../electron/core/clock.ts';
+import { systemClock, type Clock } from '../../electron/core/clock.ts';
 import type { KioskEvent, Result, StaffStatus } from '../../electron/contract.ts';
 import type { SessionState } from '../../electron/core/session-types.ts';
 import type { ConfigEnv } from '../../electron/kiosk/config.ts';
@@ -20,6 +20,7 @@ import { TINY_PNG } from '../helpers/staff-kiosk.ts';
 import { join, relative, sep } from 'node:path';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
+import { StrictClock } from '../helpers/strict-clock.ts';
 
 const tempDir = tempDirsRemovedAfterEach('staff-ops-setup-');
 
@@ -87,21 +88,6 @@ function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService &
   return s as unknown as ScriptedService & KioskService;
 }
 
-/** A FakeClock that notes each clearTimeout of a handle it never issued (the Clock contract takes a
- *  TimerHandle; an implementation may rely on getting one of its own). */
-class StrictClock extends FakeClock {
-  readonly #issued = new Set<TimerHandle>();
-  readonly foreignClears: unknown[] = [];
-  override setTimeout(fn: () => void, delayMs: number): TimerHandle {
-    const handle = super.setTimeout(fn, delayMs);
-    this.#issued.add(handle);
-    return handle;
-  }
-  override clearTimeout(handle: TimerHandle): void {
-    if (!this.#issued.has(handle)) this.foreignClears.push(handle);
-    super.clearTimeout(handle);
-  }
-}
 
 interface Setup {
   service: ScriptedService;
