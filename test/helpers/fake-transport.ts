@@ -3,7 +3,7 @@
  * `serverClose()`, `fail()`; and reads what the client sent with `frames()`. Nothing happens on its own:
  * no event fires unless the test (or a client call) causes it, so sequences are exact.
  */
-import type { AvatarError } from '../../electron/core/errors.ts';
+import { AvatarError } from '../../electron/core/errors.ts';
 import type { SocketTransport, TransportFactory, TransportHandlers } from '../../electron/core/transport.ts';
 
 export interface SentFrame {
@@ -117,4 +117,15 @@ export class FakeTransports {
   openCount(): number {
     return this.all.filter((t) => !t.isClosed).length;
   }
+}
+
+/** In-memory sockets that the "server" opens (or refuses) as soon as the client dials. */
+export function autoAnsweringTransports(behaviour: 'open' | 'refuse' = 'open'): { transports: FakeTransports; factory: TransportFactory } {
+  const transports = new FakeTransports();
+  const factory: TransportFactory = (url, headers, handlers) => {
+    const t = transports.factory(url, headers, handlers) as FakeTransport;
+    queueMicrotask(() => (behaviour === 'open' ? t.open() : t.fail(new AvatarError('network', 'connection refused'))));
+    return t;
+  };
+  return { transports, factory };
 }

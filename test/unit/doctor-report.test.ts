@@ -10,10 +10,9 @@ import { FakeClock } from '../../electron/core/clock.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
 import type { LiveRecord } from '../../electron/core/protocol.ts';
 import type { ServiceClient } from '../../electron/core/rest-client.ts';
-import type { TransportFactory } from '../../electron/core/transport.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { runDoctor, type DoctorInput } from '../../electron/operations/doctor.ts';
-import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
+import { autoAnsweringTransports } from '../helpers/fake-transport.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
 import { driveUntilSettled } from '../helpers/until.ts';
 
@@ -64,17 +63,6 @@ function scriptedService(clock: FakeClock, script: { createError?: unknown; answ
   return { client, created, queriedAt };
 }
 
-/** In-memory sockets that the "server" opens (or refuses) as soon as the client dials. */
-function sockets(behaviour: 'open' | 'refuse' = 'open') {
-  const transports = new FakeTransports();
-  const factory: TransportFactory = (url, headers, handlers) => {
-    const t = transports.factory(url, headers, handlers) as FakeTransport;
-    queueMicrotask(() => (behaviour === 'open' ? t.open() : t.fail(new AvatarError('network', 'connection refused'))));
-    return t;
-  };
-  return { transports, factory };
-}
-
 async function doctor(
   input: Partial<DoctorInput> = {},
   script: Parameters<typeof scriptedService>[1] = {},
@@ -83,7 +71,7 @@ async function doctor(
   const clock = new FakeClock(T0);
   const logger = recordingLogger();
   const service = scriptedService(clock, script);
-  const { transports, factory } = sockets(socket);
+  const { transports, factory } = autoAnsweringTransports(socket);
   const result = await driveUntilSettled(
     clock,
     runDoctor({ mode: 'direct', config, configError: null, client: service.client, clock, logger, transportFactory: factory, ...input }),

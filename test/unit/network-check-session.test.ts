@@ -9,10 +9,9 @@ import { FakeClock } from '../../electron/core/clock.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
 import type { LiveRecord } from '../../electron/core/protocol.ts';
 import type { ServiceClient } from '../../electron/core/rest-client.ts';
-import type { TransportFactory } from '../../electron/core/transport.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createNetworkCheck, type NetworkCheckOptions } from '../../electron/operations/network-check.ts';
-import { FakeTransports, type FakeTransport } from '../helpers/fake-transport.ts';
+import { autoAnsweringTransports } from '../helpers/fake-transport.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
 import { driveUntilSettled, until } from '../helpers/until.ts';
 
@@ -65,22 +64,11 @@ function scriptedService(clock: FakeClock, answers: (id: string) => Array<LiveRe
   };
 }
 
-/** In-memory sockets that the "server" opens (or refuses) as soon as the client dials. */
-function sockets(behaviour: 'open' | 'refuse' = 'open') {
-  const transports = new FakeTransports();
-  const factory: TransportFactory = (url, headers, handlers) => {
-    const t = transports.factory(url, headers, handlers) as FakeTransport;
-    queueMicrotask(() => (behaviour === 'open' ? t.open() : t.fail(new AvatarError('network', 'connection refused'))));
-    return t;
-  };
-  return { transports, factory };
-}
-
 function setup(answers?: Parameters<typeof scriptedService>[1], socket: 'open' | 'refuse' = 'open', options: NetworkCheckOptions = {}) {
   const clock = new FakeClock(T0);
   const logger = recordingLogger();
   const service = scriptedService(clock, answers);
-  const { transports, factory } = sockets(socket);
+  const { transports, factory } = autoAnsweringTransports(socket);
   const check = createNetworkCheck({ clock, logger, transportFactory: factory, ...options });
   const drive = <T>(p: Promise<T>) => driveUntilSettled(clock, p, { stepMs: 250 });
   /** The type of each frame sent on the control socket of the session `id`. */
