@@ -114,10 +114,15 @@ async function packageDeb(options: { workDir: string; version: string }): Promis
     '--publish',
     'never',
   ];
+  // electron-builder executes the stand-in itself, so it needs its exec bit; a copied checkout (Stryker's
+  // sandbox) loses it, so run a copy made executable here.
+  const fpm = join(options.workDir, 'fpm-stand-in.mjs');
+  cpSync(join(import.meta.dirname, 'fpm-stand-in.mjs'), fpm);
+  chmodSync(fpm, 0o755);
   const log = await new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
-      env: { ...process.env, CUSTOM_FPM_PATH: join(import.meta.dirname, 'fpm-stand-in.mjs'), CI: 'true', ELECTRON_BUILDER_CACHE: join(options.workDir, 'cache') },
+      env: { ...process.env, CUSTOM_FPM_PATH: fpm, CI: 'true', ELECTRON_BUILDER_CACHE: join(options.workDir, 'cache') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
