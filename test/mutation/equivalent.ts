@@ -4,6 +4,13 @@
  * replacement (not by line, so an entry survives edits elsewhere in the file); an entry that no longer
  * matches simply stops applying, and the mutant shows up as a survivor again.
  */
+import { EQUIVALENT_FLEET_CONSOLE_STATE } from './equivalent-fleet-console-state.ts';
+import { EQUIVALENT_FLEET_CONSOLE_SERVER } from './equivalent-fleet-console-server.ts';
+import { EQUIVALENT_FLEET_FLEET_SMALL } from './equivalent-fleet-fleet-small.ts';
+import { EQUIVALENT_FLEET_MQTT_LINK } from './equivalent-fleet-mqtt-link.ts';
+import { EQUIVALENT_FLEET_METRICS } from './equivalent-fleet-metrics.ts';
+import { EQUIVALENT_FLEET_HOST_UPDATES } from './equivalent-fleet-host-updates.ts';
+
 export interface EquivalentMutant {
   file: string;
   mutator: string;
@@ -56,7 +63,7 @@ const DEMO_LEFTOVER_FALLS_THROUGH =
 const CONTROLLER_START_RESOLVES =
   "controller.start() rejects only when its controller was disposed or already running; launch() calls it once on the controller newActiveSession made, and nothing disposes it first (shutdown's dispose waits for the hangup, which waits for launch). Its run promise is only resolved, and the .then callback (forward, one log line) throws nothing. So this catch never runs.";
 
-export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
+const LISTED_HERE: EquivalentMutant[] = [
   // kiosk/kiosk-service.ts
   {
     file: KIOSK_SERVICE,
@@ -2580,4 +2587,15 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
     replacement: '{}',
     reason: "clientFor is module-private; its one caller, recoverLeftover, only tests the client with if (client): undefined and null take the same branch, log the same line and record the same ledger entry.",
   },
+];
+
+/** Every equivalent mutant: those listed here and the fleet's, kept one file per area. */
+export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
+  ...LISTED_HERE,
+  ...EQUIVALENT_FLEET_CONSOLE_STATE,
+  ...EQUIVALENT_FLEET_CONSOLE_SERVER,
+  ...EQUIVALENT_FLEET_FLEET_SMALL,
+  ...EQUIVALENT_FLEET_MQTT_LINK,
+  ...EQUIVALENT_FLEET_METRICS,
+  ...EQUIVALENT_FLEET_HOST_UPDATES,
 ];

@@ -1,12 +1,15 @@
 /**
- * `npm run mutate [-- <group>…] [--concurrency N] [--force] [--mutate <glob>] [--report]`
+ * `npm run mutate [-- <group>…] [--concurrency N] [--force] [--mutate <glob>] [--tests <file>] [--report]`
  *
  * Mutation testing of the proof suite with Stryker: each group (test/mutation/groups.ts) is mutated on its
  * own, with the tests that cover it, through the TAP runner (node:test files under tsx; the dry run records
  * which test file reaches which mutant, so a mutant runs only those files). Incremental: each group keeps
  * its results in reports/mutation/<group>.incremental.json (git-ignored), and a rerun only tests mutants
  * in code or tests that changed. `--force` retests everything. `--report` runs nothing: it prints the
- * tables from the latest reports, with the equivalent mutants as listed now.
+ * tables from the latest reports, with the equivalent mutants as listed now. `--tests <file>` (repeatable)
+ * runs only those test files instead of the group's list, for a quick look at what a file's own unit tests
+ * leave alive while writing them: its reports go to reports/mutation/<group>.scratch.* and never count
+ * towards a group's or a folder's score.
  *
  * Prints, per group, the mutants by outcome and the score: killed (incl. timeouts) over the mutants that
  * can change behaviour. Mutants listed in equivalent.ts (each with its reason) are reported apart and left
@@ -32,6 +35,8 @@ interface Args {
   concurrency: number;
   force: boolean;
   mutate: string[] | null;
+  /** Test files that replace the group's list (a scratch run: reported apart, never scored). */
+  tests: string[] | null;
   reportOnly: boolean;
 }
 
@@ -41,6 +46,7 @@ function parseArgs(argv: string[]): Args {
   let force = false;
   let reportOnly = false;
   let mutate: string[] | null = null;
+  let tests: string[] | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--concurrency') {
@@ -54,14 +60,19 @@ function parseArgs(argv: string[]): Args {
       const glob = argv[++i];
       if (!glob) throw new Error('--mutate needs a glob, e.g. electron/core/session-machine.ts');
       (mutate ??= []).push(glob);
+    } else if (arg === '--tests') {
+      const file = argv[++i];
+      if (!file) throw new Error('--tests needs a test file, e.g. test/unit/call-figures.test.ts');
+      (tests ??= []).push(file);
     } else if (arg.startsWith('--')) {
-      throw new Error(`Unknown option ${arg}. Use: npm run mutate -- [group…] [--concurrency N] [--force] [--mutate glob] [--report]`);
+      throw new Error(`Unknown option ${arg}. Use: npm run mutate -- [group…] [--concurrency N] [--force] [--mutate glob] [--tests file] [--report]`);
     } else {
       names.push(arg);
     }
   }
   const groups = names.length === 0 ? GROUPS : names.map(groupNamed);
-  return { groups, concurrency, force, mutate, reportOnly };
+  if (tests && (groups.length !== 1 || reportOnly)) throw new Error('--tests goes with exactly one group and a run, e.g. npm run mutate -- fleet-other --mutate electron/fleet/call-figures.ts --tests test/unit/call-figures.test.ts');
+  return { groups, concurrency, force, mutate, tests, reportOnly };
 }
 
 function groupNamed(name: string): MutationGroup {
@@ -70,12 +81,16 @@ function groupNamed(name: string): MutationGroup {
   return group;
 }
 
+/** The name a run's report and incremental file go under: the group's own, or its scratch name with --tests. */
+const reportName = (group: MutationGroup, args: Pick<Args, 'tests'>) => (args.tests ? `${group.name}.scratch` : group.name);
+
 function strykerOptions(group: MutationGroup, args: Args): PartialStrykerOptions {
+  const name = reportName(group, args);
   return {
     testRunner: 'tap',
     plugins: ['@stryker-mutator/tap-runner'],
     tap: {
-      testFiles: group.tests,
+      testFiles: args.tests ?? group.tests,
       // node:test prints TAP when told to; tsx loads the TypeScript; the hook collects per-file coverage.
       nodeArgs: ['--test-reporter=tap', '--import', 'tsx', '-r', '{{hookFile}}', '{{testFile}}'],
       forceBail: true,
@@ -84,11 +99,11 @@ function strykerOptions(group: MutationGroup, args: Args): PartialStrykerOptions
     coverageAnalysis: 'perTest',
     concurrency: args.concurrency,
     incremental: true,
-    incrementalFile: `${REPORT_DIR}/${group.name}.incremental.json`,
+    incrementalFile: `${REPORT_DIR}/${name}.incremental.json`,
     force: args.force,
     reporters: ['progress-append-only', 'html', 'json'],
-    htmlReporter: { fileName: `${REPORT_DIR}/${group.name}.html` },
-    jsonReporter: { fileName: `${REPORT_DIR}/${group.name}.json` },
+    htmlReporter: { fileName: `${REPORT_DIR}/${name}.html` },
+    jsonReporter: { fileName: `${REPORT_DIR}/${name}.json` },
     tempDirName: '.stryker-tmp',
     ignorePatterns: ['reports', 'release', 'dist', 'test-results', 'test/artifacts'],
     // A mutant that makes a loop spin is a kill by timeout; the slowest covering file sets the pace.
@@ -186,11 +201,11 @@ function score(t: Tally): number {
   return valid === 0 ? 100 : (100 * detected) / valid;
 }
 
-const reportPath = (group: MutationGroup) => path.join(ROOT, REPORT_DIR, `${group.name}.json`);
+const reportPath = (name: string) => path.join(ROOT, REPORT_DIR, `${name}.json`);
 
-function readReport(group: MutationGroup): Report | null {
+function readReport(group: MutationGroup, name = group.name): Report | null {
   try {
-    return JSON.parse(readFileSync(reportPath(group), 'utf8')) as Report;
+    return JSON.parse(readFileSync(reportPath(name), 'utf8')) as Report;
   } catch {
     return null;
   }
@@ -207,15 +222,16 @@ function latestOf(group: MutationGroup): { group: MutationGroup; tally: Tally; w
 }
 
 async function runGroup(group: MutationGroup, args: Args): Promise<{ group: MutationGroup; tally: Tally; wallS: number }> {
-  console.log(`\n== mutate ${group.name}: ${group.title}`);
+  console.log(`\n== mutate ${group.name}: ${group.title}${args.tests ? ` (scratch: only ${args.tests.join(' ')}; not scored)` : ''}`);
   const startedMs = Date.now();
   // Mutants never touch out/, so the packaged app is the same for each: package it once per run (the
   // update tests then take 1 s a mutant instead of 25), keyed by what it is made from.
   process.env[DEB_CACHE_ENV] ??= path.join(tmpdir(), 'ak-mutation-deb-cache');
   await new Stryker(strykerOptions(group, args)).runMutationTest();
   const wallS = (Date.now() - startedMs) / 1000;
-  const report = readReport(group);
-  if (!report) throw new Error(`Stryker wrote no report at ${reportPath(group)}`);
+  const name = reportName(group, args);
+  const report = readReport(group, name);
+  if (!report) throw new Error(`Stryker wrote no report at ${reportPath(name)}`);
   const tally = tallyReport(report);
   tally.living.sort();
   if (tally.living.length > 0) console.log(`\nLiving mutants in ${group.name} (not listed as equivalent):\n${tally.living.join('\n')}`);
