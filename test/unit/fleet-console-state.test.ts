@@ -8,10 +8,8 @@ import { describe, it } from 'node:test';
 import { FleetState, spendCsv } from '../../electron/fleet/console/state.ts';
 import type { FleetStatus } from '../../electron/fleet/mqtt-link.ts';
 import type { SessionRecord } from '../../electron/operations/ledger.ts';
+import { eventPayload as event, onlineStatus as online, T0 } from '../helpers/fleet-payloads.ts';
 
-const T0 = Date.parse('2026-11-24T10:00:00Z');
-const online = (extra: Record<string, unknown> = {}) => JSON.stringify({ online: true, kioskId: 'k', group: 'lobby', version: '1.2.3', mode: 'direct', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null, today: { sessions: 3, credits: 7.5 }, lastErrorCode: null, queued: 0, at: new Date(T0).toISOString(), ...extra });
-const event = (id: string, record: Record<string, unknown>) => JSON.stringify({ id, kioskId: 'k', at: new Date(T0).toISOString(), record });
 const session = (extra: Record<string, unknown>) => ({ kind: 'session', v: 1, start_at: '2026-11-24T09:59:00Z', end_at: '2026-11-24T10:00:00Z', end_reason: 'user_end', credits_cost: 2, ...extra });
 
 describe('FleetState', () => {
