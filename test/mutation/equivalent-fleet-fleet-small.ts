@@ -2,6 +2,7 @@ import type { EquivalentMutant } from './equivalent.ts';
 
 const CALL_FIGURES = 'electron/fleet/call-figures.ts';
 const COMMAND_GUARD = 'electron/fleet/command-guard.ts';
+const SIGNED_FEED = 'electron/fleet/signed-feed.ts';
 
 /** Equivalent mutants of the fleet's fleet-small files (see equivalent.ts for the rules): each with the reason it cannot change behaviour. */
 export const EQUIVALENT_FLEET_FLEET_SMALL: EquivalentMutant[] = [
@@ -62,5 +63,47 @@ export const EQUIVALENT_FLEET_FLEET_SMALL: EquivalentMutant[] = [
     original: 'result.id === null',
     replacement: 'false',
     reason: "The map's keys are strings (started(id: string) and entries read through entrySchema's z.string() id), so entries.get(null) is undefined and the next line, if (!e) return, returns just the same.",
+  },
+  // fleet/signed-feed.ts
+  {
+    file: SIGNED_FEED,
+    mutator: 'MethodExpression',
+    line: "const der = Buffer.from(base64.trim(), 'base64');",
+    original: 'base64.trim()',
+    replacement: 'base64',
+    reason: "Node's base64 decoder skips every character outside the base64 alphabet, whitespace included, so Buffer.from(' k\\n', 'base64') and Buffer.from('k', 'base64') are the same bytes: the trim changes nothing that is decoded.",
+  },
+  {
+    file: SIGNED_FEED,
+    mutator: 'MethodExpression',
+    line: "const sig = Buffer.from(signature.trim(), 'base64');",
+    original: 'signature.trim()',
+    replacement: 'signature',
+    reason: "Node's base64 decoder skips every character outside the base64 alphabet, whitespace included, so the signature's bytes are the same with or without the trim.",
+  },
+  {
+    file: SIGNED_FEED,
+    mutator: 'ConditionalExpression',
+    line: 'if (sig.length !== 64) return false;',
+    original: 'sig.length !== 64',
+    replacement: 'false',
+    reason: "An Ed25519 signature is 64 bytes, and crypto.verify with an Ed25519 key returns false (never throws) for a signature of any other length (checked for 0, 1, 63, 65, 128 and 1000 bytes), so without the early return some() still finds no key that verifies and the answer is false.",
+  },
+  {
+    file: SIGNED_FEED,
+    mutator: 'BlockStatement',
+    line: '} catch {',
+    above: "return createPublicKey({ key: der, format: 'der', type: 'spki' });",
+    original: '{\n    return null;\n  }',
+    replacement: '{}',
+    reason: "Unreachable: the check above lets through only 44 bytes that start with the whole fixed SPKI header (SEQUENCE, AlgorithmIdentifier with the Ed25519 OID, BIT STRING of 33 bytes, no unused bits), so the DER is always well formed, and OpenSSL's Ed25519 import takes any 32 bytes as the key without a point check (all-zero, all-0xff and 2000 random keys tried): createPublicKey does not throw there.",
+  },
+  {
+    file: SIGNED_FEED,
+    mutator: 'StringLiteral',
+    line: "super({ provider: 'generic', url: configuration.url, channel: configuration.channel ?? null }",
+    original: "'generic'",
+    replacement: '""',
+    reason: "GenericProvider and its base Provider read only configuration.url and configuration.channel (electron-updater's providers/GenericProvider.js and Provider.js); the provider name is never read from it, and the updater picks this class through setFeedURL's updateProvider, not by that name.",
   },
 ];
