@@ -137,9 +137,12 @@ describe('openCommandLog edges', () => {
     const logger = recordingLogger();
     const log = openCommandLog({ dir, clock: new FakeClock(0), logger });
     log.started('a', 'ping');
-    assert.deepEqual(log.earlier('a', 'now')?.error, {
-      code: 'duplicate',
-      message: 'Command "a" (ping) was started at 1970-01-01T00:00:00.000Z and never answered (the kiosk stopped during it); it is not run again. Send a new id to run it.',
+    assert.deepEqual(log.earlier('a', 'now'), {
+      id: 'a',
+      cmd: 'ping',
+      ok: false,
+      error: { code: 'duplicate', message: 'Command "a" (ping) was started at 1970-01-01T00:00:00.000Z and never answered (the kiosk stopped during it); it is not run again. Send a new id to run it.' },
+      at: 'now',
     });
     assert.equal(logger.lines.length, 1);
     assert.deepEqual([logger.lines[0]!.level, logger.lines[0]!.message], ['error', 'Fleet link: the list of commands already run could not be saved']);

@@ -63,7 +63,7 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
   };
   const nthRecord = async (kioskId: string, n: number) => {
     await until(() => on(kioskId, 'events').length >= n, { realTimeoutMs: 5_000, message: `${kioskId}'s event ${n}` });
-    return on(kioskId, 'events')[n - 1]!.record;
+    return on(kioskId, 'events')[n - 1]!.record as Record<string, unknown>;
   };
   let seq = 0;
   const command = async (kioskId: string, body: Record<string, unknown>) => {
