@@ -3,6 +3,7 @@ import type { EquivalentMutant } from './equivalent.ts';
 const CALL_FIGURES = 'electron/fleet/call-figures.ts';
 const COMMAND_GUARD = 'electron/fleet/command-guard.ts';
 const SIGNED_FEED = 'electron/fleet/signed-feed.ts';
+const DEMO_BROKER = 'electron/fleet/console/demo-broker.ts';
 
 /** Equivalent mutants of the fleet's fleet-small files (see equivalent.ts for the rules): each with the reason it cannot change behaviour. */
 export const EQUIVALENT_FLEET_FLEET_SMALL: EquivalentMutant[] = [
@@ -105,5 +106,15 @@ export const EQUIVALENT_FLEET_FLEET_SMALL: EquivalentMutant[] = [
     original: "'generic'",
     replacement: '""',
     reason: "GenericProvider and its base Provider read only configuration.url and configuration.channel (electron-updater's providers/GenericProvider.js and Provider.js); the provider name is never read from it, and the updater picks this class through setFeedURL's updateProvider, not by that name.",
+  },
+  // fleet/console/demo-broker.ts
+  {
+    file: DEMO_BROKER,
+    mutator: 'BooleanLiteral',
+    line: 'rmSync(dir, { recursive: true, force: true });',
+    above: "child.kill('SIGKILL');",
+    original: 'true',
+    replacement: 'false',
+    reason: "Meant for force: true in the failed start's cleanup (the same line's recursive: true is killed: the folder holds mosquitto.conf). There the folder always exists: mkdtempSync made it a few lines above, and the only other rmSync of it is in stop(), which cannot have run because the broker's handle is never returned from a failed start; so rmSync without force removes it just the same and throws nothing.",
   },
 ];
