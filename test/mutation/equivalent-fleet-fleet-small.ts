@@ -4,6 +4,11 @@ const CALL_FIGURES = 'electron/fleet/call-figures.ts';
 const COMMAND_GUARD = 'electron/fleet/command-guard.ts';
 const SIGNED_FEED = 'electron/fleet/signed-feed.ts';
 const DEMO_BROKER = 'electron/fleet/console/demo-broker.ts';
+const SIMULATED = 'electron/fleet/console/simulated.ts';
+
+const APPLIED_LINE = "const applied = Object.entries(s).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) && k !== 'schedule' ? Object.keys(v).map((sub) => `${k}.${sub}`) : [k]));";
+const APPLY_VALUES =
+  "apply only gets settings that passed applySettingsSchema (parseCommand, a strict object): avatar and idle are objects, cast an array, schedule an object or null, and JSON has no undefined. So every value is an object, an array (left out by !Array.isArray) or schedule's null (left out by k !== 'schedule'): no value ever decides the test by being a non-object, and the list of applied keys is the same.";
 
 /** Equivalent mutants of the fleet's fleet-small files (see equivalent.ts for the rules): each with the reason it cannot change behaviour. */
 export const EQUIVALENT_FLEET_FLEET_SMALL: EquivalentMutant[] = [
@@ -116,5 +121,38 @@ export const EQUIVALENT_FLEET_FLEET_SMALL: EquivalentMutant[] = [
     original: 'true',
     replacement: 'false',
     reason: "Meant for force: true in the failed start's cleanup (the same line's recursive: true is killed: the folder holds mosquitto.conf). There the folder always exists: mkdtempSync made it a few lines above, and the only other rmSync of it is in stop(), which cannot have run because the broker's handle is never returned from a failed start; so rmSync without force removes it just the same and throws nothing.",
+  },
+  // fleet/console/simulated.ts
+  {
+    file: SIMULATED,
+    mutator: 'ArithmeticOperator',
+    line: 'const start = callStartMs ?? end - 60_000;',
+    original: 'end - 60_000',
+    replacement: 'end + 60_000',
+    reason: "Unreachable: record is only called from finish, which returns unless phase is 'live', and phase becomes 'live' only in startCall, which sets callStartMs to clock.now() in the same breath (finish sets it back to null only together with phase 'idle'); so callStartMs is a number whenever record runs and the fallback is never evaluated.",
+  },
+  {
+    file: SIMULATED,
+    mutator: 'ConditionalExpression',
+    line: APPLIED_LINE,
+    original: "v && typeof v === 'object'",
+    replacement: 'true',
+    reason: APPLY_VALUES,
+  },
+  {
+    file: SIMULATED,
+    mutator: 'LogicalOperator',
+    line: APPLIED_LINE,
+    original: "v && typeof v === 'object'",
+    replacement: "v || typeof v === 'object'",
+    reason: APPLY_VALUES,
+  },
+  {
+    file: SIMULATED,
+    mutator: 'ConditionalExpression',
+    line: APPLIED_LINE,
+    original: "typeof v === 'object'",
+    replacement: 'true',
+    reason: APPLY_VALUES,
   },
 ];
