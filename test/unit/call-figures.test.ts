@@ -47,3 +47,18 @@ describe('DayFigures', () => {
     assert.deepEqual([tomorrow.day, tomorrow.calls, tomorrow.p50.tapToFirstFrameMs], ['2026-11-25', 0, null]);
   });
 });
+
+describe('DayFigures edges', () => {
+  it('names the local day with a two-digit month and day', () => {
+    const day = new DayFigures();
+    assert.equal(day.summary(new Date(2027, 0, 5, 9).getTime()).day, '2027-01-05');
+  });
+
+  it('ranks the figures by value, not by the order the calls ended in nor as text', () => {
+    const day = new DayFigures();
+    const noon = new Date(2026, 10, 24, 12).getTime();
+    for (const [i, ms] of [1_000, 95, 300, 2_000, 120].entries()) day.add(call({ joinMs: ms }), noon + i);
+    const s = day.summary(noon + 10);
+    assert.deepEqual([s.calls, s.p50.joinMs, s.p95.joinMs], [5, 300, 2_000]);
+  });
+});

@@ -29,11 +29,18 @@ export async function startDemoBroker(): Promise<DemoBroker> {
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const deadline = Date.now() + 5000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Mosquitto exited (${child.exitCode}): ${stderr.trim()}`);
-    if (await accepts(port)) break;
-    if (Date.now() > deadline) throw new Error(`Mosquitto did not listen on ${port}: ${stderr.trim()}`);
-    await new Promise((r) => setTimeout(r, 50));
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`Mosquitto exited (${child.exitCode}): ${stderr.trim()}`);
+      if (await accepts(port)) break;
+      if (Date.now() > deadline) throw new Error(`Mosquitto did not listen on ${port}: ${stderr.trim()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } catch (error) {
+    // Nobody gets a handle to stop it: a Mosquitto that never listened must not outlive the demo, nor its folder.
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
   return {
     url: `mqtt://127.0.0.1:${port}`,
