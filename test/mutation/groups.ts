@@ -247,12 +247,20 @@ export const GROUPS: MutationGroup[] = [
     folder: FLEET,
     title: 'call figures, command guard, signed update feed, the fleet console',
     mutate: 'rest of folder',
+    // The in-process unit files first, the broker-backed ones after them and the integration tests last: a
+    // mutant's files run in this order and stop at the first failure.
     tests: [
       'test/unit/call-figures.test.ts',
       'test/unit/command-guard.test.ts',
+      'test/unit/command-guard-edges.test.ts',
       'test/unit/update-commands.test.ts',
       'test/unit/update-policy.test.ts',
+      'test/unit/signed-feed-edges.test.ts',
       'test/unit/fleet-console-state.test.ts',
+      'test/unit/fleet-console-state-edges.test.ts',
+      'test/unit/fleet-console-metrics.test.ts',
+      'test/unit/fleet-demo-broker.test.ts',
+      'test/unit/fleet-simulated-kiosk.test.ts',
       'test/integration/fleet-console.test.ts',
       'test/integration/fleet-prometheus.test.ts',
     ],
