@@ -30,7 +30,7 @@ const nothing: CheckResult = { isUpdateAvailable: false, updateInfo: { version: 
 /** An updater that records what is done to it; each check and download answers what the test scripts. */
 function scriptedUpdater() {
   const calls: unknown[][] = [];
-  let errorListener: ((error: Error) => void) | null = null;
+  const listeners = new Map<string, (error: Error) => void>();
   const updater = {
     calls,
     // Set to the opposite of what the kiosk wants, so leaving them alone shows.
@@ -58,9 +58,10 @@ function scriptedUpdater() {
     },
     on(event: 'error', listener: (error: Error) => void) {
       calls.push(['on', event]);
-      errorListener = listener;
+      listeners.set(event, listener);
     },
-    emitError: (error: Error) => errorListener?.(error),
+    /** What electron-updater does with a failure outside a promise: an `error` event. */
+    emitError: (error: Error) => listeners.get('error')?.(error),
     names: () => calls.map((c) => c[0]),
   };
   return updater;
@@ -400,6 +401,19 @@ describe('safe updates: when to install', () => {
     updates.dispose();
   });
 
+  it('"install when idle" with an update waiting and no call: installs at once, though the kiosk was just used', async () => {
+    const r = rig();
+    r.world.lastActivityMs = T0;
+    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
+    const updates = r.start();
+    await flushMicrotasks();
+    assert.equal(updates.phase, 'ready');
+    updates.installWhenIdle();
+    assert.deepEqual([updates.phase, r.order], ['installing', ['hold', 'quitAndInstall']]);
+    assert.deepEqual(r.lines().at(-1), ['info', 'Updates: installing', { version: '1.1.0', reason: 'an operator asked to install when idle' }]);
+    updates.dispose();
+  });
+
   it('"install when idle" with nothing downloaded yet checks now, then installs what comes', async () => {
     const r = rig();
     r.world.lastActivityMs = T0;
@@ -439,6 +453,16 @@ describe('safe updates: the pin', () => {
     updates.dispose();
   });
 
+  it('an empty version unpins, as null does', async () => {
+    const r = rig({ settings: { ...SETTINGS, pinVersion: '0.9.0' } });
+    const updates = r.start();
+    await flushMicrotasks();
+    updates.pin('');
+    assert.deepEqual(r.updater.calls.at(-2), ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk', channel: 'latest', publicKeys: [KEY] }]);
+    assert.equal(updates.status.pinned, null);
+    updates.dispose();
+  });
+
   it('a pin without update settings is kept in the status (updates stay off)', () => {
     const r = rig({ settings: undefined });
     const updates = r.start();
@@ -473,6 +497,19 @@ describe('safe updates: the pin', () => {
       assert.equal(r.logger.lines.filter((l) => l.level === 'warn').length, 0, stage);
       updates.dispose();
     }
+  });
+});
+
+describe('safe updates: without the optional hooks', () => {
+  it('no hold, release or change listener given: a download, an install and its failure run all the same', async () => {
+    const r = rig({ holdCalls: undefined, releaseCalls: undefined, onChange: undefined });
+    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
+    const updates = r.start();
+    await flushMicrotasks();
+    assert.deepEqual(r.updater.calls.at(-1), ['quitAndInstall', true, true]);
+    r.updater.emitError(new Error('no'));
+    assert.deepEqual([updates.phase, updates.status.lastError], ['error', 'install of 1.1.0 failed: no']);
+    updates.dispose();
   });
 });
 
