@@ -1,6 +1,7 @@
 import type { EquivalentMutant } from './equivalent.ts';
 
 const SAFE_UPDATES = 'electron/fleet/safe-updates.ts';
+const FLEET_HOST = 'electron/fleet/fleet-host.ts';
 
 /** Only installFailed leaves 'installing'; pin and check refuse to run while installing, so nothing else sets the phase then. */
 const ONLY_INSTALL_FAILED_LEAVES_INSTALLING =
@@ -104,5 +105,38 @@ export const EQUIVALENT_FLEET_HOST_UPDATES: EquivalentMutant[] = [
     original: "'latest'",
     replacement: '""',
     reason: 'Used only when the kiosk has no update settings: without a url configure() makes no feed, and the channel is read only into a feed.',
+  },
+  // fleet/fleet-host.ts
+  {
+    file: FLEET_HOST,
+    mutator: 'ConditionalExpression',
+    line: '...(options.reconnectMs !== undefined ? { reconnectMs: options.reconnectMs } : {}),',
+    original: 'options.reconnectMs !== undefined',
+    replacement: 'true',
+    reason: 'startMqttLink reads it as `options.reconnectMs ?? 5000`, so an explicit undefined gives the same 5 s as leaving it out.',
+  },
+  {
+    file: FLEET_HOST,
+    mutator: 'ConditionalExpression',
+    line: '...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),',
+    original: 'options.sandbox !== undefined',
+    replacement: 'true',
+    reason: "The status fields reach the broker only as JSON (mqtt-link's publishStatus: JSON.stringify both for the change test and the payload; the only other reader, ping, takes .version), and JSON leaves out a key whose value is undefined.",
+  },
+  {
+    file: FLEET_HOST,
+    mutator: 'StringLiteral',
+    line: "logger.error('The fleet link could not start; the kiosk runs without it', { message: toAvatarError(error, 'invalid_config').message });",
+    original: "'invalid_config'",
+    replacement: '""',
+    reason: "Only .message is read, and toAvatarError's fallback sets only the code: the message is the AvatarError's own, 'The operation was cancelled.' for an abort, else the error's message or String(value).",
+  },
+  {
+    file: FLEET_HOST,
+    mutator: 'LogicalOperator',
+    line: 'if (openGauge && options.registry) options.registry.removeSingleMetric(`${METRIC_PREFIX}open`);',
+    original: 'openGauge && options.registry',
+    replacement: 'openGauge || options.registry',
+    reason: 'openGauge is made exactly when options.registry is truthy (`options.registry ? new Gauge(…) : null`) and neither is reassigned, so both are truthy or both falsy and && and || agree.',
   },
 ];

@@ -5,6 +5,8 @@
  * real Mosquitto on 127.0.0.1. applyRemoteSettings and persistUpdatePin on their refusals.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { Registry } from 'prom-client';
@@ -17,7 +19,7 @@ import type { KioskService } from '../../electron/kiosk/kiosk-service.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type Broker, type SeenMessage } from '../helpers/mosquitto.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
 import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
-import { until } from '../helpers/until.ts';
+import { realDelay, until } from '../helpers/until.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const tempDir = tempDirsRemovedAfterEach('ak-fleet-host-edges-');
@@ -242,7 +244,7 @@ describe('applyRemoteSettings and persistUpdatePin: what they refuse and what th
 
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the fleet host's broker tests: ${missing}`);
-const KIOSKS = ['k-status', 'k-defaults', 'k-commands', 'k-updates', 'k-apply', 'k-apply-2'] as const;
+const KIOSKS = ['k-status', 'k-defaults', 'k-commands', 'k-updates', 'k-apply', 'k-apply-2', 'k-back'] as const;
 
 describe('fleet host on a real broker', { skip: missing ?? false }, () => {
   let broker: Broker;
@@ -359,6 +361,10 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       assert.equal(idle.mode, 'demo');
       await clock.advance(1_000);
       service.mode = 'direct';
+      // Other events (here the hold) do not republish the status; an opening event does.
+      service.emit({ type: 'hold', hold: null });
+      await realDelay(150);
+      assert.equal(statuses('k-defaults').some((s) => s.mode === 'direct'), false);
       service.emit({ type: 'opening', opening: { open: true, nextOpenAt: null, timeZone: null } });
       await statusWith(clock, 'k-defaults', (s) => s.mode === 'direct', 'the mode after an opening event');
       assert.equal(fleet.link?.kioskId, 'k-defaults');
@@ -392,9 +398,14 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       assert.deepEqual(await command('k-commands', { cmd: 'reload' }), { cmd: 'reload', ok: true, result: { reloaded: true } });
       assert.deepEqual(await command('k-commands', { cmd: 'screenshot' }), { cmd: 'screenshot', ok: true, result: { mime: 'image/png', width: 4, height: 3, png: Buffer.from('PNG').toString('base64') } });
       assert.deepEqual(await command('k-commands', { cmd: 'restart' }), { cmd: 'restart', ok: true, result: { restarting: true } });
+      assert.deepEqual(await command('k-commands', { cmd: 'update-check' }), {
+        cmd: 'update-check',
+        ok: false,
+        error: { code: 'unavailable', message: 'Updates are not set up on this kiosk (no update.url in its settings).' },
+      });
       await until(() => done.includes('restart'), { realTimeoutMs: 5_000, message: 'the restart' });
       assert.deepEqual(done, ['reload', 'restart']);
-      assert.deepEqual(refused, ['ping', 'reload', 'end-call', 'reload', 'screenshot', 'restart']);
+      assert.deepEqual(refused, ['ping', 'reload', 'end-call', 'reload', 'screenshot', 'restart', 'update-check']);
     } finally {
       await fleet.close();
     }
@@ -467,6 +478,44 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       assert.deepEqual(await command('k-apply-2', { cmd: 'apply', settings: { schedule: null } }), { cmd: 'apply', ok: true, result: { applied: ['schedule'] } });
     } finally {
       await again.fleet.close();
+    }
+  });
+
+  // Last: it takes the broker away and brings it back.
+  it('the reconnect delay given is the link\'s: back within it once the broker is', async () => {
+    const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-back') }, {}, { appRoot: ROOT }));
+    const { fleet, clock } = host(service, { reconnectMs: 100 });
+    try {
+      await statusWith(clock, 'k-back', (s) => s.online === true, 'online');
+      await broker.stop();
+      await until(() => fleet.link?.connected === false, { realTimeoutMs: 5_000, message: 'the link saw the broker go' });
+      await broker.start();
+      // The link's default is 5 s.
+      await until(() => fleet.link?.connected === true, { realTimeoutMs: 2_000, message: 'back within the short delay' });
+    } finally {
+      await fleet.close();
+    }
+  });
+});
+
+describe('fleet host through the venue\'s proxy', () => {
+  it('the link to the broker goes through the route given', async () => {
+    const targets: string[] = [];
+    // A proxy that notes where it was asked to connect, and refuses.
+    const proxy = createServer().on('connect', (req, socket) => {
+      targets.push(String(req.url));
+      socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const service = scriptedService(resolveConfig({ mqtt: { url: 'mqtt://127.0.0.1:1883', kioskId: 'k-proxied' } }, {}, { appRoot: ROOT }));
+    const { fleet } = host(service, { mqttRoute: { kind: 'http', url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } });
+    try {
+      await until(() => targets.length > 0, { realTimeoutMs: 5_000, message: 'a CONNECT at the proxy' });
+      assert.equal(targets[0], '127.0.0.1:1883');
+    } finally {
+      await fleet.close();
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
     }
   });
 });
