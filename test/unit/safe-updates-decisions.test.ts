@@ -500,6 +500,23 @@ describe('safe updates: the pin', () => {
   });
 });
 
+describe('safe updates: a pin while a check is out', () => {
+  it('the old answer is dropped, then the pinned folder is checked (not hours later at the next scheduled check)', async () => {
+    const r = rig();
+    r.world.inCall = true;
+    const old = deferred<CheckResult>();
+    r.updater.checkAnswer = () => old.promise;
+    const updates = r.start();
+    updates.pin('0.9.0');
+    r.updater.checkAnswer = () => Promise.resolve(offer('0.9.0'));
+    old.resolve(offer('1.1.0'));
+    await flushMicrotasks();
+    assert.deepEqual(r.updater.names().filter((n) => n !== 'on'), ['setFeedURL', 'checkForUpdates', 'setFeedURL', 'checkForUpdates', 'downloadUpdate']);
+    assert.deepEqual([updates.phase, updates.ready, updates.status.pinned], ['ready', '0.9.0', '0.9.0']);
+    updates.dispose();
+  });
+});
+
 describe('safe updates: without the optional hooks', () => {
   it('no hold, release or change listener given: a download, an install and its failure run all the same', async () => {
     const r = rig({ holdCalls: undefined, releaseCalls: undefined, onChange: undefined });
