@@ -12,6 +12,7 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import { Registry } from 'prom-client';
 import type { CallFigures, KioskEvent, OpeningInfo } from '../../electron/contract.ts';
 import { FakeClock } from '../../electron/core/clock.ts';
+import { DAY_FIGURE_KEYS, type DayFigureKey } from '../../electron/fleet/call-figures.ts';
 import { applyRemoteSettings, persistUpdatePin, startFleetHost, type ConfigFileAccess, type FleetHostOptions, type LedgerFeed } from '../../electron/fleet/fleet-host.ts';
 import type { SafeUpdates, UpdateStatus } from '../../electron/fleet/safe-updates.ts';
 import { resolveConfig, type KioskConfig } from '../../electron/kiosk/config.ts';
@@ -107,14 +108,11 @@ function host(service: ScriptedService, over: Partial<FleetHostOptions> = {}) {
 
 const FAILED: KioskService['state'] = { phase: 'failed', liveId: null, error: { code: 'network', message: 'x' }, summary: null };
 
+/** A call's figures with only the join time measured. */
 const figures = (joinMs: number): CallFigures => ({
   liveId: 'l1',
   callMode: 'video',
-  tapToRtcReadyMs: null,
-  tapToConnInitAckMs: null,
-  tapToAvatarPublishedMs: null,
-  tapToFirstFrameMs: null,
-  tapToFirstAudioMs: null,
+  ...(Object.fromEntries(DAY_FIGURE_KEYS.map((key) => [key, null])) as Record<DayFigureKey, null>),
   joinMs,
   proxy: 'off',
   endReason: 'user_end',

@@ -104,8 +104,15 @@ function rig(over: Partial<SafeUpdatesOptions> = {}) {
       onChange: (s) => void statuses.push(s),
       ...over,
     });
+  /** Started with 1.1.0 on offer, its first check (and what followed: the download, maybe the install) done. */
+  const startOffered = async () => {
+    updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
+    const updates = start();
+    await flushMicrotasks();
+    return updates;
+  };
   const lines = () => logger.lines.map((l) => [l.level, l.message, l.data]);
-  return { clock, updater, logger, statuses, order, world, start, lines, phases: () => statuses.map((s) => s.phase) };
+  return { clock, updater, logger, statuses, order, world, start, startOffered, lines, phases: () => statuses.map((s) => s.phase) };
 }
 
 const idleStatus: UpdateStatus = { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
@@ -204,9 +211,7 @@ describe('safe updates: a check', () => {
   it('an update offered is downloaded, then waits for a safe moment: the status and the log say each step', async () => {
     const r = rig();
     r.world.inCall = true;
-    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
-    const updates = r.start();
-    await flushMicrotasks();
+    const updates = await r.startOffered();
     assert.deepEqual(r.updater.names(), ['on', 'setFeedURL', 'checkForUpdates', 'downloadUpdate']);
     assert.deepEqual(r.phases(), ['checking', 'downloading', 'ready']);
     assert.deepEqual(updates.status, { ...idleStatus, phase: 'ready', ready: '1.1.0', lastCheckAt: '2026-11-23T10:00:00.000Z' });
@@ -281,9 +286,7 @@ describe('safe updates: when to install', () => {
   it('idle long enough: installs at once, calls held before the quit, silently and restarting the app', async () => {
     const r = rig({ settings: { ...SETTINGS, idleMinutes: 45 } });
     r.world.lastActivityMs = T0 - 45 * MIN;
-    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
-    const updates = r.start();
-    await flushMicrotasks();
+    const updates = await r.startOffered();
     assert.deepEqual(r.updater.calls.at(-1), ['quitAndInstall', true, true]);
     assert.deepEqual(r.order, ['hold', 'quitAndInstall']);
     assert.deepEqual(r.phases(), ['checking', 'downloading', 'installing', 'installing']);
@@ -359,9 +362,7 @@ describe('safe updates: when to install', () => {
   it('during a call: looks again every minute, installs once the call is over', async () => {
     const r = rig();
     r.world.inCall = true;
-    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
-    const updates = r.start();
-    await flushMicrotasks();
+    const updates = await r.startOffered();
     assert.deepEqual(r.clock.pendingDelays(), [MIN, HOUR]);
     await r.clock.advance(MIN);
     assert.deepEqual([updates.phase, r.clock.pendingDelays()], ['ready', [MIN, HOUR - MIN]]);
@@ -385,9 +386,7 @@ describe('safe updates: when to install', () => {
     r.world.inCall = true;
     r.world.lastActivityMs = T0;
     r.world.opening = { open: true, nextChangeAtMs: T0 + 8 * HOUR, nextOpenAtMs: null };
-    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
-    const updates = r.start();
-    await flushMicrotasks();
+    const updates = await r.startOffered();
     updates.installWhenIdle();
     assert.deepEqual(r.lines().at(-1), ['info', 'Updates: will install at the next moment without a call', { ready: '1.1.0' }]);
     assert.deepEqual([updates.phase, updates.status.installWhenIdle, r.statuses.at(-1)!.installWhenIdle], ['ready', true, true]);
@@ -404,9 +403,7 @@ describe('safe updates: when to install', () => {
   it('"install when idle" with an update waiting and no call: installs at once, though the kiosk was just used', async () => {
     const r = rig();
     r.world.lastActivityMs = T0;
-    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
-    const updates = r.start();
-    await flushMicrotasks();
+    const updates = await r.startOffered();
     assert.equal(updates.phase, 'ready');
     updates.installWhenIdle();
     assert.deepEqual([updates.phase, r.order], ['installing', ['hold', 'quitAndInstall']]);
@@ -432,9 +429,7 @@ describe('safe updates: the pin', () => {
   it('pinning drops the download and the pending look, reads the pinned folder now; unpinning follows the channel again', async () => {
     const r = rig();
     r.world.inCall = true;
-    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
-    const updates = r.start();
-    await flushMicrotasks();
+    const updates = await r.startOffered();
     assert.deepEqual(r.clock.pendingDelays(), [MIN, HOUR]);
     r.updater.checkAnswer = () => Promise.resolve(nothing);
     updates.pin('0.9.0');
@@ -520,9 +515,7 @@ describe('safe updates: a pin while a check is out', () => {
 describe('safe updates: without the optional hooks', () => {
   it('no hold, release or change listener given: a download, an install and its failure run all the same', async () => {
     const r = rig({ holdCalls: undefined, releaseCalls: undefined, onChange: undefined });
-    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
-    const updates = r.start();
-    await flushMicrotasks();
+    const updates = await r.startOffered();
     assert.deepEqual(r.updater.calls.at(-1), ['quitAndInstall', true, true]);
     r.updater.emitError(new Error('no'));
     assert.deepEqual([updates.phase, updates.status.lastError], ['error', 'install of 1.1.0 failed: no']);
@@ -533,9 +526,7 @@ describe('safe updates: without the optional hooks', () => {
 describe('safe updates: dispose', () => {
   it('stops every timer, tells no one of a later change, and a check after it asks nothing', async () => {
     const r = rig();
-    r.updater.checkAnswer = () => Promise.resolve(offer('1.1.0'));
-    const updates = r.start();
-    await flushMicrotasks();
+    const updates = await r.startOffered();
     assert.deepEqual(r.clock.pendingDelays(), [INSTALL_TIMEOUT_MS, HOUR]);
     updates.dispose();
     assert.equal(r.clock.pendingCount, 0);
