@@ -196,6 +196,8 @@ export function startSafeUpdates(options: SafeUpdatesOptions): SafeUpdates {
       } finally {
         checking = null;
         changed();
+        // The feed changed (a pin) while this ran: its own check found this one out and waited; check it now.
+        if (gen !== generation) void check();
       }
     })();
     return checking;
