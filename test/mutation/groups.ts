@@ -234,7 +234,12 @@ export const GROUPS: MutationGroup[] = [
     mutate: ['electron/fleet/mqtt-link.ts', 'electron/fleet/metrics.ts', 'electron/fleet/fleet-host.ts', 'electron/fleet/safe-updates.ts'],
     tests: [
       'test/unit/fleet-link-parts.test.ts',
+      'test/unit/safe-updates-decisions.test.ts',
+      'test/unit/metrics-edges.test.ts',
+      'test/unit/metrics-server-edges.test.ts',
+      'test/unit/fleet-host-edges.test.ts',
       'test/integration/fleet-host.test.ts',
+      'test/integration/metrics-host.test.ts',
       'test/integration/metrics.test.ts',
       // The slowest last: a mutant's files run in this order and stop at the first failure.
       'test/integration/safe-updates.test.ts',
