@@ -119,6 +119,7 @@ describe('fleet console server: who gets in', () => {
     assert.equal(none.headers['content-length'], String(Buffer.byteLength(NEEDS_TOKEN)));
     assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, authorization: 'Bearer not-the-token' })), text(401, NEEDS_TOKEN));
     assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, authorization: `Basic ${TOKEN}` })), text(401, NEEDS_TOKEN));
+    assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, authorization: `Token: ${TOKEN}` })), text(401, NEEDS_TOKEN), 'seven characters, but not "Bearer "');
     assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, cookie: `other=${ENCODED}; ${COOKIE}=` })), text(401, NEEDS_TOKEN));
     assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, cookie: `${COOKIE}=wrong` })), text(401, NEEDS_TOKEN));
   });
@@ -134,7 +135,8 @@ describe('fleet console server: who gets in', () => {
     const { server, get, auth } = await rig();
     assert.equal(server.pageUrl, `${server.origin}/?token=${ENCODED}`);
     const first = await get(server.pageUrl.slice(server.origin.length), { host: auth.host! });
-    assert.deepEqual({ status: first.status, location: first.headers.location, cookie: first.headers['set-cookie'], body: first.body }, { status: 303, location: '/', cookie: [`${COOKIE}=${ENCODED}; HttpOnly; SameSite=Strict; Path=/`], body: '' });
+    assert.deepEqual({ status: first.status, location: first.headers.location, cookie: first.headers['set-cookie'], body: first.body }, { status: 303, location: '/', cookie: [`fleet_console=${ENCODED}; HttpOnly; SameSite=Strict; Path=/`], body: '' });
+    assert.equal(COOKIE, 'fleet_console');
     const page = await get('/', { host: auth.host!, cookie: `${COOKIE}=${ENCODED}` });
     assert.deepEqual({ status: page.status, body: page.body }, { status: 200, body: '<!doctype html><title>console</title>' });
   });
@@ -160,8 +162,13 @@ describe('fleet console server: who gets in', () => {
     for (const host of [`evil.example:${port}`, `127.0.0.1:${Number(port) + 1}`, 'localhost']) assert.deepEqual(said(await get('/api/spend', { ...auth, host })), text(421, 'Wrong host name for the fleet console.'), host);
   });
 
-  it('refuses a request with no Host header at all (HTTP/1.0)', async () => {
-    const { server } = await rig();
+  it('takes no other host name when given none', async () => {
+    const { get, auth } = await rig();
+    for (const host of ['Stryker was here', 'console.example.com']) assert.deepEqual(said(await get('/api/spend', { ...auth, host })), text(421, 'Wrong host name for the fleet console.'), host);
+  });
+
+  it('refuses a request with no Host header at all (HTTP/1.0), whatever host names it was given', async () => {
+    const { server } = await rig({ allowedHosts: ['Stryker was here!'] });
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(new URL(server.origin).port), '127.0.0.1', () => socket.end('GET /favicon.ico HTTP/1.0\r\n\r\n'));
       let got = '';
@@ -416,5 +423,19 @@ describe('fleet console server: the pushed stream', () => {
   it('needs the token too', async () => {
     const { get, auth } = await rig();
     assert.deepEqual(said(await get('/api/stream', { host: auth.host! })), text(401, NEEDS_TOKEN));
+  });
+
+  it('its push timer never holds the process open (a start whose port is taken leaves it behind)', async (t) => {
+    const made: NodeJS.Timeout[] = [];
+    const realSetInterval = globalThis.setInterval;
+    t.mock.method(globalThis, 'setInterval', (...args: Parameters<typeof setInterval>) => {
+      const timer = realSetInterval(...args);
+      made.push(timer);
+      return timer;
+    });
+    const { server } = await rig();
+    await assert.rejects(rig({ port: Number(new URL(server.origin).port) }), { code: 'EADDRINUSE' });
+    assert.deepEqual(made.map((timer) => timer.hasRef()), [false, false]);
+    for (const timer of made) clearInterval(timer);
   });
 });
