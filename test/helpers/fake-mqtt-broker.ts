@@ -4,7 +4,12 @@
  * chooses, delivers what a test publishes and can drop its clients. Faster than Mosquitto, and it shows
  * the exact packets, for tests about one client's side of the protocol.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 import { generate, parser, type IConnectPacket, type IPublishPacket, type ISubscribePacket, type Packet } from 'mqtt-packet';
 
 export interface FakeBrokerScript {
@@ -34,13 +39,26 @@ export interface FakeBroker {
 
 const V5 = { protocolVersion: 5 };
 
-export async function startFakeBroker(script: FakeBrokerScript = {}): Promise<FakeBroker> {
+/** A self-signed certificate for 127.0.0.1 (openssl), for a broker on mqtts://. */
+export function loopbackCertificate(): { key: Buffer; cert: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'ak-fake-broker-tls-'));
+  try {
+    const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
+    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `tls`: serve mqtts:// with this key and certificate. */
+export async function startFakeBroker(script: FakeBrokerScript = {}, options: { tls?: { key: Buffer; cert: Buffer } } = {}): Promise<FakeBroker> {
   const sockets = new Set<Socket>();
   const connected = new Set<Socket>();
   const connects: IConnectPacket[] = [];
   const subscribes: ISubscribePacket[] = [];
   const published: IPublishPacket[] = [];
-  const server = createServer((socket) => {
+  const serve = (socket: Socket) => {
     sockets.add(socket);
     const packets = parser(V5);
     const answer = (packet: Packet) => void (socket.writable && socket.write(generate(packet, V5)));
@@ -69,11 +87,14 @@ export async function startFakeBroker(script: FakeBrokerScript = {}): Promise<Fa
       sockets.delete(socket);
       connected.delete(socket);
     });
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, serve) : createServer(serve);
+  // A client that refuses the certificate drops the handshake: not the test's failure.
+  server.on('tlsClientError', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const broker: FakeBroker = {
-    url: `mqtt://127.0.0.1:${port}`,
+    url: `${options.tls ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`,
     port,
     connects,
     subscribes,

@@ -9,7 +9,7 @@ import { redact } from '../../electron/core/log.ts';
 import { DEFAULT_COMMAND_TTL_S, SESSION_EXPIRY_S, startConsoleLink, type ConsoleLink, type ConsoleLinkOptions } from '../../electron/fleet/console/link.ts';
 import { FleetState } from '../../electron/fleet/console/state.ts';
 import { freePort } from '../../electron/fleet/console/demo-broker.ts';
-import { startFakeBroker, type FakeBroker } from '../helpers/fake-mqtt-broker.ts';
+import { loopbackCertificate, startFakeBroker, type FakeBroker } from '../helpers/fake-mqtt-broker.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
 import { until } from '../helpers/until.ts';
 
@@ -213,5 +213,32 @@ describe('console link: commands', () => {
     assert.deepEqual(await link.send({ kiosks: ['k-1', 'k-2'] }, { cmd: 'ping' }), { ok: false, error: { code: 'network', message: 'The broker did not take the command: Publish error: Not authorized' } });
     await link.close();
     assert.deepEqual(await link.send({ fleet: true }, { cmd: 'ping' }), { ok: false, error: { code: 'network', message: 'The console is not connected to the broker; try again when it is.' } });
+  });
+});
+
+describe('console link: TLS', () => {
+  const tlsBroker = async () => {
+    const tls = loopbackCertificate();
+    const broker = await startFakeBroker({}, { tls });
+    cleanups.push(() => broker.close());
+    return { broker, ca: tls.cert };
+  };
+
+  it('trusts a broker certificate signed by the CA it is given', async () => {
+    const { broker, ca } = await tlsBroker();
+    const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-tls', ca, state: new FleetState({ now: () => T0 }), now: () => T0, reconnectMs: 50 });
+    cleanups.push(() => link.close());
+    await link.ready(2_000);
+    assert.equal(broker.connects[0]!.clientId, 'console-tls');
+  });
+
+  it('refuses a broker whose certificate it cannot verify, and says why', async () => {
+    const { broker } = await tlsBroker();
+    const logger = recordingLogger();
+    const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-tls', state: new FleetState({ now: () => T0 }), now: () => T0, logger, reconnectMs: 50 });
+    cleanups.push(() => link.close());
+    await until(() => logger.lines.some((l) => l.level === 'warn'), { message: 'the refusal' });
+    assert.deepEqual(logger.lines.find((l) => l.level === 'warn'), { level: 'warn', message: 'Fleet console: broker error', data: { error: 'self-signed certificate' } });
+    assert.deepEqual(broker.connects, []);
   });
 });
