@@ -61,6 +61,14 @@ describe('startFleetConsole', () => {
     assert.equal(fleet.server.origin, `http://[::1]:${port}`);
   });
 
+  it('treats an empty user name and host as none: no login, 127.0.0.1', async () => {
+    const logger = recordingLogger();
+    const { broker, fleet } = await assembled({ username: '', password: '', host: '', logger });
+    assert.deepEqual({ username: broker.connects[0]!.username, password: broker.connects[0]!.password }, { username: undefined, password: undefined });
+    assert.deepEqual(logger.lines[0], { level: 'info', message: 'Fleet console: connecting to the broker', data: { url: broker.url, clientId: 'console-asm', username: null } });
+    assert.match(fleet.server.origin, /^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
   it('makes a new random token when none is given, and keeps it out of the logs', async () => {
     const { fleet } = await assembled();
     assert.match(fleet.token, /^[A-Za-z0-9_-]{32}$/);
@@ -81,6 +89,12 @@ describe('startFleetConsole', () => {
     broker.dropClients();
     await realDelay(250);
     assert.equal(broker.connects.length, 1);
+  });
+
+  it('reconnects after the period it is given', async () => {
+    const { broker } = await assembled({ reconnectMs: 20 });
+    broker.dropClients();
+    await until(() => broker.connects.length === 2, { realTimeoutMs: 1_000, message: 'back within a second' });
   });
 
   it('close() stops the server and the link', async () => {
