@@ -1,6 +1,7 @@
 import type { EquivalentMutant } from './equivalent.ts';
 
 const SERVER = 'electron/fleet/console/server.ts';
+const LINK = 'electron/fleet/console/link.ts';
 
 const CLOSED_STREAM_KEPT =
   "Without the 'close' listener a stream whose client went away stays in the set until close(). The set is only used to write frames (the push timer) and to end each stream in close(); a client that went away leaves its ServerResponse destroyed, and write() and end() on a destroyed ServerResponse return without writing and emit no error (Node 22), so no frame, header, log line or crash differs for the streams still open; only the set's size does, which nothing reads.";
@@ -46,5 +47,13 @@ export const EQUIVALENT_FLEET_CONSOLE_SERVER: EquivalentMutant[] = [
     original: '() => streams.delete(res)',
     replacement: '() => undefined',
     reason: CLOSED_STREAM_KEPT,
+  },
+  {
+    file: LINK,
+    mutator: 'StringLiteral',
+    line: "client.off('connect', ok);",
+    original: "'connect'",
+    replacement: '""',
+    reason: "Only leaves ready()'s once-listener attached after it gave up. The promise is already rejected by the next line and the timer has fired, so when the broker later accepts, ok() runs clearTimeout on a spent timer and resolve() on a settled promise: nothing is returned, thrown, logged or scheduled differently, and once() removes the listener then.",
   },
 ];

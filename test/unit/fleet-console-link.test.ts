@@ -87,19 +87,36 @@ describe('console link: the session', () => {
     assert.deepEqual(gone, [false, true], 'a listener that stopped hears nothing more');
   });
 
-  it('logs a subscription the broker refuses, naming the refused topics', async () => {
-    const broker = await startFakeBroker({ subscribeCodes: (topics) => topics.map((t) => (t.endsWith('/events') ? 0x87 : 1)) });
+  /** A link on a broker that answers its SUBACK with `codes`; the error lines it logged once answered. */
+  const subscribedWith = async (codes: (topics: string[]) => number[]) => {
+    const broker = await startFakeBroker({ subscribeCodes: codes });
     cleanups.push(() => broker.close());
     const logger = recordingLogger();
-    const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-1', state: new FleetState({ now: () => T0 }), now: () => T0, logger, reconnectMs: 50 });
+    const state = new FleetState({ now: () => T0 });
+    const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-1', state, now: () => T0, logger, reconnectMs: 50 });
     cleanups.push(() => link.close());
-    await until(() => logger.lines.some((l) => l.level === 'error'), { message: 'the refusal is logged' });
-    assert.deepEqual(logger.lines.filter((l) => l.level === 'error'), [{ level: 'error', message: 'Fleet console: the broker refused a subscription (check the operator ACL)', data: { topics: ['ak/+/events'] } }]);
+    await link.ready(2_000);
+    await until(() => broker.subscribes.length === 1, { message: 'subscribed' });
+    // Sent after the SUBACK on the same connection: once it is filed (or the SUBACK's error logged,
+    // when mqtt.js drops the connection over it), the SUBACK was handled.
+    broker.deliver('ak/k-1/status', status('k-1', 'lobby'));
+    await until(() => state.row('k-1') !== null || logger.lines.some((l) => l.level === 'error'), { message: 'the SUBACK handled' });
+    return logger.lines.filter((l) => l.level !== 'info');
+  };
+  const REFUSED = 'Fleet console: the broker refused a subscription (check the operator ACL)';
+
+  it('logs a subscription the broker refuses (any reason code from 0x80), naming the refused topics', async () => {
+    const errors = await subscribedWith((topics) => topics.map((t) => (t.endsWith('/events') ? 0x87 : t.endsWith('/result') ? 0x80 : 1)));
+    assert.deepEqual(errors, [{ level: 'error', message: REFUSED, data: { topics: ['ak/+/events', 'ak/+/cmd/result'] } }]);
   });
 
-  it('logs no refusal when every subscription is granted', async () => {
-    const { logger } = await linked();
-    assert.deepEqual(logger.lines.filter((l) => l.level !== 'info'), []);
+  it('logs a SUBACK that does not answer every topic, though it refuses none', async () => {
+    const errors = await subscribedWith(() => [1, 1]);
+    assert.deepEqual(errors, [{ level: 'error', message: REFUSED, data: { topics: [] } }]);
+  });
+
+  it('logs nothing when every subscription is granted', async () => {
+    assert.deepEqual(await subscribedWith((topics) => topics.map(() => 1)), []);
   });
 
   it('warns about a broker error (a refused login)', async () => {
