@@ -9,7 +9,7 @@ import { createServer, get } from 'node:http';
 import { redact } from '../../electron/core/log.ts';
 import { accepts } from '../../electron/fleet/console/demo-broker.ts';
 import { newToken, startFleetConsole, type FleetConsole, type FleetConsoleOptions } from '../../electron/fleet/console/index.ts';
-import { startFakeBroker, type FakeBroker } from '../helpers/fake-mqtt-broker.ts';
+import { loopbackCertificate, startFakeBroker, type FakeBroker } from '../helpers/fake-mqtt-broker.ts';
 import { httpRequest } from '../helpers/http-request.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
 import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
@@ -50,6 +50,16 @@ describe('startFleetConsole', () => {
     });
     assert.match(stream, new RegExp(`"broker":"${broker.url}","connected":true`));
     assert.equal(redact('token asm-token-1 password op-pw-assembly'), 'token *** password ***');
+  });
+
+  it('passes the broker CA on: it connects to a broker on mqtts:// whose certificate that CA signed', async () => {
+    const tls = loopbackCertificate();
+    const broker = await startFakeBroker({}, { tls });
+    cleanups.push(() => broker.close());
+    const fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: 'ak', clientId: 'console-tls', ca: tls.cert, pageDir: newDir(), reconnectMs: 50 });
+    cleanups.push(() => fleet.close());
+    await fleet.link.ready(2_000);
+    assert.equal(broker.connects[0]!.clientId, 'console-tls');
   });
 
   it('binds where and on the port it is told', async () => {
