@@ -144,10 +144,9 @@ describe('console link: the session', () => {
 
   it('reconnects after the period it is given', async () => {
     const { broker, changes } = await linked({ reconnectMs: 20 });
-    const cut = Date.now();
     broker.dropClients();
-    await until(() => changes.length === 3, { realTimeoutMs: 1_000, message: 'back within a second' });
-    assert.ok(Date.now() - cut < 1_000);
+    // The default period is 3 s: back well before that.
+    await until(() => changes.length === 3, { realTimeoutMs: 2_000, message: 'back within two seconds' });
   });
 
   it('closes its session cleanly', async () => {
