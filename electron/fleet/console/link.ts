@@ -71,9 +71,13 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
     logger.info('Fleet console: connected');
     // Subscribed again on each connect: a broker that lost the session (restart without persistence)
     // would otherwise leave the console deaf.
-    client.subscribe([`${prefix}/+/status`, `${prefix}/+/events`, `${prefix}/+/cmd/result`], { qos: 1 }, (error, granted) => {
-      const refused = granted?.filter((g) => g.qos === 128).map((g) => g.topic);
-      if (error || refused?.length) logger.error('Fleet console: the broker refused a subscription (check the operator ACL)', { topics: refused ?? [] });
+    const topics = [`${prefix}/+/status`, `${prefix}/+/events`, `${prefix}/+/cmd/result`];
+    client.subscribe(topics, { qos: 1 }, (error, _granted, suback) => {
+      // mqtt.js turns a refusal into an error and leaves `granted` at the QoS asked for: the SUBACK's
+      // reason codes (0x80 and above: refused, 0x87 not authorized under MQTT 5) name the topics.
+      const codes = (suback?.granted ?? []) as number[];
+      const refused = topics.filter((_, i) => (codes[i] ?? 0) >= 0x80);
+      if (error || refused.length) logger.error('Fleet console: the broker refused a subscription (check the operator ACL)', { topics: refused });
     });
     for (const l of listeners) l(true);
   });
