@@ -111,6 +111,7 @@ export class FakeMqttBroker {
 
   #accept(socket: Socket): void {
     const conn = ++this.#conns;
+    socket.setNoDelay(true);
     this.#sockets.add(socket);
     socket.on('close', () => this.#sockets.delete(socket));
     socket.on('error', () => undefined);
