@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AvatarError } from '../../electron/core/errors.ts';
 import { linkRigsClosedAfterEach, PREFIX, recordingUpdates, START_ISO, T, type LinkRig } from '../helpers/mqtt-link-rig.ts';
+import { deferred } from '../helpers/session-world.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const startLinkRig = linkRigsClosedAfterEach();
@@ -106,7 +107,7 @@ describe('mqtt link: commands', () => {
   });
 
   it('a repeat that arrives while the first still runs waits for its answer', async () => {
-    const reloading = Promise.withResolvers<void>();
+    const reloading = deferred<void>();
     const rig = await startLinkRig({ control: { reload: () => reloading.promise } });
     rig.broker.deliver(T.cmd, JSON.stringify({ id: 'slow', cmd: 'reload' }), { properties: { messageExpiryInterval: 60 } });
     rig.broker.deliver(T.cmd, JSON.stringify({ id: 'slow', cmd: 'reload' }), { properties: { messageExpiryInterval: 60 } });
@@ -230,7 +231,7 @@ describe('mqtt link: commands', () => {
     await until(() => warnings(refusing).length === 1);
     assert.deepEqual(warnings(refusing), [{ level: 'warn', message: 'Fleet link: a command answer was not published', data: { error: 'ErrorWithReasonCode: Publish error: Not authorized' } }]);
 
-    const reloading = Promise.withResolvers<void>();
+    const reloading = deferred<void>();
     const rig = await startLinkRig({ control: { reload: () => reloading.promise } });
     rig.broker.deliver(T.cmd, JSON.stringify({ id: 'late', cmd: 'reload' }), { properties: { messageExpiryInterval: 60 } });
     await until(() => rig.logger.lines.some((l) => l.message === 'Fleet link: command'));
@@ -251,14 +252,14 @@ describe('mqtt link: screenshots', () => {
   });
 
   it('takes one screenshot at a time, also after one that failed', async () => {
-    let shot = Promise.withResolvers<{ png: Buffer; width: number; height: number }>();
+    let shot = deferred<{ png: Buffer; width: number; height: number }>();
     const rig = await startLinkRig({ control: { screenshot: () => shot.promise } });
     rig.broker.deliver(T.cmd, JSON.stringify({ id: 's1', cmd: 'screenshot' }), { properties: { messageExpiryInterval: 60 } });
     assert.deepEqual(await rig.command({ id: 's2', cmd: 'screenshot' }), refused('s2', 'screenshot', 'busy', 'A screenshot is being taken; ask again when it has been answered.'));
-    shot.reject(new AvatarError('unavailable', 'The window is gone.'));
+    shot.reject(new AvatarError('not_ready', 'The window is gone.'));
     await until(() => rig.answers().length === 2);
-    assert.deepEqual(rig.answers()[1], refused('s1', 'screenshot', 'unavailable', 'The window is gone.'));
-    shot = Promise.withResolvers();
+    assert.deepEqual(rig.answers()[1], refused('s1', 'screenshot', 'not_ready', 'The window is gone.'));
+    shot = deferred();
     shot.resolve({ png: Buffer.from('PNG'), width: 1, height: 1 });
     assert.equal((await rig.command({ id: 's3', cmd: 'screenshot' })).ok, true);
   });
