@@ -7,8 +7,16 @@
  *
  * Packets are parsed and written with mqtt-packet, the codec mqtt.js itself uses.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import net, { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { generate, parser, type IConnackPacket, type IPublishPacket, type Packet } from 'mqtt-packet';
+
+// mqtt.js opens its TCP connection with Nagle's algorithm on, so each small packet that follows another
+// (a command's answer after its PUBACK) waits for this end's delayed ACK: 40 ms a command on loopback.
+// The test process turns it off for the connections it opens, as this broker does for its own side.
+const createConnection = net.createConnection;
+net.createConnection = function (this: unknown, ...args: Parameters<typeof net.createConnection>) {
+  return createConnection.apply(this, args).setNoDelay(true);
+} as typeof net.createConnection;
 
 export interface ReceivedPacket {
   /** Which connection sent it: 1 for the first, 2 after a reconnect… */
