@@ -130,6 +130,7 @@ export class FakeMqttBroker {
       if (packet.cmd === 'publish') this.#published.push({ conn, topic: packet.topic, body: JSON.parse(String(packet.payload)) as unknown, qos: packet.qos, retain: packet.retain });
       this.#answer(socket, packet);
     });
+    packets.on('error', () => socket.destroy()); // not MQTT
     socket.on('data', (chunk: Buffer) => packets.parse(chunk));
   }
 
