@@ -15,7 +15,11 @@ const ok = (id: string, cmd: string, result: Record<string, unknown>) => ({ id, 
 const refused = (id: string | null, cmd: string | null, code: string, message: string) => ({ id, cmd, ok: false, error: { code, message }, at: START_ISO });
 const BUSY = (cmd: string) => `A visitor is in a call; "${cmd}" would interrupt it. Send it again with "force": true to end the call first.`;
 /** A command whose answer shows that everything delivered before it was handled (the broker keeps the order). */
-const barrier = async (rig: LinkRig) => assert.equal((await rig.command({ id: `barrier-${rig.answers().length}`, cmd: 'ping' })).ok, true);
+const barrier = async (rig: LinkRig) => {
+  const id = `barrier-${rig.answers().length}`;
+  rig.broker.deliver(T.cmd, JSON.stringify({ id, cmd: 'ping' }), { properties: { messageExpiryInterval: 60 } });
+  await until(() => rig.answers().some((a) => a.id === id), { message: 'the barrier' });
+};
 const warnings = (rig: LinkRig) => rig.logger.lines.filter((l) => l.level === 'warn');
 
 describe('mqtt link: commands', () => {
@@ -115,6 +119,30 @@ describe('mqtt link: commands', () => {
     reloading.resolve();
     await until(() => rig.answers().length === 3);
     assert.deepEqual(rig.answers().slice(1), [ok('slow', 'reload', { reloaded: true }), ok('slow', 'reload', { reloaded: true })]);
+  });
+
+  it('keeps the last 200 commands in memory: an older one still running is then answered from the disk log', async () => {
+    const reloading = deferred<void>();
+    const rig = await startLinkRig({ control: { reload: () => reloading.promise } });
+    const send = (body: unknown) => rig.broker.deliver(T.cmd, JSON.stringify(body), { properties: { messageExpiryInterval: 60 } });
+    send({ id: 'slow', cmd: 'reload' });
+    for (let n = 1; n <= 199; n++) send({ id: `p${n}`, cmd: 'ping' });
+    await until(() => rig.answers().length === 199, { realTimeoutMs: 5000 });
+    // 200 remembered: the repeat waits for the first run's answer.
+    send({ id: 'slow', cmd: 'reload' });
+    await barrier(rig);
+    assert.equal(rig.answers().filter((a) => a.id === 'slow').length, 0);
+    // One more: the oldest is forgotten in memory, and the disk log says it never finished.
+    send({ id: 'p200', cmd: 'ping' });
+    send({ id: 'slow', cmd: 'reload' });
+    await barrier(rig);
+    assert.deepEqual(
+      rig.answers().filter((a) => a.id === 'slow'),
+      [refused('slow', 'reload', 'duplicate', `Command "slow" (reload) was started at ${START_ISO} and never answered (the kiosk stopped during it); it is not run again. Send a new id to run it.`)],
+    );
+    reloading.resolve();
+    await until(() => rig.answers().filter((a) => a.id === 'slow').length === 3);
+    assert.deepEqual(rig.answers().filter((a) => a.id === 'slow').slice(1), [ok('slow', 'reload', { reloaded: true }), ok('slow', 'reload', { reloaded: true })]);
   });
 
   it('asks the kiosk first whether it can run a command at all', async () => {
