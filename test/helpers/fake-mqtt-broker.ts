@@ -35,8 +35,9 @@ export interface SeenPublish {
 
 export class FakeMqttBroker {
   readonly received: ReceivedPacket[] = [];
-  /** What the next CONNACKs say (reason code 0 unless set). */
-  connack: Pick<IConnackPacket, 'sessionPresent' | 'reasonCode' | 'properties'> = { sessionPresent: false };
+  /** What the next CONNACKs say (reason code 0 unless set); 'hold' keeps them back until `releaseConnack`. */
+  connack: Pick<IConnackPacket, 'sessionPresent' | 'reasonCode' | 'properties'> | 'hold' = { sessionPresent: false };
+  #heldConnack: Socket | null = null;
   /** The SUBACK reason codes for a SUBSCRIBE; default: each subscription granted at the QoS it asked. */
   suback: ((subscribed: Array<{ topic: string; qos: number }>) => number[]) | null = null;
   /** The PUBACK reason code for a QoS 1 PUBLISH; 'hold' keeps it back until `releasePuback`. */
@@ -106,6 +107,12 @@ export class FakeMqttBroker {
     for (const messageId of this.#held.splice(0)) this.#write({ cmd: 'puback', messageId, reasonCode });
   }
 
+  /** Accept the connection whose CONNACK was held back. */
+  releaseConnack(): void {
+    this.#heldConnack?.write(generate({ cmd: 'connack', sessionPresent: false, reasonCode: 0 }, { protocolVersion: 5 }));
+    this.#heldConnack = null;
+  }
+
   /** Cut the client's connection (as a broker restart or a network fault would). */
   drop(): void {
     this.#socket?.destroy();
@@ -138,7 +145,8 @@ export class FakeMqttBroker {
     const write = (p: Packet) => void socket.write(generate(p, { protocolVersion: 5 }));
     switch (packet.cmd) {
       case 'connect':
-        write({ cmd: 'connack', returnCode: undefined, reasonCode: 0, ...this.connack } as IConnackPacket);
+        if (this.connack === 'hold') this.#heldConnack = socket;
+        else write({ cmd: 'connack', returnCode: undefined, reasonCode: 0, ...this.connack } as IConnackPacket);
         break;
       case 'subscribe': {
         const subs = packet.subscriptions.map((s) => ({ topic: s.topic, qos: s.qos }));

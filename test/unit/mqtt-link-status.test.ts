@@ -255,11 +255,23 @@ describe('mqtt link: close', () => {
     assert.equal(messages(rig).includes('Fleet link: connection closed; reconnecting'), false);
   });
 
+  it('says nothing more once closed, even when the broker accepts the connection during the close', async () => {
+    const rig = await startLinkRig({ waitReady: false, broker: (b) => (b.connack = 'hold') });
+    await until(() => rig.broker.packets('connect').length === 1);
+    const closing = rig.link.close();
+    rig.broker.releaseConnack();
+    await closing;
+    await settle();
+    assert.deepEqual(rig.logger.lines.slice(1), [], 'no "connected", no subscription said to be refused');
+    assert.deepEqual(rig.broker.packets('subscribe'), []);
+  });
+
   it('closes without a status when it is not connected, and when the broker refuses the last one', async () => {
     const away = await startLinkRig({ waitReady: false, broker: (b) => (b.connack = { sessionPresent: false, reasonCode: 136 }) });
     await until(() => away.broker.packets('connect').length === 1);
     await away.link.close();
     assert.equal(away.broker.published().length, 0);
+    assert.deepEqual(away.clock.foreignClears, [], 'no timer to clear');
     const refused = await startLinkRig({ broker: (b) => (b.puback = (p) => ((p.payload as Buffer).includes('"stopped"') ? 135 : 0)) });
     await until(() => statuses(refused).length === 1);
     await refused.link.close();
