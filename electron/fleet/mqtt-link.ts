@@ -240,6 +240,8 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   let brokerMaxPacket: number | null = null;
 
   client.on('connect', (connack) => {
+    // mqtt.js still reports a CONNACK that arrives while close() ends the client: the link is stopped.
+    if (closed) return;
     brokerMaxPacket = connack.properties?.maximumPacketSize ?? null;
     logger.info('Fleet link: connected', { kioskId, queued: queue.size, sessionPresent: connack.sessionPresent });
     lastStatus = ''; // the broker may have the last will's "offline" retained: say online again

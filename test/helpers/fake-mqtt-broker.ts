@@ -1,119 +1,178 @@
 /**
- * A scripted MQTT 5 broker in-process on 127.0.0.1 (mqtt-packet, the parser mqtt.js itself uses): it
- * records each CONNECT, SUBSCRIBE and PUBLISH a client sends, answers with the reason codes a test
- * chooses, delivers what a test publishes and can drop its clients. Faster than Mosquitto, and it shows
- * the exact packets, for tests about one client's side of the protocol.
+ * A scripted MQTT 5 broker in the test process (127.0.0.1, a free port), for unit tests of the fleet link:
+ * it keeps every packet a client sends, answers CONNECT, SUBSCRIBE, PUBLISH (QoS 1) and PINGREQ as the
+ * test scripts it (CONNACK properties, SUBACK reason codes, a PUBACK refused or held back), delivers
+ * messages the test writes, and can drop the connection. It routes nothing: it is the other end of one
+ * kiosk's link, so a test sees the exact packets (topic, payload, QoS, retain) without a real broker.
+ *
+ * Packets are parsed and written with mqtt-packet, the codec mqtt.js itself uses.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createServer as createTlsServer } from 'node:tls';
-import { generate, parser, type IConnectPacket, type IPublishPacket, type ISubscribePacket, type Packet } from 'mqtt-packet';
+import net, { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { generate, parser, type IConnackPacket, type IPublishPacket, type Packet } from 'mqtt-packet';
 
-export interface FakeBrokerScript {
-  /** The CONNACK reason code (default 0, accepted; 135: not authorized). */
-  connackCode?: number;
-  /** The SUBACK reason code of each subscription (default: QoS 1 granted). */
-  subscribeCodes?: (topics: string[]) => number[];
-  /** The PUBACK reason code of a QoS 1 publish (default 0, success). */
-  pubackCode?: (topic: string) => number;
+// mqtt.js opens its TCP connection with Nagle's algorithm on, so each small packet that follows another
+// (a command's answer after its PUBACK) waits for this end's delayed ACK: 40 ms a command on loopback.
+// The test process turns it off for the connections it opens, as this broker does for its own side.
+const createConnection = net.createConnection;
+net.createConnection = function (this: unknown, ...args: Parameters<typeof net.createConnection>) {
+  return createConnection.apply(this, args).setNoDelay(true);
+} as typeof net.createConnection;
+
+export interface ReceivedPacket {
+  /** Which connection sent it: 1 for the first, 2 after a reconnect… */
+  conn: number;
+  packet: Packet;
 }
 
-export interface FakeBroker {
-  readonly url: string;
-  readonly port: number;
-  readonly connects: IConnectPacket[];
-  readonly subscribes: ISubscribePacket[];
-  readonly published: IPublishPacket[];
-  /** Clients connected now (their CONNECT answered). */
-  readonly clients: number;
-  script: FakeBrokerScript;
-  /** Send a message to every connected client (QoS 0). */
-  deliver(topic: string, payload: string, options?: { retain?: boolean }): void;
-  /** Cut every client's connection. */
-  dropClients(): void;
-  close(): Promise<void>;
+/** A PUBLISH the client sent, its payload read as JSON (the link only sends JSON). */
+export interface SeenPublish {
+  conn: number;
+  topic: string;
+  body: unknown;
+  qos: number;
+  retain: boolean;
 }
 
-const V5 = { protocolVersion: 5 };
+export class FakeMqttBroker {
+  readonly received: ReceivedPacket[] = [];
+  /** What the next CONNACKs say (reason code 0 unless set); 'hold' keeps them back until `releaseConnack`. */
+  connack: Pick<IConnackPacket, 'sessionPresent' | 'reasonCode' | 'properties'> | 'hold' = { sessionPresent: false };
+  #heldConnack: Socket | null = null;
+  /** The SUBACK reason codes for a SUBSCRIBE; default: each subscription granted at the QoS it asked. */
+  suback: ((subscribed: Array<{ topic: string; qos: number }>) => number[]) | null = null;
+  /** The PUBACK reason code for a QoS 1 PUBLISH; 'hold' keeps it back until `releasePuback`. */
+  puback: (packet: IPublishPacket) => number | 'hold' = () => 0;
+  #held: number[] = [];
+  /** Each PUBLISH read once as it arrives (a screenshot answer is megabytes of JSON). */
+  #published: SeenPublish[] = [];
+  #server: Server;
+  #socket: Socket | null = null;
+  #sockets = new Set<Socket>();
+  #conns = 0;
+  #nextMessageId = 1;
+  port = 0;
 
-/** A self-signed certificate for 127.0.0.1 (openssl), for a broker on mqtts://. */
-export function loopbackCertificate(): { key: Buffer; cert: Buffer } {
-  const dir = mkdtempSync(join(tmpdir(), 'ak-fake-broker-tls-'));
-  try {
-    const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
-    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  private constructor() {
+    this.#server = createServer((socket) => this.#accept(socket));
   }
-}
 
-/** `tls`: serve mqtts:// with this key and certificate. */
-export async function startFakeBroker(script: FakeBrokerScript = {}, options: { tls?: { key: Buffer; cert: Buffer } } = {}): Promise<FakeBroker> {
-  const sockets = new Set<Socket>();
-  const connected = new Set<Socket>();
-  const connects: IConnectPacket[] = [];
-  const subscribes: ISubscribePacket[] = [];
-  const published: IPublishPacket[] = [];
-  const serve = (socket: Socket) => {
-    sockets.add(socket);
-    const packets = parser(V5);
-    const answer = (packet: Packet) => void (socket.writable && socket.write(generate(packet, V5)));
-    packets.on('packet', (packet: Packet) => {
-      if (packet.cmd === 'connect') {
-        connects.push(packet);
-        const reasonCode = broker.script.connackCode ?? 0;
-        if (reasonCode === 0) connected.add(socket);
-        answer({ cmd: 'connack', sessionPresent: false, reasonCode });
-      } else if (packet.cmd === 'subscribe') {
-        subscribes.push(packet);
-        const topics = packet.subscriptions.map((s) => s.topic);
-        answer({ cmd: 'suback', messageId: packet.messageId!, granted: broker.script.subscribeCodes?.(topics) ?? topics.map(() => 1) });
-      } else if (packet.cmd === 'publish') {
-        published.push(packet);
-        if (packet.qos === 1) answer({ cmd: 'puback', messageId: packet.messageId!, reasonCode: broker.script.pubackCode?.(packet.topic) ?? 0 });
-      } else if (packet.cmd === 'pingreq') {
-        answer({ cmd: 'pingresp' });
-      } else if (packet.cmd === 'disconnect') {
-        socket.end();
-      }
+  static async start(): Promise<FakeMqttBroker> {
+    const broker = new FakeMqttBroker();
+    await new Promise<void>((resolve) => broker.#server.listen(0, '127.0.0.1', resolve));
+    broker.port = (broker.#server.address() as AddressInfo).port;
+    return broker;
+  }
+
+  get url(): string {
+    return `mqtt://127.0.0.1:${this.port}`;
+  }
+
+  /** Connections accepted so far. */
+  get connections(): number {
+    return this.#conns;
+  }
+
+  /** Whether a client is connected now. */
+  get connected(): boolean {
+    return this.#socket !== null && !this.#socket.destroyed;
+  }
+
+  /** The packets of one kind, in order. */
+  packets<C extends Packet['cmd']>(cmd: C): Array<Extract<Packet, { cmd: C }> & { conn: number }> {
+    return this.received.filter((r) => r.packet.cmd === cmd).map((r) => ({ ...(r.packet as Extract<Packet, { cmd: C }>), conn: r.conn }));
+  }
+
+  /** The PUBLISHes the client sent on `topic` (all topics without one). */
+  published(topic?: string): SeenPublish[] {
+    return this.#published.filter((p) => topic === undefined || p.topic === topic);
+  }
+
+  /** Send a PUBLISH to the connected client (QoS 1 unless told; a message id is picked). */
+  deliver(topic: string, payload: string | Buffer, options: { qos?: 0 | 1; retain?: boolean; properties?: IPublishPacket['properties'] } = {}): void {
+    const qos = options.qos ?? 1;
+    this.#write({
+      cmd: 'publish',
+      topic,
+      payload: typeof payload === 'string' ? Buffer.from(payload) : payload,
+      qos,
+      retain: options.retain ?? false,
+      dup: false,
+      ...(qos > 0 ? { messageId: this.#nextMessageId++ } : {}),
+      ...(options.properties ? { properties: options.properties } : {}),
     });
-    socket.on('data', (d: Buffer) => packets.parse(d));
+  }
+
+  /** Answer the PUBACKs held back so far, with `reasonCode`. */
+  releasePubacks(reasonCode = 0): void {
+    for (const messageId of this.#held.splice(0)) this.#write({ cmd: 'puback', messageId, reasonCode });
+  }
+
+  /** Accept the connection whose CONNACK was held back. */
+  releaseConnack(): void {
+    this.#heldConnack?.write(generate({ cmd: 'connack', sessionPresent: false, reasonCode: 0 }, { protocolVersion: 5 }));
+    this.#heldConnack = null;
+  }
+
+  /** Cut the client's connection (as a broker restart or a network fault would). */
+  drop(): void {
+    this.#socket?.destroy();
+    this.#socket = null;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#sockets) s.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #accept(socket: Socket): void {
+    const conn = ++this.#conns;
+    socket.setNoDelay(true);
+    this.#sockets.add(socket);
+    socket.on('close', () => this.#sockets.delete(socket));
     socket.on('error', () => undefined);
-    socket.on('close', () => {
-      sockets.delete(socket);
-      connected.delete(socket);
+    this.#socket = socket;
+    const packets = parser({ protocolVersion: 5 });
+    packets.on('packet', (packet: Packet) => {
+      this.received.push({ conn, packet });
+      if (packet.cmd === 'publish') this.#published.push({ conn, topic: packet.topic, body: JSON.parse(String(packet.payload)) as unknown, qos: packet.qos, retain: packet.retain });
+      this.#answer(socket, packet);
     });
-  };
-  const server = options.tls ? createTlsServer(options.tls, serve) : createServer(serve);
-  // A client that refuses the certificate drops the handshake: not the test's failure.
-  server.on('tlsClientError', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  const broker: FakeBroker = {
-    url: `${options.tls ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`,
-    port,
-    connects,
-    subscribes,
-    published,
-    get clients() {
-      return connected.size;
-    },
-    script,
-    deliver(topic, payload, options = {}) {
-      const packet = generate({ cmd: 'publish', topic, payload, qos: 0, retain: options.retain ?? false, dup: false }, V5);
-      for (const s of connected) s.write(packet);
-    },
-    dropClients() {
-      for (const s of sockets) s.destroy();
-    },
-    async close() {
-      broker.dropClients();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-  return broker;
+    packets.on('error', () => socket.destroy()); // not MQTT
+    socket.on('data', (chunk: Buffer) => packets.parse(chunk));
+  }
+
+  #answer(socket: Socket, packet: Packet): void {
+    const write = (p: Packet) => void socket.write(generate(p, { protocolVersion: 5 }));
+    switch (packet.cmd) {
+      case 'connect':
+        if (this.connack === 'hold') this.#heldConnack = socket;
+        else write({ cmd: 'connack', returnCode: undefined, reasonCode: 0, ...this.connack } as IConnackPacket);
+        break;
+      case 'subscribe': {
+        const subs = packet.subscriptions.map((s) => ({ topic: s.topic, qos: s.qos }));
+        write({ cmd: 'suback', messageId: packet.messageId!, granted: this.suback ? this.suback(subs) : subs.map((s) => s.qos) });
+        break;
+      }
+      case 'publish': {
+        if (packet.qos !== 1) break;
+        const code = this.puback(packet);
+        if (code === 'hold') this.#held.push(packet.messageId!);
+        else write({ cmd: 'puback', messageId: packet.messageId!, reasonCode: code });
+        break;
+      }
+      case 'pingreq':
+        write({ cmd: 'pingresp' });
+        break;
+      case 'disconnect':
+        socket.end();
+        break;
+      default:
+        break;
+    }
+  }
+
+  #write(packet: Packet): void {
+    if (!this.#socket) throw new Error('FakeMqttBroker: no client is connected');
+    this.#socket.write(generate(packet, { protocolVersion: 5 }));
+  }
 }

@@ -9,7 +9,7 @@ import { createServer, get } from 'node:http';
 import { redact } from '../../electron/core/log.ts';
 import { accepts } from '../../electron/fleet/console/demo-broker.ts';
 import { newToken, startFleetConsole, type FleetConsole, type FleetConsoleOptions } from '../../electron/fleet/console/index.ts';
-import { loopbackCertificate, startFakeBroker, type FakeBroker } from '../helpers/fake-mqtt-broker.ts';
+import { loopbackCertificate, startFakeBroker, type FakeBroker } from '../helpers/scripted-mqtt-broker.ts';
 import { httpRequest } from '../helpers/http-request.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
 import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';

@@ -1,5 +1,5 @@
 /**
- * The fleet console's broker link against a scripted MQTT 5 broker (test/helpers/fake-mqtt-broker.ts):
+ * The fleet console's broker link against a scripted MQTT 5 broker (test/helpers/scripted-mqtt-broker.ts):
  * the persistent session it asks for, what it subscribes to on every connect, how it files what
  * arrives, and each command it sends or refuses (exact topics, payloads, expiry, answers and log lines).
  */
@@ -9,7 +9,7 @@ import { redact } from '../../electron/core/log.ts';
 import { DEFAULT_COMMAND_TTL_S, SESSION_EXPIRY_S, startConsoleLink, type ConsoleLink, type ConsoleLinkOptions } from '../../electron/fleet/console/link.ts';
 import { FleetState } from '../../electron/fleet/console/state.ts';
 import { freePort } from '../../electron/fleet/console/demo-broker.ts';
-import { loopbackCertificate, startFakeBroker, type FakeBroker } from '../helpers/fake-mqtt-broker.ts';
+import { loopbackCertificate, startFakeBroker, type FakeBroker } from '../helpers/scripted-mqtt-broker.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
 import { until } from '../helpers/until.ts';
 
