@@ -234,6 +234,9 @@ export const GROUPS: MutationGroup[] = [
     mutate: ['electron/fleet/mqtt-link.ts', 'electron/fleet/metrics.ts', 'electron/fleet/fleet-host.ts', 'electron/fleet/safe-updates.ts'],
     tests: [
       'test/unit/fleet-link-parts.test.ts',
+      'test/unit/mqtt-link-connect.test.ts',
+      'test/unit/mqtt-link-status.test.ts',
+      'test/unit/mqtt-link-commands.test.ts',
       'test/unit/safe-updates-decisions.test.ts',
       'test/unit/metrics-edges.test.ts',
       'test/unit/metrics-server-edges.test.ts',
