@@ -248,9 +248,14 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     publishStatus();
     // Retain-as-published: a retained command keeps its flag even when it arrives live, so it is refused
     // at once, not only at the next connect.
-    client.subscribe([...commandTopics], { qos: 1, rap: true }, (error, granted) => {
-      const refused = granted?.filter((g) => g.qos === 128).map((g) => g.topic) ?? [];
-      if (error || refused.length) logger.error('Fleet link: the broker refused a command subscription (check its ACL)', { topics: refused.length ? refused : [...commandTopics] });
+    const subscribed = [...commandTopics];
+    client.subscribe(subscribed, { qos: 1, rap: true }, (error, _granted, suback) => {
+      // mqtt.js turns a refusal into an error and leaves `granted` at the QoS asked for: the SUBACK's
+      // reason codes (0x80 and above: refused, 0x87 not authorized under MQTT 5) name the refused topics.
+      // An error without a SUBACK (the connection went) names them all.
+      const codes = (suback?.granted ?? []) as number[];
+      const refused = subscribed.filter((_, i) => (codes[i] ?? 0) >= 0x80);
+      if (error || refused.length) logger.error('Fleet link: the broker refused a command subscription (check its ACL)', { topics: refused.length ? refused : subscribed });
     });
     pump();
   });

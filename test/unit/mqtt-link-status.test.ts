@@ -147,6 +147,12 @@ describe('mqtt link: connection and status', () => {
     assert.deepEqual(granted.logger.lines.filter((l) => l.level === 'error'), []);
   });
 
+  it('names only the command topic the broker refuses when it grants the others', async () => {
+    const rig = await startLinkRig({ broker: (b) => (b.suback = (subs) => subs.map((s) => (s.topic === T.fleetCmd ? 0x87 : s.qos))) });
+    await until(() => rig.logger.lines.some((l) => l.level === 'error'));
+    assert.deepEqual(rig.logger.lines.filter((l) => l.level === 'error'), [{ level: 'error', message: 'Fleet link: the broker refused a command subscription (check its ACL)', data: { topics: [T.fleetCmd] } }]);
+  });
+
   it('logs a refused connection as a broker error (the reason, never the password)', async () => {
     const rig = await startLinkRig({ waitReady: false, settings: { username: 'k1', password: 'pw-secret-2' }, broker: (b) => (b.connack = { sessionPresent: false, reasonCode: 135 }) });
     await until(() => rig.logger.lines.some((l) => l.level === 'warn'));
