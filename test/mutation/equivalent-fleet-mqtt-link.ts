@@ -55,3 +55,4 @@ export const EQUIVALENT_FLEET_MQTT_LINK: EquivalentMutant[] = [
     replacement: 'opts.rejectUnauthorized && true',
     reason: "Gives the same for true and false; for undefined it gives undefined, and the option reaches tls.connect (through tunnelStream and the proxy agent) where an undefined rejectUnauthorized means true (Node's default): the broker's certificate is checked either way.",
   },
+];
