@@ -1,9 +1,10 @@
 /**
- * A scripted MQTT 5 broker in the test process (127.0.0.1, a free port; mqtt:// or, with a certificate,
- * mqtts://), for unit tests of the fleet link and the fleet console's link: it keeps every packet a client sends, answers CONNECT, SUBSCRIBE, PUBLISH (QoS 1) and PINGREQ as the
- * test scripts it (CONNACK properties, SUBACK reason codes, a PUBACK refused or held back), delivers
- * messages the test writes, and can drop the connection. It routes nothing: it is the other end of one
- * client's link (a kiosk's or the console's), so a test sees the exact packets (topic, payload, QoS, retain) without a real broker.
+ * A scripted MQTT 5 broker in the test process (127.0.0.1, a free port; mqtt://, or mqtts:// when given a
+ * certificate), for unit tests of the fleet link and of the fleet console's link: it keeps every packet a
+ * client sends, answers CONNECT, SUBSCRIBE, PUBLISH (QoS 1) and PINGREQ as the test scripts it (CONNACK
+ * properties, SUBACK reason codes, a PUBACK refused or held back), delivers messages the test writes, and
+ * can drop the connection. It routes nothing: it is the other end of one client's link (a kiosk's or the
+ * console's), so a test sees the exact packets (topic, payload, QoS, retain) without a real broker.
  *
  * Packets are parsed and written with mqtt-packet, the codec mqtt.js itself uses.
  */
