@@ -1,13 +1,15 @@
 /**
- * A scripted MQTT 5 broker in the test process (127.0.0.1, a free port), for unit tests of the fleet link:
- * it keeps every packet a client sends, answers CONNECT, SUBSCRIBE, PUBLISH (QoS 1) and PINGREQ as the
- * test scripts it (CONNACK properties, SUBACK reason codes, a PUBACK refused or held back), delivers
- * messages the test writes, and can drop the connection. It routes nothing: it is the other end of one
- * kiosk's link, so a test sees the exact packets (topic, payload, QoS, retain) without a real broker.
+ * A scripted MQTT 5 broker in the test process (127.0.0.1, a free port; mqtt://, or mqtts:// when given a
+ * certificate), for unit tests of the fleet link and of the fleet console's link: it keeps every packet a
+ * client sends, answers CONNECT, SUBSCRIBE, PUBLISH (QoS 1) and PINGREQ as the test scripts it (CONNACK
+ * properties, SUBACK reason codes, a PUBACK refused or held back), delivers messages the test writes, and
+ * can drop the connection. It routes nothing: it is the other end of one client's link (a kiosk's or the
+ * console's), so a test sees the exact packets (topic, payload, QoS, retain) without a real broker.
  *
  * Packets are parsed and written with mqtt-packet, the codec mqtt.js itself uses.
  */
 import net, { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { generate, parser, type IConnackPacket, type IPublishPacket, type Packet } from 'mqtt-packet';
 
 // mqtt.js opens its TCP connection with Nagle's algorithm on, so each small packet that follows another
@@ -33,6 +35,11 @@ export interface SeenPublish {
   retain: boolean;
 }
 
+export interface FakeMqttBrokerOptions {
+  /** Serve mqtts:// with this key and certificate (self-signed-certificate.ts makes one). */
+  tls?: { key: Buffer; cert: Buffer };
+}
+
 export class FakeMqttBroker {
   readonly received: ReceivedPacket[] = [];
   /** What the next CONNACKs say (reason code 0 unless set); 'hold' keeps them back until `releaseConnack`. */
@@ -50,21 +57,26 @@ export class FakeMqttBroker {
   #sockets = new Set<Socket>();
   #conns = 0;
   #nextMessageId = 1;
+  #scheme: 'mqtt' | 'mqtts';
   port = 0;
 
-  private constructor() {
-    this.#server = createServer((socket) => this.#accept(socket));
+  private constructor(options: FakeMqttBrokerOptions) {
+    const accept = (socket: Socket) => this.#accept(socket);
+    this.#server = options.tls ? createTlsServer(options.tls, accept) : createServer(accept);
+    // A client that refuses the certificate drops the handshake: what a test expects, not its failure.
+    this.#server.on('tlsClientError', () => undefined);
+    this.#scheme = options.tls ? 'mqtts' : 'mqtt';
   }
 
-  static async start(): Promise<FakeMqttBroker> {
-    const broker = new FakeMqttBroker();
+  static async start(options: FakeMqttBrokerOptions = {}): Promise<FakeMqttBroker> {
+    const broker = new FakeMqttBroker(options);
     await new Promise<void>((resolve) => broker.#server.listen(0, '127.0.0.1', resolve));
     broker.port = (broker.#server.address() as AddressInfo).port;
     return broker;
   }
 
   get url(): string {
-    return `mqtt://127.0.0.1:${this.port}`;
+    return `${this.#scheme}://127.0.0.1:${this.port}`;
   }
 
   /** Connections accepted so far. */

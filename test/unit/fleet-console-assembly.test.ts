@@ -9,9 +9,10 @@ import { createServer, get } from 'node:http';
 import { redact } from '../../electron/core/log.ts';
 import { accepts } from '../../electron/fleet/console/demo-broker.ts';
 import { newToken, startFleetConsole, type FleetConsole, type FleetConsoleOptions } from '../../electron/fleet/console/index.ts';
-import { loopbackCertificate, startFakeBroker, type FakeBroker } from '../helpers/scripted-mqtt-broker.ts';
+import { FakeMqttBroker } from '../helpers/fake-mqtt-broker.ts';
 import { httpRequest } from '../helpers/http-request.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
+import { loopbackCertificate } from '../helpers/self-signed-certificate.ts';
 import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
@@ -22,8 +23,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function assembled(options: Partial<FleetConsoleOptions> = {}): Promise<{ broker: FakeBroker; fleet: FleetConsole }> {
-  const broker = await startFakeBroker();
+async function assembled(options: Partial<FleetConsoleOptions> = {}): Promise<{ broker: FakeMqttBroker; fleet: FleetConsole }> {
+  const broker = await FakeMqttBroker.start();
   cleanups.push(() => broker.close());
   const fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: 'ak', clientId: 'console-asm', pageDir: newDir(), reconnectMs: 50, ...options });
   cleanups.push(() => fleet.close());
@@ -35,7 +36,8 @@ describe('startFleetConsole', () => {
   it('passes the login, the clock, the command expiry and the logger on; the page shows the broker and the link state', async () => {
     const logger = recordingLogger();
     const { broker, fleet } = await assembled({ username: 'operator', password: 'op-pw-assembly', token: 'asm-token-1', now: () => T0, commandTtlS: 30, logger, allowedHosts: ['console.example.com'] });
-    assert.deepEqual({ username: broker.connects[0]!.username, password: broker.connects[0]!.password?.toString(), clientId: broker.connects[0]!.clientId }, { username: 'operator', password: 'op-pw-assembly', clientId: 'console-asm' });
+    const connect = broker.packets('connect')[0]!;
+    assert.deepEqual({ username: connect.username, password: connect.password?.toString(), clientId: connect.clientId }, { username: 'operator', password: 'op-pw-assembly', clientId: 'console-asm' });
     assert.equal(fleet.token, 'asm-token-1');
     assert.deepEqual(logger.lines.map((l) => l.message).slice(0, 3).sort(), ['Fleet console: connected', 'Fleet console: connecting to the broker', 'Fleet console: serving']);
     const sent = await fleet.link.send({ fleet: true }, { cmd: 'ping' });
@@ -54,12 +56,12 @@ describe('startFleetConsole', () => {
 
   it('passes the broker CA on: it connects to a broker on mqtts:// whose certificate that CA signed', async () => {
     const tls = loopbackCertificate();
-    const broker = await startFakeBroker({}, { tls });
+    const broker = await FakeMqttBroker.start({ tls });
     cleanups.push(() => broker.close());
     const fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: 'ak', clientId: 'console-tls', ca: tls.cert, pageDir: newDir(), reconnectMs: 50 });
     cleanups.push(() => fleet.close());
     await fleet.link.ready(2_000);
-    assert.equal(broker.connects[0]!.clientId, 'console-tls');
+    assert.equal(broker.packets('connect')[0]!.clientId, 'console-tls');
   });
 
   it('binds where and on the port it is told', async () => {
@@ -74,7 +76,8 @@ describe('startFleetConsole', () => {
   it('treats an empty user name and host as none: no login, 127.0.0.1', async () => {
     const logger = recordingLogger();
     const { broker, fleet } = await assembled({ username: '', password: '', host: '', logger });
-    assert.deepEqual({ username: broker.connects[0]!.username, password: broker.connects[0]!.password }, { username: undefined, password: undefined });
+    const connect = broker.packets('connect')[0]!;
+    assert.deepEqual({ username: connect.username, password: connect.password }, { username: undefined, password: undefined });
     assert.deepEqual(logger.lines[0], { level: 'info', message: 'Fleet console: connecting to the broker', data: { url: broker.url, clientId: 'console-asm', username: null } });
     assert.match(fleet.server.origin, /^http:\/\/127\.0\.0\.1:\d+$/);
   });
@@ -89,29 +92,29 @@ describe('startFleetConsole', () => {
 
   it('takes the link down again when the server cannot start, and says why', async () => {
     const { fleet: first } = await assembled();
-    const broker = await startFakeBroker();
+    const broker = await FakeMqttBroker.start();
     cleanups.push(() => broker.close());
     const port = Number(new URL(first.server.origin).port);
     await assert.rejects(startFleetConsole({ brokerUrl: broker.url, topicPrefix: 'ak', clientId: 'console-2', pageDir: newDir(), port, reconnectMs: 50 }), { code: 'EADDRINUSE' });
     // A link closed before its first connection still finishes connecting (mqtt.js), but it never
     // comes back once that connection goes: a link left running would reconnect within 50 ms.
-    await until(() => broker.connects.length === 1, { message: 'the first connection' });
-    broker.dropClients();
+    await until(() => broker.packets('connect').length === 1, { message: 'the first connection' });
+    broker.drop();
     await realDelay(250);
-    assert.equal(broker.connects.length, 1);
+    assert.equal(broker.packets('connect').length, 1);
   });
 
   it('reconnects after the period it is given', async () => {
     const { broker } = await assembled({ reconnectMs: 20 });
-    broker.dropClients();
+    broker.drop();
     // The link's default period is 3 s: back well before that.
-    await until(() => broker.connects.length === 2, { realTimeoutMs: 2_000, message: 'back within two seconds' });
+    await until(() => broker.packets('connect').length === 2, { realTimeoutMs: 2_000, message: 'back within two seconds' });
   });
 
   it('close() stops the server and the link', async () => {
     const { broker, fleet } = await assembled();
     await fleet.close();
-    await until(() => broker.clients === 0, { message: 'the link disconnected' });
+    await until(() => !broker.connected, { message: 'the link disconnected' });
     assert.equal(await accepts(Number(new URL(fleet.server.origin).port)), false);
     assert.equal(fleet.link.connected, false);
   });

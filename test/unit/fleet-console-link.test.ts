@@ -1,5 +1,5 @@
 /**
- * The fleet console's broker link against a scripted MQTT 5 broker (test/helpers/scripted-mqtt-broker.ts):
+ * The fleet console's broker link against a scripted MQTT 5 broker (test/helpers/fake-mqtt-broker.ts):
  * the persistent session it asks for, what it subscribes to on every connect, how it files what
  * arrives, and each command it sends or refuses (exact topics, payloads, expiry, answers and log lines).
  */
@@ -9,8 +9,9 @@ import { redact } from '../../electron/core/log.ts';
 import { DEFAULT_COMMAND_TTL_S, SESSION_EXPIRY_S, startConsoleLink, type ConsoleLink, type ConsoleLinkOptions } from '../../electron/fleet/console/link.ts';
 import { FleetState } from '../../electron/fleet/console/state.ts';
 import { freePort } from '../../electron/fleet/console/demo-broker.ts';
-import { loopbackCertificate, startFakeBroker, type FakeBroker } from '../helpers/scripted-mqtt-broker.ts';
+import { FakeMqttBroker } from '../helpers/fake-mqtt-broker.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
+import { loopbackCertificate } from '../helpers/self-signed-certificate.ts';
 import { until } from '../helpers/until.ts';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
@@ -23,7 +24,7 @@ afterEach(async () => {
 });
 
 interface LinkRig {
-  broker: FakeBroker;
+  broker: FakeMqttBroker;
   link: ConsoleLink;
   state: FleetState;
   logger: ReturnType<typeof recordingLogger>;
@@ -32,7 +33,7 @@ interface LinkRig {
 }
 
 async function linked(options: Partial<ConsoleLinkOptions> = {}, wait = true): Promise<LinkRig> {
-  const broker = await startFakeBroker();
+  const broker = await FakeMqttBroker.start();
   cleanups.push(() => broker.close());
   const state = new FleetState({ now: () => T0 });
   const logger = recordingLogger();
@@ -42,7 +43,7 @@ async function linked(options: Partial<ConsoleLinkOptions> = {}, wait = true): P
   link.onConnectionChange((c) => changes.push(c));
   if (wait) {
     await link.ready(2_000);
-    await until(() => broker.subscribes.length === 1, { message: 'subscribed' });
+    await until(() => broker.packets('subscribe').length === 1, { message: 'subscribed' });
   }
   return { broker, link, state, logger, changes };
 }
@@ -50,7 +51,7 @@ async function linked(options: Partial<ConsoleLinkOptions> = {}, wait = true): P
 describe('console link: the session', () => {
   it('asks for a persistent MQTT 5 session under its fixed client id, with its login when it has one', async () => {
     const { broker, logger } = await linked({ clientId: 'console-a', username: 'operator', password: 'op-secret-for-link-test' });
-    const c = broker.connects[0]!;
+    const c = broker.packets('connect')[0]!;
     assert.deepEqual(
       { clientId: c.clientId, username: c.username, password: c.password?.toString(), protocolVersion: c.protocolVersion, clean: c.clean, keepalive: c.keepalive, properties: c.properties },
       { clientId: 'console-a', username: 'operator', password: 'op-secret-for-link-test', protocolVersion: 5, clean: false, keepalive: 30, properties: { sessionExpiryInterval: SESSION_EXPIRY_S, maximumPacketSize: 16 * 1024 * 1024 } },
@@ -65,38 +66,39 @@ describe('console link: the session', () => {
 
   it('connects without a login when it has none', async () => {
     const { broker, logger } = await linked();
-    assert.deepEqual({ username: broker.connects[0]!.username, password: broker.connects[0]!.password }, { username: undefined, password: undefined });
+    assert.deepEqual({ username: broker.packets('connect')[0]!.username, password: broker.packets('connect')[0]!.password }, { username: undefined, password: undefined });
     assert.deepEqual(logger.lines[0]!.data, { url: broker.url, clientId: 'console-1', username: null });
   });
 
   it('subscribes to every kiosk\'s status, events and answers at QoS 1, again after each reconnect, and tells its listeners', async () => {
     const { broker, link, changes } = await linked({ topicPrefix: 'site-1' });
-    const topics = (from: number) => broker.subscribes.slice(from).flatMap((p) => p.subscriptions.map((s) => [s.topic, s.qos]));
+    const topics = (from: number) => broker.packets('subscribe').slice(from).flatMap((p) => p.subscriptions.map((s) => [s.topic, s.qos]));
     assert.deepEqual(topics(0), [['site-1/+/status', 1], ['site-1/+/events', 1], ['site-1/+/cmd/result', 1]]);
     assert.equal(link.connected, true);
     const gone: boolean[] = [];
     const stop = link.onConnectionChange((c) => gone.push(c));
-    broker.dropClients();
+    broker.drop();
     await until(() => topics(1).length === 3, { message: 'subscribed again after the reconnect' });
     assert.deepEqual(topics(1), topics(0).slice(0, 3));
     assert.deepEqual(changes, [true, false, true]);
     assert.deepEqual(gone, [false, true]);
     assert.equal(stop(), true);
-    broker.dropClients();
+    broker.drop();
     await until(() => changes.length === 5);
     assert.deepEqual(gone, [false, true], 'a listener that stopped hears nothing more');
   });
 
   /** A link on a broker that answers its SUBACK with `codes`; the error lines it logged once answered. */
   const subscribedWith = async (codes: (topics: string[]) => number[]) => {
-    const broker = await startFakeBroker({ subscribeCodes: codes });
+    const broker = await FakeMqttBroker.start();
+    broker.suback = (subscribed) => codes(subscribed.map((s) => s.topic));
     cleanups.push(() => broker.close());
     const logger = recordingLogger();
     const state = new FleetState({ now: () => T0 });
     const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-1', state, now: () => T0, logger, reconnectMs: 50 });
     cleanups.push(() => link.close());
     await link.ready(2_000);
-    await until(() => broker.subscribes.length === 1, { message: 'subscribed' });
+    await until(() => broker.packets('subscribe').length === 1, { message: 'subscribed' });
     // Sent after the SUBACK on the same connection: once it is filed (or the SUBACK's error logged,
     // when mqtt.js drops the connection over it), the SUBACK was handled.
     broker.deliver('ak/k-1/status', status('k-1', 'lobby'));
@@ -120,7 +122,8 @@ describe('console link: the session', () => {
   });
 
   it('warns about a broker error (a refused login)', async () => {
-    const broker = await startFakeBroker({ connackCode: 135 });
+    const broker = await FakeMqttBroker.start();
+    broker.connack = { sessionPresent: false, reasonCode: 135 };
     cleanups.push(() => broker.close());
     const logger = recordingLogger();
     const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-1', state: new FleetState({ now: () => T0 }), now: () => T0, logger, reconnectMs: 50 });
@@ -144,7 +147,7 @@ describe('console link: the session', () => {
 
   it('reconnects after the period it is given', async () => {
     const { broker, changes } = await linked({ reconnectMs: 20 });
-    broker.dropClients();
+    broker.drop();
     // The default period is 3 s: back well before that.
     await until(() => changes.length === 3, { realTimeoutMs: 2_000, message: 'back within two seconds' });
   });
@@ -152,7 +155,7 @@ describe('console link: the session', () => {
   it('closes its session cleanly', async () => {
     const { broker, link } = await linked();
     await link.close();
-    await until(() => broker.clients === 0, { message: 'disconnected' });
+    await until(() => !broker.connected, { message: 'disconnected' });
     assert.equal(link.connected, false);
   });
 });
@@ -160,7 +163,7 @@ describe('console link: the session', () => {
 describe('console link: what arrives', () => {
   it("files each kiosk's status (retained or not), events and answers; ignores the command topics and others", async () => {
     const { broker, state } = await linked({ topicPrefix: 'fleet(1)*' });
-    assert.deepEqual(broker.subscribes[0]!.subscriptions.map((s) => s.topic), ['fleet(1)*/+/status', 'fleet(1)*/+/events', 'fleet(1)*/+/cmd/result']);
+    assert.deepEqual(broker.packets('subscribe')[0]!.subscriptions.map((s) => s.topic), ['fleet(1)*/+/status', 'fleet(1)*/+/events', 'fleet(1)*/+/cmd/result']);
     broker.deliver('fleet(1)*/k-1/status', status('k-1', 'lobby'), { retain: true });
     broker.deliver('fleet(1)*/k-2/status', status('k-2', 'lobby'));
     broker.deliver('fleet(1)*/k-1/events', JSON.stringify({ id: 'e-1', record: { kind: 'session', end_at: '2026-11-24T09:59:00Z', end_reason: 'user_end', credits_cost: 2, avatar: 'ava' } }));
@@ -180,8 +183,8 @@ describe('console link: what arrives', () => {
 });
 
 describe('console link: commands', () => {
-  const published = (broker: FakeBroker) =>
-    broker.published.map((p) => ({ topic: p.topic, qos: p.qos, retain: p.retain, expiry: p.properties?.messageExpiryInterval, body: JSON.parse(p.payload.toString()) as Record<string, unknown> }));
+  const published = (broker: FakeMqttBroker) =>
+    broker.packets('publish').map((p) => ({ topic: p.topic, qos: p.qos, retain: p.retain, expiry: p.properties?.messageExpiryInterval, body: JSON.parse(p.payload.toString()) as Record<string, unknown> }));
 
   it('sends to each kiosk named, with an id, an expiry and the message expiry, never retained; says who should answer', async () => {
     const { broker, link, logger } = await linked();
@@ -225,7 +228,7 @@ describe('console link: commands', () => {
 
   it('says so when it is not connected, or when the broker does not take the command', async () => {
     const { broker, link } = await linked();
-    broker.script.pubackCode = (topic) => (topic === 'ak/k-2/cmd' ? 0x87 : 0);
+    broker.puback = (p) => (p.topic === 'ak/k-2/cmd' ? 0x87 : 0);
     assert.deepEqual(await link.send({ kiosks: ['k-1', 'k-2'] }, { cmd: 'ping' }), { ok: false, error: { code: 'network', message: 'The broker did not take the command: Publish error: Not authorized' } });
     await link.close();
     assert.deepEqual(await link.send({ fleet: true }, { cmd: 'ping' }), { ok: false, error: { code: 'network', message: 'The console is not connected to the broker; try again when it is.' } });
@@ -235,7 +238,7 @@ describe('console link: commands', () => {
 describe('console link: TLS', () => {
   const tlsBroker = async () => {
     const tls = loopbackCertificate();
-    const broker = await startFakeBroker({}, { tls });
+    const broker = await FakeMqttBroker.start({ tls });
     cleanups.push(() => broker.close());
     return { broker, ca: tls.cert };
   };
@@ -245,7 +248,7 @@ describe('console link: TLS', () => {
     const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-tls', ca, state: new FleetState({ now: () => T0 }), now: () => T0, reconnectMs: 50 });
     cleanups.push(() => link.close());
     await link.ready(2_000);
-    assert.equal(broker.connects[0]!.clientId, 'console-tls');
+    assert.equal(broker.packets('connect')[0]!.clientId, 'console-tls');
   });
 
   it('refuses a broker whose certificate it cannot verify, and says why', async () => {
@@ -255,6 +258,6 @@ describe('console link: TLS', () => {
     cleanups.push(() => link.close());
     await until(() => logger.lines.some((l) => l.level === 'warn'), { message: 'the refusal' });
     assert.deepEqual(logger.lines.find((l) => l.level === 'warn'), { level: 'warn', message: 'Fleet console: broker error', data: { error: 'self-signed certificate' } });
-    assert.deepEqual(broker.connects, []);
+    assert.deepEqual(broker.packets('connect'), []);
   });
 });

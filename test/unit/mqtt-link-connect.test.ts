@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { mqttSchema } from '../../electron/kiosk/fleet-config.ts';
 import { redirectingProxy, type RedirectingProxy } from '../helpers/connect-proxy.ts';
 import { FakeMqttBroker } from '../helpers/fake-mqtt-broker.ts';
 import { recordingControl, statusFields } from '../helpers/mqtt-link-rig.ts';
+import { selfSignedCertificate } from '../helpers/self-signed-certificate.ts';
 import { StrictClock } from '../helpers/strict-clock.ts';
 import { until } from '../helpers/until.ts';
 
@@ -148,7 +149,6 @@ describe('mqtt link: connectVia a CONNECT proxy', () => {
   });
 
   describe('mqtts: TLS to the broker inside the tunnel', { skip: spawnSync('openssl', ['version']).status === 0 ? false : 'openssl is not installed' }, () => {
-    let dir: string;
     let key: Buffer;
     let cert: Buffer;
     let front: tls.Server;
@@ -156,12 +156,8 @@ describe('mqtt link: connectVia a CONNECT proxy', () => {
     const seen: Array<{ servername: unknown; peer: unknown }> = [];
 
     before(async () => {
-      // A self-signed certificate made for this run: trusted only when given as the CA; the kiosk shows it as its own too.
-      dir = mkdtempSync(join(tmpdir(), 'ak-link-tls-'));
-      const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=broker.test', '-addext', 'subjectAltName=DNS:broker.test'], { cwd: dir, encoding: 'utf8' });
-      assert.equal(made.status, 0, made.stderr);
-      key = readFileSync(join(dir, 'key.pem'));
-      cert = readFileSync(join(dir, 'cert.pem'));
+      // Trusted only when given as the CA; the kiosk shows it as its own too.
+      ({ key, cert } = selfSignedCertificate('broker.test'));
       front = tls.createServer({ key, cert, requestCert: true, rejectUnauthorized: false }, (socket) => {
         seen.push({ servername: socket.servername, peer: socket.getPeerCertificate().subject?.CN });
         const upstream = net.connect(broker.port, '127.0.0.1');
@@ -174,7 +170,6 @@ describe('mqtt link: connectVia a CONNECT proxy', () => {
     });
     after(async () => {
       await new Promise((resolve) => front.close(resolve));
-      rmSync(dir, { recursive: true, force: true });
     });
 
     it('checks the broker against the CA it is given, asks for the URL host by name, shows the client certificate; 8883 when no port', async () => {
