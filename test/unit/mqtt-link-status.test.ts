@@ -153,6 +153,12 @@ describe('mqtt link: connection and status', () => {
     assert.deepEqual(rig.logger.lines.filter((l) => l.level === 'error'), [{ level: 'error', message: 'Fleet link: the broker refused a command subscription (check its ACL)', data: { topics: [T.fleetCmd] } }]);
   });
 
+  it('counts 0x80 (unspecified error, and MQTT 3.1.1 failure) as a refusal', async () => {
+    const rig = await startLinkRig({ broker: (b) => (b.suback = (subs) => subs.map((s) => (s.topic === T.cmd ? 0x80 : s.qos))) });
+    await until(() => rig.logger.lines.some((l) => l.level === 'error'));
+    assert.deepEqual(rig.logger.lines.filter((l) => l.level === 'error'), [{ level: 'error', message: 'Fleet link: the broker refused a command subscription (check its ACL)', data: { topics: [T.cmd] } }]);
+  });
+
   it('logs a refused connection as a broker error (the reason, never the password)', async () => {
     const rig = await startLinkRig({ waitReady: false, settings: { username: 'k1', password: 'pw-secret-2' }, broker: (b) => (b.connack = { sessionPresent: false, reasonCode: 135 }) });
     await until(() => rig.logger.lines.some((l) => l.level === 'warn'));
