@@ -4,8 +4,6 @@ const SERVER = 'electron/fleet/console/server.ts';
 const LINK = 'electron/fleet/console/link.ts';
 const INDEX = 'electron/fleet/console/index.ts';
 
-const CLOSED_STREAM_KEPT =
-  "Without the 'close' listener a stream whose client went away stays in the set until close(). The set is only used to write frames (the push timer) and to end each stream in close(); a client that went away leaves its ServerResponse destroyed, and write() and end() on a destroyed ServerResponse return without writing and emit no error (Node 22), so no frame, header, log line or crash differs for the streams still open; only the set's size does, which nothing reads.";
 
 /** Equivalent mutants of the fleet's console-server files (see equivalent.ts for the rules): each with the reason it cannot change behaviour. */
 export const EQUIVALENT_FLEET_CONSOLE_SERVER: EquivalentMutant[] = [
@@ -32,22 +30,6 @@ export const EQUIVALENT_FLEET_CONSOLE_SERVER: EquivalentMutant[] = [
     original: "''",
     replacement: '"Stryker was here!"',
     reason: "The fallback for a missing Cookie header is split on ';' and '=' and searched for a cookie named fleet_console (COOKIE, a constant); \"Stryker was here!\" yields one cookie named \"Stryker was here!\", no more a match than '' is, so tokenOk gets null either way.",
-  },
-  {
-    file: SERVER,
-    mutator: 'StringLiteral',
-    line: "req.on('close', () => streams.delete(res));",
-    original: "'close'",
-    replacement: '""',
-    reason: CLOSED_STREAM_KEPT,
-  },
-  {
-    file: SERVER,
-    mutator: 'ArrowFunction',
-    line: "req.on('close', () => streams.delete(res));",
-    original: '() => streams.delete(res)',
-    replacement: '() => undefined',
-    reason: CLOSED_STREAM_KEPT,
   },
   {
     file: LINK,
