@@ -2,8 +2,9 @@
  * Plain HTTP/1.1 exchanges with a server on 127.0.0.1, read back whole: status, headers and body for a
  * request, or the raw reply for hand-written bytes (a request a client library would never send).
  */
-import { request, type IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { httpRequest } from './http-request.ts';
 
 export interface HttpAnswer {
   status: number;
@@ -11,24 +12,10 @@ export interface HttpAnswer {
   body: string;
 }
 
-/** One request on its own connection; rejects on a socket error or after `timeoutMs` without an answer. */
-export function httpAnswer(
-  port: number,
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
-): Promise<HttpAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.setTimeout(options.timeoutMs ?? 5_000, () => req.destroy(new Error('no answer in time')));
-    req.end();
-  });
+/** One request to 127.0.0.1 on its own connection (httpRequest), without the raw bytes. */
+export async function httpAnswer(port: number, path: string, options: { method?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<HttpAnswer> {
+  const { status, headers, body } = await httpRequest(`http://127.0.0.1:${port}`, path, { timeoutMs: 5_000, ...options });
+  return { status, headers, body };
 }
 
 /** Writes `bytes` (latin1) on a new connection and answers everything the server sent until it closed. */

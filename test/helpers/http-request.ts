@@ -13,7 +13,7 @@ export interface Reply {
 export function httpRequest(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {}): Promise<Reply> {
   const url = new URL(path, origin);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: url.pathname + url.search, method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+    const req = request({ host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: url.pathname + url.search, method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (d: Buffer) => chunks.push(d));
       res.on('end', () => {
