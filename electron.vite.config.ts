@@ -5,7 +5,7 @@
  * - main: ESM (package.json "type": "module"), dependencies left external (they ship in node_modules).
  * - preload: ONE CommonJS file, out/preload/index.cjs, whose only `require` is `electron`: a sandboxed
  *   preload cannot load anything else, so everything it imports (the contract, zod) is bundled in.
- *   test/unit/ipc-preload-bundle.test.ts checks the built file when it exists.
+ *   test/unit/main/ipc-policy.test.ts checks the built file when it exists.
  */
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';

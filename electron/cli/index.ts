@@ -77,7 +77,7 @@ emulator:
 Common: --verbose (debug logs on stderr), --help
 `;
 
-/** Every option the CLI takes (--help and docs/cli.md list each; test/unit/docs-match-code.test.ts checks). */
+/** Every option the CLI takes (--help and docs/cli.md list each; test/unit/project/docs-match-code.test.ts checks). */
 export const CLI_OPTIONS = {
   'base-url': { type: 'string' },
   'gateway-url': { type: 'string' },

@@ -2,7 +2,7 @@
  * The desktop companion, without Electron: where the compact window goes (remembered bounds,
  * validated and clamped to a visible display), what the tray menu says, and what each tray item, the
  * global shortcut and the window's close button do. companion-window.ts wires it to Electron's Tray,
- * Menu, globalShortcut and BrowserWindow; test/unit/companion.test.ts drives it with fakes.
+ * Menu, globalShortcut and BrowserWindow; test/unit/kiosk/companion.test.ts drives it with fakes.
  *
  * The renderer owns the microphone and the call, so starting or ending a call is a `command` event sent
  * to it (`toggle-call`, `hangup`, `open-settings`); main never starts a session behind the page's back.

@@ -3,7 +3,7 @@
  * `before-quit`, SIGINT/SIGTERM) runs one shutdown: hang up a live session exactly once (so nothing is
  * left billing), stop the emulator, then let the app quit. A crashed renderer is not a quit: its call
  * is hung up (the renderer held the media, so the call is dead) and the page is reloaded, which
- * returns the kiosk to its attract screen. `index.ts` wires the real hooks; test/unit/quit.test.ts
+ * returns the kiosk to its attract screen. `index.ts` wires the real hooks; test/unit/kiosk/quit.test.ts
  * drives each path with fakes.
  */
 import type { Clock } from '../core/clock.ts';

@@ -1,7 +1,7 @@
 /**
  * What the kiosk asks of the operating system, decided without Electron: how to relaunch (inside an
  * AppImage or not), whether DevTools may open and which key opens them, which tray image to use, and the
- * application menu. main/ passes the answers to Electron unchanged; test/unit/os-integration.test.ts
+ * application menu. main/ passes the answers to Electron unchanged; test/unit/kiosk/os-integration.test.ts
  * checks each decision for every platform, the fake `electron` checks that main uses them.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The one place IPC handlers are registered. Electron-free: it takes an `ipcMain`-like object and
  * structural types for the event, so the sender check and the rejection of unknown channels are
- * unit-tested without Electron (test/unit/ipc.test.ts).
+ * unit-tested without Electron (test/unit/main/ipc.test.ts).
  *
  * Every channel of the contract goes through `handleIpc`, which
  *  1. rejects anything that is not our main frame showing our own page (a subframe, a navigated-away

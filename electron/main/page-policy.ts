@@ -1,5 +1,5 @@
 /**
- * Security policy decisions as pure functions (Electron-free, unit-tested in test/unit/ipc-policy.test.ts);
+ * Security policy decisions as pure functions (Electron-free, unit-tested in test/unit/main/ipc-policy.test.ts);
  * security.ts and window.ts apply them to Electron's session and webContents.
  *
  * Why a custom `app://kiosk` scheme rather than file://: every file on disk shares the file:// origin, so

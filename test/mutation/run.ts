@@ -62,7 +62,7 @@ function parseArgs(argv: string[]): Args {
       (mutate ??= []).push(glob);
     } else if (arg === '--tests') {
       const file = argv[++i];
-      if (!file) throw new Error('--tests needs a test file, e.g. test/unit/call-figures.test.ts');
+      if (!file) throw new Error('--tests needs a test file, e.g. test/unit/fleet/call-figures.test.ts');
       (tests ??= []).push(file);
     } else if (arg.startsWith('--')) {
       throw new Error(`Unknown option ${arg}. Use: npm run mutate -- [group…] [--concurrency N] [--force] [--mutate glob] [--tests file] [--report]`);
@@ -71,7 +71,7 @@ function parseArgs(argv: string[]): Args {
     }
   }
   const groups = names.length === 0 ? GROUPS : names.map(groupNamed);
-  if (tests && (groups.length !== 1 || reportOnly)) throw new Error('--tests goes with exactly one group and a run, e.g. npm run mutate -- fleet-other --mutate electron/fleet/call-figures.ts --tests test/unit/call-figures.test.ts');
+  if (tests && (groups.length !== 1 || reportOnly)) throw new Error('--tests goes with exactly one group and a run, e.g. npm run mutate -- fleet-other --mutate electron/fleet/call-figures.ts --tests test/unit/fleet/call-figures.test.ts');
   return { groups, concurrency, force, mutate, tests, reportOnly };
 }
 

@@ -10,7 +10,7 @@
  * Remote audio is auto-subscribed by the SDK.
  *
  * The SDK surface is declared locally (the package cannot be installed here) and injected, so the
- * adapter runs in plain Node against a typed fake (test/unit/rtc-native.test.ts).
+ * adapter runs in plain Node against a typed fake (test/unit/renderer/rtc-native.test.ts).
  */
 import { avatarUidFor } from '../../../electron/core/rtc-ids.ts';
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';

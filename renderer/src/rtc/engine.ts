@@ -4,7 +4,7 @@
  * (demo, agora-web, agora-native); `choose-engine.ts` picks one per call.
  *
  * Engines are plain classes with their SDK and DOM bits injected, so the adapters run in plain Node
- * against typed fakes (test/unit/rtc-*.test.ts). Nothing here touches `window`.
+ * against typed fakes (test/unit/renderer/rtc-*.test.ts). Nothing here touches `window`.
  */
 import type { CallMilestone, CallMode, MediaErrorKind, RtcCredentials } from '../../../electron/contract.ts';
 import type { QualitySample } from './quality.ts';

@@ -1,7 +1,7 @@
 /**
  * Connection quality during a call: the figures every engine reports (`EngineEvent` `quality`), the
  * visitor's "weak connection" hint with hysteresis, and the throttled report to main. Pure and
- * clock-injected (`now`), so the exact sequences are unit-tested (test/unit/call-quality.test.ts).
+ * clock-injected (`now`), so the exact sequences are unit-tested (test/unit/renderer/call-quality.test.ts).
  */
 import type { CallQualityLevel } from '../../../electron/contract.ts';
 

@@ -2,7 +2,7 @@
  * Runs electron/main/index.ts under plain Node against the electron stub (see hooks.mjs) and drives it
  * like Electron would: ready, IPC invokes from the page's main frame (and a foreign one), permission
  * requests, navigation attempts, a renderer crash, SIGTERM twice. Prints one JSON line of observations
- * for test/unit/ipc-main-wiring.test.ts to assert on.
+ * for test/unit/main/ipc-main-wiring.test.ts to assert on.
  *
  * Run: node --import tsx --import ./test/electron/stub/register.mjs test/electron/stub/main-harness.ts <scenario>
  * Scenarios: `full` (default), `broken-config`, `recovery` (a leftover session from a "crashed" run),

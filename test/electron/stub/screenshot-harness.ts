@@ -1,7 +1,7 @@
 /**
  * The screenshot glue of main's fleet feature (main/features/fleet-link.ts) under the electron stub: a
  * window whose webContents records insertCSS, capturePage and removeInsertedCSS. Prints one line,
- * `HARNESS {calls, result}`, for test/unit/fleet-screenshot.test.ts.
+ * `HARNESS {calls, result}`, for test/unit/main/fleet-screenshot.test.ts.
  */
 import type { BrowserWindow } from 'electron';
 // Loaded through tsx first, so the stub hook's `electron` → electron.ts finds it compiled (as main-harness does).

@@ -1,0 +1,83 @@
+/**
+ * The browser mode's pure choices: the data folder, which browser opens the page and with which
+ * arguments, the launch page that carries the one-time address (never the command line), and the one
+ * line that says why a browser never showed the page.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { dataDirFrom, userDataDir } from '../../../electron/browser/kiosk-host.ts';
+import { browserArgs, explainBrowserExit, findBrowser, launchPage, noSandboxOptIn, windowKindFor } from '../../../electron/browser/open-browser.ts';
+import { fileFor } from '../../../electron/browser/server.ts';
+
+describe('browser mode: the data folder', () => {
+  it('is AVATAR_KIOSK_DATA, else the folder the app uses under npm start', () => {
+    assert.equal(dataDirFrom({ AVATAR_KIOSK_DATA: '/srv/kiosk' }, 'linux', '/home/k'), '/srv/kiosk');
+    assert.equal(userDataDir('linux', {}, '/home/k'), '/home/k/.config/avatar-kiosk');
+    assert.equal(userDataDir('linux', { XDG_CONFIG_HOME: '/cfg' }, '/home/k'), '/cfg/avatar-kiosk');
+    assert.equal(userDataDir('darwin', {}, '/Users/k'), '/Users/k/Library/Application Support/avatar-kiosk');
+  });
+});
+
+describe('browser mode: opening the browser', () => {
+  const installed = (...paths: string[]) => (p: string) => paths.includes(p);
+
+  it('takes KIOSK_BROWSER when it exists, `none` for no browser, else the first installed candidate', () => {
+    assert.equal(findBrowser({}, ['/usr/bin/chromium', '/usr/bin/google-chrome'], installed('/usr/bin/google-chrome')), '/usr/bin/google-chrome');
+    assert.equal(findBrowser({}, ['/usr/bin/chromium'], installed()), null);
+    assert.equal(findBrowser({ KIOSK_BROWSER: 'none' }, ['/usr/bin/chromium'], installed('/usr/bin/chromium')), null);
+    assert.equal(findBrowser({ KIOSK_BROWSER: '/opt/chrome' }, ['/usr/bin/chromium'], installed('/opt/chrome', '/usr/bin/chromium')), '/opt/chrome');
+    assert.equal(findBrowser({ KIOSK_BROWSER: '/opt/missing' }, ['/usr/bin/chromium'], installed('/usr/bin/chromium')), null);
+  });
+
+  it('opens an app window on a fresh profile, full screen with --kiosk in kiosk mode', () => {
+    assert.deepEqual(browserArgs('file:///p/launch.html', '/p', 'kiosk', { width: 1080, height: 1920 }), [
+      '--user-data-dir=/p',
+      '--no-first-run',
+      '--no-default-browser-check',
+      '--disable-background-networking',
+      '--auto-accept-camera-and-microphone-capture',
+      '--autoplay-policy=no-user-gesture-required',
+      '--kiosk',
+      '--app=file:///p/launch.html',
+    ]);
+    assert.deepEqual(browserArgs('file:///p/launch.html', '/p', 'app', { width: 1280, height: 800 }).slice(-2), ['--window-size=1280,800', '--app=file:///p/launch.html']);
+    assert.deepEqual([windowKindFor('kiosk'), windowKindFor('windowed'), windowKindFor('companion')], ['kiosk', 'app', 'app']);
+  });
+
+  it('adds --no-sandbox only when KIOSK_BROWSER_NO_SANDBOX is exactly 1', () => {
+    assert.deepEqual([noSandboxOptIn({}), noSandboxOptIn({ KIOSK_BROWSER_NO_SANDBOX: 'yes' }), noSandboxOptIn({ KIOSK_BROWSER_NO_SANDBOX: '1' })], [false, false, true]);
+    assert.ok(browserArgs('file:///l', '/p', 'kiosk', { width: 1, height: 1 }, { noSandbox: true }).includes('--no-sandbox'));
+    assert.equal(browserArgs('file:///l', '/p', 'kiosk', { width: 1, height: 1 }).includes('--no-sandbox'), false);
+  });
+
+  it('says in one line why a browser never showed the page, from its stderr', () => {
+    const root = '[6579:6579:1124/172651.175690:ERROR:content/browser/zygote_host/zygote_host_impl_linux.cc:103] Running as root without --no-sandbox is not supported. See https://crbug.com/638180.\n';
+    assert.match(explainBrowserExit(root, {}), /^Chromium refuses to run as root without its sandbox, so no window opened\. Run npm start as a normal user; .*KIOSK_BROWSER_NO_SANDBOX=1/);
+    const noDisplay = '[1:1:ERROR:ui/ozone/platform/x11/ozone_platform_x11.cc:250] Missing X server or $DISPLAY\n';
+    assert.match(explainBrowserExit(noDisplay, {}), /found no display/);
+    assert.equal(explainBrowserExit('[1:1:ERROR:x.cc:1] Something odd happened\n', { DISPLAY: ':0' }), 'The browser stopped before it showed the page: Something odd happened');
+    assert.match(explainBrowserExit('', { DISPLAY: ':0' }), /said nothing about why/);
+    for (const text of [root, noDisplay]) assert.equal(explainBrowserExit(text, {}).includes('\n'), false);
+  });
+
+  it('puts the one-time address in a launch page, escaped, with no referrer', () => {
+    assert.equal(
+      launchPage('http://127.0.0.1:5000/launch?code=a"b&c<d'),
+      '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=http://127.0.0.1:5000/launch?code=a&quot;b&amp;c&lt;d"><title>Avatar Kiosk</title>\n',
+    );
+  });
+});
+
+describe('browser mode: files served', () => {
+  it('maps / to index.html and refuses anything outside the renderer folder', () => {
+    assert.equal(fileFor('/', '/r'), '/r/index.html');
+    assert.equal(fileFor('/assets/a.js?x=1', '/r'), '/r/assets/a.js');
+    // Every way up is folded at the renderer folder: the answer is a file inside it, or none.
+    for (const path of ['/../etc/passwd', '/%2e%2e/etc/passwd', '/..%2f..%2fetc/passwd', '/..%5c..%5cetc/passwd', '//etc/passwd']) {
+      const file = fileFor(path, '/r');
+      assert.ok(file === null || file.startsWith('/r/'), `${path} → ${file}`);
+    }
+    assert.equal(fileFor('/a%00.js', '/r'), null);
+    assert.equal(fileFor('/%E0%A4%A', '/r'), null);
+  });
+});

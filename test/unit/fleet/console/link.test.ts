@@ -1,0 +1,263 @@
+/**
+ * The fleet console's broker link against a scripted MQTT 5 broker (test/helpers/fake-mqtt-broker.ts):
+ * the persistent session it asks for, what it subscribes to on every connect, how it files what
+ * arrives, and each command it sends or refuses (exact topics, payloads, expiry, answers and log lines).
+ */
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { redact } from '../../../../electron/core/log.ts';
+import { DEFAULT_COMMAND_TTL_S, SESSION_EXPIRY_S, startConsoleLink, type ConsoleLink, type ConsoleLinkOptions } from '../../../../electron/fleet/console/link.ts';
+import { FleetState } from '../../../../electron/fleet/console/state.ts';
+import { freePort } from '../../../../electron/fleet/console/demo-broker.ts';
+import { FakeMqttBroker } from '../../../helpers/fake-mqtt-broker.ts';
+import { recordingLogger } from '../../../helpers/recording-logger.ts';
+import { loopbackCertificate } from '../../../helpers/self-signed-certificate.ts';
+import { until } from '../../../helpers/until.ts';
+
+const T0 = Date.parse('2026-11-24T10:00:00Z');
+const ID = new RegExp(`^c-${T0.toString(36)}-[0-9a-f]{8}$`);
+const status = (kioskId: string, group: string) => JSON.stringify({ online: true, kioskId, group, version: '1.2.3', mode: 'direct', phase: 'idle', cast: ['ava'], open: true, today: { sessions: 0, credits: 0 }, queued: 0 });
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+interface LinkRig {
+  broker: FakeMqttBroker;
+  link: ConsoleLink;
+  state: FleetState;
+  logger: ReturnType<typeof recordingLogger>;
+  /** Connection changes the link reported. */
+  changes: boolean[];
+}
+
+async function linked(options: Partial<ConsoleLinkOptions> = {}, wait = true): Promise<LinkRig> {
+  const broker = await FakeMqttBroker.start();
+  cleanups.push(() => broker.close());
+  const state = new FleetState({ now: () => T0 });
+  const logger = recordingLogger();
+  const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-1', state, now: () => T0, logger, reconnectMs: 50, ...options });
+  cleanups.push(() => link.close());
+  const changes: boolean[] = [];
+  link.onConnectionChange((c) => changes.push(c));
+  if (wait) {
+    await link.ready(2_000);
+    await until(() => broker.packets('subscribe').length === 1, { message: 'subscribed' });
+  }
+  return { broker, link, state, logger, changes };
+}
+
+describe('console link: the session', () => {
+  it('asks for a persistent MQTT 5 session under its fixed client id, with its login when it has one', async () => {
+    const { broker, logger } = await linked({ clientId: 'console-a', username: 'operator', password: 'op-secret-for-link-test' });
+    const c = broker.packets('connect')[0]!;
+    assert.deepEqual(
+      { clientId: c.clientId, username: c.username, password: c.password?.toString(), protocolVersion: c.protocolVersion, clean: c.clean, keepalive: c.keepalive, properties: c.properties },
+      { clientId: 'console-a', username: 'operator', password: 'op-secret-for-link-test', protocolVersion: 5, clean: false, keepalive: 30, properties: { sessionExpiryInterval: SESSION_EXPIRY_S, maximumPacketSize: 16 * 1024 * 1024 } },
+    );
+    assert.equal(SESSION_EXPIRY_S, 86_400);
+    assert.deepEqual(logger.lines.slice(0, 2), [
+      { level: 'info', message: 'Fleet console: connecting to the broker', data: { url: broker.url, clientId: 'console-a', username: 'operator' } },
+      { level: 'info', message: 'Fleet console: connected', data: undefined },
+    ]);
+    assert.equal(redact('password op-secret-for-link-test'), 'password ***', 'the password is a secret for every log');
+  });
+
+  it('connects without a login when it has none', async () => {
+    const { broker, logger } = await linked();
+    assert.deepEqual({ username: broker.packets('connect')[0]!.username, password: broker.packets('connect')[0]!.password }, { username: undefined, password: undefined });
+    assert.deepEqual(logger.lines[0]!.data, { url: broker.url, clientId: 'console-1', username: null });
+  });
+
+  it('subscribes to every kiosk\'s status, events and answers at QoS 1, again after each reconnect, and tells its listeners', async () => {
+    const { broker, link, changes } = await linked({ topicPrefix: 'site-1' });
+    const topics = (from: number) => broker.packets('subscribe').slice(from).flatMap((p) => p.subscriptions.map((s) => [s.topic, s.qos]));
+    assert.deepEqual(topics(0), [['site-1/+/status', 1], ['site-1/+/events', 1], ['site-1/+/cmd/result', 1]]);
+    assert.equal(link.connected, true);
+    const gone: boolean[] = [];
+    const stop = link.onConnectionChange((c) => gone.push(c));
+    broker.drop();
+    await until(() => topics(1).length === 3, { message: 'subscribed again after the reconnect' });
+    assert.deepEqual(topics(1), topics(0).slice(0, 3));
+    assert.deepEqual(changes, [true, false, true]);
+    assert.deepEqual(gone, [false, true]);
+    assert.equal(stop(), true);
+    broker.drop();
+    await until(() => changes.length === 5);
+    assert.deepEqual(gone, [false, true], 'a listener that stopped hears nothing more');
+  });
+
+  /** A link on a broker that answers its SUBACK with `codes`; the error lines it logged once answered. */
+  const subscribedWith = async (codes: (topics: string[]) => number[]) => {
+    const broker = await FakeMqttBroker.start();
+    broker.suback = (subscribed) => codes(subscribed.map((s) => s.topic));
+    cleanups.push(() => broker.close());
+    const logger = recordingLogger();
+    const state = new FleetState({ now: () => T0 });
+    const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-1', state, now: () => T0, logger, reconnectMs: 50 });
+    cleanups.push(() => link.close());
+    await link.ready(2_000);
+    await until(() => broker.packets('subscribe').length === 1, { message: 'subscribed' });
+    // Sent after the SUBACK on the same connection: once it is filed (or the SUBACK's error logged,
+    // when mqtt.js drops the connection over it), the SUBACK was handled.
+    broker.deliver('ak/k-1/status', status('k-1', 'lobby'));
+    await until(() => state.row('k-1') !== null || logger.lines.some((l) => l.level === 'error'), { message: 'the SUBACK handled' });
+    return logger.lines.filter((l) => l.level !== 'info');
+  };
+  const REFUSED = 'Fleet console: the broker refused a subscription (check the operator ACL)';
+
+  it('logs a subscription the broker refuses (any reason code from 0x80), naming the refused topics', async () => {
+    const errors = await subscribedWith((topics) => topics.map((t) => (t.endsWith('/events') ? 0x87 : t.endsWith('/result') ? 0x80 : 1)));
+    assert.deepEqual(errors, [{ level: 'error', message: REFUSED, data: { topics: ['ak/+/events', 'ak/+/cmd/result'] } }]);
+  });
+
+  it('logs a SUBACK that does not answer every topic, though it refuses none', async () => {
+    const errors = await subscribedWith(() => [1, 1]);
+    assert.deepEqual(errors, [{ level: 'error', message: REFUSED, data: { topics: [] } }]);
+  });
+
+  it('logs nothing when every subscription is granted', async () => {
+    assert.deepEqual(await subscribedWith((topics) => topics.map(() => 1)), []);
+  });
+
+  it('warns about a broker error (a refused login)', async () => {
+    const broker = await FakeMqttBroker.start();
+    broker.connack = { sessionPresent: false, reasonCode: 135 };
+    cleanups.push(() => broker.close());
+    const logger = recordingLogger();
+    const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-1', state: new FleetState({ now: () => T0 }), now: () => T0, logger, reconnectMs: 50 });
+    cleanups.push(() => link.close());
+    await until(() => logger.lines.some((l) => l.level === 'warn'), { message: 'the warning' });
+    assert.deepEqual(logger.lines.find((l) => l.level === 'warn'), { level: 'warn', message: 'Fleet console: broker error', data: { error: 'Connection refused: Not authorized' } });
+    assert.equal(link.connected, false);
+  });
+
+  it('ready() waits for the first connection, or gives up after its time with the broker named', async () => {
+    const port = await freePort();
+    const url = `mqtt://127.0.0.1:${port}`;
+    const link = startConsoleLink({ url, topicPrefix: 'ak', clientId: 'console-1', state: new FleetState({ now: () => T0 }), now: () => T0, reconnectMs: 50 });
+    cleanups.push(() => link.close());
+    await assert.rejects(link.ready(60), { message: `The broker ${url} did not accept the console within 0.06 s.` });
+    const { link: up } = await linked({}, false);
+    await up.ready(2_000);
+    assert.equal(up.connected, true);
+    await up.ready(1); // connected: at once
+  });
+
+  it('reconnects after the period it is given', async () => {
+    const { broker, changes } = await linked({ reconnectMs: 20 });
+    broker.drop();
+    // The default period is 3 s: back well before that.
+    await until(() => changes.length === 3, { realTimeoutMs: 2_000, message: 'back within two seconds' });
+  });
+
+  it('closes its session cleanly', async () => {
+    const { broker, link } = await linked();
+    await link.close();
+    await until(() => !broker.connected, { message: 'disconnected' });
+    assert.equal(link.connected, false);
+  });
+});
+
+describe('console link: what arrives', () => {
+  it("files each kiosk's status (retained or not), events and answers; ignores the command topics and others", async () => {
+    const { broker, state } = await linked({ topicPrefix: 'fleet(1)*' });
+    assert.deepEqual(broker.packets('subscribe')[0]!.subscriptions.map((s) => s.topic), ['fleet(1)*/+/status', 'fleet(1)*/+/events', 'fleet(1)*/+/cmd/result']);
+    broker.deliver('fleet(1)*/k-1/status', status('k-1', 'lobby'), { retain: true });
+    broker.deliver('fleet(1)*/k-2/status', status('k-2', 'lobby'));
+    broker.deliver('fleet(1)*/k-1/events', JSON.stringify({ id: 'e-1', record: { kind: 'session', end_at: '2026-11-24T09:59:00Z', end_reason: 'user_end', credits_cost: 2, avatar: 'ava' } }));
+    broker.deliver('fleet(1)*/k-2/cmd/result', JSON.stringify({ id: 'c-9', cmd: 'ping', ok: true, result: { pong: true } }));
+    broker.deliver('fleet(1)*/_fleet/status', status('_fleet', 'lobby'));
+    broker.deliver('fleet(1)*/k-3/cmd', status('k-3', 'lobby'));
+    broker.deliver('fleet(1)*/k-4/status/x', status('k-4', 'lobby'));
+    broker.deliver('xfleet(1)*/k-5/status', status('k-5', 'lobby'));
+    broker.deliver('fleet(1)*/k-2/status', status('k-2', 'shop'));
+    await until(() => state.row('k-2')?.group === 'shop', { message: 'the last message filed' });
+    assert.deepEqual(state.rows().map((r) => [r.kioskId, r.sinceAt]), [['k-1', null], ['k-2', '2026-11-24T10:00:00.000Z']]);
+    assert.deepEqual(state.spendRows(), [{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 2 }]);
+    assert.equal(state.row('k-2')!.lastAnswer!.id, 'c-9');
+    assert.equal(state.row('k-1')!.lastAnswer, null);
+    assert.deepEqual(state.malformed, { status: 0, events: 0, results: 0 });
+  });
+});
+
+describe('console link: commands', () => {
+  const published = (broker: FakeMqttBroker) =>
+    broker.packets('publish').map((p) => ({ topic: p.topic, qos: p.qos, retain: p.retain, expiry: p.properties?.messageExpiryInterval, body: JSON.parse(p.payload.toString()) as Record<string, unknown> }));
+
+  it('sends to each kiosk named, with an id, an expiry and the message expiry, never retained; says who should answer', async () => {
+    const { broker, link, logger } = await linked();
+    const sent = await link.send({ kiosks: ['k-1', 'k.2_B-3'] }, { cmd: 'ping' });
+    assert.ok(sent.ok);
+    assert.match(sent.id, ID);
+    const expiresAt = new Date(T0 + DEFAULT_COMMAND_TTL_S * 1000).toISOString();
+    assert.deepEqual(sent, { ok: true, id: sent.id, expected: ['k-1', 'k.2_B-3'], expiresAt });
+    assert.equal(expiresAt, '2026-11-24T10:02:00.000Z');
+    assert.deepEqual(published(broker), [
+      { topic: 'ak/k-1/cmd', qos: 1, retain: false, expiry: 120, body: { id: sent.id, cmd: 'ping', expiresAt } },
+      { topic: 'ak/k.2_B-3/cmd', qos: 1, retain: false, expiry: 120, body: { id: sent.id, cmd: 'ping', expiresAt } },
+    ]);
+    assert.deepEqual(logger.lines.at(-1), { level: 'info', message: 'Fleet console: command sent', data: { id: sent.id, cmd: 'ping', topics: 2, expected: 2 } });
+  });
+
+  it('sends a group command to the group topic and a fleet one to the fleet topic, expecting the members it knows; its own expiry', async () => {
+    const { broker, link, state, logger } = await linked({ commandTtlS: 30 });
+    state.onStatus('k-1', status('k-1', 'lobby'), false);
+    state.onStatus('k-2', status('k-2', 'shop'), false);
+    state.onStatus('k-3', status('k-3', 'lobby'), false);
+    const group = await link.send({ group: 'lobby' }, { cmd: 'ping' });
+    assert.deepEqual(group, { ok: true, id: (group as { id: string }).id, expected: ['k-1', 'k-3'], expiresAt: '2026-11-24T10:00:30.000Z' });
+    const fleet = await link.send({ fleet: true }, { cmd: 'screenshot' });
+    assert.deepEqual(fleet.ok && fleet.expected, ['k-1', 'k-2', 'k-3']);
+    assert.deepEqual(published(broker).map((p) => [p.topic, p.expiry, p.body.cmd]), [['ak/_group/lobby/cmd', 30, 'ping'], ['ak/_fleet/cmd', 30, 'screenshot']]);
+    assert.deepEqual(logger.lines.at(-1)!.data, { id: (fleet as { id: string }).id, cmd: 'screenshot', topics: 1, expected: 3 });
+  });
+
+  it("refuses, unsent, what the kiosk's parser refuses, a name that is not a kiosk id or group, and an empty list", async () => {
+    const { broker, link } = await linked();
+    const refusal = (message: string) => ({ ok: false, error: { code: 'invalid_request', message } });
+    assert.deepEqual(await link.send({ kiosks: ['k-1'] }, { cmd: 'format-disk' }), refusal('Unknown command "format-disk"; known: ping, reload, restart, end-call, screenshot, apply, update-check, update-install, update-pin.'));
+    for (const bad of ['+', '_fleet', 'k/1', 'x'.repeat(65), '']) assert.deepEqual(await link.send({ kiosks: ['k-1', bad] }, { cmd: 'ping' }), refusal(`"${bad}" is not a kiosk id.`), bad);
+    assert.deepEqual(await link.send({ kiosks: [] }, { cmd: 'ping' }), refusal('"" is not a kiosk id.'));
+    for (const bad of ['a/b', 'g'.repeat(65), '', '#']) assert.deepEqual(await link.send({ group: bad }, { cmd: 'ping' }), refusal(`"${bad}" is not a group name.`), bad);
+    assert.equal((await link.send({ kiosks: ['x'.repeat(64)] }, { cmd: 'ping' })).ok, true);
+    assert.equal((await link.send({ group: 'g'.repeat(64) }, { cmd: 'ping' })).ok, true);
+    assert.deepEqual(published(broker).map((p) => p.topic), [`ak/${'x'.repeat(64)}/cmd`, `ak/_group/${'g'.repeat(64)}/cmd`]);
+  });
+
+  it('says so when it is not connected, or when the broker does not take the command', async () => {
+    const { broker, link } = await linked();
+    broker.puback = (p) => (p.topic === 'ak/k-2/cmd' ? 0x87 : 0);
+    assert.deepEqual(await link.send({ kiosks: ['k-1', 'k-2'] }, { cmd: 'ping' }), { ok: false, error: { code: 'network', message: 'The broker did not take the command: Publish error: Not authorized' } });
+    await link.close();
+    assert.deepEqual(await link.send({ fleet: true }, { cmd: 'ping' }), { ok: false, error: { code: 'network', message: 'The console is not connected to the broker; try again when it is.' } });
+  });
+});
+
+describe('console link: TLS', () => {
+  const tlsBroker = async () => {
+    const tls = loopbackCertificate();
+    const broker = await FakeMqttBroker.start({ tls });
+    cleanups.push(() => broker.close());
+    return { broker, ca: tls.cert };
+  };
+
+  it('trusts a broker certificate signed by the CA it is given', async () => {
+    const { broker, ca } = await tlsBroker();
+    const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-tls', ca, state: new FleetState({ now: () => T0 }), now: () => T0, reconnectMs: 50 });
+    cleanups.push(() => link.close());
+    await link.ready(2_000);
+    assert.equal(broker.packets('connect')[0]!.clientId, 'console-tls');
+  });
+
+  it('refuses a broker whose certificate it cannot verify, and says why', async () => {
+    const { broker } = await tlsBroker();
+    const logger = recordingLogger();
+    const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-tls', state: new FleetState({ now: () => T0 }), now: () => T0, logger, reconnectMs: 50 });
+    cleanups.push(() => link.close());
+    await until(() => logger.lines.some((l) => l.level === 'warn'), { message: 'the refusal' });
+    assert.deepEqual(logger.lines.find((l) => l.level === 'warn'), { level: 'warn', message: 'Fleet console: broker error', data: { error: 'self-signed certificate' } });
+    assert.deepEqual(broker.packets('connect'), []);
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * The fleet console's state at its edges: every field a status carries lands in the row, and what it
+ * leaves out reads as unknown; when a since-time moves and when it does not; how long an event id is
+ * remembered; which call is "the last call" when events arrive late, twice or with a broken time; what
+ * counts as account trouble; command answers of every kind, their listeners and the screenshots kept;
+ * spend rows in order; payloads as raw MQTT bytes.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FleetState, KEPT_SCREENSHOTS, spendCsv } from '../../../../electron/fleet/console/state.ts';
+import type { AnswerView, KioskRow } from '../../../../electron/fleet/console/view.ts';
+import { eventPayload, offlineStatus, onlineStatus, resultPayload, T0 } from '../../../helpers/fleet-payloads.ts';
+import { session } from '../../../helpers/ledger-records.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A FleetState on a clock the test moves by hand. */
+function fleet(startMs = T0) {
+  const clock = { ms: startMs };
+  const state = new FleetState({ now: () => clock.ms });
+  const countsOf = (kioskId: string) => state.counts().find((c) => c.row.kioskId === kioskId)!.counts;
+  return { clock, state, countsOf };
+}
+
+/** The row of a kiosk the console has heard nothing from but `over`. */
+const blankRow = (kioskId: string, over: Partial<KioskRow> = {}): KioskRow => ({
+  kioskId, online: false, sinceAt: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
+  todaySessions: 0, todayCredits: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, lastAnswer: null,
+  ...over,
+});
+
+describe('FleetState: a kiosk\'s status', () => {
+  it('remembers when the console started, on its own clock', () => {
+    assert.equal(fleet(T0 + 5).state.startedAtMs, T0 + 5);
+  });
+
+  it('puts every field of an online status in the row; an offline one without a reason says "offline" and keeps the rest', () => {
+    const { clock, state } = fleet();
+    state.onStatus('k', onlineStatus({
+      group: 'lobby', phase: 'live', open: true, version: '1.4.2', mode: 'gateway', today: { sessions: 4, credits: 12.5 }, lastErrorCode: 'media_stalled',
+      queued: 2, droppedEvents: 5, policyError: 'hours: bad time "25:00"', update: { phase: 'off', ready: null, pinned: null, off: 'no update feed configured' },
+    }), false);
+    const online = blankRow('k', {
+      online: true, sinceAt: iso(T0), group: 'lobby', phase: 'live', open: true, version: '1.4.2', mode: 'gateway', update: 'off',
+      todaySessions: 4, todayCredits: 12.5, lastErrorCode: 'media_stalled', queued: 2, droppedEvents: 5, policyError: 'hours: bad time "25:00"',
+    });
+    assert.deepEqual(state.row('k'), online);
+    clock.ms += 1_000;
+    state.onStatus('k', offlineStatus(), false);
+    assert.deepEqual(state.row('k'), { ...online, online: false, sinceAt: iso(T0 + 1_000), offlineReason: 'offline' });
+    assert.equal(state.malformed.status, 0);
+  });
+
+  it('reads what an online status leaves out as unknown or zero, and keeps the last error code it knew', () => {
+    const { state } = fleet();
+    state.onEvent('k', eventPayload('k-1', session(T0, { end_reason: 'sip_closed' })));
+    state.onStatus('k', JSON.stringify({ online: true }), false);
+    assert.deepEqual(state.row('k'), blankRow('k', {
+      online: true, sinceAt: iso(T0), lastCallAt: iso(T0), lastCallEnd: 'sip_closed', lastErrorCode: 'sip_closed',
+    }));
+    state.onStatus('k', onlineStatus({ lastErrorCode: null }), false);
+    assert.equal(state.row('k')!.lastErrorCode, 'sip_closed', 'a status without an error code does not forget the last one');
+    state.onStatus('k', onlineStatus({ lastErrorCode: 'mic_denied' }), false);
+    assert.equal(state.row('k')!.lastErrorCode, 'mic_denied');
+  });
+
+  it('drops a status whose update or today figures are not whole', () => {
+    const { state } = fleet();
+    state.onStatus('k', onlineStatus({ update: { ready: '1.5.0' } }), false);
+    state.onStatus('k', onlineStatus({ today: { sessions: 3 } }), false);
+    assert.equal(state.malformed.status, 2);
+    assert.equal(state.row('k'), null);
+  });
+
+  it('stamps a last will that is the first word from a kiosk with the console\'s time', () => {
+    const { state } = fleet();
+    state.onStatus('k', offlineStatus('connection lost'), false);
+    assert.deepEqual(state.row('k'), blankRow('k', { sinceAt: iso(T0), offlineReason: 'connection lost' }));
+  });
+
+  it('moves the since-time only when online changes: not for a live status after a stored one, nor for a second status of the same kind', () => {
+    const { clock, state } = fleet();
+    // Online statuses without a phase (a kiosk's first status before its session machine starts).
+    state.onStatus('a', JSON.stringify({ online: true }), true);
+    clock.ms += 1_000;
+    state.onStatus('a', JSON.stringify({ online: true }), false);
+    assert.equal(state.row('a')!.sinceAt, null, 'online before the console started, still');
+
+    state.onStatus('b', JSON.stringify({ online: true }), false);
+    clock.ms += 1_000;
+    state.onStatus('b', JSON.stringify({ online: true }), false);
+    assert.equal(state.row('b')!.sinceAt, iso(T0 + 1_000));
+
+    state.onStatus('c', offlineStatus('connection lost'), true);
+    clock.ms += 1_000;
+    state.onStatus('c', offlineStatus('stopped'), false);
+    assert.deepEqual({ since: state.row('c')!.sinceAt, reason: state.row('c')!.offlineReason }, { since: null, reason: 'stopped' });
+  });
+
+  it('reads a status, an event and an answer delivered as raw MQTT bytes', () => {
+    const { state, countsOf } = fleet();
+    state.onStatus('k', Buffer.from(onlineStatus({ version: '1.4.2' })), false);
+    state.onEvent('k', Buffer.from(eventPayload('k-1', session(T0))));
+    const answer = state.onResult('k', Buffer.from(resultPayload({ ok: false })));
+    assert.equal(state.row('k')!.version, '1.4.2');
+    assert.equal(countsOf('k').sessionsByEnd.get('user_end'), 1);
+    assert.equal(answer!.summary, 'refused');
+    assert.deepEqual(state.malformed, { status: 0, events: 0, results: 0 });
+  });
+});
+
+describe('FleetState: rows and members', () => {
+  it('lists kiosks in the order it first heard of them; one it never heard of has no row', () => {
+    const { state } = fleet();
+    state.onEvent('b', eventPayload('b-1', session(T0)));
+    state.onStatus('a', onlineStatus(), true);
+    assert.deepEqual(state.rows().map((r) => [r.kioskId, r.online]), [['b', false], ['a', true]]);
+    assert.equal(state.row('nobody'), null);
+  });
+
+  it('finds a group\'s members by their last status, and the whole fleet', () => {
+    const { state } = fleet();
+    state.onStatus('l1', onlineStatus({ group: 'lobby' }), true);
+    state.onStatus('c1', onlineStatus({ group: 'cafe' }), true);
+    state.onStatus('l2', onlineStatus({ group: 'lobby' }), true);
+    state.onStatus('n', onlineStatus({ group: null }), true);
+    assert.deepEqual(state.members({ group: 'lobby' }), ['l1', 'l2']);
+    assert.deepEqual(state.members({ group: 'nowhere' }), []);
+    assert.deepEqual(state.members({ fleet: true }), ['l1', 'c1', 'l2', 'n']);
+  });
+});
+
+describe('FleetState: ledger events', () => {
+  it('remembers the last 256 event ids: a repeat within them is dropped, an older one counts again', () => {
+    const { state, countsOf } = fleet();
+    for (let i = 0; i < 256; i++) state.onEvent('k', eventPayload(`e${i}`, session(T0)));
+    state.onEvent('k', eventPayload('e0', session(T0)));
+    assert.equal(countsOf('k').sessionsByEnd.get('user_end'), 256, 'e0 is one of the last 256');
+    state.onEvent('k', eventPayload('e256', session(T0)));
+    state.onEvent('k', eventPayload('e0', session(T0)));
+    assert.equal(countsOf('k').sessionsByEnd.get('user_end'), 258, 'e0 was pushed out by e256');
+  });
+
+  it('keeps the latest call end as the last call whatever order the events come in; an equal time takes the newer event', () => {
+    const { state } = fleet();
+    const last = () => ({ at: state.row('k')!.lastCallAt, end: state.row('k')!.lastCallEnd });
+    state.onEvent('k', eventPayload('k-2', session(T0, { end_reason: 'idle' })));
+    assert.deepEqual(last(), { at: iso(T0), end: 'idle' });
+    state.onEvent('k', eventPayload('k-1', session(T0 - 60_000, { end_reason: 'max_call' })));
+    assert.deepEqual(last(), { at: iso(T0), end: 'idle' }, 'an older call arriving late');
+    state.onEvent('k', eventPayload('k-3', session(T0, { end_reason: 'closing' })));
+    assert.deepEqual(last(), { at: iso(T0), end: 'closing' });
+    state.onEvent('k', eventPayload('k-4', session(T0 + 1, { end_reason: 'opening_hours' })));
+    assert.deepEqual(last(), { at: iso(T0 + 1), end: 'opening_hours' });
+  });
+
+  it('takes a first call from a kiosk whose clock is before 1970 as its last call', () => {
+    const { state } = fleet();
+    state.onEvent('k', eventPayload('k-1', session(-60_000)));
+    assert.equal(state.row('k')!.lastCallAt, '1969-12-31T23:59:00.000Z');
+  });
+
+  it('counts a call whose end time does not parse, without a last-call time or a spend row', () => {
+    const { state, countsOf } = fleet();
+    state.onEvent('k', eventPayload('k-1', { ...session(T0, { avatar: 'ava' }), end_at: 'yesterday' }));
+    assert.deepEqual(Object.fromEntries(countsOf('k').sessionsByEnd), { user_end: 1 });
+    assert.deepEqual(Object.fromEntries(countsOf('k').creditsByAvatar), { ava: 75 });
+    assert.deepEqual({ at: state.row('k')!.lastCallAt, end: state.row('k')!.lastCallEnd }, { at: null, end: null });
+    assert.deepEqual(state.spendRows(), []);
+    assert.deepEqual(state.takeChanged().map((r) => r.kioskId), ['k']);
+  });
+
+  it('counts no error for the planned ends (idle, max_call, operator, closing, opening_hours, user_end)', () => {
+    const { state, countsOf } = fleet();
+    ['user_end', 'idle', 'max_call', 'operator', 'closing', 'opening_hours'].forEach((end, i) => state.onEvent('k', eventPayload(`k-${i}`, session(T0 + i, { end_reason: end }))));
+    assert.equal(countsOf('k').errorsByCode.size, 0);
+    assert.equal(state.row('k')!.lastErrorCode, null);
+  });
+
+  it('counts the error code over the end reason, and an empty balance named only by the error code as account trouble', () => {
+    const { state, countsOf } = fleet();
+    state.onEvent('k', eventPayload('k-1', session(T0, { end_reason: 'external', error_code: 'credit_insufficient' })));
+    const c = countsOf('k');
+    assert.deepEqual(Object.fromEntries(c.errorsByCode), { credit_insufficient: 1 });
+    assert.deepEqual(Object.fromEntries(c.accountTroubleByReason), { credit_insufficient: 1 });
+    assert.deepEqual({ error: state.row('k')!.lastErrorCode, trouble: state.row('k')!.accountTrouble }, { error: 'credit_insufficient', trouble: 1 });
+  });
+
+  it('counts a call whose cost is unknown as a call that cost nothing', () => {
+    const { state, countsOf } = fleet();
+    state.onEvent('k', eventPayload('k-1', session(T0, { credits_cost: 'unknown', avatar: 'ava' })));
+    assert.equal(state.malformed.events, 0);
+    assert.deepEqual(Object.fromEntries(countsOf('k').creditsByAvatar), { ava: 0 });
+    assert.deepEqual(state.spendRows(), [{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 0 }]);
+  });
+
+  it('counts as account trouble only a failed spare whose reason names the balance', () => {
+    const { state, countsOf } = fleet();
+    const spare = (status: string, reason?: string) => ({ kind: 'spare', v: 1, at: iso(T0), live_id: null, surface: 'direct', call_mode: 'video', status, ...(reason === undefined ? {} : { reason }) });
+    state.onEvent('k', eventPayload('s-1', spare('failed')));
+    state.onEvent('k', eventPayload('s-2', spare('failed', 'create: 503 Service Unavailable')));
+    state.onEvent('k', eventPayload('s-3', spare('expired', 'insufficient_credits')));
+    assert.equal(state.row('k')!.accountTrouble, 0);
+    assert.equal(countsOf('k').accountTroubleByReason.size, 0);
+    assert.deepEqual(state.takeChanged(), [], 'nothing on the row changed');
+    state.onEvent('k', eventPayload('s-4', spare('failed', 'create: 402 insufficient_credits')));
+    assert.deepEqual(Object.fromEntries(countsOf('k').accountTroubleByReason), { insufficient_credits: 1 });
+    assert.equal(state.row('k')!.accountTrouble, 1);
+    assert.equal(state.malformed.events, 0);
+  });
+
+  it('counts a record of a kind it does not know as malformed', () => {
+    const { state } = fleet();
+    state.onEvent('k', eventPayload('x-1', { kind: 'reboot', v: 1, at: iso(T0) }));
+    assert.equal(state.malformed.events, 1);
+  });
+
+  it('orders spend rows by day, then kiosk, then avatar', () => {
+    const { state } = fleet();
+    const DAY = 86_400_000;
+    state.onEvent('a', eventPayload('a-1', session(T0 + DAY, { avatar: 'x', credits_cost: 1 })));
+    state.onEvent('b', eventPayload('b-1', session(T0, { avatar: 'x', credits_cost: 2 })));
+    state.onEvent('a', eventPayload('a-2', session(T0, { avatar: 'y', credits_cost: 3 })));
+    state.onEvent('a', eventPayload('a-3', session(T0, { avatar: 'x', credits_cost: 4 })));
+    assert.deepEqual(state.spendRows().map((r) => `${r.day} ${r.kioskId} ${r.avatar} ${r.credits}`), [
+      '2026-11-24 a x 4',
+      '2026-11-24 a y 3',
+      '2026-11-24 b x 2',
+      '2026-11-25 a x 1',
+    ]);
+  });
+});
+
+describe('FleetState: command answers', () => {
+  it('sums up a plain result as its JSON, cut at 200 characters', () => {
+    const { state } = fleet();
+    const result = { applied: true, note: 'n'.repeat(300) };
+    const answer = state.onResult('k', resultPayload({ ok: true, result }));
+    assert.deepEqual(answer, { id: 'c-1', cmd: 'reload', ok: true, summary: JSON.stringify(result).slice(0, 200), screenshotUrl: null, at: iso(T0) });
+    assert.equal(answer!.summary.length, 200);
+    assert.deepEqual(state.row('k')!.lastAnswer, answer);
+  });
+
+  it('sums up a refusal as its code and message, or "refused" when it gives none', () => {
+    const { state } = fleet();
+    const refused = state.onResult('k', resultPayload({ ok: false, error: { code: 'expired', message: 'command expired' } }));
+    assert.equal(refused!.summary, 'expired: command expired');
+    const bare = state.onResult('k', resultPayload({ id: null, cmd: null, ok: false }));
+    assert.deepEqual(bare, { id: null, cmd: null, ok: false, summary: 'refused', screenshotUrl: null, at: iso(T0) });
+  });
+
+  it('tells each listener every answer with its kiosk, until it stops listening', () => {
+    const { state } = fleet();
+    const heard: Array<[string, AnswerView]> = [];
+    const stop = state.onAnswer((answer, kioskId) => heard.push([kioskId, answer]));
+    const first = state.onResult('k', resultPayload({ ok: true, result: {} }));
+    assert.deepEqual(heard, [['k', first]]);
+    assert.equal(first!.summary, '{}');
+    stop();
+    state.onResult('k', resultPayload({ ok: true }));
+    assert.equal(heard.length, 1);
+  });
+
+  it(`keeps exactly the newest ${KEPT_SCREENSHOTS} screenshots`, () => {
+    const { state } = fleet();
+    const urls = Array.from({ length: KEPT_SCREENSHOTS + 1 }, () => state.onResult('k', resultPayload({ cmd: 'screenshot', ok: true, result: { png: 'AA==', width: 1, height: 1 } }))!.screenshotUrl);
+    assert.equal(urls[0], '/api/screenshots/1.png');
+    assert.equal(state.screenshot('1'), null);
+    assert.deepEqual(state.screenshot('2'), { png: Buffer.from([0]), kioskId: 'k' });
+    assert.notEqual(state.screenshot(String(KEPT_SCREENSHOTS + 1)), null);
+  });
+});
+
+describe('spendCsv: numbers', () => {
+  it('writes a negative figure as a number, not as a defused formula', () => {
+    assert.equal(spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: -1.5 }]), 'day,kiosk,avatar,sessions,credits\r\n2026-11-24,k,ava,1,-1.5\r\n');
+  });
+});

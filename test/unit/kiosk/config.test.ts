@@ -1,0 +1,257 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { AvatarError } from '../../../electron/core/errors.ts';
+import { LANGUAGE_CODES } from '../../../electron/contract.ts';
+import {
+  configJsonSchema,
+  defaultConfig,
+  DEFAULT_AVATAR_IMAGE,
+  keepUnknownKeys,
+  unknownConfigKeys,
+  DEFAULT_LANGUAGE_INSTRUCTIONS,
+  FALLBACK_PERSONA,
+  personaFor,
+  resolveConfig,
+  type ConfigEnv,
+} from '../../../electron/kiosk/config.ts';
+
+const ROOT = '/opt/kiosk';
+const opts = { appRoot: ROOT, readText: (p: string) => (p === `${ROOT}/resources/demo-persona.txt` ? ' A demo persona. \n' : null) };
+const resolve = (raw: unknown, env: ConfigEnv = {}) => resolveConfig(raw, env, opts);
+
+function invalid(raw: unknown, env: ConfigEnv, field: string): void {
+  assert.throws(
+    () => resolve(raw, env),
+    (e: unknown) => {
+      assert.ok(e instanceof AvatarError);
+      assert.equal(e.code, 'invalid_config');
+      assert.equal(e.details?.field, field);
+      assert.ok(e.message.includes(`"${field}"`), e.message);
+      return true;
+    },
+  );
+}
+
+describe('resolveConfig', () => {
+  describe('with an empty file', () => {
+    it('fills every default', () => {
+      const c = resolve({});
+      assert.deepEqual(c, {
+        service: { surface: 'direct' },
+        callMode: 'video',
+        allowModeChoice: true,
+        avatar: { imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', name: 'Ava', voice: 'Tina', gender: 'female' },
+        window: { mode: 'kiosk', width: 1080, height: 1920 },
+        rtcEngine: 'auto',
+        returnToAttractSeconds: 15,
+        countdownWarningSeconds: 30,
+        idle: { promptSeconds: 45, hangupSeconds: 15 },
+        companion: { shortcut: 'CommandOrControl+Shift+Space', pushToTalk: false, width: 420, height: 640 },
+        metrics: { enabled: false, host: '127.0.0.1', port: 9464 },
+        cast: [
+          { id: 'default', name: 'Ava', imagePath: `${ROOT}/${DEFAULT_AVATAR_IMAGE}`, persona: 'A demo persona.', voice: 'Tina', callMode: 'video', greeting: null, gender: 'female' },
+        ],
+        prewarm: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40, prejoin: true },
+        presence: { cameraEnabled: true },
+        rtc: { cloudProxy: 'off' },
+        languages: ['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'],
+        defaultLanguage: 'en',
+        accessibility: { default: false, reachBandPercent: 50 },
+      });
+    });
+    it('rtc.cloudProxy takes off, udp or tcp and refuses anything else with the field named', () => {
+      for (const mode of ['off', 'udp', 'tcp'] as const) assert.equal(resolve({ rtc: { cloudProxy: mode } }).rtc.cloudProxy, mode);
+      assert.throws(() => resolve({ rtc: { cloudProxy: 'socks' } }), /rtc\.cloudProxy/);
+      // An unknown key beside it is left out and named, never fatal (config.json from a newer version).
+      assert.equal(resolve({ rtc: { cloudProxy: 'udp', extra: 1 } }).rtc.cloudProxy, 'udp');
+      assert.deepEqual(unknownConfigKeys({ rtc: { cloudProxy: 'udp', extra: 1 } }), ['rtc.extra']);
+    });
+    it('treats undefined/null content as empty', () => {
+      assert.deepEqual(resolve(undefined), resolve({}));
+      assert.deepEqual(resolve(null), resolve({}));
+    });
+    it('falls back to a built-in persona when the persona file is missing', () => {
+      assert.equal(resolveConfig({}, {}, { appRoot: ROOT, readText: () => null }).avatar.persona, FALLBACK_PERSONA);
+    });
+  });
+
+  describe('with values', () => {
+    it('keeps them, resolves a relative image path against the app root and keeps URLs/absolute paths', () => {
+      const c = resolve({
+        service: { surface: 'gateway', gatewayUrl: 'https://gw.example.com/' },
+        callMode: 'audio',
+        allowModeChoice: false,
+        avatar: { imagePath: 'custom/me.webp', persona: 'P', name: 'Zed', voice: 'Max' },
+        moderation: 'strict',
+        extraMotion: false,
+        window: { mode: 'windowed', width: 800, height: 600 },
+        rtcEngine: 'agora-web',
+        returnToAttractSeconds: 5,
+        countdownWarningSeconds: 0,
+        encryptedApiKey: 'AAAA',
+      });
+      assert.equal(c.service.gatewayUrl, 'https://gw.example.com');
+      assert.equal(c.avatar.imagePath, `${ROOT}/custom/me.webp`);
+      assert.equal(c.avatar.persona, 'P');
+      assert.equal(c.moderation, 'strict');
+      assert.equal(c.extraMotion, false);
+      assert.equal(c.window.mode, 'windowed');
+      assert.equal(c.encryptedApiKey, 'AAAA');
+      assert.equal(resolve({ avatar: { imagePath: '/abs/x.png' } }).avatar.imagePath, '/abs/x.png');
+      assert.equal(resolve({ avatar: { imagePath: 'https://cdn/x.png' } }).avatar.imagePath, 'https://cdn/x.png');
+    });
+  });
+
+  describe('languages and accessibility', () => {
+    it('keeps the languages in order, a default among them, instructions and the reach band', () => {
+      const c = resolve({
+        languages: ['de', 'en', 'ar'],
+        defaultLanguage: 'ar',
+        languageInstructions: { de: 'Antworte immer auf Deutsch.' },
+        accessibility: { default: true, reachBandPercent: 40 },
+      });
+      assert.deepEqual(c.languages, ['de', 'en', 'ar']);
+      assert.equal(c.defaultLanguage, 'ar');
+      assert.deepEqual(c.accessibility, { default: true, reachBandPercent: 40 });
+      assert.equal(personaFor(c, 'P. ', 'de'), 'P.\n\nAntworte immer auf Deutsch.');
+      assert.equal(personaFor(c, 'P.', 'ar'), 'P.\n\nAlways answer in Arabic.');
+    });
+    it('refuses a default language that is not offered, an unknown or repeated language, an empty list, a bad band', () => {
+      invalid({ languages: ['en', 'fr'], defaultLanguage: 'de' }, {}, 'defaultLanguage');
+      invalid({ languages: ['en', 'xx'] }, {}, 'languages.1');
+      invalid({ languages: ['en', 'en'] }, {}, 'languages');
+      invalid({ languages: [] }, {}, 'languages');
+      invalid({ defaultLanguage: 'zh' }, {}, 'defaultLanguage');
+      invalid({ languageInstructions: { xx: 'Speak.' } }, {}, 'languageInstructions.xx');
+      invalid({ languageInstructions: { de: '' } }, {}, 'languageInstructions.de');
+      invalid({ accessibility: { reachBandPercent: 10 } }, {}, 'accessibility.reachBandPercent');
+      invalid({ accessibility: { default: 'yes' } }, {}, 'accessibility.default');
+    });
+    it('has a default instruction for every language the kiosk has catalogues for', () => {
+      assert.deepEqual(Object.keys(DEFAULT_LANGUAGE_INSTRUCTIONS).sort(), [...LANGUAGE_CODES].sort());
+    });
+  });
+
+  describe('environment overrides', () => {
+    it('AVATAR_BASE_URL, AVATAR_GATEWAY_URL, AVATAR_SURFACE and KIOSK_WINDOW_MODE win over the file', () => {
+      const c = resolve(
+        { service: { surface: 'direct', baseUrl: 'https://file.example.com' }, window: { mode: 'kiosk' } },
+        {
+          AVATAR_BASE_URL: 'https://env.example.com/',
+          AVATAR_GATEWAY_URL: 'https://gw.example.com',
+          AVATAR_SURFACE: 'gateway',
+          KIOSK_WINDOW_MODE: 'windowed',
+        },
+      );
+      assert.deepEqual(c.service, { surface: 'gateway', baseUrl: 'https://env.example.com', gatewayUrl: 'https://gw.example.com' });
+      assert.equal(c.window.mode, 'windowed');
+      assert.equal(c.window.width, 1080, 'other window fields keep their defaults');
+    });
+    it('empty variables are ignored', () => {
+      assert.deepEqual(resolve({}, { AVATAR_BASE_URL: '', AVATAR_SURFACE: '  ', KIOSK_WINDOW_MODE: '' }), resolve({}));
+    });
+    it('never puts AVATAR_API_KEY into the config', () => {
+      const c = resolve({}, { AVATAR_API_KEY: 'sk-env-secret-123' });
+      assert.doesNotMatch(JSON.stringify(c), /sk-env-secret-123/);
+    });
+    it('a bad override is named with its variable', () => {
+      assert.throws(() => resolve({}, { AVATAR_SURFACE: 'carrier-pigeon' }), /service\.surface.*AVATAR_SURFACE/);
+      assert.throws(() => resolve({}, { KIOSK_WINDOW_MODE: 'tiny' }), /window\.mode.*KIOSK_WINDOW_MODE/);
+      assert.throws(() => resolve({}, { AVATAR_BASE_URL: 'ftp://x' }), /service\.baseUrl.*AVATAR_BASE_URL/);
+    });
+  });
+
+  describe('bad values', () => {
+    it('throw invalid_config naming the field', () => {
+      invalid({ callMode: 'hologram' }, {}, 'callMode');
+      invalid({ window: { width: 'wide' } }, {}, 'window.width');
+      invalid({ window: { height: 100 } }, {}, 'window.height');
+      invalid({ window: { mode: 'fullscreen' } }, {}, 'window.mode');
+      invalid({ service: { surface: 'direct', baseUrl: 'not a url' } }, {}, 'service.baseUrl');
+      invalid({ service: { surface: 'gateway' } }, {}, 'service.gatewayUrl');
+      invalid({ rtcEngine: 'webrtc' }, {}, 'rtcEngine');
+      invalid({ returnToAttractSeconds: -1 }, {}, 'returnToAttractSeconds');
+      invalid({ countdownWarningSeconds: 1.5 }, {}, 'countdownWarningSeconds');
+      invalid({ allowModeChoice: 'yes' }, {}, 'allowModeChoice');
+      invalid({ avatar: { persona: '' } }, {}, 'avatar.persona');
+      invalid({ moderation: 'lenient' }, {}, 'moderation');
+      invalid({ encryptedApiKey: 'not base64!' }, {}, 'encryptedApiKey');
+    });
+    it('a direct service URL over http:// to another machine is refused (the key would go in clear text), from the file or the environment', () => {
+      invalid({ service: { baseUrl: 'http://10.0.0.5:8080' } }, {}, 'service.baseUrl');
+      invalid({}, { AVATAR_BASE_URL: 'http://avatar.example.com' }, 'service.baseUrl');
+      assert.throws(() => resolve({ service: { baseUrl: 'http://10.0.0.5:8080' } }, {}), /service\.baseUrl": must start with https:\/\/ \(got http:\/\/10\.0\.0\.5:8080\)/);
+      assert.equal(resolve({ service: { baseUrl: 'http://127.0.0.1:8080' } }, {}).service.baseUrl, 'http://127.0.0.1:8080');
+    });
+    it('gateway headers come from the policy file only (config.json, which the staff panel writes, cannot set them)', () => {
+      const headers = { 'X-Device-Token': 'dev-kiosk-17' };
+      const user = { service: { surface: 'gateway', gatewayUrl: 'https://gw.example.com', gatewayHeaders: { 'X-Device-Token': 'from-the-user-file' } } };
+      assert.equal(resolve(user, {}).service.gatewayHeaders, undefined);
+      assert.deepEqual(resolveConfig(user, {}, { ...opts, policy: { service: { gatewayHeaders: headers } } }).service.gatewayHeaders, headers);
+    });
+    it('unknown keys (a newer version\'s, or a typo) are never fatal: left out, named for staff, kept by a write', () => {
+      // A file written by a newer version, then a rollback: the known settings and the stored key apply.
+      const newer = {
+        callMode: 'audio',
+        encryptedApiKey: 'AAAA',
+        window: { mode: 'windowed', width: 800, height: 600, hdr: true },
+        avatars: [{ name: 'Ava', imagePath: 'ava.png', mood: 'calm' }],
+        futureFeature: { enabled: true },
+      };
+      const c = resolve(newer);
+      assert.equal(c.callMode, 'audio');
+      assert.equal(c.encryptedApiKey, 'AAAA');
+      assert.deepEqual(c.window, { mode: 'windowed', width: 800, height: 600 });
+      assert.deepEqual(unknownConfigKeys(newer), ['window.hdr', 'avatars.0.mood', 'futureFeature']);
+      assert.deepEqual(unknownConfigKeys({ callmode: 'audio' }), ['callmode']);
+      assert.deepEqual(unknownConfigKeys({ callMode: 'audio', window: { mode: 'kiosk' } }), []);
+      // This version writes its own settings; the unknown ones of the file go back in (known ones win).
+      const written = keepUnknownKeys(newer, { callMode: 'video', window: { mode: 'kiosk' }, staffPinHash: 'scrypt$x' });
+      assert.deepEqual(written, { callMode: 'video', window: { mode: 'kiosk', hdr: true }, staffPinHash: 'scrypt$x', futureFeature: { enabled: true } });
+      // A value of the wrong type is still an error with its field named.
+      invalid({ window: { width: 'wide', hdr: true } }, {}, 'window.width');
+    });
+    it('a non-object file is rejected', () => {
+      invalid([], {}, '(root)');
+      invalid('text', {}, '(root)');
+    });
+  });
+
+  it('defaultConfig ignores a bad environment rather than failing', () => {
+    const c = defaultConfig({ AVATAR_SURFACE: 'nope' }, opts);
+    assert.equal(c.service.surface, 'direct');
+  });
+});
+
+describe('configJsonSchema (electron-store)', () => {
+  const { properties, rootSchema } = configJsonSchema();
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  const validate = ajv.compile({ type: 'object', ...rootSchema, properties });
+
+  it('compiles under ajv strict mode (as conf uses it) and carries no defaults', () => {
+    assert.doesNotMatch(JSON.stringify(properties), /"default"/);
+  });
+  it('accepts an empty file and a full valid file', () => {
+    assert.equal(validate({}), true);
+    assert.equal(
+      validate({
+        service: { surface: 'direct', baseUrl: 'https://x.example.com' },
+        callMode: 'audio',
+        window: { mode: 'windowed', width: 800, height: 600 },
+        encryptedApiKey: 'AAAA',
+      }),
+      true,
+      JSON.stringify(validate.errors),
+    );
+  });
+  it('rejects what zod rejects', () => {
+    assert.equal(validate({ callMode: 'hologram' }), false);
+    assert.equal(validate({ window: { width: 'wide' } }), false);
+    // Unknown keys pass (a newer version's file stays readable after a rollback); zod leaves them out.
+    assert.equal(validate({ typo: 1, window: { hdr: true } }), true);
+    assert.equal(validate({ encryptedApiKey: 'not base64!' }), false);
+  });
+});

@@ -1,0 +1,242 @@
+/**
+ * What the kiosk asks of each operating system, decided without Electron (kiosk/os-integration.ts), and
+ * start-up that must not stall or stop an unattended kiosk: the bounded keyring read
+ * (kiosk/stored-key.ts), the retried first load (kiosk/first-load.ts) and start-up problems for staff
+ * (kiosk/attention.ts). Main's use of each is checked against the fake `electron` in
+ * ipc-main-wiring.test.ts.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../../../electron/core/clock.ts';
+import type { Logger } from '../../../electron/core/log.ts';
+import { castAttention, startupAttention } from '../../../electron/kiosk/attention.ts';
+import { createFirstLoad, FIRST_LOAD_RETRY_DELAYS_MS } from '../../../electron/kiosk/first-load.ts';
+import { applicationMenu, devToolsAllowed, isDevToolsToggle, relaunchOptions, trayIcon } from '../../../electron/kiosk/os-integration.ts';
+import { KEYRING_TIMEOUT_MS, readStoredKey, storedKeyWeak, type AsyncKeyStore } from '../../../electron/kiosk/stored-key.ts';
+
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const at = (level: string) => (message: string) => void lines.push(`${level} ${message}`);
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+describe('relaunch', () => {
+  it('inside an AppImage: relaunches the image file (APPIMAGE) with the arguments after the mounted binary', () => {
+    assert.deepEqual(relaunchOptions({ APPIMAGE: '/opt/Avatar-Kiosk.AppImage' }, ['/tmp/.mount_AvatarX/avatar-kiosk', '--kiosk-flag']), {
+      execPath: '/opt/Avatar-Kiosk.AppImage',
+      args: ['--kiosk-flag'],
+    });
+  });
+
+  it('anywhere else (no or empty APPIMAGE): no options, Electron re-runs its own executable', () => {
+    assert.equal(relaunchOptions({}, ['/opt/Avatar Kiosk/avatar-kiosk']), undefined);
+    assert.equal(relaunchOptions({ APPIMAGE: '  ' }, ['/opt/Avatar Kiosk/avatar-kiosk']), undefined);
+  });
+});
+
+describe('DevTools', () => {
+  it('are allowed only from a checkout with KIOSK_DEVTOOLS=1, never when packaged', () => {
+    assert.equal(devToolsAllowed({ isPackaged: false, env: { KIOSK_DEVTOOLS: '1' } }), true);
+    assert.equal(devToolsAllowed({ isPackaged: false, env: {} }), false);
+    assert.equal(devToolsAllowed({ isPackaged: false, env: { KIOSK_DEVTOOLS: 'true' } }), false);
+    assert.equal(devToolsAllowed({ isPackaged: true, env: { KIOSK_DEVTOOLS: '1' } }), false);
+  });
+
+  it('toggle on F12 pressed, not on its release, a repeat or another key', () => {
+    assert.equal(isDevToolsToggle({ type: 'keyDown', key: 'F12' }), true);
+    assert.equal(isDevToolsToggle({ type: 'keyUp', key: 'F12' }), false);
+    assert.equal(isDevToolsToggle({ type: 'keyDown', key: 'F12', isAutoRepeat: true }), false);
+    assert.equal(isDevToolsToggle({ type: 'keyDown', key: 'F11' }), false);
+  });
+});
+
+describe('tray icon and application menu', () => {
+  it('macOS gets the template image as it is; Windows and Linux the app icon at 32 px', () => {
+    assert.deepEqual(trayIcon('darwin'), { file: 'trayTemplate.png', template: true, sizePx: null });
+    assert.deepEqual(trayIcon('win32'), { file: 'icon.png', template: false, sizePx: 32 });
+    assert.deepEqual(trayIcon('linux'), { file: 'icon.png', template: false, sizePx: 32 });
+  });
+
+  it('macOS gets the Edit roles (clipboard keys in the staff fields) and nothing that quits or hides; others no menu', () => {
+    const menu = applicationMenu('darwin', 'Avatar Kiosk');
+    assert.deepEqual(
+      menu?.map((m) => [m.label, m.submenu?.map((i) => i.role ?? i.type)]),
+      [
+        ['Avatar Kiosk', ['about']],
+        ['Edit', ['undo', 'redo', 'separator', 'cut', 'copy', 'paste', 'selectAll']],
+      ],
+    );
+    assert.equal(applicationMenu('win32', 'Avatar Kiosk'), null);
+    assert.equal(applicationMenu('linux', 'Avatar Kiosk'), null);
+  });
+});
+
+/** A key store whose answers the test controls. */
+function keyStore(behaviour: { available?: boolean | 'hang'; decrypt?: 'ok' | 'hang' | 'throw' | 'rotate' }): AsyncKeyStore & { encrypted: string[] } {
+  const encrypted: string[] = [];
+  const hang = new Promise<never>(() => {});
+  return {
+    encrypted,
+    isAsyncEncryptionAvailable: () => (behaviour.available === 'hang' ? hang : Promise.resolve(behaviour.available ?? true)),
+    decryptStringAsync: (b) => {
+      if (behaviour.decrypt === 'hang') return hang;
+      if (behaviour.decrypt === 'throw') return Promise.reject(new Error('bad ciphertext'));
+      return Promise.resolve({ result: b.toString(), shouldReEncrypt: behaviour.decrypt === 'rotate' });
+    },
+    encryptStringAsync: (s) => {
+      encrypted.push(s);
+      return Promise.resolve(Buffer.from(`new:${s}`));
+    },
+  };
+}
+const CIPHER = Buffer.from('sk-0123456789').toString('base64');
+
+describe('reading the stored key at start-up', () => {
+  it('answers the key and leaves no timer behind', async () => {
+    const clock = new FakeClock();
+    const r = await readStoredKey({ cipherBase64: CIPHER, store: keyStore({}), clock });
+    assert.deepEqual(r, { key: 'sk-0123456789', problem: null });
+    assert.equal(clock.pendingCount, 0);
+  });
+
+  it('a decrypt that never answers: after the time limit, no key and a `timeout` problem for staff', async () => {
+    const clock = new FakeClock();
+    const logger = recordingLogger();
+    const reading = readStoredKey({ cipherBase64: CIPHER, store: keyStore({ decrypt: 'hang' }), clock, logger });
+    assert.deepEqual(clock.pendingDelays(), [KEYRING_TIMEOUT_MS]);
+    await clock.advance(KEYRING_TIMEOUT_MS);
+    const r = await reading;
+    assert.equal(r.key, null);
+    assert.equal(r.problem?.code, 'timeout');
+    assert.match(r.problem!.message, /^The keyring did not answer within 5 s .* Unlock the keyring at login \(or set AVATAR_API_KEY\) and restart\.$/);
+    assert.deepEqual(logger.lines, [`error ${r.problem!.message}`]);
+    assert.equal(clock.pendingCount, 0);
+  });
+
+  it('an availability check that never answers is bounded the same way (injected limit)', async () => {
+    const clock = new FakeClock();
+    const reading = readStoredKey({ cipherBase64: CIPHER, store: keyStore({ available: 'hang' }), clock, timeoutMs: 2_000 });
+    assert.deepEqual(clock.pendingDelays(), [2_000]);
+    await clock.advance(2_000);
+    assert.equal((await reading).problem?.code, 'timeout');
+  });
+
+  it('no secure storage, or a ciphertext that does not decrypt: no key, and a problem saying what to do', async () => {
+    const unavailable = await readStoredKey({ cipherBase64: CIPHER, store: keyStore({ available: false }), clock: new FakeClock() });
+    assert.deepEqual([unavailable.key, unavailable.problem?.code], [null, 'invalid_config']);
+    assert.match(unavailable.problem!.message, /secure storage is not available .* Set AVATAR_API_KEY instead\.$/);
+    const broken = await readStoredKey({ cipherBase64: CIPHER, store: keyStore({ decrypt: 'throw' }), clock: new FakeClock() });
+    assert.deepEqual([broken.key, broken.problem?.code], [null, 'invalid_config']);
+    assert.match(broken.problem!.message, /could not be decrypted; .* Enter the key again in the staff panel\.$/);
+  });
+
+  it('a rotated keyring key: the key is re-encrypted and saved', async () => {
+    const store = keyStore({ decrypt: 'rotate' });
+    const saved: string[] = [];
+    const r = await readStoredKey({ cipherBase64: CIPHER, store, clock: new FakeClock(), saveCipher: (c) => saved.push(c) });
+    await Promise.resolve();
+    assert.equal(r.key, 'sk-0123456789');
+    assert.deepEqual(store.encrypted, ['sk-0123456789']);
+    assert.deepEqual(saved, [Buffer.from('new:sk-0123456789').toString('base64')]);
+  });
+});
+
+describe('how well a stored key is protected', () => {
+  it('macOS and Windows: the OS keystore; Linux: unknown, unless the hard-coded key is forced', () => {
+    assert.equal(storedKeyWeak({ platform: 'darwin', passwordStore: '' }), false);
+    assert.equal(storedKeyWeak({ platform: 'win32', passwordStore: '' }), false);
+    assert.equal(storedKeyWeak({ platform: 'linux', passwordStore: '' }), 'unknown');
+    assert.equal(storedKeyWeak({ platform: 'linux', passwordStore: 'gnome-libsecret' }), 'unknown');
+    assert.equal(storedKeyWeak({ platform: 'linux', passwordStore: 'basic' }), true);
+  });
+});
+
+describe('the first load of the page', () => {
+  it('a crash during the first two tries: retried after 500 ms and 1 s, then done', async () => {
+    const clock = new FakeClock();
+    const logger = recordingLogger();
+    let tries = 0;
+    const load = createFirstLoad({
+      clock,
+      logger,
+      load: () => {
+        tries++;
+        return tries <= 2 ? new Promise<void>(() => {}) : Promise.resolve();
+      },
+    });
+    const running = load.run();
+    await Promise.resolve();
+    load.onRendererGone('crashed');
+    await clock.advance(0);
+    assert.deepEqual(clock.pendingDelays(), [FIRST_LOAD_RETRY_DELAYS_MS[0]]);
+    await clock.advance(500);
+    load.onRendererGone('crashed');
+    await clock.advance(0);
+    assert.deepEqual(clock.pendingDelays(), [1_000]);
+    await clock.advance(1_000);
+    await running;
+    assert.equal(tries, 3);
+    assert.equal(load.done, true);
+    assert.equal(clock.pendingCount, 0);
+    assert.deepEqual(
+      logger.lines.filter((l) => !l.startsWith('debug')),
+      ['error The kiosk page failed to load; trying again', 'error The kiosk page failed to load; trying again', 'info The kiosk page loaded after retrying'],
+    );
+  });
+
+  it('every try failing: rejects after the last retry, having waited the whole table', async () => {
+    const clock = new FakeClock();
+    let tries = 0;
+    const load = createFirstLoad({ clock, retryDelaysMs: [10, 20], load: () => (tries++, Promise.reject(new Error('ERR_FAILED'))) });
+    const running = load.run().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await clock.advance(30);
+    const error = (await running) as { code: string; message: string };
+    assert.equal(error.code, 'internal');
+    assert.equal(error.message, 'The kiosk page did not load after 3 tries: ERR_FAILED');
+    assert.equal(tries, 3);
+    assert.equal(load.done, false);
+  });
+
+  it('a crash report after the first load is not its business (the lifecycle reloads)', async () => {
+    const load = createFirstLoad({ clock: new FakeClock(), load: () => Promise.resolve() });
+    await load.run();
+    load.onRendererGone('crashed');
+    assert.equal(load.done, true);
+  });
+});
+
+describe('start-up problems for staff', () => {
+  it('config, each policy problem, then the key; each says what still works and what to do', () => {
+    const items = startupAttention({
+      configError: { code: 'invalid_config', message: 'The configuration file is invalid: `window/width` must be integer.' },
+      configPath: '/home/kiosk/.config/Avatar Kiosk/config.json',
+      policyProblems: ['Policy setting "companion.width" was ignored: too small.'],
+      policyPath: '/etc/avatar-kiosk/policy.json',
+      keyProblem: { code: 'timeout', message: 'The keyring did not answer.' },
+    });
+    assert.deepEqual(items, [
+      {
+        kind: 'config',
+        code: 'invalid_config',
+        message:
+          'The configuration file is invalid: `window/width` must be integer. The kiosk is running on safe defaults; fix /home/kiosk/.config/Avatar Kiosk/config.json and restart.',
+      },
+      {
+        kind: 'policy',
+        code: 'invalid_config',
+        message: 'Policy setting "companion.width" was ignored: too small. The other blocks of /etc/avatar-kiosk/policy.json apply; ask the administrator to fix the policy file.',
+      },
+      { kind: 'key', code: 'timeout', message: 'The keyring did not answer.' },
+    ]);
+  });
+
+  it('a clean start has none; a bad cast member says the others are available', () => {
+    assert.deepEqual(startupAttention({ configError: null, configPath: null, policyProblems: [], policyPath: '/etc/p.json', keyProblem: null }), []);
+    assert.deepEqual(castAttention([{ code: 'invalid_config', message: 'Avatar "Bo": the image is missing.' }]), [
+      { kind: 'cast', code: 'invalid_config', message: 'Avatar "Bo": the image is missing. The other avatars are available; fix the configuration and restart.' },
+    ]);
+  });
+});

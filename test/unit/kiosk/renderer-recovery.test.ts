@@ -1,0 +1,95 @@
+/**
+ * The page after the first load (kiosk/renderer-recovery.ts), on a fake clock: reloads back off while
+ * crashes keep coming, a failed reload is tried again, a stable page ends the streak, and when reloads
+ * do not help the app is relaunched.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../../../electron/core/clock.ts';
+import { createRendererRecovery, gpuGoneNeedsReload, MAX_RELOADS_BEFORE_RELAUNCH, RELOAD_DELAYS_MS, STABLE_PAGE_MS } from '../../../electron/kiosk/renderer-recovery.ts';
+
+function setup(loadResults: boolean[] = []) {
+  const clock = new FakeClock();
+  const seq: string[] = [];
+  const t0 = clock.now();
+  const recovery = createRendererRecovery({
+    clock,
+    load: () => {
+      seq.push(`load@${clock.now() - t0}`);
+      return (loadResults.shift() ?? true) ? Promise.resolve() : Promise.reject(new Error('ERR_FAILED'));
+    },
+    relaunch: () => void seq.push(`relaunch@${clock.now() - t0}`),
+  });
+  return { clock, seq, recovery };
+}
+
+describe('renderer recovery', () => {
+  it('reloads at once after one crash; crashes that keep coming wait 2, 5, 15, 30 s, then the app is relaunched', async () => {
+    const { clock, seq, recovery } = setup();
+    assert.deepEqual(RELOAD_DELAYS_MS, [0, 2_000, 5_000, 15_000, 30_000]);
+    let elapsed = 0;
+    for (let i = 0; i < MAX_RELOADS_BEFORE_RELAUNCH; i++) {
+      recovery.requestReload('crashed');
+      recovery.requestReload('crashed again before the reload'); // coalesced
+      const delay = RELOAD_DELAYS_MS[i]!;
+      await clock.advance(delay);
+      elapsed += delay;
+      await clock.advance(1_000); // the page is up for a second, then crashes again
+      elapsed += 1_000;
+    }
+    recovery.requestReload('crashed');
+    assert.deepEqual(seq, ['load@0', 'load@3000', 'load@9000', 'load@25000', 'load@56000', 'relaunch@57000']);
+    assert.equal(elapsed, 57_000);
+    recovery.requestReload('after the relaunch was asked for');
+    await clock.advance(60_000);
+    assert.equal(seq.length, 6);
+    recovery.dispose();
+    assert.equal(clock.pendingCount, 0);
+  });
+
+  it('tries a failed reload again, so the window is not left blank', async () => {
+    const { clock, seq, recovery } = setup([false, false, true]);
+    recovery.requestReload('crashed');
+    await clock.advance(0);
+    await clock.advance(2_000);
+    await clock.advance(5_000);
+    assert.deepEqual(seq, ['load@0', 'load@2000', 'load@7000']);
+    assert.equal(recovery.streak, 3);
+    recovery.dispose();
+  });
+
+  it('a renderer that dies during the reload fails that reload', async () => {
+    const clock = new FakeClock();
+    let loads = 0;
+    const recovery = createRendererRecovery({ clock, load: () => (++loads === 1 ? new Promise<void>(() => {}) : Promise.resolve()), relaunch: () => assert.fail('no relaunch') });
+    recovery.requestReload('crashed');
+    await clock.advance(0);
+    recovery.onRendererGone('crashed');
+    await clock.advance(2_000);
+    assert.equal(loads, 2);
+    recovery.dispose();
+  });
+
+  it('a page that stays up for a minute ends the streak: the next crash reloads at once again', async () => {
+    const { clock, seq, recovery } = setup();
+    recovery.requestReload('crashed');
+    await clock.advance(0);
+    recovery.requestReload('crashed');
+    await clock.advance(2_000);
+    assert.equal(recovery.streak, 2);
+    await clock.advance(STABLE_PAGE_MS);
+    assert.equal(recovery.streak, 0);
+    recovery.requestReload('crashed');
+    await clock.advance(0);
+    assert.deepEqual(seq, ['load@0', 'load@2000', 'load@62000']);
+    recovery.dispose();
+    assert.equal(clock.pendingCount, 0);
+  });
+
+  it('only a GPU process that did not exit cleanly needs a reload', () => {
+    assert.equal(gpuGoneNeedsReload({ type: 'GPU', reason: 'crashed' }), true);
+    assert.equal(gpuGoneNeedsReload({ type: 'GPU', reason: 'killed' }), true);
+    assert.equal(gpuGoneNeedsReload({ type: 'GPU', reason: 'clean-exit' }), false);
+    assert.equal(gpuGoneNeedsReload({ type: 'Utility', reason: 'crashed' }), false);
+  });
+});

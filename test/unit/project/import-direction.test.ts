@@ -1,0 +1,136 @@
+/**
+ * The layout's rule, read from the code's own imports: each folder of electron/ may import only the
+ * folders below it, so behaviour stays testable under plain Node and the Electron glue stays thin.
+ *
+ *   core  ←  contract.ts, emulator  ←  kiosk  ←  operations, fleet  ←  main (Electron glue), browser, cli
+ *   preload → contract.ts only;   renderer → contract.ts and the renderer-safe core modules only
+ *   the fleet console's page (renderer/fleet-console) → the console's wire types only
+ *
+ * It also fails on any import circle in electron/ or renderer/src (a circle hides which file owns what).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+/** Which rooms each room may import (besides itself and npm/node packages). */
+const ALLOWED: Record<string, readonly string[]> = {
+  'electron/core': [],
+  'electron/contract.ts': ['electron/core'],
+  'electron/emulator': ['electron/core'],
+  'electron/kiosk': ['electron/core', 'electron/contract.ts', 'electron/emulator'],
+  'electron/operations': ['electron/core', 'electron/contract.ts', 'electron/kiosk'],
+  'electron/fleet': ['electron/core', 'electron/contract.ts', 'electron/kiosk'],
+  'electron/main': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
+  'electron/preload': ['electron/contract.ts'],
+  // The browser mode: a host like main, without Electron (it serves the page and carries the contract).
+  'electron/browser': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
+  'electron/cli': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
+  // The fleet console's page: the plain types it shares with the console's server, nothing that runs.
+  'renderer/fleet-console': ['electron/fleet/console/view.ts'],
+  'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts', 'electron/core/kiosk-api.ts', 'electron/core/languages.ts'],
+};
+/** Packages only the Electron glue may load: everything else must run under plain Node or in Chromium. */
+const GLUE_ONLY_PACKAGES = ['electron', 'electron-store'];
+const GLUE_ROOMS = ['electron/main', 'electron/preload'];
+
+function roomOf(file: string): string | null {
+  const rel = relative(ROOT, file).split('\\').join('/');
+  if (rel === 'electron/contract.ts') return rel;
+  const m = /^(electron\/[a-z-]+|renderer\/src|renderer\/fleet-console)\//.exec(rel);
+  return m ? m[1]! : null;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.(ts|svelte)$/.test(f) && !f.endsWith('.d.ts'))
+    .map((f) => join(ROOT, dir, f));
+}
+
+const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\s+from\s+)?['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function importsOf(file: string): string[] {
+  const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  return [...code.matchAll(IMPORT)].map((m) => (m[1] ?? m[2])!);
+}
+
+const FILES = [...sourceFiles('electron'), ...sourceFiles('renderer/src'), ...sourceFiles('renderer/fleet-console/src'), join(ROOT, 'electron/contract.ts')].filter((f, i, all) => all.indexOf(f) === i);
+
+/** file → the files of this tree it imports (relative imports only). */
+const GRAPH = new Map(
+  FILES.map((file) => [
+    file,
+    importsOf(file)
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => resolve(dirname(file), spec)),
+  ]),
+);
+
+const show = (f: string) => relative(ROOT, f).split('\\').join('/');
+
+describe('import direction', () => {
+  it('finds the rooms it checks', () => {
+    const rooms = new Set(FILES.map(roomOf));
+    for (const room of Object.keys(ALLOWED)) assert.ok(rooms.has(room), `${room} has files`);
+    assert.ok(FILES.length > 100, `${FILES.length} files read`);
+  });
+
+  it('every import points down the layout', () => {
+    const wrong: string[] = [];
+    for (const [file, targets] of GRAPH) {
+      const from = roomOf(file);
+      if (!from || !ALLOWED[from]) {
+        wrong.push(`${show(file)}: not in a known room`);
+        continue;
+      }
+      for (const target of targets) {
+        const to = roomOf(target);
+        if (to === from) continue;
+        const rel = show(target);
+        const allowed = ALLOWED[from]!.some((room) => room === to || room === rel);
+        if (!allowed) wrong.push(`${show(file)} → ${rel}`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  it('only the Electron glue loads electron and electron-store', () => {
+    const wrong: string[] = [];
+    for (const file of FILES) {
+      const room = roomOf(file)!;
+      if (GLUE_ROOMS.includes(room)) continue;
+      for (const spec of importsOf(file)) {
+        if (GLUE_ONLY_PACKAGES.some((p) => spec === p || spec.startsWith(`${p}/`))) wrong.push(`${show(file)} imports ${spec}`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  it('has no import circles', () => {
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, 'open');
+      stack.push(file);
+      for (const next of GRAPH.get(file) ?? []) {
+        if (!GRAPH.has(next)) continue;
+        if (state.get(next) === 'open') circles.push(stack.slice(stack.indexOf(next)).concat(next).map(show).join(' → '));
+        else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(file, 'done');
+    };
+    for (const file of GRAPH.keys()) if (!state.has(file)) visit(file);
+    assert.deepEqual(circles, []);
+  });
+
+  it('reads the imports it judges (a checker that reads nothing would pass everything)', () => {
+    // Guard against a checker that reads nothing: the regex must find the imports of a known file.
+    const service = join(ROOT, 'electron/kiosk/kiosk-service.ts');
+    assert.ok(GRAPH.get(service)!.includes(join(ROOT, 'electron/core/session-controller.ts')));
+    assert.ok(importsOf(join(ROOT, 'electron/main/index.ts')).includes('electron'));
+  });
+});
