@@ -1,5 +1,5 @@
 /**
- * The fleet features of a running kiosk, without Electron: opening hours (told to the kiosk service,
+ * The fleet features of a running kiosk, without Electron: opening hours (told to the kiosk's availability,
  * counted in /metrics) and, when `mqtt` is configured, the link to the operator's broker with its status,
  * ledger events and remote commands. Main's feature (main/features/fleet-link.ts) and the browser mode
  * start it the same way; each gives the few actions only it can do (reload, restart, screenshot).
@@ -10,8 +10,8 @@ import type { Clock } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { overlay, resolveConfig, type ConfigEnv } from '../kiosk/config.ts';
-import type { KioskService } from '../kiosk/kiosk-service.ts';
-import { DayFigures } from './call-figures.ts';
+import { DayFigures } from '../kiosk/call-figures.ts';
+import type { Kiosk } from '../kiosk/compose.ts';
 import { policyLocks } from './managed-config.ts';
 import { METRIC_PREFIX } from './metrics.ts';
 import { APPLY_KEYS, type ApplySettings } from './commands.ts';
@@ -32,8 +32,11 @@ export interface ConfigFileAccess {
   write(next: Record<string, unknown>): Promise<void>;
 }
 
+/** The kiosk's services the fleet uses. */
+export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability'>;
+
 export interface FleetHostOptions {
-  service: KioskService;
+  kiosk: FleetKiosk;
   /** Null when the staff operations (and their ledger) are not running. */
   ledger: LedgerFeed | null;
   dataDir: string;
@@ -74,7 +77,8 @@ function openingInfo(state: OpeningState, timeZone: string | null): OpeningInfo 
 }
 
 export function startFleetHost(options: FleetHostOptions): FleetHost {
-  const { service, clock } = options;
+  const { kiosk, clock } = options;
+  const { calls } = kiosk;
   const logger = options.logger ?? silentLogger;
   const openGauge = options.registry
     ? new Gauge({ name: `${METRIC_PREFIX}open`, help: '1 inside the opening hours (or with none set), 0 while the kiosk is closed.', registers: [options.registry] })
@@ -85,27 +89,27 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
   const dayFigures = new DayFigures();
 
   const watch: OpeningWatch = watchOpeningHours({
-    schedule: service.config.schedule,
+    schedule: kiosk.config.schedule,
     clock,
     onChange: (state) => {
-      const tz = service.config.schedule?.timeZone ?? null;
-      if (service.config.schedule) {
+      const tz = kiosk.config.schedule?.timeZone ?? null;
+      if (kiosk.config.schedule) {
         logger.info(state.open ? 'Opening hours: open' : 'Opening hours: closed', {
           next: state.nextChangeAtMs === null || !tz ? null : localLabel(state.nextChangeAtMs, tz),
         });
       }
-      service.setOpening(openingInfo(state, tz));
+      kiosk.availability.setOpening(openingInfo(state, tz));
       openGauge?.set(state.open ? 1 : 0);
       link?.statusChanged();
     },
   });
 
-  const inCall = () => service.running;
+  const inCall = () => calls.running;
   const control: FleetControl = {
     inCall,
     async endCall() {
       // Recorded as the operator's hang-up, not the visitor's.
-      await service.hangup('operator');
+      await calls.hangup('operator');
     },
     refuses: (cmd) => options.actions.refuses?.(cmd) ?? null,
     reload: () => options.actions.reload(),
@@ -129,13 +133,13 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
     },
     async apply(settings) {
       const applied = await applyRemoteSettings(settings, options);
-      watch.setSchedule(service.config.schedule);
+      watch.setSchedule(kiosk.config.schedule);
       options.actions.afterApply?.();
       return { applied };
     },
   };
 
-  const mqtt = service.config.mqtt;
+  const mqtt = kiosk.config.mqtt;
   if (mqtt) {
     const kioskId = mqtt.kioskId ?? defaultKioskId();
     try {
@@ -153,9 +157,9 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
           const state = watch.state;
           return {
             version: options.version,
-            mode: service.mode,
-            phase: service.state.phase,
-            cast: service.config.cast.map((m) => m.id),
+            mode: kiosk.connection.mode,
+            phase: calls.state.phase,
+            cast: kiosk.config.cast.map((m) => m.id),
             open: state.open,
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
             today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
@@ -171,7 +175,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
       logger.error('The fleet link could not start; the kiosk runs without it', { message: toAvatarError(error, 'invalid_config').message });
     }
   }
-  const offEvents = service.onEvent((event) => {
+  const offEvents = kiosk.events.onEvent((event) => {
     if (event.type === 'call-figures') {
       dayFigures.add(event.figures, clock.now());
       link?.statusChanged();
@@ -219,14 +223,14 @@ export async function persistUpdatePin(version: string | null, options: Pick<Fle
 
 /**
  * Apply an operator's allowed settings: into config.json (so they survive a restart), resolved with the
- * environment and the policy as at start-up, then into the running service. A setting the policy
+ * environment and the policy as at start-up, then into the running kiosk. A setting the policy
  * manages is refused (the administrator's file wins, so the change would do nothing).
  */
 export async function applyRemoteSettings(
   settings: ApplySettings,
-  options: Pick<FleetHostOptions, 'service' | 'configFile' | 'env' | 'policy' | 'appRoot'>,
+  options: Pick<FleetHostOptions, 'kiosk' | 'configFile' | 'env' | 'policy' | 'appRoot'>,
 ): Promise<string[]> {
-  const { service } = options;
+  const { kiosk } = options;
   const patch: Record<string, unknown> = {};
   const applied: string[] = [];
   if (settings.avatar) {
@@ -254,9 +258,9 @@ export async function applyRemoteSettings(
   else if (settings.schedule) next.schedule = settings.schedule;
   // The same checks as at start-up; a bad combination (a cast id that does not exist) is refused whole.
   const config = resolveConfig(next, options.env, { appRoot: options.appRoot, policy: options.policy });
-  if (service.running) throw new AvatarError('invalid_request', 'A call started meanwhile; send the command again.');
+  if (kiosk.calls.running) throw new AvatarError('invalid_request', 'A call started meanwhile; send the command again.');
   await options.configFile.write(next);
-  await service.reconfigure({ ...config, window: service.config.window, rtcEngine: service.config.rtcEngine });
+  await kiosk.reconfigure({ ...config, window: kiosk.config.window, rtcEngine: kiosk.config.rtcEngine });
   return applied.sort();
 }
 

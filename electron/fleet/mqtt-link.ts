@@ -37,7 +37,7 @@ export const STATUS_MIN_INTERVAL_MS = 1000;
 /** Answers kept for repeated command ids. */
 export const REMEMBERED_COMMANDS = 200;
 /** A screenshot larger than this is refused rather than published (brokers cap message sizes). */
-import type { DayCallFigures } from './call-figures.ts';
+import type { DayCallFigures } from '../kiosk/call-figures.ts';
 
 export const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
 /** The largest packet the kiosk takes from the broker (MQTT 5 maximumPacketSize): the broker drops

@@ -1,6 +1,6 @@
 /**
  * The browser mode's security: another local page or process cannot drive the kiosk. A real host
- * (electron/browser/kiosk-host.ts: kiosk service, staff operations, the server) on 127.0.0.1, the direct
+ * (electron/browser/kiosk-host.ts: the kiosk's services, staff operations, the server) on 127.0.0.1, the direct
  * surface with a known API key against the embedded emulator, and `ws` clients playing the page and the
  * intruders. Every wait is bounded; nothing leaves 127.0.0.1.
  */
@@ -20,7 +20,7 @@ import { startEmulator, type EmulatorHandle } from '../../electron/emulator/inde
 import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { LAUNCH_CODE_TTL_MS, LOOPBACK_HOST, startBrowserHost, type BrowserHost } from '../../electron/browser/server.ts';
-import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/dispatch.ts';
+import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/channels.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/kiosk/page-headers.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
@@ -219,7 +219,7 @@ describe('browser mode host', () => {
         await assert.rejects(connect(socketUrl, kiosk.host.origin, headers), /HTTP 401/, JSON.stringify(headers));
       }
       assert.equal(kiosk.host.connected, false);
-      assert.equal(kiosk.service.state.phase, 'idle');
+      assert.equal(kiosk.kiosk.calls.state.phase, 'idle');
     });
 
     it('lets a launch code in once: used again, unknown or expired, it gets a page saying how to get in, and no cookie', async () => {
@@ -346,10 +346,10 @@ describe('browser mode host', () => {
       const page = await openPage(kiosk.host, socketUrl, cookie);
       await page.call('kiosk:session:start', { callMode: 'audio' });
       await reportRtcReady(page);
-      await until(() => kiosk.service.state.phase === 'live', { realTimeoutMs: WAIT_MS, message: 'live' });
+      await until(() => kiosk.kiosk.calls.state.phase === 'live', { realTimeoutMs: WAIT_MS, message: 'live' });
       page.ws.terminate();
-      await until(() => kiosk.service.state.phase === 'idle', { realTimeoutMs: WAIT_MS, message: 'back to idle' });
-      assert.equal(kiosk.service.running, false);
+      await until(() => kiosk.kiosk.calls.state.phase === 'idle', { realTimeoutMs: WAIT_MS, message: 'back to idle' });
+      assert.equal(kiosk.kiosk.calls.running, false);
     });
   });
 });
@@ -357,7 +357,7 @@ describe('browser mode host', () => {
 describe('browser mode host on a fake clock', () => {
   it('a launch code stops working after its time, unused', async () => {
     const clock = new FakeClock();
-    const host = await startBrowserHost({ service: { handle: async () => ({ ok: true, value: null }), onEvent: () => () => {} }, rendererDir: rendererDir(), clock });
+    const host = await startBrowserHost({ channels: { dispatch: async () => ({ ok: true, value: null }) }, events: { onEvent: () => () => {} }, rendererDir: rendererDir(), clock });
     try {
       const late = new URL(host.launchUrl());
       const onTime = host.launchUrl();
