@@ -12,8 +12,7 @@
  * channel that takes a key is the staff panel's (write-only, PIN-gated).
  *
  * Adding a channel: add its argument schema (if any) and one row to `KIOSK_API`, then the handler in the
- * owner that registers the group into the channel registry; the compiler points at every place that
- * still lacks it.
+ * owner that registers its group (kiosk/channels.ts); the compiler points at every place that lacks it.
  */
 import { z } from 'zod';
 import { CALL_MODES, type CallMode, type RtcCredentials } from './core/protocol.ts';

@@ -19,7 +19,7 @@
  * - Shutdown hangs up a running session exactly once, closes an unused spare (type 5), then the warm
  *   connection and the emulator; once it began nothing is built, warmed or started again.
  */
-import type { AttentionItem, KeyProtectionWeak, LanguageCode } from '../contract.ts';
+import { ok, type AttentionItem, type KeyProtectionWeak, type LanguageCode } from '../contract.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
@@ -136,7 +136,13 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     // Spares may resume now, with this client.
     onReady: () => availability.replay(),
   });
-  const availability = createAvailability({ logger, emit, closing, keepWarm: (showing) => connection.keepWarm(showing), spares: { report: (a) => spares.report(a), discard: (r) => spares.discard(r) } });
+  const availability = createAvailability({
+    logger,
+    emit,
+    closing,
+    keepWarm: (showing) => connection.keepWarm(showing),
+    spares: { report: (args) => spares.report(args), discard: (reason) => spares.discard(reason) },
+  });
   const appearance = await createAppearance({
     config,
     logger,
@@ -188,7 +194,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   options.channels?.register('session', {
     start: (args) => calls.start(args),
     hangup: (args) => calls.hangup(args?.cause),
-    getState: () => ({ ok: true, value: calls.state }),
+    getState: () => ok(calls.state),
     setMuted: (args) => calls.setMuted(args),
     reportMediaError: (args) => calls.reportMediaError(args),
     rtcReady: (args) => calls.rtcReady(args),
