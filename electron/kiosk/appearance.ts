@@ -16,7 +16,7 @@ import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast 
 import type { CastEntry, KioskConfig } from './config.ts';
 import type { Availability } from './availability.ts';
 import type { ServiceConnectionView } from './service-connection.ts';
-import type { ServiceKey } from './service-key.ts';
+import type { ServiceKeyView } from './service-key.ts';
 
 const MAX_ATTRACT_IMAGE_BYTES = 20 * 1024 * 1024;
 
@@ -31,7 +31,7 @@ export interface AppearanceOptions {
   demoDevices?: boolean;
   /** Problems found before the kiosk was created (kiosk/attention.ts); cast problems are added to them. */
   startupAttention?: AttentionItem[];
-  key: Pick<ServiceKey, 'value' | 'source' | 'weaklyProtected'>;
+  key: Pick<ServiceKeyView, 'present' | 'source' | 'weaklyProtected'>;
   connection: Pick<ServiceConnectionView, 'mode'>;
   availability: Pick<Availability, 'opening' | 'hold'>;
 }
@@ -78,7 +78,7 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
     const { key, connection, availability } = options;
     return {
       mode: connection.mode,
-      hasApiKey: key.value !== null,
+      hasApiKey: key.present,
       apiKeySource: key.source,
       apiKeyWeaklyProtected: key.weaklyProtected,
       callMode: config.callMode,

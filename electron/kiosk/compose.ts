@@ -38,7 +38,7 @@ import type { ChannelRegistry } from './channels.ts';
 import type { CastEntry, KioskConfig } from './config.ts';
 import { createEventBus, type KioskEvents } from './events.ts';
 import { createServiceConnection, type ServiceConnectionView } from './service-connection.ts';
-import { createServiceKey, type ApiKeySource, type ServiceKey } from './service-key.ts';
+import { createServiceKey, type ApiKeySource, type ServiceKeyView } from './service-key.ts';
 import { SpareManager } from './spare.ts';
 
 export interface KioskOptions {
@@ -86,7 +86,8 @@ export interface Kiosk {
   readonly events: KioskEvents;
   readonly calls: CallOrchestrator;
   readonly connection: ServiceConnectionView;
-  readonly key: ServiceKey;
+  /** The key's source and storing it; the key itself stays inside (the connection reads it). */
+  readonly key: ServiceKeyView;
   readonly availability: Availability;
   readonly telemetry: CallFiguresView;
   readonly appearance: Appearance;

@@ -33,14 +33,20 @@ export interface ServiceKeyOptions {
   onChange(): Promise<void>;
 }
 
-export interface ServiceKey {
-  /** The key in use (the environment's, else the stored one), or null. Only the connection reads it. */
-  readonly value: string | null;
+/** What the rest of the kiosk and its features see of the key: never the key itself. */
+export interface ServiceKeyView {
+  /** Whether there is a key in use (the page's `hasApiKey`). */
+  readonly present: boolean;
   readonly source: ApiKeySource;
   /** How weakly the key in use is protected: false unless it is a stored one. */
   readonly weaklyProtected: KeyProtectionWeak;
   /** Store (or clear, with null) the operator's key, then rebuild the connection with it. */
   set(key: string | null): Promise<Result<void>>;
+}
+
+export interface ServiceKey extends ServiceKeyView {
+  /** The key in use (the environment's, else the stored one), or null. Only the connection reads it. */
+  readonly value: string | null;
 }
 
 export function createServiceKey(options: ServiceKeyOptions): ServiceKey {
@@ -58,6 +64,9 @@ export function createServiceKey(options: ServiceKeyOptions): ServiceKey {
   return {
     get value() {
       return envKey ?? storedKey;
+    },
+    get present() {
+      return (envKey ?? storedKey) !== null;
     },
     get source() {
       return source();

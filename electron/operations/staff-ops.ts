@@ -207,7 +207,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
   function staffSettings(): StaffSettings {
     return {
       settings: editableFromFile(readFile()),
-      hasApiKey: kiosk.key.value !== null,
+      hasApiKey: kiosk.key.present,
       apiKeySource: kiosk.key.source,
       managed: [...new Set([...envManagedKeys(options.env), ...(options.policy?.managedKeys ?? [])])].sort(),
     };
@@ -219,7 +219,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     return {
       mode: connection.mode,
       serviceUrl: serviceUrl(),
-      hasApiKey: kiosk.key.value !== null,
+      hasApiKey: kiosk.key.present,
       apiKeySource: kiosk.key.source,
       apiKeyWeaklyProtected: kiosk.key.weaklyProtected,
       attention: kiosk.appearance.attention,

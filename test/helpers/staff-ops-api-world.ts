@@ -144,8 +144,8 @@ export async function staffOpsWorld(options: WorldOptions = {}) {
       fetch: fakeFetch('service.fetch', requests, () => voices, statuses),
     },
     key: {
-      get value() {
-        return apiKeySource === 'none' ? null : 'sk-world';
+      get present() {
+        return apiKeySource !== 'none';
       },
       get source() {
         return apiKeySource;

@@ -66,7 +66,11 @@ describe('the staff panel’s gate', () => {
     assert.deepEqual(await registry.dispatch(CHANNELS.staffLogTail, { unexpected: true }), refused('unauthorized', STAFF_LOCKED_MESSAGE));
     unlocked = true;
     assert.deepEqual(await registry.dispatch(CHANNELS.staffLogTail, undefined), { ok: true, value: { lines: ['a'] } });
-    assert.equal((await registry.dispatch(CHANNELS.staffLogTail, { unexpected: true })).ok, false, 'unlocked: now the schema refuses it');
+    assert.deepEqual(
+      await registry.dispatch(CHANNELS.staffLogTail, { unexpected: true }),
+      refused('invalid_request', 'Invalid arguments for kiosk:staff:log-tail: Unrecognized key: "unexpected".'),
+      'unlocked: now the schema refuses it',
+    );
     assert.deepEqual([touches, calls], [3, ['logTail']]);
   });
 
@@ -112,12 +116,16 @@ describe('the argument', () => {
     assert.deepEqual(calls, []);
   });
 
-  it('an optional argument left out is the handler’s default ({} for a tap)', async () => {
+  it('the page fills an optional argument in (whenOmitted); here a tap with none is refused, a hangup with none goes through', async () => {
     const registry = createChannelRegistry();
     const calls: Array<[string, unknown]> = [];
     registry.register('session', recordingSession(calls));
-    await registry.dispatch(CHANNELS.sessionStart, undefined);
-    assert.deepEqual(calls, [['start', {}]]);
+    assert.deepEqual(
+      await registry.dispatch(CHANNELS.sessionStart, undefined),
+      refused('invalid_request', 'Invalid arguments for kiosk:session:start: Invalid input: expected object, received undefined.'),
+    );
+    assert.deepEqual(await registry.dispatch(CHANNELS.sessionHangup, undefined), { ok: true, value: null });
+    assert.deepEqual(calls, [['hangup', undefined]]);
   });
 });
 

@@ -45,7 +45,7 @@ function fakeService(maxCallSeconds: number | undefined) {
       },
     },
     connection: { mode: 'direct', client: null },
-    key: { value: 'sk-env', source: 'env', weaklyProtected: false },
+    key: { present: true, source: 'env', weaklyProtected: false },
     telemetry: { lastCallQuality: null, lastCallFigures: null, callAvatarId: null },
     appearance: { attention: [] },
   } as unknown as StaffKiosk;

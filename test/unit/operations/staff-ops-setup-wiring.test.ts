@@ -101,8 +101,8 @@ function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService {
       transportFactory: undefined,
     },
     key: {
-      get value() {
-        return s.keySource === 'none' ? null : 'sk-scripted';
+      get present() {
+        return s.keySource !== 'none';
       },
       get source() {
         return s.keySource;
