@@ -43,7 +43,7 @@ export interface SessionSocket {
 }
 
 /** The fields a session shares with its public snapshot (types.ts `EmulatedSession`). */
-type SessionFacts = Readonly<Pick<EmulatedSession, 'id' | 'creatorId' | 'liveDurationS' | 'request' | 'createdAtMs'>>;
+type SessionFacts = Readonly<Pick<EmulatedSession, 'id' | 'creatorId' | 'liveDurationS' | 'request' | 'receivedRequest' | 'createdAtMs'>>;
 type SessionProgress = Pick<
   EmulatedSession,
   'status' | 'hangupReason' | 'startedAtMs' | 'endedAtMs' | 'billedSeconds' | 'creditsCost' | 'connInits' | 'notReadyAnswers' | 'socketsOpened' | 'clientMessages'
@@ -113,6 +113,7 @@ export class SessionStore {
         token_expire_at: String(Math.floor(now / 1000) + RTC_TOKEN_TTL_S), // spec §2.2: about 1 hour
       },
       request: recordableRequest(effectiveRequest),
+      receivedRequest: recordableRequest(request),
       createdAtMs: now,
       status: 'waiting',
       hangupReason: null,
@@ -270,6 +271,7 @@ export class SessionStore {
       startedAtMs: session.startedAtMs,
       endedAtMs: session.endedAtMs,
       request: structuredClone(session.request),
+      receivedRequest: structuredClone(session.receivedRequest),
     };
   }
 

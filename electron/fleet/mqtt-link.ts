@@ -69,6 +69,18 @@ export interface FleetStatusFields {
   callFigures?: DayCallFigures;
   /** Why the administrator's policy was not applied as written (null when it was, or there is none). */
   policyError?: string | null;
+  /** Who the kiosk is for (docs/safety.md): the audience it runs as, the moderation it sends, its region,
+   *  why adult was refused, the age gate's counts and the calls the service's content review ended. */
+  safety?: FleetSafety;
+}
+
+export interface FleetSafety {
+  audience: 'public' | 'adult';
+  moderation: 'strict' | 'disabled';
+  region: string | null;
+  refusal: string | null;
+  ageGate: { asked: number; confirmed: number; declined: number };
+  auditViolations: number;
 }
 
 export type FleetStatus = Omit<FleetStatusFields, 'policyError'> & {

@@ -25,7 +25,9 @@ export interface SettingsPersistence {
 export const RESTART_KEYS = ['window.mode', 'window.width', 'window.height', 'rtcEngine'] as const;
 /** Keys kept in the file that the panel never shows or edits. */
 /** Keys of config.json the settings form does not edit: kept as they are in the file on every save. */
-const HIDDEN_KEYS = ['encryptedApiKey', 'staffPinHash', 'avatars', 'video', 'companion', 'metrics', 'prewarm', 'presence', 'schedule', 'mqtt', 'update', 'castSelection'] as const;
+// The audience keys and the privacy notice too: a save of the form must never drop them (a venue's notice
+// gone, an adult kiosk's region lost, would change what visitors are told).
+const HIDDEN_KEYS = ['encryptedApiKey', 'staffPinHash', 'avatars', 'video', 'companion', 'metrics', 'prewarm', 'presence', 'schedule', 'mqtt', 'update', 'castSelection', 'audience', 'adult', 'region', 'privacy'] as const;
 
 const LABELS: Record<string, string> = {
   'service.surface': 'Service surface',

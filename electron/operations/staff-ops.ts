@@ -54,7 +54,7 @@ export interface PlatformHooks {
 }
 
 /** The kiosk's services staff operations use. */
-export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance'>;
+export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'ageGateCounts' | 'auditViolations'>;
 
 export interface StaffOpsOptions {
   kiosk: StaffKiosk;
@@ -231,6 +231,14 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
       ...(telemetry.lastCallQuality ? { lastCall: { ...telemetry.lastCallQuality } } : {}),
       ...(telemetry.lastCallFigures ? { lastCallFigures: { ...telemetry.lastCallFigures } } : {}),
+      safety: {
+        audience: kiosk.config.safety.audience,
+        moderation: kiosk.config.safety.moderation,
+        region: kiosk.config.safety.region,
+        refusal: kiosk.config.safety.refusal,
+        ageGate: kiosk.config.safety.ageGate ? kiosk.ageGateCounts() : null,
+        auditViolations: kiosk.auditViolations(),
+      },
     };
   }
 

@@ -77,6 +77,17 @@ export function createConsoleMetrics(state: FleetState, connected: () => boolean
         });
       },
     });
+  new Counter({
+    name: `${FLEET_PREFIX}audit_violations_total`,
+    help: "Calls the avatar service's content review ended (audit_violation), as each kiosk's status counts them since its start.",
+    labelNames: ['kiosk'],
+    registers,
+    collect() {
+      this.reset();
+      perKiosk((k) => this.inc({ kiosk: k.row.kioskId }, k.row.auditViolations));
+    },
+  });
+  gauge('kiosk_public', '1 while the kiosk runs as public (moderation strict on every create), 0 as adult; absent when it does not say.', (k) => (k.row.safety ? (k.row.safety.audience === 'public' ? 1 : 0) : null));
   counter('sessions_total', 'Calls ended, from the kiosks\' ledger events, by end reason.', 'end_reason', (k) => k.counts.sessionsByEnd);
   counter('session_errors_total', 'Calls that failed or ended on an error, by error code.', 'code', (k) => k.counts.errorsByCode);
   counter('credits_total', 'Credits billed, from the ledger events, by avatar.', 'avatar', (k) => k.counts.creditsByAvatar);

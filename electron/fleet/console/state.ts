@@ -36,6 +36,16 @@ const statusSchema = z.looseObject({
   queued: z.number().int().nonnegative().optional(),
   droppedEvents: z.number().int().nonnegative().optional(),
   policyError: z.string().max(2000).nullable().optional(),
+  // Who the kiosk is for (fleet/mqtt-link.ts `FleetSafety`); an older kiosk sends none.
+  safety: z
+    .looseObject({
+      audience: z.enum(['public', 'adult']),
+      moderation: z.enum(['strict', 'disabled']),
+      region: z.string().max(12).nullable(),
+      refusal: z.string().max(2000).nullable(),
+      auditViolations: z.number().int().nonnegative(),
+    })
+    .optional(),
   // The kiosk's safe-updates status (safe-updates.ts `UpdateStatus`): its phase and the version waiting.
   update: z
     .looseObject({ phase: z.string().max(40), ready: z.string().max(64).nullable().optional(), pinned: z.string().max(64).nullable().optional(), off: z.string().max(500).nullable().optional() })
@@ -141,6 +151,8 @@ export class FleetState {
           queued: 0,
           policyError: null,
           accountTrouble: 0,
+          safety: null,
+          auditViolations: 0,
           lastAnswer: null,
         },
         counts: { sessionsByEnd: new Map(), errorsByCode: new Map(), creditsByAvatar: new Map(), mediaStalls: 0, accountTroubleByReason: new Map(), lastCallAtMs: null },
@@ -184,6 +196,8 @@ export class FleetState {
       row.queued = s.queued ?? 0;
       row.droppedEvents = s.droppedEvents ?? 0;
       row.policyError = s.policyError ?? null;
+      row.safety = s.safety ? { audience: s.safety.audience, moderation: s.safety.moderation, region: s.safety.region, refusal: s.safety.refusal } : null;
+      row.auditViolations = s.safety?.auditViolations ?? 0;
     }
     this.dirty.add(kioskId);
   }

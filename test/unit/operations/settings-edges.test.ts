@@ -157,6 +157,21 @@ describe('settings: what a save keeps', () => {
     assert.deepEqual(kept.file, { ...next, staffPinHash: 'scrypt$x', avatars: cast });
   });
 
+  it('a save keeps the audience, the adult rules, the region and the venue\'s privacy notice as they are in the file', () => {
+    const next = { ...defaults, callMode: 'audio' as const };
+    const safety = {
+      audience: 'adult',
+      region: 'DE',
+      adult: { allowedRegions: ['DE'], ageCheck: 'staff' },
+      privacy: { url: 'https://venue.example/privacy', notice: { en: 'The venue is responsible.' } },
+    };
+    const kept = validateSettings(safety, next, opts);
+    assert.ok(kept.ok);
+    assert.deepEqual(kept.file, { ...next, ...safety });
+    assert.equal(kept.config.safety.audience, 'adult');
+    assert.deepEqual(kept.config.privacy, safety.privacy);
+  });
+
   it('a persona with words is saved and used, not dropped as an empty box', () => {
     const v = validateSettings({}, { ...defaults, avatar: { ...defaults.avatar, persona: 'Be brief.' } }, opts);
     assert.ok(v.ok);

@@ -22,7 +22,19 @@ function fleet() {
   const state = new FleetState({ now: () => now });
   state.onStatus('a', status('a', { phase: 'live' }), true);
   now = T0;
-  state.onStatus('b', status('b', { open: false, group: null, policyError: 'refused', today: { sessions: 1, credits: 0.5 }, queued: 9, droppedEvents: 0 }), false);
+  state.onStatus(
+    'b',
+    status('b', {
+      open: false,
+      group: null,
+      policyError: 'refused',
+      today: { sessions: 1, credits: 0.5 },
+      queued: 9,
+      droppedEvents: 0,
+      safety: { audience: 'public', moderation: 'strict', region: 'FR', refusal: 'Audience "adult" is not allowed in region FR.', ageGate: { asked: 0, confirmed: 0, declined: 0 }, auditViolations: 2 },
+    }),
+    false,
+  );
   state.onStatus('c', JSON.stringify({ online: false, kioskId: 'c', reason: 'gone' }), true);
   state.onEvent('a', call('e1', { end_at: '2026-11-24T09:59:00Z', end_reason: 'media_stalled' }));
   state.onEvent('a', call('e2', { end_at: '2026-11-24T09:58:00Z', end_reason: 'user_end', credits_cost: 1.5, error_code: 'credit_insufficient' }));
@@ -102,6 +114,16 @@ avatar_fleet_kiosk_status_change_timestamp_seconds{kiosk="c"} 1795510800
 avatar_fleet_kiosk_info{kiosk="a",version="1.2.3",group="lobby",mode="direct"} 1
 avatar_fleet_kiosk_info{kiosk="b",version="1.2.3",group="",mode="direct"} 1
 avatar_fleet_kiosk_info{kiosk="c",version="",group="",mode=""} 1
+
+# HELP avatar_fleet_audit_violations_total Calls the avatar service's content review ended (audit_violation), as each kiosk's status counts them since its start.
+# TYPE avatar_fleet_audit_violations_total counter
+avatar_fleet_audit_violations_total{kiosk="a"} 0
+avatar_fleet_audit_violations_total{kiosk="b"} 2
+avatar_fleet_audit_violations_total{kiosk="c"} 0
+
+# HELP avatar_fleet_kiosk_public 1 while the kiosk runs as public (moderation strict on every create), 0 as adult; absent when it does not say.
+# TYPE avatar_fleet_kiosk_public gauge
+avatar_fleet_kiosk_public{kiosk="b"} 1
 
 # HELP avatar_fleet_sessions_total Calls ended, from the kiosks' ledger events, by end reason.
 # TYPE avatar_fleet_sessions_total counter
