@@ -206,6 +206,12 @@ export const editableSettingsSchema = z.strictObject({
   }),
   moderation: z.enum(['strict', 'disabled']).optional(),
   extraMotion: z.boolean().optional(),
+  /** Who the kiosk is for (docs/safety.md). Absent: the file's stay as they are (a form without them).
+   *  Where a policy file exists these are the policy's: the panel shows them locked, and a value saved
+   *  here is not used. */
+  audience: z.enum(['public', 'adult']).optional(),
+  region: z.string().max(12).optional(),
+  adult: z.strictObject({ allowedRegions: z.array(z.string().max(12)).max(300), minimumAge: z.number(), ageCheck: z.enum(['self', 'staff']) }).optional(),
   window: z.strictObject({ mode: z.enum(['kiosk', 'windowed', 'companion']), width: z.number(), height: z.number() }),
   rtcEngine: z.enum(['auto', 'agora-web', 'agora-native']),
   returnToAttractSeconds: z.number(),

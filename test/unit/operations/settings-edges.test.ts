@@ -157,8 +157,8 @@ describe('settings: what a save keeps', () => {
     assert.deepEqual(kept.file, { ...next, staffPinHash: 'scrypt$x', avatars: cast });
   });
 
-  it('a save keeps the audience, the adult rules, the region and the venue\'s privacy notice as they are in the file', () => {
-    const next = { ...defaults, callMode: 'audio' as const };
+  it('a form without the audience keys (an older panel) keeps the file\'s audience, adult rules and region; the privacy notice is always kept', () => {
+    const { audience: _audience, ...next } = { ...defaults, callMode: 'audio' as const };
     const safety = {
       audience: 'adult',
       region: 'DE',
@@ -170,6 +170,22 @@ describe('settings: what a save keeps', () => {
     assert.deepEqual(kept.file, { ...next, ...safety });
     assert.equal(kept.config.safety.audience, 'adult');
     assert.deepEqual(kept.config.privacy, safety.privacy);
+  });
+
+  it('staff make a kiosk adult from the form where no policy file exists; under a policy file the policy\'s audience wins and staff are told why', () => {
+    const form = { ...defaults, audience: 'adult' as const, region: 'AT', adult: { allowedRegions: ['AT', 'DE'], minimumAge: 18, ageCheck: 'staff' as const } };
+    const free = validateSettings({}, form, opts);
+    assert.ok(free.ok);
+    assert.deepEqual([free.file.audience, free.file.region, free.file.adult], ['adult', 'AT', { allowedRegions: ['AT', 'DE'], minimumAge: 18, ageCheck: 'staff' }]);
+    assert.deepEqual(free.config.safety.ageGate, { minimumAge: 18, ageCheck: 'staff' });
+    const managed = validateSettings({}, form, { ...opts, policy: { audience: undefined, adult: undefined, region: undefined } });
+    assert.ok(managed.ok);
+    assert.equal(managed.config.safety.audience, 'public');
+    assert.match(managed.config.safety.refusal ?? '', /^config\.json asks for audience "adult", but an administrator's policy file manages this kiosk/);
+    // An emptied region box is "not set", not an invalid code.
+    const empty = validateSettings({}, { ...form, region: ' ' }, opts);
+    assert.ok(empty.ok);
+    assert.equal('region' in empty.file, false);
   });
 
   it('a persona with words is saved and used, not dropped as an empty box', () => {
