@@ -127,6 +127,9 @@ describe('settings: what a save keeps', () => {
       moderation: 'strict',
       extraMotion: false,
       maxCallSeconds: 300,
+      audience: 'adult',
+      region: 'AT',
+      adult: { allowedRegions: ['AT'] },
     };
     assert.deepEqual(editableFromFile(file), {
       service: { surface: 'gateway', baseUrl: 'https://api.example.com', gatewayUrl: 'https://gw.example.com' },
@@ -135,6 +138,9 @@ describe('settings: what a save keeps', () => {
       avatar: { imagePath: '/img/ok.png', persona: 'Be brief.', name: 'Nova', voice: 'Tina' },
       moderation: 'strict',
       extraMotion: false,
+      audience: 'adult',
+      region: 'AT',
+      adult: { allowedRegions: ['AT'], minimumAge: 18, ageCheck: 'self' },
       window: { mode: 'kiosk', width: 1080, height: 1920 },
       rtcEngine: 'auto',
       returnToAttractSeconds: 15,

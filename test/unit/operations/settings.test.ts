@@ -17,6 +17,7 @@ describe('settings', () => {
       callMode: 'video',
       allowModeChoice: true,
       avatar: { imagePath: 'resources/demo-avatar.png', name: 'Ava', voice: 'Tina' },
+      audience: 'public',
       window: { mode: 'kiosk', width: 1080, height: 1920 },
       rtcEngine: 'auto',
       returnToAttractSeconds: 15,
