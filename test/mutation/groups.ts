@@ -71,7 +71,6 @@ export const GROUPS: MutationGroup[] = [
     mutate: ['electron/core/control-socket.ts', 'electron/core/protocol.ts', 'electron/core/transport.ts', 'electron/core/remote-hangup.ts', 'electron/core/rtc-ids.ts'],
     tests: [
       'test/unit/core/control-socket.test.ts',
-      'test/unit/core/control-socket-edges.test.ts',
       'test/unit/core/protocol.test.ts',
       'test/unit/core/protocol-edges.test.ts',
       'test/unit/core/remote-hangup.test.ts',
@@ -92,9 +91,10 @@ export const GROUPS: MutationGroup[] = [
     tests: [
       'test/unit/core/rest-client.test.ts',
       'test/unit/core/rest-client-edges.test.ts',
-      'test/unit/core/errors-edges.test.ts',
+      'test/unit/core/errors.test.ts',
+      'test/unit/core/bounded-read.test.ts',
+      'test/unit/core/request-cache.test.ts',
       'test/unit/core/warm-http.test.ts',
-      'test/unit/core/warm-http-edges.test.ts',
       'test/unit/core/avatar-input.test.ts',
       'test/integration/session-controller.test.ts',
     ],
@@ -107,7 +107,6 @@ export const GROUPS: MutationGroup[] = [
     mutate: 'rest of folder',
     tests: [
       'test/unit/core/avatar-input.test.ts',
-      'test/unit/core/avatar-input-edges.test.ts',
       'test/unit/core/surface.test.ts',
       'test/unit/core/surface-edges.test.ts',
       'test/unit/core/log-secrets.test.ts',
