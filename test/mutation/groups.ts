@@ -72,7 +72,6 @@ export const GROUPS: MutationGroup[] = [
     tests: [
       'test/unit/core/control-socket.test.ts',
       'test/unit/core/protocol.test.ts',
-      'test/unit/core/protocol-edges.test.ts',
       'test/unit/core/remote-hangup.test.ts',
       'test/unit/core/rtc-ids.test.ts',
       'test/unit/core/transport.test.ts',
@@ -110,7 +109,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/core/surface.test.ts',
       'test/unit/core/surface-edges.test.ts',
       'test/unit/core/log-secrets.test.ts',
-      'test/unit/core/log-edges.test.ts',
+      'test/unit/core/log.test.ts',
       'test/unit/core/messages.test.ts',
       'test/unit/core/clock.test.ts',
       'test/unit/core/kiosk-api.test.ts',
