@@ -107,7 +107,6 @@ export const GROUPS: MutationGroup[] = [
     tests: [
       'test/unit/core/avatar-input.test.ts',
       'test/unit/core/surface.test.ts',
-      'test/unit/core/surface-edges.test.ts',
       'test/unit/core/log-secrets.test.ts',
       'test/unit/core/log.test.ts',
       'test/unit/core/messages.test.ts',
@@ -115,7 +114,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/core/kiosk-api.test.ts',
       'test/unit/core/control-socket.test.ts',
       'test/unit/core/proxy-route.test.ts',
-      'test/unit/core/proxy-edges.test.ts',
+      'test/unit/core/proxy-tunnel.test.ts',
       'test/integration/proxy.test.ts',
       'test/integration/browser-host.test.ts',
     ],
