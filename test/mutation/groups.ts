@@ -89,7 +89,6 @@ export const GROUPS: MutationGroup[] = [
     mutate: ['electron/core/rest-client.ts', 'electron/core/warm-http.ts', 'electron/core/request-cache.ts', 'electron/core/bounded-read.ts', 'electron/core/errors.ts'],
     tests: [
       'test/unit/core/rest-client.test.ts',
-      'test/unit/core/rest-client-edges.test.ts',
       'test/unit/core/errors.test.ts',
       'test/unit/core/bounded-read.test.ts',
       'test/unit/core/request-cache.test.ts',
