@@ -51,7 +51,6 @@ export const GROUPS: MutationGroup[] = [
     tests: [
       'test/unit/core/session-machine.test.ts',
       'test/unit/core/session-machine.property.test.ts',
-      'test/unit/core/session-machine-mutants.test.ts',
       'test/unit/core/reconnect-policy.test.ts',
     ],
     target: 95,
