@@ -169,13 +169,9 @@ export const GROUPS: MutationGroup[] = [
     mutate: ['electron/operations/ledger.ts', 'electron/operations/settings.ts', 'electron/operations/staff-pin.ts', 'electron/operations/log-file.ts'],
     tests: [
       'test/unit/operations/ledger.test.ts',
-      'test/unit/operations/ledger-edges.test.ts',
       'test/unit/operations/log-file.test.ts',
-      'test/unit/operations/log-file-edges.test.ts',
       'test/unit/operations/settings.test.ts',
-      'test/unit/operations/settings-edges.test.ts',
       'test/unit/operations/staff-pin.test.ts',
-      'test/unit/operations/staff-pin-edges.test.ts',
       'test/integration/ledger-crash.test.ts',
     ],
     target: 90,
