@@ -181,7 +181,7 @@ describe('tunnelStream through a CONNECT proxy on 127.0.0.1', () => {
 
   it('speaks TLS inside the tunnel with the TLS options it is given', { timeout: 5000, skip: spawnSync('openssl', ['version']).status === 0 ? false : 'openssl is not installed' }, async () => {
     // A self-signed certificate made for this run: only the CA option given to tunnelStream makes it trusted.
-    const dir = mkdtempSync(join(tmpdir(), 'proxy-edges-tls-'));
+    const dir = mkdtempSync(join(tmpdir(), 'proxy-tunnel-tls-'));
     try {
       const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=broker.test', '-addext', 'subjectAltName=DNS:broker.test'], { cwd: dir, encoding: 'utf8' });
       assert.equal(made.status, 0, made.stderr);

@@ -19,7 +19,7 @@ import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.ts';
 const tmp = tempDirsRemovedAfterEach('kiosk-log-');
 
 let ids = 0;
-const logId = () => `log-edges-${process.pid}-${ids++}`;
+const logId = () => `log-file-${process.pid}-${ids++}`;
 const posix = process.platform !== 'win32';
 const mode = (path: string) => statSync(path).mode & 0o777;
 
