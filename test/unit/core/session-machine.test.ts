@@ -73,8 +73,8 @@ const ALL_EVENTS: EventType[] = [
   'rtc-failed',
 ];
 
-/** Runs events from idle; each event happens 100 ms after the previous one. */
-function run(events: Array<EventType | MachineEvent>, from: Machine = initialMachine(), startAtMs = T0) {
+/** Runs events from idle (or `from`); each event happens 100 ms after the previous one. */
+function run(events: Array<EventType | MachineEvent>, from: Machine = initialMachine(), startAtMs = T0, withConfig: MachineConfig = config) {
   let machine = from;
   const effects: MachineEffect[][] = [];
   const phases: SessionPhase[] = [];
@@ -82,7 +82,7 @@ function run(events: Array<EventType | MachineEvent>, from: Machine = initialMac
   for (const e of events) {
     const event = typeof e === 'string' ? sample(e, atMs) : e;
     atMs = event.atMs + 100;
-    const result = transition(machine, event, config);
+    const result = transition(machine, event, withConfig);
     machine = result.machine;
     effects.push(result.effects);
     phases.push(machine.state.phase);
@@ -740,19 +740,7 @@ describe('session machine', () => {
 
 describe('session machine: RTC first, then billing (awaitRtcReady)', () => {
   const rtcConfig: MachineConfig = { ...config, awaitRtcReady: true, rtcReadyTimeoutMs: 30_000 };
-  function runRtc(events: Array<EventType | MachineEvent>) {
-    let machine = initialMachine();
-    const effects: MachineEffect[][] = [];
-    let atMs = T0;
-    for (const e of events) {
-      const event = typeof e === 'string' ? sample(e, atMs) : e;
-      atMs = event.atMs + 100;
-      const result = transition(machine, event, rtcConfig);
-      machine = result.machine;
-      effects.push(result.effects);
-    }
-    return { machine, effects, nextAtMs: atMs };
-  }
+  const runRtc = (events: Array<EventType | MachineEvent>) => run(events, initialMachine(), T0, rtcConfig);
   const RTC: MachineConfig = { ...config, awaitRtcReady: true };
 
   it('gives the renderer 30 s to get ready by default, or the configured time', () => {
