@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from '../../../electron/core/control-socket.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import type { Logger } from '../../../electron/core/log.ts';

@@ -18,7 +18,7 @@ import type { Duplex } from 'node:stream';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { SocksProxyAgent } from 'socks-proxy-agent';
 import { DIRECT, RESOLVE_TIMEOUT_MS, describeRoute, parsePacAnswer, proxyAgent, proxyQueryUrl, routeFor, tunnelStream, type ProxyResolver } from '../../../electron/core/proxy.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { Logger } from '../../../electron/core/log.ts';
 
 function recordingLogger() {

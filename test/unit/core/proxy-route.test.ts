@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIRECT, parsePacAnswer, proxyQueryUrl, RESOLVE_TIMEOUT_MS, routeFor } from '../../../electron/core/proxy.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 
 describe('parsePacAnswer', () => {
   it('reads each PAC entry in order, with the default port of its kind', () => {

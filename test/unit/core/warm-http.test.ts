@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { createCachedRequestBuilder } from '../../../electron/core/request-cache.ts';
 import type { StartOptions } from '../../../electron/core/session-types.ts';
 import { nodeFetch, WarmHttp } from '../../../electron/core/warm-http.ts';

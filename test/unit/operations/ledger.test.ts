@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import type { KioskEvent } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { createLedger, createLedgerRecorder, monthFileName, parseLedger, toCsv, totalsOf, type SessionRecord } from '../../../electron/operations/ledger.ts';
 import { at, session, sessionSummary } from '../../helpers/ledger-records.ts';
 

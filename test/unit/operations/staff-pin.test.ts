@@ -1,7 +1,7 @@
 import { scryptSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import { createStaffPin, hashPin, parsePinHash, verifyPin, PIN_LOCKOUT_MS, STAFF_IDLE_MS, type LockoutRecord } from '../../../electron/operations/staff-pin.ts';
 
