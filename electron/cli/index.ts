@@ -11,7 +11,7 @@
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
-import { CALL_MODES, MODERATION_VALUES, type CallMode, type Moderation } from '../core/protocol.ts';
+import { CALL_MODES, FREE_VOICE_CLONES, MODERATION_VALUES, VOICE_CLONE_COST, type CallMode, type Moderation } from '../core/protocol.ts';
 import { createLogger, type LogLevel } from '../core/log.ts';
 import { readRegularFile } from '../core/bounded-read.ts';
 import { loadDemoAvatar } from './defaults.ts';
@@ -32,7 +32,7 @@ Commands:
   emulator              run the local emulator of the avatar service
   voices list           list your custom (cloned) voices
   voices clone          clone a voice: --audio-url URL --voice NAME [--language en]
-                        (a clone may cost 899 credits: the first 10 per account are free)
+                        (a clone may cost ${VOICE_CLONE_COST} credits: the first ${FREE_VOICE_CLONES} per account are free)
   doctor                the staff panel's checks: config, key, service (nothing billed); exit 0 ok,
                         1 a check failed, 2 bad usage/config. [--config PATH] [service options] [--json]
   ledger                credit totals (today / 7 days / month) from the kiosk's ledger

@@ -53,7 +53,7 @@ import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator as defaultStartEmulator, type EmulatorHandle, type EmulatorKnobs } from '../emulator/index.ts';
 import { personaFor, type CastEntry, type KioskConfig } from './config.ts';
 import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast } from './cast.ts';
-import type { CallMode } from '../core/protocol.ts';
+import { MAX_BASE64_IMAGE_BYTES, type CallMode } from '../core/protocol.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import { SpareManager, type TakenSpare } from './spare.ts';
 import { createWsTransportFactory, wsTransportFactory } from '../core/transport.ts';
@@ -186,7 +186,6 @@ export interface KioskService {
 export const SHUTDOWN_HANGUP_TIMEOUT_MS = 5_000;
 /** While the attract screen shows, the warm connection is checked (and renewed when stale) this often. */
 export const WARM_REFRESH_MS = 20_000;
-const MAX_ATTRACT_IMAGE_BYTES = 20 * 1024 * 1024;
 
 /** A tap's field figures while its call runs (clock times; see `CallFigures`). */
 interface FiguresDraft {
@@ -1040,6 +1039,7 @@ export async function readImageAsDataUrl(path: string): Promise<string | null> {
   const mime = IMAGE_MIME[extname(path).toLowerCase()];
   if (!mime) return null;
   // Sized before it is read: a huge file or a device named as the picture must not fill main's memory.
-  const bytes = await readRegularFile(path, MAX_ATTRACT_IMAGE_BYTES, 'The avatar picture');
+  // The picture a session sends as Base64: the spec's bound for that (§2.3) also bounds what is read.
+  const bytes = await readRegularFile(path, MAX_BASE64_IMAGE_BYTES, 'The avatar picture');
   return `data:${mime};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
 }

@@ -13,7 +13,7 @@ import { startMqttLink, type FleetControl, type FleetStatusFields, type FleetUpd
 import { mqttSchema } from '../../electron/kiosk/fleet-config.ts';
 import { FakeMqttBroker } from './fake-mqtt-broker.ts';
 import { recordingLogger } from './recording-logger.ts';
-import { StrictClock } from './strict-clock.ts';
+import { StrictClock } from './fake-clock.ts';
 import { until } from './until.ts';
 
 export const KIOSK = 'lobby-1';

@@ -12,7 +12,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { API_SHAPE, CHANNEL_ROWS, type KioskEvent } from '../../electron/contract.ts';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { KIOSK_SOCKET_PATH, LAUNCH_PATH, SOCKET_CLOSE, type HostFrame } from '../../electron/core/kiosk-api.ts';
 import { silentLogger } from '../../electron/core/log.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAsync } from 'mqtt';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { applyRemoteSettings, persistUpdatePin, startFleetHost, type FleetHostOptions } from '../../electron/fleet/fleet-host.ts';
 import { createKioskMetrics } from '../../electron/fleet/metrics.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';

@@ -24,7 +24,7 @@ import { join, resolve, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { configureRequestOptions, configureRequestUrl, HttpExecutor, type CancellationToken } from 'builder-util-runtime';
 import electronUpdater from 'electron-updater';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { startSafeUpdates, INSTALL_TIMEOUT_MS, type SafeUpdates, type SafeUpdatesOptions, type UpdaterLike } from '../../electron/fleet/safe-updates.ts';
 import { generateFeedKeys, signFeedFile } from '../../electron/fleet/signed-feed.ts';
 import { installModel, stagingBucket, type InstallModel } from '../../electron/fleet/update-policy.ts';

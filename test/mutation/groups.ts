@@ -67,7 +67,7 @@ export const GROUPS: MutationGroup[] = [
     name: 'core-socket',
     folder: CORE,
     title: 'control socket, protocol frames, transport',
-    mutate: ['electron/core/control-socket.ts', 'electron/core/protocol.ts', 'electron/core/transport.ts', 'electron/core/remote-hangup.ts', 'electron/core/rtc-ids.ts'],
+    mutate: ['electron/core/control-socket.ts', 'electron/core/protocol.ts', 'electron/core/protocol-constants.ts', 'electron/core/transport.ts', 'electron/core/remote-hangup.ts', 'electron/core/rtc-ids.ts'],
     tests: [
       'test/unit/core/control-socket.test.ts',
       'test/unit/core/protocol.test.ts',

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { BROWSER_CLOSE_GRACE_MS, keepBrowser, REOPEN_DELAYS_MS, REOPEN_RESET_AFTER_MS, type BrowserKeeper } from '../../../electron/browser/open-browser.ts';
 import { until } from '../../helpers/until.ts';
 

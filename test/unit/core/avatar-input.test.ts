@@ -13,10 +13,10 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildCreateRequest, sniffImageType } from '../../../electron/core/avatar-input.ts';
-import { MAX_IMAGE_FILE_BYTES, readRegularFile } from '../../../electron/core/bounded-read.ts';
+import { readRegularFile } from '../../../electron/core/bounded-read.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import { readImageAsDataUrl } from '../../../electron/kiosk/kiosk-service.ts';
-import { MAX_BASE64_IMAGE_BYTES } from '../../../electron/core/protocol.ts';
+import { MAX_BASE64_IMAGE_BYTES, MAX_IMAGE_BYTES } from '../../../electron/core/protocol.ts';
 import type { StartOptions } from '../../../electron/core/session-types.ts';
 import { rejection } from '../../helpers/rejection.ts';
 
@@ -515,6 +515,6 @@ describe('local image files are sized before they are read', () => {
     await writeFile(big, PNG);
     await truncate(big, 60 * 1024 * 1024);
     await assert.rejects(readImageAsDataUrl(big), (e: unknown) => e instanceof AvatarError && /big\.png is 60\.0 MB; the limit is 20 MB/.test(e.message));
-    assert.equal(await readRegularFile(big, MAX_IMAGE_FILE_BYTES).then(() => 'read', (e: AvatarError) => e.message.replace(big, 'F')), 'The file F is 60.0 MB; the limit is 50 MB.');
+    assert.equal(await readRegularFile(big, MAX_IMAGE_BYTES).then(() => 'read', (e: AvatarError) => e.message.replace(big, 'F')), 'The file F is 60.0 MB; the limit is 50 MB.');
   });
 });

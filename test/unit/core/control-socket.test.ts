@@ -7,7 +7,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, type Clock, type TimerHandle } from '../../../electron/core/clock.ts';
+import type { Clock, TimerHandle } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from '../../../electron/core/control-socket.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import { MAX_WS_MESSAGE_BYTES } from '../../../electron/core/protocol.ts';

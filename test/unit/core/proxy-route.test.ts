@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIRECT, RESOLVE_TIMEOUT_MS, describeRoute, parsePacAnswer, proxyQueryUrl, routeFor, type ProxyResolver } from '../../../electron/core/proxy.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
 
 const answering = (answer: string, asked: string[] = []): ProxyResolver => ({

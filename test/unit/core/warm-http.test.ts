@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { duplexPair } from 'node:stream';
 import tls from 'node:tls';
 import WebSocket, { WebSocketServer } from 'ws';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { Logger } from '../../../electron/core/log.ts';
 import { nodeFetch, WarmHttp } from '../../../electron/core/warm-http.ts';
 import { until } from '../../helpers/until.ts';

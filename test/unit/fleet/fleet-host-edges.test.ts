@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { Registry } from 'prom-client';
 import type { CallFigures, KioskEvent, OpeningInfo } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { DAY_FIGURE_KEYS, type DayFigureKey } from '../../../electron/fleet/call-figures.ts';
 import { applyRemoteSettings, persistUpdatePin, startFleetHost, type ConfigFileAccess, type FleetHostOptions, type LedgerFeed } from '../../../electron/fleet/fleet-host.ts';
 import type { SafeUpdates, UpdateStatus } from '../../../electron/fleet/safe-updates.ts';

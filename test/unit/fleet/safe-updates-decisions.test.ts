@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { flushMicrotasks } from '../../../electron/core/clock.ts';
+import { flushMicrotasks, StrictClock } from '../../helpers/fake-clock.ts';
 import { INSTALL_TIMEOUT_MS, startSafeUpdates, type SafeUpdatesOptions, type UpdaterLike, type UpdateStatus } from '../../../electron/fleet/safe-updates.ts';
 import { SignedFeedProvider } from '../../../electron/fleet/signed-feed.ts';
 import { stagingBucket, type OfferedUpdate } from '../../../electron/fleet/update-policy.ts';
@@ -15,7 +15,6 @@ import type { UpdateSettings } from '../../../electron/kiosk/fleet-config.ts';
 import type { OpeningState } from '../../../electron/fleet/opening-hours.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
 import { deferred } from '../../helpers/session-world.ts';
-import { StrictClock } from '../../helpers/strict-clock.ts';
 
 const KEY = `MCowBQYDK2VwAyEA${'a'.repeat(43)}=`;
 const SETTINGS: UpdateSettings = { url: 'https://u.example/kiosk/', channel: 'latest', publicKeys: [KEY], idleMinutes: 30, checkEveryMinutes: 60 };

@@ -13,7 +13,7 @@ import { appendFileSync, readFileSync, readdirSync, statSync, truncateSync, writ
 import { join } from 'node:path';
 import fc from 'fast-check';
 import type { KioskEvent } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import type { Logger } from '../../../electron/core/log.ts';
 import type { SessionSummary } from '../../../electron/core/session-types.ts';

@@ -20,7 +20,7 @@ import { TINY_PNG } from '../../helpers/staff-kiosk.ts';
 import { join, relative, sep } from 'node:path';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hashPin } from '../../../electron/operations/staff-pin.ts';
-import { StrictClock } from '../../helpers/strict-clock.ts';
+import { StrictClock } from '../../helpers/fake-clock.ts';
 
 const tempDir = tempDirsRemovedAfterEach('staff-ops-setup-');
 

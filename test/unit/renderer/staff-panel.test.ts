@@ -8,7 +8,7 @@
 import '../../helpers/svelte-runes.ts';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { EditableSettings, KioskApi, PinState, Result, StaffSettings } from '../../../electron/contract.ts';
 
 const { StaffPanel, localFieldErrors, cleanSettings, LONG_PRESS_MS, INACTIVITY_CLOSE_MS, MAX_PICTURE_BYTES } = await import('../../../renderer/src/staff/StaffPanel.svelte.ts');

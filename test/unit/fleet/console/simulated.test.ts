@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
-import { FakeClock } from '../../../../electron/core/clock.ts';
+import { FakeClock } from '../../../helpers/fake-clock.ts';
 import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk, type SimulatedKioskOptions } from '../../../../electron/fleet/console/simulated.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type Broker, type SeenMessage } from '../../../helpers/mosquitto.ts';
 import { tempDirsRemovedAfterEach } from '../../../helpers/temp-dirs.ts';
