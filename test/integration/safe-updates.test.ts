@@ -16,17 +16,14 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, request, type RequestOptions, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { configureRequestOptions, configureRequestUrl, HttpExecutor, type CancellationToken } from 'builder-util-runtime';
-import electronUpdater from 'electron-updater';
 import { FakeClock } from '../../electron/core/clock.ts';
 import { startSafeUpdates, INSTALL_TIMEOUT_MS, type SafeUpdates, type SafeUpdatesOptions, type UpdaterLike } from '../../electron/fleet/safe-updates.ts';
-import { generateFeedKeys, signFeedFile } from '../../electron/fleet/signed-feed.ts';
 import { installModel, stagingBucket, type InstallModel } from '../../electron/fleet/update-policy.ts';
 import { updateSchema } from '../../electron/kiosk/fleet-config.ts';
 import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
@@ -38,6 +35,7 @@ import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
 import { mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
 import { buildDeb, FUSE_SENTINEL, ROOT, type DebBuild } from '../helpers/packaging/build.ts';
+import { realDebUpdater, type RecordedUpdater } from '../helpers/packaging/real-updater.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const require = createRequire(import.meta.url);
@@ -46,21 +44,8 @@ const yaml = require('js-yaml') as { load(text: string): unknown; dump(v: unknow
 
 console.log('# SKIP (part): the install step (quitAndInstall runs the installer and quits Electron) needs the real Electron binary; it is recorded here, not run.');
 
-/** Electron's `net` replaced by Node's http: electron-updater's own ElectronHttpExecutor, minus Electron. */
-class NodeHttpExecutor extends HttpExecutor<ReturnType<typeof request>> {
-  createRequest(options: RequestOptions, callback: (response: unknown) => void) {
-    return request(options, callback);
-  }
-  download(url: URL, destination: string, options: { headers?: Record<string, string>; cancellationToken: CancellationToken }): Promise<string> {
-    return options.cancellationToken.createPromise((resolve, reject, onCancel) => {
-      const requestOptions: Record<string, unknown> = { headers: options.headers || undefined, redirect: 'manual' };
-      configureRequestUrl(url, requestOptions);
-      configureRequestOptions(requestOptions);
-      this.doDownload(requestOptions, { destination, options: options as never, onCancel, callback: (error) => (error == null ? resolve(destination) : reject(error)), responseHandler: null }, 0);
-    });
-  }
-}
-
+/** The kiosks' clocks start at the real time: the feed's signature holds from when the CLI signs it. */
+const NOW = Date.now();
 const VERSION = '1.1.0';
 const RUNNING = '1.0.0';
 let work = '';
@@ -190,34 +175,9 @@ describe('the packaged kiosk (electron-builder --linux deb, the build\'s own out
 
 const IN_APP: InstallModel = { inApp: true, kind: 'appimage' };
 
-interface Recorded {
-  updater: UpdaterLike;
-  installs: unknown[][];
-  emitError(error: Error): void;
-}
-
 /** The real electron-updater class for this build, with the packaged app-update.yml. */
-function realUpdater(version = RUNNING): Recorded {
-  const userData = mkdtempSync(join(work, 'user-'));
-  const app = {
-    version,
-    name: 'Avatar Kiosk',
-    isPackaged: true,
-    appUpdateConfigPath: join(build.resourcesDir, 'app-update.yml'),
-    userDataPath: userData,
-    baseCachePath: join(userData, 'cache'),
-    whenReady: () => Promise.resolve(),
-    relaunch: () => {},
-    quit: () => {},
-    onQuit: () => {},
-  };
-  const updater = new electronUpdater.DebUpdater(null, app as never);
-  (updater as unknown as { httpExecutor: HttpExecutor<never> }).httpExecutor = new NodeHttpExecutor() as never;
-  updater.logger = process.env.DEBUG_UPDATER ? console : null;
-  const installs: unknown[][] = [];
-  // Recorded, never run: DebUpdater would run pkexec dpkg -i here.
-  updater.quitAndInstall = (...args: unknown[]) => void installs.push(args);
-  return { updater: updater as unknown as UpdaterLike, installs, emitError: (e) => void updater.emit('error', e) };
+function realUpdater(version = RUNNING): RecordedUpdater {
+  return realDebUpdater(build.resourcesDir, version, work);
 }
 
 function start(over: Partial<SafeUpdatesOptions> & { updater: UpdaterLike }): SafeUpdates {
@@ -225,7 +185,8 @@ function start(over: Partial<SafeUpdatesOptions> & { updater: UpdaterLike }): Sa
     settings: updateSchema.parse({ url: `${base}/`, publicKeys: [fleetKey.publicKey] }),
     currentVersion: RUNNING,
     kioskId: 'lobby-1',
-    clock: new FakeClock(0),
+    dataDir: mkdtempSync(join(work, 'data-')),
+    clock: new FakeClock(NOW),
     model: IN_APP,
     inCall: () => true,
     opening: () => null,
@@ -245,7 +206,7 @@ const debRequests = () => requests.filter((r) => r.endsWith('.deb')).length;
 describe('safe updates from the signed feed, with the real electron-updater', () => {
   it('downloads the newer build and checks it; installs only after the call, once closed, holding calls first', async () => {
     const { updater, installs } = realUpdater();
-    const clock = new FakeClock(1_000_000);
+    const clock = new FakeClock(NOW);
     let inCall = true;
     let open = true;
     const installsWhenHeld: number[] = [];
@@ -287,9 +248,12 @@ describe('safe updates from the signed feed, with the real electron-updater', ()
       const dir = join(feedDir, `bad-${Math.random().toString(36).slice(2)}`);
       publish(dir);
       const yml = readFileSync(join(dir, 'latest-linux.yml'), 'utf8');
-      if (tamper === null) writeFileSync(join(dir, 'latest-linux.yml.sig'), signFeedFile(yml, generateFeedKeys().privateKeyPem));
-      else if (tamper !== undefined) {
-        writeFileSync(join(dir, 'latest-linux.yml.sig'), signFeedFile(yml, fleetKey.privateKeyPem));
+      if (tamper === null) {
+        const otherKey = join(dir, '..', `${dir.split(sep).pop()}.key`);
+        assert.equal(cli('update-keygen', '--key', otherKey).status, 0);
+        assert.equal(cli('update-sign', '--key', otherKey, dir).status, 0);
+      } else if (tamper !== undefined) {
+        assert.equal(cli('update-sign', '--key', join(work, 'fleet-update.key'), dir).status, 0);
         writeFileSync(join(dir, 'latest-linux.yml'), tamper(yml));
       }
       const before = debRequests();
@@ -350,12 +314,12 @@ describe('safe updates from the signed feed, with the real electron-updater', ()
     const errors: string[] = [];
     const statuses: string[] = [];
     let held = 0;
-    const clock = new FakeClock(0);
+    const clock = new FakeClock(NOW);
     const updates = start({
       updater,
       clock,
       inCall: () => false,
-      lastActivityMs: () => -3_600_000,
+      lastActivityMs: () => NOW - 3_600_000,
       logger: { debug() {}, info() {}, warn() {}, error: (m, d) => void errors.push(`${m} ${JSON.stringify(d)}`) },
       holdCalls: () => held++,
       releaseCalls: () => held--,
@@ -403,13 +367,13 @@ describe('the "back in a moment" window: from the decision to install until the 
     const events: KioskEvent[] = [];
     service.onEvent((e) => events.push(e));
     const { updater, installs, emitError } = realUpdater();
-    const clock = new FakeClock(0);
+    const clock = new FakeClock(NOW);
     // Wired as main wires it (main/features/safe-updates.ts).
     const updates = start({
       updater,
       clock,
       inCall: () => service.running,
-      lastActivityMs: () => -3_600_000,
+      lastActivityMs: () => NOW - 3_600_000,
       holdCalls: () => service.setHold('updating'),
       releaseCalls: () => service.setHold(null),
     });
