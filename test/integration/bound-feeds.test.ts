@@ -15,14 +15,10 @@
  * "Installed" here is "downloaded and waiting" (`ready`): the install itself needs the Electron binary.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { connectAsync } from 'mqtt';
 import { FakeClock } from '../../electron/core/clock.ts';
 import { startConsoleLink } from '../../electron/fleet/console/link.ts';
 import { FleetState } from '../../electron/fleet/console/state.ts';
@@ -34,8 +30,10 @@ import { createKioskService } from '../../electron/kiosk/kiosk-service.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
 import { mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
 import { buildDeb, repackageDeb, ROOT, type DebBuild } from '../helpers/packaging/build.ts';
+import { runCli, serveFeed, type FeedServer } from '../helpers/packaging/feed-server.ts';
 import { realDebUpdater } from '../helpers/packaging/real-updater.ts';
 import { recordingLogger } from '../helpers/recording-logger.ts';
+import { operateKiosk } from '../helpers/fleet-operator.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 console.log('# SKIP (part): the install step (quitAndInstall runs the installer and quits Electron) needs the real Electron binary; a downloaded update waiting to install counts as installed here.');
@@ -51,16 +49,12 @@ let old: DebBuild;
 let beta: DebBuild;
 let keyFile = '';
 let publicKey = '';
-let server: Server;
+let feed: FeedServer;
 let base = '';
-const requests: string[] = [];
+let requests: string[] = [];
 /** What the web server's holder serves instead: request path → file. */
-const swapped = new Map<string, string>();
-
-function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/cli/index.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+let swapped = new Map<string, string>();
+const cli = runCli;
 
 /** `cli update-sign` on a feed folder, as the release machine runs it. */
 function sign(dir: string, ...flags: string[]): void {
@@ -104,25 +98,12 @@ before(async () => {
   assert.equal(keygen.status, 0, keygen.stderr);
   publicKey = /^(MCowBQYDK2VwAyEA\S+)$/m.exec(keygen.stdout)![1]!;
 
-  const feeds = join(work, 'feeds');
-  server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    requests.push(path);
-    const swap = swapped.get(path);
-    const file = swap ?? resolve(feeds, `.${path}`);
-    if ((!swap && !file.startsWith(feeds + sep)) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end();
-      return;
-    }
-    const body = readFileSync(file);
-    res.writeHead(200, { 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  feed = await serveFeed(join(work, 'feeds'));
+  ({ base, requests, swapped } = feed);
 });
 
 after(async () => {
-  if (server) await new Promise<void>((r) => server.close(() => r()));
+  await feed?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -269,28 +250,8 @@ describe('update-pin below the floor over the fleet link (real Mosquitto, the co
     await configFile.write({ callMode: 'audio', update: { url: `${base}/fleet-pin`, publicKeys: [publicKey] } });
     const mqtt = { url: broker.url, username: 'kiosk-a', password: 'a-pass', kioskId: 'kiosk-a', topicPrefix: PREFIX };
     const service = await createKioskService({ awaitRendererRtc: false, config: resolveConfig({ ...configFile.read(), mqtt }, {}, { appRoot: ROOT }), apiKey: null, apiKeySource: 'none', persistApiKey: async () => {} });
-    const op = await connectAsync(broker.url, { username: 'operator', password: 'op-pass', protocolVersion: 5, reconnectPeriod: 0 });
-    const seen: Array<{ topic: string; body: Record<string, any> }> = [];
-    op.on('message', (topic, payload) => seen.push({ topic, body: JSON.parse(payload.toString()) as Record<string, any> }));
-    await op.subscribeAsync(`${PREFIX}/kiosk-a/#`, { qos: 1 });
-    const statuses = () => seen.filter((m) => m.topic === `${PREFIX}/kiosk-a/status`).map((m) => m.body);
-    const command = async (body: Record<string, unknown>) => {
-      const results = () => seen.filter((m) => m.topic === `${PREFIX}/kiosk-a/cmd/result`);
-      const before = results().length;
-      await op.publishAsync(`${PREFIX}/kiosk-a/cmd`, JSON.stringify(body), { qos: 1, properties: { messageExpiryInterval: 60 } });
-      await until(() => results().length > before, { realTimeoutMs: 15_000, message: `an answer to ${String(body.cmd)}` });
-      return results()[before]!.body;
-    };
     const clock = new FakeClock(Date.now());
-    /** The status is published at most once a (fake) second: move the clock while waiting. */
-    const statusUntil = async (predicate: (s: Record<string, any>) => boolean, message: string) => {
-      const deadline = Date.now() + 30_000;
-      while (!statuses().some(predicate)) {
-        if (Date.now() > deadline) throw new Error(`timed out: ${message}; last status ${JSON.stringify(statuses().at(-1))}`);
-        await clock.advance(1_000);
-        await realDelay(20);
-      }
-    };
+    const op = await operateKiosk(broker, 'kiosk-a', clock);
     let host: ReturnType<typeof startFleetHost> | null = null;
     // Wired as main wires it (features/fleet-link.ts and features/safe-updates.ts); the kiosk runs the stable release.
     const updates = startSafeUpdates({
@@ -311,31 +272,31 @@ describe('update-pin below the floor over the fleet link (real Mosquitto, the co
     const link = startConsoleLink({ url: broker.url, topicPrefix: PREFIX, clientId: 'console-bound-feeds', username: 'operator', password: 'op-pass', state, now: () => clock.now() });
     try {
       // The kiosk has read its channel (1.1.0 runs: nothing to download).
-      await statusUntil((s) => s.update?.lastCheckAt !== null && s.update?.lastCheckAt !== undefined, 'a check in the status');
+      await op.statusUntil((s) => s.update?.lastCheckAt !== null && s.update?.lastCheckAt !== undefined, 'a check in the status');
       const below = `${OLD} is below the lowest version the fleet's signer allows (${STABLE}). To roll back on purpose, sign the feed again with \`update-sign --min-version ${OLD}\`, let the kiosks read it (update-check), then pin again`;
 
       // From the broker: refused by the kiosk, with the sentence; nothing kept, nothing fetched; the status says so.
-      const pinned = await command({ id: 'p1', cmd: 'update-pin', version: OLD });
+      const pinned = await op.command({ id: 'p1', cmd: 'update-pin', version: OLD });
       assert.equal(pinned.ok, false, JSON.stringify(pinned));
       assert.deepEqual(pinned.error, { code: 'forbidden', message: `${below}.` });
       assert.equal((configFile.read().update as Record<string, unknown>).pinVersion, undefined, 'not kept in config.json');
       assert.deepEqual(requests.filter((r) => r.startsWith(`/fleet-pin/${OLD}/`)), [], 'the old release was not read');
       assert.equal(updates.ready, null);
-      await statusUntil((s) => s.update?.lastError === `update-pin ${OLD} refused: ${below}`, 'the refusal in the status');
+      await op.statusUntil((s) => s.update?.lastError === `update-pin ${OLD} refused: ${below}`, 'the refusal in the status');
 
       // From the console: refused before it is sent, with the same sentence, naming the kiosk.
       await link.ready(10_000);
       await until(() => state.row('kiosk-a')?.online === true, { realTimeoutMs: 15_000, message: 'the console sees the kiosk' });
-      const results = seen.filter((m) => m.topic === `${PREFIX}/kiosk-a/cmd/result`).length;
+      const results = op.results().length;
       assert.deepEqual(await link.send({ kiosks: ['kiosk-a'] }, { cmd: 'update-pin', version: OLD }), { ok: false, error: { code: 'forbidden', message: `update-pin ${OLD} is refused for kiosk-a: ${below}.` } });
       await realDelay(200);
-      assert.equal(seen.filter((m) => m.topic === `${PREFIX}/kiosk-a/cmd/result`).length, results, 'nothing reached the kiosk');
+      assert.equal(op.results().length, results, 'nothing reached the kiosk');
 
       // On purpose: the signer lowers the floor, the kiosk reads it, and the pin goes through.
       sign(dir, '--min-version', OLD);
-      assert.equal((await command({ id: 'c1', cmd: 'update-check' })).ok, true);
+      assert.equal((await op.command({ id: 'c1', cmd: 'update-check' })).ok, true);
       assert.equal(updates.status.floor, OLD);
-      const rollback = await command({ id: 'p2', cmd: 'update-pin', version: OLD });
+      const rollback = await op.command({ id: 'p2', cmd: 'update-pin', version: OLD });
       assert.equal(rollback.ok, true, JSON.stringify(rollback));
       assert.equal((configFile.read().update as Record<string, unknown>).pinVersion, OLD);
       await until(() => updates.ready === OLD || updates.phase === 'error', { realTimeoutMs: 30_000, message: 'the rollback downloaded' });
@@ -344,7 +305,7 @@ describe('update-pin below the floor over the fleet link (real Mosquitto, the co
       updates.dispose();
       await link.close();
       await host.close();
-      await op.endAsync();
+      await op.end();
       await service.shutdown();
       await broker.dispose();
     }
