@@ -22,6 +22,7 @@ import { runFleetCommand } from './fleet.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
 import { forCli } from './messages.ts';
 import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
+import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS } from '../fleet/feed-binding.ts';
 
 export const USAGE = `Avatar Kiosk CLI
 
@@ -43,7 +44,10 @@ Commands:
   update-keygen         a new key pair for signing the update feed: --key PATH (the private key,
                         written 0600, never overwritten); prints the public key for update.publicKeys
   update-sign           sign the feed's channel files (latest*.yml) under a release folder:
-                        --key PATH DIR (writes <file>.sig beside each; kiosks install nothing unsigned)
+                        --key PATH DIR (writes <file>.sig beside each; kiosks install nothing unsigned),
+                        each bound to its channel, platform and version; [--min-version V] the lowest
+                        version kiosks may go to (default: the current release), [--expires-in-days N]
+                        after which kiosks refuse it (default 30)
   fleet list            every kiosk the fleet console knows (npm run fleet must be running) [--json]
   fleet send KIOSK[,KIOSK…]|--group G|--all COMMAND [JSON]
                         ping, screenshot, end-call, reload, restart, or apply '{"avatar":{"name":"Eva"}}';
@@ -105,6 +109,8 @@ export const CLI_OPTIONS = {
   csv: { type: 'boolean' },
   file: { type: 'string' },
   key: { type: 'string' },
+  'min-version': { type: 'string' },
+  'expires-in-days': { type: 'string' },
   console: { type: 'string' },
   'token-file': { type: 'string' },
   group: { type: 'string' },
@@ -253,7 +259,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'update-keygen':
         return runUpdateKeygen({ key: values.key }, io);
       case 'update-sign':
-        return runUpdateSign({ key: values.key, dir: sub }, io);
+        return runUpdateSign(
+          { key: values.key, dir: sub, minVersion: values['min-version'], expiresInDays: numberOption(values['expires-in-days'], 'expires-in-days', DEFAULT_EXPIRY_DAYS, { min: 1, max: MAX_EXPIRY_DAYS }) },
+          io,
+        );
       case 'fleet':
         return await runFleetCommand(
           positionals.slice(1),

@@ -121,6 +121,8 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
         check: () => updates.check(),
         installWhenIdle: () => updates.installWhenIdle(),
         async pin(version) {
+          // Below the signer's floor: refused before anything is kept.
+          updates.assertPinAllowed(version);
           await persistUpdatePin(version, options);
           logger.info('Updates: pin changed by the operator', { version });
           updates.pin(version);

@@ -161,7 +161,7 @@ async function startLinkRig(options: RigOptions, rigs: LinkRig[], dirs: string[]
 /** FleetUpdates that note each call in `did` (the update commands' target). */
 export function recordingUpdates(did: string[], overrides: Partial<FleetUpdates> = {}): FleetUpdates {
   return {
-    status: { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null },
+    status: { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null },
     async check() {
       did.push('check');
     },

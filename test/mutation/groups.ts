@@ -244,7 +244,7 @@ export const GROUPS: MutationGroup[] = [
   {
     name: 'fleet-other',
     folder: FLEET,
-    title: 'call figures, command guard, signed update feed, the fleet console',
+    title: 'call figures, command guard, signed update feed (and what it is for), the fleet console',
     mutate: 'rest of folder',
     // The in-process unit files first, the broker-backed ones after them and the integration tests last: a
     // mutant's files run in this order and stop at the first failure.
@@ -255,6 +255,8 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/cli/update-commands.test.ts',
       'test/unit/fleet/update-policy.test.ts',
       'test/unit/fleet/signed-feed-edges.test.ts',
+      'test/unit/fleet/feed-binding.test.ts',
+      'test/unit/fleet/feed-memory.test.ts',
       'test/unit/fleet/console/state.test.ts',
       'test/unit/fleet/console/state-edges.test.ts',
       'test/unit/fleet/console/metrics.test.ts',

@@ -12,6 +12,7 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import { Registry } from 'prom-client';
 import type { CallFigures, KioskEvent, OpeningInfo } from '../../../electron/contract.ts';
 import { FakeClock } from '../../helpers/fake-clock.ts';
+import { AvatarError } from '../../../electron/core/errors.ts';
 import { DAY_FIGURE_KEYS, type DayFigureKey } from '../../../electron/fleet/call-figures.ts';
 import { applyRemoteSettings, persistUpdatePin, startFleetHost, type ConfigFileAccess, type FleetHostOptions, type LedgerFeed } from '../../../electron/fleet/fleet-host.ts';
 import type { SafeUpdates, UpdateStatus } from '../../../electron/fleet/safe-updates.ts';
@@ -290,7 +291,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
 
   it('the status: version, mode, phase, cast, hours, today\'s totals, the errors given, the sandbox, updates, the day\'s call figures', async () => {
     const service = scriptedService(resolveConfig({ avatars: AVATARS, schedule: BERLIN, mqtt: mqttFor('k-status') }, {}, { appRoot: ROOT }));
-    const update: UpdateStatus = { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
+    const update: UpdateStatus = { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
     let append: ((record: unknown) => void) | null = null;
     let today = { sessions: 2, credits: 5 };
     const ledger: LedgerFeed = { totals: () => ({ today }) as never, onAppend: (l) => ((append = l), () => {}) };
@@ -409,10 +410,10 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
     }
   });
 
-  it('update commands: check, install when idle, a pin kept in config.json then passed on; a policy pin refuses; no updates: unavailable', async () => {
+  it('update commands: check, install when idle, a pin kept in config.json then passed on; a pin below the floor or a policy pin refuses, nothing kept; no updates: unavailable', async () => {
     const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-updates') }, {}, { appRoot: ROOT }));
     const asked: unknown[][] = [];
-    const status: UpdateStatus = { phase: 'ready', model: 'appimage', off: null, ready: '1.3.0', pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
+    const status: UpdateStatus = { phase: 'ready', model: 'appimage', off: null, ready: '1.3.0', pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
     const updates = {
       get status() {
         return { ...status, pinned: asked.findLast((a) => a[0] === 'pin')?.[1] ?? null };
@@ -420,6 +421,10 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       check: async () => void asked.push(['check']),
       installWhenIdle: () => void asked.push(['installWhenIdle']),
       pin: (version: string | null) => void asked.push(['pin', version]),
+      assertPinAllowed(version: string | null) {
+        asked.push(['assertPinAllowed', version]);
+        if (version === '0.0.1') throw new AvatarError('forbidden', '0.0.1 is below the floor.');
+      },
     } as unknown as SafeUpdates;
     let current: SafeUpdates | null = updates;
     // The host reads the policy object it was given at each pin.
@@ -435,13 +440,17 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       assert.deepEqual(asked.at(-1), ['pin', '1.2.0']);
       assert.deepEqual(logger.lines.find((l) => l.message === 'Updates: pin changed by the operator'), { level: 'info', message: 'Updates: pin changed by the operator', data: { version: '1.2.0' } });
 
+      // Below the signer's floor: refused before anything is kept or passed on.
+      assert.deepEqual(await command('k-updates', { cmd: 'update-pin', version: '0.0.1' }), { cmd: 'update-pin', ok: false, error: { code: 'forbidden', message: '0.0.1 is below the floor.' } });
+      assert.deepEqual(configFile.data, { update: { pinVersion: '1.2.0' } });
+
       policy.update = { pinVersion: '1.1.0' };
       assert.deepEqual(await command('k-updates', { cmd: 'update-pin', version: null }), {
         cmd: 'update-pin',
         ok: false,
         error: { code: 'forbidden', message: "The administrator's policy sets update.pinVersion; change it there." },
       });
-      assert.equal(asked.length, 3, 'not passed on');
+      assert.deepEqual(asked.slice(2), [['assertPinAllowed', '1.2.0'], ['pin', '1.2.0'], ['assertPinAllowed', '0.0.1'], ['assertPinAllowed', null]], 'neither refused pin passed on');
       current = null;
       assert.deepEqual(await command('k-updates', { cmd: 'update-check' }), {
         cmd: 'update-check',
