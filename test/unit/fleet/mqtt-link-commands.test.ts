@@ -145,10 +145,11 @@ describe('mqtt link: commands', () => {
     assert.deepEqual(rig.answers().filter((a) => a.id === 'slow').slice(1), [ok('slow', 'reload', { reloaded: true }), ok('slow', 'reload', { reloaded: true })]);
   });
 
-  it('asks the kiosk first whether it can run a command at all', async () => {
-    const rig = await startLinkRig({ control: { refuses: (cmd) => (cmd === 'screenshot' ? 'This kiosk has no window to capture.' : null) } });
+  it('refuses a command needing what the kiosk lacks first, in the kiosk\'s words or the table\'s, before a call is touched', async () => {
+    const rig = await startLinkRig({ control: { screenshot: undefined, reload: undefined, lacks: { reload: 'No page to reload here.' } } });
     rig.control.calling = true;
-    assert.deepEqual(await rig.command({ id: 's1', cmd: 'screenshot' }), refused('s1', 'screenshot', 'unsupported', 'This kiosk has no window to capture.'));
+    assert.deepEqual(await rig.command({ id: 's1', cmd: 'screenshot', force: true }), refused('s1', 'screenshot', 'unsupported', 'This kiosk has no window to capture.'));
+    assert.deepEqual(await rig.command({ id: 'r1', cmd: 'reload', force: true }), refused('r1', 'reload', 'unsupported', 'No page to reload here.'));
     assert.deepEqual((await rig.command({ id: 'p1', cmd: 'ping' })).ok, true);
     assert.deepEqual(rig.control.did, []);
   });
