@@ -55,8 +55,9 @@ export function parseCommand(payload: Buffer | string): { ok: true; command: Com
   const issue = parsed.error.issues[0]!;
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
   const path = [...issue.path.map(String), ...(keys.length ? [keys[0]!] : [])];
-  if (path[0] === 'settings' && keys.length) {
-    const key = [...path.slice(1)].join('.');
+  // A key `apply` does not allow (inside its settings); a stray `settings` on another command is an unknown key.
+  if (cmd === 'apply' && issue.path[0] === 'settings' && keys.length) {
+    const key = path.slice(1).join('.');
     return { ok: false, id: given, cmd, message: `"apply" cannot change "${key}"; it may change only ${APPLY_KEYS.join(', ')}.` };
   }
   const field = path.join('.') || '(command)';
