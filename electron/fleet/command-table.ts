@@ -134,6 +134,15 @@ export interface CommandRow<S extends z.ZodRawShape = z.ZodRawShape, N extends H
 const row = <S extends z.ZodRawShape, N extends HostCapability | null>(r: CommandRow<S, N>): CommandRow<S, N> => r;
 const done = (result: Record<string, unknown>): CommandOutcome => ({ ok: true, result });
 const NO_UPDATES: CommandOutcome = { ok: false, code: 'unavailable', message: 'Updates are not set up on this kiosk (no update.url in its settings).' };
+/** An update command's handler: `act` on the kiosk's updates, answered with their status (none: `unavailable`). */
+const withUpdates =
+  <A>(act: (updates: FleetUpdates, args: A) => Promise<void> | void) =>
+  async (args: A, { control }: CommandContext<null>): Promise<CommandOutcome> => {
+    const updates = control.updates?.() ?? null;
+    if (!updates) return NO_UPDATES;
+    await act(updates, args);
+    return done({ update: updates.status });
+  };
 
 export const FLEET_COMMANDS = {
   ping: row({
@@ -217,12 +226,7 @@ export const FLEET_COMMANDS = {
     arg: null,
     interrupts: false,
     needs: null,
-    async run(_args, { control }) {
-      const updates = control.updates?.() ?? null;
-      if (!updates) return NO_UPDATES;
-      await updates.check();
-      return done({ update: updates.status });
-    },
+    run: withUpdates((updates) => updates.check()),
   }),
   'update-install': row({
     summary: 'Install the waiting update at the next moment without a call.',
@@ -231,12 +235,7 @@ export const FLEET_COMMANDS = {
     arg: null,
     interrupts: false,
     needs: null,
-    run(_args, { control }) {
-      const updates = control.updates?.() ?? null;
-      if (!updates) return NO_UPDATES;
-      updates.installWhenIdle();
-      return done({ update: updates.status });
-    },
+    run: withUpdates((updates) => updates.installWhenIdle()),
   }),
   'update-pin': row({
     summary: 'Stay on (or go back to) a version; null follows the channel again.',
@@ -245,12 +244,7 @@ export const FLEET_COMMANDS = {
     arg: { field: 'version', kind: 'text', label: 'Version to pin (empty: follow the channel)', example: '1.4.2' },
     interrupts: false,
     needs: null,
-    async run({ version }, { control }) {
-      const updates = control.updates?.() ?? null;
-      if (!updates) return NO_UPDATES;
-      await updates.pin(version);
-      return done({ update: updates.status });
-    },
+    run: withUpdates<{ version: string | null }>((updates, { version }) => updates.pin(version)),
   }),
   'set-volume': row({
     summary: 'Turn the avatar up or down: a whole percent, 0 to 100, kept across restarts.',
