@@ -7,9 +7,10 @@
  *  - `status`: retained JSON, republished on change at most once a second; the broker's last will
  *    replaces it with `{"online":false}` when the kiosk dies, and a clean stop says so itself;
  *  - `events`: each ledger record, QoS 1, from the on-disk queue (event-queue.ts), one at a time in order;
- *  - `cmd` → `cmd/result`: commands (the table in command-table.ts, parsed by commands.ts), each answered once; a repeated id is answered with the
- *    first answer again and not run twice. Commands also come on the fleet-wide `<prefix>/_fleet/cmd` and
- *    the group's `<prefix>/_group/<group>/cmd`; answers always go to the kiosk's own `cmd/result`.
+ *  - `cmd` → `cmd/result`: commands (the table in command-table.ts, parsed by commands.ts), each answered
+ *    once; a repeated id is answered with the first answer again and not run twice. Commands also come on
+ *    the fleet-wide `<prefix>/_fleet/cmd` and the group's `<prefix>/_group/<group>/cmd`; answers always go
+ *    to the kiosk's own `cmd/result`.
  *
  * The command channel is guarded (command-guard.ts): a retained command is refused (the broker would
  * hand it over again at every connect), every command needs an expiry, the ids already run are kept on
@@ -326,7 +327,15 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   }
 
   function contextFor(needs: HostCapability | null): CommandContext<HostCapability | null> {
-    return { control, host: (needs === null ? undefined : control[needs]) as never, version: options.status().version, brokerMaxPacket };
+    return {
+      control,
+      host: (needs === null ? undefined : control[needs]) as never,
+      // Read when a handler asks (ping): the status is not worth building for every command.
+      get version() {
+        return options.status().version;
+      },
+      brokerMaxPacket,
+    };
   }
 
   async function onCommand(payload: Buffer, delivery: { retained: boolean; messageExpirySeconds: number | undefined }): Promise<void> {
