@@ -18,7 +18,7 @@ import { loadDemoAvatar } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, runProbe, type CliIo } from './probe.ts';
 import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
-import { runFleetCommand } from './fleet.ts';
+import { fleetCommandHelp, runFleetCommand } from './fleet.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
 import { forCli } from './messages.ts';
 import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
@@ -49,10 +49,11 @@ Commands:
                         version kiosks may go to (default: the current release), [--expires-in-days N]
                         after which kiosks refuse it (default 30)
   fleet list            every kiosk the fleet console knows (npm run fleet must be running) [--json]
-  fleet send KIOSK[,KIOSK…]|--group G|--all COMMAND [JSON]
-                        ping, screenshot, end-call, reload, restart, or apply '{"avatar":{"name":"Eva"}}';
-                        prints each kiosk's answer; exit 1 if one refused or none came in --wait S (10)
-  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
+  fleet send KIOSK[,KIOSK…]|--group G|--all COMMAND [ARG]
+                        prints each kiosk's answer; exit 1 if one refused or none came in --wait S (10).
+                        ARG: the command's argument (set-volume 40), or a JSON object of the whole
+                        command ('{"force":true}'). COMMAND is one of:
+${fleetCommandHelp()}  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
                         --console URL (default http://127.0.0.1:8790, or FLEET_CONSOLE_URL),
                         --token-file PATH (or FLEET_CONSOLE_TOKEN): the console's operator token
 

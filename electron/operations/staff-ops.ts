@@ -228,6 +228,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
       ...(service.lastCallQuality ? { lastCall: { ...service.lastCallQuality } } : {}),
       ...(service.lastCallFigures ? { lastCallFigures: { ...service.lastCallFigures } } : {}),
+      avatarVolume: service.avatarVolume.percent,
     };
   }
 
@@ -338,6 +339,11 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       ledgerTotals: () => ok(ledger.totals(clock.now())),
       ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
       logTail: () => ok({ lines: options.logTail().slice(-200) }),
+      setAvatarVolume: async ({ percent }) => {
+        const now = await service.avatarVolume.set(percent);
+        logger.info('Staff: avatar volume', { percent: now });
+        return ok({ percent: now });
+      },
       setOpenAtLogin: ({ enabled }) => {
         if (options.platform.getOpenAtLogin() === null) throw new AvatarError('invalid_request', 'Starting at login is not supported on this system.');
         options.platform.setOpenAtLogin(enabled);

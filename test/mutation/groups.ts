@@ -155,6 +155,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/kiosk/config.test.ts',
       'test/unit/kiosk/lifecycle-unattended.test.ts',
       'test/unit/kiosk/os-integration.test.ts',
+      'test/unit/kiosk/avatar-volume.test.ts',
       'test/unit/fleet/fleet-link-parts.test.ts',
       'test/unit/fleet/managed-config.test.ts',
       'test/integration/cast.test.ts',
@@ -221,9 +222,10 @@ export const GROUPS: MutationGroup[] = [
   {
     name: 'fleet-link',
     folder: FLEET,
-    title: 'MQTT link, metrics, fleet host, safe updates (through a real broker)',
-    mutate: ['electron/fleet/mqtt-link.ts', 'electron/fleet/metrics.ts', 'electron/fleet/fleet-host.ts', 'electron/fleet/safe-updates.ts'],
+    title: 'MQTT link and its table of commands, metrics, fleet host, safe updates (through a real broker)',
+    mutate: ['electron/fleet/mqtt-link.ts', 'electron/fleet/command-table.ts', 'electron/fleet/metrics.ts', 'electron/fleet/fleet-host.ts', 'electron/fleet/safe-updates.ts'],
     tests: [
+      'test/unit/fleet/commands.test.ts',
       'test/unit/fleet/fleet-link-parts.test.ts',
       'test/unit/fleet/mqtt-link-connect.test.ts',
       'test/unit/fleet/mqtt-link-status.test.ts',

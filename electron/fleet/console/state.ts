@@ -41,6 +41,7 @@ const statusSchema = z.looseObject({
     .looseObject({ phase: z.string().max(40), ready: z.string().max(64).nullable().optional(), pinned: z.string().max(64).nullable().optional(), off: z.string().max(500).nullable().optional(), floor: z.string().max(64).nullable().optional() })
     .nullable()
     .optional(),
+  avatarVolume: z.number().int().min(0).max(100).optional(),
   at: z.string().max(40).optional(),
 });
 
@@ -143,6 +144,7 @@ export class FleetState {
           queued: 0,
           policyError: null,
           accountTrouble: 0,
+          avatarVolume: null,
           lastAnswer: null,
         },
         counts: { sessionsByEnd: new Map(), errorsByCode: new Map(), creditsByAvatar: new Map(), mediaStalls: 0, accountTroubleByReason: new Map(), lastCallAtMs: null },
@@ -188,6 +190,7 @@ export class FleetState {
       row.queued = s.queued ?? 0;
       row.droppedEvents = s.droppedEvents ?? 0;
       row.policyError = s.policyError ?? null;
+      row.avatarVolume = s.avatarVolume ?? null;
     }
     this.dirty.add(kioskId);
   }

@@ -7,7 +7,9 @@
  * `canvas.captureStream(DEMO_FPS)`.
  *
  * It asks for the microphone (and the camera in video mode) exactly like a real call would, so a denied
- * or missing device fails the same way.
+ * or missing device fails the same way. The avatar's voice has its own <audio> element in the avatar host,
+ * played at the kiosk's avatar volume as a real engine plays the remote voice; the emulator sends no
+ * speech, so it carries silence.
  */
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
 import { OUTPUT_VIDEO_FPS, OUTPUT_VIDEO_HEIGHT_PX } from '../../../electron/core/protocol-constants.ts';
@@ -110,6 +112,10 @@ export class DemoEngine implements RtcEngine {
   #source: MediaStreamAudioSourceNode | null = null;
   /** The avatar's picture, made at the pre-join or at the tap (`#preparePicture`). */
   #picture: Promise<DemoPicture> | null = null;
+  /** The avatar volume, 0..1 (`setAvatarVolume`). */
+  #volume = 1;
+  /** The avatar's voice channel (`data-avatar-voice`), from the first frame on. */
+  #voice: HTMLAudioElement | null = null;
 
   constructor(deps: DemoEngineDeps) {
     this.#deps = deps;
@@ -263,6 +269,7 @@ export class DemoEngine implements RtcEngine {
     this.#listenTo(this.#mic ?? micStream);
     this.#samples = new Uint8Array(new ArrayBuffer(this.#analyser.fftSize));
     void this.#audio.resume().catch(() => undefined);
+    this.#playVoice(view, this.#audio);
 
     const cameraStream = await camera;
     if (this.#closed) throw this.#abort();
@@ -274,6 +281,22 @@ export class DemoEngine implements RtcEngine {
       view.showSelfStream(cameraStream);
       for (const t of cameraStream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
     }
+  }
+
+  /** The avatar's voice channel, played like a real engine's remote voice, at the avatar volume. */
+  #playVoice(view: LiveView, audio: AudioContext): void {
+    const voice = document.createElement('audio');
+    voice.dataset.avatarVoice = '';
+    voice.srcObject = audio.createMediaStreamDestination().stream;
+    voice.volume = this.#volume;
+    view.avatarHost.append(voice); // removed with the view's other inserted elements (`LiveView.clear`)
+    this.#voice = voice;
+    void voice.play().catch(() => undefined); // silence: a blocked autoplay loses nothing
+  }
+
+  setAvatarVolume(percent: number): void {
+    this.#volume = Math.min(100, Math.max(0, percent)) / 100;
+    if (this.#voice) this.#voice.volume = this.#volume;
   }
 
   /** The mouth follows this microphone (after a switch, the new one). Never connected to the speakers. */
@@ -414,6 +437,9 @@ export class DemoEngine implements RtcEngine {
     // A picture made ahead (pre-join) but never shown: its stream ends too.
     void this.#picture?.then((p) => p.output.getTracks().forEach((t) => t.stop()), () => undefined);
     this.#picture = null;
+    this.#voice?.pause();
+    if (this.#voice) this.#voice.srcObject = null;
+    this.#voice = null;
     const audio = this.#audio;
     this.#audio = null;
     this.#analyser = null;

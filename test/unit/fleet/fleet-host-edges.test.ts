@@ -18,6 +18,7 @@ import { applyRemoteSettings, persistUpdatePin, startFleetHost, type ConfigFileA
 import type { SafeUpdates, UpdateStatus } from '../../../electron/fleet/safe-updates.ts';
 import { resolveConfig, type KioskConfig } from '../../../electron/kiosk/config.ts';
 import type { KioskService } from '../../../electron/kiosk/kiosk-service.ts';
+import { memoryAvatarVolume } from '../../../electron/kiosk/avatar-volume.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type Broker, type SeenMessage } from '../../helpers/mosquitto.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
 import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.ts';
@@ -57,6 +58,7 @@ function scriptedService(config: KioskConfig) {
     openings: [] as OpeningInfo[],
     hangups: [] as string[],
     reconfigured: [] as KioskConfig[],
+    avatarVolume: memoryAvatarVolume(),
     setOpening(info: OpeningInfo) {
       service.openings.push(info);
     },
@@ -243,7 +245,7 @@ describe('applyRemoteSettings and persistUpdatePin: what they refuse and what th
 
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the fleet host's broker tests: ${missing}`);
-const KIOSKS = ['k-status', 'k-defaults', 'k-commands', 'k-updates', 'k-apply', 'k-apply-2', 'k-back'] as const;
+const KIOSKS = ['k-status', 'k-defaults', 'k-commands', 'k-updates', 'k-apply', 'k-apply-2', 'k-back', 'k-lacks', 'k-volume'] as const;
 
 describe('fleet host on a real broker', { skip: missing ?? false }, () => {
   let broker: Broker;
@@ -289,7 +291,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
     return rest;
   };
 
-  it('the status: version, mode, phase, cast, hours, today\'s totals, the errors given, the sandbox, updates, the day\'s call figures', async () => {
+  it('the status: version, mode, phase, cast, hours, today\'s totals, the errors given, the sandbox, updates, the avatar volume, the day\'s call figures', async () => {
     const service = scriptedService(resolveConfig({ avatars: AVATARS, schedule: BERLIN, mqtt: mqttFor('k-status') }, {}, { appRoot: ROOT }));
     const update: UpdateStatus = { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
     let append: ((record: unknown) => void) | null = null;
@@ -320,6 +322,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
         policyError: 'policy.json: "avatar.name" is not a string',
         sandbox: true,
         update,
+        avatarVolume: 100,
         queued: 0,
         droppedEvents: 0,
       });
@@ -372,20 +375,12 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
     }
   });
 
-  it('commands: a refused one, one that would interrupt a call, end-call as the operator, reload, screenshot, restart after the answer', async () => {
+  it('commands: ping, one that would interrupt a call, end-call as the operator, reload, screenshot, restart after the answer', async () => {
     const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-commands') }, {}, { appRoot: ROOT }));
-    const refused: string[] = [];
-    const { fleet, done, clock } = host(service, {
-      actions: {
-        reload: () => void done.push('reload'),
-        restart: () => void done.push('restart'),
-        screenshot: async () => ({ png: Buffer.from('PNG'), width: 4, height: 3 }),
-        refuses: (cmd) => (refused.push(cmd), cmd === 'ping' ? 'no pings here' : null),
-      },
-    });
+    const { fleet, done, clock } = host(service);
     try {
       await statusWith(clock, 'k-commands', (s) => s.online === true, 'online');
-      assert.deepEqual(await command('k-commands', { cmd: 'ping' }), { cmd: 'ping', ok: false, error: { code: 'unsupported', message: 'no pings here' } });
+      assert.deepEqual(await command('k-commands', { cmd: 'ping' }), { cmd: 'ping', ok: true, result: { pong: true, version: '1.2.3' } });
       service.running = true;
       assert.deepEqual(await command('k-commands', { cmd: 'reload' }), {
         cmd: 'reload',
@@ -404,7 +399,42 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       });
       await until(() => done.includes('restart'), { realTimeoutMs: 5_000, message: 'the restart' });
       assert.deepEqual(done, ['reload', 'restart']);
-      assert.deepEqual(refused, ['ping', 'reload', 'end-call', 'reload', 'screenshot', 'restart', 'update-check']);
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it('a command needing what the host left out is refused in the host\'s words, before a call is touched', async () => {
+    const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-lacks') }, {}, { appRoot: ROOT }));
+    const { fleet, clock } = host(service, { actions: { reload: () => undefined, lacks: { screenshot: 'No window here.' } } });
+    try {
+      await statusWith(clock, 'k-lacks', (s) => s.online === true, 'online');
+      service.running = true;
+      assert.deepEqual(await command('k-lacks', { cmd: 'screenshot', force: true }), { cmd: 'screenshot', ok: false, error: { code: 'unsupported', message: 'No window here.' } });
+      assert.deepEqual(await command('k-lacks', { cmd: 'restart', force: true }), { cmd: 'restart', ok: false, error: { code: 'unsupported', message: 'This kiosk cannot restart itself from afar.' } });
+      assert.deepEqual(service.hangups, []);
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it('set-volume: the service\'s volume, in the answer and in the status (every host has it)', async () => {
+    const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-volume') }, {}, { appRoot: ROOT }));
+    const { fleet, clock } = host(service);
+    try {
+      await statusWith(clock, 'k-volume', (s) => s.online === true && s.avatarVolume === 100, 'online at 100 %');
+      assert.deepEqual(await command('k-volume', { cmd: 'set-volume', percent: 40 }), { cmd: 'set-volume', ok: true, result: { avatarVolume: 40 } });
+      assert.equal(service.avatarVolume.percent, 40);
+      await statusWith(clock, 'k-volume', (s) => s.avatarVolume === 40, 'the status at 40 %');
+      // Staff's change (the service's event) reaches the status too.
+      await service.avatarVolume.set(25);
+      service.emit({ type: 'avatar-volume', percent: 25 });
+      await statusWith(clock, 'k-volume', (s) => s.avatarVolume === 25, 'the status at 25 %');
+      assert.deepEqual(await command('k-volume', { cmd: 'set-volume', percent: 101 }), {
+        cmd: 'set-volume',
+        ok: false,
+        error: { code: 'invalid_request', message: 'Invalid command at "percent": the volume is a whole percent from 0 to 100.' },
+      });
     } finally {
       await fleet.close();
     }

@@ -3,6 +3,7 @@
  *  - docs/configuration.md's key table lists every key of the config schema (electron/kiosk/config.ts),
  *    and no key the schema does not read; its environment table lists every variable the code reads;
  *  - docs/fleet.md's topic examples use the default topic prefix the schema gives;
+ *  - docs/fleet-commands.md's table of commands is the kiosk's (electron/fleet/command-table.ts), row for row;
  *  - docs/cli.md's synopsis and `--help` list every option the CLI parses, and only those;
  *  - the README names the test command, links every guide in docs/, and no link leaves the repository;
  *  - docs/browser-mode.md's browser policy is valid JSON that turns off what a kiosk must not offer.
@@ -15,6 +16,7 @@ import type { z } from 'zod';
 import { CLI_OPTIONS, USAGE } from '../../../electron/cli/index.ts';
 import { configFileSchema } from '../../../electron/kiosk/config.ts';
 import { mqttSchema } from '../../../electron/kiosk/fleet-config.ts';
+import { COMMAND_NAMES, commandRow } from '../../../electron/fleet/command-table.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -98,6 +100,31 @@ describe('docs/fleet.md matches the code', () => {
     const topics = [...doc.matchAll(/(?<![A-Za-z0-9_.\/-])([A-Za-z0-9_.-]+)\/(?:%u|\+|#|lobby-1|_fleet|_group|\(\?P<deviceid>)/g)].map((m) => m[1]);
     assert.ok(topics.length >= 8, `${topics.length} topic examples`);
     assert.deepEqual([...new Set(topics)], [prefix]);
+  });
+});
+
+describe('docs/fleet-commands.md matches the table of commands', () => {
+  /** The rows of the markdown table whose header row is `header` (cells trimmed). */
+  const tableRows = (markdown: string, header: string): string[][] => {
+    const lines = markdown.split('\n');
+    const start = lines.findIndex((l) => l.trim() === header);
+    assert.ok(start >= 0, `a table headed ${header}`);
+    const rows: string[][] = [];
+    for (const line of lines.slice(start + 2)) {
+      if (!line.startsWith('|')) break;
+      rows.push(line.split('|').slice(1, -1).map((c) => c.trim()));
+    }
+    return rows;
+  };
+
+  it('lists every command of the table, in its order, with its argument, whether it interrupts a call, what it needs and its summary', () => {
+    const documented = tableRows(read('docs/fleet-commands.md'), '| command | argument | interrupts a call | needs of the host | what it does |');
+    const expected = COMMAND_NAMES.map((name) => {
+      const row = commandRow(name);
+      return [`\`${name}\``, row.arg ? `\`${row.arg.field}\`` : '—', row.interrupts ? 'yes' : 'no', row.needs ? `\`${row.needs}\`` : '—', row.summary];
+    });
+    assert.ok(expected.length >= 10, `${expected.length} commands`);
+    assert.deepEqual(documented, expected, 'docs/fleet-commands.md: write each row as `| `name` | `field` or — | yes/no | `capability` or — | summary |`');
   });
 });
 

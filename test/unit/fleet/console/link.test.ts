@@ -219,7 +219,7 @@ describe('console link: commands', () => {
   it("refuses, unsent, what the kiosk's parser refuses, a name that is not a kiosk id or group, and an empty list", async () => {
     const { broker, link } = await linked();
     const refusal = (message: string) => ({ ok: false, error: { code: 'invalid_request', message } });
-    assert.deepEqual(await link.send({ kiosks: ['k-1'] }, { cmd: 'format-disk' }), refusal('Unknown command "format-disk"; known: ping, reload, restart, end-call, screenshot, apply, update-check, update-install, update-pin.'));
+    assert.deepEqual(await link.send({ kiosks: ['k-1'] }, { cmd: 'format-disk' }), refusal('Unknown command "format-disk"; known: ping, reload, restart, end-call, screenshot, apply, update-check, update-install, update-pin, set-volume.'));
     for (const bad of ['+', '_fleet', 'k/1', 'x'.repeat(65), '']) assert.deepEqual(await link.send({ kiosks: ['k-1', bad] }, { cmd: 'ping' }), refusal(`"${bad}" is not a kiosk id.`), bad);
     assert.deepEqual(await link.send({ kiosks: [] }, { cmd: 'ping' }), refusal('"" is not a kiosk id.'));
     for (const bad of ['a/b', 'g'.repeat(65), '', '#']) assert.deepEqual(await link.send({ group: bad }, { cmd: 'ping' }), refusal(`"${bad}" is not a group name.`), bad);
