@@ -1,12 +1,12 @@
 /**
  * The browser mode's pure choices: the data folder, which browser opens the page and with which
- * arguments, the launch page that carries the one-time address (never the command line), and the one
- * line that says why a browser never showed the page.
+ * arguments (the host's blank start page, the DevTools protocol on a pipe: no launch code on the command
+ * line), and the one line that says why a browser never showed the page.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dataDirFrom, userDataDir } from '../../../electron/browser/kiosk-host.ts';
-import { browserArgs, explainBrowserExit, findBrowser, launchPage, noSandboxOptIn, windowKindFor } from '../../../electron/browser/open-browser.ts';
+import { browserArgs, explainBrowserExit, findBrowser, noSandboxOptIn, windowKindFor } from '../../../electron/browser/open-browser.ts';
 import { fileFor } from '../../../electron/browser/server.ts';
 
 describe('browser mode: the data folder', () => {
@@ -29,18 +29,19 @@ describe('browser mode: opening the browser', () => {
     assert.equal(findBrowser({ KIOSK_BROWSER: '/opt/missing' }, ['/usr/bin/chromium'], installed('/usr/bin/chromium')), null);
   });
 
-  it('opens an app window on a fresh profile, full screen with --kiosk in kiosk mode', () => {
-    assert.deepEqual(browserArgs('file:///p/launch.html', '/p', 'kiosk', { width: 1080, height: 1920 }), [
+  it('opens an app window on the host\'s start page and a fresh profile, its DevTools protocol on a pipe (never a port), full screen with --kiosk in kiosk mode', () => {
+    assert.deepEqual(browserArgs('http://127.0.0.1:5000/start', '/p', 'kiosk', { width: 1080, height: 1920 }), [
       '--user-data-dir=/p',
       '--no-first-run',
       '--no-default-browser-check',
       '--disable-background-networking',
       '--auto-accept-camera-and-microphone-capture',
       '--autoplay-policy=no-user-gesture-required',
+      '--remote-debugging-pipe',
       '--kiosk',
-      '--app=file:///p/launch.html',
+      '--app=http://127.0.0.1:5000/start',
     ]);
-    assert.deepEqual(browserArgs('file:///p/launch.html', '/p', 'app', { width: 1280, height: 800 }).slice(-2), ['--window-size=1280,800', '--app=file:///p/launch.html']);
+    assert.deepEqual(browserArgs('http://127.0.0.1:5000/start', '/p', 'app', { width: 1280, height: 800 }).slice(-2), ['--window-size=1280,800', '--app=http://127.0.0.1:5000/start']);
     assert.deepEqual([windowKindFor('kiosk'), windowKindFor('windowed'), windowKindFor('companion')], ['kiosk', 'app', 'app']);
   });
 
@@ -58,13 +59,6 @@ describe('browser mode: opening the browser', () => {
     assert.equal(explainBrowserExit('[1:1:ERROR:x.cc:1] Something odd happened\n', { DISPLAY: ':0' }), 'The browser stopped before it showed the page: Something odd happened');
     assert.match(explainBrowserExit('', { DISPLAY: ':0' }), /said nothing about why/);
     for (const text of [root, noDisplay]) assert.equal(explainBrowserExit(text, {}).includes('\n'), false);
-  });
-
-  it('puts the one-time address in a launch page, escaped, with no referrer', () => {
-    assert.equal(
-      launchPage('http://127.0.0.1:5000/launch?code=a"b&c<d'),
-      '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=http://127.0.0.1:5000/launch?code=a&quot;b&amp;c&lt;d"><title>Avatar Kiosk</title>\n',
-    );
   });
 });
 
