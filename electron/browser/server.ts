@@ -285,12 +285,14 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
 /** The script tag of the input guard, first in the head of every page the host serves. */
 const GUARD_TAG = `<script src="${GUARD_PATH}"></script>`;
 
-/** The renderer's pages with the guard's script tag first in their head (other files as they are). */
+/** The renderer's pages with the guard's script tag first in their head (after the doctype when there is
+ *  no head tag: before it, the page would render in quirks mode); other files as they are. */
 export function withGuard(body: Buffer, file: string): Buffer {
   if (!file.endsWith('.html')) return body;
   const html = body.toString('utf8');
-  const head = /<head[^>]*>/i.exec(html);
-  return Buffer.from(head ? `${html.slice(0, head.index + head[0].length)}${GUARD_TAG}${html.slice(head.index + head[0].length)}` : `${GUARD_TAG}${html}`, 'utf8');
+  const at = /<head[^>]*>/i.exec(html) ?? /^\s*<!doctype[^>]*>/i.exec(html);
+  const cut = at ? at.index + at[0].length : 0;
+  return Buffer.from(`${html.slice(0, cut)}${GUARD_TAG}${html.slice(cut)}`, 'utf8');
 }
 
 /** The host's browser's first page: blank until the session cookie is there (the kiosk shows next). */

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dataDirFrom, userDataDir } from '../../../electron/browser/kiosk-host.ts';
 import { browserArgs, explainBrowserExit, findBrowser, noSandboxOptIn, windowKindFor } from '../../../electron/browser/open-browser.ts';
-import { fileFor } from '../../../electron/browser/server.ts';
+import { fileFor, GUARD_PATH, withGuard } from '../../../electron/browser/server.ts';
 
 describe('browser mode: the data folder', () => {
   it('is AVATAR_KIOSK_DATA, else the folder the app uses under npm start', () => {
@@ -73,5 +73,18 @@ describe('browser mode: files served', () => {
     }
     assert.equal(fileFor('/a%00.js', '/r'), null);
     assert.equal(fileFor('/%E0%A4%A', '/r'), null);
+  });
+});
+
+describe('browser mode: the input guard in every page', () => {
+  const tag = `<script src="${GUARD_PATH}"></script>`;
+  it('goes first in the head, else right after the doctype, else first; other files are left as they are', () => {
+    const html = (text: string) => withGuard(Buffer.from(text), '/r/index.html').toString('utf8');
+    assert.equal(html('<!doctype html>\n<html lang="en">\n  <head>\n    <meta charset="utf-8" />'), `<!doctype html>\n<html lang="en">\n  <head>${tag}\n    <meta charset="utf-8" />`);
+    assert.equal(html('<!DOCTYPE html><HEAD class="x"><title>a</title>'), `<!DOCTYPE html><HEAD class="x">${tag}<title>a</title>`);
+    assert.equal(html('<!doctype html><title>kiosk</title>'), `<!doctype html>${tag}<title>kiosk</title>`);
+    assert.equal(html('<p>bare'), `${tag}<p>bare`);
+    const js = Buffer.from('export {}; // <head>');
+    assert.equal(withGuard(js, '/r/assets/a.js'), js);
   });
 });
