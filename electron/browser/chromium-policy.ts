@@ -6,10 +6,10 @@
  * they disagree). For another port:
  * `npx tsx electron/browser/chromium-policy.ts <port>` prints the policy for it.
  *
- * What the policy closes (the names are Chromium's own; test/e2e/browser-lockdown.test.ts has Chromium
- * read the file and report none unknown or refused): every address but the kiosk's origin (`chrome://`
- * pages, `file://`, the web; the host's blank start page is on the origin, so no temporary folder is on
- * the allow-list), incognito and guest windows and extra profiles, DevTools, file dialogs (Ctrl+O,
+ * What the policy closes (the names are Chromium's own; test/e2e/browser-lockdown-layers.test.ts has
+ * Chromium read the file and report none unknown or refused): every address but the kiosk's origin
+ * (`chrome://` pages, `file://`, the web; the host's blank start page is on the origin, so no temporary
+ * folder is on the allow-list), incognito and guest windows and extra profiles, DevTools, file dialogs (Ctrl+O,
  * Ctrl+S), downloads, printing, history, the task manager's End process, sign-in, sync, extensions,
  * saved passwords, pop-ups and notifications; the microphone and camera for the kiosk only. (Chromium 156
  * reports the Autofill* policies deprecated, so they are not used.)
@@ -22,10 +22,14 @@ import { join, resolve } from 'node:path';
 /** The port the shipped policy file and the docs name (`KIOSK_BROWSER_PORT=8765`). */
 export const POLICY_EXAMPLE_PORT = 8765;
 
+/** What the policy blocks: every address. `*` alone leaves Chromium's own pages open (chrome://settings and
+ *  chrome://version loaded under it, measured with Chromium 156), so those schemes are named too. */
+export const BLOCK_EVERYTHING = ['*', 'chrome://*', 'chrome-untrusted://*', 'devtools://*', 'view-source:*'] as const;
+
 /** The policy for a kiosk served on `origin` (`http://127.0.0.1:<port>`). */
 export function kioskPolicy(origin: string): Record<string, unknown> {
   return {
-    URLBlocklist: ['*'],
+    URLBlocklist: [...BLOCK_EVERYTHING],
     URLAllowlist: [origin],
     IncognitoModeAvailability: 1,
     BrowserGuestModeEnabled: false,
@@ -68,9 +72,9 @@ const MAX_POLICY_FILES = 32;
 const MAX_POLICY_BYTES = 1024 * 1024;
 
 export type InstalledPolicy =
-  /** A policy blocks every address and allows this kiosk's origin. */
+  /** A policy blocks every address (`BLOCK_EVERYTHING`) and allows this kiosk's origin. */
   | { state: 'locked' }
-  /** No policy there blocks every address. */
+  /** No policy there blocks every address (an older one with `*` alone leaves chrome:// pages open). */
   | { state: 'none' }
   /** A policy blocks every address but its allow-list does not name this origin: the page is blocked. */
   | { state: 'other-origin'; allowed: string[] };
@@ -84,7 +88,7 @@ export function installedPolicy(dir: string, origin: string): InstalledPolicy {
     return { state: 'none' };
   }
   const allowed: string[] = [];
-  let blocksAll = false;
+  const blocked = new Set<unknown>();
   for (const name of names) {
     const file = join(dir, name);
     let policy: unknown;
@@ -96,10 +100,10 @@ export function installedPolicy(dir: string, origin: string): InstalledPolicy {
     }
     if (!policy || typeof policy !== 'object') continue;
     const { URLBlocklist, URLAllowlist } = policy as { URLBlocklist?: unknown; URLAllowlist?: unknown };
-    if (Array.isArray(URLBlocklist) && URLBlocklist.includes('*')) blocksAll = true;
+    if (Array.isArray(URLBlocklist)) for (const entry of URLBlocklist) blocked.add(entry);
     if (Array.isArray(URLAllowlist)) allowed.push(...URLAllowlist.filter((u): u is string => typeof u === 'string'));
   }
-  if (!blocksAll) return { state: 'none' };
+  if (!BLOCK_EVERYTHING.every((entry) => blocked.has(entry))) return { state: 'none' };
   return allowed.some((u) => u.replace(/\/+$/, '') === origin) ? { state: 'locked' } : { state: 'other-origin', allowed };
 }
 

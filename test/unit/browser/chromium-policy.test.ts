@@ -19,9 +19,9 @@ describe('the shipped browser policy', () => {
     assert.equal(readFileSync(SHIPPED, 'utf8'), policyText(POLICY_EXAMPLE_PORT));
   });
 
-  it('blocks every address and allows the kiosk\'s origin only (also for the microphone and camera)', () => {
+  it('blocks every address, Chromium\'s own pages by name, and allows the kiosk\'s origin only (also for the microphone and camera)', () => {
     const policy = JSON.parse(readFileSync(SHIPPED, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(policy.URLBlocklist, ['*']);
+    assert.deepEqual(policy.URLBlocklist, ['*', 'chrome://*', 'chrome-untrusted://*', 'devtools://*', 'view-source:*']);
     for (const list of ['URLAllowlist', 'AudioCaptureAllowedUrls', 'VideoCaptureAllowedUrls']) assert.deepEqual(policy[list], ['http://127.0.0.1:8765'], list);
     assert.deepEqual(kioskPolicy('http://127.0.0.1:41000').URLAllowlist, ['http://127.0.0.1:41000']);
   });
@@ -45,11 +45,12 @@ describe('the host\'s look at the installed policy', () => {
 
   it('finds the kiosk locked when a policy blocks every address and allows its origin (in any file of the folder)', () => {
     assert.deepEqual(installedPolicy(folder({ 'kiosk.json': policyText(8765) }), ORIGIN), { state: 'locked' });
-    assert.deepEqual(installedPolicy(folder({ 'a.json': '{"URLBlocklist":["*"]}', 'b.json': '{"URLAllowlist":["http://127.0.0.1:8765/"]}' }), ORIGIN), { state: 'locked' });
+    const everything = JSON.stringify({ URLBlocklist: ['*', 'chrome://*', 'chrome-untrusted://*', 'devtools://*', 'view-source:*'] });
+    assert.deepEqual(installedPolicy(folder({ 'a.json': everything, 'b.json': '{"URLAllowlist":["http://127.0.0.1:8765/"]}' }), ORIGIN), { state: 'locked' });
   });
 
-  it('finds none in a missing or empty folder, with unreadable files, or without a block of every address', () => {
-    const dir = folder({ 'broken.json': '{', 'list.json': '[1]', 'notes.txt': '{"URLBlocklist":["*"]}', 'soft.json': '{"URLBlocklist":["chrome://*"],"URLAllowlist":["http://127.0.0.1:8765"]}' });
+  it('finds none in a missing or empty folder, with unreadable files, or without a block of every address (`*` alone leaves chrome:// open)', () => {
+    const dir = folder({ 'broken.json': '{', 'list.json': '[1]', 'notes.txt': policyText(8765), 'older.json': '{"URLBlocklist":["*"],"URLAllowlist":["http://127.0.0.1:8765"]}' });
     mkdirSync(join(dir, 'dir.json'));
     symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling.json'));
     for (const d of [join(dir, 'missing'), folder({}), dir]) assert.deepEqual(installedPolicy(d, ORIGIN), { state: 'none' }, d);

@@ -131,7 +131,7 @@ describe('the window watcher: its rules', () => {
       [page('N', 'chrome://newtab/?q=secret'), 1_000],
     ];
     assert.deepEqual(run(KIOSK, [...opened, [{ type: 'tick' }, 1_000 + CLOSE_DEADLINE_MS - 1]]).actions.at(-1), []);
-    assert.deepEqual(run(KIOSK, [...opened, [{ type: 'tick' }, 1_000 + CLOSE_DEADLINE_MS]]).actions.at(-1), [{ type: 'lost', why: 'a window (chrome://newtab/) did not close within 2 s' }]);
+    assert.deepEqual(run(KIOSK, [...opened, [{ type: 'tick' }, 1_000 + CLOSE_DEADLINE_MS]]).actions.at(-1), [{ type: 'lost', why: 'a window (chrome://newtab/) did not close within 3 s' }]);
     assert.deepEqual(run(KIOSK, [...opened, [{ type: 'gone', targetId: 'N' }, 1_500], [{ type: 'tick' }, 9_000]]).actions.at(-1), []);
   });
 
@@ -246,11 +246,11 @@ describe('the window watcher: driving the browser', () => {
     await clock.advance(CLOSE_DEADLINE_MS - 1);
     assert.deepEqual(lost, []);
     await clock.advance(1);
-    assert.deepEqual(lost, ['a window (chrome://task-manager/) did not close within 2 s']);
+    assert.deepEqual(lost, ['a window (chrome://task-manager/) did not close within 3 s']);
     created('N', 'chrome://newtab/');
     browser.hangUp();
     await until(() => browser.cdp.closed, { message: 'the pipe closed' });
-    assert.deepEqual(lost, ['a window (chrome://task-manager/) did not close within 2 s']);
+    assert.deepEqual(lost, ['a window (chrome://task-manager/) did not close within 3 s']);
     assert.equal(browser.sent.filter((c) => c.method === 'Target.closeTarget').length, 1);
   });
 
