@@ -12,87 +12,16 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import WebSocket from 'ws';
 import { KIOSK_SOCKET_PATH } from '../../electron/core/kiosk-api.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { ROOT } from './harness.ts';
+import { browserChildren, CHROMIUM, dataDir, hasXvfb, isRoot, pageConnections, runEntry, startXvfb, type Running } from './browser-processes.ts';
 import { until } from '../helpers/until.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const isRoot = process.getuid?.() === 0;
-const hasXvfb = existsSync('/usr/bin/Xvfb');
 const WAIT_MS = 60_000;
-
-interface Running {
-  child: ChildProcess;
-  out: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Run an entry file with tsx, its stdout and stderr collected. */
-function runEntry(file: string, env: Record<string, string>, args: string[] = []): Running {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
-  return { child, out: () => out, exited };
-}
-
-/** A data folder with an installed kiosk (a staff PIN) and `config`. */
-async function dataDir(config: Record<string, unknown>): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'kiosk-start-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ staffPinHash: await hashPin('246813'), prewarm: { mode: 'off' }, presence: { cameraEnabled: false }, ...config }));
-  return dir;
-}
-
-/** Chromium's browser processes (not its zygotes/renderers) whose parent is `pid`. */
-function browserChildren(pid: number): Array<{ pid: number; args: string[] }> {
-  const found: Array<{ pid: number; args: string[] }> = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== pid) continue;
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      if (args.some((a) => a.includes('chromium')) && !args.some((a) => a.startsWith('--type='))) found.push({ pid: Number(entry), args });
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found;
-}
-
-/** Count of "the page is connected" lines in the host's log. */
-function pageConnections(data: string): number {
-  const log = join(data, 'logs', 'main.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('Browser mode: the page is connected')).length : 0;
-}
-
-/** A virtual display for Chromium (Xvfb picks a free display number itself). */
-async function startXvfb(): Promise<{ display: string; stop(): void }> {
-  const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '1', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const number = await new Promise<string>((ok, fail) => {
-    let text = '';
-    xvfb.stdout!.on('data', (d: Buffer) => {
-      text += d.toString('utf8');
-      if (text.includes('\n')) ok(text.trim());
-    });
-    xvfb.once('exit', () => fail(new Error('Xvfb stopped')));
-    setTimeout(() => fail(new Error('Xvfb gave no display number')), 10_000).unref();
-  });
-  return { display: `:${number}`, stop: () => void xvfb.kill('SIGTERM') };
-}
 
 const started: Running[] = [];
 after(() => {
@@ -127,7 +56,7 @@ describe('npm start as root (containers, WSL, fresh VMs)', { skip: !isRoot ? 'ne
       /^Opening \/usr\/bin\/chromium in an app window\. This is NOT a locked kiosk \(for one, see docs\/browser-mode\.md\)\.$/,
       new RegExp(`^Stop with Ctrl\\+C\\. Log: ${data}/logs/main\\.log$`),
       /^Chromium refuses to run as root without its sandbox, so no window opened\. Run npm start as a normal user; only on a disposable machine \(a container, a test VM\) may you set KIOSK_BROWSER_NO_SANDBOX=1 to run it without the sandbox \(docs\/browser-mode\.md\)\.$/,
-      /^Open this address in Chromium or Chrome on this computer \(it works once, for 10 minutes; keep it private\):$/,
+      /^Open this address in Chromium or Chrome on this computer \(it works once, within 60 seconds; keep it private\):$/,
       new RegExp(`^  http://127\\.0\\.0\\.1:${port}/launch\\?code=[A-Za-z0-9_-]{43}$`),
     ];
     assert.equal(lines.length, expected.length, lines.join('\n'));
