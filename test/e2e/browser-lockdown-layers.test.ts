@@ -128,9 +128,10 @@ describe('the shipped browser policy, read by this Chromium', { skip: noHeadless
   it('blocks chrome://settings, chrome://version, chrome://inspect, chrome://policy, view-source:, file://, data: and any other origin; opens the kiosk\'s', async () => {
     // The file's address rules as they are; DevTools left on only so that the test can navigate a page.
     const browser = chromium(shippedPolicy(port, (p) => delete p.DeveloperToolsAvailability));
-    const profileFolder = `file://${tmpdir()}/`;
+    // A browser profile's folder, named as the host names them (the review listed one, its prefix allowed).
+    const profileFolder = `file://${mkdtempSync(join(tmpdir(), 'avatar-kiosk-browser-'))}/`;
     try {
-      const blocked = ['chrome://settings/', 'chrome://version/', 'chrome://inspect/', 'chrome://policy/', 'chrome-untrusted://print/', `view-source:http://127.0.0.1:${port}/`, profileFolder, 'file:///etc/passwd', 'data:text/html,hi', `http://127.0.0.1:${port + 1}/`, `http://localhost:${port}/`];
+      const blocked = ['chrome://settings/', 'chrome://version/', 'chrome://inspect/', 'chrome://policy/', 'chrome-untrusted://print/', `view-source:http://127.0.0.1:${port}/`, profileFolder, `file://${tmpdir()}/`, 'file:///etc/passwd', 'data:text/html,hi', `http://127.0.0.1:${port + 1}/`, `http://localhost:${port}/`];
       const answers: Record<string, string> = {};
       for (const url of blocked) answers[url] = await navigateNewTab(browser.cdp, url);
       assert.deepEqual(answers, Object.fromEntries(blocked.map((u) => [u, 'net::ERR_BLOCKED_BY_ADMINISTRATOR'])));
