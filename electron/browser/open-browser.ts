@@ -236,9 +236,11 @@ export function keepBrowser(options: BrowserKeeperOptions): BrowserKeeper {
       sessionCookie: options.sessionCookie,
       clock,
       ...(options.log ? { log: options.log } : {}),
-      onLost(why) {
+      onLost(why, { pipeClosed }) {
         if (closed || current !== browser) return;
-        lostWhy = why;
+        // A pipe that ended is most often a browser that exited (closed, crashed, refused to start): its exit
+        // and its stderr say why. Anything else is the watcher's reason to replace it.
+        if (!pipeClosed) lostWhy = why;
         options.log?.(`Browser mode: ${why}; the browser is closed`);
         void browser.close();
       },

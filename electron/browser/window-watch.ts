@@ -151,8 +151,9 @@ export interface WindowWatchOptions extends WatchRules {
   clock?: Clock;
   /** The cookie that lets the kiosk's page in. */
   sessionCookie: SessionCookie;
-  /** The kiosk's page is lost, or the browser cannot be watched: close the browser (and open it again). */
-  onLost(why: string): void;
+  /** The kiosk's page is lost, or the browser cannot be watched: close the browser (and open it again).
+   *  `pipeClosed`: the pipe ended, which is what a browser that exits does too (its own exit then says why). */
+  onLost(why: string, detail: { pipeClosed: boolean }): void;
   /** A line for the host's log (what was closed). */
   log?(line: string): void;
 }
@@ -185,10 +186,10 @@ export function watchWindows(options: WindowWatchOptions): WindowWatch {
     state = next.state;
     for (const action of next.actions) run(action);
   }
-  const lose = (why: string) => {
+  const lose = (why: string, pipeClosed = false) => {
     if (stopped) return;
     stop();
-    options.onLost(why);
+    options.onLost(why, { pipeClosed });
   };
 
   function run(action: WatchAction): void {
@@ -209,7 +210,7 @@ export function watchWindows(options: WindowWatchOptions): WindowWatch {
     const event = stopped ? null : watchEventOf(cdpEvent);
     if (event) step(event);
   });
-  cdp.onClose((why) => lose(`the browser's DevTools pipe closed (${why})`));
+  cdp.onClose((why) => lose(`the browser's DevTools pipe closed (${why})`, true));
 
   // Downloads refused first (Ctrl+S must find them so), the cookie, then the targets: the browser announces
   // the ones it has, then every new one.

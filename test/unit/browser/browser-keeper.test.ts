@@ -117,7 +117,7 @@ describe('the browser keeper', () => {
         [{ origin: 'http://127.0.0.1:1', lockDown: true, cookie: { name: 'avatar-kiosk-1', value: 'session' } }],
       );
       keeper.pageConnected();
-      watches[0]!.options.onLost("the kiosk's window was closed");
+      watches[0]!.options.onLost("the kiosk's window was closed", { pipeClosed: false });
       await until(() => clock.pendingCount >= 1 && watches[0]!.stopped, { realTimeoutMs: 10_000, message: 'the browser closed' });
       assert.deepEqual(said, ["The kiosk's page was lost (the kiosk's window was closed): opening the browser again."]);
       await clock.advance(REOPEN_DELAYS_MS[0]);
@@ -125,7 +125,7 @@ describe('the browser keeper', () => {
       assert.equal(watches.length, 2);
       assert.equal(watches[1]!.stopped, false);
       // A late word from the first watcher changes nothing.
-      watches[0]!.options.onLost('late');
+      watches[0]!.options.onLost('late', { pipeClosed: false });
       assert.deepEqual(events, ['opened 1', 'opened 2']);
     } finally {
       await keeper.close();
@@ -136,7 +136,7 @@ describe('the browser keeper', () => {
     const clock = new FakeClock();
     const browser = standInBrowser();
     const { keeper, events, watches } = keep('kiosk', browser, clock);
-    watches[0]!.options.onLost("the browser did not open http://127.0.0.1:1/ (net::ERR_BLOCKED_BY_ADMINISTRATOR: its policy's URLAllowlist must name http://127.0.0.1:1)");
+    watches[0]!.options.onLost("the browser did not open http://127.0.0.1:1/ (net::ERR_BLOCKED_BY_ADMINISTRATOR: its policy's URLAllowlist must name http://127.0.0.1:1)", { pipeClosed: false });
     await until(() => events.length === 2, { realTimeoutMs: 10_000 });
     assert.deepEqual(events, [
       'opened 1',
@@ -146,7 +146,22 @@ describe('the browser keeper', () => {
     await keeper.close();
   });
 
-  it('an app window is watched without lock-down: only sent to its address', async () => {
+  it('a pipe that ended (what a browser that exits does) leaves the reason to the browser\'s own exit', async () => {
+    const clock = new FakeClock();
+    const browser = standInBrowser();
+    const { keeper, said, events, watches } = keep('kiosk', browser, clock);
+    try {
+      keeper.pageConnected();
+      watches[0]!.options.onLost("the browser's DevTools pipe closed (the browser closed it)", { pipeClosed: true });
+      await until(() => clock.pendingCount >= 1 && watches[0]!.stopped, { realTimeoutMs: 10_000, message: 'the browser closed' });
+      assert.deepEqual(said, ["The kiosk's browser closed: opening it again (a kiosk stays on screen; staff exit it from the staff panel, or stop it with Ctrl+C)."]);
+      assert.deepEqual(events, ['opened 1']);
+    } finally {
+      await keeper.close();
+    }
+  });
+
+  it('an app window is watched without lock-down (it only gets its cookie)', async () => {
     const clock = new FakeClock();
     const browser = standInBrowser();
     const { keeper, watches } = keep('app', browser, clock);

@@ -206,7 +206,7 @@ describe('the window watcher: driving the browser', () => {
     setUp(browser);
     const lost: string[] = [];
     const log: string[] = [];
-    const watcher = watchWindows({ cdp: browser.cdp, origin: ORIGIN, lockDown, sessionCookie: COOKIE, clock, onLost: (why) => void lost.push(why), log: (line) => void log.push(line) });
+    const watcher = watchWindows({ cdp: browser.cdp, origin: ORIGIN, lockDown, sessionCookie: COOKIE, clock, onLost: (why, { pipeClosed }) => void lost.push(pipeClosed ? `${why} [the pipe]` : why), log: (line) => void log.push(line) });
     const created = (targetId: string, url: string, type = 'page') => browser.emit('Target.targetCreated', { targetInfo: { targetId, type, url, title: '', attached: false } });
     return { clock, browser, lost, log, watcher, created };
   }
@@ -282,7 +282,7 @@ describe('the window watcher: driving the browser', () => {
     await until(() => gone.browser.sent.length === 3, { message: 'set up' });
     gone.browser.hangUp();
     await until(() => gone.lost.length === 1, { message: 'lost' });
-    assert.deepEqual(gone.lost, ["the browser's DevTools pipe closed (the browser closed it)"]);
+    assert.deepEqual(gone.lost, ["the browser's DevTools pipe closed (the browser closed it) [the pipe]"]);
   });
 
   it('stopped, it reads no more events and says nothing', async () => {
