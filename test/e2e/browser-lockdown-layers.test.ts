@@ -16,7 +16,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ import { createMainLog } from '../../electron/operations/log-file.ts';
 import { freePort } from '../helpers/mosquitto.ts';
 import { until } from '../helpers/until.ts';
 import { WAIT_MS } from './browser-lockdown.ts';
-import { CHROMIUM, dataDir, hasXvfb, isRoot, pageConnections, policyIsolationMissing, shippedPolicy, startXvfb, visibleWindows, withChromiumPolicy } from './browser-processes.ts';
+import { CHROMIUM, dataDir, hasXvfb, isRoot, pageConnections, policyIsolationMissing, shippedPolicy, startXvfb, tempDir, visibleWindows, withChromiumPolicy } from './browser-processes.ts';
 import { RENDERER_DIR, ROOT } from './harness.ts';
 
 const noDisplay = !hasXvfb ? 'needs Xvfb (apt-get install -y xvfb) for a real Chromium window' : !existsSync(CHROMIUM) ? `no ${CHROMIUM}` : false;
@@ -44,7 +44,7 @@ interface Chromium {
 
 /** Debian's Chromium (headless) with its DevTools pipe, under `policy` when given. */
 function chromium(policy: string | null, args: string[] = []): Chromium {
-  const profile = mkdtempSync(join(tmpdir(), 'kiosk-policy-profile-'));
+  const profile = tempDir('kiosk-policy-profile-');
   const command = [...(policy ? withChromiumPolicy(policy) : []), CHROMIUM, `--user-data-dir=${profile}`, '--headless', '--no-first-run', '--remote-debugging-pipe', ...(isRoot || policy ? ['--no-sandbox'] : []), ...args, 'about:blank'];
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
   let stderr = '';
@@ -129,7 +129,7 @@ describe('the shipped browser policy, read by this Chromium', { skip: noHeadless
     // The file's address rules as they are; DevTools left on only so that the test can navigate a page.
     const browser = chromium(shippedPolicy(port, (p) => delete p.DeveloperToolsAvailability));
     // A browser profile's folder, named as the host names them (the review listed one, its prefix allowed).
-    const profileFolder = `file://${mkdtempSync(join(tmpdir(), 'avatar-kiosk-browser-'))}/`;
+    const profileFolder = `file://${tempDir('avatar-kiosk-browser-')}/`;
     try {
       const blocked = ['chrome://settings/', 'chrome://version/', 'chrome://inspect/', 'chrome://policy/', 'chrome-untrusted://print/', `view-source:http://127.0.0.1:${port}/`, profileFolder, `file://${tmpdir()}/`, 'file:///etc/passwd', 'data:text/html,hi', `http://127.0.0.1:${port + 1}/`, `http://localhost:${port}/`];
       const answers: Record<string, string> = {};
@@ -179,7 +179,7 @@ describe('the window watcher and the keeper against a real Chromium (no policy: 
     const log = createMainLog({ dir: join(data, 'logs'), level: 'info', scope: 'browser', console: false });
     kiosk = await startBrowserKiosk({ dataDir: data, env: {}, appRoot: ROOT, rendererDir: RENDERER_DIR, logger: log.logger, version: '0.0.0-test', onPageConnected: () => keeper?.pageConnected() });
     // A wrapper that gives the browser this test's display; the keeper starts it as index.ts does.
-    const browserPath = join(mkdtempSync(join(tmpdir(), 'kiosk-chromium-')), 'chromium');
+    const browserPath = join(tempDir('kiosk-chromium-'), 'chromium');
     writeFileSync(browserPath, `#!/bin/sh\nDISPLAY=${x.display} exec ${CHROMIUM} "$@"\n`, { mode: 0o755 });
     keeper = keepBrowser({
       path: browserPath,

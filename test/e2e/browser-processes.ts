@@ -6,7 +6,7 @@
  * so other tests' browsers never see it).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
@@ -16,6 +16,22 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const isRoot = process.getuid?.() === 0;
 export const hasXvfb = existsSync('/usr/bin/Xvfb');
 export const hasXdotool = existsSync('/usr/bin/xdotool');
+
+/** Folders made by `tempDir`, removed when the test process exits; hosts and displays still running then
+ *  (a test that timed out skips its `after`) are asked to stop, so no window or browser outlives the run. */
+const made: string[] = [];
+const running: ChildProcess[] = [];
+process.once('exit', () => {
+  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder under the system's temporary folder, named `prefix…`, removed when the tests end. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
 
 export interface Running {
   child: ChildProcess;
@@ -36,12 +52,13 @@ export function runEntry(file: string, env: Record<string, string>, args: string
   child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  running.push(child);
   return { child, out: () => out, exited };
 }
 
 /** A data folder with an installed kiosk (a staff PIN) and `config`. */
 export async function dataDir(config: Record<string, unknown>): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'kiosk-start-'));
+  const dir = tempDir('kiosk-start-');
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ staffPinHash: await hashPin('246813'), prewarm: { mode: 'off' }, presence: { cameraEnabled: false }, ...config }));
   return dir;
 }
@@ -78,6 +95,7 @@ export function pageConnections(data: string): number {
 /** A virtual display for Chromium (Xvfb picks a free display number itself). */
 export async function startXvfb(): Promise<{ display: string; stop(): void }> {
   const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '1', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  running.push(xvfb);
   const number = await new Promise<string>((ok, fail) => {
     let text = '';
     xvfb.stdout!.on('data', (d: Buffer) => {
@@ -126,7 +144,7 @@ function unshareFlags(): string[] {
 /** A command prefix under which /etc/chromium holds `policy` as its only managed policy (a copy of the
  *  machine's folder with policies/managed/kiosk.json; bind-mounted in a private mount namespace). */
 export function withChromiumPolicy(policy: string): string[] {
-  const etc = mkdtempSync(join(tmpdir(), 'kiosk-etc-chromium-'));
+  const etc = tempDir('kiosk-etc-chromium-');
   cpSync('/etc/chromium', etc, { recursive: true });
   mkdirSync(join(etc, 'policies', 'managed'), { recursive: true });
   writeFileSync(join(etc, 'policies', 'managed', 'kiosk.json'), policy);

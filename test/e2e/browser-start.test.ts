@@ -18,7 +18,9 @@ import WebSocket from 'ws';
 import { KIOSK_SOCKET_PATH } from '../../electron/core/kiosk-api.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { browserChildren, CHROMIUM, dataDir, hasXvfb, isRoot, pageConnections, runEntry, startXvfb, type Running } from './browser-processes.ts';
+import { ROOT } from './harness.ts';
 import { until } from '../helpers/until.ts';
 
 const WAIT_MS = 60_000;
@@ -160,5 +162,44 @@ describe('what browser mode leaves on disk', { skip: process.platform === 'win32
     );
     run.child.kill('SIGTERM');
     assert.equal(await run.exited, 0);
+  });
+});
+
+/** The HTTP status a launch address answers. */
+function statusOf(url: URL): Promise<number> {
+  return new Promise((ok, fail) => {
+    request({ host: url.hostname, port: url.port, path: url.pathname + url.search }, (res) => {
+      res.resume();
+      ok(res.statusCode ?? 0);
+    })
+      .on('error', fail)
+      .end();
+  });
+}
+
+describe('a printed address, at a terminal', { skip: !existsSync('/usr/bin/script') ? 'needs script (util-linux) to give the host a terminal' : false }, () => {
+  it('KIOSK_BROWSER=none: the address works once, within 60 seconds, and Enter prints a new one', async () => {
+    const data = await dataDir({});
+    // `script` gives the host a terminal for its input, as a person's shell does.
+    const child = spawn('/usr/bin/script', ['-qfec', `${process.execPath} --import tsx electron/browser/index.ts`, '/dev/null'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', AVATAR_KIOSK_DATA: data, KIOSK_BROWSER: 'none' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const codes = () => [...out.matchAll(/(http:\/\/127\.0\.0\.1:\d+\/launch\?code=[A-Za-z0-9_-]{43})/g)].map((m) => new URL(m[1]!));
+    try {
+      await until(() => codes().length === 1, { realTimeoutMs: WAIT_MS, message: 'the address' });
+      assert.match(out, /Open this address in Chromium or Chrome on this computer \(it works once, within 60 seconds; keep it private; press Enter here for a new one\):/);
+      child.stdin!.write('\n');
+      await until(() => codes().length === 2, { realTimeoutMs: WAIT_MS, message: 'a new address' });
+      const [first, second] = codes();
+      assert.notEqual(first!.href, second!.href);
+      assert.deepEqual([await statusOf(first!), await statusOf(second!), await statusOf(first!)], [200, 200, 403]);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+    }
   });
 });
