@@ -1,7 +1,9 @@
 /**
  * The keys and clicks a visitor could use to reach the browser itself, stopped in the kiosk's page before
- * the browser sees them. window-watch.ts adds this script to the kiosk's page over the DevTools protocol,
- * in a world of its own (the page's scripts cannot see or remove it; the page's CSP does not apply to it).
+ * the browser sees them. server.ts serves this script (`GUARD_PATH`, same origin, so the page's CSP allows
+ * it) and puts its tag first in every page it serves, so it runs before the app's own scripts. (Adding it
+ * over the DevTools protocol instead is not possible under the kiosk's policy: with DevTools off, Chromium
+ * lets no one attach to a page.)
  *
  * Chromium hands a key to the page first and runs its own shortcut only when the page did not
  * `preventDefault()` it; in `--kiosk` this holds even for Ctrl+N, Ctrl+T and Ctrl+Shift+N (measured with

@@ -194,7 +194,7 @@ export interface BrowserKeeperOptions {
   onAppWindowClosed(): void;
   /** The browser was opened (again); `count` from 1. */
   onOpened?(count: number): void;
-  /** Lines for the host's log: the windows the watcher closed, the page it sent back. */
+  /** Lines for the host's log: the windows the watcher closed, why it gave a page up. */
   log?(line: string): void;
   /** The window watcher (window-watch.ts); tests of the keeper alone give a stand-in. */
   watch?: (options: WindowWatchOptions) => WindowWatch;
