@@ -6,7 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { CDP_COMMAND_TIMEOUT_MS, CdpError, MAX_MESSAGE_BYTES, MAX_PENDING_COMMANDS, type CdpEvent } from '../../../electron/browser/cdp-pipe.ts';
 import { scriptedBrowser } from '../../helpers/cdp-browser.ts';
 import { until } from '../../helpers/until.ts';

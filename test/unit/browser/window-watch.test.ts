@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import {
   CLOSE_DEADLINE_MS,
   describeUrl,
