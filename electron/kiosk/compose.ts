@@ -9,6 +9,7 @@
  *   appearance    the page's view of the kiosk: cast, pictures, attention (appearance.ts)
  *   calls         the one running call (call-orchestrator.ts)
  *   spares        pre-warmed sessions (spare.ts)
+ *   avatarVolume  how loud the avatar speaks (avatar-volume.ts; staff and the fleet set it)
  *   events        the event stream the renderer and observers hear (events.ts)
  *
  * Only what crosses all of them is here: applying new settings and shutting down. The kiosk's channels
@@ -30,6 +31,7 @@ import type { TransportFactory } from '../core/transport.ts';
 import type { startEmulator, EmulatorKnobs } from '../emulator/index.ts';
 import { createAppearance, type Appearance } from './appearance.ts';
 import { createAvailability, type Availability } from './availability.ts';
+import { memoryAvatarVolume, type AvatarVolume } from './avatar-volume.ts';
 import { createCallOrchestrator, type CallOrchestrator } from './call-orchestrator.ts';
 import { liveIdOf } from './call-states.ts';
 import { createCallTelemetry, type CallFiguresView } from './call-telemetry.ts';
@@ -75,6 +77,9 @@ export interface KioskOptions {
   rtcReadyTimeoutMs?: number;
   /** Asked for a synthetic microphone and camera (`--demo-devices`); honoured in demo mode only. */
   demoDevices?: boolean;
+  /** The avatar's volume, kept by the host in its data folder (avatar-volume.ts `openAvatarVolume`);
+   *  default: 100 %, in memory only. */
+  avatarVolume?: AvatarVolume;
   /** Where the kiosk's channels are registered (the host's registry); absent: a kiosk with no page, as in
    *  a test that drives the services directly. */
   channels?: ChannelRegistry;
@@ -93,6 +98,9 @@ export interface Kiosk {
   readonly appearance: Appearance;
   /** Pre-warmed sessions (diagnostics and tests; a settings change drops the spare with `discard`). */
   readonly spares: SpareManager;
+  /** The avatar's volume (staff's Status tab, the fleet's `set-volume`): in `PublicConfig`, and each change
+   *  is an `avatar-volume` event for the page. */
+  readonly avatarVolume: AvatarVolume;
   /** Apply a new configuration without a restart: the next session uses it; the client is rebuilt and the
    *  attract image reloaded. Refused while a session runs, and once shutdown began. */
   reconfigure(next: KioskConfig): Promise<void>;
@@ -109,6 +117,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   const events = createEventBus(logger);
   const emit = events.emit;
   const buildRequest = createCachedRequestBuilder();
+  const avatarVolume = options.avatarVolume ?? memoryAvatarVolume();
 
   // Built in dependency order; the few callbacks that point back (a rebuild drops the spare and replays
   // the attract report; the key asks whether a call runs) are closures run only after all exist.
@@ -154,6 +163,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     key,
     connection,
     availability,
+    volume: avatarVolume,
   });
   const startOptions = (callMode: CallMode, member: CastEntry, language: LanguageCode) => startOptionsFor(config, callMode, member, language);
   const spares = new SpareManager({
@@ -206,6 +216,8 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   options.channels?.register('attract', { report: (args) => availability.report(args) });
 
   await connection.rebuild();
+  // Each change to the page (after shutdown the event listeners are gone: a late change reaches no one).
+  avatarVolume.onChange((percent) => emit({ type: 'avatar-volume', percent }));
 
   return {
     config,
@@ -217,6 +229,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     telemetry,
     appearance,
     spares,
+    avatarVolume,
     async reconfigure(next) {
       if (closing()) throw new AvatarError('cancelled', 'The kiosk is shutting down.');
       if (calls.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
