@@ -253,7 +253,7 @@ export const GROUPS: MutationGroup[] = [
       'test/integration/metrics-host.test.ts',
       'test/integration/metrics.test.ts',
       // The slowest last: a mutant's files run in this order and stop at the first failure.
-      'test/integration/safe-updates.test.ts',
+      'test/packaging/safe-updates.test.ts',
       'test/integration/mqtt-link.test.ts',
     ],
     target: 90,
