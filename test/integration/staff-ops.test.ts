@@ -300,6 +300,7 @@ describe('staff operations (the kiosk\'s services + emulator)', () => {
       uptimeS: 0,
       today: { sessions: 0, credits: 0, unknownCredits: 0 },
       openAtLogin: false,
+      avatarVolume: 100,
     });
     await call(CHANNELS.staffSetOpenAtLogin, { enabled: true });
     assert.deepEqual(await call(CHANNELS.appReportError, { message: 'TypeError: x is undefined', source: 'window.onerror' }), { ok: true, value: undefined });
