@@ -3,16 +3,16 @@
  * its name, where it sits in the `KioskApi` the renderer calls (group and method), its argument schema,
  * its result type and who may call it. Everything else is derived from that table:
  *  - the preload (and the E2E bridge, and any other transport) builds `window.kiosk` with `buildKioskApi`;
- *  - main registers one handler per channel (electron/main/ipc.ts) and dispatches through
- *    electron/kiosk/dispatch.ts, which validates the argument and refuses every `staff` channel while the
- *    staff panel is locked, in that one place;
+ *  - main registers one handler per channel (electron/main/ipc.ts), and it and the browser host dispatch
+ *    through the channel registry (electron/kiosk/channels.ts), which validates the argument and refuses
+ *    every `staff` channel while the staff panel is locked, in that one place;
  *  - `CHANNELS`, `ARG_SCHEMAS`, `ChannelResults` and the `KioskApi` type.
  *
  * The renderer never receives the API key: `PublicConfig` says only whether one is set, and the only
  * channel that takes a key is the staff panel's (write-only, PIN-gated).
  *
  * Adding a channel: add its argument schema (if any) and one row to `KIOSK_API`, then the handler in the
- * feature that owns the group; the compiler points at every place that still lacks it.
+ * owner that registers its group (kiosk/channels.ts); the compiler points at every place that lacks it.
  */
 import { z } from 'zod';
 import { CALL_MODES, type CallMode, type RtcCredentials } from './core/protocol.ts';

@@ -1,7 +1,8 @@
 /**
- * Spare ("pre-warmed") sessions for fast start. Electron-free; the kiosk service owns one
- * `SpareManager` and feeds it the attract screen's reports, its own busy state and the outcome of its
- * creates. A spare is the NEXT visitor's session, created ahead of the tap:
+ * Spare ("pre-warmed") sessions for fast start. Electron-free; the kiosk (compose.ts) owns one
+ * `SpareManager`: availability.ts feeds it the attract screen's reports, the call orchestrator its busy
+ * state and the outcome of its creates (spare-adoption.ts). A spare is the NEXT visitor's session, created
+ * ahead of the tap:
  *
  *   created over REST (spec §4.1: `waiting`, not billed) → control socket opened with `holdConnInit`
  *   (answers pings, sends keep-alives, never conn_init) → one of:
