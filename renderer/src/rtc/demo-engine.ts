@@ -107,6 +107,9 @@ export class DemoEngine implements RtcEngine {
   #source: MediaStreamAudioSourceNode | null = null;
   /** The avatar's picture, made at the pre-join or at the tap (`#preparePicture`). */
   #picture: Promise<DemoPicture> | null = null;
+  /** Aborted at `leave`: removes this engine's `ended` listeners from the visitor's tracks. A stopped track
+   *  can outlive the call (whoever else holds it), and its listener would keep this engine alive with it. */
+  readonly #trackListeners = new AbortController();
 
   constructor(deps: DemoEngineDeps) {
     this.#deps = deps;
@@ -269,8 +272,13 @@ export class DemoEngine implements RtcEngine {
     }
     if (cameraStream) {
       view.showSelfStream(cameraStream);
-      for (const t of cameraStream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+      for (const t of cameraStream.getVideoTracks()) this.#onEnded(t, () => this.#recovery?.camera.lost());
     }
+  }
+
+  /** A device's track ended (unplugged, or taken by the system): until `leave`, which removes the listener. */
+  #onEnded(track: MediaStreamTrack, listener: () => void): void {
+    track.addEventListener('ended', listener, { signal: this.#trackListeners.signal });
   }
 
   /** The mouth follows this microphone (after a switch, the new one). Never connected to the speakers. */
@@ -303,7 +311,7 @@ export class DemoEngine implements RtcEngine {
           this.#mic = stream;
           for (const t of stream.getAudioTracks()) {
             t.enabled = !this.#muted;
-            t.addEventListener('ended', () => this.#recovery?.microphone.lost());
+            this.#onEnded(t, () => this.#recovery?.microphone.lost());
           }
           this.#listenTo(stream);
           return true;
@@ -322,7 +330,7 @@ export class DemoEngine implements RtcEngine {
           }
           for (const t of this.#camera?.getTracks() ?? []) t.stop();
           this.#camera = stream;
-          for (const t of stream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+          for (const t of stream.getVideoTracks()) this.#onEnded(t, () => this.#recovery?.camera.lost());
           view.showSelfStream(stream);
           return true;
         },
@@ -331,7 +339,7 @@ export class DemoEngine implements RtcEngine {
       }),
     };
     this.#recovery = recovery;
-    for (const t of this.#mic?.getAudioTracks() ?? []) t.addEventListener('ended', () => recovery.microphone.lost());
+    for (const t of this.#mic?.getAudioTracks() ?? []) this.#onEnded(t, () => recovery.microphone.lost());
     const subscribe = this.#deps.onDeviceChange ?? defaultDeviceChange;
     this.#unwatchDevices = subscribe(() => {
       recovery.microphone.devicesChanged();
@@ -403,6 +411,7 @@ export class DemoEngine implements RtcEngine {
     this.#recovery = null;
     this.#unwatchDevices?.();
     this.#unwatchDevices = null;
+    this.#trackListeners.abort();
     this.#channel?.release(); // a join still waiting ends (its caller sees the cancellation)
     this.#channel = null;
     this.#stopLocal();
