@@ -17,8 +17,9 @@
  * before a call the visitor may pick a language or accessibility mode; every `staffEvery` calls staff
  * open the panel with the PIN and visit every tab (the diagnostics tab opens the microphone and camera).
  * With `presence`, the attract screen watches a generated room (test/e2e/fake-camera.ts) where someone
- * walks up every 40 s, and spare sessions are pre-warmed and pre-joined on the approach, as on a kiosk
- * with its default settings.
+ * walks up 1.5 s after the camera opens; a third of the visitors wait there before they tap, so the
+ * greeting shows and a spare session is pre-warmed and pre-joined on the approach, as on a kiosk with its
+ * default settings.
  *
  * Not measured: the Electron shell (the bridge stands in for IPC), the Agora engines (the demo engine
  * draws the avatar; no real RTC), GPU memory and the renderer process's native memory outside the JS heap
@@ -107,6 +108,10 @@ export interface RendererSoakReport {
   secondsPerCall: number;
   presence: boolean;
   staffVisits: number;
+  /** Spare sessions by what became of them (`spare` events: created, used, expired, failed). */
+  spares: Record<string, number>;
+  /** Attract-screen reports that someone had walked up (`present: true`). */
+  approaches: number;
   byOutcome: Record<string, number>;
   notEndedOnEmulator: string[];
   pageProblems: string[];
@@ -223,10 +228,11 @@ export async function soakRenderer(o: RendererSoakOptions): Promise<RendererSoak
   const server = await startStaticServer();
   let videoFile: string | undefined;
   if (o.presence) {
-    // Someone walks up every 40 s (Chromium loops the file): the greeting, the approach report, a spare.
+    // The file plays from its start each time the camera opens (each attract screen): an empty room for
+    // 1.5 s, then someone walks up and stays. A visitor who lingers sees the greeting, and main a spare.
     const { approachScene, writeY4m } = await import('../test/e2e/fake-camera.ts');
     videoFile = join(dir, 'room.y4m');
-    await writeY4m(videoFile, { width: 320, height: 240, fps: 10, durationS: 40, scene: approachScene(15) });
+    await writeY4m(videoFile, { width: 320, height: 240, fps: 10, durationS: 30, scene: approachScene(1.5) });
   }
   const browser = await launchChromium(videoFile ? { videoFile } : {});
   const k = await openStaffKiosk({
@@ -302,6 +308,9 @@ export async function soakRenderer(o: RendererSoakOptions): Promise<RendererSoak
     Object.assign(emu.knobs, { initFailure: kind === 'init-failure' });
     emu.setBalance(DEMO_API_KEY, 1_000);
     await screenIs(page, 'attract', 15_000);
+    // With the camera: a third of the visitors walk up and stop before they tap (the approach, the
+    // greeting, a spare session pre-warmed and its channel pre-joined); the others tap at once.
+    if (o.presence && random() < 1 / 3) await page.waitForTimeout(5_000);
     await visitor();
     const video = kind === 'video' || kind === 'video-not-ready';
     await page.click(video ? '[data-testid=mode-video]' : '[data-testid=mode-audio]');
@@ -347,6 +356,7 @@ export async function soakRenderer(o: RendererSoakOptions): Promise<RendererSoak
       await page.click('[data-testid=done]', { timeout: 5_000 }).catch(() => undefined);
     }
     done = call;
+    if (call % 25 === 0) o.log(`renderer: ${call}/${o.calls} calls, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     if (call === 1 || call % o.sampleEvery === 0) samples.push(await sample(call));
     if (!heapAtWarmup && call >= o.warmup && samples.at(-1)?.call === call) heapAtWarmup = { call, summary: await heapSummary(cdp) };
   }
@@ -356,7 +366,13 @@ export async function soakRenderer(o: RendererSoakOptions): Promise<RendererSoak
   await realSleep(300);
   // A spare still waiting for a visitor is not a session left behind: it closes with the kiosk.
   const spareStatus = new Map<string, string>();
-  for (const e of k.bridge.events) if (e.type === 'spare' && e.liveId) spareStatus.set(e.liveId, e.status);
+  const spares: Record<string, number> = {};
+  for (const e of k.bridge.events) {
+    if (e.type !== 'spare') continue;
+    spares[e.status] = (spares[e.status] ?? 0) + 1;
+    if (e.liveId) spareStatus.set(e.liveId, e.status);
+  }
+  const approaches = k.bridge.calls.filter((c) => c.channel === 'kiosk:attract:report' && (c.arg as { present?: unknown }).present === true).length;
   const notEnded = emu
     .listSessions()
     .filter((s) => s.status !== 'ended' && spareStatus.get(s.id) !== 'created')
@@ -384,6 +400,8 @@ export async function soakRenderer(o: RendererSoakOptions): Promise<RendererSoak
     secondsPerCall: done ? +(realS / done).toFixed(2) : 0,
     presence: o.presence,
     staffVisits,
+    spares,
+    approaches,
     byOutcome,
     notEndedOnEmulator: notEnded,
     pageProblems,
@@ -398,6 +416,10 @@ export async function soakRenderer(o: RendererSoakOptions): Promise<RendererSoak
 
 export function printRendererReport(r: RendererSoakReport, out: (line?: string) => void): void {
   out(`\nrenderer: ${r.calls} calls in Chromium in ${r.realSeconds} s (${r.secondsPerCall} s a call)${r.stoppedByMinutes ? ' — stopped by --minutes' : ''}; presence and spares ${r.presence ? 'on' : 'off'}; staff panel opened ${r.staffVisits} times`);
+  if (r.presence) {
+    const spares = Object.entries(r.spares).map(([status, n]) => `${n} ${status}`).join(', ') || 'none';
+    out(`  the attract screen saw someone walk up ${r.approaches} times; spare sessions: ${spares}`);
+  }
   out('  by outcome:');
   for (const [k, v] of Object.entries(r.byOutcome).sort((a, b) => b[1] - a[1])) out(`    ${String(v).padStart(5)}  ${k}`);
   out(`  sessions not ended on the emulator: ${r.notEndedOnEmulator.length}${r.notEndedOnEmulator.length ? ` (${r.notEndedOnEmulator.slice(0, 5).join('; ')})` : ''}`);
