@@ -53,7 +53,7 @@ import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator as defaultStartEmulator, type EmulatorHandle, type EmulatorKnobs } from '../emulator/index.ts';
 import { personaFor, type CastEntry, type KioskConfig } from './config.ts';
 import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast } from './cast.ts';
-import type { CallMode } from '../core/protocol.ts';
+import { MAX_BASE64_IMAGE_BYTES, type CallMode } from '../core/protocol.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import { SpareManager, type TakenSpare } from './spare.ts';
 import { createWsTransportFactory, wsTransportFactory } from '../core/transport.ts';
@@ -62,6 +62,7 @@ import { proxyAgent, routeFor, type ProxyResolver, type ProxyRoute } from '../co
 import { createCachedRequestBuilder } from '../core/request-cache.ts';
 import { systemClock, type TimerHandle } from '../core/clock.ts';
 import { createDispatcher, type Dispatch, type HandlerTable, type StaffGate } from './dispatch.ts';
+import { memoryAvatarVolume, type AvatarVolume } from './avatar-volume.ts';
 
 export type ApiKeySource = 'env' | 'stored' | 'none';
 type RunningEmulator = EmulatorHandle;
@@ -102,6 +103,9 @@ export interface KioskServiceOptions {
   rtcReadyTimeoutMs?: number;
   /** Asked for a synthetic microphone and camera (`--demo-devices`); honoured in demo mode only. */
   demoDevices?: boolean;
+  /** The avatar's volume, kept by the host in its data folder (avatar-volume.ts `openAvatarVolume`);
+   *  default: 100 %, in memory only. */
+  avatarVolume?: AvatarVolume;
 }
 
 /** Staff operations, attached after creation (electron/operations/staff-ops.ts): they bring the `staff`
@@ -180,13 +184,15 @@ export interface KioskService {
    *  running goes on; the renderer hears a `hold` event and shows "back in a moment". */
   setHold(hold: HoldReason | null): void;
   readonly hold: HoldReason | null;
+  /** The avatar's volume (staff's Status tab, the fleet's `set-volume`): in `PublicConfig`, and each change
+   *  is an `avatar-volume` event for the page. */
+  readonly avatarVolume: AvatarVolume;
 }
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
 export const SHUTDOWN_HANGUP_TIMEOUT_MS = 5_000;
 /** While the attract screen shows, the warm connection is checked (and renewed when stale) this often. */
 export const WARM_REFRESH_MS = 20_000;
-const MAX_ATTRACT_IMAGE_BYTES = 20 * 1024 * 1024;
 
 /** A tap's field figures while its call runs (clock times; see `CallFigures`). */
 interface FiguresDraft {
@@ -235,6 +241,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   const loadAvatarImage = options.loadAvatarImage ?? readImageAsDataUrl;
   const config = options.config;
   const awaitRendererRtc = options.awaitRendererRtc ?? true;
+  const avatarVolume = options.avatarVolume ?? memoryAvatarVolume();
 
   // The environment key always wins (contract: clearing the stored key goes back to demo "unless the
   // environment sets one"); the stored key is what setApiKey manages.
@@ -415,6 +422,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
       accessibility: { default: config.accessibility.default, reachBandPercent: config.accessibility.reachBandPercent },
       // Never with a real key: the synthetic devices exist only while the emulator answers calls.
       demoDevices: mode === 'demo' && options.demoDevices === true,
+      avatarVolume: avatarVolume.percent,
     };
   }
 
@@ -879,6 +887,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   });
 
   await buildClient();
+  // Each change to the page (after shutdown the event listeners are gone: a late change reaches no one).
+  avatarVolume.onChange((percent) => emit({ type: 'avatar-volume', percent }));
 
   return {
     handle,
@@ -987,6 +997,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     get hold() {
       return hold;
     },
+    avatarVolume,
   };
 }
 
@@ -1040,6 +1051,7 @@ export async function readImageAsDataUrl(path: string): Promise<string | null> {
   const mime = IMAGE_MIME[extname(path).toLowerCase()];
   if (!mime) return null;
   // Sized before it is read: a huge file or a device named as the picture must not fill main's memory.
-  const bytes = await readRegularFile(path, MAX_ATTRACT_IMAGE_BYTES, 'The avatar picture');
+  // The picture a session sends as Base64: the spec's bound for that (§2.3) also bounds what is read.
+  const bytes = await readRegularFile(path, MAX_BASE64_IMAGE_BYTES, 'The avatar picture');
   return `data:${mime};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
 }

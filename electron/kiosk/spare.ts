@@ -72,7 +72,7 @@ export interface SpareManagerOptions {
   transportFactory?: TransportFactory;
   /** Default `buildCreateRequest` (the same request a tap would send). */
   buildRequest?: (options: StartOptions) => Promise<BuiltCreateRequest>;
-  /** Control socket keep-alive cadence / dead detection (defaults: ControlSocket's 5 s / 15 s). */
+  /** Control socket keep-alive cadence / dead detection (defaults: ControlSocket's `DEFAULT_KEEP_ALIVE_INTERVAL_MS` / `DEFAULT_DEAD_AFTER_MS`). */
   keepAliveIntervalMs?: number;
   deadAfterMs?: number;
 }

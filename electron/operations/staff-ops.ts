@@ -23,6 +23,7 @@ import {
 import type { Clock } from '../core/clock.ts';
 import { AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
+import { FREE_VOICE_CLONES, VOICE_CLONE_COST } from '../core/protocol.ts';
 import { ServiceClient } from '../core/rest-client.ts';
 import { parseServiceTarget } from '../core/surface.ts';
 import type { TransportFactory } from '../core/transport.ts';
@@ -227,6 +228,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
       ...(service.lastCallQuality ? { lastCall: { ...service.lastCallQuality } } : {}),
       ...(service.lastCallFigures ? { lastCallFigures: { ...service.lastCallFigures } } : {}),
+      avatarVolume: service.avatarVolume.percent,
     };
   }
 
@@ -320,7 +322,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       cloneVoice: async ({ audioUrl, voice, language }) => {
         const client = service.client;
         if (!client) throw new AvatarError('invalid_config', 'The avatar service is not configured, so a voice cannot be cloned.');
-        logger.info('Cloning a voice (may cost 899 credits after the first 10 clones)', { voice });
+        logger.info(`Cloning a voice (may cost ${VOICE_CLONE_COST} credits after the first ${FREE_VOICE_CLONES} clones)`, { voice });
         const res = await client.cloneVoice({ audio_url: audioUrl, voice, ...(language ? { language } : {}) });
         return ok({ voice: res.voice });
       },
@@ -337,6 +339,11 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       ledgerTotals: () => ok(ledger.totals(clock.now())),
       ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
       logTail: () => ok({ lines: options.logTail().slice(-200) }),
+      setAvatarVolume: async ({ percent }) => {
+        const now = await service.avatarVolume.set(percent);
+        logger.info('Staff: avatar volume', { percent: now });
+        return ok({ percent: now });
+      },
       setOpenAtLogin: ({ enabled }) => {
         if (options.platform.getOpenAtLogin() === null) throw new AvatarError('invalid_request', 'Starting at login is not supported on this system.');
         options.platform.setOpenAtLogin(enabled);

@@ -14,11 +14,13 @@ import type { EmulatorHandle, EmulatorKnobs } from '../../electron/emulator/inde
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
 import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { FakeClock, systemClock } from '../../electron/core/clock.ts';
+import { systemClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { jsonFilePersistence, type SettingsPersistence } from '../../electron/operations/settings.ts';
@@ -362,6 +364,8 @@ export async function openStaffKiosk(
     apiKeySource: 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
     persistApiKey: async () => {},
+    // As the hosts keep it: in the data folder.
+    avatarVolume: openAvatarVolume({ dir: dataDir }),
     ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
   });
   const platform = { calls: [] as string[] };

@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'node:test';
 import type { KioskEvent, PublicConfig, Result, SetApiKeyArgs } from '../../electron/contract.ts';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from './fake-clock.ts';
 import type { AvatarError } from '../../electron/core/errors.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';
 import type { ServiceTarget } from '../../electron/core/session-types.ts';
 import { resolveConfig, type KioskConfig } from '../../electron/kiosk/config.ts';
 import type { KioskExtension, KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
 import { createStaffOps, type PlatformHooks, type StaffOps } from '../../electron/operations/staff-ops.ts';
 import { FakeTransport, FakeTransports } from './fake-transport.ts';
@@ -110,6 +111,7 @@ export async function staffOpsWorld(options: WorldOptions = {}) {
   let apiKeySource: PublicConfig['apiKeySource'] = options.apiKeySource ?? 'none';
   const state = { running: options.running ?? false, config };
   let extension: KioskExtension | null = null;
+  const avatarVolume = openAvatarVolume({ dir: dataDir, logger });
   const service = {
     mode: options.mode ?? 'gateway',
     client,
@@ -123,6 +125,7 @@ export async function staffOpsWorld(options: WorldOptions = {}) {
     lastCallQuality: null,
     lastCallFigures: null,
     callAvatarId: null,
+    avatarVolume,
     transportFactory: serviceTransports.factory,
     fetch: fakeFetch('service.fetch', requests, () => voices, statuses),
     onEvent(l: (e: KioskEvent) => void) {

@@ -8,36 +8,35 @@
  *    folder and to `<version>/`, signed with `cli update-sign`), served on 127.0.0.1, and read by the REAL
  *    electron-updater class that this deb would get (DebUpdater: package-type says deb) with the packaged
  *    app-update.yml, Electron's `app` and `net` replaced by small Node adapters. It downloads and checks
- *    the deb against the signed channel file, and refuses a tampered, foreign-signed or unsigned one.
+ *    the deb against the signed channel file, and refuses a tampered, foreign-signed or unsigned one (a
+ *    feed served for what it is not — another channel, an older one, an expired one, a pin below the
+ *    floor — is bound-feeds.test.ts).
  * The install itself (`quitAndInstall` runs pkexec/the installer and quits Electron) is recorded, never
  * run: it needs the real Electron binary.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, request, type RequestOptions, type Server } from 'node:http';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { configureRequestOptions, configureRequestUrl, HttpExecutor, type CancellationToken } from 'builder-util-runtime';
-import electronUpdater from 'electron-updater';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { startSafeUpdates, INSTALL_TIMEOUT_MS, type SafeUpdates, type SafeUpdatesOptions, type UpdaterLike } from '../../electron/fleet/safe-updates.ts';
-import { generateFeedKeys, signFeedFile } from '../../electron/fleet/signed-feed.ts';
 import { installModel, stagingBucket, type InstallModel } from '../../electron/fleet/update-policy.ts';
 import { updateSchema } from '../../electron/kiosk/fleet-config.ts';
 import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createKioskService } from '../../electron/kiosk/kiosk-service.ts';
 import { phaseIs, waitForEvent } from '../helpers/kiosk-events.ts';
-import { connectAsync } from 'mqtt';
 import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
 import { mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
 import { buildDeb, FUSE_SENTINEL, ROOT, type DebBuild } from '../helpers/packaging/build.ts';
+import { runCli, serveFeed, type FeedServer } from '../helpers/packaging/feed-server.ts';
+import { realDebUpdater, type RecordedUpdater } from '../helpers/packaging/real-updater.ts';
+import { operateKiosk } from '../helpers/fleet-operator.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const require = createRequire(import.meta.url);
@@ -46,35 +45,18 @@ const yaml = require('js-yaml') as { load(text: string): unknown; dump(v: unknow
 
 console.log('# SKIP (part): the install step (quitAndInstall runs the installer and quits Electron) needs the real Electron binary; it is recorded here, not run.');
 
-/** Electron's `net` replaced by Node's http: electron-updater's own ElectronHttpExecutor, minus Electron. */
-class NodeHttpExecutor extends HttpExecutor<ReturnType<typeof request>> {
-  createRequest(options: RequestOptions, callback: (response: unknown) => void) {
-    return request(options, callback);
-  }
-  download(url: URL, destination: string, options: { headers?: Record<string, string>; cancellationToken: CancellationToken }): Promise<string> {
-    return options.cancellationToken.createPromise((resolve, reject, onCancel) => {
-      const requestOptions: Record<string, unknown> = { headers: options.headers || undefined, redirect: 'manual' };
-      configureRequestUrl(url, requestOptions);
-      configureRequestOptions(requestOptions);
-      this.doDownload(requestOptions, { destination, options: options as never, onCancel, callback: (error) => (error == null ? resolve(destination) : reject(error)), responseHandler: null }, 0);
-    });
-  }
-}
-
+/** The kiosks' clocks start at the real time: the feed's signature holds from when the CLI signs it. */
+const NOW = Date.now();
 const VERSION = '1.1.0';
 const RUNNING = '1.0.0';
 let work = '';
 let build: DebBuild;
 let feedDir = '';
 let fleetKey: { privateKeyPem: string; publicKey: string };
-let server: Server;
+let feed: FeedServer;
 let base = '';
-const requests: string[] = [];
-
-function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/cli/index.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+let requests: string[] = [];
+const cli = runCli;
 
 function sha512(file: string): string {
   return createHash('sha512').update(readFileSync(file)).digest('base64');
@@ -106,23 +88,13 @@ before(async () => {
   assert.match(signed.stdout, /signed latest-linux\.yml/);
   assert.match(signed.stdout, new RegExp(`signed ${VERSION}/latest-linux\\.yml`));
 
-  server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    requests.push(path);
-    const file = resolve(feedDir, `.${path}`);
-    if (!file.startsWith(feedDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end();
-      return;
-    }
-    const body = readFileSync(file);
-    res.writeHead(200, { 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  feed = await serveFeed(feedDir);
+  base = feed.base;
+  requests = feed.requests;
 });
 
 after(async () => {
-  if (server) await new Promise<void>((r) => server.close(() => r()));
+  await feed?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -190,34 +162,9 @@ describe('the packaged kiosk (electron-builder --linux deb, the build\'s own out
 
 const IN_APP: InstallModel = { inApp: true, kind: 'appimage' };
 
-interface Recorded {
-  updater: UpdaterLike;
-  installs: unknown[][];
-  emitError(error: Error): void;
-}
-
 /** The real electron-updater class for this build, with the packaged app-update.yml. */
-function realUpdater(version = RUNNING): Recorded {
-  const userData = mkdtempSync(join(work, 'user-'));
-  const app = {
-    version,
-    name: 'Avatar Kiosk',
-    isPackaged: true,
-    appUpdateConfigPath: join(build.resourcesDir, 'app-update.yml'),
-    userDataPath: userData,
-    baseCachePath: join(userData, 'cache'),
-    whenReady: () => Promise.resolve(),
-    relaunch: () => {},
-    quit: () => {},
-    onQuit: () => {},
-  };
-  const updater = new electronUpdater.DebUpdater(null, app as never);
-  (updater as unknown as { httpExecutor: HttpExecutor<never> }).httpExecutor = new NodeHttpExecutor() as never;
-  updater.logger = process.env.DEBUG_UPDATER ? console : null;
-  const installs: unknown[][] = [];
-  // Recorded, never run: DebUpdater would run pkexec dpkg -i here.
-  updater.quitAndInstall = (...args: unknown[]) => void installs.push(args);
-  return { updater: updater as unknown as UpdaterLike, installs, emitError: (e) => void updater.emit('error', e) };
+function realUpdater(version = RUNNING): RecordedUpdater {
+  return realDebUpdater(build.resourcesDir, version, work);
 }
 
 function start(over: Partial<SafeUpdatesOptions> & { updater: UpdaterLike }): SafeUpdates {
@@ -225,7 +172,8 @@ function start(over: Partial<SafeUpdatesOptions> & { updater: UpdaterLike }): Sa
     settings: updateSchema.parse({ url: `${base}/`, publicKeys: [fleetKey.publicKey] }),
     currentVersion: RUNNING,
     kioskId: 'lobby-1',
-    clock: new FakeClock(0),
+    dataDir: mkdtempSync(join(work, 'data-')),
+    clock: new FakeClock(NOW),
     model: IN_APP,
     inCall: () => true,
     opening: () => null,
@@ -245,7 +193,7 @@ const debRequests = () => requests.filter((r) => r.endsWith('.deb')).length;
 describe('safe updates from the signed feed, with the real electron-updater', () => {
   it('downloads the newer build and checks it; installs only after the call, once closed, holding calls first', async () => {
     const { updater, installs } = realUpdater();
-    const clock = new FakeClock(1_000_000);
+    const clock = new FakeClock(NOW);
     let inCall = true;
     let open = true;
     const installsWhenHeld: number[] = [];
@@ -287,9 +235,12 @@ describe('safe updates from the signed feed, with the real electron-updater', ()
       const dir = join(feedDir, `bad-${Math.random().toString(36).slice(2)}`);
       publish(dir);
       const yml = readFileSync(join(dir, 'latest-linux.yml'), 'utf8');
-      if (tamper === null) writeFileSync(join(dir, 'latest-linux.yml.sig'), signFeedFile(yml, generateFeedKeys().privateKeyPem));
-      else if (tamper !== undefined) {
-        writeFileSync(join(dir, 'latest-linux.yml.sig'), signFeedFile(yml, fleetKey.privateKeyPem));
+      if (tamper === null) {
+        const otherKey = join(dir, '..', `${dir.split(sep).pop()}.key`);
+        assert.equal(cli('update-keygen', '--key', otherKey).status, 0);
+        assert.equal(cli('update-sign', '--key', otherKey, dir).status, 0);
+      } else if (tamper !== undefined) {
+        assert.equal(cli('update-sign', '--key', join(work, 'fleet-update.key'), dir).status, 0);
         writeFileSync(join(dir, 'latest-linux.yml'), tamper(yml));
       }
       const before = debRequests();
@@ -350,12 +301,12 @@ describe('safe updates from the signed feed, with the real electron-updater', ()
     const errors: string[] = [];
     const statuses: string[] = [];
     let held = 0;
-    const clock = new FakeClock(0);
+    const clock = new FakeClock(NOW);
     const updates = start({
       updater,
       clock,
       inCall: () => false,
-      lastActivityMs: () => -3_600_000,
+      lastActivityMs: () => NOW - 3_600_000,
       logger: { debug() {}, info() {}, warn() {}, error: (m, d) => void errors.push(`${m} ${JSON.stringify(d)}`) },
       holdCalls: () => held++,
       releaseCalls: () => held--,
@@ -403,13 +354,13 @@ describe('the "back in a moment" window: from the decision to install until the 
     const events: KioskEvent[] = [];
     service.onEvent((e) => events.push(e));
     const { updater, installs, emitError } = realUpdater();
-    const clock = new FakeClock(0);
+    const clock = new FakeClock(NOW);
     // Wired as main wires it (main/features/safe-updates.ts).
     const updates = start({
       updater,
       clock,
       inCall: () => service.running,
-      lastActivityMs: () => -3_600_000,
+      lastActivityMs: () => NOW - 3_600_000,
       holdCalls: () => service.setHold('updating'),
       releaseCalls: () => service.setHold(null),
     });
@@ -470,29 +421,8 @@ describe('updates over the fleet link (real Mosquitto)', () => {
       apiKeySource: 'none',
       persistApiKey: async () => {},
     });
-    const op = await connectAsync(broker.url, { username: 'operator', password: 'op-pass', protocolVersion: 5, reconnectPeriod: 0 });
-    const seen: Array<{ topic: string; body: Record<string, any> }> = [];
-    op.on('message', (topic, payload) => seen.push({ topic, body: JSON.parse(payload.toString()) as Record<string, any> }));
-    await op.subscribeAsync(`${PREFIX}/kiosk-a/#`, { qos: 1 });
-    const statuses = () => seen.filter((m) => m.topic === `${PREFIX}/kiosk-a/status`).map((m) => m.body);
-    const command = async (body: Record<string, unknown>) => {
-      const results = () => seen.filter((m) => m.topic === `${PREFIX}/kiosk-a/cmd/result`);
-      const before = results().length;
-      // Every command carries an expiry (the MQTT 5 message expiry, as the fleet console sends it).
-      await op.publishAsync(`${PREFIX}/kiosk-a/cmd`, JSON.stringify(body), { qos: 1, properties: { messageExpiryInterval: 60 } });
-      await until(() => results().length > before, { realTimeoutMs: 15_000, message: `an answer to ${String(body.cmd)}` });
-      return results()[before]!.body;
-    };
     const clock = new FakeClock(Date.now());
-    /** The status is published at most once a (fake) second: move the clock while waiting. */
-    const statusUntil = async (predicate: (s: Record<string, any>) => boolean, message: string) => {
-      const deadline = Date.now() + 30_000;
-      while (!statuses().some(predicate)) {
-        if (Date.now() > deadline) throw new Error(`timed out: ${message}; last status ${JSON.stringify(statuses().at(-1))}`);
-        await clock.advance(1_000);
-        await realDelay(20);
-      }
-    };
+    const op = await operateKiosk(broker, 'kiosk-a', clock);
     const { updater, installs } = realUpdater();
     let host: ReturnType<typeof startFleetHost> | null = null;
     // Wired as main wires it (features/fleet-link.ts and features/safe-updates.ts).
@@ -509,12 +439,12 @@ describe('updates over the fleet link (real Mosquitto)', () => {
     host = startFleetHost({ service, ledger: null, dataDir, version: RUNNING, clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) }, reconnectMs: 200, updates: () => updates });
     try {
       // Downloaded, waiting for a quiet moment (in use a minute ago): the status says so.
-      await statusUntil((s) => s.update?.ready === VERSION, 'ready in the status');
-      const ready = statuses().findLast((s) => s.update?.ready === VERSION)!.update;
+      await op.statusUntil((s) => s.update?.ready === VERSION, 'ready in the status');
+      const ready = op.statuses().findLast((s) => s.update?.ready === VERSION)!.update;
       assert.deepEqual({ phase: ready.phase, model: ready.model, off: ready.off, pinned: ready.pinned, lastError: ready.lastError }, { phase: 'ready', model: 'appimage', off: null, pinned: null, lastError: null });
 
       // Pin: kept in config.json (so the pinned version stays pinned after it restarts), and in the status.
-      const pinned = await command({ id: 'p1', cmd: 'update-pin', version: VERSION });
+      const pinned = await op.command({ id: 'p1', cmd: 'update-pin', version: VERSION });
       assert.equal(pinned.ok, true, JSON.stringify(pinned));
       assert.equal(pinned.result.update.pinned, VERSION);
       assert.deepEqual((configFile.read().update as Record<string, unknown>).pinVersion, VERSION);
@@ -524,20 +454,20 @@ describe('updates over the fleet link (real Mosquitto)', () => {
       assert.deepEqual(installs, [], 'still in use: no install yet');
 
       // Install when idle: at once, since no call runs; calls are held first.
-      const install = await command({ id: 'i1', cmd: 'update-install' });
+      const install = await op.command({ id: 'i1', cmd: 'update-install' });
       assert.equal(install.ok, true, JSON.stringify(install));
       assert.deepEqual(installs, [[true, true]]);
       assert.equal(service.hold, 'updating');
-      await statusUntil((s) => s.update?.phase === 'installing', 'installing in the status');
+      await op.statusUntil((s) => s.update?.phase === 'installing', 'installing in the status');
 
       // A malformed pin is refused with a reason, nothing changed.
-      const bad = await command({ id: 'p2', cmd: 'update-pin', version: 'latest' });
+      const bad = await op.command({ id: 'p2', cmd: 'update-pin', version: 'latest' });
       assert.equal(bad.ok, false);
       assert.match(bad.error.message, /must be a version such as "1\.4\.2"/);
     } finally {
       updates.dispose();
       await host.close();
-      await op.endAsync();
+      await op.end();
       await service.shutdown();
       await broker.dispose();
     }

@@ -81,6 +81,7 @@ describe('createKioskService (no network)', () => {
       'hold', // calls held for a moment (an update being installed)
       'demoDevices', // synthetic microphone and camera, demo mode only
       'languages', 'defaultLanguage', 'accessibility', // every visitor: languages and accessibility mode
+      'avatarVolume', // how loud the avatar speaks (staff, the fleet)
     ].sort());
     assert.deepEqual([r.value.languages, r.value.defaultLanguage, r.value.accessibility], [['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'], 'en', { default: false, reachBandPercent: 50 }]);
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);

@@ -1,8 +1,8 @@
 /**
- * The edges of main's own proxy use: every PAC keyword and its default port, what the route choice logs
- * (origin and route, never a path or query), the resolver's time limit on an injected clock, which agent
- * carries a route, and a raw tunnel through a CONNECT proxy on 127.0.0.1 that holds early writes until
- * the tunnel is up.
+ * How a chosen route carries main's own connections (core/proxy.ts): which agent a route gets (none for
+ * direct, SOCKS, or CONNECT for http(s)) and whether it keeps connections alive, and a raw tunnel through a
+ * CONNECT proxy on 127.0.0.1 that holds early writes until the tunnel is up, ends and fails as the far side
+ * or the proxy does, and speaks TLS inside when asked. Which route is chosen is proxy-route.test.ts.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,112 +17,7 @@ import { EventEmitter, once } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { SocksProxyAgent } from 'socks-proxy-agent';
-import { DIRECT, RESOLVE_TIMEOUT_MS, describeRoute, parsePacAnswer, proxyAgent, proxyQueryUrl, routeFor, tunnelStream, type ProxyResolver } from '../../../electron/core/proxy.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
-import type { Logger } from '../../../electron/core/log.ts';
-
-function recordingLogger() {
-  const lines: Array<[string, string, Record<string, unknown> | undefined]> = [];
-  const at = (level: string) => (message: string, data?: Record<string, unknown>) => lines.push([level, message, data]);
-  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  return { logger, lines };
-}
-
-const answering = (answer: string, asked: string[] = []): ProxyResolver => ({
-  resolve: async (url) => {
-    asked.push(url);
-    return answer;
-  },
-});
-
-describe('parsePacAnswer edges', () => {
-  it('knows every PAC keyword, in any case, with its default port and scheme', () => {
-    assert.deepEqual(parsePacAnswer('PROXY a; http b; HTTPS c; socks d; SOCKS4 e; Socks5 f; direct'), [
-      { kind: 'http', url: 'http://a:80' },
-      { kind: 'http', url: 'http://b:80' },
-      { kind: 'https', url: 'https://c:443' },
-      { kind: 'socks', url: 'socks4://d:1080' },
-      { kind: 'socks', url: 'socks4://e:1080' },
-      { kind: 'socks', url: 'socks5://f:1080' },
-      DIRECT,
-    ]);
-  });
-  it('reads entries separated by tabs and padded with spaces, and skips empty ones', () => {
-    assert.deepEqual(parsePacAnswer(' ;  PROXY\tp.venue:3128 ;; DIRECT ; '), [{ kind: 'http', url: 'http://p.venue:3128' }, DIRECT]);
-  });
-  it('leaves out an entry that is not a valid address', () => {
-    assert.deepEqual(parsePacAnswer('PROXY h:99999; PROXY [bad:1; SOCKS5 s:1'), [{ kind: 'socks', url: 'socks5://s:1' }]);
-  });
-  it('leaves out an entry with a trailing slash path, keeps one with a bare host', () => {
-    assert.deepEqual(parsePacAnswer('PROXY h:1/; PROXY h:2/x; HTTPS h'), [{ kind: 'http', url: 'http://h:1' }, { kind: 'https', url: 'https://h:443' }]);
-  });
-});
-
-describe('proxyQueryUrl and describeRoute', () => {
-  it('asks about the https URL for secure schemes and the http one otherwise, without path or query', () => {
-    const cases: Array<[string, string]> = [
-      ['https://h.test/a?b=1', 'https://h.test/'],
-      ['wss://h.test:8443/ws?live_id=1', 'https://h.test:8443/'],
-      ['mqtts://broker.test', 'https://broker.test/'],
-      ['http://h.test:8080/x', 'http://h.test:8080/'],
-      ['mqtt://[2001:db8::2]:1883', 'http://[2001:db8::2]:1883/'],
-    ];
-    for (const [url, asked] of cases) assert.equal(proxyQueryUrl(url), asked, url);
-  });
-  it('describes a route as "direct" or the proxy URL', () => {
-    assert.equal(describeRoute(DIRECT), 'direct');
-    assert.equal(describeRoute({ kind: 'socks', url: 'socks5://s.venue:1080' }), 'socks5://s.venue:1080');
-  });
-});
-
-describe('routeFor edges', () => {
-  it('logs the chosen route with the origin only', async () => {
-    const { logger, lines } = recordingLogger();
-    const route = await routeFor('wss://svc.test:8443/live/ws?live_id=L1', answering('SOCKS5 s.venue:1081; DIRECT'), logger);
-    assert.deepEqual(route, { kind: 'socks', url: 'socks5://s.venue:1081' });
-    assert.deepEqual(lines, [['info', 'Network route', { origin: 'wss://svc.test:8443', route: 'socks5://s.venue:1081' }]]);
-  });
-  it('logs "direct" for an empty answer', async () => {
-    const { logger, lines } = recordingLogger();
-    assert.equal(await routeFor('https://svc.test/x', answering(''), logger), DIRECT);
-    assert.deepEqual(lines, [['info', 'Network route', { origin: 'https://svc.test', route: 'direct' }]]);
-  });
-  it('goes direct without asking for text that is not a URL, or without a resolver', async () => {
-    const asked: string[] = [];
-    assert.equal(await routeFor('not a url', answering('PROXY p:1', asked)), DIRECT);
-    assert.equal(await routeFor('https://svc.test', null), DIRECT);
-    assert.equal(await routeFor('https://svc.test', undefined), DIRECT);
-    assert.deepEqual(asked, []);
-  });
-  it('asks the resolver for a host that is not this computer', async () => {
-    const asked: string[] = [];
-    assert.deepEqual(await routeFor('https://127.0.0.1.example/x', answering('PROXY p:1', asked)), { kind: 'http', url: 'http://p:1' });
-    assert.deepEqual(asked, ['https://127.0.0.1.example/']);
-  });
-  it('logs a failing resolver and goes direct', async () => {
-    const { logger, lines } = recordingLogger();
-    const resolver: ProxyResolver = { resolve: () => Promise.reject(new Error('no session yet')) };
-    assert.equal(await routeFor('https://svc.test/a', resolver, logger), DIRECT);
-    assert.deepEqual(lines, [['warn', 'Could not ask for the proxy; connecting directly', { origin: 'https://svc.test', error: 'Error: no session yet' }]]);
-  });
-  it('waits exactly RESOLVE_TIMEOUT_MS for a resolver that never answers, then goes direct', async () => {
-    const { logger, lines } = recordingLogger();
-    const clock = new FakeClock();
-    let settled = false;
-    const pending = routeFor('https://svc.test', { resolve: () => new Promise<string>(() => {}) }, logger, clock).then((route) => ((settled = true), route));
-    await clock.advance(RESOLVE_TIMEOUT_MS - 1);
-    assert.equal(settled, false);
-    await clock.advance(1);
-    assert.equal(await pending, DIRECT);
-    assert.deepEqual(lines, [['warn', 'Could not ask for the proxy; connecting directly', { origin: 'https://svc.test', error: 'Error: no answer within 5000 ms' }]]);
-    assert.equal(clock.pendingCount, 0);
-  });
-  it('leaves no timer behind once the resolver has answered', async () => {
-    const clock = new FakeClock();
-    assert.deepEqual(await routeFor('https://svc.test', answering('PROXY p:2'), undefined, clock), { kind: 'http', url: 'http://p:2' });
-    assert.equal(clock.pendingCount, 0);
-  });
-});
+import { DIRECT, proxyAgent, tunnelStream } from '../../../electron/core/proxy.ts';
 
 describe('proxyAgent', () => {
   it('gives no agent for direct, a SOCKS agent for socks and a CONNECT agent for http(s)', () => {
@@ -286,7 +181,7 @@ describe('tunnelStream through a CONNECT proxy on 127.0.0.1', () => {
 
   it('speaks TLS inside the tunnel with the TLS options it is given', { timeout: 5000, skip: spawnSync('openssl', ['version']).status === 0 ? false : 'openssl is not installed' }, async () => {
     // A self-signed certificate made for this run: only the CA option given to tunnelStream makes it trusted.
-    const dir = mkdtempSync(join(tmpdir(), 'proxy-edges-tls-'));
+    const dir = mkdtempSync(join(tmpdir(), 'proxy-tunnel-tls-'));
     try {
       const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=broker.test', '-addext', 'subjectAltName=DNS:broker.test'], { cwd: dir, encoding: 'utf8' });
       assert.equal(made.status, 0, made.stderr);

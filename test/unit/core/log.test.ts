@@ -1,7 +1,9 @@
 /**
- * What reaches a log line: the API key and RTC tokens never do, whether they come as an
+ * What reaches a log line (log.ts): the API key and RTC tokens never do, whether they come as an
  * `Authorization: Token …` header, a JSON field however it is spaced, or a registered secret anywhere in
- * the message or its data; and each level is written, or not, as the logger's level says.
+ * the message or its data; and each level is written, or not, as the logger's level says. How the set of
+ * registered tokens stays bounded over weeks of sessions is log-secrets.test.ts (it needs a fresh set, so a
+ * process of its own).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
