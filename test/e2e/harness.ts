@@ -127,16 +127,28 @@ export function launchChromium(options: { grantMedia?: boolean; videoFile?: stri
 /**
  * Records every local MediaStreamTrack the page obtains (window.__localTracks), so a test can check that
  * all of them were stopped when the call ended. Wraps getUserMedia without changing its behaviour.
+ * `keep: 'live'` (long runs: the soak) lets a track go once it has stopped and only counts it
+ * (window.__endedTracks): holding every track of a thousand calls would also hold whatever listens to
+ * them, so the page's memory and listener figures would measure this recorder, not the page.
  */
-const TRACK_MEDIA = `(() => {
+const trackMedia = (keep: 'all' | 'live') => `(() => {
   const md = navigator.mediaDevices;
   if (!md) return;
   const original = md.getUserMedia.bind(md);
   window.__localTracks = [];
+  window.__endedTracks = 0;
   window.__gumCalls = 0;
+  window.__pruneLocalTracks = ${keep === 'live'}
+    ? () => {
+        const live = window.__localTracks.filter((t) => t.readyState !== 'ended');
+        window.__endedTracks += window.__localTracks.length - live.length;
+        window.__localTracks = live;
+      }
+    : () => {};
   md.getUserMedia = async (constraints) => {
     window.__gumCalls++;
     const stream = await original(constraints);
+    window.__pruneLocalTracks();
     for (const t of stream.getTracks()) window.__localTracks.push(t);
     return stream;
   };
@@ -144,11 +156,14 @@ const TRACK_MEDIA = `(() => {
 
 /** Local tracks the page obtained: how many, and how many are still live. */
 export async function localTracks(page: Page): Promise<{ total: number; live: number; gumCalls: number }> {
-  return page.evaluate(`({
-    total: window.__localTracks.length,
-    live: window.__localTracks.filter((t) => t.readyState === 'live').length,
-    gumCalls: window.__gumCalls,
-  })`);
+  return page.evaluate(`(() => {
+    window.__pruneLocalTracks();
+    return {
+      total: window.__endedTracks + window.__localTracks.length,
+      live: window.__localTracks.filter((t) => t.readyState === 'live').length,
+      gumCalls: window.__gumCalls,
+    };
+  })()`);
 }
 
 /** The live <video>'s playback position and the mean brightness (0..255) of its current frame. */
@@ -194,6 +209,9 @@ export interface KioskPageOptions {
   /** Shorten the media watchdog (8 s / 20 s in the app) for this page: the test-only page hook
    *  `__kioskTestMediaWatchdog` read by renderer/src/call/MediaWatch.svelte.ts, set before the app loads. */
   mediaWatchdog?: { noticeMs: number; hangupMs: number };
+  /** What the page's track recorder keeps (`localTracks`): every track (the default, for tests that
+   *  look at stopped ones), or only those not yet stopped (long runs). */
+  recordTracks?: 'all' | 'live';
 }
 
 /** A page showing the built renderer, bridged to `backend` (the kiosk's channels and events, or a view of
@@ -201,7 +219,7 @@ export interface KioskPageOptions {
 async function openPage(
   kiosk: Kiosk,
   backend: KioskBackend,
-  options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog'>,
+  options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog' | 'recordTracks'>,
 ): Promise<Omit<KioskPage, 'kiosk' | 'channels' | 'close'>> {
   const emulator = kiosk.connection.emulator;
   if (!emulator) throw new Error('demo mode should run the emulator');
@@ -215,7 +233,7 @@ async function openPage(
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
   const bridge = await installKioskBridge(page, backend);
-  await page.addInitScript({ content: TRACK_MEDIA });
+  await page.addInitScript({ content: trackMedia(options.recordTracks ?? 'all') });
   if (options.mediaWatchdog) await page.addInitScript({ content: `window.__kioskTestMediaWatchdog = ${JSON.stringify(options.mediaWatchdog)};` });
   await page.goto(options.baseUrl);
   return { page, context, emulator, bridge, problems, requests };
