@@ -12,6 +12,7 @@ import { systemClock, sleep, type Clock, type TimerHandle } from './clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from './control-socket.ts';
 import { AvatarError, throwIfAborted, toAvatarError, type ErrorInfo } from './errors.ts';
 import { KEEP_ALIVE_STYLE_LABELS, KeepAlive } from './keep-alive.ts';
+import { END_CONFIRM_TIMEOUT_MS } from './remote-hangup.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { CreateSessionResponse, HangupReason, LiveRecord } from './protocol.ts';
 import { liveReconnectPolicy as defaultLivePolicy, notReadyPolicy as defaultNotReadyPolicy, type ReconnectPolicy } from './reconnect-policy.ts';
@@ -48,7 +49,7 @@ export interface SessionControllerOptions {
   keepAlive?: KeepAlive;
   /** From opening a socket to its conn_init_ack. Default 10 000 ms. */
   connectTimeoutMs?: number;
-  /** How long to poll for `ended` and the billing figures after the end. Default 10 000 ms. */
+  /** How long to poll for `ended` and the billing figures after the end. Default END_CONFIRM_TIMEOUT_MS (30 s). */
   endQueryTimeoutMs?: number;
   /** Poll period of that query. Default 500 ms. */
   endQueryIntervalMs?: number;
@@ -158,7 +159,7 @@ export class SessionController {
     this.#deadAfterMs = options.deadAfterMs;
     this.#keepAlive = options.keepAlive ?? new KeepAlive({ logger: this.#log });
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-    this.#endQueryTimeoutMs = options.endQueryTimeoutMs ?? 10_000;
+    this.#endQueryTimeoutMs = options.endQueryTimeoutMs ?? END_CONFIRM_TIMEOUT_MS;
     this.#endQueryIntervalMs = options.endQueryIntervalMs ?? 500;
     this.#hangupSocketTimeoutMs = options.hangupSocketTimeoutMs ?? 3_000;
     this.#createAnswerWaitMs = options.createAnswerWaitMs ?? DEFAULT_CREATE_ANSWER_WAIT_MS;
