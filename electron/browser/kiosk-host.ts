@@ -24,6 +24,7 @@ import { startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
 import { defaultConfig, resolveConfig, unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
+import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
 import { startBrowserHost, type BrowserHost } from './server.ts';
@@ -118,6 +119,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     clock,
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     demoDevices: options.demoDevices ?? false,
+    // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
+    keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
     persistApiKey: async () => {
       throw new AvatarError('invalid_request', 'The browser mode stores no key (no secure storage here). Set AVATAR_API_KEY and start it again.');
     },

@@ -282,8 +282,10 @@ class Connection implements SessionSocket {
     if (!seqOk) {
       return this.#violation(CLOSE_POLICY_VIOLATION, `seq_id ${frame.seq_id} after ${this.#lastSeqId}: must start at 1 and increase`);
     }
-    // A strict server closes on a message type it does not know (the `strictCloseCode` reading).
+    // A strict server closes on a message type it does not know (the `strictCloseCode` reading); the
+    // frame is recorded first, so a test sees what was refused.
     if (!knowsClientType(knobs, frame.type)) {
+      this.session.clientMessages.push({ type: frame.type, seq_id: frame.seq_id });
       return this.#violation(knobs.strictCloseCode ?? CLOSE_POLICY_VIOLATION, `unknown message type ${frame.type}`);
     }
     // spec §6: conn_init is "sent immediately after the socket opens"; only a hangup may come before it,

@@ -48,6 +48,7 @@ import { AvatarError, toAvatarError, type ErrorCode, type ErrorInfo } from '../c
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { ServiceClient } from '../core/rest-client.ts';
 import { SessionController } from '../core/session-controller.ts';
+import { KeepAlive } from '../core/keep-alive.ts';
 import type { SessionEvent, SessionState, ServiceTarget, StartOptions } from '../core/session-types.ts';
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator as defaultStartEmulator, type EmulatorHandle, type EmulatorKnobs } from '../emulator/index.ts';
@@ -102,6 +103,9 @@ export interface KioskServiceOptions {
   rtcReadyTimeoutMs?: number;
   /** Asked for a synthetic microphone and camera (`--demo-devices`); honoured in demo mode only. */
   demoDevices?: boolean;
+  /** The keep-alive that works with a service URL, remembered across restarts (kiosk/keep-alive-store.ts).
+   *  Default: each client starts with the default keep-alive and adapts in memory only. */
+  keepAliveFor?: (serviceUrl: string) => KeepAlive;
 }
 
 /** Staff operations, attached after creation (electron/operations/staff-ops.ts): they bring the `staff`
@@ -297,6 +301,8 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
   let warm: WarmHttp | null = null;
   let route: ProxyRoute | null = null;
   let transportFactory: TransportFactory = options.transportFactory ?? wsTransportFactory;
+  /** The keep-alive that works with the current service (its calls and spares share it). */
+  let keepAlive = new KeepAlive({ logger });
   let warmTimer: TimerHandle | null = null;
   const clock = options.clock ?? systemClock;
   const buildRequest = createCachedRequestBuilder();
@@ -312,6 +318,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     logger,
     transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
     buildRequest,
+    keepAlive: () => keepAlive,
   });
 
   /** While the attract screen shows, keep one connection to the service open and fresh (DNS, TCP, TLS done). */
@@ -377,6 +384,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     const agent = warm.agent;
     transportFactory = options.transportFactory ?? createWsTransportFactory({ agent });
     client = new ServiceClient({ target, logger, fetch: warm.fetch });
+    keepAlive = options.keepAliveFor?.(origin) ?? new KeepAlive({ logger });
     logger.info('Service client ready', { mode });
     // Spares may resume now, with this client.
     if (!shutdownPromise) void attractReport(lastAttract);
@@ -538,6 +546,7 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
         ...(options.clock ? { clock: options.clock } : {}),
         transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
         buildRequest,
+        keepAlive,
         awaitRtcReady: awaitRendererRtc,
         ...(options.rtcReadyTimeoutMs !== undefined ? { rtcReadyTimeoutMs: options.rtcReadyTimeoutMs } : {}),
       }),

@@ -12,6 +12,7 @@ import type { ProxyResolver } from '../core/proxy.ts';
 import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
+import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
 import { createRendererRecovery, gpuGoneNeedsReload } from '../kiosk/renderer-recovery.ts';
@@ -117,6 +118,8 @@ async function main(): Promise<void> {
     }),
     logger,
     persistApiKey: settings.persistApiKey,
+    // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
+    keepAliveFor: createKeepAliveStore({ dir: app.getPath('userData'), logger }).keepAliveFor,
     // video.fit defaults to cover when the screen is portrait.
     portrait: configuredPortrait(settings.config, screen.getPrimaryDisplay().size),
   });
