@@ -160,6 +160,8 @@ export interface KioskService {
   readonly client: ServiceClient | null;
   /** Control sockets as the current client opens them (through the venue's proxy when there is one). */
   readonly transportFactory: TransportFactory;
+  /** The keep-alive the current service accepts (shared by its calls and spares). */
+  readonly keepAlive: KeepAlive;
   /** A `fetch` for another service URL (a leftover session's), routed like the client (the venue's proxy). */
   readonly fetch: typeof fetch;
   /** How the current client reaches the service (`direct` or the proxy's URL; null before it is built). */
@@ -946,6 +948,9 @@ export async function createKioskService(options: KioskServiceOptions): Promise<
     },
     get client() {
       return client;
+    },
+    get keepAlive() {
+      return keepAlive;
     },
     transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
     fetch: async (input, init) => {

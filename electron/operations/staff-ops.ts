@@ -29,6 +29,7 @@ import type { TransportFactory } from '../core/transport.ts';
 import type { ConfigEnv } from '../kiosk/config.ts';
 import { runDoctor } from './doctor.ts';
 import { createNetworkCheck } from './network-check.ts';
+import { runWireCheck } from './wire-check.ts';
 import type { KioskExtension, KioskService } from '../kiosk/kiosk-service.ts';
 import { LEDGER_DIR, createLedger, createLedgerRecorder, startOfDay, type Ledger, type LedgerRecorder } from './ledger.ts';
 import { CURRENT_SESSION_FILE, createSessionJournal, recoverLeftover, type CurrentSession, type RecoveryOutcome } from './recovery.ts';
@@ -328,6 +329,20 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       networkCheckStart: async () => {
         if (service.running) throw new AvatarError('invalid_request', 'The video network cannot be checked during a call.');
         return ok(await networkCheck.start(service.client, service.config));
+      },
+      wireReport: async () => {
+        if (service.running) throw new AvatarError('invalid_request', 'The wire report cannot be recorded during a call.');
+        const result = await runWireCheck({
+          client: service.client,
+          config: service.config,
+          dataDir: options.dataDir,
+          transportFactory: options.transportFactory ?? service.transportFactory,
+          keepAlive: service.keepAlive,
+          clock,
+          logger,
+        });
+        if (!result.ok) pushError('wire_report', result.message);
+        return ok(result);
       },
       networkCheckFinish: async ({ checkId, outcome }) => {
         const report = await networkCheck.finish(checkId, outcome);
