@@ -102,7 +102,7 @@ export function shapeOf(value: unknown, secrets: readonly string[] = [], depth =
   if (typeof value === 'object') {
     const out: Record<string, Shape> = {};
     for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
-      const safeKey = isSafeKey(key, secrets) ? key : '{key}';
+      const safeKey = isSafeKey(key, secrets) ? key : maskedKey(out);
       out[safeKey] = VOCABULARY_FIELDS.has(key) ? vocabularyLeaf(field, secrets, depth) : shapeOf(field, secrets, depth + 1);
     }
     return out;
@@ -127,6 +127,14 @@ function vocabularyLeaf(value: unknown, secrets: readonly string[], depth: numbe
   if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 1e6) return `number = ${value}`;
   if (typeof value === 'string' && WORD.test(value) && !touchesSecret(value, secrets)) return `string = ${value}`;
   return shapeOf(value, secrets, depth + 1);
+}
+
+/** `{key}`, `{key 2}`, …: a masked key that does not collide with one already in `out`. */
+function maskedKey(out: Record<string, unknown>): string {
+  if (!('{key}' in out)) return '{key}';
+  let n = 2;
+  while (`{key ${n}}` in out) n++;
+  return `{key ${n}}`;
 }
 
 function isSafeKey(key: string, secrets: readonly string[]): boolean {
@@ -182,7 +190,7 @@ export function scrubShape(shape: Shape, secrets: readonly string[]): Shape {
   }
   if (Array.isArray(shape)) return shape.map((s) => scrubShape(s, secrets));
   const out: Record<string, Shape> = {};
-  for (const [key, field] of Object.entries(shape)) out[isSafeKey(key, secrets) ? key : '{key}'] = scrubShape(field, secrets);
+  for (const [key, field] of Object.entries(shape)) out[isSafeKey(key, secrets) || /^\{key( \d+)?\}$/.test(key) ? key : maskedKey(out)] = scrubShape(field, secrets);
   return out;
 }
 
