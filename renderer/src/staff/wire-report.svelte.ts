@@ -38,7 +38,8 @@ export function wireReportFacts(report: WireReport): Array<{ id: string; label: 
       : ping.format === 'ws-frames'
         ? `WebSocket ping frames only${every}`
         : `${ping.format === 'both' ? 'JSON messages and WebSocket frames' : 'JSON messages'}, type ${JSON.stringify(ping.type)}${every}`;
-  const http = report.http.map((h) => `${h.endpoint} ${h.status} (${h.body})`).join('; ') || 'None';
+  // One entry per endpoint and status (the report keeps each shape apart: `ending`, then `ended`).
+  const http = [...new Set(report.http.map((h) => `${h.endpoint} ${h.status} (${h.body})`))].join('; ') || 'None';
   const closes = report.socket.closes.map((c) => `${c.code} by the ${c.by}`).join(', ') || 'None';
   const ack = report.socket.ack ? `Type ${JSON.stringify(report.socket.ack.type)}, at ${report.socket.ack.path}` : 'Not seen (this check never starts billing)';
   return [
