@@ -52,6 +52,16 @@ function framesPerSocket(emu: EmulatorHandle, liveId: string): string[][] {
   return sockets;
 }
 
+/**
+ * The client probed with WebSocket pings only where the server sent nothing at all: a server that pings,
+ * in any format, is heard often enough (its ping frames count as much as its messages).
+ */
+function assertProbes(emu: EmulatorHandle, liveId: string, reading: Reading): void {
+  const probes = emu.getSession(liveId)!.clientControlFrames.ping;
+  if (reading.knobs.pingFormat === 'none') assert.ok(probes >= 3, `a silent server was probed every 10 s (${probes})`);
+  else assert.equal(probes, 0, 'no probe: the server was heard');
+}
+
 /** What the second connection sent, once the first was closed right after our keep-alive (type 4). */
 function assertAdapted(emu: EmulatorHandle, liveId: string, reading: Reading): void {
   const [first, second, ...more] = framesPerSocket(emu, liveId);
@@ -103,6 +113,7 @@ describe('fair readings × the CLI probe: a 40 s call', () => {
       );
       if (reading.outcome === 'adapts') assertAdapted(emu, liveId, reading);
       else assert.equal(framesPerSocket(emu, liveId).length, 1);
+      assertProbes(emu, liveId, reading);
     });
   }
 });
@@ -140,6 +151,7 @@ describe('fair readings × the kiosk service: a 40 s call', () => {
       const session = emu.getSession(liveId)!;
       assert.deepEqual([session.status, session.billedSeconds, session.creditsCost, session.socketsOpened], ['ended', 40, 60, adapts ? 2 : 1]);
       if (adapts) assertAdapted(emu, liveId, reading);
+      assertProbes(emu, liveId, reading);
     });
   }
 });
