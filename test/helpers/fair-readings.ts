@@ -108,13 +108,13 @@ export interface KioskRun {
 
 /**
  * A kiosk whose service is `emu` (direct surface, the emulator's key), with its keep-alive file in
- * `dataDir`, no spares and no renderer (conn_init goes out without waiting for an RTC join).
+ * `dataDir`, no spares (unless `config` asks) and no renderer (conn_init goes out without waiting for an RTC join).
  */
-export async function kioskFor(emu: EmulatorHandle, clock: FakeClock, dataDir: string): Promise<KioskRun> {
+export async function kioskFor(emu: EmulatorHandle, clock: FakeClock, dataDir: string, config: Record<string, unknown> = {}): Promise<KioskRun> {
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', sink: (line) => lines.push(line) });
   const service = await createKioskService({
-    config: resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: PERSONA, name: 'Ada' }, prewarm: { mode: 'off' }, service: { baseUrl: emu.baseUrl } }, {}),
+    config: resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: PERSONA, name: 'Ada' }, prewarm: { mode: 'off' }, service: { baseUrl: emu.baseUrl }, ...config }, {}),
     apiKey: emu.apiKey,
     apiKeySource: 'env',
     clock,

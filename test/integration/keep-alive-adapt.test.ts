@@ -14,7 +14,8 @@ import type { EmulatorHandle } from '../../electron/emulator/index.ts';
 import { KEEP_ALIVE_FILE } from '../../electron/kiosk/keep-alive-store.ts';
 import { emulatorFor, kioskFor, newSessionId, type KioskRun } from '../helpers/fair-readings.ts';
 import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
-import { advanceInSteps, driveUntilSettled, until } from '../helpers/until.ts';
+import { advanceInSteps, advanceUntil, driveUntilSettled, until } from '../helpers/until.ts';
+import { CHANNELS } from '../../electron/contract.ts';
 
 const tempDir = tempDirsRemovedAfterEach('keep-alive-adapt-');
 let open: { clock: FakeClock; emu: EmulatorHandle; kiosks: KioskRun[] } | null = null;
@@ -33,8 +34,8 @@ async function strictService(pingFormat: 'json' | 'ws-frames' = 'json') {
   return open;
 }
 
-async function kiosk(dataDir: string): Promise<KioskRun> {
-  const k = await kioskFor(open!.emu, open!.clock, dataDir);
+async function kiosk(dataDir: string, config: Record<string, unknown> = {}): Promise<KioskRun> {
+  const k = await kioskFor(open!.emu, open!.clock, dataDir, config);
   open!.kiosks.push(k);
   return k;
 }
@@ -101,6 +102,27 @@ describe('the kiosk adapts its keep-alive to a strict server and remembers it', 
     assert.deepEqual(fileOf(dir), { version: 1, services: { [emu.baseUrl]: 'ws-pong' } });
     const two = await call(k);
     assert.deepEqual(two.sockets.map(typesOf), [['1', '5']]);
+  });
+
+  it('a spare session’s socket, held before conn_init, uses the keep-alive that works too, and the tap goes live on it', async () => {
+    const { emu, clock } = await strictService();
+    const dir = tempDir();
+    await call(await kiosk(dir)); // learns the echo
+    await driveUntilSettled(clock, open!.kiosks[0]!.service.shutdown(), { stepMs: 250 });
+    open!.kiosks = [];
+    const k = await kiosk(dir, { prewarm: { mode: 'always' }, presence: { cameraEnabled: false } });
+    const before = new Set(emu.listSessions().map((s) => s.id));
+    assert.equal((await k.service.handle(CHANNELS.attractReport, { showing: true, present: null })).ok, true);
+    await advanceUntil(clock, () => k.service.spares.phase === 'ready', { stepMs: 50, message: 'spare ready' });
+    const spareId = newSessionId(emu, before);
+    await advanceInSteps(clock, 20_000, { stepMs: 500 });
+    const held = emu.getSession(spareId)!;
+    assert.deepEqual([held.status, held.socketsOpened, held.connInits], ['waiting', 1, 0], 'the held socket was kept 20 s');
+    assert.deepEqual([...new Set(held.clientMessages.map((m) => m.type))], [3], 'echoes only, never our pong message');
+    assert.equal((await k.service.handle(CHANNELS.attractReport, { showing: false, present: null })).ok, true);
+    assert.equal((await k.service.start()).ok, true);
+    await until(() => k.state().phase === 'live', { realTimeoutMs: 5_000, message: 'live on the spare' });
+    assert.deepEqual([emu.getSession(spareId)!.status, emu.getSession(spareId)!.socketsOpened], ['on_live', 1], 'the tap took the spare and its socket');
   });
 
   for (const [what, text, logged] of [
