@@ -15,6 +15,7 @@
  * keeps what worked: kiosk/keep-alive-store.ts).
  */
 import { silentLogger, type Logger } from './log.ts';
+import { isRecord } from './protocol.ts';
 
 export const KEEP_ALIVE_STYLES = ['pong-message', 'ping-echo', 'ws-pong'] as const;
 export type KeepAliveStyle = (typeof KEEP_ALIVE_STYLES)[number];
@@ -132,8 +133,4 @@ export function nextStyle(style: KeepAliveStyle, pingKnown: boolean): KeepAliveS
 
 export function isKeepAliveStyle(value: unknown): value is KeepAliveStyle {
   return typeof value === 'string' && (KEEP_ALIVE_STYLES as readonly string[]).includes(value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

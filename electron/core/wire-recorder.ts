@@ -5,7 +5,7 @@
  * sees in an answer becomes one more secret the report is checked against).
  */
 import { systemClock, type Clock } from './clock.ts';
-import { parseServerFrame } from './protocol.ts';
+import { isRecord, parseServerFrame } from './protocol.ts';
 import { toAvatarError } from './errors.ts';
 import { silentLogger } from './log.ts';
 import { readCappedText, type ServiceClient } from './rest-client.ts';
@@ -283,10 +283,6 @@ function gaps(times: readonly number[]): number[] {
   const out: number[] = [];
   for (let i = 1; i < times.length; i++) out.push(times[i]! - times[i - 1]!);
   return out;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A session id no service has: its query shows the service's 404 body. */

@@ -4,7 +4,7 @@
  * client message types a strict server knows. With the default knobs every function answers exactly as
  * the emulator always did (docs/service-protocol.md, "Assumptions"), so the readings are opt-in.
  */
-import { MSG_CONN_INIT, MSG_HANGUP, MSG_PING, MSG_PONG } from '../core/protocol.ts';
+import { MSG_CONN_INIT, MSG_HANGUP, MSG_PING, MSG_PONG, isRecord } from '../core/protocol.ts';
 import type { ApiError } from './api-error.ts';
 import type { EmulatorKnobs } from './types.ts';
 
@@ -123,8 +123,4 @@ export function mayPrecedeConnInit(knobs: Pick<EmulatorKnobs, 'strictCloseCode' 
 /** Whether a client message of `type` is a keep-alive the server takes (nothing to do but count it). */
 export function isKeepAliveType(knobs: Pick<EmulatorKnobs, 'strictCloseCode' | 'pingFormat'>, type: number | string): boolean {
   return type === MSG_PONG || (knobs.strictCloseCode !== null && type === pingType(knobs));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -13,10 +13,26 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { eventually, localTracks, openStaffKiosk, screenIs, screenshotBoth, testIdText as text, useE2eBrowser } from './harness.ts';
 
 const e2e = useE2eBrowser();
+const PIN = '246813';
+
+/** From the attract screen: the corner held 3 s, the PIN, the Diagnostics tab with main's checks done. */
+async function openDiagnostics(page: Page): Promise<void> {
+  await screenIs(page, 'attract', 15_000);
+  await page.mouse.move(30, 30);
+  await page.mouse.down();
+  await page.waitForTimeout(3_300);
+  await page.mouse.up();
+  await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
+  for (const d of PIN) await page.click(`[data-testid=pin-${d}]`);
+  await page.click('[data-testid=pin-ok]');
+  await page.click('[data-testid=tab-diagnostics]');
+  await page.locator('[data-testid=doctor-checks]').waitFor({ timeout: 15_000 });
+}
 
 describe('Check the video network (E2E)', () => {
   it('reports a join time, opens no device, sends no conn_init and ends the test session with type 5 (0 credits)', async () => {
@@ -26,21 +42,12 @@ describe('Check the video network (E2E)', () => {
       orientation: 'landscape',
       imageDataUrl: e2e.portrait,
       knobs: { rtcJoinMs: 350 },
-      file: { staffPinHash: await hashPin('246813') },
+      file: { staffPinHash: await hashPin(PIN) },
     });
     try {
       const { page } = k;
       const balance = k.emulator.balance();
-      await screenIs(page, 'attract', 15_000);
-      await page.mouse.move(30, 30);
-      await page.mouse.down();
-      await page.waitForTimeout(3_300);
-      await page.mouse.up();
-      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
-      for (const d of '246813') await page.click(`[data-testid=pin-${d}]`);
-      await page.click('[data-testid=pin-ok]');
-      await page.click('[data-testid=tab-diagnostics]');
-      await page.locator('[data-testid=doctor-checks]').waitFor({ timeout: 15_000 });
+      await openDiagnostics(page);
       const tracksBefore = await localTracks(page); // the tab's own microphone/camera check
 
       await page.click('[data-testid=network-check-run]');
@@ -81,21 +88,12 @@ describe('Check the video network (E2E)', () => {
       orientation: 'landscape',
       imageDataUrl: e2e.portrait,
       knobs: { pingFormat: 'ws-frames' },
-      file: { staffPinHash: await hashPin('246813') },
+      file: { staffPinHash: await hashPin(PIN) },
     });
     try {
       const { page } = k;
       const balance = k.emulator.balance();
-      await screenIs(page, 'attract', 15_000);
-      await page.mouse.move(30, 30);
-      await page.mouse.down();
-      await page.waitForTimeout(3_300);
-      await page.mouse.up();
-      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
-      for (const d of '246813') await page.click(`[data-testid=pin-${d}]`);
-      await page.click('[data-testid=pin-ok]');
-      await page.click('[data-testid=tab-diagnostics]');
-      await page.locator('[data-testid=doctor-checks]').waitFor({ timeout: 15_000 });
+      await openDiagnostics(page);
 
       await page.click('[data-testid=wire-report-run]');
       await page.locator('[data-testid=wire-report-running]').waitFor({ timeout: 5_000 });
