@@ -20,7 +20,7 @@ import type { ErrorCode, ErrorInfo } from './core/errors.ts';
 import type { SessionEvent, SessionState } from './core/session-types.ts';
 import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
 import { LANGUAGE_CODES, type LanguageCode } from './core/languages.ts';
-import type { WireReport } from './core/wire-report.ts';
+import type { WireCheckResult, WireReport } from './core/wire-report.ts';
 
 export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
@@ -581,16 +581,7 @@ export interface DoctorReport {
   ok: boolean;
   checks: DoctorCheck[];
 }
-/** The staff panel's wire report: what the service sent during an unbilled service check. */
-export interface WireCheckResult {
-  ok: boolean;
-  /** One sentence for the panel. */
-  message: string;
-  report: WireReport;
-  /** Where it was written (the kiosk's data folder), or null when it could not be. */
-  savedTo: string | null;
-}
-export type { WireReport };
+export type { WireCheckResult, WireReport };
 export interface LedgerTotalsRow {
   sessions: number;
   credits: number;

@@ -123,6 +123,14 @@ export class KeepAlive {
   }
 }
 
+/** How a refusal is said in an error message: what was refused and what the next connection sends. */
+export function describeRefusal(style: KeepAliveStyle, next: KeepAliveStyle | null): string {
+  const then = next
+    ? `the next connection sends ${KEEP_ALIVE_STYLE_LABELS[next]}`
+    : 'the service accepted none of the keep-alives the spec allows (our pong message, an echo of its ping, WebSocket pongs)';
+  return `right after our keep-alive, ${KEEP_ALIVE_STYLE_LABELS[style]}; ${then}`;
+}
+
 /** The style after `style`, skipping `ping-echo` when no server ping is known. Pure. */
 export function nextStyle(style: KeepAliveStyle, pingKnown: boolean): KeepAliveStyle | null {
   const order = KEEP_ALIVE_STYLES.filter((s) => s !== 'ping-echo' || pingKnown);

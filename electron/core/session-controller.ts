@@ -11,7 +11,7 @@ import { buildCreateRequest, type BuiltCreateRequest } from './avatar-input.ts';
 import { systemClock, sleep, type Clock, type TimerHandle } from './clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from './control-socket.ts';
 import { AvatarError, throwIfAborted, toAvatarError, type ErrorInfo } from './errors.ts';
-import { KEEP_ALIVE_STYLE_LABELS, KeepAlive } from './keep-alive.ts';
+import { KeepAlive, describeRefusal } from './keep-alive.ts';
 import { END_CONFIRM_TIMEOUT_MS } from './remote-hangup.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { CreateSessionResponse, HangupReason, LiveRecord } from './protocol.ts';
@@ -698,11 +698,7 @@ function lossError(outcome: Extract<ControlSocketOutcome, { kind: 'closed' | 'de
     case 'closed': {
       const closed = `The control socket closed (code ${outcome.code}${outcome.reason ? `: ${outcome.reason}` : ''})`;
       const refused = outcome.keepAliveRefused;
-      if (!refused) return { code: 'network', message: `${closed}.` };
-      const then = refused.next
-        ? `; the next connection sends ${KEEP_ALIVE_STYLE_LABELS[refused.next]}`
-        : '; the service accepted none of the keep-alives the spec allows (our pong message, an echo of its ping, WebSocket pongs)';
-      return { code: 'network', message: `${closed} right after our keep-alive, ${KEEP_ALIVE_STYLE_LABELS[refused.style]}${then}.` };
+      return { code: 'network', message: refused ? `${closed} ${describeRefusal(refused.style, refused.next)}.` : `${closed}.` };
     }
   }
 }

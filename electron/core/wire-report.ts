@@ -82,6 +82,16 @@ export interface WireReport {
   not_seen: string[];
 }
 
+/** The staff panel's wire report (operations/wire-check.ts): what the service sent during an unbilled service check. */
+export interface WireCheckResult {
+  ok: boolean;
+  /** One sentence for the panel. */
+  message: string;
+  report: WireReport;
+  /** Where it was written (the kiosk's data folder), or null when it could not be. */
+  savedTo: string | null;
+}
+
 /** The fields whose values are the protocol's own words, shown when they are short and not secret. */
 export const VOCABULARY_FIELDS: ReadonlySet<string> = new Set(['type', 'status', 'success', 'error_code', 'code', 'hangup_reason', 'call_mode']);
 
