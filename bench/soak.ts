@@ -1,7 +1,7 @@
 /**
  * `npm run soak`: the kiosk under faults and time. Not a test: it prints figures.
  *
- * Part 1 (main): the real kiosk service (electron/kiosk/kiosk-service.ts, demo mode with its in-process
+ * Part 1 (main): the real kiosk's services (electron/kiosk/compose.ts, demo mode with its in-process
  * emulator) runs `--sessions` sessions back to back on each of `--kiosks` kiosks, each session with one
  * random fault: socket drops, server silence (the client's dead detection), NOT_READY storms (some past the
  * warm-up budget), forced hangups with every reason, slow HTTP and WebSocket answers, LIVE_CONN_INIT_FAILED,
@@ -11,7 +11,7 @@
  * grace windows, holds); HTTP request timeouts stay on real time.
  *
  * Part 2 (renderer): the BUILT renderer (out/renderer) in Chromium through the E2E harness
- * (test/e2e/harness.ts: real kiosk service + emulator behind the test bridge) for `--browser-sessions`
+ * (test/e2e/harness.ts: the real kiosk's services + emulator behind the test bridge) for `--browser-sessions`
  * sessions, clicking through start, live, faults, hang up and back to the attract screen, in real time.
  *
  * Prints sessions by outcome, sessions the emulator still has not ended (must be 0), protocol checks on the
@@ -33,7 +33,7 @@ import type { SessionState } from '../electron/core/session-types.ts';
 import type { KioskEvent } from '../electron/contract.ts';
 import { DEMO_API_KEY, startEmulator, type EmulatorHandle, type EmulatorKnobs } from '../electron/emulator/index.ts';
 import { resolveConfig } from '../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../electron/kiosk/kiosk-service.ts';
+import { createKiosk, type Kiosk } from '../electron/kiosk/compose.ts';
 import { mulberry32 } from '../test/helpers/seeded-random.ts';
 
 const { values: args } = parseArgs({
@@ -118,7 +118,7 @@ function protocolProblems(emu: EmulatorHandle, liveId: string): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Part 1: the kiosk service under faults
+// Part 1: the kiosk's services under faults
 
 const FAULTS = [
   'clean',
@@ -159,7 +159,7 @@ function pickFault(random: () => number): Fault {
 }
 
 interface KioskRun {
-  service: KioskService;
+  kiosk: Kiosk;
   emu: EmulatorHandle;
   clock: ScaledClock;
   events: KioskEvent[];
@@ -170,9 +170,9 @@ const BASE_KNOBS: Partial<EmulatorKnobs> = { warmupMs: { audio: 0, video: 2_500 
 const PNG = readFileSync(join(import.meta.dirname, '..', 'resources', 'demo-avatar.png'));
 const IMAGE = `data:image/png;base64,${PNG.toString('base64')}`;
 
-async function openKioskService(clock: ScaledClock): Promise<KioskRun> {
+async function openKiosk(clock: ScaledClock): Promise<KioskRun> {
   const config = resolveConfig({ callMode: 'audio', allowModeChoice: true, avatar: { imagePath: IMAGE, name: 'Ava', persona: 'A soak-test concierge.' } }, {});
-  const service = await createKioskService({
+  const kiosk = await createKiosk({
     config,
     apiKey: null,
     apiKeySource: 'none',
@@ -180,26 +180,26 @@ async function openKioskService(clock: ScaledClock): Promise<KioskRun> {
     startEmulator: (options) => startEmulator({ ...options, clock }),
     emulatorKnobs: BASE_KNOBS,
   });
-  const emu = service.emulator;
+  const emu = kiosk.connection.emulator;
   if (!emu) throw new Error('demo mode runs the emulator');
   const events: KioskEvent[] = [];
   const waiters = new Set<() => void>();
-  service.onEvent((e) => {
+  kiosk.events.onEvent((e) => {
     // The renderer's part of a call (main-only sessions): its RTC side reports ready once it has the credentials.
-    if (e.type === 'credentials') void service.rtcReady({ liveId: e.liveId });
+    if (e.type === 'credentials') void kiosk.calls.rtcReady({ liveId: e.liveId });
     if (events.length < 50) events.push(e);
     for (const w of [...waiters]) w();
   });
   const waitFor = (pred: (state: SessionState) => boolean, realTimeoutMs: number) =>
     new Promise<SessionState>((resolve, reject) => {
       const check = () => {
-        if (!pred(service.state)) return;
+        if (!pred(kiosk.calls.state)) return;
         cleanup();
-        resolve(service.state);
+        resolve(kiosk.calls.state);
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`timed out in ${service.state.phase}`));
+        reject(new Error(`timed out in ${kiosk.calls.state.phase}`));
       }, realTimeoutMs);
       const cleanup = () => {
         clearTimeout(timer);
@@ -208,7 +208,7 @@ async function openKioskService(clock: ScaledClock): Promise<KioskRun> {
       waiters.add(check);
       check();
     });
-  return { service, emu, clock, events, waitFor };
+  return { kiosk, emu, clock, events, waitFor };
 }
 
 const isTerminal = (s: SessionState) => s.phase === 'ended' || s.phase === 'failed';
@@ -223,7 +223,7 @@ interface SessionRecordOut {
 }
 
 async function runOneSession(k: KioskRun, fault: Fault, random: () => number): Promise<SessionRecordOut> {
-  const { service, emu, clock } = k;
+  const { kiosk, emu, clock } = k;
   const t0 = performance.now();
   const fakeToReal = (fakeMs: number) => fakeMs / clock.scale;
   // Fresh knobs for every session; a fault changes only what it needs.
@@ -240,7 +240,7 @@ async function runOneSession(k: KioskRun, fault: Fault, random: () => number): P
   if (fault === 'init-failure') emu.knobs.initFailure = true;
   if (fault === 'session-limit') emu.knobs.liveDurationS = 2 + Math.floor(random() * 4);
 
-  const started = await service.start({ callMode });
+  const started = await kiosk.calls.start({ callMode });
   if (!started.ok) throw new Error(`start refused: ${started.error.message}`);
   const liveId = started.value.liveId;
   const budgetMs = 30_000 + fakeToReal(200_000);
@@ -248,7 +248,7 @@ async function runOneSession(k: KioskRun, fault: Fault, random: () => number): P
 
   if (fault === 'cancel-early') {
     await realSleep(fakeToReal(random() * 3_000));
-    await service.hangup();
+    await kiosk.calls.hangup();
   } else {
     const reached = await k.waitFor((s) => s.phase === 'live' || isTerminal(s), budgetMs);
     if (reached.phase === 'live') {
@@ -274,14 +274,14 @@ async function runOneSession(k: KioskRun, fault: Fault, random: () => number): P
           break;
         case 'media-error':
           await hold();
-          await service.reportMediaError({ kind: 'rtc_disconnected', message: 'soak: the RTC link dropped' });
+          await kiosk.calls.reportMediaError({ kind: 'rtc_disconnected', message: 'soak: the RTC link dropped' });
           break;
         case 'session-limit':
           break; // the server ends it at live_duration
         default:
           await hold();
       }
-      if (service.state.phase === 'live' && fault !== 'session-limit') await service.hangup();
+      if (kiosk.calls.state.phase === 'live' && fault !== 'session-limit') await kiosk.calls.hangup();
     }
   }
   const end = await k.waitFor(isTerminal, budgetMs);
@@ -298,7 +298,7 @@ async function runOneSession(k: KioskRun, fault: Fault, random: () => number): P
 async function soakMain(): Promise<Record<string, unknown>> {
   const clock = new ScaledClock(SCALE);
   const deadline = performance.now() + MINUTES * 60_000;
-  const kiosks = await Promise.all(Array.from({ length: KIOSKS }, () => openKioskService(clock)));
+  const kiosks = await Promise.all(Array.from({ length: KIOSKS }, () => openKiosk(clock)));
   // Warm up (JIT of every fault path, the image read, connection pools) before the "before" figures.
   const warm = mulberry32(1);
   for (const k of kiosks) for (const fault of FAULTS) await runOneSession(k, fault, warm);
@@ -325,10 +325,10 @@ async function soakMain(): Promise<Record<string, unknown>> {
           tally((byFault[fault] ??= {}), r.outcome);
           for (const p of r.problems) problems.push(`${r.liveId}: ${p}`);
         } catch (error) {
-          errors.push(`${fault}: ${error instanceof Error ? error.message : String(error)} (phase ${k.service.state.phase})`);
+          errors.push(`${fault}: ${error instanceof Error ? error.message : String(error)} (phase ${k.kiosk.calls.state.phase})`);
           tally(byOutcome, 'soak driver error');
           // Leave the kiosk usable for the next session.
-          await k.service.hangup().catch(() => undefined);
+          await k.kiosk.calls.hangup().catch(() => undefined);
           await k.waitFor(isTerminal, 60_000).catch(() => undefined);
         }
         done += 1;
@@ -343,7 +343,7 @@ async function soakMain(): Promise<Record<string, unknown>> {
   await realSleep(200);
   const notEnded = kiosks.flatMap((k) => k.emu.listSessions().filter((s) => s.status !== 'ended').map((s) => `${s.id} ${s.status}`));
   const after = mainMemory();
-  for (const k of kiosks) await k.service.shutdown();
+  for (const k of kiosks) await k.kiosk.shutdown();
   kiosks.length = 0; // let the services and their emulators (with their session records) be collected
   await realSleep(50);
   const afterShutdown = mainMemory();
@@ -408,7 +408,7 @@ async function soakRenderer(): Promise<Record<string, unknown>> {
       await screenIs(page, 'error', 20_000);
     } else {
       await screenIs(page, 'live', 20_000);
-      const state = k.service.state;
+      const state = k.kiosk.calls.state;
       const liveId = ('liveId' in state ? state.liveId : null) ?? '';
       await page.waitForTimeout(200 + random() * 400);
       if (kind === 'drop') {
@@ -422,14 +422,14 @@ async function soakRenderer(): Promise<Record<string, unknown>> {
     }
     // The screen shows the end while the service may still read the final billing: wait for its end.
     const t = performance.now();
-    while (!isTerminal(k.service.state) && performance.now() - t < 15_000) await realSleep(10);
-    tally(byOutcome, outcomeOf(k.service.state));
+    while (!isTerminal(k.kiosk.calls.state) && performance.now() - t < 15_000) await realSleep(10);
+    tally(byOutcome, outcomeOf(k.kiosk.calls.state));
     await page.click('[data-testid=done]');
     await screenIs(page, 'attract', 15_000);
   };
 
   await one('clean'); // warm-up before the "before" figures
-  delete byOutcome[outcomeOf(k.service.state)];
+  delete byOutcome[outcomeOf(k.kiosk.calls.state)];
   const before = { renderer: await rendererMemory(), main: mainMemory() };
   let done = 0;
   const t0 = performance.now();
@@ -440,7 +440,7 @@ async function soakRenderer(): Promise<Record<string, unknown>> {
     } catch (error) {
       errors.push(`${kind}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
       tally(byOutcome, 'soak driver error');
-      await k.service.hangup().catch(() => undefined);
+      await k.kiosk.calls.hangup().catch(() => undefined);
       await page.click('[data-testid=done]', { timeout: 5_000 }).catch(() => undefined);
     }
     done += 1;
@@ -488,7 +488,7 @@ function printReport(r: Record<string, unknown>): void {
   out(`soak (seed ${r.seed}, node ${r.node})`);
   const main = r.main as Record<string, any> | undefined;
   if (main) {
-    out(`\nmain: ${main.sessions} sessions on ${main.kiosks} kiosk service(s) in ${main.realSeconds} s real (time ×${main.timeScale}: ${main.kioskHoursSimulated} kiosk-hours)${main.stoppedByMinutes ? ' — stopped by --minutes' : ''}`);
+    out(`\nmain: ${main.sessions} sessions on ${main.kiosks} kiosk(s) in ${main.realSeconds} s real (time ×${main.timeScale}: ${main.kioskHoursSimulated} kiosk-hours)${main.stoppedByMinutes ? ' — stopped by --minutes' : ''}`);
     out('  by outcome:');
     table(main.byOutcome);
     out('  by fault:');

@@ -3,16 +3,16 @@
  * its name, where it sits in the `KioskApi` the renderer calls (group and method), its argument schema,
  * its result type and who may call it. Everything else is derived from that table:
  *  - the preload (and the E2E bridge, and any other transport) builds `window.kiosk` with `buildKioskApi`;
- *  - main registers one handler per channel (electron/main/ipc.ts) and dispatches through
- *    electron/kiosk/dispatch.ts, which validates the argument and refuses every `staff` channel while the
- *    staff panel is locked, in that one place;
+ *  - main registers one handler per channel (electron/main/ipc.ts), and it and the browser host dispatch
+ *    through the channel registry (electron/kiosk/channels.ts), which validates the argument and refuses
+ *    every `staff` channel while the staff panel is locked, in that one place;
  *  - `CHANNELS`, `ARG_SCHEMAS`, `ChannelResults` and the `KioskApi` type.
  *
  * The renderer never receives the API key: `PublicConfig` says only whether one is set, and the only
  * channel that takes a key is the staff panel's (write-only, PIN-gated).
  *
  * Adding a channel: add its argument schema (if any) and one row to `KIOSK_API`, then the handler in the
- * feature that owns the group; the compiler points at every place that still lacks it.
+ * owner that registers its group (kiosk/channels.ts); the compiler points at every place that lacks it.
  */
 import { z } from 'zod';
 import { CALL_MODES, type CallMode, type RtcCredentials } from './core/protocol.ts';
@@ -224,6 +224,22 @@ export const ledgerCsvArgsSchema = z.strictObject({
 });
 export type LedgerCsvArgs = z.infer<typeof ledgerCsvArgsSchema>;
 
+/**
+ * The avatar's volume on this kiosk: a whole percent, 0 (silent) to 100 (as the service sends it). 100 is
+ * the most every engine plays without amplifying (agora-web's remote `setVolume` tops out there), so
+ * staff turn the avatar down from it and back up to it. Staff set it here; the fleet with `set-volume`.
+ */
+export const AVATAR_VOLUME_MIN = 0;
+export const AVATAR_VOLUME_MAX = 100;
+const AVATAR_VOLUME_RULE = `the volume is a whole percent from ${AVATAR_VOLUME_MIN} to ${AVATAR_VOLUME_MAX}`;
+export const avatarVolumeSchema = z
+  .number({ error: AVATAR_VOLUME_RULE })
+  .int({ error: AVATAR_VOLUME_RULE })
+  .min(AVATAR_VOLUME_MIN, { error: AVATAR_VOLUME_RULE })
+  .max(AVATAR_VOLUME_MAX, { error: AVATAR_VOLUME_RULE });
+export const setAvatarVolumeArgsSchema = z.strictObject({ percent: avatarVolumeSchema });
+export type SetAvatarVolumeArgs = z.infer<typeof setAvatarVolumeArgsSchema>;
+
 export const openAtLoginArgsSchema = z.strictObject({ enabled: z.boolean() });
 export type OpenAtLoginArgs = z.infer<typeof openAtLoginArgsSchema>;
 
@@ -299,6 +315,8 @@ export const KIOSK_API = {
     ledgerTotals: { channel: 'kiosk:staff:ledger-totals', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<LedgerTotals>() },
     ledgerCsv: { channel: 'kiosk:staff:ledger-csv', access: 'staff', arg: 'optional', whenOmitted: {}, args: ledgerCsvArgsSchema, result: returns<{ fileName: string; csv: string }>() },
     logTail: { channel: 'kiosk:staff:log-tail', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ lines: string[] }>() },
+    /** The avatar's volume (0–100 %), kept across restarts; the Status tab shows it. */
+    setAvatarVolume: { channel: 'kiosk:staff:set-avatar-volume', access: 'staff', arg: 'required', args: setAvatarVolumeArgsSchema, result: returns<{ percent: number }>() },
     setOpenAtLogin: { channel: 'kiosk:staff:set-open-at-login', access: 'staff', arg: 'required', args: openAtLoginArgsSchema, result: returns<void>() },
     exitKiosk: { channel: 'kiosk:staff:exit-kiosk', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<void>() },
     restart: { channel: 'kiosk:staff:restart', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<void>() },
@@ -470,6 +488,8 @@ export interface PublicConfig {
   /** Accessibility mode: on for every visitor by default, and the low-reach band (percent of the
    *  screen's height, from the bottom) that holds every visitor control in that mode. */
   accessibility: { default: boolean; reachBandPercent: number };
+  /** The avatar's volume, 0–100 % (`avatar-volume` events change it); absent: 100. */
+  avatarVolume?: number;
 }
 
 /** See `PublicConfig.apiKeyWeaklyProtected`. */
@@ -554,6 +574,8 @@ export interface StaffStatus {
   lastCall?: LastCallQuality;
   /** The last call's field figures (absent until a call has ended since the kiosk started). */
   lastCallFigures?: CallFigures;
+  /** The avatar's volume, 0–100 % (absent from an older main: 100). */
+  avatarVolume?: number;
 }
 export interface StaffSettings {
   settings: EditableSettings;
@@ -619,7 +641,13 @@ export interface SpareEvent {
 export interface ConfigChangedEvent {
   type: 'config-changed';
 }
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent;
+/** Staff or the fleet set the avatar's volume: the page plays the avatar's voice at it from now on. */
+export interface AvatarVolumeEvent {
+  type: 'avatar-volume';
+  /** 0–100 %. */
+  percent: number;
+}
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent | AvatarVolumeEvent;
 
 /** Why new calls wait: `updating` from the decision to install an update until the app quits for it. */
 export type HoldReason = 'updating';

@@ -1,5 +1,5 @@
 /**
- * The browser mode's kiosk, without Electron: the same pieces main starts (kiosk service, staff
+ * The browser mode's kiosk, without Electron: the same pieces main starts (the kiosk's services, staff
  * operations, crash recovery, fleet metrics), wired to plain files instead of Electron's store, and the
  * page served by server.ts instead of a BrowserWindow.
  *
@@ -19,11 +19,14 @@ import { startupAttention } from '../kiosk/attention.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import type { EmulatorKnobs } from '../emulator/index.ts';
+import type { HostCapability } from '../fleet/command-table.ts';
 import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
-import { startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
+import { kioskMetricsSource, startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
 import { defaultConfig, resolveConfig, unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
-import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
+import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
+import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
 import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
@@ -45,13 +48,13 @@ export function dataDirFrom(env: Record<string, string | undefined>, platform: N
   return env.AVATAR_KIOSK_DATA?.trim() || userDataDir(platform, env, home);
 }
 
-/** Remote commands the browser mode cannot run, and why (the fleet's answer). */
-export const BROWSER_MODE_REFUSALS = {
+/** What the browser mode cannot do for the fleet's commands, and why (the answer to each command that needs it). */
+export const BROWSER_MODE_LACKS = {
   reload: 'The browser mode cannot reload its page from afar (the browser is not ours to drive); staff can reload it, and it reloads itself when it reconnects.',
   screenshot: 'The browser mode has no kiosk window to capture (the app has).',
   // Quitting would stop it for good: nothing here starts it again (the app relaunches itself).
   restart: 'The browser mode cannot restart itself: it would stop for good. Restart the service that runs it (systemd, a scheduled task), or use the app.',
-} as const;
+} as const satisfies Partial<Record<HostCapability, string>>;
 
 export interface BrowserKioskOptions {
   dataDir: string;
@@ -74,7 +77,9 @@ export interface BrowserKioskOptions {
 
 export interface BrowserKiosk {
   readonly host: BrowserHost;
-  readonly service: KioskService;
+  readonly kiosk: Kiosk;
+  /** The page's channels (the kiosk's and staff operations'), as the host dispatches them. */
+  readonly channels: ChannelRegistry;
   readonly ops: StaffOps;
   readonly config: KioskConfig;
   /** Why config.json was not used (null when it was fine). */
@@ -102,7 +107,9 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
 
   const envKey = env.AVATAR_API_KEY?.trim() || null;
   addSecret(envKey);
-  const service = await createKioskService({
+  const channels = createChannelRegistry({ logger });
+  const kiosk = await createKiosk({
+    channels,
     config,
     apiKey: envKey,
     apiKeySource: envKey ? 'env' : 'none',
@@ -119,13 +126,14 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     clock,
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     demoDevices: options.demoDevices ?? false,
+    avatarVolume: openAvatarVolume({ dir: dataDir, logger }),
     // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
     keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
     persistApiKey: async () => {
       throw new AvatarError('invalid_request', 'The browser mode stores no key (no secure storage here). Set AVATAR_API_KEY and start it again.');
     },
   });
-  for (const problem of service.castProblems) logger.error('Avatar problem', { message: problem.message });
+  for (const problem of kiosk.appearance.castProblems) logger.error('Avatar problem', { message: problem.message });
 
   let quitting = false;
   const quit = (why: 'exit' | 'restart') => {
@@ -134,7 +142,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     options.onQuit?.(why);
   };
   const ops = createStaffOps({
-    service,
+    kiosk,
+    channels,
     dataDir,
     persistence: configError
       ? {
@@ -166,16 +175,16 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
 
   const fleet: FleetMetrics | null = await startFleetMetrics({
     config,
-    service,
+    service: kioskMetricsSource(kiosk),
     version: options.version,
     launchStatePath: join(dataDir, 'metrics-state.json'),
-    startupErrors: service.attention.map((item) => item.code),
+    startupErrors: kiosk.appearance.attention.map((item) => item.code),
     logger,
   });
 
   // Opening hours and the broker link, as in the app; there is no window to capture or reload here.
   const fleetHost: FleetHost = startFleetHost({
-    service,
+    kiosk,
     ledger: ops.ledger,
     dataDir,
     version: options.version,
@@ -189,21 +198,14 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     lastErrorCode: () => fleet?.metrics.health().lastErrorCode ?? null,
     // The fleet hears why the policy was not applied, or why the kiosk is out of order.
     policyError: ops.pin.state().outOfOrder ?? (policyLayer.problems.length ? policyLayer.problems.join(' ') : null),
-    actions: {
-      // Refused before anything else: a forced command must not hang up a visitor and then fail.
-      refuses: (cmd) => BROWSER_MODE_REFUSALS[cmd as keyof typeof BROWSER_MODE_REFUSALS] ?? null,
-      reload: () => {
-        throw new AvatarError('invalid_request', BROWSER_MODE_REFUSALS.reload);
-      },
-      restart: () => quit('restart'),
-      screenshot: async () => {
-        throw new AvatarError('invalid_request', BROWSER_MODE_REFUSALS.screenshot);
-      },
-    },
+    // No reload, restart or screenshot: commands needing them are refused, in these words, before
+    // anything else (a forced one must not hang up a visitor and then fail).
+    actions: { lacks: BROWSER_MODE_LACKS },
   });
 
   const host = await startBrowserHost({
-    service,
+    channels,
+    events: kiosk.events,
     rendererDir: options.rendererDir,
     ...(options.port !== undefined ? { port: options.port } : {}),
     clock,
@@ -211,15 +213,16 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     ...(options.onPageConnected ? { onPageConnected: options.onPageConnected } : {}),
     // As when Electron's renderer is lost: any call is hung up (it would go on billing), the panel locks.
     onPageGone: () => {
-      void service.handle('kiosk:staff:lock', undefined);
-      void service.resetToAttract();
+      void channels.dispatch('kiosk:staff:lock', undefined);
+      void kiosk.calls.resetToAttract();
     },
   });
 
   let closing: Promise<void> | null = null;
   return {
     host,
-    service,
+    kiosk,
+    channels,
     ops,
     config,
     configError,
@@ -229,7 +232,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
         await fleetHost.close().catch(() => undefined);
         ops.dispose();
         await fleet?.close().catch(() => undefined);
-        await service.shutdown();
+        await kiosk.shutdown();
       })();
       return closing;
     },

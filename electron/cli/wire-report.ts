@@ -5,17 +5,17 @@
  * show without paying for them; then the avatar goes live for `--hold` seconds (default 1) and is hung up.
  */
 import { writeFile } from 'node:fs/promises';
-import { billableSeconds, creditsFor, CREDITS_PER_2_SECONDS, SERVER_PING_INTERVAL_MS } from '../core/protocol.ts';
+import { BILLING_UNIT_S, billableSeconds, creditsFor, CREDITS_PER_BILLING_UNIT, SERVER_PING_INTERVAL_MS } from '../core/protocol.ts';
 import type { WireReport } from '../core/wire-report.ts';
 
 /** Two ping periods and a margin: the watch before conn_init sees at least two pings and their gap. */
 export const WIRE_WATCH_MS = 2 * SERVER_PING_INTERVAL_MS + 1_000;
-/** The hold of a wire-report probe unless --hold says otherwise: the shortest billed unit (2 s). */
+/** The hold of a wire-report probe unless --hold says otherwise: inside the shortest billed unit (`BILLING_UNIT_S`). */
 export const WIRE_REPORT_HOLD_S = 1;
 /** Added to the hold for the estimate: the hangup reaches the service a little after the hold ends. */
 const ESTIMATE_MARGIN_MS = 500;
 
-/** What a probe holding `holdSeconds` should cost (spec §8: 3 credits per 2 s, rounded up to even seconds). */
+/** What a probe holding `holdSeconds` should cost (spec §8: `CREDITS_PER_BILLING_UNIT` per started `BILLING_UNIT_S`). */
 export function costEstimate(holdSeconds: number): { billedSeconds: number; credits: number } {
   const billedSeconds = billableSeconds(holdSeconds * 1000 + ESTIMATE_MARGIN_MS);
   return { billedSeconds, credits: creditsFor(billedSeconds) };
@@ -25,7 +25,7 @@ export function costEstimate(holdSeconds: number): { billedSeconds: number; cred
 export function costLine(holdSeconds: number): string {
   const { billedSeconds, credits } = costEstimate(holdSeconds);
   return (
-    `this is a billed call: about ${credits} credits (about ${billedSeconds} s live at ${CREDITS_PER_2_SECONDS} credits per 2 s); ` +
+    `this is a billed call: about ${credits} credits (about ${billedSeconds} s live at ${CREDITS_PER_BILLING_UNIT} credits per ${BILLING_UNIT_S} s); ` +
     `the control socket is first watched for ${WIRE_WATCH_MS / 1000} s before conn_init, which is not billed`
   );
 }

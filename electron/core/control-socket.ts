@@ -5,20 +5,21 @@
  *
  * - On open it sends `conn_init` with `seq_id` 1; `seq_id` then rises by one per message sent. A new
  *   connection is a new `ControlSocket`, so the numbering restarts at 1 (spec §6).
- * - Each server ping is answered; besides, a keep-alive goes out every `keepAliveIntervalMs` (5 s) on its
- *   own, well inside the server's 15 s window (spec §6 rule 4). Its shape is not shown, so it is the style
- *   of the shared `KeepAlive` (keep-alive.ts) when this socket opened: our pong message, an echo of the
- *   server's ping, or WebSocket pong frames. A fixed cadence rather than "after 5 s of our own silence":
- *   with the server also pinging every 5 s, an idle-based timer ties with each ping anyway, and a fixed one
- *   is predictable (one extra small frame per 5 s). A server that closes the socket right after our
+ * - Each server ping is answered; besides, a keep-alive goes out every `keepAliveIntervalMs` (default: the
+ *   server's own ping period, `SERVER_PING_INTERVAL_MS`) on its own, well inside the server's
+ *   `CLIENT_SILENCE_LIMIT_MS` (spec §6 rule 4). Its shape is not shown, so it is the style of the shared
+ *   `KeepAlive` (keep-alive.ts) when this socket opened: our pong message, an echo of the server's ping, or
+ *   WebSocket pong frames. A fixed cadence rather than "after a ping period of our own silence": with the
+ *   server pinging at the same period, an idle-based timer ties with each ping anyway, and a fixed one is
+ *   predictable (one extra small frame per period). A server that closes the socket right after our
  *   keep-alive has refused its style: the `KeepAlive` moves on, and the `closed` outcome says so.
- * - Dead detection (after Signal's KeepAlive): no frame at all from the server for `deadAfterMs` (three ping
- *   periods, 15 s) → `terminate()` (no polite close to a peer that is gone) and report `dead`. Any frame
- *   counts, WebSocket ping and pong control frames included (a server may ping with those only). After two
- *   keep-alive periods without a frame (a server that sends no pings at all) each keep-alive also sends a
- *   WebSocket ping, which every live peer answers with a pong. A timer that fires much later than asked
- *   means the machine slept (sleep/resume): also `dead`.
- * - Malformed, binary, unknown and oversized (> 64 KB, spec §8) frames are logged and ignored.
+ * - Dead detection (after Signal's KeepAlive): no frame at all from the server for `deadAfterMs` (default
+ *   `CLIENT_SILENCE_LIMIT_MS`, three ping periods) → `terminate()` (no polite close to a peer that is gone)
+ *   and report `dead`. Any frame counts, WebSocket ping and pong control frames included (a server may ping
+ *   with those only). After two keep-alive periods without a frame (a server that sends no pings at all) each
+ *   keep-alive also sends a WebSocket ping, which every live peer answers with a pong. A timer that fires
+ *   much later than asked means the machine slept (sleep/resume): also `dead`.
+ * - Malformed, binary, unknown and oversized (> `MAX_WS_MESSAGE_BYTES`, spec §8) frames are logged and ignored.
  * - Once it reports a terminal outcome (`closed`, `dead`, `error`) or its owner calls `close`/`hangup`/
  *   `terminate`, it reports nothing more: late callbacks of a socket being replaced are dropped here, and the
  *   owner also compares the socket with its current one (a generation guard at both levels).
@@ -267,7 +268,7 @@ export class ControlSocket {
     }
     const bytes = Buffer.byteLength(data);
     if (bytes > MAX_WS_MESSAGE_BYTES) {
-      this.#log.warn('control socket: ignored a frame over the 64 KB limit', { bytes, generation: this.generation });
+      this.#log.warn(`control socket: ignored a frame over the ${MAX_WS_MESSAGE_BYTES / 1024} KB limit`, { bytes, generation: this.generation });
       return;
     }
     const message = parseServerFrame(data);

@@ -29,6 +29,7 @@ import {
   errorCodeFromBody,
   errorMessageFromBody,
   listVoicesResponseSchema,
+  MIN_BALANCE_TO_START,
   querySessionResponseSchema,
 } from './protocol.ts';
 import type { ServiceTarget } from './session-types.ts';
@@ -347,7 +348,7 @@ function httpError(call: Call<unknown>, status: number, text: string, location: 
   if (status === 402 || (status >= 400 && status < 500 && status !== 401 && mentionsCredit)) {
     return make(
       'insufficient_credits',
-      withServer(`The account does not have enough credits to start (at least 45 are needed) (HTTP ${status}). Top up the account.`),
+      withServer(`The account does not have enough credits to start (at least ${MIN_BALANCE_TO_START} are needed) (HTTP ${status}). Top up the account.`),
     );
   }
   if (status >= 300 && status < 400) {

@@ -36,11 +36,11 @@ export interface SessionControllerOptions {
   logger?: Logger;
   /** Default: `wsTransportFactory` (the `ws` package). */
   transportFactory?: TransportFactory;
-  /** Default 2/4/8/8 … s within 60 s (spec §6 rule 2). */
+  /** Default `notReadyPolicy`: `NOT_READY_BACKOFF_MS`, its last delay repeated, within `NOT_READY_BUDGET_MS` (spec §6 rule 2). */
   notReadyPolicy?: ReconnectPolicy;
   /** Default 0/250/500/1000/2000 … ms within 10 s. */
   liveReconnectPolicy?: ReconnectPolicy;
-  /** Keep-alive cadence of the control socket. Default 5 000 ms (server window: 15 s). */
+  /** Keep-alive cadence of the control socket. Default `DEFAULT_KEEP_ALIVE_INTERVAL_MS` (well inside `CLIENT_SILENCE_LIMIT_MS`). */
   keepAliveIntervalMs?: number;
   /** No server frame for this long → the socket is dead. Default 15 000 ms. */
   deadAfterMs?: number;

@@ -47,9 +47,9 @@ export type TransportFactory = (url: string, headers: Record<string, string>, ha
 export interface WsTransportOptions {
   /**
    * Frames larger than this make `ws` close the connection (code 1009) instead of buffering them. Default
-   * 1 MiB: a hard memory guard only. The spec's 64 KB message limit (§8) is enforced one level up, where
-   * the control socket logs and ignores a frame over 64 KB and keeps the call, rather than dropping a live
-   * connection because the server sent one oversized frame.
+   * `WS_HARD_MAX_PAYLOAD_BYTES`: a hard memory guard only. The spec's message limit (§8,
+   * `MAX_WS_MESSAGE_BYTES`) is enforced one level up, where the control socket logs and ignores a frame over
+   * it and keeps the call, rather than dropping a live connection because the server sent one oversized frame.
    */
   maxPayloadBytes?: number;
   /** Handshake timeout (default 10 000 ms; real time, `ws` owns this timer). */

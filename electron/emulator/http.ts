@@ -22,7 +22,8 @@ import type { TimerSet } from './timers.ts';
 import type { EmulatorKnobs } from './types.ts';
 import type { z } from 'zod';
 
-/** ASSUMPTION: the spec allows 50 MB images by URL and 20 MB decoded Base64 (~27 MB of text); bodies over 60 MB get 413. */
+/** ASSUMPTION: the spec allows `MAX_IMAGE_BYTES` by URL and `MAX_BASE64_IMAGE_BYTES` decoded Base64 (~27 MB of
+ *  text); a body over 60 MB gets 413. */
 export const MAX_BODY_BYTES = 60 * 1024 * 1024;
 
 export type Surface = 'direct' | 'gateway';
@@ -139,7 +140,7 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
       const body = await readJsonBody(req);
       const request = parseWith(createSessionRequestSchema, body);
       validateImageUri(request.avatar.image_uri);
-      // spec §3 / §8: at least 45 credits to start. ASSUMPTION: 402 insufficient_credits (the spec does not show it).
+      // spec §3 / §8: MIN_BALANCE_TO_START. ASSUMPTION: 402 insufficient_credits (the spec does not show it).
       if (account.balance < MIN_BALANCE_TO_START) {
         throw new ApiError(
           402,
@@ -262,7 +263,7 @@ const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
  * spec §2.3: one image as a URL or Base64. Base64 must carry `data:image/<type>;base64,` with type
- * PNG/JPG/JPEG/WEBP and decode to under 20 MB. ASSUMPTION: URLs must be http(s).
+ * PNG/JPG/JPEG/WEBP and decode to under `MAX_BASE64_IMAGE_BYTES`. ASSUMPTION: URLs must be http(s).
  */
 export function validateImageUri(uri: string): void {
   const field = 'avatar.image_uri';
@@ -278,7 +279,7 @@ export function validateImageUri(uri: string): void {
     const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
     const decodedBytes = (data.length / 4) * 3 - padding;
     if (decodedBytes >= MAX_BASE64_IMAGE_BYTES) {
-      throw new ApiError(400, 'invalid_request', `The Base64 image decodes to ${decodedBytes} bytes; it must be under 20 MB.`, field);
+      throw new ApiError(400, 'invalid_request', `The Base64 image decodes to ${decodedBytes} bytes; it must be under ${MAX_BASE64_IMAGE_BYTES / 2 ** 20} MB.`, field);
     }
     return;
   }

@@ -34,7 +34,7 @@ export interface EmulatorKnobs {
   silent: boolean;
   /** Abruptly terminate a live socket this long after it went live (once per session); null = never. */
   dropAfterMs: number | null;
-  /** Also send malformed JSON, a binary frame, an unknown type and an oversized (>64 KB) frame along the way. */
+  /** Also send malformed JSON, a binary frame, an unknown type and an oversized (> `MAX_WS_MESSAGE_BYTES`) frame along the way. */
   garbageFrames: boolean;
   /** Where the ack puts `success`/`error_code` (spec §6 shows the fields, not their nesting): `nested`
    *  {payload:{conn_init_ack:{…}}}; `flat` {payload:{…}}; `echo` {payload:{conn_init:{…}}}; `top` at the
@@ -62,7 +62,7 @@ export interface EmulatorKnobs {
   extraFields: boolean;
   /** Timestamps (created_at, started_at, ended_at, token_expire_at) as unix-second `string`s (§2.1) or `number`s. */
   timestamps: 'string' | 'number';
-  /** live_duration to grant, in seconds (capped at 600, spec §8). Default 600. */
+  /** live_duration to grant, in seconds (capped at `MAX_LIVE_DURATION_S`, spec §8, which is also the default). */
   liveDurationS: number;
   /** How long a session stays `ending` before `ended` (default 300). */
   endingMs: number;
@@ -115,7 +115,7 @@ export const DEFAULT_KNOBS: Readonly<EmulatorKnobs> = Object.freeze({
 export interface EmulatorAccount {
   apiKey: string;
   creatorId?: string;
-  /** Credits; default 1000 trial credits (spec §8). */
+  /** Credits; default `TRIAL_CREDITS` (spec §8). */
   balance?: number;
 }
 
@@ -128,7 +128,7 @@ export interface EmulatorOptions {
   clock?: Clock;
   logger?: Logger;
   knobs?: Partial<EmulatorKnobs>;
-  /** Default: one demo account (DEMO_API_KEY, 1000 trial credits). The demo account is always present (the gateway injects it). */
+  /** Default: one demo account (DEMO_API_KEY, `TRIAL_CREDITS`). The demo account is always present (the gateway injects it). */
   accounts?: EmulatorAccount[];
 }
 
@@ -146,7 +146,7 @@ export interface EmulatedSession {
   hangupReason: string | null;
   /** Billable seconds so far (running while on_live, final afterwards), spec §8 rounding. */
   billedSeconds: number;
-  /** Credits for billedSeconds (3 per 2 s). */
+  /** Credits for billedSeconds (`CREDITS_PER_BILLING_UNIT` per `BILLING_UNIT_S`). */
   creditsCost: number;
   /** conn_init messages received (all sockets). */
   connInits: number;

@@ -8,7 +8,7 @@
  * Strict but safe: a frame that breaks the protocol (not JSON, wrong shape, foreign live_id, seq_id not
  * starting at 1 or not increasing, a first frame other than conn_init or hangup, conn_init twice, hangup
  * without a reason) closes the socket with 1008;
- * binary frames close it with 1003; frames over 64 KB with 1009 (spec §8). Unknown types are ignored,
+ * binary frames close it with 1003; frames over `MAX_WS_MESSAGE_BYTES` with 1009 (spec §8). Unknown types are ignored,
  * unless the `strictCloseCode` knob makes a strict server that closes on them (dialect.ts words every
  * reading the spec leaves open: ping, ack, strictness).
  */
@@ -53,7 +53,7 @@ export interface WsContext {
 
 export class ControlSockets {
   readonly #ctx: WsContext;
-  // spec §8: 64 KB maximum message size; ws closes with 1009 when a client frame is larger. Pongs to the
+  // spec §8: the maximum message size; ws closes with 1009 when a client frame is larger. Pongs to the
   // client's WebSocket pings are sent by each Connection (so the `silent` knob can withhold them too).
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES, autoPong: false });
   readonly #connections = new Set<Connection>();

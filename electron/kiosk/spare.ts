@@ -1,7 +1,8 @@
 /**
- * Spare ("pre-warmed") sessions for fast start. Electron-free; the kiosk service owns one
- * `SpareManager` and feeds it the attract screen's reports, its own busy state and the outcome of its
- * creates. A spare is the NEXT visitor's session, created ahead of the tap:
+ * Spare ("pre-warmed") sessions for fast start. Electron-free; the kiosk (compose.ts) owns one
+ * `SpareManager`: availability.ts feeds it the attract screen's reports, the call orchestrator its busy
+ * state and the outcome of its creates (spare-adoption.ts). A spare is the NEXT visitor's session, created
+ * ahead of the tap:
  *
  *   created over REST (spec §4.1: `waiting`, not billed) → control socket opened with `holdConnInit`
  *   (answers pings, sends keep-alives, never conn_init) → one of:
@@ -73,7 +74,7 @@ export interface SpareManagerOptions {
   transportFactory?: TransportFactory;
   /** Default `buildCreateRequest` (the same request a tap would send). */
   buildRequest?: (options: StartOptions) => Promise<BuiltCreateRequest>;
-  /** Control socket keep-alive cadence / dead detection (defaults: ControlSocket's 5 s / 15 s). */
+  /** Control socket keep-alive cadence / dead detection (defaults: ControlSocket's `DEFAULT_KEEP_ALIVE_INTERVAL_MS` / `DEFAULT_DEAD_AFTER_MS`). */
   keepAliveIntervalMs?: number;
   deadAfterMs?: number;
   /** The keep-alive that works with the current service (shared with its calls). Re-read for every socket. */

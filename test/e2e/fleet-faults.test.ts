@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
 import type { Browser, Page } from 'playwright';
-import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
+import { BROWSER_MODE_LACKS, startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type SeenMessage, type Broker } from '../helpers/mosquitto.ts';
@@ -146,8 +146,8 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await shoot(page, 'fleet-out-of-order');
     assert.deepEqual(await axeViolations(page), [], 'axe on the out-of-order screen');
     // No visitor can start a call, and nobody can choose a PIN from the page.
-    assert.equal((await kiosk.service.handle('kiosk:session:start', undefined)).ok, false);
-    const setPin = await kiosk.service.handle('kiosk:staff:set-pin', { pin: '135790' });
+    assert.equal((await kiosk.channels.dispatch('kiosk:session:start', undefined)).ok, false);
+    const setPin = await kiosk.channels.dispatch('kiosk:staff:set-pin', { pin: '135790' });
     assert.equal(setPin.ok, false);
     await online('kiosk-1');
     assert.match(String(op.status('kiosk-1')!.policyError), /can be written by other users/);
@@ -159,7 +159,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     const { kiosk } = await startKiosk({ config: {}, policy });
     const page = await openPage(kiosk);
     await screenIs(page, 'out-of-order');
-    assert.equal((await kiosk.service.handle('kiosk:session:start', undefined)).ok, false);
+    assert.equal((await kiosk.channels.dispatch('kiosk:session:start', undefined)).ok, false);
     await online('kiosk-2');
     assert.match(String(op.status('kiosk-2')!.policyError), /Policy block "staffPinHash" was refused whole/);
     await page.context().close();
@@ -236,7 +236,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     const repeat = await op.command('kiosk-11', { id: 'once', cmd: 'apply', settings: { avatar: { name: 'First' } } }, 'once');
     assert.deepEqual(repeat.result, { applied: ['avatar.name'] });
     await realDelay(300);
-    assert.equal(again.kiosk.service.config.avatar.name, 'Second', 'not run a second time');
+    assert.equal(again.kiosk.kiosk.config.avatar.name, 'Second', 'not run a second time');
   });
 
   it('commands sent while the kiosk is offline arrive after it reconnects, within their expiry; an expired one never runs', async () => {
@@ -276,7 +276,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await page.context().close();
   });
 
-  it('browser mode refuses reload, screenshot and restart before touching the call; the operator\'s end-call is recorded as the operator\'s; ids are echoed', async () => {
+  it('browser mode refuses reload, screenshot and restart before touching the call, in its words; set-volume reaches its page during the call; the operator\'s end-call is recorded as the operator\'s; ids are echoed', async () => {
     const quits: string[] = [];
     const { kiosk } = await startKiosk({ config: { staffPinHash: pin, mqtt: mqttFor('kiosk-8') }, onQuit: (why) => void quits.push(why) });
     await online('kiosk-8');
@@ -285,15 +285,22 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await page.click('[data-testid=start]');
     await screenIs(page, 'live', 20_000);
     const reload = await op.command('kiosk-8', { id: 'b1', cmd: 'reload', force: true }, 'b1');
-    assert.equal(kiosk.service.state.phase, 'live', 'a forced reload the kiosk cannot do must not hang up first');
-    assert.equal((reload.error as { code: string }).code, 'unsupported');
+    assert.equal(kiosk.kiosk.calls.state.phase, 'live', 'a forced reload the kiosk cannot do must not hang up first');
+    assert.deepEqual(reload.error, { code: 'unsupported', message: BROWSER_MODE_LACKS.reload });
     const shot = await op.command('kiosk-8', { id: 'b2', cmd: 'screenshot' }, 'b2');
-    assert.equal((shot.error as { code: string }).code, 'unsupported');
+    assert.deepEqual(shot.error, { code: 'unsupported', message: BROWSER_MODE_LACKS.screenshot });
     const restart = await op.command('kiosk-8', { id: 'b4', cmd: 'restart', force: true }, 'b4');
-    assert.equal((restart.error as { code: string }).code, 'unsupported');
+    assert.deepEqual(restart.error, { code: 'unsupported', message: BROWSER_MODE_LACKS.restart });
     assert.equal(quits.length, 0, 'the kiosk did not stop');
+    // set-volume interrupts nothing: the page (over the browser mode's socket) plays the avatar's voice at it.
+    const volume = await op.command('kiosk-8', { id: 'b5', cmd: 'set-volume', percent: 30 }, 'b5');
+    assert.deepEqual(volume.result, { avatarVolume: 30 });
+    let heard: unknown = null;
+    for (let i = 0; i < 100 && heard !== 0.3; i++, await realDelay(100)) heard = await page.evaluate(`document.querySelector('[data-avatar-voice]')?.volume ?? null`);
+    assert.equal(heard, 0.3, "the avatar's voice element at 30 %");
+    await until(() => op.status('kiosk-8')?.avatarVolume === 30, { realTimeoutMs: 10_000, message: 'the status at 30 %' });
     await realDelay(500);
-    assert.equal(kiosk.service.state.phase, 'live', 'the visitor\'s call goes on');
+    assert.equal(kiosk.kiosk.calls.state.phase, 'live', 'the visitor\'s call goes on');
     await screenIs(page, 'live');
 
     const end = await op.command('kiosk-8', { id: 'b3', cmd: 'end-call' }, 'b3');
@@ -355,6 +362,6 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     const limited = answers.filter((a) => (a.error as { code?: string } | undefined)?.code === 'rate_limited').length;
     assert.ok(ran >= 10 && ran <= 12, `${ran} pings ran`);
     assert.equal(ran + limited, 40);
-    assert.equal(kiosk.service.state.phase, 'idle');
+    assert.equal(kiosk.kiosk.calls.state.phase, 'idle');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * E2E plumbing: a static server for the BUILT renderer (out/renderer) on 127.0.0.1:0, Debian's Chromium
- * with fake media devices, the real kiosk service (demo mode: the in-process emulator) wired to the page
+ * with fake media devices, the real kiosk's services (demo mode: the in-process emulator) wired to the page
  * through the test bridge, bounded waits, and screenshots into test/artifacts/screens/.
  */
 import { after, before } from 'node:test';
@@ -13,12 +13,15 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { EmulatorHandle, EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
+import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { FakeClock, systemClock } from '../../electron/core/clock.ts';
+import { systemClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { jsonFilePersistence, type SettingsPersistence } from '../../electron/operations/settings.ts';
@@ -167,7 +170,9 @@ export async function avatarFrame(page: Page): Promise<{ currentTime: number; wi
 export interface KioskPage {
   page: Page;
   context: BrowserContext;
-  service: KioskService;
+  kiosk: Kiosk;
+  /** The page's channels (the kiosk's, and staff operations' on a staff kiosk). */
+  channels: ChannelRegistry;
   emulator: EmulatorHandle;
   bridge: BridgeHandle;
   /** Browser console errors and page errors seen so far. */
@@ -191,14 +196,14 @@ export interface KioskPageOptions {
   mediaWatchdog?: { noticeMs: number; hangupMs: number };
 }
 
-/** A page showing the built renderer, bridged to `backend` (the service, or a view of it), with its
- *  problems and requests recorded and the page's local media tracked (`localTracks`). */
+/** A page showing the built renderer, bridged to `backend` (the kiosk's channels and events, or a view of
+ *  them), with its problems and requests recorded and the page's local media tracked (`localTracks`). */
 async function openPage(
-  service: KioskService,
+  kiosk: Kiosk,
   backend: KioskBackend,
   options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog'>,
-): Promise<Omit<KioskPage, 'service' | 'close'>> {
-  const emulator = service.emulator;
+): Promise<Omit<KioskPage, 'kiosk' | 'channels' | 'close'>> {
+  const emulator = kiosk.connection.emulator;
   if (!emulator) throw new Error('demo mode should run the emulator');
   const context = await options.browser.newContext({ viewport: VIEWPORTS[options.orientation], deviceScaleFactor: 1, acceptDownloads: true });
   const page = await context.newPage();
@@ -230,24 +235,28 @@ function baseConfig(imageDataUrl: string): Record<string, unknown> {
   };
 }
 
-/** A fresh kiosk service (its own emulator) and a page showing the built renderer, bridged to it. */
+/** A fresh kiosk (its own emulator) and a page showing the built renderer, bridged to it. */
 export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
   const config = resolveConfig({ ...baseConfig(options.imageDataUrl), ...options.config }, {});
-  const service = await createKioskService({
+  const channels = createChannelRegistry();
+  const kiosk = await createKiosk({
+    channels,
     config,
     apiKey: null,
     apiKeySource: 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
   });
   const mapEvent = options.mapEvent;
-  const backend: KioskBackend = mapEvent
-    ? { handle: (channel, arg) => service.handle(channel, arg), onEvent: (listener) => service.onEvent((e) => listener(mapEvent(e))) }
-    : service;
-  const { page, context, emulator, bridge, problems, requests } = await openPage(service, backend, options);
+  const backend: KioskBackend = {
+    dispatch: channels.dispatch,
+    onEvent: mapEvent ? (listener) => kiosk.events.onEvent((e) => listener(mapEvent(e))) : kiosk.events.onEvent,
+  };
+  const { page, context, emulator, bridge, problems, requests } = await openPage(kiosk, backend, options);
   return {
     page,
     context,
-    service,
+    kiosk,
+    channels,
     emulator,
     bridge,
     problems,
@@ -255,7 +264,7 @@ export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
     async close() {
       bridge.dispose();
       await context.close().catch(() => undefined);
-      await service.shutdown();
+      await kiosk.shutdown();
     },
   };
 }
@@ -295,7 +304,7 @@ export async function eventually<T>(fn: () => T | Promise<T>, message: string, t
 export const screenIs = (page: Page, screen: string, timeoutMs = 10_000) =>
   page.locator(`main.kiosk[data-screen="${screen}"]`).waitFor({ state: 'attached', timeout: timeoutMs });
 
-// A kiosk whose service carries the staff operations (PIN, settings file, ledger, doctor), the way
+// A kiosk with the staff operations registered beside it (PIN, settings file, ledger, doctor), the way
 // electron/main/index.ts wires them, with the settings in a temp JSON file and fake platform hooks.
 
 /** Chromium with extra flags (e.g. `--use-file-for-fake-audio-capture=<wav>` for a silent microphone). */
@@ -338,17 +347,22 @@ export async function openStaffKiosk(
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
   await persistence.write({ ...baseConfig(options.imageDataUrl), ...options.file });
-  const service = await createKioskService({
+  const channels = createChannelRegistry();
+  const kiosk = await createKiosk({
+    channels,
     config: resolveConfig(persistence.read(), {}, { appRoot: ROOT }),
     apiKey: null,
     apiKeySource: 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
     persistApiKey: async () => {},
+    // As the hosts keep it: in the data folder.
+    avatarVolume: openAvatarVolume({ dir: dataDir }),
     ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
   });
   const platform = { calls: [] as string[] };
   const ops = createStaffOps({
-    service,
+    kiosk,
+    channels,
     dataDir,
     persistence,
     env: {},
@@ -363,11 +377,12 @@ export async function openStaffKiosk(
       restart: () => void platform.calls.push('restart'),
     },
   });
-  const { page, context, emulator, bridge, problems, requests } = await openPage(service, service, options);
+  const { page, context, emulator, bridge, problems, requests } = await openPage(kiosk, { dispatch: channels.dispatch, onEvent: kiosk.events.onEvent }, options);
   return {
     page,
     context,
-    service,
+    kiosk,
+    channels,
     emulator,
     bridge,
     problems,
@@ -380,7 +395,7 @@ export async function openStaffKiosk(
       bridge.dispose();
       ops.dispose();
       await context.close().catch(() => undefined);
-      await service.shutdown();
+      await kiosk.shutdown();
     },
   };
 }
@@ -482,7 +497,7 @@ export function useSilentE2eBrowser(): { readonly server: { url: string; close()
 export async function openClosedKiosk(options: Omit<KioskPageOptions, 'config'>): Promise<StaffKioskPage> {
   const k = await openStaffKiosk({ ...options, file: { staffPinHash: await hashPin('246813'), schedule: { timeZone: 'Europe/Berlin', weekly: { mon: ['09:00-18:00'], tue: ['09:00-18:00'] } } } });
   const fleet = startFleetHost({
-    service: k.service,
+    kiosk: k.kiosk,
     ledger: k.ops.ledger,
     dataDir: k.dataDir,
     version: '0.1.0-e2e',

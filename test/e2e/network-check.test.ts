@@ -122,7 +122,7 @@ describe('Check the video network (E2E)', () => {
       const test = k.emulator.listSessions().at(-1)!;
       assert.deepEqual([test.status, test.connInits, test.startedAtMs, test.creditsCost], ['ended', 0, null, 0]);
       assert.equal(k.emulator.balance(), balance, 'the account was not charged');
-      for (const secret of [test.id, k.service.config.avatar.persona, k.emulator.apiKey]) {
+      for (const secret of [test.id, k.kiosk.config.avatar.persona, k.emulator.apiKey]) {
         assert.equal(saved.includes(secret), false, `the report holds ${secret.slice(0, 12)}…`);
       }
       await screenshotBoth(page, 'staff-wire-report', 'landscape');

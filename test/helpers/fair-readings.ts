@@ -6,14 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import type { KioskEvent } from '../../electron/contract.ts';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from './fake-clock.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import type { SessionState } from '../../electron/core/session-types.ts';
 import { runProbe, type CliIo, type ProbeOptions } from '../../electron/cli/probe.ts';
 import { startEmulator, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createKeepAliveStore } from '../../electron/kiosk/keep-alive-store.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 import { recordingLogger } from './recording-logger.ts';
 import { until } from './until.ts';
 
@@ -98,7 +98,7 @@ export function probe(emu: EmulatorHandle, clock: FakeClock, options: Partial<Pr
 }
 
 export interface KioskRun {
-  service: KioskService;
+  kiosk: Kiosk;
   /** State phases the renderer was sent, in order. */
   phases: () => string[];
   state: () => SessionState;
@@ -113,7 +113,7 @@ export interface KioskRun {
 export async function kioskFor(emu: EmulatorHandle, clock: FakeClock, dataDir: string, config: Record<string, unknown> = {}): Promise<KioskRun> {
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', sink: (line) => lines.push(line) });
-  const service = await createKioskService({
+  const kiosk = await createKiosk({
     config: resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: PERSONA, name: 'Ada' }, prewarm: { mode: 'off' }, service: { baseUrl: emu.baseUrl }, ...config }, {}),
     apiKey: emu.apiKey,
     apiKeySource: 'env',
@@ -123,11 +123,11 @@ export async function kioskFor(emu: EmulatorHandle, clock: FakeClock, dataDir: s
     keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
   });
   const events: KioskEvent[] = [];
-  service.onEvent((e) => events.push(e));
+  kiosk.events.onEvent((e) => events.push(e));
   return {
-    service,
+    kiosk,
     phases: () => events.flatMap((e) => (e.type === 'state' ? [e.state.phase] : [])),
-    state: () => service.state,
+    state: () => kiosk.calls.state,
     warnings: () => lines.filter((l) => / (WARN|ERROR) /.test(l)),
   };
 }

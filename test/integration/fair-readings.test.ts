@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FakeClock } from '../../electron/core/clock.ts';
+import type { FakeClock } from '../helpers/fake-clock.ts';
 import type { EmulatorHandle } from '../../electron/emulator/index.ts';
 import {
   ERROR_BODY_READINGS,
@@ -32,7 +32,7 @@ afterEach(async () => {
   const o = open;
   open = null;
   if (!o) return;
-  if (o.kiosk) await driveUntilSettled(o.clock, o.kiosk.service.shutdown(), { stepMs: 250 });
+  if (o.kiosk) await driveUntilSettled(o.clock, o.kiosk.kiosk.shutdown(), { stepMs: 250 });
   await o.emu.close();
   assert.equal(o.clock.pendingCount, 0, `timers left: ${o.clock.pendingDelays().join(', ')}`);
 });
@@ -124,11 +124,11 @@ describe('fair readings × the kiosk service: a 40 s call', () => {
       const { clock, emu } = await setup(reading);
       const kiosk = await kioskFor(emu, clock, tempDir());
       open!.kiosk = kiosk;
-      assert.equal((await kiosk.service.start()).ok, true);
+      assert.equal((await kiosk.kiosk.calls.start()).ok, true);
       await until(() => kiosk.state().phase === 'live', { realTimeoutMs: 5_000, message: 'live' });
       const liveId = newSessionId(emu);
       await advanceInSteps(clock, HOLD_MS, { stepMs: 500 });
-      assert.deepEqual(await driveUntilSettled(clock, kiosk.service.hangup(), { stepMs: 250, maxFakeMs: 60_000 }), { ok: true, value: undefined });
+      assert.deepEqual(await driveUntilSettled(clock, kiosk.kiosk.calls.hangup(), { stepMs: 250, maxFakeMs: 60_000 }), { ok: true, value: undefined });
       await until(() => kiosk.state().phase === 'ended', { realTimeoutMs: 5_000, message: 'ended' });
       const adapts = reading.outcome === 'adapts';
       assert.deepEqual(kiosk.phases(), ['creating', 'connecting', 'live', ...(adapts ? ['reconnecting', 'live'] : []), 'ending', 'ended']);
@@ -188,7 +188,7 @@ describe('a hangup reason the spec does not list', () => {
     const { clock, emu } = await setup({ knobs: {} });
     const kiosk = await kioskFor(emu, clock, tempDir());
     open!.kiosk = kiosk;
-    await kiosk.service.start();
+    await kiosk.kiosk.calls.start();
     await until(() => kiosk.state().phase === 'live', { realTimeoutMs: 5_000 });
     const liveId = newSessionId(emu);
     await advanceInSteps(clock, 20_000, { stepMs: 500 });
@@ -230,7 +230,7 @@ describe('HTTP error bodies in every shape', () => {
       emu.setBalance(emu.apiKey, 0);
       const kiosk = await kioskFor(emu, clock, tempDir());
       open!.kiosk = kiosk;
-      await kiosk.service.start();
+      await kiosk.kiosk.calls.start();
       await until(() => kiosk.state().phase === 'failed', { realTimeoutMs: 5_000 });
       assert.deepEqual(kiosk.phases(), ['creating', 'failed']);
       const state = kiosk.state();

@@ -9,13 +9,12 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FakeClock } from '../../electron/core/clock.ts';
+import type { FakeClock } from '../helpers/fake-clock.ts';
 import type { EmulatorHandle } from '../../electron/emulator/index.ts';
 import { KEEP_ALIVE_FILE } from '../../electron/kiosk/keep-alive-store.ts';
 import { emulatorFor, kioskFor, newSessionId, type KioskRun } from '../helpers/fair-readings.ts';
 import { tempDirsRemovedAfterEach } from '../helpers/temp-dirs.ts';
 import { advanceInSteps, advanceUntil, driveUntilSettled, until } from '../helpers/until.ts';
-import { CHANNELS } from '../../electron/contract.ts';
 
 const tempDir = tempDirsRemovedAfterEach('keep-alive-adapt-');
 let open: { clock: FakeClock; emu: EmulatorHandle; kiosks: KioskRun[] } | null = null;
@@ -24,7 +23,7 @@ afterEach(async () => {
   const o = open;
   open = null;
   if (!o) return;
-  for (const k of o.kiosks) await driveUntilSettled(o.clock, k.service.shutdown(), { stepMs: 250 });
+  for (const k of o.kiosks) await driveUntilSettled(o.clock, k.kiosk.shutdown(), { stepMs: 250 });
   await o.emu.close();
   assert.equal(o.clock.pendingCount, 0, `timers left: ${o.clock.pendingDelays().join(', ')}`);
 });
@@ -44,11 +43,11 @@ async function kiosk(dataDir: string, config: Record<string, unknown> = {}): Pro
 async function call(k: KioskRun): Promise<{ liveId: string; sockets: string[][] }> {
   const { emu, clock } = open!;
   const before = new Set(emu.listSessions().map((s) => s.id));
-  assert.equal((await k.service.start()).ok, true);
+  assert.equal((await k.kiosk.calls.start()).ok, true);
   await until(() => k.state().phase === 'live', { realTimeoutMs: 5_000, message: 'live' });
   const liveId = newSessionId(emu, before);
   await advanceInSteps(clock, 20_000, { stepMs: 500 });
-  await driveUntilSettled(clock, k.service.hangup(), { stepMs: 250 });
+  await driveUntilSettled(clock, k.kiosk.calls.hangup(), { stepMs: 250 });
   await until(() => k.state().phase === 'ended', { realTimeoutMs: 5_000, message: 'ended' });
   const sockets: string[][] = [];
   for (const m of emu.getSession(liveId)!.clientMessages) {
@@ -84,7 +83,7 @@ describe('the kiosk adapts its keep-alive to a strict server and remembers it', 
     const two = await call(first);
     assert.equal(two.sockets.length, 1, 'the same kiosk: one socket from the start');
 
-    await driveUntilSettled(open!.clock, first.service.shutdown(), { stepMs: 250 });
+    await driveUntilSettled(open!.clock, first.kiosk.shutdown(), { stepMs: 250 });
     open!.kiosks = [];
     const restarted = await kiosk(dir);
     const three = await call(restarted);
@@ -108,19 +107,19 @@ describe('the kiosk adapts its keep-alive to a strict server and remembers it', 
     const { emu, clock } = await strictService();
     const dir = tempDir();
     await call(await kiosk(dir)); // learns the echo
-    await driveUntilSettled(clock, open!.kiosks[0]!.service.shutdown(), { stepMs: 250 });
+    await driveUntilSettled(clock, open!.kiosks[0]!.kiosk.shutdown(), { stepMs: 250 });
     open!.kiosks = [];
     const k = await kiosk(dir, { prewarm: { mode: 'always' }, presence: { cameraEnabled: false } });
     const before = new Set(emu.listSessions().map((s) => s.id));
-    assert.equal((await k.service.handle(CHANNELS.attractReport, { showing: true, present: null })).ok, true);
-    await advanceUntil(clock, () => k.service.spares.phase === 'ready', { stepMs: 50, message: 'spare ready' });
+    assert.equal(k.kiosk.availability.report({ showing: true, present: null }).ok, true);
+    await advanceUntil(clock, () => k.kiosk.spares.phase === 'ready', { stepMs: 50, message: 'spare ready' });
     const spareId = newSessionId(emu, before);
     await advanceInSteps(clock, 20_000, { stepMs: 500 });
     const held = emu.getSession(spareId)!;
     assert.deepEqual([held.status, held.socketsOpened, held.connInits], ['waiting', 1, 0], 'the held socket was kept 20 s');
     assert.deepEqual([...new Set(held.clientMessages.map((m) => m.type))], [3], 'echoes only, never our pong message');
-    assert.equal((await k.service.handle(CHANNELS.attractReport, { showing: false, present: null })).ok, true);
-    assert.equal((await k.service.start()).ok, true);
+    assert.equal(k.kiosk.availability.report({ showing: false, present: null }).ok, true);
+    assert.equal((await k.kiosk.calls.start()).ok, true);
     await until(() => k.state().phase === 'live', { realTimeoutMs: 5_000, message: 'live on the spare' });
     assert.deepEqual([emu.getSession(spareId)!.status, emu.getSession(spareId)!.socketsOpened], ['on_live', 1], 'the tap took the spare and its socket');
   });

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';
 import { SessionController, type SessionControllerOptions, type TerminalState } from '../../electron/core/session-controller.ts';
 import type { SessionEvent, SessionPhase, SessionState, StartOptions } from '../../electron/core/session-types.ts';

@@ -9,7 +9,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FakeClock } from '../../electron/core/clock.ts';
+import type { FakeClock } from '../helpers/fake-clock.ts';
 import { KEEP_ALIVE_REFUSAL_WINDOW_MS, KeepAlive } from '../../electron/core/keep-alive.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';

@@ -352,6 +352,11 @@ export class StaffPanel {
     return this.#system.setOpenAtLogin(enabled);
   }
 
+  /** The avatar's volume, 0–100 % (the Status tab's slider). */
+  setAvatarVolume(percent: number): Promise<void> {
+    return this.#system.setAvatarVolume(percent);
+  }
+
   exitKiosk(): Promise<void> {
     return this.#system.exitKiosk();
   }

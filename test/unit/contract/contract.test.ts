@@ -143,6 +143,10 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     invalid: [undefined, { since: 'yesterday' }, { since: '2026-11-01', format: 'xlsx' }],
   },
   [CHANNELS.staffLogTail]: NO_ARGS,
+  [CHANNELS.staffSetAvatarVolume]: {
+    valid: [{ percent: 0 }, { percent: 40 }, { percent: 100 }],
+    invalid: [undefined, {}, { percent: -1 }, { percent: 101 }, { percent: 40.5 }, { percent: '40' }, { percent: null }, { percent: 40, extra: true }],
+  },
   [CHANNELS.staffSetOpenAtLogin]: {
     valid: [{ enabled: true }, { enabled: false }],
     invalid: [undefined, {}, { enabled: 'yes' }],

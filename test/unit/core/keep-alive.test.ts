@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from '../../../electron/core/control-socket.ts';
 import { KeepAlive, isRefusalCloseCode, nextStyle, pingShapeFrom, type KeepAliveStyle } from '../../../electron/core/keep-alive.ts';
 import { createWsTransportFactory } from '../../../electron/core/transport.ts';

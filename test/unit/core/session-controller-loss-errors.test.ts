@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FakeClock } from '../../../electron/core/clock.ts';
+import type { FakeClock } from '../../helpers/fake-clock.ts';
 import type { FakeTransport } from '../../helpers/fake-transport.ts';
 import { AUDIO, tick, world } from '../../helpers/session-world.ts';
 

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { WireRecorder } from '../../../electron/core/wire-recorder.ts';
 import { endpointOf, periodOf, scrubShape, shapeOf, touchesSecret } from '../../../electron/core/wire-report.ts';
 import { FakeTransports } from '../../helpers/fake-transport.ts';

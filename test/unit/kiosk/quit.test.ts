@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, flushMicrotasks } from '../../../electron/core/clock.ts';
+import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { createLifecycle, type LifecycleHooks } from '../../../electron/kiosk/lifecycle.ts';
 
 /**
- * A fake app around the lifecycle: `shutdownService` behaves like KioskService.shutdown (memoised, hangs
+ * A fake app around the lifecycle: `shutdownService` behaves like the kiosk's shutdown (memoised, hangs
  * up a live session once), `quitApp` re-emits before-quit like Electron's app.quit() does.
  */
 function harness(options: { live?: boolean; shutdownDelayMs?: number; shutdownNeverEnds?: boolean } = {}) {

@@ -8,7 +8,7 @@
 import '../../helpers/svelte-runes.ts';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { EditableSettings, KioskApi, PinState, Result, StaffSettings, WireReport } from '../../../electron/contract.ts';
 
 const { StaffPanel, localFieldErrors, cleanSettings, LONG_PRESS_MS, INACTIVITY_CLOSE_MS, MAX_PICTURE_BYTES } = await import('../../../renderer/src/staff/StaffPanel.svelte.ts');
@@ -102,7 +102,7 @@ class FakeStaff {
         this.unlocked = false;
         return ok(undefined);
       },
-      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0 }, openAtLogin: null })),
+      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0 }, openAtLogin: null, avatarVolume: 100 })),
       getSettings: guarded('getSettings', () => this.settings()),
       saveSettings: async ({ settings }) => {
         log(`saveSettings:${settings.avatar.name}`);
@@ -122,6 +122,7 @@ class FakeStaff {
       }),
       ledgerCsv: async () => ok({ fileName: 'ledger.csv', csv: 'a,b\n' }),
       logTail: guarded('logTail', () => ({ lines: [] })),
+      setAvatarVolume: async ({ percent }) => (log(`setAvatarVolume:${percent}`), this.unlocked ? ok({ percent }) : fail('unauthorized', 'The staff panel is locked.')),
       setOpenAtLogin: async () => ok(undefined),
       exitKiosk: async () => ok(undefined),
       restart: async () => ok(undefined),
