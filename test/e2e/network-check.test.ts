@@ -15,21 +15,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { eventually, localTracks, openStaffKiosk, screenIs, screenshotBoth, testIdText as text, useE2eBrowser } from './harness.ts';
+import { eventually, localTracks, openStaffKiosk, screenshotBoth, testIdText as text, unlockStaffPanel, useE2eBrowser } from './harness.ts';
 
 const e2e = useE2eBrowser();
 const PIN = '246813';
 
 /** From the attract screen: the corner held 3 s, the PIN, the Diagnostics tab with main's checks done. */
 async function openDiagnostics(page: Page): Promise<void> {
-  await screenIs(page, 'attract', 15_000);
-  await page.mouse.move(30, 30);
-  await page.mouse.down();
-  await page.waitForTimeout(3_300);
-  await page.mouse.up();
-  await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
-  for (const d of PIN) await page.click(`[data-testid=pin-${d}]`);
-  await page.click('[data-testid=pin-ok]');
+  await unlockStaffPanel(page, PIN);
   await page.click('[data-testid=tab-diagnostics]');
   await page.locator('[data-testid=doctor-checks]').waitFor({ timeout: 15_000 });
 }
