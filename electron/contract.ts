@@ -20,6 +20,7 @@ import type { ErrorCode, ErrorInfo } from './core/errors.ts';
 import type { SessionEvent, SessionState } from './core/session-types.ts';
 import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
 import { LANGUAGE_CODES, type LanguageCode } from './core/languages.ts';
+import type { WireCheckResult, WireReport } from './core/wire-report.ts';
 
 export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
@@ -309,6 +310,8 @@ export const KIOSK_API = {
     networkCheckStart: { channel: 'kiosk:staff:network-check-start', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<NetworkCheckTicket>() },
     /** The screen's measurement; main ends the test session with type 5 and answers the report. */
     networkCheckFinish: { channel: 'kiosk:staff:network-check-finish', access: 'staff', arg: 'required', args: networkCheckFinishArgsSchema, result: returns<NetworkCheckReport>() },
+    /** The service check, recorded: what the service sent (shapes only), nothing billed; also written to wire-report.json. */
+    wireReport: { channel: 'kiosk:staff:wire-report', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<WireCheckResult>() },
     ledgerTotals: { channel: 'kiosk:staff:ledger-totals', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<LedgerTotals>() },
     ledgerCsv: { channel: 'kiosk:staff:ledger-csv', access: 'staff', arg: 'optional', whenOmitted: {}, args: ledgerCsvArgsSchema, result: returns<{ fileName: string; csv: string }>() },
     logTail: { channel: 'kiosk:staff:log-tail', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ lines: string[] }>() },
@@ -600,6 +603,7 @@ export interface DoctorReport {
   ok: boolean;
   checks: DoctorCheck[];
 }
+export type { WireCheckResult, WireReport };
 export interface LedgerTotalsRow {
   sessions: number;
   credits: number;

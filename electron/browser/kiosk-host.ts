@@ -27,6 +27,7 @@ import { defaultConfig, resolveConfig, unknownConfigKeys, type KioskConfig } fro
 import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
 import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
+import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
 import { startBrowserHost, type BrowserHost } from './server.ts';
@@ -126,6 +127,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     demoDevices: options.demoDevices ?? false,
     avatarVolume: openAvatarVolume({ dir: dataDir, logger }),
+    // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
+    keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
     persistApiKey: async () => {
       throw new AvatarError('invalid_request', 'The browser mode stores no key (no secure storage here). Set AVATAR_API_KEY and start it again.');
     },

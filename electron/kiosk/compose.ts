@@ -27,6 +27,7 @@ import { silentLogger, type Logger } from '../core/log.ts';
 import type { CallMode } from '../core/protocol.ts';
 import type { ProxyResolver } from '../core/proxy.ts';
 import { createCachedRequestBuilder } from '../core/request-cache.ts';
+import type { KeepAlive } from '../core/keep-alive.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { startEmulator, EmulatorKnobs } from '../emulator/index.ts';
 import { createAppearance, type Appearance } from './appearance.ts';
@@ -67,6 +68,9 @@ export interface KioskOptions {
   transportFactory?: TransportFactory;
   /** The venue's proxy (main: Electron's `session.resolveProxy`). Default: none, every connection is direct. */
   proxy?: ProxyResolver;
+  /** The keep-alive that works with a service URL, remembered across restarts (kiosk/keep-alive-store.ts).
+   *  Default: each client starts with the default keep-alive and adapts in memory only. */
+  keepAliveFor?: (serviceUrl: string) => KeepAlive;
   /**
    * RTC first, then billing (default true): conn_init waits until the renderer reports its side of the RTC
    * channel ready (`session.rtcReady`); a join failure ends the session with type 5 before any conn_init.
@@ -141,6 +145,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
     ...(options.proxy ? { proxy: options.proxy } : {}),
+    ...(options.keepAliveFor ? { keepAliveFor: options.keepAliveFor } : {}),
     // The old spare's room is closed with the client that made it; no new one until the new client.
     onDropped: () => spares.discard('settings_changed', { unblock: true }),
     // Spares may resume now, with this client.
@@ -178,6 +183,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     logger,
     transportFactory: connection.transportFactory,
     buildRequest,
+    keepAlive: () => connection.keepAlive,
   });
   const telemetry = createCallTelemetry({
     clock: options.clock ?? systemClock,

@@ -31,6 +31,7 @@ import type { TransportFactory } from '../core/transport.ts';
 import type { ConfigEnv } from '../kiosk/config.ts';
 import { runDoctor } from './doctor.ts';
 import { createNetworkCheck } from './network-check.ts';
+import { runWireCheck } from './wire-check.ts';
 import type { ChannelRegistry, HandlerTable } from '../kiosk/channels.ts';
 import type { Kiosk } from '../kiosk/compose.ts';
 import { LEDGER_DIR, createLedger, createLedgerRecorder, startOfDay, type Ledger, type LedgerRecorder } from './ledger.ts';
@@ -331,6 +332,20 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       networkCheckStart: async () => {
         if (calls.running) throw new AvatarError('invalid_request', 'The video network cannot be checked during a call.');
         return ok(await networkCheck.start(connection.client, kiosk.config));
+      },
+      wireReport: async () => {
+        if (calls.running) throw new AvatarError('invalid_request', 'The wire report cannot be recorded during a call.');
+        const result = await runWireCheck({
+          client: connection.client,
+          config: kiosk.config,
+          dataDir: options.dataDir,
+          transportFactory: options.transportFactory ?? connection.transportFactory,
+          keepAlive: connection.keepAlive,
+          clock,
+          logger,
+        });
+        if (!result.ok) pushError('wire_report', result.message);
+        return ok(result);
       },
       networkCheckFinish: async ({ checkId, outcome }) => {
         const report = await networkCheck.finish(checkId, outcome);

@@ -322,6 +322,18 @@ export async function eventually<T>(fn: () => T | Promise<T>, message: string, t
 export const screenIs = (page: Page, screen: string, timeoutMs = 10_000) =>
   page.locator(`main.kiosk[data-screen="${screen}"]`).waitFor({ state: 'attached', timeout: timeoutMs });
 
+/** From the attract screen, the way staff open the panel: the top-left corner held 3 s, then the PIN. */
+export async function unlockStaffPanel(page: Page, pin: string): Promise<void> {
+  await screenIs(page, 'attract', 15_000);
+  await page.mouse.move(30, 30);
+  await page.mouse.down();
+  await page.waitForTimeout(3_300);
+  await page.mouse.up();
+  await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
+  for (const d of pin) await page.click(`[data-testid=pin-${d}]`);
+  await page.click('[data-testid=pin-ok]');
+}
+
 // A kiosk with the staff operations registered beside it (PIN, settings file, ledger, doctor), the way
 // electron/main/index.ts wires them, with the settings in a temp JSON file and fake platform hooks.
 

@@ -1919,7 +1919,7 @@ const LISTED_HERE: EquivalentMutant[] = [
   {
     file: NETWORK_CHECK,
     mutator: 'ArrowFunction',
-    line: 'const final = await queryUntilEnded(p.client, p.checkId, { clock, logger, pollMs: 250, timeoutMs: 10_000 }).catch(() => null);',
+    line: 'const final = await queryUntilEnded(p.client, p.checkId, { clock, logger, pollMs: 250, timeoutMs: END_CONFIRM_TIMEOUT_MS }).catch(() => null);',
     original: '() => null',
     replacement: '() => undefined',
     reason: 'final is local and only read as final?.credits_cost ?? null and final?.billed_seconds ?? null: null and undefined both give null for each, so the result, report and log line are the same.',
