@@ -9,6 +9,7 @@
  *   appearance    the page's view of the kiosk: cast, pictures, attention (appearance.ts)
  *   calls         the one running call (call-orchestrator.ts)
  *   spares        pre-warmed sessions (spare.ts)
+ *   avatarVolume  how loud the avatar speaks (avatar-volume.ts; staff and the fleet set it)
  *   events        the event stream the renderer and observers hear (events.ts)
  *
  * Only what crosses all of them is here: applying new settings and shutting down. The kiosk's channels
@@ -26,6 +27,7 @@ import { silentLogger, type Logger } from '../core/log.ts';
 import type { CallMode } from '../core/protocol.ts';
 import type { ProxyResolver } from '../core/proxy.ts';
 import { createCachedRequestBuilder } from '../core/request-cache.ts';
+import type { KeepAlive } from '../core/keep-alive.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { startEmulator, EmulatorKnobs } from '../emulator/index.ts';
 import { createAgeGate } from './age-gate.ts';
@@ -33,6 +35,7 @@ import { createAgeGateCounter, type AgeGateCounts } from './age-gate-counts.ts';
 import { createAuditCount } from './audit-count.ts';
 import { createAppearance, type Appearance } from './appearance.ts';
 import { createAvailability, type Availability } from './availability.ts';
+import { memoryAvatarVolume, type AvatarVolume } from './avatar-volume.ts';
 import { createCallOrchestrator, type CallOrchestrator } from './call-orchestrator.ts';
 import { liveIdOf } from './call-states.ts';
 import { createCallTelemetry, type CallFiguresView } from './call-telemetry.ts';
@@ -68,6 +71,9 @@ export interface KioskOptions {
   transportFactory?: TransportFactory;
   /** The venue's proxy (main: Electron's `session.resolveProxy`). Default: none, every connection is direct. */
   proxy?: ProxyResolver;
+  /** The keep-alive that works with a service URL, remembered across restarts (kiosk/keep-alive-store.ts).
+   *  Default: each client starts with the default keep-alive and adapts in memory only. */
+  keepAliveFor?: (serviceUrl: string) => KeepAlive;
   /**
    * RTC first, then billing (default true): conn_init waits until the renderer reports its side of the RTC
    * channel ready (`session.rtcReady`); a join failure ends the session with type 5 before any conn_init.
@@ -78,6 +84,9 @@ export interface KioskOptions {
   rtcReadyTimeoutMs?: number;
   /** Asked for a synthetic microphone and camera (`--demo-devices`); honoured in demo mode only. */
   demoDevices?: boolean;
+  /** The avatar's volume, kept by the host in its data folder (avatar-volume.ts `openAvatarVolume`);
+   *  default: 100 %, in memory only. */
+  avatarVolume?: AvatarVolume;
   /** Where the kiosk's channels are registered (the host's registry); absent: a kiosk with no page, as in
    *  a test that drives the services directly. */
   channels?: ChannelRegistry;
@@ -100,6 +109,9 @@ export interface Kiosk {
   ageGateCounts(): AgeGateCounts;
   /** Calls the service's content review ended (`audit_violation`) since start. */
   auditViolations(): number;
+  /** The avatar's volume (staff's Status tab, the fleet's `set-volume`): in `PublicConfig`, and each change
+   *  is an `avatar-volume` event for the page. */
+  readonly avatarVolume: AvatarVolume;
   /** Apply a new configuration without a restart: the next session uses it; the client is rebuilt and the
    *  attract image reloaded. Refused while a session runs, and once shutdown began. */
   reconfigure(next: KioskConfig): Promise<void>;
@@ -116,6 +128,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   const events = createEventBus(logger);
   const emit = events.emit;
   const buildRequest = createCachedRequestBuilder();
+  const avatarVolume = options.avatarVolume ?? memoryAvatarVolume();
 
   // Built in dependency order; the few callbacks that point back (a rebuild drops the spare and replays
   // the attract report; the key asks whether a call runs) are closures run only after all exist.
@@ -139,6 +152,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
     ...(options.proxy ? { proxy: options.proxy } : {}),
+    ...(options.keepAliveFor ? { keepAliveFor: options.keepAliveFor } : {}),
     // The old spare's room is closed with the client that made it; no new one until the new client.
     onDropped: () => spares.discard('settings_changed', { unblock: true }),
     // Spares may resume now, with this client.
@@ -163,6 +177,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     key,
     connection,
     availability,
+    volume: avatarVolume,
   });
   const startOptions = (callMode: CallMode, member: CastEntry, language: LanguageCode) => startOptionsFor(config, callMode, member, language);
   const spares = new SpareManager({
@@ -177,6 +192,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     logger,
     transportFactory: connection.transportFactory,
     buildRequest,
+    keepAlive: () => connection.keepAlive,
   });
   const telemetry = createCallTelemetry({
     clock: options.clock ?? systemClock,
@@ -223,6 +239,8 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   options.channels?.register('attract', { report: (args) => availability.report(args) });
 
   await connection.rebuild();
+  // Each change to the page (after shutdown the event listeners are gone: a late change reaches no one).
+  avatarVolume.onChange((percent) => emit({ type: 'avatar-volume', percent }));
 
   return {
     config,
@@ -236,6 +254,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     spares,
     ageGateCounts: () => gateCounts.snapshot(),
     auditViolations: () => audits.count,
+    avatarVolume,
     async reconfigure(next) {
       if (closing()) throw new AvatarError('cancelled', 'The kiosk is shutting down.');
       if (calls.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');

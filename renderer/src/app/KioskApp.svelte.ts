@@ -134,6 +134,7 @@ export class KioskApp {
     this.#config = config.value;
     this.#opening = config.value.opening ?? null;
     this.#hold = config.value.hold ?? null;
+    this.call.setAvatarVolume(config.value.avatarVolume ?? 100);
     this.#mode = config.value.callMode;
     this.visitor.reset(config.value);
     this.cast.reset(); // the first avatar, with its call mode
@@ -565,6 +566,9 @@ export class KioskApp {
         break;
       case 'config-changed':
         void this.reloadConfig();
+        break;
+      case 'avatar-volume':
+        this.call.setAvatarVolume(event.percent);
         break;
       case 'spare':
         // Pre-join: a spare's channel is joined receive-only ahead of the tap; a closed spare leaves it.

@@ -37,6 +37,7 @@ describe('the page’s view of the kiosk (PublicConfig)', () => {
       'demoDevices', // synthetic microphone and camera, demo mode only
       'languages', 'defaultLanguage', 'accessibility', // every visitor: languages and accessibility mode
       'safety', // the audience, the age gate, the venue's privacy notice
+      'avatarVolume', // how loud the avatar speaks (staff, the fleet)
     ].sort());
     assert.deepEqual(r.value.safety, { audience: 'public', ageGate: null, privacy: { notice: null, url: null, qr: null } });
     assert.deepEqual([r.value.languages, r.value.defaultLanguage, r.value.accessibility], [['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'], 'en', { default: false, reachBandPercent: 50 }]);
