@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import jsQR from 'jsqr';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { createAgeGate, GATE_CLOSED_MESSAGE, PASS_TTL_MS, STAFF_CHECK_MESSAGE } from '../../../electron/kiosk/age-gate.ts';
 import { createAgeGateCounter } from '../../../electron/kiosk/age-gate-counts.ts';
 import { createAuditCount } from '../../../electron/kiosk/audit-count.ts';
