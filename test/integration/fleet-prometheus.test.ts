@@ -163,6 +163,6 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
       assert.equal(result.status, 'success', `${expr}: ${result.error ?? ''}`);
     }
     const rules = (await (await fetch(`http://127.0.0.1:${port}/api/v1/rules`)).json()) as { data: { groups: Array<{ rules: unknown[] }> } };
-    assert.equal(rules.data.groups[0]?.rules.length, 7, 'Prometheus loaded the alert rules');
+    assert.equal(rules.data.groups[0]?.rules.length, 8, 'Prometheus loaded the alert rules');
   });
 });
