@@ -17,13 +17,13 @@ import { systemClock } from '../../electron/core/clock.ts';
 import { startFleetConsole, type FleetConsole } from '../../electron/fleet/console/index.ts';
 import { COOKIE, CONSOLE_CSP } from '../../electron/fleet/console/server.ts';
 import { startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
-import { mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
+import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
 import { httpRequest as http } from '../helpers/http-request.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the fleet console broker tests: ${missing}`);
-const USERS: Record<string, string> = { operator: 'op-console-1', 'k-1': 'pw-1', 'k-2': 'pw-2', 'k-3': 'pw-3' };
+const USERS: Record<string, string> = { 'fleet-console': 'console-secret-1', operator: 'op-console-1', 'k-1': 'pw-1', 'k-2': 'pw-2', 'k-3': 'pw-3' };
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const WAIT_MS = 15_000;
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -52,11 +52,11 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
     return kiosks[id];
   };
   const consoleOn = (token = 'operator-token-for-tests-0123456789') =>
-    startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-it', username: 'operator', password: USERS.operator!, pageDir: join(root, 'page'), token, reconnectMs: 300 });
+    startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-it', username: CONSOLE_LOGIN, password: USERS[CONSOLE_LOGIN]!, pageDir: join(root, 'page'), token, reconnectMs: 300 });
   const bearer = () => ({ authorization: `Bearer ${fleet.token}`, host: new URL(fleet.server.origin).host });
 
   before(async () => {
-    broker = await startBroker(USERS);
+    broker = await startBroker(USERS, { groups: { 'k-1': 'lobby', 'k-2': 'lobby', 'k-3': 'shop' } });
     root = mkdtempSync(join(tmpdir(), 'ak-fleet-console-'));
     mkdirSync(join(root, 'page'));
     writeFileSync(join(root, 'page', 'index.html'), '<!doctype html><title>console</title>');

@@ -15,7 +15,7 @@ import { startFleetConsole } from '../../electron/fleet/console/index.ts';
 import { createConsoleMetrics, FLEET_PREFIX } from '../../electron/fleet/console/metrics.ts';
 import { startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
 import { FleetState } from '../../electron/fleet/console/state.ts';
-import { freePort, mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
+import { CONSOLE_LOGIN, freePort, mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
 import { until } from '../helpers/until.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -89,11 +89,11 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
   });
 
   it('stores every series with its kiosk label, and every panel and alert query runs', async () => {
-    const broker = await startBroker({ operator: 'op-prom', 'k-1': 'pw-1', 'k-2': 'pw-2' });
+    const broker = await startBroker({ [CONSOLE_LOGIN]: 'op-prom', 'k-1': 'pw-1', 'k-2': 'pw-2' }, { groups: { 'k-1': 'lobby', 'k-2': 'lobby' } });
     cleanups.push(() => broker.dispose());
     const dir = mkdtempSync(join(tmpdir(), 'ak-fleet-prom-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-prom', username: 'operator', password: 'op-prom', pageDir: dir, reconnectMs: 300 });
+    const fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-prom', username: CONSOLE_LOGIN, password: 'op-prom', pageDir: dir, reconnectMs: 300 });
     cleanups.push(() => fleet.close());
     const kiosks: SimulatedKiosk[] = ['k-1', 'k-2'].map((id, i) =>
       startSimulatedKiosk({ url: broker.url, kioskId: id, username: id, password: `pw-${i + 1}`, group: 'lobby', topicPrefix: PREFIX, dataDir: join(dir, id), clock: systemClock, screenshotPng: PNG, avatars: ['ava', 'max'] }),
