@@ -33,8 +33,10 @@ export interface KioskRow {
   accountTrouble: number;
   /** The avatar's volume on this kiosk (0–100 %), when its status says. */
   avatarVolume: number | null;
-  /** The last command answer from this kiosk. */
+  /** The last command answer from this kiosk (only answers to commands this console sent it). */
   lastAnswer: AnswerView | null;
+  /** Payloads from this kiosk the console refused: figures out of bounds, answers to nothing it was asked. */
+  refused: number;
 }
 
 export interface AnswerView {
