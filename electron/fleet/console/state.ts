@@ -13,6 +13,7 @@
  * - An answer counts only when it answers a command this console sent to that kiosk (sent-commands.ts);
  *   only the answer to a screenshot command it sent can carry a picture, and only a PNG.
  */
+import { csvCell } from '../../core/csv.ts';
 import { MAX_SCREENSHOT_BYTES } from '../command-table.ts';
 import { LabelBudget, readAnswer, readEvent, readPng, readStatus, Refusals, type BoundedLabel, type RefusalReason, type Topic } from './intake.ts';
 import { SentCommands, type SentCommand } from './sent-commands.ts';
@@ -350,15 +351,9 @@ export class FleetState {
   }
 }
 
-/** Spend as CSV (RFC 4180): one row per kiosk, day and avatar. */
+/** Spend as CSV (RFC 4180, formula-safe: core/csv.ts): one row per kiosk, day and avatar. */
 export function spendCsv(rows: SpendRow[]): string {
-  const cell = (v: string | number) => {
-    const s = String(v);
-    // A leading =, +, - or @ would be a formula in a spreadsheet: quote it with a leading apostrophe.
-    const safe = /^[=+\-@]/.test(s) && typeof v === 'string' ? `'${s}` : s;
-    return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-  };
-  const lines = ['day,kiosk,avatar,sessions,credits', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, round(r.credits)].map(cell).join(','))];
+  const lines = ['day,kiosk,avatar,sessions,credits', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, round(r.credits)].map(csvCell).join(','))];
   return `${lines.join('\r\n')}\r\n`;
 }
 

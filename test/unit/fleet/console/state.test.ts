@@ -114,3 +114,18 @@ describe('spendCsv', () => {
     );
   });
 });
+
+describe('spendCsv: every formula trigger a spreadsheet knows', () => {
+  // OWASP's CSV-injection list, the same behind whitespace or control characters (spreadsheets skip them),
+  // and the full-width forms some normalise: each cell starts with an apostrophe, so it stays text.
+  const triggers = ['=1+1', '+1+1', '-1+1', '@SUM(A1)', '\t=1+1', '\r=1+1', '\n=1+1', ' =1+1', '  +1', '\u00a0=1', '\u3000=1', '\u200b=1', '\uff1d1+1', '\uff0b1', '\uff0d1', '\uff201', '\t', '\rx'];
+  for (const avatar of triggers) {
+    it(`defuses an avatar named ${JSON.stringify(avatar)}`, () => {
+      const cell = spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar, sessions: 1, credits: 1 }]).split('\r\n')[1]!.split(',')[2]!;
+      assert.ok(cell.startsWith("'") || cell.startsWith(`"'`), cell);
+    });
+  }
+  it('leaves a plain name and a number as they are', () => {
+    assert.equal(spendCsv([{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava 2', sessions: 1, credits: -2 }]).split('\r\n')[1], '2026-11-24,k-1,ava 2,1,-2');
+  });
+});
