@@ -48,8 +48,11 @@ class ScriptedLink implements ConsoleLink {
   onConnectionChange(): () => void {
     return () => undefined;
   }
+  /** What health() says besides `connected`. */
+  lostAt: string | null = null;
+  droppedMessages: number | null = null;
   health(): LinkHealth {
-    return { broker: 'mqtt://broker.test:1883', connected: this.connected, lostAt: null, notice: null, droppedMessages: null, lastMessageAtMs: null, takeovers: 0, sessionsLost: 0 };
+    return { broker: 'mqtt://broker.test:1883', connected: this.connected, lostAt: this.lostAt, notice: null, droppedMessages: this.droppedMessages, lastMessageAtMs: null, takeovers: 0, sessionsLost: 0 };
   }
   close(): Promise<void> {
     return Promise.resolve();
@@ -391,24 +394,29 @@ describe('fleet console server: the pushed stream', () => {
     assert.equal(stream.res.statusCode, 200);
     assert.equal(stream.res.headers['content-type'], 'text/event-stream; charset=utf-8');
     assert.equal(stream.res.headers.connection, 'keep-alive');
-    const snapshot = `retry: 2000\nevent: fleet\ndata: {"type":"snapshot","consoleStartedAt":"2026-11-24T10:00:00.000Z","broker":"mqtt://broker.test:1883","connected":true,"kiosks":${rows},"commands":${JSON.stringify(commandViews())}}\n\n`;
+    const snapshot = `retry: 2000\nevent: fleet\ndata: {"type":"snapshot","consoleStartedAt":"2026-11-24T10:00:00.000Z","broker":"mqtt://broker.test:1883","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":${rows},"commands":${JSON.stringify(commandViews())}}\n\n`;
     await until(() => stream.text() === snapshot, { message: 'the snapshot' });
 
     t.mock.timers.tick(PUSH_INTERVAL_MS); // nothing changed: nothing sent
     state.onStatus('k-2', status('k-2'), false);
     t.mock.timers.tick(PUSH_INTERVAL_MS - 1);
     t.mock.timers.tick(1);
-    const k2 = `event: fleet\ndata: {"type":"rows","connected":true,"kiosks":${JSON.stringify(state.rows().filter((r) => r.kioskId === 'k-2'))}}\n\n`;
+    const k2 = `event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":${JSON.stringify(state.rows().filter((r) => r.kioskId === 'k-2'))}}\n\n`;
     await until(() => stream.text().length >= snapshot.length + k2.length, { message: 'the changed row' });
     link.connected = false;
+    link.lostAt = '2026-11-24T10:00:00.000Z';
     t.mock.timers.tick(PUSH_INTERVAL_MS);
     t.mock.timers.tick(PUSH_INTERVAL_MS); // told once
     link.connected = true;
+    link.lostAt = null;
     t.mock.timers.tick(PUSH_INTERVAL_MS);
-    const off = 'event: fleet\ndata: {"type":"rows","connected":false,"kiosks":[]}\n\n';
-    const on = 'event: fleet\ndata: {"type":"rows","connected":true,"kiosks":[]}\n\n';
-    await until(() => stream.text().length >= snapshot.length + k2.length + off.length + on.length, { message: 'the link state' });
-    assert.equal(stream.text(), snapshot + k2 + off + on);
+    link.droppedMessages = 5; // the broker's drop counter changed: told too
+    t.mock.timers.tick(PUSH_INTERVAL_MS);
+    const off = 'event: fleet\ndata: {"type":"rows","connected":false,"link":{"lostAt":"2026-11-24T10:00:00.000Z","droppedMessages":null,"notice":null},"kiosks":[]}\n\n';
+    const on = 'event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":[]}\n\n';
+    const dropped = 'event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":5,"notice":null},"kiosks":[]}\n\n';
+    await until(() => stream.text().length >= snapshot.length + k2.length + off.length + on.length + dropped.length, { message: 'the link state' });
+    assert.equal(stream.text(), snapshot + k2 + off + on + dropped);
 
     await server.close();
     await until(() => stream.ended(), { message: 'the stream ends when the server closes' });
