@@ -173,16 +173,23 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
     });
   });
 
-  it('a kiosk refuses a command past its expiresAt, unrun, and says so', async () => {
+  it('a kiosk refuses a command past its expiresAt, unrun, and says so; the console, which never sent it, does not count that answer', async () => {
     const op = await connectAsync(broker.url, { username: 'operator', password: USERS.operator, protocolVersion: 5, reconnectPeriod: 0 });
+    const answers: Array<Record<string, unknown>> = [];
+    op.on('message', (_topic, payload) => answers.push(JSON.parse(payload.toString()) as Record<string, unknown>));
+    await op.subscribeAsync(`${PREFIX}/k-2/cmd/result`, { qos: 1 });
     const before = kiosks['k-2']!.did.length;
+    const unsolicited = fleet.state.refusals.count('results', 'unsolicited');
     await op.publishAsync(`${PREFIX}/k-2/cmd`, JSON.stringify({ id: 'stale-1', cmd: 'screenshot', expiresAt: new Date(Date.now() - 1000).toISOString() }), { qos: 1 });
+    await until(() => answers.some((a) => a.id === 'stale-1'), { realTimeoutMs: WAIT_MS, message: 'the refusal' });
     await op.endAsync();
-    await until(() => fleet.state.row('k-2')?.lastAnswer?.id === 'stale-1', { realTimeoutMs: WAIT_MS, message: 'the refusal' });
-    const answer = fleet.state.row('k-2')!.lastAnswer!;
+    const answer = answers.find((a) => a.id === 'stale-1') as { ok: boolean; error: { code: string; message: string } };
     assert.equal(answer.ok, false);
-    assert.match(answer.summary, /^expired: The command expired at .*; it was not run\.$/);
+    assert.equal(answer.error.code, 'expired');
+    assert.match(answer.error.message, /^The command expired at .*; it was not run\.$/);
     assert.equal(kiosks['k-2']!.did.length, before);
+    await until(() => fleet.state.refusals.count('results', 'unsolicited') === unsolicited + 1, { realTimeoutMs: WAIT_MS, message: 'the console refused the answer to a command it did not send' });
+    assert.notEqual(fleet.state.row('k-2')?.lastAnswer?.id, 'stale-1');
   });
 
   describe('cli fleet (the real CLI process against the console)', () => {
