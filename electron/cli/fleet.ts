@@ -13,6 +13,7 @@ import { readRegularFile } from '../core/bounded-read.ts';
 import { COMMAND_NAMES, commandRow, type CommandName } from '../fleet/command-table.ts';
 import type { CommandResponse, CommandTarget, ConsoleFrame, KioskRow } from '../fleet/console/view.ts';
 import type { CliIo } from './probe.ts';
+import { cell, jsonLine } from './terminal-safe.ts';
 
 export interface FleetCliOptions {
   consoleUrl: string | undefined;
@@ -84,12 +85,12 @@ export async function runFleetCommand(args: string[], options: FleetCliOptions, 
     case 'list': {
       const rows = (await kiosks()).sort((a, b) => a.kioskId.localeCompare(b.kioskId));
       if (options.json) {
-        io.stdout(`${JSON.stringify(rows)}\n`);
+        io.stdout(`${jsonLine(rows)}\n`);
         return 0;
       }
       io.stdout(`${['KIOSK', 'STATUS', 'SINCE', 'GROUP', 'PHASE', 'VERSION', 'CALLS', 'CREDITS', 'LAST ERROR'].join('\t')}\n`);
       for (const r of rows) {
-        io.stdout(`${[r.kioskId, r.online ? 'online' : 'offline', r.sinceAt ?? '-', r.group ?? '-', r.online ? (r.phase ?? '-') : '-', r.version ?? '-', r.todaySessions, r.todayCredits, r.lastErrorCode ?? '-'].join('\t')}\n`);
+        io.stdout(`${[r.kioskId, r.online ? 'online' : 'offline', r.sinceAt ?? '-', r.group ?? '-', r.online ? (r.phase ?? '-') : '-', r.version ?? '-', r.todaySessions, r.todayCredits, r.lastErrorCode ?? '-'].map(cell).join('\t')}\n`);
       }
       return 0;
     }
@@ -115,10 +116,10 @@ export async function runFleetCommand(args: string[], options: FleetCliOptions, 
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
       const missing = res.expected.filter((k) => !answered.some((r) => r.kioskId === k));
-      if (options.json) io.stdout(`${JSON.stringify({ id: res.id, answers: answered.map((r) => ({ kiosk: r.kioskId, ...r.lastAnswer })), missing })}\n`);
+      if (options.json) io.stdout(`${jsonLine({ id: res.id, answers: answered.map((r) => ({ kiosk: r.kioskId, ...r.lastAnswer })), missing })}\n`);
       else {
-        for (const r of answered) io.stdout(`${r.kioskId}\t${r.lastAnswer!.ok ? 'ok' : 'refused'}\t${r.lastAnswer!.summary}${r.lastAnswer!.screenshotUrl ? `\t${base}${r.lastAnswer!.screenshotUrl}` : ''}\n`);
-        for (const k of missing) io.stdout(`${k}\tno answer within ${options.waitS} s (offline? the command waits in the broker until ${res.expiresAt})\n`);
+        for (const r of answered) io.stdout(`${[r.kioskId, r.lastAnswer!.ok ? 'ok' : 'refused', r.lastAnswer!.summary, ...(r.lastAnswer!.screenshotUrl ? [`${base}${r.lastAnswer!.screenshotUrl}`] : [])].map(cell).join('\t')}\n`);
+        for (const k of missing) io.stdout(`${cell(k)}\tno answer within ${options.waitS} s (offline? the command waits in the broker until ${res.expiresAt})\n`);
       }
       return missing.length || answered.some((r) => !r.lastAnswer!.ok) ? 1 : 0;
     }
@@ -135,7 +136,7 @@ async function watch(call: (path: string) => Promise<Response>, options: FleetCl
   const off = io.onSignal(() => controller.abort());
   const last = new Map<string, string>();
   const line = (r: KioskRow) => {
-    const text = options.json ? JSON.stringify(r) : `${new Date().toISOString()}\t${r.kioskId}\t${r.online ? 'online' : `offline (${r.offlineReason ?? '?'})`}\t${r.online ? (r.phase ?? '-') : '-'}\t${r.lastErrorCode ?? '-'}`;
+    const text = options.json ? jsonLine(r) : [new Date().toISOString(), r.kioskId, r.online ? 'online' : `offline (${r.offlineReason ?? '?'})`, r.online ? (r.phase ?? '-') : '-', r.lastErrorCode ?? '-'].map(cell).join('\t');
     const key = options.json ? text : `${r.online}/${r.phase}/${r.lastErrorCode}/${r.offlineReason}`;
     if (last.get(r.kioskId) === key) return;
     last.set(r.kioskId, key);

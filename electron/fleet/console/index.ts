@@ -63,7 +63,7 @@ export async function startFleetConsole(options: FleetConsoleOptions): Promise<F
     ...(options.commandTtlS !== undefined ? { commandTtlS: options.commandTtlS } : {}),
     ...(options.reconnectMs !== undefined ? { reconnectMs: options.reconnectMs } : {}),
   });
-  const metrics = createConsoleMetrics(state, () => link.connected);
+  const metrics = createConsoleMetrics(state, () => link.connected, () => link.health(), logger);
   let server: ConsoleServer;
   try {
     server = await startConsoleServer({

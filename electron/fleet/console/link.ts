@@ -14,6 +14,8 @@ import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { silentLogger, type Logger, addSecret } from '../../core/log.ts';
 import { parseCommand } from '../commands.ts';
 import { pinRefusal } from '../feed-binding.ts';
+import { KIOSK_ID } from './intake.ts';
+import { watchLink, type LinkHealth } from './link-health.ts';
 import type { FleetState } from './state.ts';
 import type { CommandResponse, CommandTarget } from './view.ts';
 
@@ -42,6 +44,8 @@ export interface ConsoleLink {
   ready(timeoutMs: number): Promise<void>;
   send(target: CommandTarget, command: Record<string, unknown>): Promise<CommandResponse>;
   onConnectionChange(listener: (connected: boolean) => void): () => void;
+  /** Since when it is cut off, its session's problems, the broker's drops and heartbeat (link-health.ts). */
+  health(): LinkHealth;
   close(): Promise<void>;
 }
 
@@ -65,6 +69,7 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
   };
   logger.info('Fleet console: connecting to the broker', { url: options.url, clientId: options.clientId, username: options.username ?? null });
   const client: MqttClient = connect(options.url, clientOptions);
+  const watch = watchLink(client, { broker: brokerLabel(options.url), now: options.now, logger });
   const listeners = new Set<(connected: boolean) => void>();
   const statusTopic = new RegExp(`^${escape(prefix)}/([^/]+)/(status|events|cmd/result)$`);
 
@@ -91,6 +96,10 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
     if (!m) return;
     const kioskId = m[1]!;
     if (kioskId.startsWith('_')) return; // fleet-wide and group command topics, not kiosks
+    const kind = m[2] === 'status' ? 'status' : m[2] === 'events' ? 'events' : 'results';
+    // The console's rows, commands and CLI take kiosk ids of this shape only: any other topic level (a
+    // control character, a 1,000-character name) is no kiosk of this fleet.
+    if (!KIOSK_ID.test(kioskId)) return state.refuse(kind, 'malformed', null);
     if (m[2] === 'status') state.onStatus(kioskId, payload, packet.retain);
     else if (m[2] === 'events') state.onEvent(kioskId, payload);
     else state.onResult(kioskId, payload);
@@ -123,7 +132,7 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       let topics: string[];
       let expected: string[];
       if ('kiosks' in target) {
-        const bad = target.kiosks.find((k) => !/^[A-Za-z0-9_.-]{1,64}$/.test(k) || k.startsWith('_'));
+        const bad = target.kiosks.find((k) => !KIOSK_ID.test(k) || k.startsWith('_'));
         if (bad !== undefined || target.kiosks.length === 0) return { ok: false, error: { code: 'invalid_request', message: `"${bad ?? ''}" is not a kiosk id.` } };
         topics = target.kiosks.map((k) => `${prefix}/${k}/cmd`);
         expected = [...target.kiosks];
@@ -143,14 +152,19 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       }
       if (!client.connected) return { ok: false, error: { code: 'network', message: 'The console is not connected to the broker; try again when it is.' } };
       const payload = JSON.stringify(parsed.command);
+      // Who was asked, before it leaves: an answer may arrive before the broker's acknowledgement, and only
+      // these kiosks' answers to this id count.
+      state.commandSent({ id, cmd: parsed.command.cmd, expected: new Set(expected), expiresAtMs: Date.parse(expiresAt) });
       try {
         await Promise.all(topics.map((t) => client.publishAsync(t, payload, { qos: 1, retain: false, properties: { messageExpiryInterval: ttlS } })));
       } catch (error) {
+        state.sent.forget(id);
         return { ok: false, error: { code: 'network', message: `The broker did not take the command: ${error instanceof Error ? error.message : String(error)}` } };
       }
       logger.info('Fleet console: command sent', { id, cmd: parsed.command.cmd, topics: topics.length, expected: expected.length });
       return { ok: true, id, expected, expiresAt };
     },
+    health: () => watch.health(),
     onConnectionChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -159,6 +173,16 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       await client.endAsync().catch(() => undefined);
     },
   };
+}
+
+/** The broker's address without any login in it: a label for metrics and the page. */
+export function brokerLabel(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return 'broker';
+  }
 }
 
 function escape(s: string): string {

@@ -22,7 +22,7 @@ import { commandViews } from '../command-table.ts';
 import type { ConsoleLink } from './link.ts';
 import type { ConsoleMetrics } from './metrics.ts';
 import { spendCsv, type FleetState } from './state.ts';
-import type { CommandResponse, ConsoleFrame } from './view.ts';
+import type { CommandResponse, ConsoleFrame, LinkView } from './view.ts';
 
 export const COOKIE = 'fleet_console';
 export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -169,19 +169,27 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   function stream(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
     // The page's buttons come from the kiosks' own table of commands (plain data: no code goes to the page).
-    const snapshot: ConsoleFrame = { type: 'snapshot', consoleStartedAt: startedAt, broker: options.brokerLabel, connected: link.connected, kiosks: state.rows(), commands: commandViews() };
+    const snapshot: ConsoleFrame = { type: 'snapshot', consoleStartedAt: startedAt, broker: options.brokerLabel, connected: link.connected, link: linkView(), kiosks: state.rows(), commands: commandViews() };
     res.write(`retry: 2000\nevent: fleet\ndata: ${JSON.stringify(snapshot)}\n\n`);
     streams.add(res);
     req.on('close', () => streams.delete(res));
   }
 
+  const linkView = (): LinkView => {
+    const h = link.health();
+    return { lostAt: h.lostAt, droppedMessages: h.droppedMessages, notice: h.notice };
+  };
   let lastConnected = link.connected;
+  let lastLink = JSON.stringify(linkView());
   const pushTimer = setInterval(() => {
     const rows = state.takeChanged();
     const connected = link.connected;
-    if (rows.length === 0 && connected === lastConnected) return;
+    const linkNow = linkView();
+    const linkText = JSON.stringify(linkNow);
+    if (rows.length === 0 && connected === lastConnected && linkText === lastLink) return;
     lastConnected = connected;
-    const frame: ConsoleFrame = { type: 'rows', connected, kiosks: rows };
+    lastLink = linkText;
+    const frame: ConsoleFrame = { type: 'rows', connected, link: linkNow, kiosks: rows };
     const text = `event: fleet\ndata: ${JSON.stringify(frame)}\n\n`;
     for (const s of streams) s.write(text);
   }, PUSH_INTERVAL_MS);

@@ -37,8 +37,10 @@ export interface KioskRow {
   auditViolations: number;
   /** The avatar's volume on this kiosk (0–100 %), when its status says. */
   avatarVolume: number | null;
-  /** The last command answer from this kiosk. */
+  /** The last command answer from this kiosk (only answers to commands this console sent it). */
   lastAnswer: AnswerView | null;
+  /** Payloads from this kiosk the console refused: figures out of bounds, answers to nothing it was asked. */
+  refused: number;
 }
 
 export interface AnswerView {
@@ -98,8 +100,18 @@ export interface SpendRow {
   credits: number;
 }
 
+/** The console's broker link as the page shows it (link-health.ts). */
+export interface LinkView {
+  /** Since when the broker has been unreachable (ISO): every row is then its last known state. */
+  lostAt: string | null;
+  /** Messages the broker dropped at its limits since it started ($SYS); null until it said. */
+  droppedMessages: number | null;
+  /** The latest problem with the console's own session (taken over, lost), in words. */
+  notice: { at: string; message: string } | null;
+}
+
 /** Server-sent frames (`/api/stream`, event name `fleet`). */
 export type ConsoleFrame =
   /** The first frame; `commands`: every fleet command the kiosks take, in the table's order. */
-  | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; kiosks: KioskRow[]; commands: CommandView[] }
-  | { type: 'rows'; connected: boolean; kiosks: KioskRow[] };
+  | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; link: LinkView; kiosks: KioskRow[]; commands: CommandView[] }
+  | { type: 'rows'; connected: boolean; link: LinkView; kiosks: KioskRow[] };

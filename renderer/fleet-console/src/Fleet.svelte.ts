@@ -4,7 +4,7 @@
  * own table, so the page names none itself), and the commands sent with their answers. The rows array is
  * `$state.raw` and replaced per frame: 1,000 deeply proxied rows would make every frame slow.
  */
-import type { AnswerView, CommandResponse, CommandTarget, CommandView, ConsoleFrame, KioskRow } from '../../../electron/fleet/console/view.ts';
+import type { AnswerView, CommandResponse, CommandTarget, CommandView, ConsoleFrame, KioskRow, LinkView } from '../../../electron/fleet/console/view.ts';
 
 export type SortKey = 'kioskId' | 'status' | 'group' | 'phase' | 'version' | 'todaySessions' | 'todayCredits' | 'lastCallAt' | 'lastErrorCode' | 'droppedEvents' | 'avatarVolume';
 export type StatusFilter = 'all' | 'online' | 'offline' | 'in-call' | 'closed' | 'problems';
@@ -25,6 +25,8 @@ export class Fleet {
   streamUp = $state(false);
   broker = $state('');
   consoleStartedAt = $state<string | null>(null);
+  /** The broker link: since when it is lost (rows are then stale), messages the broker dropped, a session problem. */
+  link = $state.raw<LinkView>({ lostAt: null, droppedMessages: null, notice: null });
   search = $state('');
   status = $state<StatusFilter>('all');
   group = $state('');
@@ -98,6 +100,7 @@ export class Fleet {
 
   apply(frame: ConsoleFrame): void {
     this.connected = frame.connected;
+    this.link = frame.link;
     if (frame.type === 'snapshot') {
       this.broker = frame.broker;
       this.consoleStartedAt = frame.consoleStartedAt;
