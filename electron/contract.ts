@@ -55,6 +55,12 @@ export type StartArgs = z.infer<typeof startArgsSchema>;
 export const setMutedArgsSchema = z.strictObject({ muted: z.boolean() });
 export type SetMutedArgs = z.infer<typeof setMutedArgsSchema>;
 
+/** The visitor's answer on the age gate (adult kiosks): `confirmed` true is "yes, I am old enough". */
+export const ageGateAnswerArgsSchema = z.strictObject({ confirmed: z.boolean() });
+export type AgeGateAnswerArgs = z.infer<typeof ageGateAnswerArgsSchema>;
+/** What the age gate asks for on this kiosk: nothing (public), the visitor's own answer, or staff's PIN. */
+export type AgeGateTicket = { required: false } | { required: true; minimumAge: number; ageCheck: 'self' | 'staff' };
+
 export const MEDIA_ERROR_KINDS = ['microphone_denied', 'camera_denied', 'device_missing', 'rtc_join_failed', 'rtc_disconnected', 'engine_unavailable', 'other'] as const;
 export type MediaErrorKind = (typeof MEDIA_ERROR_KINDS)[number];
 export const mediaErrorArgsSchema = z.strictObject({
@@ -201,6 +207,12 @@ export const editableSettingsSchema = z.strictObject({
   }),
   moderation: z.enum(['strict', 'disabled']).optional(),
   extraMotion: z.boolean().optional(),
+  /** Who the kiosk is for (docs/safety.md). Absent: the file's stay as they are (a form without them).
+   *  Where a policy file exists these are the policy's: the panel shows them locked, and a value saved
+   *  here is not used. */
+  audience: z.enum(['public', 'adult']).optional(),
+  region: z.string().max(12).optional(),
+  adult: z.strictObject({ allowedRegions: z.array(z.string().max(12)).max(300), minimumAge: z.number(), ageCheck: z.enum(['self', 'staff']) }).optional(),
   window: z.strictObject({ mode: z.enum(['kiosk', 'windowed', 'companion']), width: z.number(), height: z.number() }),
   rtcEngine: z.enum(['auto', 'agora-web', 'agora-native']),
   returnToAttractSeconds: z.number(),
@@ -290,6 +302,12 @@ export const KIOSK_API = {
     reportQuality: { channel: 'kiosk:session:report-quality', access: 'visitor', arg: 'required', args: callQualityArgsSchema, result: returns<{ accepted: boolean }>() },
     /** The running call's field milestones from the RTC SDK's events; `accepted` false: not the running call. */
     reportMilestone: { channel: 'kiosk:session:report-milestone', access: 'visitor', arg: 'required', args: callMilestoneArgsSchema, result: returns<{ accepted: boolean }>() },
+    /** A visitor tapped to talk on an adult kiosk: the age gate shows (counted as asked). */
+    ageGateAsk: { channel: 'kiosk:session:age-gate-ask', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<AgeGateTicket>() },
+    /** The visitor's own answer; "yes" opens the next call (a `staff` check refuses it: staff unlock). */
+    ageGateAnswer: { channel: 'kiosk:session:age-gate-answer', access: 'visitor', arg: 'required', args: ageGateAnswerArgsSchema, result: returns<{ passed: boolean }>() },
+    /** `ageCheck: staff`: a member of staff (the panel unlocked with the PIN) opens the next call. */
+    ageGateStaffUnlock: { channel: 'kiosk:session:age-gate-staff-unlock', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ passed: boolean }>() },
   },
   config: {
     get: { channel: 'kiosk:config:get', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<PublicConfig>() },
@@ -490,6 +508,24 @@ export interface PublicConfig {
   accessibility: { default: boolean; reachBandPercent: number };
   /** The avatar's volume, 0–100 % (`avatar-volume` events change it); absent: 100. */
   avatarVolume?: number;
+  /** Who the kiosk is for and what visitors are told (docs/safety.md): the audience it runs as, the age
+   *  gate before each call (adult only), and the venue's privacy notice with its address as a QR code. */
+  safety: PublicSafety;
+}
+
+/** See `PublicConfig.safety`. */
+export interface PublicSafety {
+  audience: 'public' | 'adult';
+  /** Adult only: the age each visitor confirms, and who checks it (`staff`: a member of staff with the PIN). */
+  ageGate: { minimumAge: number; ageCheck: 'self' | 'staff' } | null;
+  privacy: {
+    /** The venue's notice per language (the operator's text), or null when none is set. */
+    notice: Partial<Record<LanguageCode, string>> | null;
+    /** Where the full notice is, or null. */
+    url: string | null;
+    /** `url` as a QR code: `size` modules a side and one SVG path of the dark ones (no quiet zone). */
+    qr: { size: number; path: string } | null;
+  };
 }
 
 /** See `PublicConfig.apiKeyWeaklyProtected`. */
@@ -574,6 +610,16 @@ export interface StaffStatus {
   lastCall?: LastCallQuality;
   /** The last call's field figures (absent until a call has ended since the kiosk started). */
   lastCallFigures?: CallFigures;
+  /** Who the kiosk is for (docs/safety.md): the audience, the moderation every create sends, the region,
+   *  why adult was refused, the age gate's counts and the calls the service's content review ended. */
+  safety: {
+    audience: 'public' | 'adult';
+    moderation: 'strict' | 'disabled';
+    region: string | null;
+    refusal: string | null;
+    ageGate: { asked: number; confirmed: number; declined: number } | null;
+    auditViolations: number;
+  };
   /** The avatar's volume, 0–100 % (absent from an older main: 100). */
   avatarVolume?: number;
 }

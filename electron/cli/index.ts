@@ -71,7 +71,8 @@ probe:
   --persona TEXT        who the avatar is (default: bundled demo persona)
   --name NAME           display name (default: bundled demo name)
   --voice NAME          voice id or custom voice name (default Tina)
-  --moderation strict|disabled, --extra-motion true|false
+  --moderation strict|disabled  the service's content review (default strict, as a public kiosk sends)
+  --extra-motion true|false
   --hold SECONDS        stay live this long, then hang up with user_end (default 10; 1 with --wire-report)
   --json                exactly one JSON object on stdout at the end; logs on stderr
   --wire-report FILE    record what the service sends (shapes only, no key, token, id or persona) to FILE
@@ -226,7 +227,8 @@ export async function main(argv: string[]): Promise<number> {
             persona: values.persona ?? demo.persona,
             name: values.name ?? (values.image ? undefined : demo.name),
             voice: values.voice ?? demo.voice,
-            moderation: enumOption<Moderation>(values.moderation, 'moderation', MODERATION_VALUES),
+            // Safe by default, as a public kiosk: the gateway's own default would be `disabled` (spec §4.1).
+            moderation: enumOption<Moderation>(values.moderation, 'moderation', MODERATION_VALUES) ?? 'strict',
             extraMotion: booleanOption(values['extra-motion'], 'extra-motion'),
             holdSeconds: numberOption(values.hold, 'hold', values['wire-report'] === undefined ? 10 : WIRE_REPORT_HOLD_S, { min: 0, max: 7200 }),
             json: values.json ?? false,

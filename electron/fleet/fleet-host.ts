@@ -34,7 +34,7 @@ export interface ConfigFileAccess {
 }
 
 /** The kiosk's services the fleet uses. */
-export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability' | 'avatarVolume'>;
+export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'>;
 
 export interface FleetHostOptions {
   kiosk: FleetKiosk;
@@ -168,6 +168,14 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
             policyError: options.policyError ?? null,
+            safety: {
+              audience: kiosk.config.safety.audience,
+              moderation: kiosk.config.safety.moderation,
+              region: kiosk.config.safety.region,
+              refusal: kiosk.config.safety.refusal,
+              ageGate: kiosk.ageGateCounts(),
+              auditViolations: kiosk.auditViolations(),
+            },
             ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
             update: options.updates?.()?.status ?? null,
             ...(dayFigures.summary(clock.now()).calls > 0 ? { callFigures: dayFigures.summary(clock.now()) } : {}),

@@ -25,7 +25,10 @@ import { AvatarError, ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { HANGUP_REASONS } from '../core/protocol.ts';
 import type { SessionPhase, SessionState } from '../core/session-types.ts';
+import { AGE_GATE_OUTCOMES, type AgeGateCounts } from '../kiosk/age-gate-counts.ts';
+import { endedByContentReview } from '../kiosk/audit-count.ts';
 import type { Kiosk } from '../kiosk/compose.ts';
+import type { SafetyPosture } from '../kiosk/safety-config.ts';
 import { isLoopbackHost, type KioskConfig } from '../kiosk/config.ts';
 
 export const METRIC_PREFIX = 'avatar_kiosk_';
@@ -46,10 +49,14 @@ export interface MetricsSource {
   readonly mode: string;
   /** The last call's connection figures, read at each scrape (absent: never exported). */
   readonly lastCallQuality?: LastCallQuality | null;
+  /** The audience and moderation the kiosk runs with, and why adult was refused (absent: not exported). */
+  readonly safety?: Pick<SafetyPosture, 'audience' | 'moderation' | 'region' | 'refusal'> | undefined;
+  /** The age gate's counts since start (absent: not exported). */
+  ageGateCounts?(): AgeGateCounts;
 }
 
 /** The kiosk's services as the metrics read them: its events, its calls, the mode, the last call's figures. */
-export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'connection' | 'telemetry'>): MetricsSource {
+export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'connection' | 'telemetry'> & Partial<Pick<Kiosk, 'config' | 'ageGateCounts'>>): MetricsSource {
   return {
     onEvent: (listener) => kiosk.events.onEvent(listener),
     onHangupCause: (listener) => kiosk.calls.onHangupCause(listener),
@@ -62,6 +69,10 @@ export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'conn
     get lastCallQuality() {
       return kiosk.telemetry.lastCallQuality;
     },
+    get safety() {
+      return kiosk.config?.safety;
+    },
+    ...(kiosk.ageGateCounts ? { ageGateCounts: () => kiosk.ageGateCounts!() } : {}),
   };
 }
 
@@ -148,6 +159,30 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
     joinMs: callFigure('call_rtc_join_seconds', 'The RTC channel join itself (client.join), seconds.'),
   } as const;
 
+  // Calls the service's content review ended: its own series so an alert needs no end-reason label.
+  const auditViolations = new Counter({ name: name('audit_violations_total'), help: "Calls the avatar service's content review ended (hang-up reason audit_violation).", registers });
+  new Counter({
+    name: name('age_gate_total'),
+    help: 'Visitors at the age gate of an adult kiosk since start, by outcome (asked, confirmed, declined); only counts are kept.',
+    labelNames: ['outcome'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const counts = source?.ageGateCounts?.();
+      if (counts) for (const outcome of AGE_GATE_OUTCOMES) this.inc({ outcome }, counts[outcome]);
+    },
+  });
+  new Gauge({
+    name: name('safety_info'),
+    help: 'Always 1: the audience the kiosk runs as, the moderation every create sends, its region, and whether an adult setting was refused.',
+    labelNames: ['audience', 'moderation', 'region', 'adult_refused'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const s = source?.safety;
+      if (s) this.set({ audience: s.audience, moderation: s.moderation, region: s.region ?? '', adult_refused: s.refusal ? 'true' : 'false' }, 1);
+    },
+  });
   const active = new Gauge({ name: name('session_active'), help: '1 while a session is under way (creating to ending), else 0.', registers });
 
   // The last call's connection figures: set at scrape time from the source, absent until a call reported.
@@ -198,6 +233,7 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
     else if (state.phase === 'failed') reason = state.error.code;
     else reason = 'other';
     ended.inc({ outcome: state.phase, end_reason: reason });
+    if (endedByContentReview(state)) auditViolations.inc();
     if (state.phase === 'failed') recordError(state.error.code);
     if (!summary) return;
     if (summary.wentLive) wentLive.inc();

@@ -72,6 +72,18 @@ export interface FleetStatusFields {
   policyError?: string | null;
   /** The avatar's volume, 0–100 % (kiosk/avatar-volume.ts); absent: the host does not say. */
   avatarVolume?: number;
+  /** Who the kiosk is for (docs/safety.md): the audience it runs as, the moderation it sends, its region,
+   *  why adult was refused, the age gate's counts and the calls the service's content review ended. */
+  safety?: FleetSafety;
+}
+
+export interface FleetSafety {
+  audience: 'public' | 'adult';
+  moderation: 'strict' | 'disabled';
+  region: string | null;
+  refusal: string | null;
+  ageGate: { asked: number; confirmed: number; declined: number };
+  auditViolations: number;
 }
 
 export type FleetStatus = Omit<FleetStatusFields, 'policyError'> & {

@@ -30,6 +30,9 @@ import { createCachedRequestBuilder } from '../core/request-cache.ts';
 import type { KeepAlive } from '../core/keep-alive.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { startEmulator, EmulatorKnobs } from '../emulator/index.ts';
+import { createAgeGate } from './age-gate.ts';
+import { createAgeGateCounter, type AgeGateCounts } from './age-gate-counts.ts';
+import { createAuditCount } from './audit-count.ts';
 import { createAppearance, type Appearance } from './appearance.ts';
 import { createAvailability, type Availability } from './availability.ts';
 import { memoryAvatarVolume, type AvatarVolume } from './avatar-volume.ts';
@@ -102,6 +105,10 @@ export interface Kiosk {
   readonly appearance: Appearance;
   /** Pre-warmed sessions (diagnostics and tests; a settings change drops the spare with `discard`). */
   readonly spares: SpareManager;
+  /** The age gate's counts since start (asked, confirmed, declined): staff, /metrics and the fleet read them. */
+  ageGateCounts(): AgeGateCounts;
+  /** Calls the service's content review ended (`audit_violation`) since start. */
+  auditViolations(): number;
   /** The avatar's volume (staff's Status tab, the fleet's `set-volume`): in `PublicConfig`, and each change
    *  is an `avatar-volume` event for the page. */
   readonly avatarVolume: AvatarVolume;
@@ -156,7 +163,9 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     emit,
     closing,
     keepWarm: (showing) => connection.keepWarm(showing),
-    spares: { report: (args) => spares.report(args), discard: (reason) => spares.discard(reason) },
+    // An adult kiosk makes no spare: its create body would carry `moderation: "disabled"` before any
+    // visitor passed the age gate (docs/safety.md). The manager hears "attract screen not showing".
+    spares: { report: (args) => spares.report(config.safety.audience === 'adult' ? { ...args, showing: false } : args), discard: (reason) => spares.discard(reason) },
   });
   const appearance = await createAppearance({
     config,
@@ -191,6 +200,10 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     cloudProxy: () => config.rtc.cloudProxy,
     currentLiveId: () => liveIdOf(calls.state),
   });
+  const gateCounts = createAgeGateCounter();
+  const audits = createAuditCount();
+  events.onEvent((event) => audits.observe(event));
+  const ageGate = createAgeGate({ posture: () => config.safety, counts: gateCounts, clock: options.clock ?? systemClock });
   const calls = createCallOrchestrator({
     config,
     ...(options.clock ? { clock: options.clock } : {}),
@@ -198,7 +211,8 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     emit,
     closing,
     connection,
-    availability,
+    // An adult kiosk's call starts only with a pass from its age gate (age-gate.ts).
+    availability: { refusal: () => availability.refusal() ?? ageGate.admit() },
     appearance,
     telemetry,
     spares,
@@ -217,6 +231,9 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     rtcReady: (args) => calls.rtcReady(args),
     reportQuality: (args) => telemetry.reportQuality(args),
     reportMilestone: (args) => telemetry.reportMilestone(args),
+    ageGateAsk: () => ok(ageGate.ask()),
+    ageGateAnswer: (args) => ok(ageGate.answer(args.confirmed)),
+    ageGateStaffUnlock: () => ok(ageGate.staffUnlock()),
   });
   options.channels?.register('config', { get: () => appearance.getConfig() });
   options.channels?.register('attract', { report: (args) => availability.report(args) });
@@ -235,6 +252,8 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     telemetry,
     appearance,
     spares,
+    ageGateCounts: () => gateCounts.snapshot(),
+    auditViolations: () => audits.count,
     avatarVolume,
     async reconfigure(next) {
       if (closing()) throw new AvatarError('cancelled', 'The kiosk is shutting down.');

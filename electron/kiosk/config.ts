@@ -16,6 +16,7 @@ import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
 import { CALL_MODES, MAX_LIVE_DURATION_S, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
 import { AVATAR_GENDERS, LANGUAGE_CODES, PREWARM_MODES, VIDEO_FITS, type AvatarGender, type Greeting, type LanguageCode } from '../contract.ts';
 import { mqttSchema, scheduleSchema, updateSchema, WHOLE_BLOCKS } from './fleet-config.ts';
+import { adultSchema, AUDIENCES, privacySchema, regionSchema, resolveSafety, SAFETY_KEYS, type SafetyPosture } from './safety-config.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
 export const DEFAULT_AVATAR_IMAGE = 'resources/demo-avatar.png';
@@ -167,7 +168,13 @@ export const configFileSchema = z.strictObject({
   callMode: z.enum(CALL_MODES).default('video'),
   allowModeChoice: z.boolean().default(true),
   avatar: avatarSchema,
+  /** An adult kiosk's moderation (default `disabled`); a public kiosk always sends `strict`. */
   moderation: z.enum(MODERATION_VALUES).optional(),
+  /** Who the kiosk is for, its adult rules, its region, the venue's privacy notice (safety-config.ts). */
+  audience: z.enum(AUDIENCES).default('public'),
+  adult: adultSchema.optional(),
+  region: regionSchema.optional(),
+  privacy: privacySchema.optional(),
   extraMotion: z.boolean().optional(),
   window: windowSchema,
   rtcEngine: z.enum(['auto', 'agora-web', 'agora-native']).default('auto'),
@@ -219,6 +226,8 @@ export type KioskConfig = Omit<z.output<typeof configFileSchema>, 'avatar'> & {
   avatar: { imagePath: string; persona: string; name: string; voice: string; gender: AvatarGender };
   /** The cast: `avatars` resolved (ids, paths, fallbacks), or the `avatar` block as a cast of one. */
   cast: CastEntry[];
+  /** What the kiosk runs as (audience, the moderation every create sends, why adult was refused). */
+  safety: SafetyPosture;
 };
 
 /** A resolved cast member: everything a session needs. */
@@ -269,8 +278,13 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   // Gateway headers authenticate this kiosk to the integrator's gateway: the administrator sets them,
   // never config.json (which the staff panel writes).
   if (isRecord(user.service)) delete user.service.gatewayHeaders;
+  // config.json asked for adult where a policy file holds the audience: staff hear why it is not used.
+  const policyHoldsAudience = options.policy !== undefined && SAFETY_KEYS.some((k) => Object.hasOwn(options.policy!, k));
+  const userAskedAdult = policyHoldsAudience && user.audience === 'adult';
   // A block the policy sets whole (or locks, refused) takes nothing from the user's file.
   for (const block of WHOLE_BLOCKS) if (options.policy && Object.hasOwn(options.policy, block)) delete user[block];
+  // Nor the audience keys: config.json must not lower the age or add a region to a policy's adult block.
+  if (policyHoldsAudience) for (const key of SAFETY_KEYS) delete user[key];
   const merged = overlay(user, options.policy ?? {});
   const parsed = configFileSchema.safeParse(merged);
   if (!parsed.success) {
@@ -300,7 +314,8 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
       details: { field: 'defaultLanguage' },
     });
   }
-  return { ...cfg, avatar, cast: selectCast(resolveCast(cfg, avatar, appRoot), cfg.castSelection) };
+  const safety = resolveSafety(cfg, userAskedAdult && cfg.audience !== 'adult');
+  return { ...cfg, avatar, cast: selectCast(resolveCast(cfg, avatar, appRoot), cfg.castSelection), safety };
 }
 
 /** The configuration with nothing configured (what main falls back to when the file is invalid). */

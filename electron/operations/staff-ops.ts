@@ -56,7 +56,7 @@ export interface PlatformHooks {
 }
 
 /** The kiosk's services staff operations use. */
-export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume'>;
+export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'>;
 
 export interface StaffOpsOptions {
   kiosk: StaffKiosk;
@@ -234,6 +234,14 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       ...(telemetry.lastCallQuality ? { lastCall: { ...telemetry.lastCallQuality } } : {}),
       ...(telemetry.lastCallFigures ? { lastCallFigures: { ...telemetry.lastCallFigures } } : {}),
       avatarVolume: kiosk.avatarVolume.percent,
+      safety: {
+        audience: kiosk.config.safety.audience,
+        moderation: kiosk.config.safety.moderation,
+        region: kiosk.config.safety.region,
+        refusal: kiosk.config.safety.refusal,
+        ageGate: kiosk.config.safety.ageGate ? kiosk.ageGateCounts() : null,
+        auditViolations: kiosk.auditViolations(),
+      },
     };
   }
 

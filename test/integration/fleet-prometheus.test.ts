@@ -168,7 +168,7 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
       assert.equal(result.status, 'success', `${expr}: ${result.error ?? ''}`);
     }
     const rules = (await (await fetch(`http://127.0.0.1:${port}/api/v1/rules`)).json()) as { data: { groups: Array<{ rules: unknown[] }> } };
-    assert.equal(rules.data.groups[0]?.rules.length, 15, 'Prometheus loaded the alert rules');
+    assert.equal(rules.data.groups[0]?.rules.length, 16, 'Prometheus loaded the alert rules');
 
     // A compromised kiosk publishes what made prom-client throw (a negative cost, two costs that add up
     // to Infinity): the console refuses them, and Prometheus keeps scraping every kiosk's series.

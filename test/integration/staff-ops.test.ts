@@ -301,6 +301,8 @@ describe('staff operations (the kiosk\'s services + emulator)', () => {
       today: { sessions: 0, credits: 0, unknownCredits: 0 },
       openAtLogin: false,
       avatarVolume: 100,
+      // Public by default: moderation strict, no age gate, nothing ended by the content review yet.
+      safety: { audience: 'public', moderation: 'strict', region: null, refusal: null, ageGate: null, auditViolations: 0 },
     });
     await call(CHANNELS.staffSetOpenAtLogin, { enabled: true });
     assert.deepEqual(await call(CHANNELS.appReportError, { message: 'TypeError: x is undefined', source: 'window.onerror' }), { ok: true, value: undefined });

@@ -59,6 +59,17 @@ const statusSchema = z.looseObject({
   queued: figure(MAX_QUEUE_FIGURE).int().optional(),
   droppedEvents: figure(MAX_QUEUE_FIGURE).int().optional(),
   policyError: z.string().max(2000).nullable().optional(),
+  // Who the kiosk is for (fleet/mqtt-link.ts `FleetSafety`); an older kiosk sends none. Content-review
+  // hang-ups since the kiosk's start: a million would be one every 30 s for a year.
+  safety: z
+    .looseObject({
+      audience: z.enum(['public', 'adult']),
+      moderation: z.enum(['strict', 'disabled']),
+      region: z.string().max(12).nullable(),
+      refusal: z.string().max(2000).nullable(),
+      auditViolations: z.number().int().min(0).max(1_000_000),
+    })
+    .optional(),
   // The kiosk's safe-updates status (safe-updates.ts `UpdateStatus`): its phase and the version waiting.
   update: z
     .looseObject({ phase: z.string().max(40), ready: z.string().max(64).nullable().optional(), pinned: z.string().max(64).nullable().optional(), off: z.string().max(500).nullable().optional(), floor: z.string().max(64).nullable().optional() })

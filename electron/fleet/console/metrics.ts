@@ -125,6 +125,17 @@ export function createConsoleMetrics(state: FleetState, connected: () => boolean
     },
   });
   new Counter({
+    name: `${FLEET_PREFIX}audit_violations_total`,
+    help: "Calls the avatar service's content review ended (audit_violation), as each kiosk's status counts them since its start.",
+    labelNames: ['kiosk'],
+    registers,
+    collect() {
+      this.reset();
+      perKiosk((k) => this.inc({ kiosk: k.row.kioskId }, k.row.auditViolations));
+    },
+  });
+  gauge('kiosk_public', '1 while the kiosk runs as public (moderation strict on every create), 0 as adult; absent when it does not say.', (k) => (k.row.safety ? (k.row.safety.audience === 'public' ? 1 : 0) : null));
+  new Counter({
     name: `${FLEET_PREFIX}media_stalls_total`,
     help: 'Calls hung up by the media watchdog (end reason media_stalled).',
     labelNames: ['kiosk'],

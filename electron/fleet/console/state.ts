@@ -148,6 +148,8 @@ export class FleetState {
           queued: 0,
           policyError: null,
           accountTrouble: 0,
+          safety: null,
+          auditViolations: 0,
           avatarVolume: null,
           lastAnswer: null,
           refused: this.refusedBy.get(kioskId) ?? 0,
@@ -193,6 +195,8 @@ export class FleetState {
       row.queued = s.queued ?? 0;
       row.droppedEvents = s.droppedEvents ?? 0;
       row.policyError = s.policyError ?? null;
+      row.safety = s.safety ? { audience: s.safety.audience, moderation: s.safety.moderation, region: s.safety.region, refusal: s.safety.refusal } : null;
+      row.auditViolations = s.safety?.auditViolations ?? 0;
       row.avatarVolume = s.avatarVolume ?? null;
     }
     this.dirty.add(kioskId);

@@ -31,6 +31,10 @@ export interface KioskRow {
   policyError: string | null;
   /** Account trouble seen from this kiosk (a create refused for balance, a credit_insufficient hang-up). */
   accountTrouble: number;
+  /** Who the kiosk is for, as its status says (null: an older kiosk that does not say). */
+  safety: { audience: 'public' | 'adult'; moderation: 'strict' | 'disabled'; region: string | null; refusal: string | null } | null;
+  /** Calls the service's content review ended (audit_violation) since the kiosk started, as its status says. */
+  auditViolations: number;
   /** The avatar's volume on this kiosk (0–100 %), when its status says. */
   avatarVolume: number | null;
   /** The last command answer from this kiosk (only answers to commands this console sent it). */

@@ -68,7 +68,7 @@ export class Fleet {
         case 'closed':
           return r.open === false;
         case 'problems':
-          return !r.online || r.lastErrorCode !== null || r.droppedEvents > 0 || r.policyError !== null || r.accountTrouble > 0;
+          return !r.online || r.lastErrorCode !== null || r.droppedEvents > 0 || r.policyError !== null || r.accountTrouble > 0 || r.auditViolations > 0 || r.safety?.refusal != null;
         default:
           return true;
       }

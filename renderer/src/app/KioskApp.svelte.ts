@@ -6,6 +6,7 @@
  * Screens: boot → attract → connecting → live → ended | error → attract (by itself after
  * `returnToAttractSeconds`, or "Done").
  */
+import { AgeGate } from '../safety/AgeGate.svelte.ts';
 import type { CallMode, ErrorInfo, KioskApi, KioskEvent, HoldReason, OpeningInfo, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
 import type { RtcError, VisitorNotice } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
@@ -66,6 +67,9 @@ export class KioskApp {
   // --- fast start: after a tap, attract holds for CONNECTING_SCREEN_DELAY_MS ---
   #holdConnecting = $state(false);
   #holdTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** The age gate before each call on an adult kiosk (safety/AgeGate.svelte.ts). */
+  readonly ageGate: AgeGate = new AgeGate({ kiosk: () => this.#kiosk, onPassed: () => void this.startCall() });
 
   constructor(kiosk: KioskApi | null, getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>) {
     this.#kiosk = kiosk;
@@ -318,6 +322,8 @@ export class KioskApp {
   async startCall(): Promise<void> {
     const kiosk = this.#kiosk;
     if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract' || this.isClosed) return;
+    // An adult kiosk: the age gate first (its "yes" comes back here with a pass); main refuses without one.
+    if (this.#config?.safety?.audience === 'adult' && !this.ageGate.takePass()) return void this.ageGate.open();
     this.#starting = true;
     // Fast start: attract stays a moment (a warmed spare goes live at once), and the devices open now.
     this.#holdConnecting = true;
@@ -387,6 +393,11 @@ export class KioskApp {
     if (screen === 'live' && this.idle.isPrompting) {
       if (key === 'Escape') this.idle.touch();
       return key === 'Escape' || key === 'Enter' || key === ' ';
+    }
+    // The age gate is a screen of its own: its buttons take Enter/Space; Escape means "no".
+    if (screen === 'attract' && this.ageGate.isOpen) {
+      if (key === 'Escape') void this.ageGate.answer(false);
+      return key === 'Escape';
     }
     if ((key === 'Enter' || key === ' ') && screen === 'attract') {
       void this.startCall();

@@ -173,6 +173,8 @@ export function cleanSettings(s: SettingsDraft): EditableSettings {
   if (max === undefined || max === null || Number.isNaN(max)) delete out.maxCallSeconds;
   if (out.moderation === undefined) delete out.moderation;
   if (out.extraMotion === undefined) delete out.extraMotion;
+  if (!out.region?.trim()) delete out.region;
+  else out.region = out.region.trim().toUpperCase();
   return out;
 }
 

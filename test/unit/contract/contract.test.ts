@@ -40,6 +40,18 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{ muted: true }, { muted: false }],
     invalid: [undefined, {}, { muted: 'yes' }, { muted: 1 }, { muted: true, extra: 1 }, true],
   },
+  [CHANNELS.sessionAgeGateAsk]: {
+    valid: [undefined, {}],
+    invalid: [null, true, { age: 18 }],
+  },
+  [CHANNELS.sessionAgeGateAnswer]: {
+    valid: [{ confirmed: true }, { confirmed: false }],
+    invalid: [undefined, {}, null, { confirmed: 'yes' }, { confirmed: 1 }, { confirmed: true, age: 18 }, true],
+  },
+  [CHANNELS.sessionAgeGateStaffUnlock]: {
+    valid: [undefined, {}],
+    invalid: [null, true, { pin: '123456' }],
+  },
   [CHANNELS.sessionRtcReady]: {
     valid: [{ liveId: 'live-1' }, { liveId: 'x'.repeat(200) }],
     invalid: [undefined, {}, null, 'live-1', { liveId: '' }, { liveId: 'x'.repeat(201) }, { liveId: 7 }, { liveId: 'a', extra: 1 }],

@@ -106,6 +106,8 @@ function fleetKioskOf(service: ScriptedService): FleetKiosk {
       },
     },
     availability: { setOpening: (info: OpeningInfo) => service.setOpening(info) },
+    ageGateCounts: () => ({ asked: 0, confirmed: 0, declined: 0 }),
+    auditViolations: () => 0,
     avatarVolume: service.avatarVolume,
   } as unknown as FleetKiosk;
 }
@@ -352,6 +354,8 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
         avatarVolume: 100,
         queued: 0,
         droppedEvents: 0,
+        // Who the kiosk is for: public by default, moderation strict, nothing refused, nothing counted yet.
+        safety: { audience: 'public', moderation: 'strict', region: null, refusal: null, ageGate: { asked: 0, confirmed: 0, declined: 0 }, auditViolations: 0 },
       });
       // A ledger record goes to the events topic, and today's totals to the status.
       await clock.advance(1_000);

@@ -97,6 +97,16 @@ avatar_kiosk_media_stalled_total 0
 # HELP avatar_kiosk_call_rtc_join_seconds The RTC channel join itself (client.join), seconds. Labels: call mode, cloud proxy mode.
 # TYPE avatar_kiosk_call_rtc_join_seconds histogram
 
+# HELP avatar_kiosk_audit_violations_total Calls the avatar service's content review ended (hang-up reason audit_violation).
+# TYPE avatar_kiosk_audit_violations_total counter
+avatar_kiosk_audit_violations_total 0
+
+# HELP avatar_kiosk_age_gate_total Visitors at the age gate of an adult kiosk since start, by outcome (asked, confirmed, declined); only counts are kept.
+# TYPE avatar_kiosk_age_gate_total counter
+
+# HELP avatar_kiosk_safety_info Always 1: the audience the kiosk runs as, the moderation every create sends, its region, and whether an adult setting was refused.
+# TYPE avatar_kiosk_safety_info gauge
+
 # HELP avatar_kiosk_session_active 1 while a session is under way (creating to ending), else 0.
 # TYPE avatar_kiosk_session_active gauge
 avatar_kiosk_session_active 0
@@ -258,6 +268,33 @@ describe('fleet metrics: sessions', () => {
     source.enter(LIVE);
     assert.equal(await metrics.render(), FRESH.replace('mode="unknown"', 'mode="demo"').replace('avatar_kiosk_session_active 0', 'avatar_kiosk_session_active 1'));
     assert.equal(metrics.health().lastErrorCode, null);
+  });
+
+  it('a call the content review ended is counted once in its own series; the age gate\'s counts and the audience are read at each scrape', async () => {
+    const { metrics, source } = observed();
+    let counts = { asked: 3, confirmed: 1, declined: 1 };
+    Object.assign(source, {
+      safety: { audience: 'adult', moderation: 'disabled', region: 'DE', refusal: null },
+      ageGateCounts: () => counts,
+    });
+    source.enter({ phase: 'creating' });
+    source.enter(ended(sessionSummary({ hangupReason: 'audit_violation' })));
+    source.enter(ended(sessionSummary({ hangupReason: 'audit_violation' }))); // the same end told again
+    source.enter({ phase: 'creating' });
+    source.enter(ended(sessionSummary({ hangupReason: 'user_end' })));
+    assert.deepEqual(await lines(metrics, 'audit_violations'), ['avatar_kiosk_audit_violations_total 1']);
+    assert.deepEqual(await lines(metrics, 'age_gate'), [
+      'avatar_kiosk_age_gate_total{outcome="asked"} 3',
+      'avatar_kiosk_age_gate_total{outcome="confirmed"} 1',
+      'avatar_kiosk_age_gate_total{outcome="declined"} 1',
+    ]);
+    counts = { asked: 4, confirmed: 2, declined: 1 };
+    assert.deepEqual(await lines(metrics, 'age_gate'), [
+      'avatar_kiosk_age_gate_total{outcome="asked"} 4',
+      'avatar_kiosk_age_gate_total{outcome="confirmed"} 2',
+      'avatar_kiosk_age_gate_total{outcome="declined"} 1',
+    ]);
+    assert.deepEqual(await lines(metrics, 'safety_info'), ['avatar_kiosk_safety_info{audience="adult",moderation="disabled",region="DE",adult_refused="false"} 1']);
   });
 
   it('a summary without a live time, or not live, is not observed; figures that are not positive are not added', async () => {

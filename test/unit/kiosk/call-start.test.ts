@@ -103,11 +103,11 @@ describe('what a session is created with', () => {
     assert.equal(h.kiosk.telemetry.callAvatarId, 'bo');
   });
 
-  it('without moderation or extra motion configured, neither is sent', async () => {
+  it('with nothing configured, a public kiosk asks for moderation "strict" itself, and sends no extra motion', async () => {
     const h = await setup({ kiosk: { awaitRendererRtc: false } });
     const liveId = await tap(h);
     const req = request(h.session(liveId));
-    assert.equal('moderation' in req, false);
+    assert.equal(req.moderation, 'strict');
     assert.equal('extra_motion' in req, false);
     assert.equal(h.kiosk.telemetry.callAvatarId, 'default');
   });

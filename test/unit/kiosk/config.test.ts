@@ -59,6 +59,9 @@ describe('resolveConfig', () => {
         languages: ['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'],
         defaultLanguage: 'en',
         accessibility: { default: false, reachBandPercent: 50 },
+        // Safe by default: public, and every create asks for moderation "strict".
+        audience: 'public',
+        safety: { audience: 'public', requested: 'public', moderation: 'strict', region: null, refusal: null, ageGate: null },
       });
     });
     it('rtc.cloudProxy takes off, udp or tcp and refuses anything else with the field named', () => {

@@ -102,7 +102,7 @@ class FakeStaff {
         this.unlocked = false;
         return ok(undefined);
       },
-      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0 }, openAtLogin: null, avatarVolume: 100 })),
+      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0 }, openAtLogin: null, avatarVolume: 100, safety: { audience: 'public' as const, moderation: 'strict' as const, region: null, refusal: null, ageGate: null, auditViolations: 0 } })),
       getSettings: guarded('getSettings', () => this.settings()),
       saveSettings: async ({ settings }) => {
         log(`saveSettings:${settings.avatar.name}`);

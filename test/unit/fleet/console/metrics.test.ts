@@ -22,7 +22,19 @@ function fleet() {
   const state = new FleetState({ now: () => now });
   state.onStatus('a', status('a', { phase: 'live' }), true);
   now = T0;
-  state.onStatus('b', status('b', { open: false, group: null, policyError: 'refused', today: { sessions: 1, credits: 0.5 }, queued: 9, droppedEvents: 0 }), false);
+  state.onStatus(
+    'b',
+    status('b', {
+      open: false,
+      group: null,
+      policyError: 'refused',
+      today: { sessions: 1, credits: 0.5 },
+      queued: 9,
+      droppedEvents: 0,
+      safety: { audience: 'public', moderation: 'strict', region: 'FR', refusal: 'Audience "adult" is not allowed in region FR.', ageGate: { asked: 0, confirmed: 0, declined: 0 }, auditViolations: 2 },
+    }),
+    false,
+  );
   state.onStatus('c', JSON.stringify({ online: false, kioskId: 'c', reason: 'gone' }), true);
   state.onEvent('a', call('e1', { end_at: '2026-11-24T09:59:00Z', end_reason: 'media_stalled' }));
   state.onEvent('a', call('e2', { end_at: '2026-11-24T09:58:00Z', end_reason: 'user_end', credits_cost: 1.5, error_code: 'credit_insufficient' }));
@@ -118,6 +130,16 @@ avatar_fleet_account_trouble_total{kiosk="a",reason="credit_insufficient"} 1
 
 # HELP avatar_fleet_kiosk_refused_payloads_total Messages from the kiosk the console refused (figures out of bounds, answers to nothing it asked); absent at 0.
 # TYPE avatar_fleet_kiosk_refused_payloads_total counter
+
+# HELP avatar_fleet_audit_violations_total Calls the avatar service's content review ended (audit_violation), as each kiosk's status counts them since its start.
+# TYPE avatar_fleet_audit_violations_total counter
+avatar_fleet_audit_violations_total{kiosk="a"} 0
+avatar_fleet_audit_violations_total{kiosk="b"} 2
+avatar_fleet_audit_violations_total{kiosk="c"} 0
+
+# HELP avatar_fleet_kiosk_public 1 while the kiosk runs as public (moderation strict on every create), 0 as adult; absent when it does not say.
+# TYPE avatar_fleet_kiosk_public gauge
+avatar_fleet_kiosk_public{kiosk="b"} 1
 
 # HELP avatar_fleet_media_stalls_total Calls hung up by the media watchdog (end reason media_stalled).
 # TYPE avatar_fleet_media_stalls_total counter

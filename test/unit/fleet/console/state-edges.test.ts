@@ -27,7 +27,7 @@ function fleet(startMs = T0) {
 /** The row of a kiosk the console has heard nothing from but `over`. */
 const blankRow = (kioskId: string, over: Partial<KioskRow> = {}): KioskRow => ({
   kioskId, online: false, sinceAt: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
-  todaySessions: 0, todayCredits: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, lastAnswer: null, refused: 0,
+  todaySessions: 0, todayCredits: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, safety: null, auditViolations: 0, lastAnswer: null, refused: 0,
   ...over,
 });
 
