@@ -5,7 +5,7 @@
  * start it the same way; each gives the few actions only it can do (reload, restart, screenshot).
  */
 import { Gauge, type Registry } from 'prom-client';
-import type { LedgerTotals, OpeningInfo } from '../contract.ts';
+import type { LedgerTotals, OpeningInfo, ServiceHealth } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
@@ -33,7 +33,7 @@ export interface ConfigFileAccess {
 }
 
 /** The kiosk's services the fleet uses. */
-export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability'>;
+export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability'> & Partial<Pick<Kiosk, 'health'>>;
 
 export interface FleetHostOptions {
   kiosk: FleetKiosk;
@@ -165,6 +165,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
             policyError: options.policyError ?? null,
+            ...(kiosk.health ? { service: serviceOf(kiosk.health.current) } : {}),
             ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
             update: options.updates?.()?.status ?? null,
             ...(dayFigures.summary(clock.now()).calls > 0 ? { callFigures: dayFigures.summary(clock.now()) } : {}),
@@ -181,7 +182,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
       link?.statusChanged();
     }
     if (event.type === 'state' && event.state.phase === 'failed') lastFailure = event.state.error.code;
-    if (event.type === 'state' || event.type === 'opening') link?.statusChanged();
+    if (event.type === 'state' || event.type === 'opening' || event.type === 'service') link?.statusChanged();
   });
   const offLedger = options.ledger?.onAppend((record) => {
     link?.publishRecord(record);
@@ -266,4 +267,8 @@ export async function applyRemoteSettings(
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function serviceOf(health: ServiceHealth): { status: string; message: string; action: string | null } {
+  return { status: health.status, message: health.message, action: health.action };
 }

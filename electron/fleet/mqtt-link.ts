@@ -69,6 +69,9 @@ export interface FleetStatusFields {
   callFigures?: DayCallFigures;
   /** Why the administrator's policy was not applied as written (null when it was, or there is none). */
   policyError?: string | null;
+  /** Whether the kiosk reaches its service (kiosk/service-health.ts): `connected`, `unreachable`, …, with
+   *  what is the case and what to do. */
+  service?: { status: string; message: string; action: string | null };
 }
 
 export type FleetStatus = Omit<FleetStatusFields, 'policyError'> & {

@@ -16,6 +16,7 @@ import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast 
 import type { CastEntry, KioskConfig } from './config.ts';
 import type { Availability } from './availability.ts';
 import type { ServiceConnectionView } from './service-connection.ts';
+import type { ServiceHealthMonitor } from './service-health.ts';
 import type { ServiceKeyView } from './service-key.ts';
 
 const MAX_ATTRACT_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -34,6 +35,8 @@ export interface AppearanceOptions {
   key: Pick<ServiceKeyView, 'present' | 'source' | 'weaklyProtected'>;
   connection: Pick<ServiceConnectionView, 'mode'>;
   availability: Pick<Availability, 'opening' | 'hold'>;
+  /** Whether the service answers (the page shows the out-of-order screen while it does not). */
+  health?: Pick<ServiceHealthMonitor, 'current'>;
 }
 
 export interface Appearance {
@@ -99,6 +102,7 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
       attention: attention().length,
       opening: availability.opening,
       hold: availability.hold,
+      ...(options.health ? { service: { status: options.health.current.status, ok: options.health.current.ok } } : {}),
       languages: [...config.languages],
       defaultLanguage: config.defaultLanguage,
       accessibility: { default: config.accessibility.default, reachBandPercent: config.accessibility.reachBandPercent },

@@ -10,6 +10,7 @@
  *   calls         the one running call (call-orchestrator.ts)
  *   spares        pre-warmed sessions (spare.ts)
  *   events        the event stream the renderer and observers hear (events.ts)
+ *   health        whether the service answers, checked after each rebuild (service-health.ts)
  *
  * Only what crosses all of them is here: applying new settings and shutting down. The kiosk's channels
  * (`session`, `config`, `attract`) are registered into the host's registry (channels.ts).
@@ -38,6 +39,7 @@ import type { ChannelRegistry } from './channels.ts';
 import type { CastEntry, KioskConfig } from './config.ts';
 import { createEventBus, type KioskEvents } from './events.ts';
 import { createServiceConnection, type ServiceConnectionView } from './service-connection.ts';
+import { createServiceHealth, type ServiceHealthMonitor } from './service-health.ts';
 import { createServiceKey, type ApiKeySource, type ServiceKeyView } from './service-key.ts';
 import { SpareManager } from './spare.ts';
 
@@ -75,6 +77,9 @@ export interface KioskOptions {
   rtcReadyTimeoutMs?: number;
   /** Asked for a synthetic microphone and camera (`--demo-devices`); honoured in demo mode only. */
   demoDevices?: boolean;
+  /** Check the service after each rebuild (default true). Off only for a test that counts the connections
+   *  the warm-ups open, on a listener that never answers. */
+  checkService?: boolean;
   /** Where the kiosk's channels are registered (the host's registry); absent: a kiosk with no page, as in
    *  a test that drives the services directly. */
   channels?: ChannelRegistry;
@@ -93,6 +98,8 @@ export interface Kiosk {
   readonly appearance: Appearance;
   /** Pre-warmed sessions (diagnostics and tests; a settings change drops the spare with `discard`). */
   readonly spares: SpareManager;
+  /** Whether the service answers (checked after each rebuild, again with backoff while it does not). */
+  readonly health: Pick<ServiceHealthMonitor, 'current' | 'check'>;
   /** Apply a new configuration without a restart: the next session uses it; the client is rebuilt and the
    *  attract image reloaded. Refused while a session runs, and once shutdown began. */
   reconfigure(next: KioskConfig): Promise<void>;
@@ -120,7 +127,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     logger,
     closing,
     callRunning: () => calls.running,
-    onChange: () => connection.rebuild(),
+    onChange: () => rebuildAndCheck(),
   });
   const connection = createServiceConnection({
     config,
@@ -137,6 +144,20 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     // Spares may resume now, with this client.
     onReady: () => availability.replay(),
   });
+  const health = createServiceHealth({
+    connection,
+    keySource: () => key.source,
+    configuredUrl: () => (config.service.surface === 'gateway' ? config.service.gatewayUrl : config.service.baseUrl) ?? null,
+    closing,
+    emit,
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  // The check runs in the background: start-up and a settings change do not wait for the service.
+  const rebuildAndCheck = async (): Promise<void> => {
+    await connection.rebuild();
+    if (options.checkService !== false) void health.check();
+  };
   const availability = createAvailability({
     logger,
     emit,
@@ -154,6 +175,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     key,
     connection,
     availability,
+    health,
   });
   const startOptions = (callMode: CallMode, member: CastEntry, language: LanguageCode) => startOptionsFor(config, callMode, member, language);
   const spares = new SpareManager({
@@ -205,7 +227,14 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   options.channels?.register('config', { get: () => appearance.getConfig() });
   options.channels?.register('attract', { report: (args) => availability.report(args) });
 
-  await connection.rebuild();
+  // A call that failed on the service's side (no answer, a refused key) may mean the service changed
+  // since the last check: check again, so the attract screen says so before the next visitor taps.
+  events.onEvent((event) => {
+    if (event.type !== 'state' || event.state.phase !== 'failed' || closing()) return;
+    if (['network', 'timeout', 'server', 'unauthorized', 'forbidden', 'connection_lost'].includes(event.state.error.code)) void health.check();
+  });
+
+  await rebuildAndCheck();
 
   return {
     config,
@@ -217,6 +246,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     telemetry,
     appearance,
     spares,
+    health,
     async reconfigure(next) {
       if (closing()) throw new AvatarError('cancelled', 'The kiosk is shutting down.');
       if (calls.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
@@ -224,7 +254,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
       for (const k of Object.keys(config)) if (!Object.hasOwn(next, k)) delete (config as Record<string, unknown>)[k];
       Object.assign(config, next);
       await appearance.reload();
-      await connection.rebuild();
+      await rebuildAndCheck();
       // The page shows the new name, picture and cast without a reload.
       emit({ type: 'config-changed' });
     },
@@ -233,6 +263,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
         const sparesClosed = spares.close(); // type 5 to an unused spare, exactly once, alongside the hangup
         await calls.shutdown();
         await sparesClosed;
+        health.close();
         events.clear();
         await connection.close();
       })();

@@ -54,7 +54,7 @@ export interface PlatformHooks {
 }
 
 /** The kiosk's services staff operations use. */
-export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance'>;
+export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance'> & Partial<Pick<Kiosk, 'health'>>;
 
 export interface StaffOpsOptions {
   kiosk: StaffKiosk;
@@ -223,6 +223,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       apiKeySource: kiosk.key.source,
       apiKeyWeaklyProtected: kiosk.key.weaklyProtected,
       attention: kiosk.appearance.attention,
+      ...(kiosk.health ? { service: kiosk.health.current } : {}),
       errors: [...errors],
       version: options.version,
       uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),

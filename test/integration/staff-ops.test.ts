@@ -287,8 +287,9 @@ describe('staff operations (kiosk service + emulator)', () => {
     assert.deepEqual(await call(CHANNELS.staffListVoices), { ok: true, value: { builtIn: ['Tina'], custom: ['Maya'], current: 'Tina' } });
     const st = await call<Record<string, unknown>>(CHANNELS.staffStatus);
     assert.ok(st.ok);
-    assert.deepEqual({ ...st.value, uptimeS: 0 }, {
+    assert.deepEqual({ ...st.value, uptimeS: 0, service: { ...(st.value.service as object), checkedAtMs: 0 } }, {
       mode: 'demo',
+      service: { status: 'demo', ok: true, message: 'Demo mode: the built-in emulator, no key needed.', action: null, checkedAtMs: 0, nextCheckAtMs: null },
       serviceUrl: null,
       hasApiKey: false,
       apiKeySource: 'none',

@@ -51,6 +51,8 @@ export class KioskApp {
   #opening = $state<OpeningInfo | null>(null);
   /** Calls held for a moment (an update is being installed): the calm "back in a moment" screen shows. */
   #hold = $state<HoldReason | null>(null);
+  /** Whether the service answers: while it does not, a calm out-of-order screen instead of the attract screen. */
+  #service = $state<PublicConfig['service'] | null>(null);
   #timer: ReturnType<typeof setInterval> | null = null;
   #unsubscribe: (() => void) | null = null;
   readonly #getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>; // the idle hang-up's own microphone where the engine captures natively
@@ -130,6 +132,8 @@ export class KioskApp {
     this.#config = config.value;
     this.#opening = config.value.opening ?? null;
     this.#hold = config.value.hold ?? null;
+    // An event heard while the answer was on its way is newer than the answer.
+    this.#service ??= config.value.service ?? null;
     this.#mode = config.value.callMode;
     this.visitor.reset(config.value);
     this.cast.reset(); // the first avatar, with its call mode
@@ -309,6 +313,11 @@ export class KioskApp {
     return this.#hold !== null;
   }
 
+  /** The service cannot be reached (or is misconfigured): a tap would only fail, so none is offered. */
+  get isServiceDown(): boolean {
+    return this.#service?.ok === false;
+  }
+
   /** The opening hours as main last said them (null: none set). */
   get opening(): OpeningInfo | null {
     return this.#opening;
@@ -316,7 +325,7 @@ export class KioskApp {
 
   async startCall(): Promise<void> {
     const kiosk = this.#kiosk;
-    if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract' || this.isClosed) return;
+    if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract' || this.isClosed || this.isServiceDown) return;
     this.#starting = true;
     // Fast start: attract stays a moment (a warmed spare goes live at once), and the devices open now.
     this.#holdConnecting = true;
@@ -551,6 +560,9 @@ export class KioskApp {
         break;
       case 'hold':
         this.#hold = event.hold;
+        break;
+      case 'service':
+        this.#service = { status: event.service.status, ok: event.service.ok };
         break;
       case 'config-changed':
         void this.reloadConfig();

@@ -142,6 +142,10 @@ export default {
     title: 'Gleich wieder da',
     body: 'Dieser Kiosk wird gerade aktualisiert und ist in Kürze wieder bereit.',
   },
+  serviceDown: {
+    title: 'Gerade nicht verfügbar',
+    body: 'Dieser Kiosk kann im Moment kein Gespräch beginnen. Bitte versuchen Sie es etwas später.',
+  },
   announce: {
     connecting: 'Verbindung zu {{name}}…',
     ready: '{{name}} ist bereit. Sprechen Sie einfach los.',

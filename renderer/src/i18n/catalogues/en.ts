@@ -138,6 +138,10 @@ const en = {
     title: 'Back in a moment',
     body: 'This kiosk is updating and will be ready again shortly.',
   },
+  serviceDown: {
+    title: 'Not available right now',
+    body: 'This kiosk can’t start a conversation at the moment. Please come back a little later.',
+  },
   announce: {
     connecting: 'Connecting to {{name}}…',
     ready: '{{name}} is ready. Start talking.',

@@ -146,6 +146,10 @@ export default {
     title: 'Volvemos enseguida',
     body: 'Este quiosco se está actualizando y estará listo de nuevo en breve.',
   },
+  serviceDown: {
+    title: 'No disponible en este momento',
+    body: 'Este quiosco no puede iniciar una conversación en este momento. Vuelva un poco más tarde.',
+  },
   announce: {
     connecting: 'Conectando con {{name}}…',
     ready: 'Ya puede hablar con {{name}}. Empiece a hablar.',

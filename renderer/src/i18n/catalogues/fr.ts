@@ -146,6 +146,10 @@ export default {
     title: 'De retour dans un instant',
     body: 'Cette borne se met à jour et sera de nouveau prête dans un instant.',
   },
+  serviceDown: {
+    title: 'Indisponible pour le moment',
+    body: 'Cette borne ne peut pas commencer de conversation pour l’instant. Revenez un peu plus tard.',
+  },
   announce: {
     connecting: 'Connexion à {{name}}…',
     ready: 'Vous pouvez parler avec {{name}}.',

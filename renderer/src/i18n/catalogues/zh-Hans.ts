@@ -132,6 +132,10 @@ export default {
     title: '马上回来',
     body: '本设备正在更新，很快就会恢复使用。',
   },
+  serviceDown: {
+    title: '暂时无法使用',
+    body: '本设备目前无法开始对话。请稍后再来。',
+  },
   announce: {
     connecting: '正在连接{{name}}…',
     ready: '{{name}}已准备好，请开始说话。',
