@@ -547,7 +547,8 @@ export interface StaffStatus {
   errors: Array<{ atMs: number; code: string; message: string }>;
   version: string;
   uptimeS: number;
-  today: { sessions: number; credits: number; unknownCredits: number };
+  /** Real calls only (the service's); demo calls on the built-in emulator apart, in `demoSessions`. */
+  today: { sessions: number; credits: number; unknownCredits: number; demoSessions: number };
   /** null where the platform does not support it. */
   openAtLogin: boolean | null;
   /** The PIN in use has fewer than 6 digits: staff should choose a new one. */
@@ -589,6 +590,9 @@ export interface LedgerTotalsRow {
   billedSeconds: number;
   /** Sessions whose cost could not be read (not counted in `credits`). */
   unknownCredits: number;
+  /** Calls on the built-in emulator (demo mode): never in `sessions`, `credits` or `billedSeconds`, since
+   *  nobody paid for them; counted here so the ledger can say they happened. */
+  demoSessions: number;
 }
 export interface LedgerTotals {
   today: LedgerTotalsRow;

@@ -162,7 +162,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             cast: kiosk.config.cast.map((m) => m.id),
             open: state.open,
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
-            today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
+            today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0, demoSessions: totals?.demoSessions ?? 0 },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
             policyError: options.policyError ?? null,
             ...(kiosk.health ? { service: serviceOf(kiosk.health.current) } : {}),

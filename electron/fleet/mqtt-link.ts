@@ -59,7 +59,8 @@ export interface FleetStatusFields {
   open: boolean;
   /** When open/closed next changes (ISO), or null. */
   nextChangeAt: string | null;
-  today: { sessions: number; credits: number };
+  /** Real calls only; demo calls (the built-in emulator, nobody paid) apart in `demoSessions`. */
+  today: { sessions: number; credits: number; demoSessions?: number };
   lastErrorCode: string | null;
   /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
   sandbox?: boolean;

@@ -227,7 +227,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       errors: [...errors],
       version: options.version,
       uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),
-      today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits },
+      today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits, demoSessions: today.demoSessions },
       openAtLogin: options.platform.getOpenAtLogin(),
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
       ...(telemetry.lastCallQuality ? { lastCall: { ...telemetry.lastCallQuality } } : {}),

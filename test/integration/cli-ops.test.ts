@@ -120,8 +120,8 @@ describe('cli ledger', () => {
     assert.equal(json.code, 0, json.stderr);
     assert.match(json.stderr, /skipped 1 unreadable line/);
     const t = JSON.parse(json.stdout);
-    assert.deepEqual(t.today, { sessions: 2, credits: 30, billedSeconds: 20, unknownCredits: 1 });
-    assert.deepEqual(t.last7Days, { sessions: 3, credits: 60, billedSeconds: 40, unknownCredits: 1 });
+    assert.deepEqual(t.today, { sessions: 2, credits: 30, billedSeconds: 20, unknownCredits: 1, demoSessions: 0 });
+    assert.deepEqual(t.last7Days, { sessions: 3, credits: 60, billedSeconds: 40, unknownCredits: 1, demoSessions: 0 });
 
     const csv = await cli(['ledger', '--file', file, '--csv']);
     assert.equal(csv.code, 0);
@@ -134,7 +134,7 @@ describe('cli ledger', () => {
     const sinceCsv = await cli(['ledger', '--file', file, '--csv', '--since', since]);
     assert.equal(sinceCsv.stdout.trim().split('\r\n').length, 3);
     const human = await cli(['ledger', '--file', file, '--since', since]);
-    assert.match(human.stdout, new RegExp(`since ${since}\\s+2\\s+30\\s+20\\s+\\(\\+1 with unknown cost\\)`));
+    assert.match(human.stdout, new RegExp(`since ${since}\\s+2\\s+30\\s+20\\s+0\\s+\\(\\+1 with unknown cost\\)`));
     assert.match(human.stdout, /today\s+2\s+30\s+20/);
   });
 

@@ -148,7 +148,7 @@ describe('fleet host', () => {
         live_at: new Date(clock.now() - 55_000).toISOString(),
         end_at: new Date(clock.now()).toISOString(),
         live_id: 'live-1',
-        surface: 'demo',
+        surface: 'direct', // a real call (a demo one is counted apart, never in the credits)
         call_mode: 'video',
         time_to_live_ms: 5000,
         not_ready_retries: 0,
@@ -167,7 +167,7 @@ describe('fleet host', () => {
       await clock.advance(1_000); // the status throttle
       await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && (s.body.today as { sessions: number }).sessions === 1), { realTimeoutMs: 15_000, message: 'totals in the status' });
       const status = seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body;
-      assert.deepEqual([status.version, status.mode, status.open, status.today], ['1.2.3', 'demo', true, { sessions: 1, credits: 3 }]);
+      assert.deepEqual([status.version, status.mode, status.open, status.today], ['1.2.3', 'demo', true, { sessions: 1, credits: 3, demoSessions: 0 }]);
       assert.ok(logged.some((l) => l.startsWith('info Fleet link: connecting to the broker') && l.includes('"username":"kiosk-a"')), logged.join('\n'));
       assert.equal(logged.filter((l) => l.includes('a-pass')).length, 0, 'the broker password is never logged');
       // A clean stop says offline (retained) before leaving.

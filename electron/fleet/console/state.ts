@@ -31,7 +31,7 @@ const statusSchema = z.looseObject({
   open: z.boolean().optional(),
   version: z.string().max(64).optional(),
   mode: z.string().max(40).optional(),
-  today: z.object({ sessions: z.number().nonnegative(), credits: z.number().nonnegative() }).optional(),
+  today: z.object({ sessions: z.number().nonnegative(), credits: z.number().nonnegative(), demoSessions: z.number().int().nonnegative().optional() }).optional(),
   lastErrorCode: z.string().max(64).nullable().optional(),
   queued: z.number().int().nonnegative().optional(),
   droppedEvents: z.number().int().nonnegative().optional(),
@@ -49,6 +49,7 @@ const sessionSchema = z.looseObject({
   end_at: z.string().max(40),
   end_reason: z.string().max(64),
   credits_cost: z.union([z.number(), z.literal('unknown')]).optional(),
+  surface: z.string().max(20).optional(),
   error_code: z.string().max(64).optional(),
   avatar: z.string().max(64).optional(),
 });
@@ -134,6 +135,7 @@ export class FleetState {
           update: null,
           todaySessions: 0,
           todayCredits: 0,
+          todayDemoSessions: 0,
           lastCallAt: null,
           lastCallEnd: null,
           lastErrorCode: null,
@@ -180,6 +182,7 @@ export class FleetState {
       row.update = s.update ? updateText(s.update) : null;
       row.todaySessions = s.today?.sessions ?? 0;
       row.todayCredits = s.today?.credits ?? 0;
+      row.todayDemoSessions = s.today?.demoSessions ?? 0;
       row.lastErrorCode = s.lastErrorCode ?? row.lastErrorCode;
       row.queued = s.queued ?? 0;
       row.droppedEvents = s.droppedEvents ?? 0;
@@ -226,11 +229,13 @@ export class FleetState {
       }
       const avatar = r.avatar ?? 'unknown';
       const credits = typeof r.credits_cost === 'number' ? r.credits_cost : 0;
-      inc(c.creditsByAvatar, avatar, credits);
+      // A demo call (the kiosk's built-in emulator) is play money: never in the credits billed.
+      const demo = r.surface === 'demo';
+      if (!demo) inc(c.creditsByAvatar, avatar, credits);
       if (!Number.isNaN(endMs)) {
         const day = new Date(endMs).toISOString().slice(0, 10);
-        const key = `${kioskId}\u0000${day}\u0000${avatar}`;
-        const spend = this.spend.get(key) ?? { kioskId, day, avatar, sessions: 0, credits: 0 };
+        const key = `${kioskId}\u0000${day}\u0000${avatar}\u0000${demo ? 'demo' : 'real'}`;
+        const spend = this.spend.get(key) ?? { kioskId, day, avatar, sessions: 0, credits: 0, demo };
         spend.sessions++;
         spend.credits += credits;
         this.spend.set(key, spend);
@@ -331,11 +336,9 @@ export function spendCsv(rows: SpendRow[]): string {
     const safe = /^[=+\-@]/.test(s) && typeof v === 'string' ? `'${s}` : s;
     return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
   };
-  const lines = ['day,kiosk,avatar,sessions,credits', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, round(r.credits)].map(cell).join(','))];
+  const lines = ['day,kiosk,avatar,sessions,credits,demo', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, r.credits, r.demo ? 'yes' : 'no'].map(cell).join(','))];
   return `${lines.join('\r\n')}\r\n`;
 }
-
-const round = (n: number) => Math.round(n * 1000) / 1000;
 
 function inc(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by);

@@ -259,13 +259,9 @@ export class KioskApp {
       status: live ? 'done' : created ? 'active' : 'pending',
       detail: null,
     };
-    if (s.phase === 'warming') {
-      const waitS = Math.max(0, Math.ceil((s.retryAtMs - this.#now) / 1000));
-      warm.label = th('connecting.gettingReady', { name, attempt: s.notReadyRetries + 1 });
-      warm.detail = waitS > 0 ? t('connecting.checkingIn', { count: waitS }) : t('connecting.checkingNow');
-    } else if (s.phase === 'connecting' && s.attempt > 1) {
-      warm.detail = t('connecting.attempt', { attempt: s.attempt });
-    }
+    // A calm "getting ready": the warm-up's retries, waits and attempts are staff's business (the log, the
+    // ledger), never a visitor's count to watch.
+    if (s.phase === 'warming') warm.label = th('connecting.gettingReady', { name });
     const engine = this.call.engineState;
     const joinDone = engine === 'waiting' || engine === 'playing' || engine === 'reconnecting';
     return orderSteps([

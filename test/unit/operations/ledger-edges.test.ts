@@ -73,7 +73,7 @@ describe('ledger reader', () => {
   it('a ledger folder that does not exist yet reads as empty, with zero totals and a header-only CSV', () => {
     const ledger = createLedger({ dir: join(tmp(), 'never-written') });
     assert.deepEqual(ledger.read(), { records: [], skipped: 0 });
-    const zero = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0 };
+    const zero = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 0 };
     assert.deepEqual(ledger.totals(at(2026, 3, 9)), { today: zero, last7Days: zero, month: zero });
     assert.equal(ledger.csv(), `${toCsv([]).split('\r\n')[0]}\r\n`);
   });
@@ -184,7 +184,7 @@ describe('ledger writer', () => {
 });
 
 describe('totals and CSV at their bounds', () => {
-  const row = (sessions: number, credits: number) => ({ sessions, credits, billedSeconds: sessions * 50, unknownCredits: 0 });
+  const row = (sessions: number, credits: number) => ({ sessions, credits, billedSeconds: sessions * 50, unknownCredits: 0, demoSessions: 0 });
 
   it('a session ending exactly now counts; one ending exactly at midnight counts for today', () => {
     const now = at(2026, 3, 18, 15);

@@ -86,9 +86,9 @@ describe('totals and CSV', () => {
       { kind: 'spare' as const, v: 1 as const, at: new Date(at(2026, 11, 23, 10)).toISOString(), live_id: 'sp', surface: 'direct' as const, call_mode: 'video' as const, status: 'expired' as const },
     ];
     assert.deepEqual(totalsOf(records, now), {
-      today: { sessions: 2, credits: 90, billedSeconds: 60, unknownCredits: 1 },
-      last7Days: { sessions: 3, credits: 105, billedSeconds: 70, unknownCredits: 1 },
-      month: { sessions: 5, credits: 138, billedSeconds: 92, unknownCredits: 1 },
+      today: { sessions: 2, credits: 90, billedSeconds: 60, unknownCredits: 1, demoSessions: 0 },
+      last7Days: { sessions: 3, credits: 105, billedSeconds: 70, unknownCredits: 1, demoSessions: 0 },
+      month: { sessions: 5, credits: 138, billedSeconds: 92, unknownCredits: 1, demoSessions: 0 },
     });
   });
 

@@ -77,7 +77,7 @@ class FakeStaff {
         this.unlocked = false;
         return ok(undefined);
       },
-      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0 }, openAtLogin: null })),
+      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0, demoSessions: 0 }, openAtLogin: null })),
       getSettings: guarded('getSettings', () => this.settings()),
       saveSettings: async ({ settings }) => {
         log(`saveSettings:${settings.avatar.name}`);
@@ -91,7 +91,7 @@ class FakeStaff {
       networkCheckStart: guarded('networkCheckStart', () => ({ checkId: 'live-check', rtc: { app_id: 'a', channel_id: 'c', user_id: 'u', token: 't', token_expire_at: '0' }, cloudProxy: 'off' as const })),
       networkCheckFinish: async ({ outcome }) => (log('networkCheckFinish'), ok({ ...outcome, sessionClosed: true, creditsCost: 0 })),
       ledgerTotals: guarded('ledgerTotals', () => {
-        const row = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0 };
+        const row = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 0 };
         return { today: row, last7Days: row, month: row };
       }),
       ledgerCsv: async () => ok({ fileName: 'ledger.csv', csv: 'a,b\n' }),

@@ -75,8 +75,8 @@ describe('FleetState', () => {
     assert.deepEqual(Object.fromEntries(counts.accountTroubleByReason), { credit_insufficient: 1, insufficient_credits: 1 });
     assert.equal(row.accountTrouble, 2);
     assert.deepEqual(state.spendRows(), [
-      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 2, credits: 3 },
-      { kioskId: 'k', day: '2026-11-24', avatar: 'unknown', sessions: 1, credits: 0.5 },
+      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 2, credits: 3, demo: false },
+      { kioskId: 'k', day: '2026-11-24', avatar: 'unknown', sessions: 1, credits: 0.5, demo: false },
     ]);
   });
 
@@ -104,8 +104,8 @@ describe('FleetState', () => {
 describe('spendCsv', () => {
   it('quotes what needs quoting and defuses spreadsheet formulas', () => {
     assert.equal(
-      spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: '=HYPERLINK("x")', sessions: 1, credits: 1.23456 }]),
-      'day,kiosk,avatar,sessions,credits\r\n2026-11-24,k,"\'=HYPERLINK(""x"")",1,1.235\r\n',
+      spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: '=HYPERLINK("x")', sessions: 1, credits: 12, demo: true }]),
+      'day,kiosk,avatar,sessions,credits,demo\r\n2026-11-24,k,"\'=HYPERLINK(""x"")",1,12,yes\r\n',
     );
   });
 });
