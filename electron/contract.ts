@@ -531,6 +531,10 @@ export interface PinState {
   /** No PIN, and setup may not open (an administrator's policy exists or names the PIN): the kiosk is out
    *  of order for visitors; this says why, for staff (null when not so). */
   outOfOrder: string | null;
+  /** Settings that were not used (a bad value in config.json or the environment), one line each ("config.json:
+   *  callMode is invalid, using video"): said on the PIN pad, where staff read them without the panel.
+   *  Absent or empty when every setting applies. */
+  settingsNotUsed?: string[];
 }
 export interface StaffStatus {
   mode: 'demo' | 'direct' | 'gateway';

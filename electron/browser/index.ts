@@ -102,6 +102,8 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
   });
   sayService(healthLine(kiosk.kiosk.health.current));
   if (kiosk.configError) say(`config.json was not used: ${kiosk.configError.message} The kiosk runs on safe defaults.`);
+  // One line per setting not used, named where it came from (config.json or the variable): the rest applies.
+  for (const problem of kiosk.configProblems) say(`Setting not used: ${problem.line}. ${problem.message}`);
 
   // A machine without a microphone or camera (a VM, a remote desktop): say how to see a call anyway.
   let hinted = false;

@@ -34,7 +34,10 @@ export function userDataCandidates(env: Record<string, string | undefined>, plat
   return [join(base, 'Avatar Kiosk'), join(base, 'avatar-kiosk')];
 }
 
+/** The kiosk's data folder: AVATAR_KIOSK_DATA when set (as the browser mode and the app read it), else the app's. */
 function defaultUserData(env: Record<string, string | undefined>): string {
+  const chosen = env.AVATAR_KIOSK_DATA?.trim();
+  if (chosen) return chosen;
   const candidates = userDataCandidates(env);
   return candidates.find((d) => existsSync(d)) ?? candidates[0]!;
 }

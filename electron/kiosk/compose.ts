@@ -80,6 +80,8 @@ export interface KioskOptions {
   /** Check the service after each rebuild (default true). Off only for a test that counts the connections
    *  the warm-ups open, on a listener that never answers. */
   checkService?: boolean;
+  /** Settings given but not used (kiosk/config-keeping.ts): a refused service URL is named by the check. */
+  droppedSettings?: ReadonlyArray<{ field: string; source: string; message: string }>;
   /** Where the kiosk's channels are registered (the host's registry); absent: a kiosk with no page, as in
    *  a test that drives the services directly. */
   channels?: ChannelRegistry;
@@ -148,6 +150,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     connection,
     keySource: () => key.source,
     configuredUrl: () => (config.service.surface === 'gateway' ? config.service.gatewayUrl : config.service.baseUrl) ?? null,
+    droppedUrl: () => options.droppedSettings?.find((p) => p.field === 'service.baseUrl' || p.field === 'service.gatewayUrl' || p.field === 'service') ?? null,
     closing,
     emit,
     logger,

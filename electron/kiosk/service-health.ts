@@ -25,6 +25,8 @@ export interface ServiceHealthOptions {
   keySource(): ApiKeySource;
   /** The configured service URL (direct) or gateway URL, as written (null when absent). */
   configuredUrl(): string | null;
+  /** A service or gateway URL that was given but not used (kiosk/config-keeping.ts): what, from where, why. */
+  droppedUrl?(): { source: string; message: string } | null;
   closing(): boolean;
   emit(event: KioskEvent): void;
   logger: Logger;
@@ -42,9 +44,24 @@ export interface ServiceHealthMonitor {
 const CHECKING: ServiceHealth = { status: 'checking', ok: true, message: 'Checking the service…', action: null, checkedAtMs: null, nextCheckAtMs: null };
 
 /** What a configuration problem (no client could be built) means for the operator. */
-export function healthOfConfigError(error: AvatarError, mode: 'direct' | 'gateway', configuredUrl: string | null): Pick<ServiceHealth, 'status' | 'message' | 'action'> {
+export function healthOfConfigError(
+  error: AvatarError,
+  mode: 'direct' | 'gateway',
+  configuredUrl: string | null,
+  dropped: { source: string; message: string } | null = null,
+): Pick<ServiceHealth, 'status' | 'message' | 'action'> {
   const field = typeof error.details?.field === 'string' ? error.details.field : null;
   const urlVar = mode === 'gateway' ? 'AVATAR_GATEWAY_URL (or service.gatewayUrl in config.json)' : 'AVATAR_BASE_URL (or service.baseUrl in config.json)';
+  // A URL was given but refused when the settings were read (an http:// address): say that, naming where
+  // it came from, rather than "no URL".
+  if ((field === 'baseUrl' || field === 'gatewayUrl') && !configuredUrl && dropped) {
+    const scheme = /https:\/\//.test(dropped.message);
+    return {
+      status: scheme ? 'wrong_scheme' : 'misconfigured',
+      message: `${dropped.source}: ${dropped.message}`,
+      action: scheme ? `Set ${dropped.source === 'config.json' ? 'service.baseUrl in config.json' : dropped.source} to the https:// address; http:// is only for this computer.` : `Fix ${dropped.source} and start again.`,
+    };
+  }
   if ((field === 'baseUrl' || field === 'gatewayUrl') && !configuredUrl) {
     return {
       status: 'no_url',
@@ -135,8 +152,9 @@ export function createServiceHealth(options: ServiceHealthOptions): ServiceHealt
     const client = connection.client;
     if (!client) {
       const error = connection.clientError;
+      const dropped = options.droppedUrl?.() ?? null;
       const what = error
-        ? healthOfConfigError(error, mode, options.configuredUrl())
+        ? healthOfConfigError(error, mode, options.configuredUrl(), dropped)
         : { status: 'misconfigured' as ServiceHealthStatus, message: 'The service is not configured.', action: 'Set the service URL and key.' };
       // Only a settings change can fix it: no timer.
       return set({ ...what, checkedAtMs: now, nextCheckAtMs: null });

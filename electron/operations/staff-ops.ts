@@ -70,6 +70,8 @@ export interface StaffOpsOptions {
   version: string;
   /** Why the config file was not used at start (null when it was fine). */
   configError?: AvatarError | null;
+  /** Settings not used, one line each, said on the PIN pad (kiosk/config-keeping.ts `ConfigProblem.line`). */
+  settingsNotUsed?: readonly string[];
   /** The last lines of the main log, already redacted. */
   logTail(): string[];
   platform: PlatformHooks;
@@ -306,7 +308,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
    *  every `staff` channel of the contract and validated the argument. */
   const handlers: StaffOps['handlers'] = {
     staff: {
-      pinState: () => ok<PinState>(pin.state()),
+      pinState: () => ok<PinState>({ ...pin.state(), ...(options.settingsNotUsed?.length ? { settingsNotUsed: [...options.settingsNotUsed] } : {}) }),
       setPin: async ({ pin: next }) => ok(await pin.setPin(next)),
       unlock: async ({ pin: tried }) => ok(await pin.unlock(tried)),
       lock: () => (pin.lock(), ok(undefined)),

@@ -48,10 +48,11 @@ after(async () => {
 });
 
 /** The browser mode's entry with `env` (no browser opened: it prints the address), output line by line. */
-async function start(env: Record<string, string>): Promise<Running> {
+async function start(env: Record<string, string>, config: Record<string, unknown> = {}): Promise<Running> {
   const data = mkdtempSync(join(tmpdir(), 'kiosk-start-truth-'));
   folders.push(data);
-  writeFileSync(join(data, 'config.json'), JSON.stringify({ staffPinHash: await hashPin(PIN), prewarm: { mode: 'off' }, presence: { cameraEnabled: false } }));
+  writeFileSync(join(data, 'config.json'), JSON.stringify({ staffPinHash: await hashPin(PIN), prewarm: { mode: 'off' }, presence: { cameraEnabled: false }, ...config }));
+  if (config.staffPinHash === null) writeFileSync(join(data, 'config.json'), JSON.stringify({ prewarm: { mode: 'off' }, presence: { cameraEnabled: false } }));
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/browser/index.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', AVATAR_KIOSK_DATA: data, KIOSK_BROWSER: 'none', ...env },
@@ -107,6 +108,71 @@ describe('a real start says the truth about the service (terminal, screen, Statu
       await serviceLine(r),
       'Service: NOT CONNECTED. An API key is set but no service URL, so the kiosk cannot reach the service. What to do: Set AVATAR_BASE_URL (or service.baseUrl in config.json) to the https:// address the service provider gave you.',
     );
+    await stop(r);
+  });
+
+  it('an http:// AVATAR_BASE_URL: "wrong scheme", blamed on the variable (not config.json), with what to do', async () => {
+    const r = await start({ AVATAR_API_KEY: 'sk-some-key-1234567890', AVATAR_BASE_URL: 'http://avatar.example.com' });
+    const line = await serviceLine(r);
+    assert.match(line, /^Service: NOT CONNECTED\. AVATAR_BASE_URL: Invalid configuration at "service\.baseUrl" \(from AVATAR_BASE_URL\): must start with https:\/\/ \(got http:\/\/avatar\.example\.com\)/);
+    assert.match(line, /What to do: Set AVATAR_BASE_URL to the https:\/\/ address; http:\/\/ is only for this computer\.$/);
+    assert.ok(r.lines().some((l) => l.startsWith('Setting not used: AVATAR_BASE_URL is invalid, not used.')), r.lines().join('\n'));
+    assert.ok(!r.lines().some((l) => l.startsWith('config.json was not used')), 'the variable is not blamed on config.json');
+    await stop(r);
+  });
+
+  it('one bad key in config.json: only that key is dropped, named in the terminal and on the PIN pad; the PIN still opens the panel', async () => {
+    const r = await start({}, { callMode: 'hologram', avatar: { name: 'Nova' } });
+    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    assert.ok(r.lines().includes('Setting not used: config.json: callMode is invalid, using video. Invalid configuration at "callMode": Invalid option: expected one of "audio"|"video".'), r.lines().join('\n'));
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page: Page = await context.newPage();
+    try {
+      await page.goto(address);
+      await screenIs(page, 'attract', 20_000);
+      assert.equal(await page.locator('#attract-title').textContent(), 'Nova', 'the rest of config.json applies');
+      await page.keyboard.press('Control+Shift+S');
+      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
+      assert.equal((await page.locator('[data-testid=pin-settings-not-used]').textContent())?.trim(), 'config.json: callMode is invalid, using video');
+      await screenshotBoth(page, 'pin-setting-not-used', 'landscape');
+      for (const d of PIN) await page.click(`[data-testid=pin-${d}]`);
+      await page.click('[data-testid=pin-ok]');
+      await page.locator('[data-testid=staff-panel][data-tab=status]').waitFor({ timeout: 10_000 });
+      const attention = (await page.locator('[data-testid=status-attention]').innerText()).replace(/\s+/g, ' ');
+      assert.match(attention, /config\.json: callMode is invalid, using video\. Invalid configuration at "callMode".* Every other setting applies; fix .*config\.json and restart\./);
+    } finally {
+      await context.close();
+    }
+    await stop(r);
+  });
+
+  it('setup refuses a guessable PIN and says why; a PIN with no pattern is taken', async () => {
+    const r = await start({}, { staffPinHash: null });
+    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page: Page = await context.newPage();
+    const typePin = async (pin: string) => {
+      for (const d of pin) await page.click(`[data-testid=pin-${d}]`);
+      await page.click('[data-testid=pin-ok]');
+    };
+    try {
+      await page.goto(address);
+      await screenIs(page, 'setup', 20_000);
+      await page.click('[data-testid=setup-choose]');
+      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
+      await typePin('123456');
+      await page.locator('[data-testid=pin-pad][data-step=confirm]').waitFor({ timeout: 5_000 });
+      await typePin('123456');
+      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
+      assert.equal((await page.locator('[data-testid=pin-message]').textContent())?.trim(), 'This PIN is easy to guess: it is a run of digits. Choose 6 to 8 digits with no pattern.');
+      await screenshotBoth(page, 'pin-guessable', 'landscape');
+      await typePin('470258');
+      await page.locator('[data-testid=pin-pad][data-step=confirm]').waitFor({ timeout: 5_000 });
+      await typePin('470258');
+      await page.locator('[data-testid=staff-panel][data-tab=status]').waitFor({ timeout: 10_000 });
+    } finally {
+      await context.close();
+    }
     await stop(r);
   });
 

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
@@ -111,6 +111,19 @@ describe('cli ledger', () => {
       kind: 'session', v: 1, start_at: iso(daysBack), live_at: iso(daysBack), end_at: iso(daysBack), live_id: `L${daysBack}`, surface: 'direct', call_mode: 'audio',
       time_to_live_ms: 900, not_ready_retries: 0, reconnects: 0, end_reason: 'user_end', ended_by: 'client', billed_seconds: 20, credits_cost: 30, recovered: false, ...over,
     });
+
+  it('reads the data folder named by AVATAR_KIOSK_DATA (as the browser mode does), not ~/.config: ledger and doctor', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'kiosk-cli-data-'));
+    mkdirSync(join(data, 'ledger'));
+    writeFileSync(join(data, 'ledger', 'ledger-2026-11.jsonl'), `${rec(0)}\n`);
+    writeFileSync(join(data, 'config.json'), JSON.stringify({ callMode: 'audio' }));
+    const ledger = await cli(['ledger'], { AVATAR_KIOSK_DATA: data });
+    assert.equal(ledger.code, 0, ledger.stderr);
+    assert.equal(ledger.stdout.split('\n')[0], `Credit ledger (${join(data, 'ledger')})`);
+    assert.match(ledger.stdout, /today\s+1\s+30\s+20\s+0/);
+    const doctor = await cli(['doctor', '--json'], { AVATAR_KIOSK_DATA: data });
+    assert.equal(JSON.parse(doctor.stdout).config_path, join(data, 'config.json'), doctor.stderr);
+  });
 
   it('prints totals, a CSV, and --since, from a ledger file with a torn last line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kiosk-cli-ledger-'));
