@@ -20,6 +20,7 @@ import type { ErrorCode, ErrorInfo } from './core/errors.ts';
 import type { SessionEvent, SessionState } from './core/session-types.ts';
 import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
 import { LANGUAGE_CODES, type LanguageCode } from './core/languages.ts';
+import type { WireCheckResult, WireReport } from './core/wire-report.ts';
 
 export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
@@ -223,6 +224,22 @@ export const ledgerCsvArgsSchema = z.strictObject({
 });
 export type LedgerCsvArgs = z.infer<typeof ledgerCsvArgsSchema>;
 
+/**
+ * The avatar's volume on this kiosk: a whole percent, 0 (silent) to 100 (as the service sends it). 100 is
+ * the most every engine plays without amplifying (agora-web's remote `setVolume` tops out there), so
+ * staff turn the avatar down from it and back up to it. Staff set it here; the fleet with `set-volume`.
+ */
+export const AVATAR_VOLUME_MIN = 0;
+export const AVATAR_VOLUME_MAX = 100;
+const AVATAR_VOLUME_RULE = `the volume is a whole percent from ${AVATAR_VOLUME_MIN} to ${AVATAR_VOLUME_MAX}`;
+export const avatarVolumeSchema = z
+  .number({ error: AVATAR_VOLUME_RULE })
+  .int({ error: AVATAR_VOLUME_RULE })
+  .min(AVATAR_VOLUME_MIN, { error: AVATAR_VOLUME_RULE })
+  .max(AVATAR_VOLUME_MAX, { error: AVATAR_VOLUME_RULE });
+export const setAvatarVolumeArgsSchema = z.strictObject({ percent: avatarVolumeSchema });
+export type SetAvatarVolumeArgs = z.infer<typeof setAvatarVolumeArgsSchema>;
+
 export const openAtLoginArgsSchema = z.strictObject({ enabled: z.boolean() });
 export type OpenAtLoginArgs = z.infer<typeof openAtLoginArgsSchema>;
 
@@ -293,9 +310,13 @@ export const KIOSK_API = {
     networkCheckStart: { channel: 'kiosk:staff:network-check-start', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<NetworkCheckTicket>() },
     /** The screen's measurement; main ends the test session with type 5 and answers the report. */
     networkCheckFinish: { channel: 'kiosk:staff:network-check-finish', access: 'staff', arg: 'required', args: networkCheckFinishArgsSchema, result: returns<NetworkCheckReport>() },
+    /** The service check, recorded: what the service sent (shapes only), nothing billed; also written to wire-report.json. */
+    wireReport: { channel: 'kiosk:staff:wire-report', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<WireCheckResult>() },
     ledgerTotals: { channel: 'kiosk:staff:ledger-totals', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<LedgerTotals>() },
     ledgerCsv: { channel: 'kiosk:staff:ledger-csv', access: 'staff', arg: 'optional', whenOmitted: {}, args: ledgerCsvArgsSchema, result: returns<{ fileName: string; csv: string }>() },
     logTail: { channel: 'kiosk:staff:log-tail', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ lines: string[] }>() },
+    /** The avatar's volume (0–100 %), kept across restarts; the Status tab shows it. */
+    setAvatarVolume: { channel: 'kiosk:staff:set-avatar-volume', access: 'staff', arg: 'required', args: setAvatarVolumeArgsSchema, result: returns<{ percent: number }>() },
     setOpenAtLogin: { channel: 'kiosk:staff:set-open-at-login', access: 'staff', arg: 'required', args: openAtLoginArgsSchema, result: returns<void>() },
     exitKiosk: { channel: 'kiosk:staff:exit-kiosk', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<void>() },
     restart: { channel: 'kiosk:staff:restart', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<void>() },
@@ -470,6 +491,8 @@ export interface PublicConfig {
   /** Accessibility mode: on for every visitor by default, and the low-reach band (percent of the
    *  screen's height, from the bottom) that holds every visitor control in that mode. */
   accessibility: { default: boolean; reachBandPercent: number };
+  /** The avatar's volume, 0–100 % (`avatar-volume` events change it); absent: 100. */
+  avatarVolume?: number;
 }
 
 /** See `PublicConfig.apiKeyWeaklyProtected`. */
@@ -561,6 +584,8 @@ export interface StaffStatus {
   lastCall?: LastCallQuality;
   /** The last call's field figures (absent until a call has ended since the kiosk started). */
   lastCallFigures?: CallFigures;
+  /** The avatar's volume, 0–100 % (absent from an older main: 100). */
+  avatarVolume?: number;
 }
 export interface StaffSettings {
   settings: EditableSettings;
@@ -588,6 +613,7 @@ export interface DoctorReport {
   ok: boolean;
   checks: DoctorCheck[];
 }
+export type { WireCheckResult, WireReport };
 export interface LedgerTotalsRow {
   sessions: number;
   credits: number;
@@ -628,7 +654,13 @@ export interface SpareEvent {
 export interface ConfigChangedEvent {
   type: 'config-changed';
 }
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent | ServiceEvent;
+/** Staff or the fleet set the avatar's volume: the page plays the avatar's voice at it from now on. */
+export interface AvatarVolumeEvent {
+  type: 'avatar-volume';
+  /** 0–100 %. */
+  percent: number;
+}
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent | AvatarVolumeEvent | ServiceEvent;
 
 /**
  * Whether the kiosk can reach its service, as checked at start-up and after each settings change (a read

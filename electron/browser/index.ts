@@ -18,8 +18,10 @@ import { join, resolve } from 'node:path';
 import { DEMO_DEVICES_FLAG, demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { healthLine } from '../kiosk/service-health.ts';
 import { createMainLog } from '../operations/log-file.ts';
+import { installedPolicy, managedPolicyDir, policyWarning } from './chromium-policy.ts';
 import { dataDirFrom, startBrowserKiosk, type BrowserKiosk } from './kiosk-host.ts';
 import { browserCandidates, findBrowser, keepBrowser, noSandboxOptIn, NO_SANDBOX_ENV, windowKindFor, type BrowserKeeper } from './open-browser.ts';
+import { LAUNCH_CODE_TTL_MS } from './server.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -115,8 +117,21 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     }
   });
 
-  const printAddress = (why: string) =>
-    say(`${why}\nOpen this address in Chromium or Chrome on this computer (it works once, for 10 minutes; keep it private):\n  ${kiosk!.host.launchUrl()}`);
+  // A printed address is good once and for a minute (a journal or a terminal's scroll-back keeps it): a
+  // person at a terminal asks for a new one with Enter.
+  const askable = process.stdin.isTTY === true;
+  const newAddressLine = () =>
+    `Open this address in Chromium or Chrome on this computer (it works once, within ${LAUNCH_CODE_TTL_MS / 1000} seconds; keep it private${askable ? '; press Enter here for a new one' : ''}):\n  ${kiosk!.host.launchUrl()}`;
+  let listening = false;
+  const printAddress = (why: string) => {
+    say(`${why}\n${newAddressLine()}`);
+    if (!askable || listening) return;
+    listening = true;
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (text: string) => {
+      if (text.includes('\n') && !stopping) say(newAddressLine());
+    });
+  };
   const path = findBrowser(env, browserCandidates(process.platform, env));
   if (!path) {
     printAddress(env.KIOSK_BROWSER?.trim() === 'none' ? 'KIOSK_BROWSER=none: no browser is opened.' : 'No Chromium or Chrome was found (set KIOSK_BROWSER to a browser\'s path).');
@@ -126,7 +141,16 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
   const kind = options.fallback ? 'app' : windowKindFor(kiosk.config.window.mode);
   const noSandbox = noSandboxOptIn(env);
   if (noSandbox) say(`${NO_SANDBOX_ENV}=1: the browser runs WITHOUT its sandbox. Only on a disposable machine.`);
-  if (kind === 'kiosk') say(`Opening ${path} full screen (--kiosk); if it closes it is opened again. Staff exit from the staff panel.`);
+  if (kind === 'kiosk') {
+    say(`Opening ${path} full screen (--kiosk); if it closes it is opened again. Staff exit from the staff panel.`);
+    // The browser's own lock-down is its managed policy: say when it is missing, or blocks this kiosk.
+    const policyDir = process.platform === 'linux' ? managedPolicyDir(path) : null;
+    const warning = policyDir ? policyWarning(installedPolicy(policyDir, kiosk.host.origin), policyDir, kiosk.host.origin) : null;
+    if (warning) {
+      say(warning);
+      mainLog.logger.warn('Browser mode: the browser policy', { message: warning });
+    }
+  }
   else {
     say(
       options.fallback
@@ -140,8 +164,11 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     size: { width: kiosk.config.window.width, height: kiosk.config.window.height },
     noSandbox,
     env,
-    launchUrl: () => kiosk!.host.launchUrl(),
+    origin: kiosk.host.origin,
+    startUrl: kiosk.host.startUrl,
+    sessionCookie: kiosk.host.sessionCookie,
     say,
+    log: (line) => mainLog.logger.warn(line),
     onCannotOpen: (why) => printAddress(why),
     onAppWindowClosed: () => void stop('The window was closed: the kiosk stopped.'),
   });

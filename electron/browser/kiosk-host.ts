@@ -19,6 +19,7 @@ import { startupAttention } from '../kiosk/attention.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import type { EmulatorKnobs } from '../emulator/index.ts';
+import type { HostCapability } from '../fleet/command-table.ts';
 import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
 import { kioskMetricsSource, startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
@@ -26,6 +27,8 @@ import { unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
 import { resolveConfigKeeping, type ConfigProblem } from '../kiosk/config-keeping.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
+import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
+import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
 import { startBrowserHost, type BrowserHost } from './server.ts';
@@ -46,13 +49,13 @@ export function dataDirFrom(env: Record<string, string | undefined>, platform: N
   return env.AVATAR_KIOSK_DATA?.trim() || userDataDir(platform, env, home);
 }
 
-/** Remote commands the browser mode cannot run, and why (the fleet's answer). */
-export const BROWSER_MODE_REFUSALS = {
+/** What the browser mode cannot do for the fleet's commands, and why (the answer to each command that needs it). */
+export const BROWSER_MODE_LACKS = {
   reload: 'The browser mode cannot reload its page from afar (the browser is not ours to drive); staff can reload it, and it reloads itself when it reconnects.',
   screenshot: 'The browser mode has no kiosk window to capture (the app has).',
   // Quitting would stop it for good: nothing here starts it again (the app relaunches itself).
   restart: 'The browser mode cannot restart itself: it would stop for good. Restart the service that runs it (systemd, a scheduled task), or use the app.',
-} as const;
+} as const satisfies Partial<Record<HostCapability, string>>;
 
 export interface BrowserKioskOptions {
   dataDir: string;
@@ -131,6 +134,9 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     clock,
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     demoDevices: options.demoDevices ?? false,
+    avatarVolume: openAvatarVolume({ dir: dataDir, logger }),
+    // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
+    keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
     persistApiKey: async () => {
       throw new AvatarError('invalid_request', 'The browser mode stores no key (no secure storage here). Set AVATAR_API_KEY and start it again.');
     },
@@ -201,17 +207,9 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     lastErrorCode: () => fleet?.metrics.health().lastErrorCode ?? null,
     // The fleet hears why the policy was not applied, or why the kiosk is out of order.
     policyError: ops.pin.state().outOfOrder ?? (policyLayer.problems.length ? policyLayer.problems.join(' ') : null),
-    actions: {
-      // Refused before anything else: a forced command must not hang up a visitor and then fail.
-      refuses: (cmd) => BROWSER_MODE_REFUSALS[cmd as keyof typeof BROWSER_MODE_REFUSALS] ?? null,
-      reload: () => {
-        throw new AvatarError('invalid_request', BROWSER_MODE_REFUSALS.reload);
-      },
-      restart: () => quit('restart'),
-      screenshot: async () => {
-        throw new AvatarError('invalid_request', BROWSER_MODE_REFUSALS.screenshot);
-      },
-    },
+    // No reload, restart or screenshot: commands needing them are refused, in these words, before
+    // anything else (a forced one must not hang up a visitor and then fail).
+    actions: { lacks: BROWSER_MODE_LACKS },
   });
 
   const host = await startBrowserHost({

@@ -2,22 +2,27 @@
  * Which browser shows the browser mode's page, and how: Chromium or Google Chrome as an app window
  * (`--app`), full screen with `--kiosk` for a kiosk, on a fresh profile; and the keeper that watches it.
  *
- * The page's first address carries a one-time launch code; it is not put on the browser's command line
- * (any local user can read a process's arguments): the browser opens a small file in its own profile
- * folder (mode 0600 in a 0700 folder), which sends it on; the file is removed once the page is connected.
+ * The browser opens the host's start page (no secret in it) with its DevTools protocol on a private pipe
+ * (`--remote-debugging-pipe`, cdp-pipe.ts says why not a port). Over that pipe the window watcher
+ * (window-watch.ts) puts the page's session cookie into the fresh profile, so no secret is ever on the
+ * browser's command line (any local user can read a process's arguments) nor in a file; in a kiosk it
+ * also closes every other window the browser opens and keeps the page on the kiosk.
  *
- * The keeper (`keepBrowser`): a kiosk's browser is opened again whenever it closes (Alt+F4, a crash), so a
- * visitor never reaches the desktop by closing it; an app window's close ends the host. A browser that
- * dies before the page ever connected is explained in one line from its own stderr (Chromium refuses to
- * run as root without `--no-sandbox`; no display), not just "could not open a window".
+ * The keeper (`keepBrowser`): a kiosk's browser is opened again whenever it closes (Alt+F4, a crash) or
+ * the watcher loses the kiosk's page, so a visitor never reaches the desktop by closing it; an app
+ * window's close ends the host. A browser that dies before the page ever connected is explained in one
+ * line from its own stderr (Chromium refuses to run as root without `--no-sandbox`; no display), not just
+ * "could not open a window".
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import type { Readable, Writable } from 'node:stream';
+import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
+import { connectCdpPipe, type CdpConnection } from './cdp-pipe.ts';
+import { watchWindows, type SessionCookie, type WindowWatch, type WindowWatchOptions } from './window-watch.ts';
 
 /** Where Debian/Google Chromium and Chrome live, in the order we prefer them. */
 export function browserCandidates(platform: NodeJS.Platform, env: Record<string, string | undefined>): string[] {
@@ -57,7 +62,7 @@ export function noSandboxOptIn(env: Record<string, string | undefined>): boolean
   return env[NO_SANDBOX_ENV]?.trim() === '1';
 }
 
-/** The browser's arguments for an app window on `startUrl`. */
+/** The browser's arguments for an app window on `startUrl`, its DevTools protocol on descriptors 3 and 4. */
 export function browserArgs(
   startUrl: string,
   profileDir: string,
@@ -73,16 +78,11 @@ export function browserArgs(
     // The page is ours and the only one this fresh profile loads: no permission prompt on a kiosk.
     '--auto-accept-camera-and-microphone-capture',
     '--autoplay-policy=no-user-gesture-required',
+    '--remote-debugging-pipe',
     ...(options.noSandbox ? ['--no-sandbox'] : []),
     ...(kind === 'kiosk' ? ['--kiosk'] : [`--window-size=${size.width},${size.height}`]),
     `--app=${startUrl}`,
   ];
-}
-
-/** A page that sends the browser on to `url` (HTML-escaped; the URL is ours). */
-export function launchPage(url: string): string {
-  const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-  return `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escaped}"><title>Avatar Kiosk</title>\n`;
 }
 
 /** The most of a browser's stderr kept (its last lines say why it stopped). */
@@ -91,10 +91,10 @@ const STDERR_KEEP_CHARS = 16_000;
 export interface OpenedBrowser {
   readonly child: ChildProcess;
   readonly path: string;
+  /** The browser's DevTools protocol, over its pipe. */
+  readonly cdp: CdpConnection;
   /** What the browser wrote to stderr so far (the last `STDERR_KEEP_CHARS`). */
   stderr(): string;
-  /** Remove the launch file (once the page is connected). */
-  forgetLaunchFile(): void;
   /** Close the browser (its helpers too) and remove its profile; settles when that is done. */
   close(): Promise<void>;
 }
@@ -102,20 +102,20 @@ export interface OpenedBrowser {
 /** How long a browser asked to close (SIGTERM) has before it and its helpers are killed. */
 export const BROWSER_CLOSE_GRACE_MS = 5_000;
 
-export function openBrowser(options: { path: string; url: string; kind: BrowserWindowKind; size: { width: number; height: number }; noSandbox?: boolean; clock?: Clock }): OpenedBrowser {
+export function openBrowser(options: { path: string; startUrl: string; kind: BrowserWindowKind; size: { width: number; height: number }; noSandbox?: boolean; clock?: Clock }): OpenedBrowser {
   const clock = options.clock ?? systemClock;
+  // Its profile is private to this user (mkdtemp makes it 0700): it holds this run's session cookie.
   const profileDir = mkdtempSync(join(tmpdir(), 'avatar-kiosk-browser-'));
-  const launchFile = join(profileDir, 'launch.html');
-  writeFileSync(launchFile, launchPage(options.url), { mode: 0o600 });
-  const args = browserArgs(pathToFileURL(launchFile).href, profileDir, options.kind, options.size, { noSandbox: options.noSandbox ?? false });
+  const args = browserArgs(options.startUrl, profileDir, options.kind, options.size, { noSandbox: options.noSandbox ?? false });
   // Its own process group (POSIX), so that its helpers can be ended with it: a browser that crashes or is
   // killed leaves its renderer, GPU and network processes behind for a while, still writing its profile.
   const ownGroup = process.platform !== 'win32';
-  const child = spawn(options.path, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: ownGroup });
+  // Descriptors 3 and 4 are the DevTools pipe: the browser reads commands on 3 and writes on 4.
+  const child = spawn(options.path, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: ownGroup });
+  const cdp = connectCdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable, { clock });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-STDERR_KEEP_CHARS)));
   child.on('error', (e) => (stderr += `\n${e.message}`));
-  const forget = () => rmSync(launchFile, { force: true });
   const endHelpers = () => {
     if (!ownGroup || child.pid === undefined) return;
     try {
@@ -133,10 +133,9 @@ export function openBrowser(options: { path: string; url: string; kind: BrowserW
   return {
     child,
     path: options.path,
+    cdp,
     stderr: () => stderr,
-    forgetLaunchFile: forget,
     close() {
-      forget();
       if (child.exitCode !== null || child.signalCode !== null) return removeProfile();
       return new Promise<void>((done) => {
         // A browser that does not close when asked is ended with its helpers.
@@ -179,8 +178,12 @@ export interface BrowserKeeperOptions {
   kind: BrowserWindowKind;
   size: { width: number; height: number };
   noSandbox: boolean;
-  /** A fresh one-time address for each opening. */
-  launchUrl(): string;
+  /** The host's origin (`http://127.0.0.1:<port>`): the only one the kiosk's page may show. */
+  origin: string;
+  /** What the browser opens first: the host's start page (no secret in it; on to the kiosk with the cookie). */
+  startUrl: string;
+  /** The page's session cookie, put into each fresh profile over the DevTools pipe. */
+  sessionCookie: SessionCookie;
   env: Record<string, string | undefined>;
   clock?: Clock;
   /** Lines for the person at the terminal. */
@@ -191,10 +194,14 @@ export interface BrowserKeeperOptions {
   onAppWindowClosed(): void;
   /** The browser was opened (again); `count` from 1. */
   onOpened?(count: number): void;
+  /** Lines for the host's log: the windows the watcher closed, why it gave a page up. */
+  log?(line: string): void;
+  /** The window watcher (window-watch.ts); tests of the keeper alone give a stand-in. */
+  watch?: (options: WindowWatchOptions) => WindowWatch;
 }
 
 export interface BrowserKeeper {
-  /** The page of the current browser connected: its launch file goes. */
+  /** The page of the current browser connected. */
   pageConnected(): void;
   /** How many times a browser was opened. */
   readonly openings: number;
@@ -218,10 +225,29 @@ export function keepBrowser(options: BrowserKeeperOptions): BrowserKeeper {
     openings++;
     connectedThisTime = false;
     const openedAt = clock.now();
-    const browser = openBrowser({ path: options.path, url: options.launchUrl(), kind: options.kind, size: options.size, noSandbox: options.noSandbox, clock });
+    const browser = openBrowser({ path: options.path, startUrl: options.startUrl, kind: options.kind, size: options.size, noSandbox: options.noSandbox, clock });
     current = browser;
+    /** Why the watcher gave the page up (the browser is then closed and, in a kiosk, opened again). */
+    let lostWhy: string | null = null;
+    const watch = (options.watch ?? watchWindows)({
+      cdp: browser.cdp,
+      origin: options.origin,
+      lockDown: options.kind === 'kiosk',
+      sessionCookie: options.sessionCookie,
+      clock,
+      ...(options.log ? { log: options.log } : {}),
+      onLost(why, { pipeClosed }) {
+        if (closed || current !== browser) return;
+        // A pipe that ended is most often a browser that exited (closed, crashed, refused to start): its exit
+        // and its stderr say why. Anything else is the watcher's reason to replace it.
+        if (!pipeClosed) lostWhy = why;
+        options.log?.(`Browser mode: ${why}; the browser is closed`);
+        void browser.close();
+      },
+    });
     options.onOpened?.(openings);
     browser.child.once('exit', () => {
+      watch.stop();
       if (closed || current !== browser) return;
       void browser.close(); // its helpers and profile go; the next opening gets a fresh one
       current = null;
@@ -229,7 +255,7 @@ export function keepBrowser(options: BrowserKeeperOptions): BrowserKeeper {
       if (!everConnected && !connectedThisTime && livedMs < BROWSER_START_GRACE_MS) {
         // The first browser never showed the page: it cannot, here. Say why, once.
         closed = true;
-        return options.onCannotOpen(explainBrowserExit(browser.stderr(), options.env));
+        return options.onCannotOpen(lostWhy ? `The browser could not show the kiosk: ${lostWhy}.` : explainBrowserExit(browser.stderr(), options.env));
       }
       if (options.kind === 'app') {
         closed = true;
@@ -237,7 +263,11 @@ export function keepBrowser(options: BrowserKeeperOptions): BrowserKeeper {
       }
       quickCloses = livedMs >= REOPEN_RESET_AFTER_MS ? 0 : quickCloses + 1;
       const delayMs = REOPEN_DELAYS_MS[Math.min(Math.max(quickCloses - 1, 0), REOPEN_DELAYS_MS.length - 1)]!;
-      options.say(`The kiosk's browser closed: opening it again (a kiosk stays on screen; staff exit it from the staff panel, or stop it with Ctrl+C).`);
+      options.say(
+        lostWhy
+          ? `The kiosk's page was lost (${lostWhy}): opening the browser again.`
+          : `The kiosk's browser closed: opening it again (a kiosk stays on screen; staff exit it from the staff panel, or stop it with Ctrl+C).`,
+      );
       reopenTimer = clock.setTimeout(() => {
         reopenTimer = null;
         open();
@@ -250,7 +280,6 @@ export function keepBrowser(options: BrowserKeeperOptions): BrowserKeeper {
     pageConnected() {
       everConnected = true;
       connectedThisTime = true;
-      current?.forgetLaunchFile();
     },
     get openings() {
       return openings;

@@ -7,9 +7,13 @@
  * Who may drive the kiosk (another local page or process must not):
  *  - the server listens on 127.0.0.1 only, and answers only requests whose `Host` is that address and
  *    port (a DNS-rebound name is refused);
- *  - a browser gets in with a one-time launch code (`/launch?code=…`, good once and for
- *    `LAUNCH_CODE_TTL_MS`), traded for an HttpOnly, SameSite=Strict session cookie; the code is what a
- *    launch file or a printed line carries, so an address left in a terminal or a journal is spent;
+ *  - the page's session is an HttpOnly, SameSite=Strict cookie. The host's own browser gets it over its
+ *    private DevTools pipe (window-watch.ts) and opens on `START_PATH`, a blank page with no secret that
+ *    moves on to the kiosk once the cookie is there, so nothing on the browser's command line or in a file
+ *    lets anyone in. Any other browser gets in with a one-time launch code (`/launch?code=…`, good once
+ *    and for `LAUNCH_CODE_TTL_MS`), printed only when no window could open, so an address left in a
+ *    terminal or a journal is spent or dead within a minute; once a page is connected, every code still
+ *    unspent is dropped;
  *  - the socket is authenticated in its upgrade request (path, Host, Origin = this origin, the session
  *    cookie): nothing unauthenticated ever becomes a socket, so no frame is read, no slot is held and
  *    no buffer is filled before authentication;
@@ -30,11 +34,19 @@ import type { ChannelRegistry } from '../kiosk/channels.ts';
 import type { KioskEvents } from '../kiosk/events.ts';
 import { mimeTypeFor, securityHeaders } from '../kiosk/page-headers.ts';
 import { parsePageFrame } from './frames.ts';
+import { INPUT_GUARD_SOURCE } from './input-guard.ts';
 
 /** The only address the browser mode listens on. */
 export const LOOPBACK_HOST = '127.0.0.1';
-/** A launch code is good once, and only this long after it was made. */
-export const LAUNCH_CODE_TTL_MS = 10 * 60_000;
+/** A launch code is good once, and only this long after it was made: it is printed for a person at the
+ *  terminal (who can ask for a new one). */
+export const LAUNCH_CODE_TTL_MS = 60_000;
+/** The blank page the host's browser opens first: it looks again every `START_RETRY_SECONDS` until the
+ *  session cookie is there, then moves on to the kiosk. */
+export const START_PATH = '/start';
+export const START_RETRY_SECONDS = 0.5;
+/** The input guard (input-guard.ts), a script of the host's that every page it serves loads first. */
+export const GUARD_PATH = '/kiosk-guard.js';
 /** Unused launch codes kept at most (the oldest goes first). */
 export const MAX_LAUNCH_CODES = 8;
 /** The largest frame of the authenticated page: the staff panel may send a picked picture as a data: URI
@@ -63,6 +75,10 @@ export interface BrowserHostOptions {
 export interface BrowserHost {
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
+  /** The blank start page's address (`START_PATH`): what a browser is opened on. */
+  readonly startUrl: string;
+  /** The page's session cookie (for the host's own browser, over its DevTools pipe; never printed). */
+  readonly sessionCookie: { readonly name: string; readonly value: string };
   readonly port: number;
   /** A fresh one-time address (`/launch?code=…`) that lets one browser in; spent once used, dead after
    *  `LAUNCH_CODE_TTL_MS`. */
@@ -131,6 +147,14 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     const url = new URL(req.url ?? '/', origin);
     // Browsers ask for an icon the renderer does not have: no content, rather than a logged 404.
     if (url.pathname === '/favicon.ico') return void res.writeHead(204, securityHeaders()).end();
+    if (url.pathname === GUARD_PATH) {
+      return void res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store', ...securityHeaders() }).end(req.method === 'HEAD' ? undefined : INPUT_GUARD_SOURCE);
+    }
+    if (url.pathname === START_PATH) {
+      // With the session: on to the kiosk (a same-origin redirect carries the Strict cookie).
+      if (hasSession(req)) return void res.writeHead(303, { location: '/', 'cache-control': 'no-store', ...securityHeaders() }).end();
+      return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...securityHeaders() }).end(req.method === 'HEAD' ? undefined : START_PAGE);
+    }
     if (url.pathname === LAUNCH_PATH) {
       if (!spendCode(url.searchParams.get('code'))) {
         logger.warn('Browser mode: a launch code was refused (unknown, used or expired)');
@@ -154,7 +178,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     }
     const info = file ? await stat(file).catch(() => null) : null;
     if (!file || !info?.isFile()) return void res.writeHead(404, { 'content-type': 'text/plain', ...securityHeaders() }).end('Not found.\n');
-    const body = await readFile(file);
+    const body = withGuard(await readFile(file), file);
     res.writeHead(200, { 'content-type': mimeTypeFor(file), 'cache-control': 'no-store', ...securityHeaders() });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
@@ -187,6 +211,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       return ws.close(SOCKET_CLOSE.busy, 'Another page is connected.');
     }
     page = ws;
+    // The page is in: no other code stays good (one printed earlier, one for a browser that was slow).
+    launchCodes.clear();
     const unsubscribe = events.onEvent((event) => send(ws, { type: 'event', event }));
     send(ws, { type: 'welcome', shape: API_SHAPE });
     logger.info('Browser mode: the page is connected');
@@ -227,6 +253,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
 
   return {
     origin,
+    startUrl: `${origin}${START_PATH}`,
+    sessionCookie: { name: cookieName, value: sessionToken },
     port: address.port,
     cookieName,
     launchUrl() {
@@ -254,13 +282,29 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   };
 }
 
+/** The script tag of the input guard, first in the head of every page the host serves. */
+const GUARD_TAG = `<script src="${GUARD_PATH}"></script>`;
+
+/** The renderer's pages with the guard's script tag first in their head (after the doctype when there is
+ *  no head tag: before it, the page would render in quirks mode); other files as they are. */
+export function withGuard(body: Buffer, file: string): Buffer {
+  if (!file.endsWith('.html')) return body;
+  const html = body.toString('utf8');
+  const at = /<head[^>]*>/i.exec(html) ?? /^\s*<!doctype[^>]*>/i.exec(html);
+  const cut = at ? at.index + at[0].length : 0;
+  return Buffer.from(`${html.slice(0, cut)}${GUARD_TAG}${html.slice(cut)}`, 'utf8');
+}
+
+/** The host's browser's first page: blank until the session cookie is there (the kiosk shows next). */
+const START_PAGE = `<!doctype html><meta charset="utf-8">${GUARD_TAG}<meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="${START_RETRY_SECONDS};url=${START_PATH}"><title>Avatar Kiosk</title>\n`;
+
 /** What a browser that was just let in gets: on to the kiosk's page. */
-const ENTER_PAGE = '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=/"><title>Avatar Kiosk</title>\n';
+const ENTER_PAGE = `<!doctype html><meta charset="utf-8">${GUARD_TAG}<meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=/"><title>Avatar Kiosk</title>\n`;
 
 /** What a browser without the session sees: how to get in. */
 const NOT_LET_IN_PAGE =
-  '<!doctype html><meta charset="utf-8"><title>Avatar Kiosk</title><h1>This address does not open the kiosk</h1>' +
-  '<p>A kiosk address works once, for ten minutes. Open the address the kiosk printed last, or stop the kiosk and start it again for a new one.</p>\n';
+  `<!doctype html><meta charset="utf-8">${GUARD_TAG}<title>Avatar Kiosk</title><h1>This address does not open the kiosk</h1>` +
+  '<p>A kiosk address works once, within a minute. Ask the kiosk for a new one (press Enter where it runs), or stop it and start it again.</p>\n';
 
 function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');

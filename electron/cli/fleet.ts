@@ -1,14 +1,16 @@
 /**
- * `cli fleet list | send KIOSK|--group G|--all COMMAND [JSON] | watch`: the fleet console for scripts.
+ * `cli fleet list | send KIOSK|--group G|--all COMMAND [ARG] | watch`: the fleet console for scripts.
  * It talks to a running console (`npm run fleet`) over its HTTP API with the operator token, so a
  * script needs no broker login of its own and sees exactly what the page sees; commands get the same
- * checks and refusals.
+ * checks and refusals. The commands, their one argument and their help lines come from the kiosk's table
+ * (fleet/command-table.ts).
  *   --console URL   default http://127.0.0.1:8790 (or FLEET_CONSOLE_URL)
  *   --token-file F  the operator token (or FLEET_CONSOLE_TOKEN)
  * Exit: 0 ok; 1 a kiosk refused, or did not answer within --wait seconds; 2 bad usage or unreachable.
  */
 import { AvatarError } from '../core/errors.ts';
 import { readRegularFile } from '../core/bounded-read.ts';
+import { COMMAND_NAMES, commandRow, type CommandName } from '../fleet/command-table.ts';
 import type { CommandResponse, CommandTarget, ConsoleFrame, KioskRow } from '../fleet/console/view.ts';
 import type { CliIo } from './probe.ts';
 
@@ -24,6 +26,40 @@ export interface FleetCliOptions {
 export const DEFAULT_CONSOLE_URL = 'http://127.0.0.1:8790';
 /** How often `send` looks for the answers. */
 const POLL_MS = 250;
+
+/** `fleet send`'s list in --help: each command of the table, the name of its one argument, what it does. */
+export function fleetCommandHelp(indent = '    ', width = 20): string {
+  return COMMAND_NAMES.map((name) => {
+    const r = commandRow(name);
+    const usage = r.arg ? `${name} ${r.arg.field.toUpperCase()}` : name;
+    return `${indent}${usage.padEnd(width)}${r.summary}${r.interrupts ? ' (during a call: "force")' : ''}\n`;
+  }).join('');
+}
+
+/**
+ * The command `fleet send … COMMAND [ARG]` means. ARG is the command's one argument (`set-volume 40`,
+ * `update-pin 1.4.2`, `apply '{"avatar":{"name":"Eva"}}'`), or a JSON object of the whole command beside its
+ * name (`'{"force":true}'`, `'{"percent":40,"force":true}'`). The console checks the result with the kiosk's
+ * own parser, so a wrong value is refused in the table's words.
+ */
+export function commandFromWords(cmd: string | undefined, word: string | undefined): Record<string, unknown> {
+  if (!cmd) throw new AvatarError('invalid_request', `fleet send needs a command: ${COMMAND_NAMES.join(', ')}.`);
+  if (word === undefined) return { cmd };
+  const arg = (COMMAND_NAMES as readonly string[]).includes(cmd) ? commandRow(cmd as CommandName).arg : null;
+  let value: unknown;
+  try {
+    value = JSON.parse(word);
+  } catch {
+    // A bare word is the argument itself (`1.4.2`); the kiosk's parser judges it.
+    if (arg && arg.kind !== 'json') return { cmd, [arg.field]: word };
+    throw new AvatarError('invalid_request', `The command's JSON does not parse: ${word}`);
+  }
+  const object = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  // `apply '{"avatar":…}'`: a JSON argument is the argument unless the object already names it.
+  if (object && (!arg || arg.kind !== 'json' || arg.field in object)) return { ...object, cmd };
+  if (arg && (object || arg.kind !== 'json')) return { cmd, [arg.field]: value };
+  throw new AvatarError('invalid_request', `The command's JSON must be an object such as {"force":true}${arg ? ` or {"${arg.field}":…}` : ''}.`);
+}
 
 export async function runFleetCommand(args: string[], options: FleetCliOptions, io: CliIo, fetchImpl: typeof fetch = fetch): Promise<number> {
   const [sub, ...rest] = args;
@@ -68,19 +104,7 @@ export async function runFleetCommand(args: string[], options: FleetCliOptions, 
         target = { kiosks: kiosk.split(',') };
         words = more;
       }
-      const [cmd, json] = words;
-      if (!cmd) throw new AvatarError('invalid_request', 'fleet send needs a command: ping, screenshot, end-call, reload, restart or apply.');
-      let extra: Record<string, unknown> = {};
-      if (json !== undefined) {
-        try {
-          extra = JSON.parse(json) as Record<string, unknown>;
-        } catch {
-          throw new AvatarError('invalid_request', `The command's JSON does not parse: ${json}`);
-        }
-        if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new AvatarError('invalid_request', 'The command\'s JSON must be an object such as {"force":true} or {"settings":{…}}.');
-      }
-      // `apply '{"avatar":{"name":"Eva"}}'`: the JSON is the settings unless it already says so.
-      const command = cmd === 'apply' && !('settings' in extra) ? { cmd, settings: extra } : { ...extra, cmd };
+      const command = commandFromWords(words[0], words[1]);
       const res = (await (await call('/api/command', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ target, command }) })).json()) as CommandResponse;
       if (!res.ok) throw new AvatarError('invalid_request', res.error.message);
       const deadline = Date.now() + options.waitS * 1000;

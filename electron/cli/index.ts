@@ -11,17 +11,19 @@
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
-import { CALL_MODES, MODERATION_VALUES, type CallMode, type Moderation } from '../core/protocol.ts';
+import { CALL_MODES, FREE_VOICE_CLONES, MODERATION_VALUES, VOICE_CLONE_COST, type CallMode, type Moderation } from '../core/protocol.ts';
 import { createLogger, type LogLevel } from '../core/log.ts';
 import { readRegularFile } from '../core/bounded-read.ts';
 import { loadDemoAvatar } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, runProbe, type CliIo } from './probe.ts';
 import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
-import { runFleetCommand } from './fleet.ts';
+import { fleetCommandHelp, runFleetCommand } from './fleet.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
 import { forCli } from './messages.ts';
 import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
+import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS } from '../fleet/feed-binding.ts';
+import { WIRE_REPORT_HOLD_S } from './wire-report.ts';
 
 export const USAGE = `Avatar Kiosk CLI
 
@@ -32,7 +34,7 @@ Commands:
   emulator              run the local emulator of the avatar service
   voices list           list your custom (cloned) voices
   voices clone          clone a voice: --audio-url URL --voice NAME [--language en]
-                        (a clone may cost 899 credits: the first 10 per account are free)
+                        (a clone may cost ${VOICE_CLONE_COST} credits: the first ${FREE_VOICE_CLONES} per account are free)
   doctor                the staff panel's checks: config, key, service (nothing billed); exit 0 ok,
                         1 a check failed, 2 bad usage/config. [--config PATH] [service options] [--json]
   ledger                credit totals (today / 7 days / month) from the kiosk's ledger
@@ -43,12 +45,16 @@ Commands:
   update-keygen         a new key pair for signing the update feed: --key PATH (the private key,
                         written 0600, never overwritten); prints the public key for update.publicKeys
   update-sign           sign the feed's channel files (latest*.yml) under a release folder:
-                        --key PATH DIR (writes <file>.sig beside each; kiosks install nothing unsigned)
+                        --key PATH DIR (writes <file>.sig beside each; kiosks install nothing unsigned),
+                        each bound to its channel, platform and version; [--min-version V] the lowest
+                        version kiosks may go to (default: the current release), [--expires-in-days N]
+                        after which kiosks refuse it (default 30)
   fleet list            every kiosk the fleet console knows (npm run fleet must be running) [--json]
-  fleet send KIOSK[,KIOSK…]|--group G|--all COMMAND [JSON]
-                        ping, screenshot, end-call, reload, restart, or apply '{"avatar":{"name":"Eva"}}';
-                        prints each kiosk's answer; exit 1 if one refused or none came in --wait S (10)
-  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
+  fleet send KIOSK[,KIOSK…]|--group G|--all COMMAND [ARG]
+                        prints each kiosk's answer; exit 1 if one refused or none came in --wait S (10).
+                        ARG: the command's argument (set-volume 40), or a JSON object of the whole
+                        command ('{"force":true}'). COMMAND is one of:
+${fleetCommandHelp()}  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
                         --console URL (default http://127.0.0.1:8790, or FLEET_CONSOLE_URL),
                         --token-file PATH (or FLEET_CONSOLE_TOKEN): the console's operator token
 
@@ -66,8 +72,10 @@ probe:
   --name NAME           display name (default: bundled demo name)
   --voice NAME          voice id or custom voice name (default Tina)
   --moderation strict|disabled, --extra-motion true|false
-  --hold SECONDS        stay live this long, then hang up with user_end (default 10)
+  --hold SECONDS        stay live this long, then hang up with user_end (default 10; 1 with --wire-report)
   --json                exactly one JSON object on stdout at the end; logs on stderr
+  --wire-report FILE    record what the service sends (shapes only, no key, token, id or persona) to FILE
+                        as JSON; prints the call's cost first (about 3 credits at the default hold)
 
 emulator:
   --host HOST --port N  where to listen (default 127.0.0.1, a free port)
@@ -105,11 +113,14 @@ export const CLI_OPTIONS = {
   csv: { type: 'boolean' },
   file: { type: 'string' },
   key: { type: 'string' },
+  'min-version': { type: 'string' },
+  'expires-in-days': { type: 'string' },
   console: { type: 'string' },
   'token-file': { type: 'string' },
   group: { type: 'string' },
   all: { type: 'boolean' },
   wait: { type: 'string' },
+  'wire-report': { type: 'string' },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCli>['values'];
@@ -138,6 +149,13 @@ function enumOption<T extends string>(value: string | undefined, name: string, a
     throw new AvatarError('invalid_request', `--${name} must be one of ${allowed.join(', ')} (got "${value}").`);
   }
   return value as T;
+}
+
+/** --wire-report FILE: a file to write, named (not an option mistaken for one). */
+function wireReportOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === '' || value.startsWith('-')) throw new AvatarError('invalid_request', `--wire-report needs a file name (got "${value}").`);
+  return value;
 }
 
 function booleanOption(value: string | undefined, name: string): boolean | undefined {
@@ -210,8 +228,9 @@ export async function main(argv: string[]): Promise<number> {
             voice: values.voice ?? demo.voice,
             moderation: enumOption<Moderation>(values.moderation, 'moderation', MODERATION_VALUES),
             extraMotion: booleanOption(values['extra-motion'], 'extra-motion'),
-            holdSeconds: numberOption(values.hold, 'hold', 10, { min: 0, max: 7200 }),
+            holdSeconds: numberOption(values.hold, 'hold', values['wire-report'] === undefined ? 10 : WIRE_REPORT_HOLD_S, { min: 0, max: 7200 }),
             json: values.json ?? false,
+            wireReport: wireReportOption(values['wire-report']),
           },
           io,
         );
@@ -253,7 +272,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'update-keygen':
         return runUpdateKeygen({ key: values.key }, io);
       case 'update-sign':
-        return runUpdateSign({ key: values.key, dir: sub }, io);
+        return runUpdateSign(
+          { key: values.key, dir: sub, minVersion: values['min-version'], expiresInDays: numberOption(values['expires-in-days'], 'expires-in-days', DEFAULT_EXPIRY_DAYS, { min: 1, max: MAX_EXPIRY_DAYS }) },
+          io,
+        );
       case 'fleet':
         return await runFleetCommand(
           positionals.slice(1),

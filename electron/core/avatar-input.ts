@@ -4,9 +4,9 @@
  * before anything is sent.
  *
  * - Images from files are read, typed by their magic bytes (never by the extension) and sent as a Base64
- *   data: URI, which must decode to under 20 MB (spec §2.3, §8).
- * - http(s) links are passed through untouched; the service fetches them (up to 50 MB).
- * - A name over 20 characters is a warning, not an error (the spec only recommends the limit).
+ *   data: URI, which must decode to under `MAX_BASE64_IMAGE_BYTES` (spec §2.3, §8).
+ * - http(s) links are passed through untouched; the service fetches them (up to `MAX_IMAGE_BYTES`).
+ * - A name over `RECOMMENDED_NAME_LENGTH` characters is a warning, not an error (the spec only recommends it).
  *
  * Every failure is `AvatarError('invalid_request', …, {details: {field}})`, with `field` named after
  * `StartOptions` (`callMode`, `avatar.persona`, `avatar.image`, `avatar.name`, `avatar.voice`, `moderation`,
@@ -27,9 +27,12 @@ import {
 } from './protocol.ts';
 import type { StartOptions } from './session-types.ts';
 
+/** The spec's Base64 bound as the messages say it ("20 MB"). */
+const BASE64_LIMIT_TEXT = `${MAX_BASE64_IMAGE_BYTES / 2 ** 20} MB`;
+
 export interface AvatarInputDeps {
   /** Reads a local image; defaults to a bounded read that refuses non-regular files and anything of
-   *  20 MB or more before reading (`readRegularFile`). */
+   *  `MAX_BASE64_IMAGE_BYTES` or more before reading (`readRegularFile`). */
   readFile?: (path: string) => Promise<Uint8Array>;
 }
 
@@ -164,7 +167,7 @@ async function resolveImage(raw: unknown, deps: AvatarInputDeps): Promise<string
   } else if (image === '~' || image.startsWith('~/')) {
     path = homedir() + image.slice(1);
   }
-  // Base64 images must be under 20 MB (spec §2.3): refuse a larger file from its size, before reading it.
+  // Base64 images must be under MAX_BASE64_IMAGE_BYTES (spec §2.3): refuse a larger file from its size, before reading it.
   return readImageFile(path, deps.readFile ?? ((p) => readRegularFile(p, MAX_BASE64_IMAGE_BYTES - 1, 'The image file')));
 }
 
@@ -180,10 +183,10 @@ function checkDataUri(uri: string): string {
   if (!declared) invalid(`Unsupported image type "image/${type}"; use PNG, JPEG or WEBP.`, 'avatar.image');
 
   const data = uri.slice(comma + 1);
-  // Check the size from the length first: cheap even for a huge string (spec §2.3: under 20 MB decoded).
+  // Check the size from the length first: cheap even for a huge string (spec §2.3: the decoded bound).
   const decodedBytes = base64DecodedLength(data);
   if (decodedBytes >= MAX_BASE64_IMAGE_BYTES) {
-    invalid(`The embedded image is ${formatMb(decodedBytes)}; Base64 images must be under 20 MB. Use a smaller image or an http(s) link.`, 'avatar.image');
+    invalid(`The embedded image is ${formatMb(decodedBytes)}; Base64 images must be under ${BASE64_LIMIT_TEXT}. Use a smaller image or an http(s) link.`, 'avatar.image');
   }
   if (data.length === 0 || data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) {
     invalid('The embedded image is not valid Base64.', 'avatar.image');
@@ -211,7 +214,7 @@ async function readImageFile(path: string, readFile: (path: string) => Promise<U
   }
   if (bytes.length >= MAX_BASE64_IMAGE_BYTES) {
     invalid(
-      `The image file ${path} is ${formatMb(bytes.length)}; files are sent as Base64 and must be under 20 MB. Use a smaller image or an http(s) link.`,
+      `The image file ${path} is ${formatMb(bytes.length)}; files are sent as Base64 and must be under ${BASE64_LIMIT_TEXT}. Use a smaller image or an http(s) link.`,
       'avatar.image',
     );
   }

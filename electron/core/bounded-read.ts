@@ -7,9 +7,6 @@
 import { open, stat } from 'node:fs/promises';
 import { AvatarError } from './errors.ts';
 
-/** No image we use needs more; a 4 GB "picture" must not take main's memory with it. */
-export const MAX_IMAGE_FILE_BYTES = 50 * 1024 * 1024;
-
 export async function readRegularFile(path: string, maxBytes: number, label = 'The file'): Promise<Uint8Array> {
   const before = await stat(path);
   if (before.isDirectory()) throw new AvatarError('invalid_request', `${label} ${path} is a folder, not a file.`);

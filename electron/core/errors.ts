@@ -11,7 +11,7 @@ export const ERROR_CODES = [
   'forbidden',
   /** HTTP 404: the session does not exist or has expired (spec §7). */
   'not_found',
-  /** Balance under 45 credits at launch, or credits ran out mid-call (spec §8). */
+  /** Balance under `MIN_BALANCE_TO_START` at launch, or credits ran out mid-call (spec §8). */
   'insufficient_credits',
   /** Bad input caught before sending, or a 400/422 from the service. */
   'invalid_request',

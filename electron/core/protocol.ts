@@ -4,9 +4,13 @@
  * does not show is an ASSUMPTION, marked as such here and listed in README.md.
  */
 import { z } from 'zod';
+import { BILLING_UNIT_S, CONN_INIT_VERSION, CREDITS_PER_BILLING_UNIT } from './protocol-constants.ts';
+
+// The service's figures (timings, sizes, credits) are named in protocol-constants.ts, each with its spec section.
+export * from './protocol-constants.ts';
 
 // ---------------------------------------------------------------------------------------------------
-// Constants (spec §6, §8)
+// Vocabulary (spec §2, §3, §6)
 
 export const CALL_MODES = ['audio', 'video'] as const;
 export type CallMode = (typeof CALL_MODES)[number];
@@ -52,33 +56,20 @@ export const MSG_CONN_INIT_ACK = 2;
 export const MSG_PING = 3;
 export const MSG_PONG = 4;
 
-export const CONN_INIT_VERSION = 1;
-export const MAX_WS_MESSAGE_BYTES = 64 * 1024;
-export const SERVER_PING_INTERVAL_MS = 5_000;
-export const CLIENT_SILENCE_LIMIT_MS = 15_000;
-export const NOT_READY_BACKOFF_MS = [2_000, 4_000, 8_000] as const;
-export const MAX_LIVE_DURATION_S = 600;
-export const MIN_BALANCE_TO_START = 45;
-export const CREDITS_PER_2_SECONDS = 3;
-export const TRIAL_CREDITS = 1_000;
-export const FREE_VOICE_CLONES = 10;
-export const VOICE_CLONE_COST = 899;
-export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
-/** Base64 images must decode to under 20 MB (spec §2.3). */
-export const MAX_BASE64_IMAGE_BYTES = 20 * 1024 * 1024;
-export const RECOMMENDED_NAME_LENGTH = 20;
+/** §2.3: the voice when the request names none. */
 export const DEFAULT_VOICE = 'Tina';
+/** §2.3, §8: the image formats (PNG, JPG/JPEG, WEBP). */
 export const IMAGE_MIME_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
 export type ImageMimeType = (typeof IMAGE_MIME_TYPES)[number];
 
-/** Billing (spec §8): durations round up to even seconds; 3 credits per 2 seconds. */
+/** Billing (spec §8): live time rounds up to whole `BILLING_UNIT_S` units, each `CREDITS_PER_BILLING_UNIT`. */
 export function billableSeconds(liveMs: number): number {
   if (liveMs <= 0) return 0;
   const seconds = Math.ceil(liveMs / 1000);
-  return seconds % 2 === 0 ? seconds : seconds + 1;
+  return Math.ceil(seconds / BILLING_UNIT_S) * BILLING_UNIT_S;
 }
 export function creditsFor(billedSeconds: number): number {
-  return (billedSeconds / 2) * CREDITS_PER_2_SECONDS;
+  return (billedSeconds / BILLING_UNIT_S) * CREDITS_PER_BILLING_UNIT;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -200,7 +191,7 @@ export function hangupFrame(liveId: string, seqId: number, reason: HangupReason)
   return { type: MSG_HANGUP, live_id: liveId, seq_id: seqId, payload: { hangup: { hangup_reason: reason } } };
 }
 /** ASSUMPTION: the client's keep-alive / ping reply (format not shown). Sent every few seconds and in
- *  answer to each server ping, so the server always hears "some message" within its 15 s window. */
+ *  answer to each server ping, so the server always hears "some message" within `CLIENT_SILENCE_LIMIT_MS`. */
 export function pongFrame(liveId: string, seqId: number, nowMs: number): ClientFrame {
   return { type: MSG_PONG, live_id: liveId, seq_id: seqId, payload: { pong: { ts: nowMs } } };
 }
@@ -267,6 +258,7 @@ export function parseServerFrame(text: string): ServerMessage | null {
   return { kind: 'other', type: frame.type };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

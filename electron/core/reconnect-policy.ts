@@ -2,7 +2,8 @@
  * When to try again, as tiny pure objects (after livekit's ReconnectPolicy). The session machine asks
  * `classify` first (is this worth retrying at all?) and only then the policy for the delay.
  *
- * - `notReadyPolicy` (spec §6 rule 2, §8): 2 s, 4 s, 8 s, then 8 s again, until a warm-up budget is spent.
+ * - `notReadyPolicy` (spec §6 rule 2, §8): the delays of `NOT_READY_BACKOFF_MS`, then its last one again,
+ *   until a warm-up budget is spent.
  * - `liveReconnectPolicy`: the control socket dropped while the avatar was live. The RTC call goes on, and
  *   the server keeps the session for a reconnect grace window before ending it with
  *   `client_reconnect_timeout` (spec §6 table). That window's length is not shown; we assume ~10 s and

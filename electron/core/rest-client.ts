@@ -29,6 +29,7 @@ import {
   errorCodeFromBody,
   errorMessageFromBody,
   listVoicesResponseSchema,
+  MIN_BALANCE_TO_START,
   querySessionResponseSchema,
 } from './protocol.ts';
 import type { ServiceTarget } from './session-types.ts';
@@ -154,6 +155,21 @@ export class ServiceClient {
       schema: listVoicesResponseSchema,
       retryOnNetworkError: true,
       signal: opts.signal,
+    });
+  }
+
+  /**
+   * A client like this one (same target, timeout, logger, clock), with its `fetch` wrapped (the wire report
+   * records answers through it) and, on the direct surface, optionally another key.
+   */
+  derive(options: { wrapFetch?: (inner: typeof fetch) => typeof fetch; apiKey?: string; logger?: Logger }): ServiceClient {
+    const target = options.apiKey !== undefined && this.target.surface === 'direct' ? { ...this.target, apiKey: options.apiKey } : this.target;
+    return new ServiceClient({
+      target,
+      fetch: options.wrapFetch ? options.wrapFetch(this.#fetch) : this.#fetch,
+      requestTimeoutMs: this.#timeoutMs,
+      logger: options.logger ?? this.#log,
+      clock: this.#clock,
     });
   }
 
@@ -332,7 +348,7 @@ function httpError(call: Call<unknown>, status: number, text: string, location: 
   if (status === 402 || (status >= 400 && status < 500 && status !== 401 && mentionsCredit)) {
     return make(
       'insufficient_credits',
-      withServer(`The account does not have enough credits to start (at least 45 are needed) (HTTP ${status}). Top up the account.`),
+      withServer(`The account does not have enough credits to start (at least ${MIN_BALANCE_TO_START} are needed) (HTTP ${status}). Top up the account.`),
     );
   }
   if (status >= 300 && status < 400) {

@@ -12,7 +12,7 @@
  *                                                       ending ──final──→ ended | failed
  *   service:  (none) → waiting ······························ on_live ······· ending → ended
  *
- * Rules (spec §6): NOT_READY → close, wait 2/4/8 s, reconnect (rule 2); LIVE_CONN_INIT_FAILED is permanent
+ * Rules (spec §6): NOT_READY → close, wait (`NOT_READY_BACKOFF_MS`), reconnect (rule 2); LIVE_CONN_INIT_FAILED is permanent
  * (rule 3); a forced hangup ends the call and is never followed by a reconnect (rules 5, 6); the client's own
  * hangup sends type 5 and closes, no reconnect (rule 7). A raw close/error while live is a fallback signal
  * (rule 5): we try to restore the control socket within a grace budget while the RTC call continues.
@@ -334,7 +334,7 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
 
     case 'ack-not-ready': {
       if (state.phase === 'connecting') {
-        // spec §6 rule 2: close, wait 2/4/8 s, reconnect with a fresh conn_init.
+        // spec §6 rule 2: close, wait (the NOT_READY policy's delay), reconnect with a fresh conn_init.
         const warmupStartedAtMs = ctx.warmupStartedAtMs ?? event.atMs;
         const attempt = ctx.preLiveRetries + 1;
         const delayMs = config.notReadyPolicy.nextDelayMs({ attempt, elapsedMs: event.atMs - warmupStartedAtMs, lastError: 'NOT_READY' });

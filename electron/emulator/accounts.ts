@@ -1,6 +1,7 @@
 /**
  * Accounts of the emulated service: API key → creator id, credit balance and cloned voices. Owns the
- * voice-clone rules (spec §4.4, §4.5, §8: the first 10 clones per account free, then 899 credits each).
+ * voice-clone rules (spec §4.4, §4.5, §8: the first `FREE_VOICE_CLONES` per account free, then
+ * `VOICE_CLONE_COST` credits each).
  * Session billing lives in sessions.ts; it moves credits through `charge`/`refund` here.
  */
 import { createHash } from 'node:crypto';
@@ -46,7 +47,7 @@ export class Accounts {
     const record: AccountRecord = {
       apiKey: account.apiKey,
       creatorId: account.creatorId ?? creatorIdFor(account.apiKey),
-      balance: Math.max(0, account.balance ?? TRIAL_CREDITS), // spec §8: 1,000 trial credits
+      balance: Math.max(0, account.balance ?? TRIAL_CREDITS), // spec §8
       clones: [],
     };
     this.#byKey.set(record.apiKey, record);
@@ -74,7 +75,7 @@ export class Accounts {
     if (credits > 0) account.balance += credits;
   }
 
-  /** spec §4.4: validate, charge (first 10 free, then 899, §8), remember the name. */
+  /** spec §4.4: validate, charge (the first `FREE_VOICE_CLONES` free, then `VOICE_CLONE_COST`, §8), remember the name. */
   cloneVoice(account: AccountRecord, request: CloneVoiceRequest): { voice: string } {
     validateAudioUrl(request.audio_url);
     const name = request.voice.trim();

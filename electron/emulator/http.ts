@@ -16,12 +16,14 @@ import {
 } from '../core/protocol.ts';
 import type { AccountRecord, Accounts } from './accounts.ts';
 import { ApiError } from './api-error.ts';
+import { errorAnswer, withExtraBodyFields } from './dialect.ts';
 import type { SessionRecord, SessionStore } from './sessions.ts';
 import type { TimerSet } from './timers.ts';
 import type { EmulatorKnobs } from './types.ts';
 import type { z } from 'zod';
 
-/** ASSUMPTION: the spec allows 50 MB images by URL and 20 MB decoded Base64 (~27 MB of text); bodies over 60 MB get 413. */
+/** ASSUMPTION: the spec allows `MAX_IMAGE_BYTES` by URL and `MAX_BASE64_IMAGE_BYTES` decoded Base64 (~27 MB of
+ *  text); a body over 60 MB gets 413. */
 export const MAX_BODY_BYTES = 60 * 1024 * 1024;
 
 export type Surface = 'direct' | 'gateway';
@@ -99,7 +101,7 @@ export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, r
   return (req, res) => {
     handle(ctx, req, res).catch((error: unknown) => {
       if (error instanceof ApiError) {
-        respond(ctx, res, error.status, error.toBody(), error.status === 413 ? { connection: 'close' } : {});
+        respondError(ctx, res, error);
         return;
       }
       if (res.destroyed || req.destroyed) {
@@ -107,7 +109,7 @@ export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, r
         return;
       }
       ctx.logger.error('emulator request failed', { error: String(error) });
-      respond(ctx, res, 500, { error: { code: 'internal', message: 'Internal emulator error.' } });
+      respond(ctx, res, 500, { error: { code: 'internal', message: 'Internal emulator error.' } }); // a bug: always JSON
     });
   };
 }
@@ -138,7 +140,7 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
       const body = await readJsonBody(req);
       const request = parseWith(createSessionRequestSchema, body);
       validateImageUri(request.avatar.image_uri);
-      // spec §3 / §8: at least 45 credits to start. ASSUMPTION: 402 insufficient_credits (the spec does not show it).
+      // spec §3 / §8: MIN_BALANCE_TO_START. ASSUMPTION: 402 insufficient_credits (the spec does not show it).
       if (account.balance < MIN_BALANCE_TO_START) {
         throw new ApiError(
           402,
@@ -152,7 +154,8 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
             { ...request, moderation: request.moderation ?? 'disabled', extra_motion: request.extra_motion ?? true }
           : request;
       const session = ctx.sessions.create(account, request, effective);
-      respond(ctx, res, 200, ctx.sessions.createJson(session), {}, ctx.knobs.createDelayMs);
+      // spec §4.1 shows 200; the createStatus knob answers 201 Created, as many REST services do.
+      respond(ctx, res, ctx.knobs.createStatus, ctx.sessions.createJson(session), {}, ctx.knobs.createDelayMs);
       return;
     }
     case 'query': {
@@ -177,10 +180,20 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
 
 /** Send a JSON answer after `knobs.latencyMs` (+ `extraDelayMs`), on the injected clock. */
 function respond(ctx: HttpContext, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, extraDelayMs = 0): void {
+  const text = JSON.stringify(status >= 200 && status < 300 ? withExtraBodyFields(ctx.knobs, body) : body);
+  respondText(ctx, res, status, 'application/json; charset=utf-8', text, headers, extraDelayMs);
+}
+
+/** An error answer in the `errorBody` knob's shape (spec §7 does not show it). */
+function respondError(ctx: HttpContext, res: ServerResponse, error: ApiError): void {
+  const { contentType, text } = errorAnswer(ctx.knobs, error);
+  respondText(ctx, res, error.status, contentType, text, error.status === 413 ? { connection: 'close' } : {});
+}
+
+function respondText(ctx: HttpContext, res: ServerResponse, status: number, contentType: string | null, text: string, headers: Record<string, string> = {}, extraDelayMs = 0): void {
   const write = () => {
     if (res.writableEnded || res.destroyed) return;
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+    res.writeHead(status, { ...(contentType ? { 'content-type': contentType } : {}), 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
   };
   const latencyMs = ctx.knobs.latencyMs + extraDelayMs;
@@ -250,7 +263,7 @@ const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
  * spec §2.3: one image as a URL or Base64. Base64 must carry `data:image/<type>;base64,` with type
- * PNG/JPG/JPEG/WEBP and decode to under 20 MB. ASSUMPTION: URLs must be http(s).
+ * PNG/JPG/JPEG/WEBP and decode to under `MAX_BASE64_IMAGE_BYTES`. ASSUMPTION: URLs must be http(s).
  */
 export function validateImageUri(uri: string): void {
   const field = 'avatar.image_uri';
@@ -266,7 +279,7 @@ export function validateImageUri(uri: string): void {
     const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
     const decodedBytes = (data.length / 4) * 3 - padding;
     if (decodedBytes >= MAX_BASE64_IMAGE_BYTES) {
-      throw new ApiError(400, 'invalid_request', `The Base64 image decodes to ${decodedBytes} bytes; it must be under 20 MB.`, field);
+      throw new ApiError(400, 'invalid_request', `The Base64 image decodes to ${decodedBytes} bytes; it must be under ${MAX_BASE64_IMAGE_BYTES / 2 ** 20} MB.`, field);
     }
     return;
   }

@@ -1,7 +1,7 @@
 /**
  * Session lifecycle and billing of the emulated service (spec §3, §6, §8). Owns the state machine
- * waiting → on_live → ending → ended, the live-time charging (3 credits per started 2-second unit, taken
- * as the unit starts), the live_duration guard, the reconnect grace window, the `waiting` TTL, and the
+ * waiting → on_live → ending → ended, the live-time charging (`CREDITS_PER_BILLING_UNIT` per started
+ * `BILLING_UNIT_S` unit, taken as the unit starts), the live_duration guard, the reconnect grace window, the `waiting` TTL, and the
  * JSON shapes of the create and query answers. The socket layer (ws.ts) drives it through `attach`,
  * `detach`, `goLive`, `resume`, `failInit` and `end`, and is driven back through `SessionSocket`.
  */
@@ -9,9 +9,11 @@ import { randomBytes } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { Logger } from '../core/log.ts';
 import {
-  CREDITS_PER_2_SECONDS,
+  BILLING_UNIT_S,
+  CREDITS_PER_BILLING_UNIT,
   DEFAULT_VOICE,
   MAX_LIVE_DURATION_S,
+  RTC_TOKEN_VALIDITY_S,
   billableSeconds,
   creditsFor,
   type CallMode,
@@ -19,18 +21,17 @@ import {
 } from '../core/protocol.ts';
 import { EMULATOR_APP_ID_PREFIX, emulatorRtcToken, rtcIds } from '../core/rtc-ids.ts';
 import type { AccountRecord, Accounts } from './accounts.ts';
+import { timestamp, withExtraLiveFields } from './dialect.ts';
 import type { TimerSet } from './timers.ts';
 import type { EmulatedSession, EmulatedStatus, EmulatorKnobs } from './types.ts';
 
 /** The emulator's RTC app id; the prefix tells the renderer to use its demo engine. */
 export const EMULATOR_RTC_APP_ID = `${EMULATOR_APP_ID_PREFIX}rtc-app-0001`;
-/** spec §2.2 / §8: the RTC token is valid about one hour. */
-export const RTC_TOKEN_TTL_S = 3_600;
 /** Ended sessions kept for queries before the oldest are forgotten (a kiosk may run for weeks). */
 export const MAX_ENDED_SESSIONS_KEPT = 500;
-/** Data URIs longer than this are abbreviated in the recorded request (they can be 20 MB). */
+/** Data URIs longer than this are abbreviated in the recorded request (they can be up to `MAX_BASE64_IMAGE_BYTES`). */
 const MAX_RECORDED_IMAGE_CHARS = 4_096;
-const BILLING_UNIT_MS = 2_000;
+const BILLING_UNIT_MS = BILLING_UNIT_S * 1000;
 
 /** What the session layer needs from the socket currently attached to a session. */
 export interface SessionSocket {
@@ -46,14 +47,14 @@ export interface SessionSocket {
 type SessionFacts = Readonly<Pick<EmulatedSession, 'id' | 'creatorId' | 'liveDurationS' | 'request' | 'createdAtMs'>>;
 type SessionProgress = Pick<
   EmulatedSession,
-  'status' | 'hangupReason' | 'startedAtMs' | 'endedAtMs' | 'billedSeconds' | 'creditsCost' | 'connInits' | 'notReadyAnswers' | 'socketsOpened' | 'clientMessages'
+  'status' | 'hangupReason' | 'startedAtMs' | 'endedAtMs' | 'billedSeconds' | 'creditsCost' | 'connInits' | 'notReadyAnswers' | 'socketsOpened' | 'clientMessages' | 'clientControlFrames'
 >;
 
 export interface SessionRecord extends SessionFacts, SessionProgress {
   readonly account: AccountRecord;
   readonly callMode: CallMode;
   readonly avatar: { name: string | null; voice: string; persona: string };
-  readonly rtc: { app_id: string; channel_id: string; user_id: string; token: string; token_expire_at: string };
+  readonly rtc: { app_id: string; channel_id: string; user_id: string; token: string; token_expire_at: string | number };
   /** The socket currently attached (the newest one), if any. */
   socket: SessionSocket | null;
   /** When the live socket went away (start of a reconnect grace window), or null. */
@@ -102,7 +103,7 @@ export class SessionStore {
       account,
       creatorId,
       callMode: request.call_mode,
-      liveDurationS: Math.max(1, Math.min(Math.floor(knobs.liveDurationS), MAX_LIVE_DURATION_S)), // spec §8: capped at 600
+      liveDurationS: Math.max(1, Math.min(Math.floor(knobs.liveDurationS), MAX_LIVE_DURATION_S)), // spec §8: capped
       avatar: { name: request.avatar.name ?? null, voice: request.avatar.voice ?? DEFAULT_VOICE, persona: request.avatar.persona },
       rtc: {
         app_id: knobs.rtcAppId ?? EMULATOR_RTC_APP_ID,
@@ -110,7 +111,7 @@ export class SessionStore {
         channel_id: request.call_mode === 'audio' ? rtcIds.audioChannel(id) : rtcIds.videoChannel(id),
         user_id: rtcIds.user(creatorId, id),
         token: emulatorRtcToken(knobs.rtcJoinMs, randomBytes(24).toString('base64url'), knobs.demoFreezeAfterMs, knobs.rtcQuality),
-        token_expire_at: String(Math.floor(now / 1000) + RTC_TOKEN_TTL_S), // spec §2.2: about 1 hour
+        token_expire_at: timestamp(knobs, now + RTC_TOKEN_VALIDITY_S * 1000),
       },
       request: recordableRequest(effectiveRequest),
       createdAtMs: now,
@@ -124,6 +125,7 @@ export class SessionStore {
       notReadyAnswers: 0,
       socketsOpened: 0,
       clientMessages: [],
+      clientControlFrames: { ping: 0, pong: 0 },
       socket: null,
       droppedAtMs: null,
       dropUsed: false,
@@ -208,7 +210,7 @@ export class SessionStore {
     if (session.startedAtMs !== null) {
       const endMs = Math.min(Math.max(billingEndMs, session.startedAtMs), session.startedAtMs + session.liveDurationS * 1000);
       session.endedAtMs = endMs;
-      // spec §8: durations round up to even seconds, 3 credits per 2 s; reconcile with what was taken as time accrued.
+      // spec §8: billed as whole billing units (billableSeconds, creditsFor); reconcile with what was taken as time accrued.
       session.billedSeconds = billableSeconds(endMs - session.startedAtMs);
       session.creditsCost = creditsFor(session.billedSeconds);
       const difference = session.creditsCost - session.chargedCredits;
@@ -266,6 +268,7 @@ export class SessionStore {
       notReadyAnswers: session.notReadyAnswers,
       socketsOpened: session.socketsOpened,
       clientMessages: session.clientMessages.map((m) => ({ ...m })),
+      clientControlFrames: { ...session.clientControlFrames },
       createdAtMs: session.createdAtMs,
       startedAtMs: session.startedAtMs,
       endedAtMs: session.endedAtMs,
@@ -276,16 +279,19 @@ export class SessionStore {
   /** spec §4.1 response body. */
   createJson(session: SessionRecord): unknown {
     return {
-      live: { id: session.id, status: session.status, live_duration: session.liveDurationS, call_mode: session.callMode },
+      live: withExtraLiveFields(this.#ctx.knobs, { id: session.id, status: session.status, live_duration: session.liveDurationS, call_mode: session.callMode }),
       rtc: { ...session.rtc },
     };
   }
 
-  /** spec §4.2 response body. Timestamps are unix-second strings (§2.1), null before they happen. */
+  /** spec §4.2 response body. Timestamps are unix-second strings (§2.1; numbers with the `timestamps`
+   *  knob), null before they happen. */
   queryJson(session: SessionRecord): unknown {
     const { billedSeconds, creditsCost } = this.billing(session);
+    const knobs = this.#ctx.knobs;
+    const unixSeconds = (ms: number) => timestamp(knobs, ms);
     return {
-      live: {
+      live: withExtraLiveFields(knobs, {
         id: session.id,
         status: session.status,
         call_mode: session.callMode,
@@ -296,7 +302,7 @@ export class SessionStore {
         created_at: unixSeconds(session.createdAtMs),
         started_at: session.startedAtMs === null ? null : unixSeconds(session.startedAtMs),
         ended_at: session.endedAtMs === null ? null : unixSeconds(session.endedAtMs),
-      },
+      }),
     };
   }
 
@@ -306,8 +312,8 @@ export class SessionStore {
   }
 
   /**
-   * spec §8: 3 credits per 2 seconds while live, durations rounded up — so each 2-second unit is paid as
-   * it starts. When the balance cannot pay the next unit, the session ends with credit_insufficient
+   * spec §8: `CREDITS_PER_BILLING_UNIT` per `BILLING_UNIT_S` while live, durations rounded up — so each
+   * unit is paid as it starts. When the balance cannot pay the next unit, the session ends with credit_insufficient
    * ("Zero balance: the session disconnects automatically") at that unit's boundary.
    */
   #chargeUnit(session: SessionRecord): void {
@@ -319,11 +325,11 @@ export class SessionStore {
       this.end(session, 'timeout', unitStartMs, true);
       return;
     }
-    if (session.account.balance < CREDITS_PER_2_SECONDS) {
+    if (session.account.balance < CREDITS_PER_BILLING_UNIT) {
       this.end(session, 'credit_insufficient', unitStartMs, true);
       return;
     }
-    session.chargedCredits += accounts.charge(session.account, CREDITS_PER_2_SECONDS);
+    session.chargedCredits += accounts.charge(session.account, CREDITS_PER_BILLING_UNIT);
     session.unitsCharged += 1;
     const nextUnitMs = session.startedAtMs + session.unitsCharged * BILLING_UNIT_MS;
     session.timers.unit = timers.set(() => this.#chargeUnit(session), nextUnitMs - clock.now());
@@ -358,10 +364,6 @@ export class SessionStore {
     const ended = [...this.#byId.values()].filter((s) => s.status === 'ended');
     for (let i = 0; i < ended.length - MAX_ENDED_SESSIONS_KEPT; i++) this.#byId.delete(ended[i]!.id);
   }
-}
-
-function unixSeconds(ms: number): string {
-  return String(Math.floor(ms / 1000));
 }
 
 /** The request as recorded for tests: a huge data URI is abbreviated to its prefix and length. */

@@ -1,6 +1,6 @@
 /**
- * Remote commands from the operator (MQTT `<prefix>/<kioskId>/cmd`): their schema, and what may be
- * changed from afar. Electron-free.
+ * Remote commands from the operator (MQTT `<prefix>/<kioskId>/cmd`): their schema and their parser,
+ * both derived from the table of commands (command-table.ts). Electron-free.
  *
  * `apply` carries only an allow-list of harmless settings (persona, name, cast selection, opening hours,
  * idle timings). The service URL, the API key, the PIN, the RTC engine, the broker settings and anything
@@ -8,46 +8,27 @@
  * another service, read its key or lock staff out.
  */
 import { z } from 'zod';
-import { scheduleSchema } from '../kiosk/fleet-config.ts';
+import { APPLY_KEYS, COMMAND_NAMES, FLEET_COMMANDS, type CommandName, type CommandRow, type FleetCommandTable } from './command-table.ts';
 
-export const COMMAND_NAMES = ['ping', 'reload', 'restart', 'end-call', 'screenshot', 'apply', 'update-check', 'update-install', 'update-pin'] as const;
-export type CommandName = (typeof COMMAND_NAMES)[number];
+export { APPLY_KEYS, applySettingsSchema, COMMAND_NAMES, type ApplySettings, type CommandName } from './command-table.ts';
 
 /** Commands that would cut a live call short: refused during one unless `force`. */
-export const INTERRUPTING: ReadonlySet<CommandName> = new Set(['reload', 'restart', 'apply']);
-
-/** The settings `apply` may change (dotted, as the operator writes them). */
-export const APPLY_KEYS = ['avatar.name', 'avatar.persona', 'cast', 'schedule', 'idle.promptSeconds', 'idle.hangupSeconds'] as const;
-
-export const applySettingsSchema = z.strictObject({
-  avatar: z.strictObject({ name: z.string().min(1).max(64).optional(), persona: z.string().min(1).max(20_000).optional() }).optional(),
-  /** Which configured cast members the attract screen offers, in this order (ids from `avatars`). */
-  cast: z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/i)).min(1).max(12).optional(),
-  /** Opening hours; null removes them (always open). */
-  schedule: scheduleSchema.nullable().optional(),
-  idle: z.strictObject({ promptSeconds: z.number().int().min(10).max(600).optional(), hangupSeconds: z.number().int().min(5).max(120).optional() }).optional(),
-});
-export type ApplySettings = z.infer<typeof applySettingsSchema>;
+export const INTERRUPTING: ReadonlySet<CommandName> = new Set(COMMAND_NAMES.filter((name) => FLEET_COMMANDS[name].interrupts));
 
 const id = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, ".", "_", ":" or "-"');
 /** When the command stops being valid (ISO time with a zone); see command-guard.ts. */
 const expiresAt = z.iso.datetime({ offset: true, message: 'must be an ISO time such as "2026-11-24T18:00:00Z"' });
 const base = { id, force: z.boolean().optional(), expiresAt: expiresAt.optional() };
 
-export const commandSchema = z.discriminatedUnion('cmd', [
-  z.strictObject({ ...base, cmd: z.literal('ping') }),
-  z.strictObject({ ...base, cmd: z.literal('reload') }),
-  z.strictObject({ ...base, cmd: z.literal('restart') }),
-  z.strictObject({ ...base, cmd: z.literal('end-call') }),
-  z.strictObject({ ...base, cmd: z.literal('screenshot') }),
-  z.strictObject({ ...base, cmd: z.literal('apply'), settings: applySettingsSchema }),
-  // Updates (fleet/safe-updates.ts): check the feed now; install at the next moment without a call (never
-  // during one, so no `force`); stay on (or go back to) a version, null to follow the channel again.
-  z.strictObject({ ...base, cmd: z.literal('update-check') }),
-  z.strictObject({ ...base, cmd: z.literal('update-install') }),
-  z.strictObject({ ...base, cmd: z.literal('update-pin'), version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a version such as "1.4.2", or null').nullable() }),
-]);
-export type Command = z.infer<typeof commandSchema>;
+/** One command as parsed: the fields every command has, its name, and its own arguments (its row's). */
+type ArgsOf<K extends CommandName> = FleetCommandTable[K] extends CommandRow<infer S> ? z.output<z.ZodObject<S>> : never;
+type CommandOf<K extends CommandName> = z.output<z.ZodObject<typeof base>> & { cmd: K } & ArgsOf<K>;
+export type Command = { [K in CommandName]: CommandOf<K> }[CommandName];
+
+export const commandSchema = z.discriminatedUnion(
+  'cmd',
+  COMMAND_NAMES.map((name) => z.strictObject({ ...base, cmd: z.literal(name), ...FLEET_COMMANDS[name].args })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+) as unknown as z.ZodType<Command>;
 
 export type CommandResult =
   | { id: string; cmd: CommandName; ok: true; result: Record<string, unknown>; at: string }
@@ -74,8 +55,9 @@ export function parseCommand(payload: Buffer | string): { ok: true; command: Com
   const issue = parsed.error.issues[0]!;
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
   const path = [...issue.path.map(String), ...(keys.length ? [keys[0]!] : [])];
-  if (path[0] === 'settings' && keys.length) {
-    const key = [...path.slice(1)].join('.');
+  // A key `apply` does not allow (inside its settings); a stray `settings` on another command is an unknown key.
+  if (cmd === 'apply' && issue.path[0] === 'settings' && keys.length) {
+    const key = path.slice(1).join('.');
     return { ok: false, id: given, cmd, message: `"apply" cannot change "${key}"; it may change only ${APPLY_KEYS.join(', ')}.` };
   }
   const field = path.join('.') || '(command)';

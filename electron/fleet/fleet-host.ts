@@ -2,7 +2,8 @@
  * The fleet features of a running kiosk, without Electron: opening hours (told to the kiosk's availability,
  * counted in /metrics) and, when `mqtt` is configured, the link to the operator's broker with its status,
  * ledger events and remote commands. Main's feature (main/features/fleet-link.ts) and the browser mode
- * start it the same way; each gives the few actions only it can do (reload, restart, screenshot).
+ * start it the same way; each gives the few actions only it can do (reload, restart, screenshot), and says
+ * in its own words why it lacks one (`actions.lacks`). Every host has the avatar's volume (the kiosk's).
  */
 import { Gauge, type Registry } from 'prom-client';
 import type { LedgerTotals, OpeningInfo, ServiceHealth } from '../contract.ts';
@@ -14,9 +15,9 @@ import { DayFigures } from '../kiosk/call-figures.ts';
 import type { Kiosk } from '../kiosk/compose.ts';
 import { policyLocks } from './managed-config.ts';
 import { METRIC_PREFIX } from './metrics.ts';
-import { APPLY_KEYS, type ApplySettings } from './commands.ts';
+import { APPLY_KEYS, type ApplySettings, type FleetControl } from './command-table.ts';
 import type { ProxyRoute } from '../core/proxy.ts';
-import { defaultKioskId, startMqttLink, type FleetControl, type MqttLink } from './mqtt-link.ts';
+import { defaultKioskId, startMqttLink, type MqttLink } from './mqtt-link.ts';
 import type { SafeUpdates } from './safe-updates.ts';
 import { localLabel, watchOpeningHours, type OpeningState, type OpeningWatch } from './opening-hours.ts';
 
@@ -33,7 +34,7 @@ export interface ConfigFileAccess {
 }
 
 /** The kiosk's services the fleet uses. */
-export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability'> & Partial<Pick<Kiosk, 'health'>>;
+export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability' | 'avatarVolume'> & Partial<Pick<Kiosk, 'health'>>;
 
 export interface FleetHostOptions {
   kiosk: FleetKiosk;
@@ -50,8 +51,9 @@ export interface FleetHostOptions {
   appRoot: string;
   /** The metrics registry, when /metrics runs: an `avatar_kiosk_open` gauge is added to it. */
   registry?: Registry | null;
-  /** The host's own actions; `refuses` names the commands this host cannot run (asked before any call is touched). */
-  actions: Pick<FleetControl, 'reload' | 'restart' | 'screenshot' | 'refuses'> & { afterApply?: () => void };
+  /** The host's own actions (command-table.ts `HostCapabilities`): a host leaves out what it cannot do, and
+   *  may say why in `lacks` (commands needing it are refused before any call is touched). */
+  actions: Pick<FleetControl, 'reload' | 'restart' | 'screenshot' | 'lacks'> & { afterApply?: () => void };
   /** Why the administrator's policy was not applied as written (its problems), for the fleet status. */
   policyError?: string | null;
   /** Last error code seen (the metrics' health), for the status. */
@@ -105,16 +107,15 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
   });
 
   const inCall = () => calls.running;
+  const { afterApply: _afterApply, ...hostActions } = options.actions;
   const control: FleetControl = {
     inCall,
     async endCall() {
       // Recorded as the operator's hang-up, not the visitor's.
       await calls.hangup('operator');
     },
-    refuses: (cmd) => options.actions.refuses?.(cmd) ?? null,
-    reload: () => options.actions.reload(),
-    restart: () => options.actions.restart(),
-    screenshot: () => options.actions.screenshot(),
+    ...hostActions,
+    volume: kiosk.avatarVolume,
     updates: () => {
       const updates = options.updates?.() ?? null;
       if (!updates) return null;
@@ -125,6 +126,8 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
         check: () => updates.check(),
         installWhenIdle: () => updates.installWhenIdle(),
         async pin(version) {
+          // Below the signer's floor: refused before anything is kept.
+          updates.assertPinAllowed(version);
           await persistUpdatePin(version, options);
           logger.info('Updates: pin changed by the operator', { version });
           updates.pin(version);
@@ -169,6 +172,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
             update: options.updates?.()?.status ?? null,
             ...(dayFigures.summary(clock.now()).calls > 0 ? { callFigures: dayFigures.summary(clock.now()) } : {}),
+            avatarVolume: kiosk.avatarVolume.percent,
           };
         },
       });
@@ -182,7 +186,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
       link?.statusChanged();
     }
     if (event.type === 'state' && event.state.phase === 'failed') lastFailure = event.state.error.code;
-    if (event.type === 'state' || event.type === 'opening' || event.type === 'service') link?.statusChanged();
+    if (event.type === 'state' || event.type === 'opening' || event.type === 'avatar-volume' || event.type === 'service') link?.statusChanged();
   });
   const offLedger = options.ledger?.onAppend((record) => {
     link?.publishRecord(record);

@@ -7,9 +7,10 @@
  *  - `status`: retained JSON, republished on change at most once a second; the broker's last will
  *    replaces it with `{"online":false}` when the kiosk dies, and a clean stop says so itself;
  *  - `events`: each ledger record, QoS 1, from the on-disk queue (event-queue.ts), one at a time in order;
- *  - `cmd` → `cmd/result`: commands (commands.ts), each answered once; a repeated id is answered with the
- *    first answer again and not run twice. Commands also come on the fleet-wide `<prefix>/_fleet/cmd` and
- *    the group's `<prefix>/_group/<group>/cmd`; answers always go to the kiosk's own `cmd/result`.
+ *  - `cmd` → `cmd/result`: commands (the table in command-table.ts, parsed by commands.ts), each answered
+ *    once; a repeated id is answered with the first answer again and not run twice. Commands also come on
+ *    the fleet-wide `<prefix>/_fleet/cmd` and the group's `<prefix>/_group/<group>/cmd`; answers always go
+ *    to the kiosk's own `cmd/result`.
  *
  * The command channel is guarded (command-guard.ts): a retained command is refused (the broker would
  * hand it over again at every connect), every command needs an expiry, the ids already run are kept on
@@ -28,18 +29,18 @@ import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { DIRECT, proxyAgent, tunnelStream, type ProxyRoute } from '../core/proxy.ts';
 import type { MqttSettings } from '../kiosk/fleet-config.ts';
 import { COMMAND_BURST, COMMAND_REFILL_MS, compactAnswer, createRateLimiter, expiryProblem, openCommandLog } from './command-guard.ts';
-import { INTERRUPTING, parseCommand, readCommandId, type ApplySettings, type Command, type CommandName, type CommandResult } from './commands.ts';
+import { commandRow, MISSING_CAPABILITY, type CommandContext, type CommandOutcome, type FleetControl, type HostCapability } from './command-table.ts';
+import { parseCommand, readCommandId, type Command, type CommandResult } from './commands.ts';
 import { openEventQueue, type EventQueue } from './event-queue.ts';
 import type { UpdateStatus } from './safe-updates.ts';
+import type { DayCallFigures } from '../kiosk/call-figures.ts';
+
+export { MAX_SCREENSHOT_BYTES, type FleetControl, type FleetUpdates } from './command-table.ts';
 
 /** Status is republished at most this often. */
 export const STATUS_MIN_INTERVAL_MS = 1000;
 /** Answers kept for repeated command ids. */
 export const REMEMBERED_COMMANDS = 200;
-/** A screenshot larger than this is refused rather than published (brokers cap message sizes). */
-import type { DayCallFigures } from '../kiosk/call-figures.ts';
-
-export const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
 /** The largest packet the kiosk takes from the broker (MQTT 5 maximumPacketSize): the broker drops
  *  anything bigger for this client instead of sending it. The largest command, an `apply` with a
  *  20,000-character persona, is far below. */
@@ -70,6 +71,8 @@ export interface FleetStatusFields {
   callFigures?: DayCallFigures;
   /** Why the administrator's policy was not applied as written (null when it was, or there is none). */
   policyError?: string | null;
+  /** The avatar's volume, 0–100 % (kiosk/avatar-volume.ts); absent: the host does not say. */
+  avatarVolume?: number;
   /** Whether the kiosk reaches its service (kiosk/service-health.ts): `connected`, `unreachable`, …, with
    *  what is the case and what to do. */
   service?: { status: string; message: string; action: string | null };
@@ -86,35 +89,6 @@ export type FleetStatus = Omit<FleetStatusFields, 'policyError'> & {
   policyError: string | null;
   at: string;
 };
-
-/** What remote commands act on; the host implements it. */
-export interface FleetControl {
-  /** A visitor's call is under way (a command that would interrupt it needs `force`). */
-  inCall(): boolean;
-  /** Hang up the call (type 5 to the service); resolves when it is over. */
-  endCall(): Promise<void>;
-  reload(): Promise<void> | void;
-  /** Called after the answer has reached the broker. */
-  restart(): Promise<void> | void;
-  /** The kiosk window as PNG, without the visitor's camera preview. */
-  screenshot(): Promise<{ png: Buffer; width: number; height: number }>;
-  /** Apply allowed settings (validated already); answers what changed. */
-  apply(settings: ApplySettings): Promise<{ applied: string[] }>;
-  /** Why this kiosk cannot run `cmd` at all (e.g. the browser mode has no window to capture), or null:
-   *  asked before anything else, so a refused command never touches a call. */
-  refuses?(cmd: CommandName): string | null;
-  /** The update commands act on this; null when the kiosk has no update feed. */
-  updates?(): FleetUpdates | null;
-}
-
-/** What the update commands need (fleet-host.ts builds it on safe-updates.ts). */
-export interface FleetUpdates {
-  readonly status: UpdateStatus;
-  check(): Promise<void>;
-  installWhenIdle(): void;
-  /** Pin (or unpin, null) and keep it across restarts; throws `forbidden` when the policy sets the pin. */
-  pin(version: string | null): Promise<void>;
-}
 
 export interface MqttLinkOptions {
   settings: MqttSettings;
@@ -239,7 +213,6 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
   const answers = new Map<string, Promise<CommandResult>>();
   const commandLog = openCommandLog({ dir: options.dataDir, clock, logger });
   const limiter = createRateLimiter(clock, options.commandRate?.burst, options.commandRate?.refillMs);
-  let screenshotting = false;
   /** What the broker takes from us (its CONNACK's maximumPacketSize), when it says. */
   let brokerMaxPacket: number | null = null;
 
@@ -329,63 +302,44 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     });
   }
 
+  /** Commands of a one-at-a-time row (a screenshot) running now. */
+  const running = new Set<string>();
+
+  /** Run one command through its row of the table: what the host lacks, one at a time, the call, the handler. */
   async function run(command: Command): Promise<CommandResult> {
     const at = () => new Date(clock.now()).toISOString();
-    const ok = (result: Record<string, unknown>): CommandResult => ({ id: command.id, cmd: command.cmd, ok: true, result, at: at() });
-    const refuse = (code: string, message: string): CommandResult => ({ id: command.id, cmd: command.cmd, ok: false, error: { code, message }, at: at() });
-    const unable = control.refuses?.(command.cmd) ?? null;
-    if (unable !== null) return refuse('unsupported', unable);
-    if (command.cmd === 'screenshot' && screenshotting) return refuse('busy', 'A screenshot is being taken; ask again when it has been answered.');
-    if (INTERRUPTING.has(command.cmd) && control.inCall()) {
-      if (!command.force) return refuse('busy', `A visitor is in a call; "${command.cmd}" would interrupt it. Send it again with "force": true to end the call first.`);
+    const answerWith = (outcome: CommandOutcome): CommandResult =>
+      outcome.ok ? { id: command.id, cmd: command.cmd, ok: true, result: outcome.result, at: at() } : { id: command.id, cmd: command.cmd, ok: false, error: { code: outcome.code, message: outcome.message }, at: at() };
+    const row = commandRow(command.cmd);
+    // Before anything else: a forced command this kiosk cannot run must not hang up the visitor first.
+    if (row.needs !== null && control[row.needs] === undefined) return answerWith({ ok: false, code: 'unsupported', message: control.lacks?.[row.needs] ?? MISSING_CAPABILITY[row.needs] });
+    if (row.oneAtATime !== undefined && running.has(command.cmd)) return answerWith({ ok: false, code: 'busy', message: row.oneAtATime });
+    if (row.interrupts && control.inCall()) {
+      if (!command.force) return answerWith({ ok: false, code: 'busy', message: `A visitor is in a call; "${command.cmd}" would interrupt it. Send it again with "force": true to end the call first.` });
       await control.endCall();
     }
+    const ctx = contextFor(row.needs);
+    if (row.oneAtATime !== undefined) running.add(command.cmd);
     try {
-      switch (command.cmd) {
-        case 'ping':
-          return ok({ pong: true, version: options.status().version });
-        case 'reload':
-          await control.reload();
-          return ok({ reloaded: true });
-        case 'restart':
-          return ok({ restarting: true });
-        case 'end-call': {
-          const was = control.inCall();
-          if (was) await control.endCall();
-          return ok({ ended: was });
-        }
-        case 'screenshot': {
-          screenshotting = true;
-          let shot: Awaited<ReturnType<FleetControl['screenshot']>>;
-          try {
-            shot = await control.screenshot();
-          } finally {
-            screenshotting = false;
-          }
-          // Base64 makes it 4/3 as large; the broker's own limit (CONNACK) is respected too.
-          const packetBytes = Math.ceil(shot.png.length / 3) * 4 + 1024;
-          if (shot.png.length > MAX_SCREENSHOT_BYTES || (brokerMaxPacket !== null && packetBytes > brokerMaxPacket)) {
-            return refuse('too_large', `The screenshot is ${shot.png.length} bytes, more than ${brokerMaxPacket !== null && packetBytes > brokerMaxPacket ? `the broker takes (${brokerMaxPacket} bytes a message)` : MAX_SCREENSHOT_BYTES}.`);
-          }
-          return ok({ mime: 'image/png', width: shot.width, height: shot.height, png: shot.png.toString('base64') });
-        }
-        case 'apply':
-          return ok(await control.apply(command.settings));
-        case 'update-check':
-        case 'update-install':
-        case 'update-pin': {
-          const updates = control.updates?.() ?? null;
-          if (!updates) return refuse('unavailable', 'Updates are not set up on this kiosk (no update.url in its settings).');
-          if (command.cmd === 'update-check') await updates.check();
-          else if (command.cmd === 'update-install') updates.installWhenIdle();
-          else await updates.pin(command.version);
-          return ok({ update: updates.status });
-        }
-      }
+      return answerWith(await row.run(command, ctx));
     } catch (error) {
       const e = toAvatarError(error);
-      return refuse(e.code, e.message);
+      return answerWith({ ok: false, code: e.code, message: e.message });
+    } finally {
+      if (row.oneAtATime !== undefined) running.delete(command.cmd);
     }
+  }
+
+  function contextFor(needs: HostCapability | null): CommandContext<HostCapability | null> {
+    return {
+      control,
+      host: (needs === null ? undefined : control[needs]) as never,
+      // Read when a handler asks (ping): the status is not worth building for every command.
+      get version() {
+        return options.status().version;
+      },
+      brokerMaxPacket,
+    };
   }
 
   async function onCommand(payload: Buffer, delivery: { retained: boolean; messageExpirySeconds: number | undefined }): Promise<void> {
@@ -435,7 +389,8 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
     while (answers.size > REMEMBERED_COMMANDS) answers.delete(answers.keys().next().value!);
     const result = await pending;
     await answer(result);
-    if (result.ok && command.cmd === 'restart') await control.restart();
+    const after = commandRow(command.cmd).afterAnswer;
+    if (result.ok && after) await after(contextFor(commandRow(command.cmd).needs));
     statusChanged();
   }
 

@@ -11,8 +11,11 @@
  * hold is lifted, the failure is logged and reported (status), and the next check starts over.
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
+import { AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import type { UpdateSettings } from '../kiosk/fleet-config.ts';
+import { pinRefusal } from './feed-binding.ts';
+import { openFeedMemory } from './feed-memory.ts';
 import type { OpeningState } from './opening-hours.ts';
 import { SignedFeedProvider, type SignedFeedOptions } from './signed-feed.ts';
 import { installDecision, offerAccepted, stagingBucket, updateFeed, type InstallModel, type OfferedUpdate, type UpdateFeed } from './update-policy.ts';
@@ -44,10 +47,13 @@ export interface UpdateStatus {
   /** The version downloaded and waiting for a safe moment. */
   ready: string | null;
   pinned: string | null;
+  /** The lowest version the fleet's signer allows, from the newest feed of the channel read (null: none read
+   *  yet). A pin below it is refused. */
+  floor: string | null;
   /** Install at the next moment without a call, not waiting for closing time or the idle minutes. */
   installWhenIdle: boolean;
   lastCheckAt: string | null;
-  /** The last failure (check, download, signature, install), or null since the last success. */
+  /** The last failure (check, download, a feed refused, a pin refused, install), or null since the last success. */
   lastError: string | null;
 }
 
@@ -56,6 +62,8 @@ export interface SafeUpdatesOptions {
   settings: UpdateSettings | undefined;
   currentVersion: string;
   kioskId: string;
+  /** The kiosk's data folder: the newest feed read per channel is kept there (feed-memory.ts). */
+  dataDir: string;
   clock: Clock;
   /** How this installation updates (update-policy.ts `installModel`). */
   model: InstallModel;
@@ -85,7 +93,10 @@ export interface SafeUpdates {
   poke(): void;
   /** Install as soon as no call is under way (an operator's "now, but never mid-call"). */
   installWhenIdle(): void;
-  /** Pin a version (null: follow the channel again) until the next start; the host persists it. */
+  /** Throws `forbidden` (logged, and said in the status) when a pin to `version` is below the signer's floor. */
+  assertPinAllowed(version: string | null): void;
+  /** Pin a version (null: follow the channel again) until the next start; the host persists it. Throws as
+   *  `assertPinAllowed` does. */
   pin(version: string | null): void;
   dispose(): void;
 }
@@ -99,6 +110,7 @@ export function startSafeUpdates(options: SafeUpdatesOptions): SafeUpdates {
   const { updater, clock } = options;
   const logger = options.logger ?? silentLogger;
   const bucket = stagingBucket(options.kioskId);
+  const memory = openFeedMemory(options.dataDir, logger);
   let settings = options.settings;
   let feed: UpdateFeed | null = null;
   let off: string | null = null;
@@ -106,7 +118,7 @@ export function startSafeUpdates(options: SafeUpdatesOptions): SafeUpdates {
   let ready: string | null = null;
   let whenIdle = false;
   let lastCheckAt: string | null = null;
-  let lastError: string | null = null;
+  let lastError: string | null = memory.problem;
   let checkTimer: TimerHandle | null = null;
   let installTimer: TimerHandle | null = null;
   let installDeadline: TimerHandle | null = null;
@@ -114,7 +126,8 @@ export function startSafeUpdates(options: SafeUpdatesOptions): SafeUpdates {
   let checking: Promise<void> | null = null;
   let generation = 0;
 
-  const status = (): UpdateStatus => ({ phase, model: options.model.kind, off, ready, pinned: feed?.pinned ?? settings?.pinVersion ?? null, installWhenIdle: whenIdle, lastCheckAt, lastError });
+  const floor = () => memory.newest(settings?.channel ?? 'latest')?.minVersion ?? null;
+  const status = (): UpdateStatus => ({ phase, model: options.model.kind, off, ready, pinned: feed?.pinned ?? settings?.pinVersion ?? null, floor: floor(), installWhenIdle: whenIdle, lastCheckAt, lastError });
   const changed = () => {
     if (!disposed) options.onChange?.(status());
   };
@@ -137,20 +150,38 @@ export function startSafeUpdates(options: SafeUpdatesOptions): SafeUpdates {
     off = null;
     ready = null;
     generation++;
+    // Off as asked (pinned to what runs) is news; off for a missing setting or a refused pin is a warning.
+    let asked = false;
     if (!options.model.inApp) off = options.model.why;
     else if (!settings?.url) off = 'no update feed set (update.url)';
     else if (!settings.publicKeys?.length) off = 'no signing key set (update.publicKeys): an unsigned feed is never installed';
     else {
       feed = updateFeed(settings, options.currentVersion);
+      asked = !feed;
       if (!feed) off = `pinned to ${options.currentVersion}, which is running`;
+      const below = feed?.pinned ? pinRefusal(feed.pinned, floor()) : null;
+      if (below) {
+        // The policy or an earlier pin asks for what the signer no longer allows: nothing is read.
+        feed = null;
+        off = `the pin is refused: ${below}`;
+      }
     }
     phase = feed ? 'idle' : 'off';
     if (!feed) {
-      (settings?.url && options.model.inApp && settings.publicKeys?.length ? logger.info : logger.warn)('Updates: off', { why: off });
+      (asked ? logger.info : logger.warn)('Updates: off', { why: off });
       return;
     }
     updater.allowDowngrade = feed.allowDowngrade;
-    updater.setFeedURL({ provider: 'custom', updateProvider: SignedFeedProvider, url: feed.url, channel: feed.channel, publicKeys: settings!.publicKeys! });
+    updater.setFeedURL({
+      provider: 'custom',
+      updateProvider: SignedFeedProvider,
+      url: feed.url,
+      channel: feed.channel,
+      publicKeys: settings!.publicKeys!,
+      pinned: feed.pinned,
+      memory,
+      now: () => clock.now(),
+    });
     logger.info('Updates: feed set', { url: feed.url, channel: feed.channel, pinned: feed.pinned, model: options.model.kind });
   }
 
@@ -192,7 +223,8 @@ export function startSafeUpdates(options: SafeUpdatesOptions): SafeUpdates {
         if (gen !== generation) return;
         phase = 'error';
         lastError = errorText(error);
-        logger.warn('Updates: the check or download failed; trying again later', { error: lastError });
+        const refused = (error as { code?: unknown }).code === 'ERR_UPDATER_FEED_BINDING' || (error as { code?: unknown }).code === 'ERR_UPDATER_FEED_SIGNATURE';
+        logger.warn(refused ? 'Updates: the feed was refused; nothing from it is installed' : 'Updates: the check or download failed; trying again later', { error: lastError });
       } finally {
         checking = null;
         changed();
@@ -253,6 +285,15 @@ export function startSafeUpdates(options: SafeUpdatesOptions): SafeUpdates {
     changed();
   }
 
+  function assertPinAllowed(version: string | null): void {
+    const below = version === null ? null : pinRefusal(version, floor());
+    if (!below) return;
+    lastError = `update-pin ${version} refused: ${below}`;
+    logger.warn('Updates: a pin below the signer\'s floor was refused', { version, floor: floor() });
+    changed();
+    throw new AvatarError('forbidden', `${below}.`);
+  }
+
   configure();
   if (feed) void check();
   scheduleCheck();
@@ -279,7 +320,9 @@ export function startSafeUpdates(options: SafeUpdatesOptions): SafeUpdates {
       if (ready) poke();
       else void check();
     },
+    assertPinAllowed,
     pin(version) {
+      assertPinAllowed(version);
       if (phase === 'installing') return;
       const next: UpdateSettings = { ...(settings ?? { channel: 'latest', idleMinutes: 30, checkEveryMinutes: 240 }) };
       if (version) next.pinVersion = version;

@@ -10,16 +10,16 @@ import { extname } from 'node:path';
 import { ok, type AttentionItem, type PublicConfig, type Result } from '../contract.ts';
 import { readRegularFile } from '../core/bounded-read.ts';
 import type { AvatarError, ErrorInfo } from '../core/errors.ts';
+import { MAX_BASE64_IMAGE_BYTES } from '../core/protocol.ts';
 import type { Logger } from '../core/log.ts';
 import { castAttention } from './attention.ts';
 import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast } from './cast.ts';
 import type { CastEntry, KioskConfig } from './config.ts';
 import type { Availability } from './availability.ts';
+import type { AvatarVolume } from './avatar-volume.ts';
 import type { ServiceConnectionView } from './service-connection.ts';
 import type { ServiceHealthMonitor } from './service-health.ts';
 import type { ServiceKeyView } from './service-key.ts';
-
-const MAX_ATTRACT_IMAGE_BYTES = 20 * 1024 * 1024;
 
 export interface AppearanceOptions {
   config: KioskConfig;
@@ -35,6 +35,7 @@ export interface AppearanceOptions {
   key: Pick<ServiceKeyView, 'present' | 'source' | 'weaklyProtected'>;
   connection: Pick<ServiceConnectionView, 'mode'>;
   availability: Pick<Availability, 'opening' | 'hold'>;
+  volume: Pick<AvatarVolume, 'percent'>;
   /** Whether the service answers (the page shows the out-of-order screen while it does not). */
   health?: Pick<ServiceHealthMonitor, 'current'>;
 }
@@ -108,6 +109,7 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
       accessibility: { default: config.accessibility.default, reachBandPercent: config.accessibility.reachBandPercent },
       // Never with a real key: the synthetic devices exist only while the emulator answers calls.
       demoDevices: connection.mode === 'demo' && options.demoDevices === true,
+      avatarVolume: options.volume.percent,
     };
   }
 
@@ -157,6 +159,7 @@ export async function readImageAsDataUrl(path: string): Promise<string | null> {
   const mime = IMAGE_MIME[extname(path).toLowerCase()];
   if (!mime) return null;
   // Sized before it is read: a huge file or a device named as the picture must not fill main's memory.
-  const bytes = await readRegularFile(path, MAX_ATTRACT_IMAGE_BYTES, 'The avatar picture');
+  // The picture a session sends as Base64: the spec's bound for that (§2.3) also bounds what is read.
+  const bytes = await readRegularFile(path, MAX_BASE64_IMAGE_BYTES, 'The avatar picture');
   return `data:${mime};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`;
 }

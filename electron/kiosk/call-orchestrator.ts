@@ -65,7 +65,7 @@ export interface CallOrchestratorOptions {
   emit(event: KioskEvent): void;
   /** The kiosk is shutting down: no call starts, and a spare failing at the tap is not replaced. */
   closing(): boolean;
-  connection: Pick<ServiceConnectionView, 'client' | 'clientError' | 'transportFactory'>;
+  connection: Pick<ServiceConnectionView, 'client' | 'clientError' | 'transportFactory' | 'keepAlive'>;
   availability: Pick<Availability, 'refusal'>;
   appearance: Pick<Appearance, 'cast' | 'castError'>;
   telemetry: CallTelemetry;
@@ -159,6 +159,7 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
         ...(options.clock ? { clock: options.clock } : {}),
         transportFactory: connection.transportFactory,
         buildRequest: options.buildRequest,
+        keepAlive: connection.keepAlive,
         awaitRtcReady: awaitRendererRtc,
         ...(options.rtcReadyTimeoutMs !== undefined ? { rtcReadyTimeoutMs: options.rtcReadyTimeoutMs } : {}),
       }),

@@ -4,7 +4,7 @@
  * appearance (appearance.ts) and the call orchestrator use it.
  *
  * Every member with a local or data: image is checked once at start-up with the same code a session uses
- * (core/avatar-input.ts: type by magic bytes, the 20 MB limit, a non-empty persona), so a bad image is
+ * (core/avatar-input.ts: type by magic bytes, the `MAX_BASE64_IMAGE_BYTES` bound, a non-empty persona), so a bad image is
  * reported naming the avatar (`avatars.2 ("Kim"): …`) instead of failing a visitor's call later.
  * A bad member is left out of the attract screen's cast; when every member is bad, the cast keeps them
  * all (the screen needs someone) and starting a call answers with the member's error.

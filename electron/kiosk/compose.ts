@@ -9,6 +9,7 @@
  *   appearance    the page's view of the kiosk: cast, pictures, attention (appearance.ts)
  *   calls         the one running call (call-orchestrator.ts)
  *   spares        pre-warmed sessions (spare.ts)
+ *   avatarVolume  how loud the avatar speaks (avatar-volume.ts; staff and the fleet set it)
  *   events        the event stream the renderer and observers hear (events.ts)
  *   health        whether the service answers, checked after each rebuild (service-health.ts)
  *
@@ -27,10 +28,12 @@ import { silentLogger, type Logger } from '../core/log.ts';
 import type { CallMode } from '../core/protocol.ts';
 import type { ProxyResolver } from '../core/proxy.ts';
 import { createCachedRequestBuilder } from '../core/request-cache.ts';
+import type { KeepAlive } from '../core/keep-alive.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { startEmulator, EmulatorKnobs } from '../emulator/index.ts';
 import { createAppearance, type Appearance } from './appearance.ts';
 import { createAvailability, type Availability } from './availability.ts';
+import { memoryAvatarVolume, type AvatarVolume } from './avatar-volume.ts';
 import { createCallOrchestrator, type CallOrchestrator } from './call-orchestrator.ts';
 import { liveIdOf } from './call-states.ts';
 import { createCallTelemetry, type CallFiguresView } from './call-telemetry.ts';
@@ -67,6 +70,9 @@ export interface KioskOptions {
   transportFactory?: TransportFactory;
   /** The venue's proxy (main: Electron's `session.resolveProxy`). Default: none, every connection is direct. */
   proxy?: ProxyResolver;
+  /** The keep-alive that works with a service URL, remembered across restarts (kiosk/keep-alive-store.ts).
+   *  Default: each client starts with the default keep-alive and adapts in memory only. */
+  keepAliveFor?: (serviceUrl: string) => KeepAlive;
   /**
    * RTC first, then billing (default true): conn_init waits until the renderer reports its side of the RTC
    * channel ready (`session.rtcReady`); a join failure ends the session with type 5 before any conn_init.
@@ -77,6 +83,9 @@ export interface KioskOptions {
   rtcReadyTimeoutMs?: number;
   /** Asked for a synthetic microphone and camera (`--demo-devices`); honoured in demo mode only. */
   demoDevices?: boolean;
+  /** The avatar's volume, kept by the host in its data folder (avatar-volume.ts `openAvatarVolume`);
+   *  default: 100 %, in memory only. */
+  avatarVolume?: AvatarVolume;
   /** Check the service after each rebuild (default true). Off only for a test that counts the connections
    *  the warm-ups open, on a listener that never answers. */
   checkService?: boolean;
@@ -100,6 +109,9 @@ export interface Kiosk {
   readonly appearance: Appearance;
   /** Pre-warmed sessions (diagnostics and tests; a settings change drops the spare with `discard`). */
   readonly spares: SpareManager;
+  /** The avatar's volume (staff's Status tab, the fleet's `set-volume`): in `PublicConfig`, and each change
+   *  is an `avatar-volume` event for the page. */
+  readonly avatarVolume: AvatarVolume;
   /** Whether the service answers (checked after each rebuild, again with backoff while it does not). */
   readonly health: Pick<ServiceHealthMonitor, 'current' | 'check'>;
   /** Apply a new configuration without a restart: the next session uses it; the client is rebuilt and the
@@ -118,6 +130,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   const events = createEventBus(logger);
   const emit = events.emit;
   const buildRequest = createCachedRequestBuilder();
+  const avatarVolume = options.avatarVolume ?? memoryAvatarVolume();
 
   // Built in dependency order; the few callbacks that point back (a rebuild drops the spare and replays
   // the attract report; the key asks whether a call runs) are closures run only after all exist.
@@ -141,6 +154,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
     ...(options.proxy ? { proxy: options.proxy } : {}),
+    ...(options.keepAliveFor ? { keepAliveFor: options.keepAliveFor } : {}),
     // The old spare's room is closed with the client that made it; no new one until the new client.
     onDropped: () => spares.discard('settings_changed', { unblock: true }),
     // Spares may resume now, with this client.
@@ -178,6 +192,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     key,
     connection,
     availability,
+    volume: avatarVolume,
     health,
   });
   const startOptions = (callMode: CallMode, member: CastEntry, language: LanguageCode) => startOptionsFor(config, callMode, member, language);
@@ -193,6 +208,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     logger,
     transportFactory: connection.transportFactory,
     buildRequest,
+    keepAlive: () => connection.keepAlive,
   });
   const telemetry = createCallTelemetry({
     clock: options.clock ?? systemClock,
@@ -238,6 +254,8 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   });
 
   await rebuildAndCheck();
+  // Each change to the page (after shutdown the event listeners are gone: a late change reaches no one).
+  avatarVolume.onChange((percent) => emit({ type: 'avatar-volume', percent }));
 
   return {
     config,
@@ -249,6 +267,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     telemetry,
     appearance,
     spares,
+    avatarVolume,
     health,
     async reconfigure(next) {
       if (closing()) throw new AvatarError('cancelled', 'The kiosk is shutting down.');

@@ -13,7 +13,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { AvatarError } from '../core/errors.ts';
 import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
-import { CALL_MODES, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
+import { CALL_MODES, MAX_LIVE_DURATION_S, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
 import { AVATAR_GENDERS, LANGUAGE_CODES, PREWARM_MODES, VIDEO_FITS, type AvatarGender, type Greeting, type LanguageCode } from '../contract.ts';
 import { mqttSchema, scheduleSchema, updateSchema, WHOLE_BLOCKS } from './fleet-config.ts';
 
@@ -182,8 +182,8 @@ export const configFileSchema = z.strictObject({
       hangupSeconds: z.number().int().min(5).max(120).default(15),
     })
     .default({ promptSeconds: 45, hangupSeconds: 15 }),
-  /** The venue's maximum call length, below the service's live_duration (600 s). */
-  maxCallSeconds: z.number().int().min(30).max(599).optional(),
+  /** The venue's maximum call length, below the service's live_duration cap (`MAX_LIVE_DURATION_S`). */
+  maxCallSeconds: z.number().int().min(30).max(MAX_LIVE_DURATION_S - 1).optional(),
   /** scrypt hash of the staff PIN (`scrypt$N$r$p$salt$hash`, base64 parts). Never the PIN. */
   staffPinHash: z.string().min(1).max(512).optional(),
   avatars: z.array(castMemberSchema).min(1).max(12).optional(),

@@ -3,7 +3,8 @@
  * the config says so, the direct surface with the key when there is one, else the built-in emulator
  * (demo mode: in-process on 127.0.0.1, port 0, with the emulator's own demo key: the real key does not
  * exist in that mode). It owns the REST client, the control sockets' transport, the venue's proxy route,
- * one warm keep-alive connection (kept fresh while the attract screen shows), and the emulator's life.
+ * one warm keep-alive connection (kept fresh while the attract screen shows), the keep-alive style the
+ * service accepts on its control sockets (shared by its calls and spares), and the emulator's life.
  *
  * It is rebuilt when the key or the settings change (`rebuild`): the client is dropped first, so nothing
  * made in between (a spare) runs on the old key, and `onDropped`/`onReady` let the kiosk's other services
@@ -14,6 +15,7 @@ import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import { proxyAgent, routeFor, type ProxyResolver, type ProxyRoute } from '../core/proxy.ts';
+import { KeepAlive } from '../core/keep-alive.ts';
 import { ServiceClient } from '../core/rest-client.ts';
 import type { ServiceTarget } from '../core/session-types.ts';
 import { parseServiceTarget } from '../core/surface.ts';
@@ -44,6 +46,9 @@ export interface ServiceConnectionOptions {
   /** The venue's proxy (main: Electron's `session.resolveProxy`); asked when the client is built, for the
    *  service's origin. Default: none, every connection is direct. */
   proxy?: ProxyResolver;
+  /** The keep-alive that works with a service URL, remembered across restarts (kiosk/keep-alive-store.ts).
+   *  Default: each client starts with the default keep-alive and adapts in memory only. */
+  keepAliveFor?: (serviceUrl: string) => KeepAlive;
   /** The client was dropped for a rebuild (before anything new is built). */
   onDropped?(): void;
   /** A new client is ready (not called when the configuration is invalid). */
@@ -63,6 +68,8 @@ export interface ServiceConnectionView {
   readonly emulator: EmulatorHandle | null;
   /** Control sockets as the current client opens them (through the venue's proxy when there is one). */
   readonly transportFactory: TransportFactory;
+  /** The keep-alive the current service accepts (shared by its calls and spares; read it for each socket). */
+  readonly keepAlive: KeepAlive;
   /** A `fetch` for another service URL (a leftover session's), routed like the client (the venue's proxy). */
   readonly fetch: typeof fetch;
 }
@@ -88,6 +95,7 @@ export function createServiceConnection(options: ServiceConnectionOptions): Serv
   let route: ProxyRoute | null = null;
   let transportFactory: TransportFactory = options.transportFactory ?? wsTransportFactory;
   let warmTimer: TimerHandle | null = null;
+  let keepAlive = new KeepAlive({ logger });
 
   function keepWarm(showing: boolean): void {
     if (warmTimer !== null) clock.clearTimeout(warmTimer);
@@ -155,6 +163,7 @@ export function createServiceConnection(options: ServiceConnectionOptions): Serv
     warm = new WarmHttp({ baseUrl: origin, logger, route, ...(options.clock ? { clock: options.clock } : {}) });
     transportFactory = options.transportFactory ?? createWsTransportFactory({ agent: warm.agent });
     client = new ServiceClient({ target: next, logger, fetch: warm.fetch });
+    keepAlive = options.keepAliveFor?.(origin) ?? new KeepAlive({ logger });
     logger.info('Service client ready', { mode });
     if (!options.closing()) options.onReady?.();
   }
@@ -174,6 +183,9 @@ export function createServiceConnection(options: ServiceConnectionOptions): Serv
     },
     get emulator() {
       return emulator;
+    },
+    get keepAlive() {
+      return keepAlive;
     },
     transportFactory: (url, headers, handlers) => transportFactory(url, headers, handlers),
     fetch: async (input, init) => {

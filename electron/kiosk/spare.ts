@@ -27,6 +27,7 @@
 import { buildCreateRequest, type BuiltCreateRequest } from '../core/avatar-input.ts';
 import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
 import { ControlSocket, type ControlSocketOutcome } from '../core/control-socket.ts';
+import type { KeepAlive } from '../core/keep-alive.ts';
 import { toAvatarError, type ErrorCode } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import type { CallMode, CreateSessionResponse } from '../core/protocol.ts';
@@ -73,9 +74,11 @@ export interface SpareManagerOptions {
   transportFactory?: TransportFactory;
   /** Default `buildCreateRequest` (the same request a tap would send). */
   buildRequest?: (options: StartOptions) => Promise<BuiltCreateRequest>;
-  /** Control socket keep-alive cadence / dead detection (defaults: ControlSocket's 5 s / 15 s). */
+  /** Control socket keep-alive cadence / dead detection (defaults: ControlSocket's `DEFAULT_KEEP_ALIVE_INTERVAL_MS` / `DEFAULT_DEAD_AFTER_MS`). */
   keepAliveIntervalMs?: number;
   deadAfterMs?: number;
+  /** The keep-alive that works with the current service (shared with its calls). Re-read for every socket. */
+  keepAlive?: () => KeepAlive;
 }
 
 /** A spare handed to a tap. `settle` records how its first conn_init went (once; later calls are ignored). */
@@ -398,6 +401,7 @@ export class SpareManager {
         holdConnInit: true,
         ...(this.#opts.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#opts.keepAliveIntervalMs } : {}),
         ...(this.#opts.deadAfterMs !== undefined ? { deadAfterMs: this.#opts.deadAfterMs } : {}),
+        ...(this.#opts.keepAlive ? { keepAlive: this.#opts.keepAlive() } : {}),
         onOutcome: (outcome) => this.#onSocketOutcome(spare, outcome),
       });
     } catch (error) {

@@ -13,6 +13,8 @@ import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
+import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
+import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
 import { createRendererRecovery, gpuGoneNeedsReload } from '../kiosk/renderer-recovery.ts';
@@ -121,6 +123,10 @@ async function main(): Promise<void> {
     }),
     logger,
     persistApiKey: settings.persistApiKey,
+    // Kept in the user-data folder (staff's Status tab and the fleet's set-volume change it).
+    avatarVolume: openAvatarVolume({ dir: app.getPath('userData'), logger }),
+    // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
+    keepAliveFor: createKeepAliveStore({ dir: app.getPath('userData'), logger }).keepAliveFor,
     // video.fit defaults to cover when the screen is portrait.
     portrait: configuredPortrait(settings.config, screen.getPrimaryDisplay().size),
   });

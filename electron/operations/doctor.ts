@@ -12,7 +12,8 @@ import type { Clock } from '../core/clock.ts';
 import { systemClock } from '../core/clock.ts';
 import { toAvatarError, type AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
-import { hangupWithoutConnInit, queryUntilEnded } from '../core/remote-hangup.ts';
+import { MIN_BALANCE_TO_START } from '../core/protocol.ts';
+import { END_CONFIRM_TIMEOUT_MS, hangupWithoutConnInit, queryUntilEnded } from '../core/remote-hangup.ts';
 import type { ServiceClient } from '../core/rest-client.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { KioskConfig } from '../kiosk/config.ts';
@@ -62,7 +63,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorResult> {
       const created = await input.client.createSession(built.request);
       const liveId = created.live.id;
       const sent = await hangupWithoutConnInit(input.client, liveId, { clock, logger, ...(input.transportFactory ? { transportFactory: input.transportFactory } : {}) });
-      const final = await queryUntilEnded(input.client, liveId, { clock, logger, pollMs: 250, timeoutMs: 10_000 });
+      const final = await queryUntilEnded(input.client, liveId, { clock, logger, pollMs: 250, timeoutMs: END_CONFIRM_TIMEOUT_MS });
       const billed = final?.billed_seconds ?? null;
       const cost = final?.credits_cost ?? null;
       probe = { liveId, billedSeconds: billed, creditsCost: cost, elapsedMs: clock.now() - started };
@@ -79,7 +80,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorResult> {
         service = { id: 'service', ok: true, message: 'The service is reachable (it answered, refusing the key).' };
       } else if (e.code === 'insufficient_credits') {
         key = keyOk(input.mode);
-        service = { id: 'service', ok: false, message: 'The service is reachable but the balance is under 45 credits: calls cannot start. Top up the account.' };
+        service = { id: 'service', ok: false, message: `The service is reachable but the balance is under ${MIN_BALANCE_TO_START} credits: calls cannot start. Top up the account.` };
       } else if (e.code === 'invalid_request' && typeof e.details?.field === 'string' && e.details.field.startsWith('avatar')) {
         key = { id: 'key', ok: null, message: 'Not checked: the avatar settings are invalid.' };
         service = { id: 'service', ok: false, message: `The avatar settings are invalid: ${e.message}` };

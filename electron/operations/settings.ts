@@ -13,6 +13,7 @@ import { dirname, extname, isAbsolute, join } from 'node:path';
 import type { z } from 'zod';
 import type { EditableSettings } from '../contract.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { MAX_BASE64_IMAGE_BYTES, MAX_LIVE_DURATION_S } from '../core/protocol.ts';
 import { configFileSchema, keepUnknownKeys, resolveConfig, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
 
 /** Where the raw config file lives. `write` replaces the whole object. */
@@ -119,8 +120,8 @@ export function validateSettings(current: Record<string, unknown>, next: Editabl
     if (cfg.service.surface === 'gateway' && !cfg.service.gatewayUrl) fieldErrors['service.gatewayUrl'] = 'Gateway URL is required when the surface is "gateway".';
     const image = imageProblem(cfg.avatar.imagePath, options);
     if (image) fieldErrors['avatar.imagePath'] = image;
-    if (cfg.countdownWarningSeconds >= (cfg.maxCallSeconds ?? 600)) {
-      fieldErrors.countdownWarningSeconds = `${LABELS.countdownWarningSeconds} must be shorter than the call (${cfg.maxCallSeconds ?? 600} s).`;
+    if (cfg.countdownWarningSeconds >= (cfg.maxCallSeconds ?? MAX_LIVE_DURATION_S)) {
+      fieldErrors.countdownWarningSeconds = `${LABELS.countdownWarningSeconds} must be shorter than the call (${cfg.maxCallSeconds ?? MAX_LIVE_DURATION_S} s).`;
     }
   }
   if (Object.keys(fieldErrors).length) return { ok: false, fieldErrors };
@@ -158,7 +159,7 @@ export function storePickedImage(next: EditableSettings, dataDir: string): Edita
   const ext = match[1]!.toLowerCase() === 'jpeg' ? 'jpg' : match[1]!.toLowerCase();
   const bytes = Buffer.from(next.avatar.imagePath.slice(match[0].length), 'base64');
   if (bytes.byteLength === 0) throw new AvatarError('invalid_request', 'The picked image is empty.');
-  if (bytes.byteLength >= 20 * 1024 * 1024) throw new AvatarError('invalid_request', 'The picked image must be under 20 MB.');
+  if (bytes.byteLength >= MAX_BASE64_IMAGE_BYTES) throw new AvatarError('invalid_request', `The picked image must be under ${MAX_BASE64_IMAGE_BYTES / 2 ** 20} MB.`);
   const path = join(dataDir, `avatar-image.${ext}`);
   writeFileAtomic(path, bytes);
   return { ...next, avatar: { ...next.avatar, imagePath: path } };

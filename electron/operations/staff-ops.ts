@@ -24,12 +24,14 @@ import {
 import type { Clock } from '../core/clock.ts';
 import { AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
+import { FREE_VOICE_CLONES, VOICE_CLONE_COST } from '../core/protocol.ts';
 import { ServiceClient } from '../core/rest-client.ts';
 import { parseServiceTarget } from '../core/surface.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { ConfigEnv } from '../kiosk/config.ts';
 import { runDoctor } from './doctor.ts';
 import { createNetworkCheck } from './network-check.ts';
+import { runWireCheck } from './wire-check.ts';
 import type { ChannelRegistry, HandlerTable } from '../kiosk/channels.ts';
 import type { Kiosk } from '../kiosk/compose.ts';
 import { LEDGER_DIR, createLedger, createLedgerRecorder, startOfDay, type Ledger, type LedgerRecorder } from './ledger.ts';
@@ -54,7 +56,7 @@ export interface PlatformHooks {
 }
 
 /** The kiosk's services staff operations use. */
-export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance'> & Partial<Pick<Kiosk, 'health'>>;
+export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume'> & Partial<Pick<Kiosk, 'health'>>;
 
 export interface StaffOpsOptions {
   kiosk: StaffKiosk;
@@ -234,6 +236,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
       ...(telemetry.lastCallQuality ? { lastCall: { ...telemetry.lastCallQuality } } : {}),
       ...(telemetry.lastCallFigures ? { lastCallFigures: { ...telemetry.lastCallFigures } } : {}),
+      avatarVolume: kiosk.avatarVolume.percent,
     };
   }
 
@@ -324,7 +327,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       cloneVoice: async ({ audioUrl, voice, language }) => {
         const client = connection.client;
         if (!client) throw new AvatarError('invalid_config', 'The avatar service is not configured, so a voice cannot be cloned.');
-        logger.info('Cloning a voice (may cost 899 credits after the first 10 clones)', { voice });
+        logger.info(`Cloning a voice (may cost ${VOICE_CLONE_COST} credits after the first ${FREE_VOICE_CLONES} clones)`, { voice });
         const res = await client.cloneVoice({ audio_url: audioUrl, voice, ...(language ? { language } : {}) });
         return ok({ voice: res.voice });
       },
@@ -332,6 +335,20 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       networkCheckStart: async () => {
         if (calls.running) throw new AvatarError('invalid_request', 'The video network cannot be checked during a call.');
         return ok(await networkCheck.start(connection.client, kiosk.config));
+      },
+      wireReport: async () => {
+        if (calls.running) throw new AvatarError('invalid_request', 'The wire report cannot be recorded during a call.');
+        const result = await runWireCheck({
+          client: connection.client,
+          config: kiosk.config,
+          dataDir: options.dataDir,
+          transportFactory: options.transportFactory ?? connection.transportFactory,
+          keepAlive: connection.keepAlive,
+          clock,
+          logger,
+        });
+        if (!result.ok) pushError('wire_report', result.message);
+        return ok(result);
       },
       networkCheckFinish: async ({ checkId, outcome }) => {
         const report = await networkCheck.finish(checkId, outcome);
@@ -341,6 +358,11 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       ledgerTotals: () => ok(ledger.totals(clock.now())),
       ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
       logTail: () => ok({ lines: options.logTail().slice(-200) }),
+      setAvatarVolume: async ({ percent }) => {
+        const now = await kiosk.avatarVolume.set(percent);
+        logger.info('Staff: avatar volume', { percent: now });
+        return ok({ percent: now });
+      },
       setOpenAtLogin: ({ enabled }) => {
         if (options.platform.getOpenAtLogin() === null) throw new AvatarError('invalid_request', 'Starting at login is not supported on this system.');
         options.platform.setOpenAtLogin(enabled);

@@ -12,87 +12,18 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import WebSocket from 'ws';
 import { KIOSK_SOCKET_PATH } from '../../electron/core/kiosk-api.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashPin } from '../../electron/operations/staff-pin.ts';
+import { spawn } from 'node:child_process';
+import { browserChildren, CHROMIUM, dataDir, hasXvfb, isRoot, pageConnections, runEntry, startXvfb, type Running } from './browser-processes.ts';
 import { ROOT } from './harness.ts';
 import { until } from '../helpers/until.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const isRoot = process.getuid?.() === 0;
-const hasXvfb = existsSync('/usr/bin/Xvfb');
 const WAIT_MS = 60_000;
-
-interface Running {
-  child: ChildProcess;
-  out: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Run an entry file with tsx, its stdout and stderr collected. */
-function runEntry(file: string, env: Record<string, string>, args: string[] = []): Running {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
-  return { child, out: () => out, exited };
-}
-
-/** A data folder with an installed kiosk (a staff PIN) and `config`. */
-async function dataDir(config: Record<string, unknown>): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'kiosk-start-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ staffPinHash: await hashPin('246813'), prewarm: { mode: 'off' }, presence: { cameraEnabled: false }, ...config }));
-  return dir;
-}
-
-/** Chromium's browser processes (not its zygotes/renderers) whose parent is `pid`. */
-function browserChildren(pid: number): Array<{ pid: number; args: string[] }> {
-  const found: Array<{ pid: number; args: string[] }> = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== pid) continue;
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      if (args.some((a) => a.includes('chromium')) && !args.some((a) => a.startsWith('--type='))) found.push({ pid: Number(entry), args });
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found;
-}
-
-/** Count of "the page is connected" lines in the host's log. */
-function pageConnections(data: string): number {
-  const log = join(data, 'logs', 'main.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('Browser mode: the page is connected')).length : 0;
-}
-
-/** A virtual display for Chromium (Xvfb picks a free display number itself). */
-async function startXvfb(): Promise<{ display: string; stop(): void }> {
-  const xvfb = spawn('/usr/bin/Xvfb', ['-displayfd', '1', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const number = await new Promise<string>((ok, fail) => {
-    let text = '';
-    xvfb.stdout!.on('data', (d: Buffer) => {
-      text += d.toString('utf8');
-      if (text.includes('\n')) ok(text.trim());
-    });
-    xvfb.once('exit', () => fail(new Error('Xvfb stopped')));
-    setTimeout(() => fail(new Error('Xvfb gave no display number')), 10_000).unref();
-  });
-  return { display: `:${number}`, stop: () => void xvfb.kill('SIGTERM') };
-}
 
 const started: Running[] = [];
 after(() => {
@@ -127,7 +58,7 @@ describe('npm start as root (containers, WSL, fresh VMs)', { skip: !isRoot ? 'ne
       /^Opening \/usr\/bin\/chromium in an app window\. This is NOT a locked kiosk \(for one, see docs\/browser-mode\.md\)\.$/,
       new RegExp(`^Stop with Ctrl\\+C\\. Log: ${data}/logs/main\\.log$`),
       /^Chromium refuses to run as root without its sandbox, so no window opened\. Run npm start as a normal user; only on a disposable machine \(a container, a test VM\) may you set KIOSK_BROWSER_NO_SANDBOX=1 to run it without the sandbox \(docs\/browser-mode\.md\)\.$/,
-      /^Open this address in Chromium or Chrome on this computer \(it works once, for 10 minutes; keep it private\):$/,
+      /^Open this address in Chromium or Chrome on this computer \(it works once, within 60 seconds; keep it private\):$/,
       new RegExp(`^  http://127\\.0\\.0\\.1:${port}/launch\\?code=[A-Za-z0-9_-]{43}$`),
     ];
     assert.equal(lines.length, expected.length, lines.join('\n'));
@@ -231,5 +162,44 @@ describe('what browser mode leaves on disk', { skip: process.platform === 'win32
     );
     run.child.kill('SIGTERM');
     assert.equal(await run.exited, 0);
+  });
+});
+
+/** The HTTP status a launch address answers. */
+function statusOf(url: URL): Promise<number> {
+  return new Promise((ok, fail) => {
+    request({ host: url.hostname, port: url.port, path: url.pathname + url.search }, (res) => {
+      res.resume();
+      ok(res.statusCode ?? 0);
+    })
+      .on('error', fail)
+      .end();
+  });
+}
+
+describe('a printed address, at a terminal', { skip: !existsSync('/usr/bin/script') ? 'needs script (util-linux) to give the host a terminal' : false }, () => {
+  it('KIOSK_BROWSER=none: the address works once, within 60 seconds, and Enter prints a new one', async () => {
+    const data = await dataDir({});
+    // `script` gives the host a terminal for its input, as a person's shell does.
+    const child = spawn('/usr/bin/script', ['-qfec', `${process.execPath} --import tsx electron/browser/index.ts`, '/dev/null'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', AVATAR_KIOSK_DATA: data, KIOSK_BROWSER: 'none' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const codes = () => [...out.matchAll(/(http:\/\/127\.0\.0\.1:\d+\/launch\?code=[A-Za-z0-9_-]{43})/g)].map((m) => new URL(m[1]!));
+    try {
+      await until(() => codes().length === 1, { realTimeoutMs: WAIT_MS, message: 'the address' });
+      assert.match(out, /Open this address in Chromium or Chrome on this computer \(it works once, within 60 seconds; keep it private; press Enter here for a new one\):/);
+      child.stdin!.write('\n');
+      await until(() => codes().length === 2, { realTimeoutMs: WAIT_MS, message: 'a new address' });
+      const [first, second] = codes();
+      assert.notEqual(first!.href, second!.href);
+      assert.deepEqual([await statusOf(first!), await statusOf(second!), await statusOf(first!)], [200, 200, 403]);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+    }
   });
 });

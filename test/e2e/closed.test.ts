@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { launchChromium, openStaffKiosk, screenIs, screenshotBoth, startStaticServer, ROOT } from './harness.ts';

@@ -4,7 +4,8 @@
  * On the broker: real kiosks in browser mode (kiosk-host.ts in this process, and one as its own
  * `npm run start:browser` process that the test kills) and simulated kiosks (the real kiosk link over
  * a pretend kiosk). What is checked is what the operator sees on the console's page and what happens on
- * the kiosks (their service's phase, the kiosk's own page).
+ * the kiosks (their service's phase, the kiosk's own page, its avatar volume); the page's commands are the
+ * kiosks' own table's.
  * Build first: npm run build.   Run: node --import tsx --test --test-timeout=180000 test/e2e/fleet-console.test.ts
  */
 import assert from 'node:assert/strict';
@@ -19,6 +20,7 @@ import { silentLogger } from '../../electron/core/log.ts';
 import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { startFleetConsole, type FleetConsole } from '../../electron/fleet/console/index.ts';
+import { COMMAND_NAMES, commandRow } from '../../electron/fleet/command-table.ts';
 import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
 import { mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
 import { until } from '../helpers/until.ts';
@@ -195,6 +197,38 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
     await shot('apply');
     await kioskPage.close();
     await row('real-a').getByRole('checkbox').uncheck();
+  });
+
+  it("offers exactly the kiosks' table of commands: a button each, and a labelled field for each that takes an argument", async () => {
+    const offered = await page.locator('section.actions [data-cmd]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-cmd'), e.textContent?.trim()]));
+    assert.deepEqual(
+      offered.sort(),
+      COMMAND_NAMES.map((name) => [name, commandRow(name).label]).sort(),
+    );
+    for (const name of COMMAND_NAMES) {
+      const arg = commandRow(name).arg;
+      if (arg) assert.equal(await page.getByLabel(arg.label, { exact: true }).count(), 1, `${name}: ${arg.label}`);
+    }
+  });
+
+  it('set-volume from the page: a value out of range is refused before sending; an accepted one reaches the kiosk and its row', async () => {
+    await page.getByLabel('Selected kiosks', { exact: false }).check();
+    await row('real-b').getByRole('checkbox').check();
+    const field = page.getByLabel('Avatar volume (0–100 %)', { exact: true });
+    await field.fill('140');
+    await page.getByRole('button', { name: 'Set volume' }).click();
+    await page.locator('p.message', { hasText: 'Not sent: Invalid command at "percent": the volume is a whole percent from 0 to 100.' }).waitFor({ timeout: WAIT_MS });
+    assert.equal(real['real-b']!.kiosk.avatarVolume.percent, 100);
+
+    await field.fill('35');
+    await page.getByRole('button', { name: 'Set volume' }).click();
+    const sent = page.locator('ol.sent > li', { hasText: 'set-volume to 1 selected kiosk' }).first();
+    await sent.getByText('1 of 1 answered').waitFor({ timeout: WAIT_MS });
+    assert.match((await sent.textContent()) ?? '', /real-b: ok — \{"avatarVolume":35\}/);
+    assert.equal(real['real-b']!.kiosk.avatarVolume.percent, 35);
+    await row('real-b').locator('td', { hasText: '35 %' }).waitFor({ timeout: WAIT_MS });
+    await shot('set-volume');
+    await row('real-b').getByRole('checkbox').uncheck();
   });
 
   it('axe finds nothing on the console, and the page ran without errors or CSP refusals', async () => {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
 import type { Browser, Page } from 'playwright';
-import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
+import { BROWSER_MODE_LACKS, startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type SeenMessage, type Broker } from '../helpers/mosquitto.ts';
@@ -276,7 +276,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await page.context().close();
   });
 
-  it('browser mode refuses reload, screenshot and restart before touching the call; the operator\'s end-call is recorded as the operator\'s; ids are echoed', async () => {
+  it('browser mode refuses reload, screenshot and restart before touching the call, in its words; set-volume reaches its page during the call; the operator\'s end-call is recorded as the operator\'s; ids are echoed', async () => {
     const quits: string[] = [];
     const { kiosk } = await startKiosk({ config: { staffPinHash: pin, mqtt: mqttFor('kiosk-8') }, onQuit: (why) => void quits.push(why) });
     await online('kiosk-8');
@@ -286,12 +286,19 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await screenIs(page, 'live', 20_000);
     const reload = await op.command('kiosk-8', { id: 'b1', cmd: 'reload', force: true }, 'b1');
     assert.equal(kiosk.kiosk.calls.state.phase, 'live', 'a forced reload the kiosk cannot do must not hang up first');
-    assert.equal((reload.error as { code: string }).code, 'unsupported');
+    assert.deepEqual(reload.error, { code: 'unsupported', message: BROWSER_MODE_LACKS.reload });
     const shot = await op.command('kiosk-8', { id: 'b2', cmd: 'screenshot' }, 'b2');
-    assert.equal((shot.error as { code: string }).code, 'unsupported');
+    assert.deepEqual(shot.error, { code: 'unsupported', message: BROWSER_MODE_LACKS.screenshot });
     const restart = await op.command('kiosk-8', { id: 'b4', cmd: 'restart', force: true }, 'b4');
-    assert.equal((restart.error as { code: string }).code, 'unsupported');
+    assert.deepEqual(restart.error, { code: 'unsupported', message: BROWSER_MODE_LACKS.restart });
     assert.equal(quits.length, 0, 'the kiosk did not stop');
+    // set-volume interrupts nothing: the page (over the browser mode's socket) plays the avatar's voice at it.
+    const volume = await op.command('kiosk-8', { id: 'b5', cmd: 'set-volume', percent: 30 }, 'b5');
+    assert.deepEqual(volume.result, { avatarVolume: 30 });
+    let heard: unknown = null;
+    for (let i = 0; i < 100 && heard !== 0.3; i++, await realDelay(100)) heard = await page.evaluate(`document.querySelector('[data-avatar-voice]')?.volume ?? null`);
+    assert.equal(heard, 0.3, "the avatar's voice element at 30 %");
+    await until(() => op.status('kiosk-8')?.avatarVolume === 30, { realTimeoutMs: 10_000, message: 'the status at 30 %' });
     await realDelay(500);
     assert.equal(kiosk.kiosk.calls.state.phase, 'live', 'the visitor\'s call goes on');
     await screenIs(page, 'live');

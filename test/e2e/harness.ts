@@ -15,11 +15,13 @@ import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
+import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { FakeClock, systemClock } from '../../electron/core/clock.ts';
+import { systemClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { jsonFilePersistence, type SettingsPersistence } from '../../electron/operations/settings.ts';
@@ -125,16 +127,28 @@ export function launchChromium(options: { grantMedia?: boolean; videoFile?: stri
 /**
  * Records every local MediaStreamTrack the page obtains (window.__localTracks), so a test can check that
  * all of them were stopped when the call ended. Wraps getUserMedia without changing its behaviour.
+ * `keep: 'live'` (long runs: the soak) lets a track go once it has stopped and only counts it
+ * (window.__endedTracks): holding every track of a thousand calls would also hold whatever listens to
+ * them, so the page's memory and listener figures would measure this recorder, not the page.
  */
-const TRACK_MEDIA = `(() => {
+const trackMedia = (keep: 'all' | 'live') => `(() => {
   const md = navigator.mediaDevices;
   if (!md) return;
   const original = md.getUserMedia.bind(md);
   window.__localTracks = [];
+  window.__endedTracks = 0;
   window.__gumCalls = 0;
+  window.__pruneLocalTracks = ${keep === 'live'}
+    ? () => {
+        const live = window.__localTracks.filter((t) => t.readyState !== 'ended');
+        window.__endedTracks += window.__localTracks.length - live.length;
+        window.__localTracks = live;
+      }
+    : () => {};
   md.getUserMedia = async (constraints) => {
     window.__gumCalls++;
     const stream = await original(constraints);
+    window.__pruneLocalTracks();
     for (const t of stream.getTracks()) window.__localTracks.push(t);
     return stream;
   };
@@ -142,11 +156,14 @@ const TRACK_MEDIA = `(() => {
 
 /** Local tracks the page obtained: how many, and how many are still live. */
 export async function localTracks(page: Page): Promise<{ total: number; live: number; gumCalls: number }> {
-  return page.evaluate(`({
-    total: window.__localTracks.length,
-    live: window.__localTracks.filter((t) => t.readyState === 'live').length,
-    gumCalls: window.__gumCalls,
-  })`);
+  return page.evaluate(`(() => {
+    window.__pruneLocalTracks();
+    return {
+      total: window.__endedTracks + window.__localTracks.length,
+      live: window.__localTracks.filter((t) => t.readyState === 'live').length,
+      gumCalls: window.__gumCalls,
+    };
+  })()`);
 }
 
 /** The live <video>'s playback position and the mean brightness (0..255) of its current frame. */
@@ -192,6 +209,9 @@ export interface KioskPageOptions {
   /** Shorten the media watchdog (8 s / 20 s in the app) for this page: the test-only page hook
    *  `__kioskTestMediaWatchdog` read by renderer/src/call/MediaWatch.svelte.ts, set before the app loads. */
   mediaWatchdog?: { noticeMs: number; hangupMs: number };
+  /** What the page's track recorder keeps (`localTracks`): every track (the default, for tests that
+   *  look at stopped ones), or only those not yet stopped (long runs). */
+  recordTracks?: 'all' | 'live';
 }
 
 /** A page showing the built renderer, bridged to `backend` (the kiosk's channels and events, or a view of
@@ -199,7 +219,7 @@ export interface KioskPageOptions {
 async function openPage(
   kiosk: Kiosk,
   backend: KioskBackend,
-  options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog'>,
+  options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog' | 'recordTracks'>,
 ): Promise<Omit<KioskPage, 'kiosk' | 'channels' | 'close'>> {
   const emulator = kiosk.connection.emulator;
   if (!emulator) throw new Error('demo mode should run the emulator');
@@ -213,7 +233,7 @@ async function openPage(
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
   const bridge = await installKioskBridge(page, backend);
-  await page.addInitScript({ content: TRACK_MEDIA });
+  await page.addInitScript({ content: trackMedia(options.recordTracks ?? 'all') });
   if (options.mediaWatchdog) await page.addInitScript({ content: `window.__kioskTestMediaWatchdog = ${JSON.stringify(options.mediaWatchdog)};` });
   await page.goto(options.baseUrl);
   return { page, context, emulator, bridge, problems, requests };
@@ -302,6 +322,18 @@ export async function eventually<T>(fn: () => T | Promise<T>, message: string, t
 export const screenIs = (page: Page, screen: string, timeoutMs = 10_000) =>
   page.locator(`main.kiosk[data-screen="${screen}"]`).waitFor({ state: 'attached', timeout: timeoutMs });
 
+/** From the attract screen, the way staff open the panel: the top-left corner held 3 s, then the PIN. */
+export async function unlockStaffPanel(page: Page, pin: string): Promise<void> {
+  await screenIs(page, 'attract', 15_000);
+  await page.mouse.move(30, 30);
+  await page.mouse.down();
+  await page.waitForTimeout(3_300);
+  await page.mouse.up();
+  await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
+  for (const d of pin) await page.click(`[data-testid=pin-${d}]`);
+  await page.click('[data-testid=pin-ok]');
+}
+
 // A kiosk with the staff operations registered beside it (PIN, settings file, ledger, doctor), the way
 // electron/main/index.ts wires them, with the settings in a temp JSON file and fake platform hooks.
 
@@ -353,6 +385,8 @@ export async function openStaffKiosk(
     apiKeySource: 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
     persistApiKey: async () => {},
+    // As the hosts keep it: in the data folder.
+    avatarVolume: openAvatarVolume({ dir: dataDir }),
     ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
   });
   const platform = { calls: [] as string[] };

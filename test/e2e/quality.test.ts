@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { eventually, openStaffKiosk, screenIs, screenshotBoth, testIdText as text, useE2eBrowser } from './harness.ts';
+import { eventually, openStaffKiosk, screenIs, screenshotBoth, testIdText as text, unlockStaffPanel, useE2eBrowser } from './harness.ts';
 
 const e2e = useE2eBrowser();
 
@@ -58,14 +58,7 @@ describe('Connection quality (E2E)', () => {
         'main keeps the last call’s final figures',
       );
 
-      await screenIs(page, 'attract', 15_000);
-      await page.mouse.move(30, 30);
-      await page.mouse.down();
-      await page.waitForTimeout(3_300);
-      await page.mouse.up();
-      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
-      for (const d of '246813') await page.click(`[data-testid=pin-${d}]`);
-      await page.click('[data-testid=pin-ok]');
+      await unlockStaffPanel(page, '246813');
       await page.locator('[data-testid=status-last-call]').waitFor({ timeout: 5_000 });
       assert.equal(await text(page, 'status-last-call-level'), 'Poor');
       assert.equal(await text(page, 'status-last-call-bitrate'), `${kept.bitrateKbps} kbps`);

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { afterEach } from 'node:test';
 import { CHANNELS, type KioskEvent, type Result, type SpareEvent } from '../../electron/contract.ts';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from './fake-clock.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import { startEmulator, type EmulatedSession, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';

@@ -13,7 +13,7 @@ import { startMqttLink, type FleetControl, type FleetStatusFields, type FleetUpd
 import { mqttSchema } from '../../electron/kiosk/fleet-config.ts';
 import { FakeMqttBroker } from './fake-mqtt-broker.ts';
 import { recordingLogger } from './recording-logger.ts';
-import { StrictClock } from './strict-clock.ts';
+import { StrictClock } from './fake-clock.ts';
 import { until } from './until.ts';
 
 export const KIOSK = 'lobby-1';
@@ -161,7 +161,7 @@ async function startLinkRig(options: RigOptions, rigs: LinkRig[], dirs: string[]
 /** FleetUpdates that note each call in `did` (the update commands' target). */
 export function recordingUpdates(did: string[], overrides: Partial<FleetUpdates> = {}): FleetUpdates {
   return {
-    status: { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null },
+    status: { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null },
     async check() {
       did.push('check');
     },

@@ -4,7 +4,7 @@
  * passing while the server pings.
  */
 import assert from 'node:assert/strict';
-import { flushMicrotasks, type FakeClock } from '../../electron/core/clock.ts';
+import { flushMicrotasks, type FakeClock } from './fake-clock.ts';
 import type { CreateSessionRequest, CreateSessionResponse } from '../../electron/core/protocol.ts';
 import type { SpareClient, SpareManager } from '../../electron/kiosk/spare.ts';
 import type { FakeTransport, FakeTransports } from './fake-transport.ts';

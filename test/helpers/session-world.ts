@@ -4,7 +4,7 @@
  * control socket receives. The test plays the service: `answerCreate()`, `transports.last.open()`,
  * `ack()`, and reads what the client did: `events`, `log.lines`, frames on each transport.
  */
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from './fake-clock.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
 import type { CreateSessionResponse, LiveRecord } from '../../electron/core/protocol.ts';
 import { SessionController, type SessionControllerOptions } from '../../electron/core/session-controller.ts';

@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'node:test';
 import type { HangupCause, KioskEvent, PublicConfig, Result, SetApiKeyArgs } from '../../electron/contract.ts';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from './fake-clock.ts';
 import type { AvatarError } from '../../electron/core/errors.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';
 import type { ServiceTarget } from '../../electron/core/session-types.ts';
 import { resolveConfig, type KioskConfig } from '../../electron/kiosk/config.ts';
 import { createChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
 import { createStaffOps, type PlatformHooks, type StaffKiosk, type StaffOps } from '../../electron/operations/staff-ops.ts';
 import { FakeTransport, FakeTransports } from './fake-transport.ts';
@@ -110,10 +111,12 @@ export async function staffOpsWorld(options: WorldOptions = {}) {
   let apiKeySource: PublicConfig['apiKeySource'] = options.apiKeySource ?? 'none';
   const state = { running: options.running ?? false, config };
   const hangupCauseListeners = new Set<(cause: HangupCause, liveId: string | null) => void>();
+  const avatarVolume = openAvatarVolume({ dir: dataDir, logger });
   const kiosk: StaffKiosk = {
     get config() {
       return state.config;
     },
+    avatarVolume,
     async reconfigure(next: KioskConfig) {
       reconfigured.push(next);
       state.config = next;

@@ -2,7 +2,7 @@
  * Helpers for tests that mix a FakeClock with real I/O (HTTP and WebSockets on loopback): fake time only
  * moves when the test advances it, and between advances the real sockets need a moment to deliver.
  */
-import type { FakeClock } from '../../electron/core/clock.ts';
+import type { FakeClock } from './fake-clock.ts';
 
 /** Real milliseconds. */
 export function realDelay(ms: number): Promise<void> {

@@ -12,14 +12,15 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { API_SHAPE, CHANNEL_ROWS, type KioskEvent } from '../../electron/contract.ts';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { KIOSK_SOCKET_PATH, LAUNCH_PATH, SOCKET_CLOSE, type HostFrame } from '../../electron/core/kiosk-api.ts';
 import { silentLogger } from '../../electron/core/log.ts';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { LAUNCH_CODE_TTL_MS, LOOPBACK_HOST, startBrowserHost, type BrowserHost } from '../../electron/browser/server.ts';
+import { GUARD_PATH, LOOPBACK_HOST, START_PATH, startBrowserHost, type BrowserHost } from '../../electron/browser/server.ts';
+import { INPUT_GUARD_SOURCE } from '../../electron/browser/input-guard.ts';
 import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/channels.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/kiosk/page-headers.ts';
 import { realDelay, until } from '../helpers/until.ts';
@@ -199,6 +200,32 @@ describe('browser mode host', () => {
       assert.equal((await httpGet(kiosk.host.port, '/%2e%2e/%2e%2e/package.json', host)).status, 404);
     });
 
+    it('loads the input guard first in every page it serves, from its own origin (the CSP allows it)', async () => {
+      const host = `127.0.0.1:${kiosk.host.port}`;
+      const page = await httpGet(kiosk.host.port, '/', host, { cookie });
+      assert.equal(page.body, `<!doctype html><script src="${GUARD_PATH}"></script><title>kiosk</title>`, 'a page without a head tag: right after the doctype');
+      const guard = await httpGet(kiosk.host.port, GUARD_PATH, host);
+      assert.equal(guard.status, 200);
+      assert.equal(guard.headers['content-type'], 'text/javascript; charset=utf-8');
+      assert.equal(guard.body, INPUT_GUARD_SOURCE);
+      for (const path of [START_PATH, `${LAUNCH_PATH}?code=spent`]) {
+        assert.ok((await httpGet(kiosk.host.port, path, host)).body.startsWith(`<!doctype html><meta charset="utf-8"><script src="${GUARD_PATH}"></script>`), path);
+      }
+    });
+
+    it('opens a browser on a start page with no secret: blank and looking again each half second without the session, on to the kiosk with it', async () => {
+      const host = `127.0.0.1:${kiosk.host.port}`;
+      assert.equal(kiosk.host.startUrl, `${kiosk.host.origin}${START_PATH}`);
+      const without = await httpGet(kiosk.host.port, START_PATH, host);
+      assert.equal(without.status, 200);
+      assert.match(without.body, /<meta http-equiv="refresh" content="0\.5;url=\/start">/);
+      assert.equal(without.headers['set-cookie'], undefined);
+      assert.doesNotMatch(without.body, new RegExp(kiosk.host.sessionCookie.value));
+      const withSession = await httpGet(kiosk.host.port, START_PATH, host, { cookie });
+      assert.deepEqual([withSession.status, withSession.headers.location, withSession.body], [303, '/', '']);
+      assert.equal(`${kiosk.host.sessionCookie.name}=${kiosk.host.sessionCookie.value}`, cookie, 'the cookie the host gives its own browser is the session');
+    });
+
     it('answers no request for another host name (DNS rebinding)', async () => {
       assert.equal((await httpGet(kiosk.host.port, '/', `attacker.example:${kiosk.host.port}`)).status, 421);
       await assert.rejects(connect(socketUrl, kiosk.host.origin, { host: `attacker.example:${kiosk.host.port}` }), /HTTP 403/);
@@ -355,17 +382,36 @@ describe('browser mode host', () => {
 });
 
 describe('browser mode host on a fake clock', () => {
-  it('a launch code stops working after its time, unused', async () => {
+  const idle = { channels: { dispatch: async () => ({ ok: true as const, value: null }) }, events: { onEvent: () => () => {} } };
+
+  it('a printed launch code is good for 60 seconds, unused, and no longer', async () => {
     const clock = new FakeClock();
-    const host = await startBrowserHost({ channels: { dispatch: async () => ({ ok: true, value: null }) }, events: { onEvent: () => () => {} }, rendererDir: rendererDir(), clock });
+    const host = await startBrowserHost({ ...idle, rendererDir: rendererDir(), clock });
     try {
       const late = new URL(host.launchUrl());
       const onTime = host.launchUrl();
-      await clock.advance(LAUNCH_CODE_TTL_MS - 1);
+      await clock.advance(60_000 - 1);
       await login(host, onTime);
       await clock.advance(1);
       assert.equal((await httpGet(host.port, late.pathname + late.search, late.host)).status, 403);
       assert.equal(clock.pendingCount, 0, 'no timer is kept for codes');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('once a page is connected, every code still unspent is dropped (one printed earlier is no way in)', async () => {
+    const clock = new FakeClock();
+    const host = await startBrowserHost({ ...idle, rendererDir: rendererDir(), clock });
+    try {
+      const printed = new URL(host.launchUrl());
+      const cookie = await login(host);
+      const page = await openPage(host, `ws://${LOOPBACK_HOST}:${host.port}${KIOSK_SOCKET_PATH}`, cookie);
+      const answer = await httpGet(host.port, printed.pathname + printed.search, printed.host);
+      assert.equal(answer.status, 403);
+      assert.equal(answer.headers['set-cookie'], undefined);
+      page.ws.close();
+      await page.closed;
     } finally {
       await host.close();
     }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import WebSocket from 'ws';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import type { Logger } from '../../electron/core/log.ts';
 import { DEMO_API_KEY, startEmulator, type EmulatorHandle, type EmulatorKnobs, type EmulatorOptions } from '../../electron/emulator/index.ts';
 

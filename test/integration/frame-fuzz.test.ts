@@ -23,7 +23,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import { MAX_WS_MESSAGE_BYTES, parseServerFrame } from '../../electron/core/protocol.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';

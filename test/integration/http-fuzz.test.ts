@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import fc from 'fast-check';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { AvatarError, ERROR_CODES, type ErrorCode } from '../../electron/core/errors.ts';
 import {
   cloneVoiceResponseSchema,

@@ -2,7 +2,7 @@
  * A new session right after the previous one ended (found by the soak, bench/soak.ts): the UI is told the
  * session is over (`ended`) while the service still finishes its cleanup (closing sockets, a hangup socket
  * in flight). A start in that window must wait for the cleanup, not answer "A session is already running".
- * KioskService in demo mode against the real emulator, real time, fast knobs.
+ * The kiosk's services (createKiosk) in demo mode against the real emulator, real time, fast knobs.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,7 +34,7 @@ function nextPhase(kiosk: Kiosk, phase: string, timeoutMs = 8_000): Promise<void
   });
 }
 
-describe('KioskService: starting again right after an end', () => {
+describe('the call orchestrator: starting again right after an end', () => {
   it('a start issued the moment the UI sees `ended` waits for the cleanup and starts the next session', async () => {
     const kiosk = await createKiosk({ awaitRendererRtc: false,
       config: resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {}),

@@ -414,7 +414,7 @@ describe('the kiosk: RTC first, then billing (as with a renderer)', () => {
     const { h, liveId, emulator } = await startHeld();
     const emulatorKept = emulator;
     // Shutdown closes the in-process emulator too: read the session before it goes.
-    const seen: Array<{ type: number }> = [];
+    const seen: Array<{ type: number | string }> = [];
     const poll = setInterval(() => {
       const s = emulatorKept.getSession(liveId);
       if (s) seen.splice(0, seen.length, ...s.clientMessages);

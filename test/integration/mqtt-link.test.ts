@@ -268,7 +268,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     assert.deepEqual(notJson.error, { code: 'invalid_request', message: 'The command is not JSON.' });
     assert.equal(notJson.id, 'm1', 'the id is echoed whenever it can be read');
     const unknown = await op.command('kiosk-a', { id: 'm2', cmd: 'format-disk' });
-    assert.deepEqual([unknown.id, unknown.ok, (unknown.error as { message: string }).message], ['m2', false, 'Unknown command "format-disk"; known: ping, reload, restart, end-call, screenshot, apply, update-check, update-install, update-pin.']);
+    assert.deepEqual([unknown.id, unknown.ok, (unknown.error as { message: string }).message], ['m2', false, 'Unknown command "format-disk"; known: ping, reload, restart, end-call, screenshot, apply, update-check, update-install, update-pin, set-volume.']);
     const forbidden = await op.command('kiosk-a', { id: 'm3', cmd: 'apply', settings: { service: { baseUrl: 'https://evil.example' } } });
     assert.equal((forbidden.error as { message: string }).message, '"apply" cannot change "service"; it may change only avatar.name, avatar.persona, cast, schedule, idle.promptSeconds, idle.hangupSeconds.');
     const key = await op.command('kiosk-a', { id: 'm4', cmd: 'apply', settings: { avatar: { name: 'X', imagePath: '/etc/passwd' } } });

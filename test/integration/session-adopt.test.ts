@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { ControlSocket } from '../../electron/core/control-socket.ts';
 import type { CreateSessionResponse } from '../../electron/core/protocol.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';
 import { SessionController, type SessionControllerOptions, type TerminalState } from '../../electron/core/session-controller.ts';
 import type { SessionEvent, SessionPhase, SessionState, StartOptions } from '../../electron/core/session-types.ts';
@@ -422,7 +422,8 @@ describe('SessionController (against the emulator)', () => {
       };
       broken = true;
       h.emu.dropConnection(h.liveId());
-      const state = failed(await driveUntilSettled(h.clock, result, { stepMs: 250, maxFakeMs: 30_000 }));
+      // 10 s of reconnects, then up to END_CONFIRM_TIMEOUT_MS (30 s) reading a session the service keeps on.
+      const state = failed(await driveUntilSettled(h.clock, result, { stepMs: 250, maxFakeMs: 50_000 }));
       assert.equal(state.error.code, 'connection_lost');
       assert.equal(state.summary?.endedBy, 'network');
       assert.equal(state.summary?.wentLive, true);

@@ -6,7 +6,7 @@
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHANNELS, type KioskEvent, type SpareEvent } from '../../electron/contract.ts';
-import { FakeClock } from '../../electron/core/clock.ts';
+import { FakeClock } from '../helpers/fake-clock.ts';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createChannelRegistry } from '../../electron/kiosk/channels.ts';

@@ -1,6 +1,7 @@
 /**
- * Staff operations through the kiosk service's IPC entry point (`handle`), against the real emulator
- * (demo mode, in-process), with the settings in a temp JSON file and the ledger in a temp folder.
+ * Staff operations through the channel registry the hosts dispatch through (`dispatch`), on the kiosk's
+ * services against the real emulator (demo mode, in-process), with the settings in a temp JSON file and the
+ * ledger in a temp folder.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,7 +45,7 @@ async function setup(file: Record<string, unknown> = {}, policy?: { policy: Reco
 
 const waitFor = (kiosk: Kiosk, predicate: (e: KioskEvent) => boolean, timeoutMs = 10_000) => waitForEvent(kiosk, predicate, timeoutMs);
 
-describe('staff operations (kiosk service + emulator)', () => {
+describe('staff operations (the kiosk\'s services + emulator)', () => {
   it('everything but the PIN pad is refused until unlocked; first use sets the PIN', async () => {
     const { call } = await setup();
     assert.deepEqual(await call(CHANNELS.staffPinState), { ok: true, value: { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null } });
@@ -302,6 +303,7 @@ describe('staff operations (kiosk service + emulator)', () => {
       uptimeS: 0,
       today: { sessions: 0, credits: 0, unknownCredits: 0, demoSessions: 0 },
       openAtLogin: false,
+      avatarVolume: 100,
     });
     await call(CHANNELS.staffSetOpenAtLogin, { enabled: true });
     assert.deepEqual(await call(CHANNELS.appReportError, { message: 'TypeError: x is undefined', source: 'window.onerror' }), { ok: true, value: undefined });

@@ -1,8 +1,10 @@
 /**
  * Mutants that cannot change behaviour, one by one with the reason. `npm run mutate` reports them apart
  * and leaves them out of the score. Matched by file, mutator, the source text replaced and the
- * replacement (not by line, so an entry survives edits elsewhere in the file); an entry that no longer
- * matches simply stops applying, and the mutant shows up as a survivor again.
+ * replacement, at the one line the entry quotes (not by line number, so an entry survives edits
+ * elsewhere in the file). An entry that no longer names exactly one line simply stops applying: its
+ * mutant shows up as living again, and `npm run mutate` names the entry (equivalent-places.ts) so it can
+ * be fixed or deleted. `npm test` never reads the quotes: editing a quoted line fails no test.
  */
 import { EQUIVALENT_FLEET_CONSOLE_STATE } from './equivalent-fleet-console-state.ts';
 import { EQUIVALENT_FLEET_CONSOLE_SERVER } from './equivalent-fleet-console-server.ts';
@@ -1917,7 +1919,7 @@ const LISTED_HERE: EquivalentMutant[] = [
   {
     file: NETWORK_CHECK,
     mutator: 'ArrowFunction',
-    line: 'const final = await queryUntilEnded(p.client, p.checkId, { clock, logger, pollMs: 250, timeoutMs: 10_000 }).catch(() => null);',
+    line: 'const final = await queryUntilEnded(p.client, p.checkId, { clock, logger, pollMs: 250, timeoutMs: END_CONFIRM_TIMEOUT_MS }).catch(() => null);',
     original: '() => null',
     replacement: '() => undefined',
     reason: 'final is local and only read as final?.credits_cost ?? null and final?.billed_seconds ?? null: null and undefined both give null for each, so the result, report and log line are the same.',

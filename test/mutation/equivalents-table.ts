@@ -1,11 +1,11 @@
 /**
- * `npx tsx test/mutation/equivalents-table.ts`: prints the equivalent-mutant table of docs/proof.md
- * (a per-file count, then one row per entry) from test/mutation/equivalent.ts, the list of record, so the
- * page never drifts from what the score leaves out.
+ * `npx tsx test/mutation/equivalents-table.ts`: prints the equivalent mutants as a Markdown table (a
+ * per-file count, then one row per entry with its reason) from test/mutation/equivalent*.ts, the list of
+ * record, for reading and review. docs/proof.md points here instead of carrying a copy that would go
+ * stale with every edit of a quoted line.
  */
 import { EQUIVALENT_MUTANTS, type EquivalentMutant } from './equivalent.ts';
-
-const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+import { squash } from './equivalent-places.ts';
 /** One line of source, back-quotes made plain quotes (a Markdown code span cannot hold them), cut past 80 characters. */
 function cut(text: string, max = 78): string {
   const plain = squash(text).replaceAll('`', "'");

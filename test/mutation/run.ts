@@ -15,16 +15,24 @@
  * can change behaviour. Mutants listed in equivalent.ts (each with its reason) are reported apart and left
  * out of the score; every other survivor is printed with its place. Exits 1 when a group misses its target.
  *
+ * Before a run, and with `--report`, every equivalent entry for the files asked about is checked against
+ * the code as it is (equivalent-places.ts): an entry that names no line of its file, or several, is
+ * printed by name and hides nothing, so its mutant counts as living again. Nothing stops for it: editing a
+ * quoted line costs a stale entry here, never a failing `npm test`.
+ *
  * Not part of `npm test`: a folder takes minutes to hours of CPU. One Stryker at a time, concurrency 1 by
  * default (the machine is shared).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Stryker } from '@stryker-mutator/core';
 import type { PartialStrykerOptions } from '@stryker-mutator/api/core';
 import { GROUPS, mutateGlobs, type MutationGroup } from './groups.ts';
 import { EQUIVALENT_MUTANTS, type EquivalentMutant } from './equivalent.ts';
+import { checkEntries, describeStale } from './equivalent-places.ts';
+import { filesOfAllGroups, filesOfGroup } from './group-files.ts';
+import { emptyTally, score, tallyReport, type Report, type Tally } from './tally.ts';
 import { DEB_CACHE_ENV } from '../helpers/packaging/build.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -117,88 +125,10 @@ function strykerOptions(group: MutationGroup, args: Args): PartialStrykerOptions
   };
 }
 
-/** One mutant as Stryker's JSON report (mutation-testing-report-schema) records it: 1-based lines and columns. */
-interface ReportedMutant {
-  mutatorName: string;
-  replacement: string;
-  status: string;
-  location: { start: { line: number; column: number }; end: { line: number; column: number } };
-}
-interface Report {
-  files: Record<string, { source: string; mutants: ReportedMutant[] }>;
-}
-
-/** The source text a mutant replaced. */
-function originalText(m: ReportedMutant, lines: string[]): string {
-  const { start, end } = m.location;
-  if (start.line === end.line) return lines[start.line - 1]!.slice(start.column - 1, end.column - 1);
-  const parts = [lines[start.line - 1]!.slice(start.column - 1), ...lines.slice(start.line, end.line - 1), lines[end.line - 1]!.slice(0, end.column - 1)];
-  return parts.join('\n');
-}
-
-const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
-
-/** Whether `text` is on one of the 8 lines above the 1-based `line`. */
-function isAbove(text: string, line: number, lines: string[]): boolean {
-  return lines.slice(Math.max(0, line - 9), line - 1).some((l) => squash(l).includes(squash(text)));
-}
-
-function equivalentFor(file: string, m: ReportedMutant, original: string, lines: string[]): EquivalentMutant | undefined {
-  const line = squash(lines[m.location.start.line - 1] ?? '');
-  return EQUIVALENT_MUTANTS.find(
-    (e) =>
-      e.file === file &&
-      e.mutator === m.mutatorName &&
-      line.includes(squash(e.line)) &&
-      squash(e.original) === squash(original) &&
-      squash(e.replacement) === squash(m.replacement) &&
-      (e.above === undefined || isAbove(e.above, m.location.start.line, lines)),
-  );
-}
-
-interface Tally {
-  total: number;
-  killed: number;
-  timeout: number;
-  survived: number;
-  noCoverage: number;
-  equivalent: number;
-  invalid: number;
-  /** One line per living mutant not listed as equivalent. */
-  living: string[];
-}
-
-const emptyTally = (): Tally => ({ total: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, equivalent: 0, invalid: 0, living: [] });
-
-function tallyReport(report: Report, into: Tally = emptyTally()): Tally {
-  for (const [fileName, { source, mutants }] of Object.entries(report.files)) {
-    const file = path.relative(ROOT, path.resolve(ROOT, fileName));
-    const lines = source.split('\n');
-    for (const m of mutants) {
-      into.total++;
-      if (m.status === 'Killed') into.killed++;
-      else if (m.status === 'Timeout') into.timeout++;
-      else if (m.status === 'Survived' || m.status === 'NoCoverage') {
-        const original = originalText(m, lines);
-        if (equivalentFor(file, m, original, lines)) {
-          into.equivalent++;
-          continue;
-        }
-        if (m.status === 'Survived') into.survived++;
-        else into.noCoverage++;
-        const where = `${file}:${m.location.start.line}:${m.location.start.column}`;
-        into.living.push(`  ${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}  ${where}  ${m.mutatorName}: ${squash(original).slice(0, 100)}  →  ${squash(m.replacement).slice(0, 100)}`);
-      } else into.invalid++; // RuntimeError (the module throws on import), CompileError, Ignored: left out, as Stryker does
-    }
-  }
-  return into;
-}
-
-/** Killed (incl. timeouts) over the mutants that can change behaviour. */
-function score(t: Tally): number {
-  const detected = t.killed + t.timeout;
-  const valid = detected + t.survived + t.noCoverage;
-  return valid === 0 ? 100 : (100 * detected) / valid;
+interface GroupResult {
+  group: MutationGroup;
+  tally: Tally;
+  wallS: number;
 }
 
 const reportPath = (name: string) => path.join(ROOT, REPORT_DIR, `${name}.json`);
@@ -211,17 +141,39 @@ function readReport(group: MutationGroup, name = group.name): Report | null {
   }
 }
 
+/** The files whose text on disk is not what `report` measured (edited or gone since). */
+function changedSince(report: Report): string[] {
+  return Object.entries(report.files)
+    .map(([name, { source }]) => [path.relative(ROOT, path.resolve(ROOT, name)), source] as const)
+    .filter(([file, source]) => !existsSync(path.join(ROOT, file)) || readFileSync(path.join(ROOT, file), 'utf8') !== source)
+    .map(([file]) => file);
+}
+
+/**
+ * What a report's tally says beyond its counts: the living mutants, the entries that hide nothing in the
+ * source the report recorded (those not already named against the tree), and whether the code changed since.
+ */
+function printTally(heading: string, report: Report, tally: Tally, staleInTree: ReadonlySet<EquivalentMutant>): void {
+  tally.living.sort();
+  console.log(`\n${heading}${tally.living.length ? `; living mutants not hidden by an equivalent entry:\n${tally.living.join('\n')}` : ''}`);
+  const staleHere = tally.stale.filter((s) => !staleInTree.has(s.entry));
+  if (staleHere.length > 0) {
+    console.log(`Equivalent entries that hide nothing in this report's copy of the source (their mutants count as living):\n${staleHere.map(describeStale).join('\n')}`);
+  }
+  const changed = changedSince(report);
+  if (changed.length > 0) console.log(`The code changed since this report in ${changed.length} file(s): ${changed.join(', ')} (a run measures it as it is).`);
+}
+
 /** A group's latest report as it stands, nothing run (wall time 0). */
-function latestOf(group: MutationGroup): { group: MutationGroup; tally: Tally; wallS: number } | null {
+function latestOf(group: MutationGroup, staleInTree: ReadonlySet<EquivalentMutant>): GroupResult | null {
   const report = readReport(group);
   if (!report) return null;
-  const tally = tallyReport(report);
-  tally.living.sort();
-  console.log(`\n== ${group.name} (latest report)${tally.living.length ? `; living mutants not listed as equivalent:\n${tally.living.join('\n')}` : ''}`);
+  const tally = tallyReport(report, EQUIVALENT_MUTANTS, ROOT);
+  printTally(`== ${group.name} (latest report)`, report, tally, staleInTree);
   return { group, tally, wallS: 0 };
 }
 
-async function runGroup(group: MutationGroup, args: Args): Promise<{ group: MutationGroup; tally: Tally; wallS: number }> {
+async function runGroup(group: MutationGroup, args: Args, staleInTree: ReadonlySet<EquivalentMutant>): Promise<GroupResult> {
   console.log(`\n== mutate ${group.name}: ${group.title}${args.tests ? ` (scratch: only ${args.tests.join(' ')}; not scored)` : ''}`);
   const startedMs = Date.now();
   // Mutants never touch out/, so the packaged app is the same for each: package it once per run (the
@@ -232,10 +184,30 @@ async function runGroup(group: MutationGroup, args: Args): Promise<{ group: Muta
   const name = reportName(group, args);
   const report = readReport(group, name);
   if (!report) throw new Error(`Stryker wrote no report at ${reportPath(name)}`);
-  const tally = tallyReport(report);
-  tally.living.sort();
-  if (tally.living.length > 0) console.log(`\nLiving mutants in ${group.name} (not listed as equivalent):\n${tally.living.join('\n')}`);
+  const tally = tallyReport(report, EQUIVALENT_MUTANTS, ROOT);
+  printTally(`== ${group.name}: this run`, report, tally, staleInTree);
   return { group, tally, wallS };
+}
+
+/**
+ * The equivalent entries checked against the code as it is, for the files of the groups asked for (all
+ * entries when every group is: then an entry whose file no group mutates is named too). A stale entry
+ * is named and hides nothing; nothing stops.
+ */
+function checkEquivalents(groups: MutationGroup[]): Set<EquivalentMutant> {
+  const everyGroup = groups.length === GROUPS.length;
+  const scope = new Set(groups.flatMap((g) => filesOfGroup(g, ROOT)));
+  const { placed, stale } = checkEntries(EQUIVALENT_MUTANTS, ROOT, scope, everyGroup ? filesOfAllGroups(ROOT) : undefined);
+  const considered = placed.length + stale.length;
+  if (stale.length === 0) {
+    console.log(`Equivalent mutants: ${considered} entries for these files, each names one line of the code as it is.`);
+  } else {
+    console.log(
+      `Equivalent mutants: ${considered} entries for these files, ${stale.length} of them stale: a stale entry hides nothing (its mutant counts as living until the entry is fixed or deleted, in test/mutation/equivalent*.ts):\n` +
+        stale.map(describeStale).join('\n'),
+    );
+  }
+  return new Set(stale.map((s) => s.entry));
 }
 
 const HEADER = 'mutants  killed  timeout  survived  no-cov  equivalent  invalid   score  target';
@@ -255,7 +227,7 @@ function row(name: string, t: Tally, target: number, extra = ''): string {
   return cells.join('  ') + extra + (score(t) < target ? '  BELOW TARGET' : '');
 }
 
-function printTables(runs: Array<{ group: MutationGroup; tally: Tally; wallS: number }>, args: Args): void {
+function printTables(runs: GroupResult[], args: Args): void {
   console.log(args.reportOnly ? '\nLatest reports (wall: not run now):' : `\nThis run (concurrency ${args.concurrency}${args.mutate ? `, only ${args.mutate.join(' ')}` : ''}):`);
   console.log(`${'group'.padEnd(22)}  ${HEADER}  wall`);
   for (const r of runs) console.log(row(r.group.name, r.tally, r.group.target, `  ${Math.round(r.wallS)} s`));
@@ -269,7 +241,7 @@ function printTables(runs: Array<{ group: MutationGroup; tally: Tally; wallS: nu
     const missing: string[] = [];
     for (const g of groups) {
       const report = readReport(g);
-      if (report) tallyReport(report, tally);
+      if (report) tallyReport(report, EQUIVALENT_MUTANTS, ROOT, tally);
       else missing.push(g.name);
     }
     const target = Math.min(...groups.map((g) => g.target));
@@ -285,11 +257,12 @@ function printTables(runs: Array<{ group: MutationGroup; tally: Tally; wallS: nu
 async function main(): Promise<void> {
   process.chdir(ROOT);
   const args = parseArgs(process.argv.slice(2));
-  const runs = [];
+  const staleInTree = checkEquivalents(args.groups);
+  const runs: GroupResult[] = [];
   for (const group of args.groups) {
-    if (!args.reportOnly) runs.push(await runGroup(group, args));
+    if (!args.reportOnly) runs.push(await runGroup(group, args, staleInTree));
     else {
-      const latest = latestOf(group);
+      const latest = latestOf(group, staleInTree);
       if (latest) runs.push(latest);
       else console.log(`\n== ${group.name}: no report yet (npm run mutate -- ${group.name})`);
     }

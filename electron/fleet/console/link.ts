@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { silentLogger, type Logger, addSecret } from '../../core/log.ts';
 import { parseCommand } from '../commands.ts';
+import { pinRefusal } from '../feed-binding.ts';
 import type { FleetState } from './state.ts';
 import type { CommandResponse, CommandTarget } from './view.ts';
 
@@ -133,6 +134,12 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       } else {
         topics = [`${prefix}/_fleet/cmd`];
         expected = state.members(target);
+      }
+      // A pin below a kiosk's floor: the kiosk refuses it too; say so here, before anything is sent.
+      const pin = parsed.command.cmd === 'update-pin' ? parsed.command.version : null;
+      for (const kioskId of pin === null ? [] : expected) {
+        const below = pinRefusal(pin!, state.updateFloor(kioskId));
+        if (below) return { ok: false, error: { code: 'forbidden', message: `update-pin ${pin} is refused for ${kioskId}: ${below}.` } };
       }
       if (!client.connected) return { ok: false, error: { code: 'network', message: 'The console is not connected to the broker; try again when it is.' } };
       const payload = JSON.stringify(parsed.command);

@@ -1,6 +1,6 @@
 /**
- * The fleet console's web server (node:http): the built page, a server-sent stream of the fleet, the
- * command endpoint, screenshots, the spend CSV and the fleet-wide `/metrics`.
+ * The fleet console's web server (node:http): the built page, a server-sent stream of the fleet (its first
+ * frame carries the commands the page offers, from command-table.ts), the command endpoint, screenshots, the spend CSV and the fleet-wide `/metrics`.
  *
  * It is an operator's tool that can hang up calls across the fleet, so:
  *  - it listens on 127.0.0.1 unless told otherwise, and checks the Host header (a DNS-rebinding page
@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { z } from 'zod';
 import { silentLogger, type Logger } from '../../core/log.ts';
+import { commandViews } from '../command-table.ts';
 import type { ConsoleLink } from './link.ts';
 import type { ConsoleMetrics } from './metrics.ts';
 import { spendCsv, type FleetState } from './state.ts';
@@ -167,7 +168,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
 
   function stream(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
-    const snapshot: ConsoleFrame = { type: 'snapshot', consoleStartedAt: startedAt, broker: options.brokerLabel, connected: link.connected, kiosks: state.rows() };
+    // The page's buttons come from the kiosks' own table of commands (plain data: no code goes to the page).
+    const snapshot: ConsoleFrame = { type: 'snapshot', consoleStartedAt: startedAt, broker: options.brokerLabel, connected: link.connected, kiosks: state.rows(), commands: commandViews() };
     res.write(`retry: 2000\nevent: fleet\ndata: ${JSON.stringify(snapshot)}\n\n`);
     streams.add(res);
     req.on('close', () => streams.delete(res));

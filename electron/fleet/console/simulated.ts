@@ -1,14 +1,18 @@
 /**
  * Simulated kiosks for the console's demo, its benchmark and its tests: each runs the real kiosk link
  * (mqtt-link.ts, its own on-disk event queue) against a pretend kiosk that goes through calls, writes
- * ledger-shaped records, answers every command and returns a picture for `screenshot`. Electron-free.
+ * ledger-shaped records, answers every command of the table (command-table.ts) with the host's every
+ * capability — a picture for `screenshot`, a volume for `set-volume`, a pretend update feed. Electron-free.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../core/clock.ts';
 import { AvatarError } from '../../core/errors.ts';
 import { mqttSchema } from '../../kiosk/fleet-config.ts';
+import { memoryAvatarVolume } from '../../kiosk/avatar-volume.ts';
+import type { FleetControl } from '../command-table.ts';
 import { startMqttLink, type MqttLink } from '../mqtt-link.ts';
+import type { UpdateStatus } from '../safe-updates.ts';
 
 export interface SimulatedKioskOptions {
   url: string;
@@ -33,6 +37,8 @@ export interface SimulatedKiosk {
   startCall(): void;
   /** End the call as a visitor would, with a ledger record (`end_reason`, credits). */
   endCall(endReason?: string, credits?: number, errorCode?: string): void;
+  /** The pretend avatar volume (`set-volume`), 0–100. */
+  readonly avatarVolume: number;
   /** Commands run here, in order (`end-call`, `apply`…). */
   readonly did: string[];
   close(): Promise<void>;
@@ -47,6 +53,10 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
   let sessions = 0;
   let name = 'Ava';
   const did: string[] = [];
+  const volume = memoryAvatarVolume();
+  volume.onChange(() => link.statusChanged());
+  // A pretend feed for the update commands (the status leaves it out: nothing is ever installed here).
+  const update: UpdateStatus = { phase: 'idle', model: 'not-packaged', off: 'a simulated kiosk installs nothing', ready: null, pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
   const settings = mqttSchema.parse({
     url: options.url,
     kioskId: options.kioskId,
@@ -95,6 +105,7 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       // The simulated kiosks' calls are demo calls (their records say `surface: 'demo'`): none is real money.
       today: { sessions: 0, credits: 0, demoSessions: sessions },
       lastErrorCode: null,
+      avatarVolume: volume.percent,
     }),
     control: {
       inCall: () => phase === 'live',
@@ -116,7 +127,33 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
         const applied = Object.entries(s).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) && k !== 'schedule' ? Object.keys(v).map((sub) => `${k}.${sub}`) : [k]));
         return { applied: applied.sort(), name };
       },
-    },
+      volume: {
+        get percent() {
+          return volume.percent;
+        },
+        async set(percent) {
+          did.push('set-volume');
+          return volume.set(percent);
+        },
+      },
+      updates: () => ({
+        get status() {
+          return { ...update };
+        },
+        async check() {
+          did.push('update-check');
+          update.lastCheckAt = new Date(clock.now()).toISOString();
+        },
+        installWhenIdle() {
+          did.push('update-install');
+          update.installWhenIdle = true;
+        },
+        async pin(version) {
+          did.push('update-pin');
+          update.pinned = version;
+        },
+      }),
+    } satisfies Required<Omit<FleetControl, 'lacks'>>,
   });
   function finish(endReason: string, cost: number, errorCode?: string): void {
     if (phase !== 'live') return;
@@ -137,6 +174,9 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
     },
     endCall(endReason = 'user_end', cost = 2, errorCode) {
       finish(endReason, cost, errorCode);
+    },
+    get avatarVolume() {
+      return volume.percent;
     },
     did,
     close: () => link.close(),

@@ -38,9 +38,10 @@ const statusSchema = z.looseObject({
   policyError: z.string().max(2000).nullable().optional(),
   // The kiosk's safe-updates status (safe-updates.ts `UpdateStatus`): its phase and the version waiting.
   update: z
-    .looseObject({ phase: z.string().max(40), ready: z.string().max(64).nullable().optional(), pinned: z.string().max(64).nullable().optional(), off: z.string().max(500).nullable().optional() })
+    .looseObject({ phase: z.string().max(40), ready: z.string().max(64).nullable().optional(), pinned: z.string().max(64).nullable().optional(), off: z.string().max(500).nullable().optional(), floor: z.string().max(64).nullable().optional() })
     .nullable()
     .optional(),
+  avatarVolume: z.number().int().min(0).max(100).optional(),
   at: z.string().max(40).optional(),
 });
 
@@ -102,6 +103,8 @@ export class FleetState {
   private readonly dirty = new Set<string>();
   private readonly spend = new Map<string, SpendRow>();
   private readonly shots = new Map<string, Screenshot>();
+  /** Each kiosk's floor for update-pin (its status' `update.floor`: the lowest version the signer allows). */
+  private readonly floors = new Map<string, string>();
   private shotSeq = 0;
   /** Payloads that did not validate, by topic kind. */
   readonly malformed = { status: 0, events: 0, results: 0 };
@@ -143,6 +146,7 @@ export class FleetState {
           queued: 0,
           policyError: null,
           accountTrouble: 0,
+          avatarVolume: null,
           lastAnswer: null,
         },
         counts: { sessionsByEnd: new Map(), errorsByCode: new Map(), creditsByAvatar: new Map(), mediaStalls: 0, accountTroubleByReason: new Map(), lastCallAtMs: null },
@@ -180,6 +184,8 @@ export class FleetState {
       row.version = s.version ?? null;
       row.mode = s.mode ?? null;
       row.update = s.update ? updateText(s.update) : null;
+      if (s.update?.floor) this.floors.set(kioskId, s.update.floor);
+      else this.floors.delete(kioskId);
       row.todaySessions = s.today?.sessions ?? 0;
       row.todayCredits = s.today?.credits ?? 0;
       row.todayDemoSessions = s.today?.demoSessions ?? 0;
@@ -187,6 +193,7 @@ export class FleetState {
       row.queued = s.queued ?? 0;
       row.droppedEvents = s.droppedEvents ?? 0;
       row.policyError = s.policyError ?? null;
+      row.avatarVolume = s.avatarVolume ?? null;
     }
     this.dirty.add(kioskId);
   }
@@ -307,6 +314,11 @@ export class FleetState {
 
   counts(): Array<{ row: KioskRow; counts: KioskCounts }> {
     return [...this.kiosks.values()].map((k) => ({ row: k.row, counts: k.counts }));
+  }
+
+  /** The lowest version a kiosk says its fleet's signer allows (update-pin below it is refused), or null. */
+  updateFloor(kioskId: string): string | null {
+    return this.floors.get(kioskId) ?? null;
   }
 
   /** Kiosks in a group (as their last status said), or every kiosk the console knows. */

@@ -34,6 +34,8 @@ export interface KioskRow {
   policyError: string | null;
   /** Account trouble seen from this kiosk (a create refused for balance, a credit_insufficient hang-up). */
   accountTrouble: number;
+  /** The avatar's volume on this kiosk (0–100 %), when its status says. */
+  avatarVolume: number | null;
   /** The last command answer from this kiosk. */
   lastAnswer: AnswerView | null;
 }
@@ -47,6 +49,30 @@ export interface AnswerView {
   /** A screenshot's address on the console (same origin), when the answer carried one. */
   screenshotUrl: string | null;
   at: string;
+}
+
+/**
+ * The one argument a command takes, as the console's page asks for it and the CLI reads it (the kiosk's
+ * table, electron/fleet/command-table.ts, says which; the page gets the list in its first frame).
+ */
+export type CommandArgView =
+  /** A whole number in [min, max] (an `<input type=number>`; the CLI's word `40`). */
+  | { field: string; kind: 'integer'; label: string; min: number; max: number; example: number }
+  /** A JSON object (a text area; the CLI's JSON word). */
+  | { field: string; kind: 'json'; label: string; example: string }
+  /** A line of text; an empty one sends null (the CLI's word `null`). */
+  | { field: string; kind: 'text'; label: string; example: string };
+
+/** One fleet command as the console's page shows it: a button, or a field and a button. */
+export interface CommandView {
+  cmd: string;
+  /** The button's words. */
+  label: string;
+  /** One line: what it does (the button's hint, the CLI's help, the docs' table). */
+  summary: string;
+  /** Refused during a visitor's call unless sent with force. */
+  interrupts: boolean;
+  arg: CommandArgView | null;
 }
 
 /** Where a command goes. */
@@ -76,5 +102,6 @@ export interface SpendRow {
 
 /** Server-sent frames (`/api/stream`, event name `fleet`). */
 export type ConsoleFrame =
-  | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; kiosks: KioskRow[] }
+  /** The first frame; `commands`: every fleet command the kiosks take, in the table's order. */
+  | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; kiosks: KioskRow[]; commands: CommandView[] }
   | { type: 'rows'; connected: boolean; kiosks: KioskRow[] };

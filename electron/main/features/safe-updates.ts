@@ -51,6 +51,7 @@ export function safeUpdates(fleet: FleetLinkFeature): SafeUpdatesFeature {
         settings: update,
         currentVersion: app.getVersion(),
         kioskId: settings.config.mqtt?.kioskId ?? defaultKioskId(),
+        dataDir: app.getPath('userData'),
         clock: systemClock,
         model,
         logger,

@@ -1,11 +1,12 @@
 /**
  * The page's view of the fleet: rows from the console's server-sent stream (`/api/stream`), the
- * operator's filters, sort and selection, and the commands sent with their answers. The rows array is
+ * operator's filters, sort and selection, the commands the kiosks take (from the first frame: the kiosks'
+ * own table, so the page names none itself), and the commands sent with their answers. The rows array is
  * `$state.raw` and replaced per frame: 1,000 deeply proxied rows would make every frame slow.
  */
-import type { AnswerView, CommandResponse, CommandTarget, ConsoleFrame, KioskRow } from '../../../electron/fleet/console/view.ts';
+import type { AnswerView, CommandResponse, CommandTarget, CommandView, ConsoleFrame, KioskRow } from '../../../electron/fleet/console/view.ts';
 
-export type SortKey = 'kioskId' | 'status' | 'group' | 'phase' | 'version' | 'todaySessions' | 'todayCredits' | 'lastCallAt' | 'lastErrorCode' | 'droppedEvents';
+export type SortKey = 'kioskId' | 'status' | 'group' | 'phase' | 'version' | 'todaySessions' | 'todayCredits' | 'lastCallAt' | 'lastErrorCode' | 'droppedEvents' | 'avatarVolume';
 export type StatusFilter = 'all' | 'online' | 'offline' | 'in-call' | 'closed' | 'problems';
 
 export interface SentCommand {
@@ -31,6 +32,8 @@ export class Fleet {
   sortAsc = $state(true);
   selected = $state.raw<ReadonlySet<string>>(new Set());
   sent = $state.raw<SentCommand[]>([]);
+  /** Every command the kiosks take, in their table's order (the snapshot frame's). */
+  commands = $state.raw<CommandView[]>([]);
   /** Ticks every second so "since" stays current. */
   nowMs = $state(Date.now());
   private index = new Map<string, number>();
@@ -98,6 +101,7 @@ export class Fleet {
     if (frame.type === 'snapshot') {
       this.broker = frame.broker;
       this.consoleStartedAt = frame.consoleStartedAt;
+      this.commands = frame.commands;
       this.index = new Map(frame.kiosks.map((r, i) => [r.kioskId, i]));
       this.rows = frame.kiosks;
       return;

@@ -132,6 +132,7 @@ export class KioskApp {
     this.#config = config.value;
     this.#opening = config.value.opening ?? null;
     this.#hold = config.value.hold ?? null;
+    this.call.setAvatarVolume(config.value.avatarVolume ?? 100);
     // An event heard while the answer was on its way is newer than the answer.
     this.#service ??= config.value.service ?? null;
     this.#mode = config.value.callMode;
@@ -562,6 +563,9 @@ export class KioskApp {
         break;
       case 'config-changed':
         void this.reloadConfig();
+        break;
+      case 'avatar-volume':
+        this.call.setAvatarVolume(event.percent);
         break;
       case 'spare':
         // Pre-join: a spare's channel is joined receive-only ahead of the tap; a closed spare leaves it.

@@ -47,6 +47,8 @@ export class LiveCall {
   #view: LiveView | null = null;
   #muted = false;
   #outputId = '';
+  /** The avatar's volume, 0–100 % (PublicConfig.avatarVolume and its events). */
+  #avatarVolume = 100;
   #engineState = $state<EngineState>('idle');
   #engineKind = $state<EngineKind | null>(null);
   #autoplayBlocked = $state(false);
@@ -207,6 +209,7 @@ export class LiveCall {
     });
     if (this.#muted) await engine.setMuted(true);
     if (this.#outputId) await engine.setAudioOutput?.(this.#outputId).catch((err: unknown) => console.warn('audio output not set', err));
+    engine.setAvatarVolume?.(this.#avatarVolume);
     try {
       await engine.join(rtc, mode, view);
       reportReady();
@@ -261,6 +264,12 @@ export class LiveCall {
   async setAudioOutput(deviceId: string): Promise<void> {
     this.#outputId = deviceId;
     await this.#engine?.setAudioOutput?.(deviceId).catch((err: unknown) => console.warn('audio output not set', err));
+  }
+
+  /** The avatar's volume (0–100 %), now and in later calls. */
+  setAvatarVolume(percent: number): void {
+    this.#avatarVolume = percent;
+    this.#engine?.setAvatarVolume?.(percent);
   }
 
   async setMuted(muted: boolean): Promise<void> {

@@ -83,6 +83,8 @@ export interface NativeRtcEngine {
   joinChannelWithUserAccount(token: string, channelId: string, userAccount: string, options: NativeChannelMediaOptions): number;
   getUserInfoByUid(uid: number): NativeUserInfo | undefined | null;
   muteLocalAudioStream(mute: boolean): number;
+  /** The playback volume of every remote user, 0–400 (100: as received); before or after the join. */
+  adjustPlaybackSignalVolume?(volume: number): number;
   leaveChannel(): number;
   release(sync?: boolean): void;
 }
@@ -124,6 +126,8 @@ export class AgoraNativeEngine implements RtcEngine {
   #avatarUid: number | null = null;
   #joinSettled: ((err?: RtcError) => void) | null = null;
   #mode: CallMode = 'video';
+  /** The avatar volume, 0–100 (`setAvatarVolume`). */
+  #volume = 100;
   /** Stats reports of the avatar that showed media arriving (the SDK reports every 2 s). */
   #progress: RemoteMediaProgress = { video: 0, audio: 0 };
 
@@ -223,6 +227,7 @@ export class AgoraNativeEngine implements RtcEngine {
     this.#handler = handler;
     engine.registerEventHandler(handler);
     engine.enableAudio();
+    engine.adjustPlaybackSignalVolume?.(this.#volume);
     if (mode === 'video') {
       engine.enableVideo();
       engine.setupLocalVideo({ uid: 0, view: view.selfHost, renderMode: RENDER_MODE_HIDDEN, mirrorMode: VIDEO_MIRROR_MODE_ENABLED });
@@ -255,6 +260,13 @@ export class AgoraNativeEngine implements RtcEngine {
 
   async setMuted(muted: boolean): Promise<void> {
     this.#engine?.muteLocalAudioStream(muted);
+  }
+
+  /** The avatar is the only remote voice in the channel, so the whole playback is its volume. Capped at 100:
+   *  the SDK can amplify to 400, which the venue's staff did not ask for (and Agora advises against). */
+  setAvatarVolume(percent: number): void {
+    this.#volume = Math.min(100, Math.max(0, Math.round(percent)));
+    this.#engine?.adjustPlaybackSignalVolume?.(this.#volume);
   }
 
   remoteMediaProgress(): RemoteMediaProgress | null {

@@ -51,6 +51,8 @@ export interface AgoraRemoteTrack {
   getVolumeLevel?(): number;
   /** Remote audio tracks: the output device (the SDK calls setSinkId on its own audio element). */
   setPlaybackDevice?(deviceId: string): Promise<void>;
+  /** Remote audio tracks: the playback volume, 0 (mute) to 100 (as received, the most). */
+  setVolume?(volume: number): void;
 }
 export interface AgoraRemoteUser {
   uid: AgoraUid;
@@ -200,6 +202,8 @@ export class AgoraWebEngine implements RtcEngine {
   #prejoined: { channel: string; joined: Promise<void>; lost: boolean } | null = null;
   /** Private listening: the output the avatar's voice plays on ('' = the default). */
   #outputId = '';
+  /** The avatar volume, 0–100 (`setAvatarVolume`), for the voice's track when it arrives. */
+  #volume = 100;
   readonly #deviceTiming: { graceMs?: number; retryMs?: number };
   /** Devices that come and go during the call (device-recovery.ts), and our SDK device hooks. */
   #recovery: { microphone: DeviceRecovery; camera: DeviceRecovery } | null = null;
@@ -500,6 +504,12 @@ export class AgoraWebEngine implements RtcEngine {
     return level;
   }
 
+  /** The Web SDK's remote `setVolume` takes 0–100, 100 being the voice as received: the avatar volume as is. */
+  setAvatarVolume(percent: number): void {
+    this.#volume = Math.min(100, Math.max(0, percent));
+    for (const { mediaType, track } of this.#subscribed.values()) if (mediaType === 'audio') track.setVolume?.(this.#volume);
+  }
+
   async setAudioOutput(deviceId: string): Promise<void> {
     this.#outputId = deviceId;
     for (const t of this.#remote) await t.setPlaybackDevice?.(deviceId);
@@ -545,6 +555,7 @@ export class AgoraWebEngine implements RtcEngine {
         const track = await client.subscribe(user, 'audio');
         if (this.#closed) return track.stop();
         if (ids.video === null) track.on?.('first-frame-decoded', () => this.#milestone('first_audio'));
+        track.setVolume?.(this.#volume);
         this.#remote.push(track);
         this.#subscribed.set(`${user.uid}:audio`, { user, mediaType: 'audio', track });
         if (!this.#inCall) return void this.#unplayed.add(track); // a pre-joined spare never speaks on the attract screen

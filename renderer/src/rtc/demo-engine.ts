@@ -1,35 +1,40 @@
 /**
  * The demo engine, for the emulator's credentials (`isEmulatorCredentials`): no RTC network at all, but
- * the same live-view path as a real call. The avatar image is drawn on a 960×540 canvas at 25 fps (the
- * service's 540p25, spec §1) with idle motion, and its mouth/scale follow the visitor's real microphone
- * (WebAudio AnalyserNode on the getUserMedia track), so a kiosk in demo mode still "listens". The canvas
- * goes to the live <video> through `canvas.captureStream(25)`.
+ * the same live-view path as a real call. The avatar image is drawn on a canvas of the service's output
+ * height and frame rate (`OUTPUT_VIDEO_HEIGHT_PX`, `OUTPUT_VIDEO_FPS`, spec §1) with idle motion, and its
+ * mouth/scale follow the visitor's real microphone (WebAudio AnalyserNode on the getUserMedia track), so a
+ * kiosk in demo mode still "listens". The canvas goes to the live <video> through
+ * `canvas.captureStream(DEMO_FPS)`.
  *
  * It asks for the microphone (and the camera in video mode) exactly like a real call would, so a denied
- * or missing device fails the same way.
+ * or missing device fails the same way. The avatar's voice has its own <audio> element in the avatar host,
+ * played at the kiosk's avatar volume as a real engine plays the remote voice; the emulator sends no
+ * speech, so it carries silence.
  */
 import type { CallMode, RtcCredentials } from '../../../electron/contract.ts';
+import { OUTPUT_VIDEO_FPS, OUTPUT_VIDEO_HEIGHT_PX } from '../../../electron/core/protocol-constants.ts';
 import { demoFreezeAfterMs, demoJoinDelayMs, demoQuality, type DemoQuality } from '../../../electron/core/rtc-ids.ts';
 import type { QualitySample } from './quality.ts';
 import { AvatarAnimator, prepareAvatarLayers, type AvatarImage } from './avatar-animator.ts';
 import { DeviceRecovery } from './device-recovery.ts';
 import { cancelledError, classifyDeviceError, Emitter, RtcError, type EngineEvent, type EngineState, type LiveView, type RemoteMediaProgress, type RtcEngine, type VisitorNotice } from './engine.ts';
 
-export const DEMO_WIDTH = 960;
-export const DEMO_HEIGHT = 540;
-export const DEMO_FPS = 25;
+/** The service's picture: its height in 16:9 (the spec names only the height: 960 × 540). */
+export const DEMO_WIDTH = (OUTPUT_VIDEO_HEIGHT_PX * 16) / 9;
+export const DEMO_HEIGHT = OUTPUT_VIDEO_HEIGHT_PX;
+export const DEMO_FPS = OUTPUT_VIDEO_FPS;
 /** What the demo engine asks for (exported so the tap can open the devices ahead: rtc/media-prefetch.ts). */
 export const DEMO_MIC_CONSTRAINTS: MediaStreamConstraints = { audio: { echoCancellation: true, noiseSuppression: true }, video: false };
 export const DEMO_CAMERA_CONSTRAINTS: MediaStreamConstraints = { audio: false, video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' } };
 
-/** The modelled stream's bytes per frame (about 1 Mbps at 25 fps), for the watchdog's received bytes. */
+/** The modelled stream's bytes per frame (about 1 Mbps at `DEMO_FPS`), for the watchdog's received bytes. */
 const DEMO_BYTES_PER_FRAME = 5_000;
 
 /** How often the demo engine reports connection figures (the Web SDK's network-quality period). */
 export const DEMO_QUALITY_PERIOD_MS = 2_000;
 
 /**
- * Plausible figures for the modelled call: 540p25 video at about 1 Mbps (audio only: Opus at about
+ * Plausible figures for the modelled call: the service's video at about 1 Mbps (audio only: Opus at about
  * 48 kbps), a little loss and a short round trip; `poor` is what a congested venue network looks like.
  * A gentle wobble by sample number keeps them from looking frozen, without randomness.
  */
@@ -47,13 +52,13 @@ export function demoQualitySample(quality: DemoQuality, mode: CallMode, n: numbe
   return {
     bitrateKbps: Math.round((mode === 'video' ? 980 : 48) + wobble * (mode === 'video' ? 60 : 2)),
     packetLossPct: Math.round((0.3 + wobble * 0.2) * 10) / 10,
-    frameRate: mode === 'video' ? 25 : 0,
+    frameRate: mode === 'video' ? DEMO_FPS : 0,
     rttMs: Math.round(45 + wobble * 8),
     level: 'good',
   };
 }
 
-/** What the demo avatar is drawn with: its animator (on a 540p canvas) and the canvas's stream. */
+/** What the demo avatar is drawn with: its animator (on a DEMO_WIDTH × DEMO_HEIGHT canvas) and the canvas's stream. */
 interface DemoPicture {
   animator: AvatarAnimator;
   output: MediaStream;
@@ -107,6 +112,13 @@ export class DemoEngine implements RtcEngine {
   #source: MediaStreamAudioSourceNode | null = null;
   /** The avatar's picture, made at the pre-join or at the tap (`#preparePicture`). */
   #picture: Promise<DemoPicture> | null = null;
+  /** Aborted at `leave`: removes this engine's `ended` listeners from the visitor's tracks. A stopped track
+   *  can outlive the call (whoever else holds it), and its listener would keep this engine alive with it. */
+  readonly #trackListeners = new AbortController();
+  /** The avatar volume, 0..1 (`setAvatarVolume`). */
+  #volume = 1;
+  /** The avatar's voice channel (`data-avatar-voice`), from the first frame on. */
+  #voice: HTMLAudioElement | null = null;
 
   constructor(deps: DemoEngineDeps) {
     this.#deps = deps;
@@ -147,7 +159,7 @@ export class DemoEngine implements RtcEngine {
   }
 
   /**
-   * The avatar's picture: the 540p canvas with its first frame drawn, and the stream the live <video>
+   * The avatar's picture: the canvas with its first frame drawn, and the stream the live <video>
    * shows. No device and no timer: frames are drawn only once the call has started.
    */
   #preparePicture(creds: RtcCredentials): Promise<DemoPicture> {
@@ -246,7 +258,7 @@ export class DemoEngine implements RtcEngine {
     this.#events.emit({ type: 'milestone', milestone: 'avatar_published' });
     draw();
     this.#events.emit({ type: 'milestone', milestone: mode === 'video' ? 'first_frame' : 'first_audio' });
-    // setInterval, not requestAnimationFrame: the stream must keep its 25 fps even when the page is hidden.
+    // setInterval, not requestAnimationFrame: the stream must keep its frame rate even when the page is hidden.
     this.#timer = setInterval(draw, 1000 / DEMO_FPS);
     this.#setState('playing');
     this.#startQuality(demoQuality(creds.token), mode);
@@ -260,6 +272,7 @@ export class DemoEngine implements RtcEngine {
     this.#listenTo(this.#mic ?? micStream);
     this.#samples = new Uint8Array(new ArrayBuffer(this.#analyser.fftSize));
     void this.#audio.resume().catch(() => undefined);
+    this.#playVoice(view, this.#audio);
 
     const cameraStream = await camera;
     if (this.#closed) throw this.#abort();
@@ -269,8 +282,29 @@ export class DemoEngine implements RtcEngine {
     }
     if (cameraStream) {
       view.showSelfStream(cameraStream);
-      for (const t of cameraStream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+      for (const t of cameraStream.getVideoTracks()) this.#onEnded(t, () => this.#recovery?.camera.lost());
     }
+  }
+
+  /** A device's track ended (unplugged, or taken by the system): until `leave`, which removes the listener. */
+  #onEnded(track: MediaStreamTrack, listener: () => void): void {
+    track.addEventListener('ended', listener, { signal: this.#trackListeners.signal });
+  }
+
+  /** The avatar's voice channel, played like a real engine's remote voice, at the avatar volume. */
+  #playVoice(view: LiveView, audio: AudioContext): void {
+    const voice = document.createElement('audio');
+    voice.dataset.avatarVoice = '';
+    voice.srcObject = audio.createMediaStreamDestination().stream;
+    voice.volume = this.#volume;
+    view.avatarHost.append(voice); // removed with the view's other inserted elements (`LiveView.clear`)
+    this.#voice = voice;
+    void voice.play().catch(() => undefined); // silence: a blocked autoplay loses nothing
+  }
+
+  setAvatarVolume(percent: number): void {
+    this.#volume = Math.min(100, Math.max(0, percent)) / 100;
+    if (this.#voice) this.#voice.volume = this.#volume;
   }
 
   /** The mouth follows this microphone (after a switch, the new one). Never connected to the speakers. */
@@ -303,7 +337,7 @@ export class DemoEngine implements RtcEngine {
           this.#mic = stream;
           for (const t of stream.getAudioTracks()) {
             t.enabled = !this.#muted;
-            t.addEventListener('ended', () => this.#recovery?.microphone.lost());
+            this.#onEnded(t, () => this.#recovery?.microphone.lost());
           }
           this.#listenTo(stream);
           return true;
@@ -322,7 +356,7 @@ export class DemoEngine implements RtcEngine {
           }
           for (const t of this.#camera?.getTracks() ?? []) t.stop();
           this.#camera = stream;
-          for (const t of stream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+          for (const t of stream.getVideoTracks()) this.#onEnded(t, () => this.#recovery?.camera.lost());
           view.showSelfStream(stream);
           return true;
         },
@@ -331,7 +365,7 @@ export class DemoEngine implements RtcEngine {
       }),
     };
     this.#recovery = recovery;
-    for (const t of this.#mic?.getAudioTracks() ?? []) t.addEventListener('ended', () => recovery.microphone.lost());
+    for (const t of this.#mic?.getAudioTracks() ?? []) this.#onEnded(t, () => recovery.microphone.lost());
     const subscribe = this.#deps.onDeviceChange ?? defaultDeviceChange;
     this.#unwatchDevices = subscribe(() => {
       recovery.microphone.devicesChanged();
@@ -403,6 +437,7 @@ export class DemoEngine implements RtcEngine {
     this.#recovery = null;
     this.#unwatchDevices?.();
     this.#unwatchDevices = null;
+    this.#trackListeners.abort();
     this.#channel?.release(); // a join still waiting ends (its caller sees the cancellation)
     this.#channel = null;
     this.#stopLocal();
@@ -411,6 +446,9 @@ export class DemoEngine implements RtcEngine {
     // A picture made ahead (pre-join) but never shown: its stream ends too.
     void this.#picture?.then((p) => p.output.getTracks().forEach((t) => t.stop()), () => undefined);
     this.#picture = null;
+    this.#voice?.pause();
+    if (this.#voice) this.#voice.srcObject = null;
+    this.#voice = null;
     const audio = this.#audio;
     this.#audio = null;
     this.#analyser = null;

@@ -98,6 +98,9 @@ export interface RtcEngine {
   avatarAudioLevel?(): number;
   /** Play the avatar's voice on this output device (`MediaDeviceInfo.deviceId`; '' = the system default). */
   setAudioOutput?(deviceId: string): Promise<void>;
+  /** Play the avatar's voice at this volume, 0–100 % (100: as received); staff's and the fleet's avatar
+   *  volume (contract.ts `avatarVolumeSchema`). Before or during the call. */
+  setAvatarVolume?(percent: number): void;
 }
 
 export type EngineKind = 'demo' | 'agora-web' | 'agora-native';

@@ -1,6 +1,6 @@
 /**
- * The renderer's injected time: the same shape as electron/core/clock.ts `Clock` (so the core's
- * `FakeClock` drives renderer logic in tests), declared here because the renderer imports nothing
+ * The renderer's injected time: the same shape as electron/core/clock.ts `Clock` (so the tests'
+ * `FakeClock`, test/helpers/fake-clock.ts, drives renderer logic), declared here because the renderer imports nothing
  * from the core but the contract's types.
  */
 export interface RendererClock {

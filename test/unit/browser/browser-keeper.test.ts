@@ -13,8 +13,9 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { BROWSER_CLOSE_GRACE_MS, keepBrowser, REOPEN_DELAYS_MS, REOPEN_RESET_AFTER_MS, type BrowserKeeper } from '../../../electron/browser/open-browser.ts';
+import type { WindowWatchOptions } from '../../../electron/browser/window-watch.ts';
 import { until } from '../../helpers/until.ts';
 
 /** A "browser" that writes to stderr and waits until the file `quit` appears in the folder it was told about. */
@@ -29,6 +30,8 @@ function standInBrowser(): { path: string; quit(): void; dir: string } {
 function keep(kind: 'kiosk' | 'app', browser: { path: string }, clock: FakeClock) {
   const said: string[] = [];
   const events: string[] = [];
+  /** What each opening's watcher was given, and whether it was stopped. */
+  const watches: Array<{ options: WindowWatchOptions; stopped: boolean }> = [];
   const keeper: BrowserKeeper = keepBrowser({
     path: browser.path,
     kind,
@@ -36,13 +39,20 @@ function keep(kind: 'kiosk' | 'app', browser: { path: string }, clock: FakeClock
     noSandbox: false,
     env: { DISPLAY: ':0' },
     clock,
-    launchUrl: () => 'http://127.0.0.1:1/launch?code=x',
+    origin: 'http://127.0.0.1:1',
+    startUrl: 'http://127.0.0.1:1/start',
+    sessionCookie: { name: 'avatar-kiosk-1', value: 'session' },
+    watch(options) {
+      const watch = { options, stopped: false };
+      watches.push(watch);
+      return { kioskTargetId: null, closedCount: 0, stop: () => void (watch.stopped = true) };
+    },
     say: (line) => void said.push(line),
     onCannotOpen: (why) => void events.push(`cannot open: ${why}`),
     onAppWindowClosed: () => void events.push('app window closed'),
     onOpened: (n) => void events.push(`opened ${n}`),
   });
-  return { keeper, said, events };
+  return { keeper, said, events, watches };
 }
 
 describe('the browser keeper', () => {
@@ -95,6 +105,69 @@ describe('the browser keeper', () => {
     assert.deepEqual(events, ['opened 1', 'cannot open: The browser stopped before it showed the page: It was closed.']);
     assert.equal(clock.pendingCount, 0);
     keeper.close();
+  });
+
+  it('kiosk: the watcher losing the page closes the browser and opens a fresh one, saying why; each opening gets its own watcher', async () => {
+    const clock = new FakeClock();
+    const browser = standInBrowser();
+    const { keeper, said, events, watches } = keep('kiosk', browser, clock);
+    try {
+      assert.deepEqual(
+        watches.map((w) => ({ origin: w.options.origin, lockDown: w.options.lockDown, cookie: w.options.sessionCookie })),
+        [{ origin: 'http://127.0.0.1:1', lockDown: true, cookie: { name: 'avatar-kiosk-1', value: 'session' } }],
+      );
+      keeper.pageConnected();
+      watches[0]!.options.onLost("the kiosk's window was closed", { pipeClosed: false });
+      await until(() => clock.pendingCount >= 1 && watches[0]!.stopped, { realTimeoutMs: 10_000, message: 'the browser closed' });
+      assert.deepEqual(said, ["The kiosk's page was lost (the kiosk's window was closed): opening the browser again."]);
+      await clock.advance(REOPEN_DELAYS_MS[0]);
+      await until(() => events.includes('opened 2'), { realTimeoutMs: 10_000, message: 'opened again' });
+      assert.equal(watches.length, 2);
+      assert.equal(watches[1]!.stopped, false);
+      // A late word from the first watcher changes nothing.
+      watches[0]!.options.onLost('late', { pipeClosed: false });
+      assert.deepEqual(events, ['opened 1', 'opened 2']);
+    } finally {
+      await keeper.close();
+    }
+  });
+
+  it('the watcher losing the page before it ever showed: the reason is the one line, and no retry', async () => {
+    const clock = new FakeClock();
+    const browser = standInBrowser();
+    const { keeper, events, watches } = keep('kiosk', browser, clock);
+    watches[0]!.options.onLost("the kiosk's page showed chrome-error://chromewebdata/", { pipeClosed: false });
+    await until(() => events.length === 2, { realTimeoutMs: 10_000 });
+    assert.deepEqual(events, [
+      'opened 1',
+      "cannot open: The browser could not show the kiosk: the kiosk's page showed chrome-error://chromewebdata/.",
+    ]);
+    assert.equal(clock.pendingCount, 0);
+    await keeper.close();
+  });
+
+  it('a pipe that ended (what a browser that exits does) leaves the reason to the browser\'s own exit', async () => {
+    const clock = new FakeClock();
+    const browser = standInBrowser();
+    const { keeper, said, events, watches } = keep('kiosk', browser, clock);
+    try {
+      keeper.pageConnected();
+      watches[0]!.options.onLost("the browser's DevTools pipe closed (the browser closed it)", { pipeClosed: true });
+      await until(() => clock.pendingCount >= 1 && watches[0]!.stopped, { realTimeoutMs: 10_000, message: 'the browser closed' });
+      assert.deepEqual(said, ["The kiosk's browser closed: opening it again (a kiosk stays on screen; staff exit it from the staff panel, or stop it with Ctrl+C)."]);
+      assert.deepEqual(events, ['opened 1']);
+    } finally {
+      await keeper.close();
+    }
+  });
+
+  it('an app window is watched without lock-down (it only gets its cookie)', async () => {
+    const clock = new FakeClock();
+    const browser = standInBrowser();
+    const { keeper, watches } = keep('app', browser, clock);
+    assert.equal(watches[0]!.options.lockDown, false);
+    await keeper.close();
+    assert.equal(watches[0]!.stopped, true);
   });
 
   it('a killed browser whose helper keeps writing its profile: the helper is ended, the profile goes, the host carries on and opens it again', { skip: existsSync('/proc/self/stat') ? false : 'reads process states from /proc (Linux only)' }, async () => {

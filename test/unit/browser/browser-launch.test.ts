@@ -1,13 +1,13 @@
 /**
  * The browser mode's pure choices: the data folder, which browser opens the page and with which
- * arguments, the launch page that carries the one-time address (never the command line), and the one
- * line that says why a browser never showed the page.
+ * arguments (the host's blank start page, the DevTools protocol on a pipe: no launch code on the command
+ * line), and the one line that says why a browser never showed the page.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dataDirFrom, userDataDir } from '../../../electron/browser/kiosk-host.ts';
-import { browserArgs, explainBrowserExit, findBrowser, launchPage, noSandboxOptIn, windowKindFor } from '../../../electron/browser/open-browser.ts';
-import { fileFor } from '../../../electron/browser/server.ts';
+import { browserArgs, explainBrowserExit, findBrowser, noSandboxOptIn, windowKindFor } from '../../../electron/browser/open-browser.ts';
+import { fileFor, GUARD_PATH, withGuard } from '../../../electron/browser/server.ts';
 
 describe('browser mode: the data folder', () => {
   it('is AVATAR_KIOSK_DATA, else the folder the app uses under npm start', () => {
@@ -29,18 +29,19 @@ describe('browser mode: opening the browser', () => {
     assert.equal(findBrowser({ KIOSK_BROWSER: '/opt/missing' }, ['/usr/bin/chromium'], installed('/usr/bin/chromium')), null);
   });
 
-  it('opens an app window on a fresh profile, full screen with --kiosk in kiosk mode', () => {
-    assert.deepEqual(browserArgs('file:///p/launch.html', '/p', 'kiosk', { width: 1080, height: 1920 }), [
+  it('opens an app window on the host\'s start page and a fresh profile, its DevTools protocol on a pipe (never a port), full screen with --kiosk in kiosk mode', () => {
+    assert.deepEqual(browserArgs('http://127.0.0.1:5000/start', '/p', 'kiosk', { width: 1080, height: 1920 }), [
       '--user-data-dir=/p',
       '--no-first-run',
       '--no-default-browser-check',
       '--disable-background-networking',
       '--auto-accept-camera-and-microphone-capture',
       '--autoplay-policy=no-user-gesture-required',
+      '--remote-debugging-pipe',
       '--kiosk',
-      '--app=file:///p/launch.html',
+      '--app=http://127.0.0.1:5000/start',
     ]);
-    assert.deepEqual(browserArgs('file:///p/launch.html', '/p', 'app', { width: 1280, height: 800 }).slice(-2), ['--window-size=1280,800', '--app=file:///p/launch.html']);
+    assert.deepEqual(browserArgs('http://127.0.0.1:5000/start', '/p', 'app', { width: 1280, height: 800 }).slice(-2), ['--window-size=1280,800', '--app=http://127.0.0.1:5000/start']);
     assert.deepEqual([windowKindFor('kiosk'), windowKindFor('windowed'), windowKindFor('companion')], ['kiosk', 'app', 'app']);
   });
 
@@ -59,13 +60,6 @@ describe('browser mode: opening the browser', () => {
     assert.match(explainBrowserExit('', { DISPLAY: ':0' }), /said nothing about why/);
     for (const text of [root, noDisplay]) assert.equal(explainBrowserExit(text, {}).includes('\n'), false);
   });
-
-  it('puts the one-time address in a launch page, escaped, with no referrer', () => {
-    assert.equal(
-      launchPage('http://127.0.0.1:5000/launch?code=a"b&c<d'),
-      '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=http://127.0.0.1:5000/launch?code=a&quot;b&amp;c&lt;d"><title>Avatar Kiosk</title>\n',
-    );
-  });
 });
 
 describe('browser mode: files served', () => {
@@ -79,5 +73,18 @@ describe('browser mode: files served', () => {
     }
     assert.equal(fileFor('/a%00.js', '/r'), null);
     assert.equal(fileFor('/%E0%A4%A', '/r'), null);
+  });
+});
+
+describe('browser mode: the input guard in every page', () => {
+  const tag = `<script src="${GUARD_PATH}"></script>`;
+  it('goes first in the head, else right after the doctype, else first; other files are left as they are', () => {
+    const html = (text: string) => withGuard(Buffer.from(text), '/r/index.html').toString('utf8');
+    assert.equal(html('<!doctype html>\n<html lang="en">\n  <head>\n    <meta charset="utf-8" />'), `<!doctype html>\n<html lang="en">\n  <head>${tag}\n    <meta charset="utf-8" />`);
+    assert.equal(html('<!DOCTYPE html><HEAD class="x"><title>a</title>'), `<!DOCTYPE html><HEAD class="x">${tag}<title>a</title>`);
+    assert.equal(html('<!doctype html><title>kiosk</title>'), `<!doctype html>${tag}<title>kiosk</title>`);
+    assert.equal(html('<p>bare'), `${tag}<p>bare`);
+    const js = Buffer.from('export {}; // <head>');
+    assert.equal(withGuard(js, '/r/assets/a.js'), js);
   });
 });

@@ -119,6 +119,7 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     invalid: [undefined, {}, { audioUrl: '', voice: 'Maya' }, { audioUrl: 'https://example.com/a.mp3', voice: 'x'.repeat(65) }, { audioUrl: 'u', voice: 'v', extra: 1 }],
   },
   [CHANNELS.staffRunDoctor]: NO_ARGS,
+  [CHANNELS.staffWireReport]: NO_ARGS,
   [CHANNELS.staffNetworkCheckStart]: NO_ARGS,
   [CHANNELS.staffNetworkCheckFinish]: {
     valid: [
@@ -142,6 +143,10 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     invalid: [undefined, { since: 'yesterday' }, { since: '2026-11-01', format: 'xlsx' }],
   },
   [CHANNELS.staffLogTail]: NO_ARGS,
+  [CHANNELS.staffSetAvatarVolume]: {
+    valid: [{ percent: 0 }, { percent: 40 }, { percent: 100 }],
+    invalid: [undefined, {}, { percent: -1 }, { percent: 101 }, { percent: 40.5 }, { percent: '40' }, { percent: null }, { percent: 40, extra: true }],
+  },
   [CHANNELS.staffSetOpenAtLogin]: {
     valid: [{ enabled: true }, { enabled: false }],
     invalid: [undefined, {}, { enabled: 'yes' }],

@@ -6,7 +6,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { FakeClock, flushMicrotasks, sleep, type TimerHandle } from '../../../electron/core/clock.ts';
+import { sleep, type TimerHandle } from '../../../electron/core/clock.ts';
+import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 
 const START = 1_000_000;

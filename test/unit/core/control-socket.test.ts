@@ -1,46 +1,80 @@
-import { afterEach, describe, it } from 'node:test';
+/**
+ * ControlSocket (control-socket.ts): one control WebSocket of a session. It sends conn_init on open (or
+ * holds it for a spare), reads the server's ack, answers pings and keeps its own keep-alive, declares the
+ * link dead after silence or a clock jump, reports a server hangup, a close or an error once, and closes
+ * politely (then terminates). A FakeTransport plays the server on a FakeClock; a hand-driven transport
+ * stands in where FakeTransport keeps the contract too well to break it (late or out-of-order callbacks).
+ */
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
-import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import type { Clock, TimerHandle } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from '../../../electron/core/control-socket.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
-import type { Logger } from '../../../electron/core/log.ts';
 import { MAX_WS_MESSAGE_BYTES } from '../../../electron/core/protocol.ts';
-import { createWsTransportFactory, handshakeError, type TransportHandlers } from '../../../electron/core/transport.ts';
+import { handshakeError, type SocketTransport, type TransportFactory, type TransportHandlers } from '../../../electron/core/transport.ts';
 import { FakeTransports } from '../../helpers/fake-transport.ts';
-import { until } from '../../helpers/until.ts';
+import { recordingLogger } from '../../helpers/recording-logger.ts';
 
 const LIVE_ID = 'live-123';
 
-function recordingLogger(): Logger & { lines: Array<{ level: string; message: string }> } {
-  const lines: Array<{ level: string; message: string }> = [];
-  const at = (level: string) => (message: string) => void lines.push({ level, message });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+class HandTransport implements SocketTransport {
+  handlers!: TransportHandlers;
+  isOpen = false;
+  readonly sent: string[] = [];
+  readonly closeCalls: Array<[number | undefined, string | undefined]> = [];
+  terminateCalls = 0;
+  onSend: (() => void) | null = null;
+  readonly factory: TransportFactory = (_url, _headers, handlers) => {
+    this.handlers = handlers;
+    return this;
+  };
+  send(text: string): void {
+    this.sent.push(text);
+    this.onSend?.();
+  }
+  close(code?: number, reason?: string): void {
+    this.closeCalls.push([code, reason]);
+  }
+  terminate(): void {
+    this.terminateCalls += 1;
+  }
+  types(): number[] {
+    return this.sent.map((s) => (JSON.parse(s) as { type: number }).type);
+  }
 }
 
-function setup(overrides: Partial<ControlSocketOptions> = {}) {
+/** A ControlSocket on a FakeClock over the given transport factory, with its outcomes and log recorded. */
+function start(overrides: Partial<ControlSocketOptions> & Pick<ControlSocketOptions, 'transportFactory'>) {
   const clock = new FakeClock(0);
-  const transports = new FakeTransports();
   const outcomes: ControlSocketOutcome[] = [];
   const logger = recordingLogger();
   const socket = new ControlSocket({
     liveId: LIVE_ID,
     url: 'ws://emulator.invalid/live/ws/live/connect?live_id=live-123',
     headers: { Authorization: 'Token abc' },
-    transportFactory: transports.factory,
     clock,
     logger,
     onOutcome: (outcome) => outcomes.push(outcome),
     ...overrides,
   });
+  return { clock, outcomes, logger, socket, kinds: () => outcomes.map((o) => o.kind) };
+}
+
+/** A ControlSocket over a FakeTransport the test plays the server on. */
+function setup(overrides: Partial<ControlSocketOptions> = {}) {
+  const transports = new FakeTransports();
+  const world = start({ transportFactory: transports.factory, ...overrides });
   const transport = transports.last;
   /** Type and seq_id of every frame the client sent, e.g. "1#1". */
   const sent = () => transport.frames().map((f) => `${f.type}#${f.seq_id}`);
-  const kinds = () => outcomes.map((o) => o.kind);
-  return { clock, transports, transport, socket, outcomes, logger, sent, kinds };
+  return { ...world, transports, transport, sent };
+}
+
+/** A ControlSocket over a HandTransport. */
+function setupByHand(overrides: Partial<ControlSocketOptions> = {}) {
+  const transport = new HandTransport();
+  return { ...start({ transportFactory: transport.factory, ...overrides }), transport };
 }
 
 const ping = { type: 3, payload: { ping: { ts: 1 } } };
@@ -58,13 +92,35 @@ describe('ControlSocket', () => {
       assert.deepEqual(sent(), ['1#1']);
       assert.deepEqual(kinds(), ['open']);
     });
-
     it('sends nothing on open when made for a hangup only (sendConnInit: false)', () => {
       const { transport, socket, sent } = setup({ sendConnInit: false });
       transport.open();
       assert.deepEqual(sent(), []);
       socket.hangup('user_end');
       assert.deepEqual(transport.frames(), [{ type: 5, live_id: LIVE_ID, seq_id: 1, payload: { hangup: { hangup_reason: 'user_end' } } }]);
+    });
+    it('marks conn_init as sent on open, so connInit() cannot send a second one', () => {
+      const { socket, transport } = setup();
+      assert.equal(socket.connInitSent, false);
+      transport.open();
+      assert.equal(socket.connInitSent, true);
+      assert.equal(socket.connInit(), false);
+      assert.deepEqual(transport.frames().map((f) => f.type), [1]);
+    });
+    it('sends nothing when the transport reports open but is no longer open', () => {
+      const { transport, kinds } = setupByHand();
+      transport.isOpen = false;
+      transport.handlers.onOpen();
+      assert.deepEqual(transport.sent, []);
+      assert.deepEqual(kinds(), ['open']);
+    });
+    it('defaults the generation to 1 and keeps a given one, which its logs carry', async () => {
+      assert.equal(setup().socket.generation, 1);
+      const { socket, transport, clock, logger } = setup({ generation: 7, deadAfterMs: 1_000 });
+      assert.equal(socket.generation, 7);
+      transport.open();
+      await clock.advance(1_000);
+      assert.deepEqual(logger.lines.at(-1), { level: 'warn', message: 'control socket: connection presumed dead', data: { cause: 'silence', generation: 7 } });
     });
   });
 
@@ -97,7 +153,18 @@ describe('ControlSocket', () => {
       assert.deepEqual(kinds(), ['open', 'ack-success']);
       assert.ok(logger.lines.some((l) => l.level === 'warn' && /repeated conn_init_ack/.test(l.message)));
     });
-
+    it('logs a repeated ack, and an ack before conn_init, by name', () => {
+      const repeated = setup();
+      repeated.transport.open();
+      repeated.transport.receive(ackOk);
+      repeated.transport.receive(ackOk);
+      assert.deepEqual(repeated.logger.lines.at(-1), { level: 'warn', message: 'control socket: ignored a repeated conn_init_ack', data: { generation: 1 } });
+      const early = setup({ holdConnInit: true });
+      early.transport.open();
+      early.transport.receive(ackOk);
+      assert.deepEqual(early.logger.lines.at(-1), { level: 'warn', message: 'control socket: ignored a conn_init_ack before conn_init', data: { generation: 1 } });
+      assert.deepEqual(early.kinds(), ['open']);
+    });
     it('reports a timeout error when no ack comes within ackTimeoutMs, and terminates', async () => {
       const { clock, transport, outcomes } = setup({ ackTimeoutMs: 3_000 });
       transport.open();
@@ -108,6 +175,15 @@ describe('ControlSocket', () => {
       assert.equal(outcomes[1]?.kind === 'error' && outcomes[1].error.code, 'timeout');
       assert.equal(transport.terminated, true);
       assert.equal(clock.pendingCount, 0);
+    });
+    it('reports the ack timeout as "No conn_init answer within 1000 ms."', async () => {
+      const { transport, clock, outcomes } = setup({ ackTimeoutMs: 1_000 });
+      transport.open();
+      await clock.advance(1_000);
+      const last = outcomes.at(-1);
+      assert.equal(last?.kind, 'error');
+      assert.equal(last.kind === 'error' && last.error.code, 'timeout');
+      assert.equal(last.kind === 'error' && last.error.message, 'No conn_init answer within 1000 ms.');
     });
   });
 
@@ -126,7 +202,6 @@ describe('ControlSocket', () => {
       assert.deepEqual(second.sent(), ['1#1', '4#2']);
       second.socket.close();
     });
-
     it('numbers the hangup after what was sent before', () => {
       const { transport, socket, sent } = setup();
       transport.open();
@@ -146,7 +221,6 @@ describe('ControlSocket', () => {
       transport.receive(ping);
       assert.deepEqual(transport.frames()[1], { type: 4, live_id: LIVE_ID, seq_id: 2, payload: { pong: { ts: 1_234 } } });
     });
-
     it('keeps its own 5 s keep-alive cadence besides answering pings, and never declares the link dead while pings come', async () => {
       const { clock, transport, kinds, socket } = setup();
       transport.open();
@@ -164,7 +238,6 @@ describe('ControlSocket', () => {
       socket.close();
       assert.equal(clock.pendingCount, 0);
     });
-
     it('sends a keep-alive pong every 5 s on its own, at 5 s and 10 s, and is dead at 15 s without a server frame', async () => {
       const { clock, transport, sent, kinds, outcomes } = setup();
       transport.open();
@@ -183,7 +256,6 @@ describe('ControlSocket', () => {
       assert.deepEqual(transport.closeCalls, []);
       assert.equal(clock.pendingCount, 0);
     });
-
     it('counts any server frame, even garbage, as a sign of life', async () => {
       const { clock, transport, kinds } = setup();
       transport.open();
@@ -195,7 +267,9 @@ describe('ControlSocket', () => {
       await clock.advance(1_000);
       assert.deepEqual(kinds(), ['open', 'ack-success', 'dead']);
     });
+  });
 
+  describe('when the clock jumps (sleep/resume)', () => {
     it('treats a clock jump (sleep/resume) as a dead connection', async () => {
       const { clock, transport, outcomes } = setup();
       transport.open();
@@ -208,7 +282,6 @@ describe('ControlSocket', () => {
       assert.equal(transport.terminated, true);
       assert.equal(clock.pendingCount, 0);
     });
-
     it('does not take a small timer delay for a clock jump', async () => {
       const { clock, transport, kinds } = setup();
       transport.open();
@@ -218,6 +291,30 @@ describe('ControlSocket', () => {
       assert.deepEqual(kinds(), ['open', 'ack-success']);
       assert.equal(transport.sent.length, 2, 'the keep-alive went out, late but normal');
     });
+    it('runs a timer that fires exactly the tolerance late as usual (a keep-alive, not a clock jump)', async () => {
+      const { transport, clock, kinds } = setup({ clockJumpToleranceMs: 1_000 });
+      transport.open();
+      transport.receive(ackOk);
+      await clock.advance(4_000);
+      clock.jump(1_000 + 1_000); // now 6 000: the 5 000 keep-alive fires exactly 1 000 late
+      await clock.advance(0);
+      assert.deepEqual(kinds(), ['open', 'ack-success']);
+      assert.deepEqual(transport.frames().map((f) => f.type), [1, 4]);
+    });
+    for (const [which, options, jumpMs] of [
+      ['the keep-alive', { keepAliveIntervalMs: 1_000, deadAfterMs: 30_000, ackTimeoutMs: 30_000 }, 20_000],
+      ['the ack deadline', { keepAliveIntervalMs: 30_000, deadAfterMs: 30_000, ackTimeoutMs: 1_000 }, 20_000],
+      ['the dead timer', { keepAliveIntervalMs: 30_000, deadAfterMs: 1_000, ackTimeoutMs: 30_000 }, 20_000],
+    ] as const) {
+      it(`leaves no timer behind when ${which} fires late (clock jump)`, async () => {
+        const { transport, clock, outcomes } = setup(options);
+        transport.open();
+        clock.jump(jumpMs);
+        await clock.advance(0);
+        assert.deepEqual(outcomes.at(-1), { kind: 'dead', cause: 'clock-jump' });
+        assert.equal(clock.pendingCount, 0);
+      });
+    }
   });
 
   describe('when the server sends garbage', () => {
@@ -237,6 +334,49 @@ describe('ControlSocket', () => {
       assert.ok(warnings.some((m) => /64 KB/.test(m)));
       transport.receive(ackOk);
       assert.deepEqual(kinds(), ['open', 'ack-success']);
+    });
+    it('answers a ping of exactly 64 KB and ignores one byte more', () => {
+      const { transport, logger } = setup();
+      transport.open();
+      const frameOf = (bytes: number) => {
+        const skeleton = JSON.stringify({ type: 3, pad: '' });
+        return JSON.stringify({ type: 3, pad: 'x'.repeat(bytes - skeleton.length) });
+      };
+      transport.receive(frameOf(MAX_WS_MESSAGE_BYTES));
+      assert.deepEqual(transport.frames().map((f) => f.type), [1, 4]);
+      transport.receive(frameOf(MAX_WS_MESSAGE_BYTES + 1));
+      assert.deepEqual(transport.frames().map((f) => f.type), [1, 4]);
+      assert.deepEqual(logger.lines.at(-1), {
+        level: 'warn',
+        message: 'control socket: ignored a frame over the 64 KB limit',
+        data: { bytes: MAX_WS_MESSAGE_BYTES + 1, generation: 1 },
+      });
+    });
+    it('logs bytes handed over as text-but-not-a-string as a binary frame', () => {
+      const { transport, logger } = setupByHand();
+      transport.isOpen = true;
+      transport.handlers.onOpen();
+      transport.handlers.onMessage(new Uint8Array([51]), false);
+      transport.handlers.onMessage(new Uint8Array([1, 2]), true);
+      assert.deepEqual(logger.lines, [
+        { level: 'warn', message: 'control socket: ignored a binary frame', data: { bytes: 1, generation: 1 } },
+        { level: 'warn', message: 'control socket: ignored a binary frame', data: { bytes: 2, generation: 1 } },
+      ]);
+      assert.equal(transport.sent.length, 1, 'only conn_init: the byte "3" was not taken for a ping');
+    });
+    it('logs a malformed frame with an 80-character preview', () => {
+      const { transport, logger } = setup();
+      transport.open();
+      const text = `{${'y'.repeat(200)}`;
+      transport.receive(text);
+      assert.deepEqual(logger.lines.at(-1), { level: 'warn', message: 'control socket: ignored a malformed frame', data: { preview: text.slice(0, 80), generation: 1 } });
+    });
+    it('logs a frame of unknown type with its type', () => {
+      const { transport, logger, kinds } = setup();
+      transport.open();
+      transport.receive({ type: 42, payload: {} });
+      assert.deepEqual(logger.lines.at(-1), { level: 'debug', message: 'control socket: ignored a frame of unknown type', data: { type: 42, generation: 1 } });
+      assert.deepEqual(kinds(), ['open']);
     });
   });
 
@@ -259,14 +399,12 @@ describe('ControlSocket', () => {
       assert.deepEqual(outcomes, [{ kind: 'open' }, { kind: 'closed', code: 1001, reason: 'going away', wasClean: true }]);
       assert.equal(clock.pendingCount, 0);
     });
-
     it('reports an abnormal close (1006) as not clean', () => {
       const { transport, outcomes } = setup();
       transport.open();
       transport.serverClose(1006);
       assert.deepEqual(outcomes.at(-1), { kind: 'closed', code: 1006, reason: '', wasClean: false });
     });
-
     it('reports a refused handshake as an error with its code, and nothing after it', async () => {
       const { transport, outcomes, socket, clock } = setup();
       transport.fail(handshakeError(401));
@@ -276,6 +414,71 @@ describe('ControlSocket', () => {
       assert.equal(socket.isFinished, true);
       await socket.closed;
       assert.equal(clock.pendingCount, 0);
+    });
+  });
+
+  describe('when transport callbacks come late or out of order', () => {
+    it('ignores an open that arrives after its owner closed it (nothing sent, nothing reported)', () => {
+      const { socket, transport, outcomes } = setupByHand();
+      socket.close();
+      transport.isOpen = true;
+      transport.handlers.onOpen();
+      assert.deepEqual(transport.sent, []);
+      assert.deepEqual(outcomes, []);
+      assert.equal(socket.isOpen, false);
+    });
+    it('ignores an error that arrives after its owner closed it', () => {
+      const { socket, transport, outcomes } = setup();
+      transport.open();
+      transport.autoCompleteClose = false;
+      socket.close();
+      transport.fail(new AvatarError('network', 'late'));
+      assert.deepEqual(outcomes.map((o) => o.kind), ['open']);
+    });
+    it('does not report open after the transport closed while conn_init was being sent', () => {
+      const { transport, outcomes, clock } = setupByHand();
+      transport.isOpen = true;
+      transport.onSend = () => {
+        transport.isOpen = false;
+        transport.onSend = null;
+        transport.handlers.onClose(1006, '');
+      };
+      transport.handlers.onOpen();
+      assert.deepEqual(outcomes, [{ kind: 'closed', code: 1006, reason: '', wasClean: false }]);
+      assert.equal(clock.pendingCount, 0);
+    });
+    it('does not keep re-arming the keep-alive once the transport closed during a keep-alive send', async () => {
+      const { transport, outcomes, clock } = setupByHand({ sendConnInit: false });
+      transport.isOpen = true;
+      transport.handlers.onOpen();
+      transport.onSend = () => {
+        transport.isOpen = false;
+        transport.onSend = null;
+        transport.handlers.onClose(1001, 'going away');
+      };
+      await clock.advance(5_000);
+      assert.deepEqual(outcomes.map((o) => o.kind), ['open', 'closed']);
+      await clock.advance(5_000);
+      assert.equal(clock.pendingCount, 0);
+      assert.equal(transport.sent.length, 1);
+    });
+    it('reports nothing from a timer callback already queued when the socket closed', async () => {
+      // A real clock cannot always take back a callback that is already due; model that with a clock whose
+      // clearTimeout does nothing.
+      const inner = new FakeClock(0);
+      const leaky: Clock = {
+        now: () => inner.now(),
+        setTimeout: (fn, ms): TimerHandle => inner.setTimeout(fn, ms),
+        clearTimeout: () => {},
+      };
+      const transports = new FakeTransports();
+      const outcomes: ControlSocketOutcome[] = [];
+      const socket = new ControlSocket({ liveId: LIVE_ID, url: 'ws://127.0.0.1:1/', headers: {}, transportFactory: transports.factory, clock: leaky, onOutcome: (o) => outcomes.push(o), ackTimeoutMs: 1_000 });
+      transports.last.open();
+      socket.close();
+      await inner.advance(30_000);
+      assert.deepEqual(outcomes.map((o) => o.kind), ['open']);
+      assert.deepEqual(transports.last.frames().map((f) => f.type), [1]);
     });
   });
 
@@ -290,7 +493,6 @@ describe('ControlSocket', () => {
       assert.deepEqual(outcomes, [{ kind: 'open' }]);
       assert.equal(clock.pendingCount, 0);
     });
-
     it('terminates when the peer does not answer the close within closeTimeoutMs', async () => {
       const { transport, socket, clock } = setup({ closeTimeoutMs: 2_000 });
       transport.autoCompleteClose = false;
@@ -306,14 +508,40 @@ describe('ControlSocket', () => {
       assert.equal(closed, true);
       assert.equal(clock.pendingCount, 0);
     });
-
+    it('terminates after the given closeTimeoutMs when the peer does not answer, and logs it', async () => {
+      const { socket, transport, clock, logger, outcomes } = setup({ closeTimeoutMs: 500, generation: 3 });
+      transport.open();
+      transport.autoCompleteClose = false;
+      socket.close();
+      await clock.advance(499);
+      assert.equal(transport.terminated, false);
+      await clock.advance(1);
+      assert.equal(transport.terminated, true);
+      assert.deepEqual(logger.lines.at(-1), { level: 'debug', message: 'control socket: close timed out, terminating', data: { generation: 3 } });
+      assert.deepEqual(outcomes.map((o) => o.kind), ['open']);
+    });
+    it('terminates the close fallback even when it fires far too late (after a sleep), and reports nothing', async () => {
+      const { socket, transport, clock, outcomes } = setup();
+      transport.open();
+      transport.autoCompleteClose = false;
+      socket.close();
+      clock.jump(60_000);
+      await clock.advance(0);
+      assert.equal(transport.terminated, true);
+      assert.deepEqual(outcomes.map((o) => o.kind), ['open']);
+    });
     it('sends the hangup before closing, and only if open', () => {
       const { transport, socket, sent } = setup();
       socket.hangup('user_end'); // still connecting: nothing can be sent
       assert.deepEqual(sent(), []);
       assert.equal(transport.closeCalls.length, 1);
     });
-
+    it('hangs up with close code 1000 and reason "hangup"', () => {
+      const { socket, transport } = setup();
+      transport.open();
+      socket.hangup('user_end');
+      assert.deepEqual(transport.closeCalls, [{ code: 1000, reason: 'hangup' }]);
+    });
     it('is idempotent', () => {
       const { transport, socket } = setup();
       transport.open();
@@ -322,175 +550,95 @@ describe('ControlSocket', () => {
       socket.terminate();
       assert.equal(transport.closeCalls.length, 1);
     });
+    it('closes the transport once, however often close() is called', () => {
+      const { socket, transport, clock } = setup();
+      transport.open();
+      transport.autoCompleteClose = false;
+      socket.close(4000, 'bye');
+      socket.close(4001, 'again');
+      assert.deepEqual(transport.closeCalls, [{ code: 4000, reason: 'bye' }]);
+      assert.deepEqual(clock.pendingDelays(), [2_000]);
+    });
+    it('terminate() terminates the transport, reports nothing and leaves no timer', () => {
+      const { socket, transport, clock, outcomes } = setup();
+      transport.open();
+      socket.terminate();
+      assert.equal(transport.terminated, true);
+      assert.equal(socket.isFinished, true);
+      assert.deepEqual(outcomes.map((o) => o.kind), ['open']);
+      assert.equal(clock.pendingCount, 0);
+    });
+    it('does not terminate a transport that has already closed', () => {
+      const { socket, transport } = setup();
+      transport.open();
+      transport.serverClose(1000, 'done');
+      socket.terminate();
+      assert.equal(transport.terminated, false);
+    });
   });
-});
 
-// ---------------------------------------------------------------------------------------------------
-// The real transport, against a ws server on 127.0.0.1 port 0.
-
-describe('wsTransportFactory', () => {
-  let server: Server | null = null;
-  let wss: WebSocketServer | null = null;
-  afterEach(async () => {
-    for (const client of wss?.clients ?? []) client.terminate();
-    wss?.close();
-    if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
-    server = null;
-    wss = null;
-  });
-
-  async function listen(onUpgrade: (req: import('node:http').IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void): Promise<string> {
-    server = createServer();
-    server.on('upgrade', onUpgrade);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws`;
-  }
-
-  function recorder() {
-    const events: string[] = [];
-    const errors: AvatarError[] = [];
-    let resolveClosed!: () => void;
-    const closed = new Promise<void>((r) => (resolveClosed = r));
-    const handlers: TransportHandlers = {
-      onOpen: () => events.push('open'),
-      onMessage: (data, isBinary) => events.push(isBinary ? `binary:${data.length}` : `text:${String(data).slice(0, 20)}`),
-      onClose: (code) => {
-        events.push(`close:${code}`);
-        resolveClosed();
-      },
-      onError: (error) => {
-        events.push(`error:${error.code}`);
-        errors.push(error);
-      },
-    };
-    return { events, errors, handlers, closed };
-  }
-
-  it('sends the handshake headers, delivers text and binary frames, and closes', async () => {
-    wss = new WebSocketServer({ noServer: true });
-    let authorization: string | undefined;
-    let serverSocket: ServerSocket | null = null;
-    const url = await listen((req, socket, head) => {
-      authorization = req.headers.authorization;
-      wss!.handleUpgrade(req, socket, head, (ws) => {
-        serverSocket = ws;
-        ws.send('{"type":3}');
-        ws.send(Buffer.from([1, 2, 3]), { binary: true });
+  // A spare's socket holds its conn_init until the tap.
+  describe('with holdConnInit (a spare session)', () => {
+    it('sends nothing on open, keeps the socket alive without an ack deadline, and sends conn_init on connInit()', async () => {
+      const { clock, transport, socket, sent, kinds } = setup({ holdConnInit: true, ackTimeoutMs: 1_000 });
+      transport.open();
+      assert.deepEqual(sent(), []);
+      assert.equal(socket.connInitSent, false);
+      for (let i = 0; i < 4; i++) {
+        await clock.advance(5_000);
+        transport.receive(ping);
+      }
+      // 20 s: far past the 1 s ack timeout, which does not run yet; keep-alives and ping answers only.
+      assert.deepEqual(sent(), ['4#1', '4#2', '4#3', '4#4', '4#5', '4#6', '4#7', '4#8']);
+      assert.deepEqual(kinds(), ['open']);
+      assert.equal(socket.connInit(1_000), true);
+      assert.equal(socket.connInit(1_000), false, 'once');
+      assert.deepEqual(sent().at(-1), '1#9');
+      assert.deepEqual(transport.frames().at(-1)!.payload, { conn_init: { version: 1 } });
+      assert.equal(socket.connInitSent, true);
+      transport.receive(ackOk);
+      assert.deepEqual(kinds(), ['open', 'ack-success']);
+      socket.close();
+    });
+    it('starts the ack deadline at connInit()', async () => {
+      const { clock, transport, socket, kinds } = setup({ holdConnInit: true });
+      transport.open();
+      await clock.advance(4_000);
+      socket.connInit(1_000);
+      await clock.advance(999);
+      assert.deepEqual(kinds(), ['open']);
+      await clock.advance(1);
+      assert.deepEqual(kinds(), ['open', 'error']);
+      assert.equal(socket.isFinished, true);
+    });
+    it('ignores an ack that arrives before conn_init, and refuses connInit() before open', () => {
+      const { transport, socket, kinds } = setup({ holdConnInit: true });
+      assert.equal(socket.connInit(), false, 'not open yet');
+      transport.open();
+      transport.receive(ackOk);
+      assert.deepEqual(kinds(), ['open']);
+      socket.close();
+    });
+    it('refuses connInit() before open even when the transport already says it is open', () => {
+      const { socket, transport } = setupByHand({ holdConnInit: true });
+      transport.isOpen = true;
+      assert.equal(socket.connInit(), false);
+      assert.equal(socket.connInitSent, false);
+      assert.deepEqual(transport.sent, []);
+    });
+    it('reports to a new owner after setOutcomeListener()', () => {
+      const { transport, socket, kinds } = setup({ holdConnInit: true });
+      transport.open();
+      const adopted: string[] = [];
+      socket.setOutcomeListener((outcome, s) => {
+        assert.equal(s, socket);
+        adopted.push(outcome.kind);
       });
+      socket.connInit();
+      transport.receive(ackOk);
+      transport.serverClose(1000, 'bye');
+      assert.deepEqual(kinds(), ['open']);
+      assert.deepEqual(adopted, ['ack-success', 'closed']);
     });
-    const rec = recorder();
-    const transport = createWsTransportFactory()(url, { Authorization: 'Token secret-key' }, rec.handlers);
-    await until(() => rec.events.length >= 3);
-    assert.equal(authorization, 'Token secret-key');
-    assert.deepEqual(rec.events, ['open', 'text:{"type":3}', 'binary:3']);
-    assert.equal(transport.isOpen, true);
-    transport.send('hello');
-    transport.close(1000, 'bye');
-    await rec.closed;
-    assert.deepEqual(rec.events.slice(3), ['close:1000']);
-    assert.ok(serverSocket);
-  });
-
-  for (const [status, code] of [
-    [401, 'unauthorized'],
-    [403, 'forbidden'],
-    [404, 'not_found'],
-  ] as const) {
-    it(`surfaces a ${status} handshake refusal as ${code}, then one close`, async () => {
-      const url = await listen((_req, socket) => {
-        socket.end(`HTTP/1.1 ${status} No\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-      });
-      const rec = recorder();
-      createWsTransportFactory()(url, {}, rec.handlers);
-      await rec.closed;
-      await new Promise((r) => setTimeout(r, 10));
-      assert.deepEqual(rec.events, [`error:${code}`, 'close:1006']);
-      assert.equal(rec.errors[0]?.status, status);
-    });
-  }
-
-  it('closes (1009) instead of buffering a frame over its hard cap', async () => {
-    wss = new WebSocketServer({ noServer: true });
-    const url = await listen((req, socket, head) => {
-      wss!.handleUpgrade(req, socket, head, (ws) => ws.send('x'.repeat(2_000)));
-    });
-    const rec = recorder();
-    createWsTransportFactory({ maxPayloadBytes: 1_000 })(url, {}, rec.handlers);
-    await rec.closed;
-    assert.deepEqual(rec.events.slice(0, 2), ['open', 'error:network']);
-    assert.match(rec.events[2] ?? '', /^close:/);
-    assert.match(rec.errors[0]?.message ?? '', /size limit/);
-  });
-
-  it('reports a refused connection as a network error', async () => {
-    const url = await listen(() => {});
-    await new Promise<void>((resolve) => server!.close(() => resolve()));
-    server = null;
-    const rec = recorder();
-    createWsTransportFactory()(url, {}, rec.handlers);
-    await rec.closed;
-    assert.deepEqual(rec.events, ['error:network', 'close:1006']);
-  });
-});
-
-// A spare's socket holds its conn_init until the tap.
-describe('ControlSocket with holdConnInit (a spare session)', () => {
-  it('sends nothing on open, keeps the socket alive without an ack deadline, and sends conn_init on connInit()', async () => {
-    const { clock, transport, socket, sent, kinds } = setup({ holdConnInit: true, ackTimeoutMs: 1_000 });
-    transport.open();
-    assert.deepEqual(sent(), []);
-    assert.equal(socket.connInitSent, false);
-    for (let i = 0; i < 4; i++) {
-      await clock.advance(5_000);
-      transport.receive(ping);
-    }
-    // 20 s: far past the 1 s ack timeout, which does not run yet; keep-alives and ping answers only.
-    assert.deepEqual(sent(), ['4#1', '4#2', '4#3', '4#4', '4#5', '4#6', '4#7', '4#8']);
-    assert.deepEqual(kinds(), ['open']);
-    assert.equal(socket.connInit(1_000), true);
-    assert.equal(socket.connInit(1_000), false, 'once');
-    assert.deepEqual(sent().at(-1), '1#9');
-    assert.deepEqual(transport.frames().at(-1)!.payload, { conn_init: { version: 1 } });
-    assert.equal(socket.connInitSent, true);
-    transport.receive(ackOk);
-    assert.deepEqual(kinds(), ['open', 'ack-success']);
-    socket.close();
-  });
-
-  it('starts the ack deadline at connInit()', async () => {
-    const { clock, transport, socket, kinds } = setup({ holdConnInit: true });
-    transport.open();
-    await clock.advance(4_000);
-    socket.connInit(1_000);
-    await clock.advance(999);
-    assert.deepEqual(kinds(), ['open']);
-    await clock.advance(1);
-    assert.deepEqual(kinds(), ['open', 'error']);
-    assert.equal(socket.isFinished, true);
-  });
-
-  it('ignores an ack that arrives before conn_init, and refuses connInit() before open', () => {
-    const { transport, socket, kinds } = setup({ holdConnInit: true });
-    assert.equal(socket.connInit(), false, 'not open yet');
-    transport.open();
-    transport.receive(ackOk);
-    assert.deepEqual(kinds(), ['open']);
-    socket.close();
-  });
-
-  it('reports to a new owner after setOutcomeListener()', () => {
-    const { transport, socket, kinds } = setup({ holdConnInit: true });
-    transport.open();
-    const adopted: string[] = [];
-    socket.setOutcomeListener((outcome, s) => {
-      assert.equal(s, socket);
-      adopted.push(outcome.kind);
-    });
-    socket.connInit();
-    transport.receive(ackOk);
-    transport.serverClose(1000, 'bye');
-    assert.deepEqual(kinds(), ['open']);
-    assert.deepEqual(adopted, ['ack-success', 'closed']);
   });
 });

@@ -8,23 +8,24 @@ import { HANGUP_REASON_TEXT, describeHangupReason } from '../../../electron/core
 import { HANGUP_REASONS } from '../../../electron/core/protocol.ts';
 
 describe('describeHangupReason', () => {
-  it('gives the exact wording for each reason of the spec §6 table', () => {
-    const expected: Record<(typeof HANGUP_REASONS)[number], string> = {
-      user_end: 'the call was ended by the user',
-      timeout: 'the session reached its time limit',
-      audit_violation: 'the content-safety system ended the call',
-      credit_insufficient: 'the account ran out of credits',
-      sip_closed: 'the SIP or provider side closed the call',
-      provider_closed: 'the provider closed the call',
-      sip_reconnect_timeout: 'the SIP link dropped and did not come back in time',
-      client_reconnect_timeout: 'this app lost its connection and did not come back in time',
-      prepared_sip_disconnected: 'the SIP link dropped before the avatar was ready',
-      owner_taken_over: 'the service moved the session to another node (internal)',
-      owner_lease_lost: 'the service lost the session (internal)',
-      ai_output_closed: 'the avatar\'s output channel closed (internal)',
-      external: 'the service closed the call (broadcast close)',
-    };
-    assert.deepEqual(Object.fromEntries(HANGUP_REASONS.map((reason) => [reason, describeHangupReason(reason)])), expected);
+  // The sentences come from a table in messages.ts; copying that table here would only prove it equals
+  // itself. What a person relies on: every reason the spec lists has its own plain words, fit to follow
+  // "ended by the service: " in the CLI's timeline, and the reasons the spec calls internal say so.
+  it('words each reason of the spec §6 table in a clause of its own, in plain words rather than its code', () => {
+    const said = HANGUP_REASONS.map((reason) => describeHangupReason(reason));
+    for (const [i, reason] of HANGUP_REASONS.entries()) {
+      assert.match(said[i]!, /^[a-z][A-Za-z' ()-]*[a-z)]$/, `${reason}: a clause in words, no code, no full stop`);
+      assert.notEqual(said[i], `the service ended the call (${reason})`, `${reason} is not left to the fallback`);
+    }
+    assert.equal(new Set(said).size, HANGUP_REASONS.length, 'no two reasons worded alike');
+    assert.deepEqual(
+      HANGUP_REASONS.filter((reason) => describeHangupReason(reason).endsWith(' (internal)')),
+      ['owner_taken_over', 'owner_lease_lost', 'ai_output_closed'],
+      'exactly the reasons the spec marks "Internal" are said to be internal',
+    );
+    // The two after which the kiosk does not reconnect (spec §6 rule 6): staff must read the cause plainly.
+    assert.equal(describeHangupReason('credit_insufficient'), 'the account ran out of credits');
+    assert.equal(describeHangupReason('audit_violation'), 'the content-safety system ended the call');
     // The table covers exactly the known reasons: none missing, none invented.
     assert.deepEqual(Object.keys(HANGUP_REASON_TEXT).sort(), [...HANGUP_REASONS].sort());
   });

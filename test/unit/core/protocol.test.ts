@@ -1,7 +1,18 @@
+/**
+ * The wire contract (protocol.ts, spec §2–§8): billing rounds up to whole 2-second units; server frames are
+ * read into an ack, a forced hangup, a ping or "other" however their fields are typed, and anything that
+ * is not a frame is null; the client's own frames carry exactly the spec's keys; the REST schemas accept
+ * the documented bodies and name what is wrong with the exact message a caller shows; error bodies are
+ * read into a message and a code.
+ */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  DEFAULT_VOICE,
+  MAX_IMAGE_BYTES,
   billableSeconds,
+  cloneVoiceRequestSchema,
+  cloneVoiceResponseSchema,
   connInitFrame,
   createSessionRequestSchema,
   createSessionResponseSchema,
@@ -10,11 +21,18 @@ import {
   errorMessageFromBody,
   hangupFrame,
   HANGUP_REASONS,
+  listVoicesResponseSchema,
+  liveRecordSchema,
   NO_RECONNECT_REASONS,
   parseServerFrame,
   pongFrame,
+  querySessionResponseSchema,
 } from '../../../electron/core/protocol.ts';
-import { avatarUidFor, isEmulatorCredentials, rtcIds } from '../../../electron/core/rtc-ids.ts';
+
+/** The messages zod reports, with their paths, so a test pins the exact wording a caller shows. */
+function issues(result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }): string[] {
+  return (result.error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`);
+}
 
 describe('billing (spec §8)', () => {
   describe('billableSeconds', () => {
@@ -118,6 +136,9 @@ describe('parseServerFrame', () => {
       assert.deepEqual(parse({ type: 6, payload: { hangup: {} } }), { kind: 'forced_hangup', reason: 'unknown' });
       assert.deepEqual(parse({ type: 6, payload: { hangup: { hangup_reason: '' } } }), { kind: 'forced_hangup', reason: 'unknown' });
     });
+    it('reports "unknown" for a type-6 frame whose reason is not a string', () => {
+      assert.deepEqual(parse({ type: 6, payload: { hangup: { hangup_reason: 42 } } }), { kind: 'forced_hangup', reason: 'unknown' });
+    });
     it('keeps a reason the spec does not list, as a string', () => {
       assert.deepEqual(parse({ type: 6, payload: { hangup: { hangup_reason: 'fourteenth_reason' } } }), {
         kind: 'forced_hangup',
@@ -126,6 +147,9 @@ describe('parseServerFrame', () => {
     });
     it('recognises a hangup payload without a type number as a forced hangup', () => {
       assert.deepEqual(parse({ payload: { hangup: { hangup_reason: 'external' } } }), { kind: 'forced_hangup', reason: 'external' });
+    });
+    it('does not take a hangup payload with a non-string reason (and no type 6) for a forced hangup', () => {
+      assert.deepEqual(parse({ type: 7, payload: { hangup: { hangup_reason: 42 } } }), { kind: 'other', type: 7 });
     });
     it('does not mistake our own type-5 hangup echoed back (client-style seq_id) for a forced hangup', () => {
       assert.deepEqual(parse(hangupFrame('live-1', 4, 'user_end')), { kind: 'other', type: 5 });
@@ -147,13 +171,26 @@ describe('parseServerFrame', () => {
     it('recognises type 3', () => {
       assert.deepEqual(parse({ type: 3, payload: {} }), { kind: 'ping' });
     });
+    it('treats a null payload as an empty one (a type-3 frame with payload null is still a ping)', () => {
+      assert.deepEqual(parse({ type: 3, payload: null }), { kind: 'ping' });
+      assert.deepEqual(parse({ type: 9, payload: null }), { kind: 'other', type: 9 });
+    });
     it('recognises {type: "ping"} and {type: "heartbeat"}', () => {
       assert.deepEqual(parse({ type: 'ping' }), { kind: 'ping' });
       assert.deepEqual(parse({ type: 'PING' }), { kind: 'ping' });
       assert.deepEqual(parse({ type: 'heartbeat' }), { kind: 'ping' });
     });
+    it('recognises the type names ping and heartbeat in any case, and not pong', () => {
+      assert.deepEqual(parse({ type: 'PING' }), { kind: 'ping' });
+      assert.deepEqual(parse({ type: 'HeartBeat' }), { kind: 'ping' });
+      assert.deepEqual(parse({ type: 'pong' }), { kind: 'other', type: 'pong' });
+    });
     it('recognises a payload naming ping', () => {
       assert.deepEqual(parse({ type: 99, payload: { ping: { ts: 1 } } }), { kind: 'ping' });
+    });
+    it('recognises a payload that names heartbeat as a ping, and does not for other payload keys', () => {
+      assert.deepEqual(parse({ payload: { heartbeat: {} } }), { kind: 'ping' });
+      assert.deepEqual(parse({ payload: { beat: {} } }), { kind: 'other', type: undefined });
     });
   });
 
@@ -208,6 +245,10 @@ describe('constants', () => {
     assert.equal(HANGUP_REASONS.length, 13);
     assert.deepEqual([...NO_RECONNECT_REASONS].sort(), ['audit_violation', 'credit_insufficient']);
   });
+  it('allows images up to 50 MB and defaults the voice to Tina (spec §2.3)', () => {
+    assert.equal(MAX_IMAGE_BYTES, 52_428_800);
+    assert.equal(DEFAULT_VOICE, 'Tina');
+  });
 });
 
 describe('createSessionRequestSchema', () => {
@@ -241,6 +282,10 @@ describe('createSessionRequestSchema', () => {
     const r = createSessionRequestSchema.safeParse({ ...valid, avatar: { persona: 'p' } });
     assert.equal(r.success, false);
     assert.deepEqual(r.error?.issues[0]?.path, ['avatar', 'image_uri']);
+  });
+  it('rejects an empty image_uri with "image_uri is required"', () => {
+    const result = createSessionRequestSchema.safeParse({ call_mode: 'audio', avatar: { persona: 'p', image_uri: '' } });
+    assert.deepEqual(issues(result), ['avatar.image_uri: image_uri is required']);
   });
   it('rejects a missing call_mode', () => {
     const { call_mode: _omit, ...rest } = valid;
@@ -293,39 +338,52 @@ describe('createSessionResponseSchema', () => {
   });
 });
 
-describe('RTC identities (spec §2.5)', () => {
-  describe('avatarUidFor', () => {
-    it('in video mode renders video from live-video-push and plays audio from video-push and bot', () => {
-      assert.deepEqual(avatarUidFor('live-user-creator7-live42', 'video'), {
-        video: 'live-video-push-creator7-live42',
-        audio: ['live-video-push-creator7-live42', 'live-bot-creator7-live42'],
-      });
-    });
-    it('in audio mode plays audio from live-bot and renders no video', () => {
-      assert.deepEqual(avatarUidFor('live-user-creator7-live42', 'audio'), { video: null, audio: ['live-bot-creator7-live42'] });
-    });
-    it('returns nothing for a user_id that does not follow live-user-<creator>-<live>', () => {
-      assert.deepEqual(avatarUidFor('12345', 'video'), { video: null, audio: [] });
-      assert.deepEqual(avatarUidFor('live-user-', 'audio'), { video: null, audio: [] });
-      assert.deepEqual(avatarUidFor('xlive-user-a-b', 'video'), { video: null, audio: [] });
-    });
+describe('liveRecordSchema (query response, spec §4)', () => {
+  it('normalises timestamps: null and an explicit undefined become undefined, numbers become strings', () => {
+    const record = liveRecordSchema.parse({ id: 'live-1', status: 'ended', created_at: null, started_at: 1_700_000_000, ended_at: '1700000600' });
+    assert.equal(record.created_at, undefined);
+    assert.equal(record.started_at, '1700000000');
+    assert.equal(record.ended_at, '1700000600');
+    const explicit = liveRecordSchema.parse({ id: 'live-1', status: 'ended', ended_at: undefined });
+    assert.equal(explicit.ended_at, undefined);
   });
 
-  it('rtcIds follows the spec formats', () => {
-    assert.equal(rtcIds.user('c', 'l'), 'live-user-c-l');
-    assert.equal(rtcIds.bot('c', 'l'), 'live-bot-c-l');
-    assert.equal(rtcIds.videoPush('c', 'l'), 'live-video-push-c-l');
-    assert.equal(rtcIds.audioChannel('l'), 'live-audio-l');
-    assert.equal(rtcIds.videoChannel('l'), 'live-user-l');
+  it('requires an id and a status, and checks the types of the billing figures and the avatar', () => {
+    assert.equal(liveRecordSchema.safeParse({ status: 'ended' }).success, false);
+    assert.equal(liveRecordSchema.safeParse({ id: 'live-1' }).success, false);
+    assert.deepEqual(issues(liveRecordSchema.safeParse({ id: 'live-1', status: 'ended', avatar: { name: 5 } })).map((s) => s.split(':')[0]), ['avatar.name']);
+    assert.equal(liveRecordSchema.safeParse({ id: 'live-1', status: 'ended', avatar: { voice: null, persona: null, name: null } }).success, true);
   });
 
-  describe('isEmulatorCredentials', () => {
-    it('is true only for app ids starting with "emulator-"', () => {
-      assert.equal(isEmulatorCredentials({ app_id: 'emulator-abc' }), true);
-      assert.equal(isEmulatorCredentials({ app_id: 'a1b2c3' }), false);
-      assert.equal(isEmulatorCredentials({ app_id: 'my-emulator-abc' }), false);
-      assert.equal(isEmulatorCredentials({ app_id: 'Emulator-abc' }), false);
-    });
+  it('querySessionResponseSchema needs a valid live record', () => {
+    assert.equal(querySessionResponseSchema.safeParse({}).success, false);
+    assert.equal(querySessionResponseSchema.safeParse({ live: {} }).success, false);
+    assert.equal(querySessionResponseSchema.parse({ live: { id: 'live-1', status: 'ended', billed_seconds: 12 } }).live.billed_seconds, 12);
+  });
+});
+
+describe('voice schemas (spec §2.4, §4)', () => {
+  it('rejects an empty audio_url and voice with their own messages', () => {
+    assert.deepEqual(issues(cloneVoiceRequestSchema.safeParse({ audio_url: '', voice: '' })), ['audio_url: audio_url is required', 'voice: voice is required']);
+    assert.equal(cloneVoiceRequestSchema.safeParse({}).success, false);
+  });
+
+  it('accepts names and URLs longer than one character, and a language', () => {
+    const body = { audio_url: 'https://example.invalid/sample.wav', voice: 'Anna', language: 'en' };
+    assert.deepEqual(cloneVoiceRequestSchema.parse(body), body);
+    assert.deepEqual(issues(cloneVoiceRequestSchema.safeParse({ ...body, language: '' })).map((s) => s.split(':')[0]), ['language']);
+  });
+
+  it('needs a non-empty voice in the clone response', () => {
+    assert.equal(cloneVoiceResponseSchema.parse({ voice: 'Anna' }).voice, 'Anna');
+    assert.equal(cloneVoiceResponseSchema.safeParse({ voice: '' }).success, false);
+    assert.equal(cloneVoiceResponseSchema.safeParse({}).success, false);
+  });
+
+  it('needs a voices array of records with a string voice', () => {
+    assert.deepEqual(listVoicesResponseSchema.parse({ voices: [{ voice: 'Tina' }] }).voices, [{ voice: 'Tina' }]);
+    assert.equal(listVoicesResponseSchema.safeParse({}).success, false);
+    assert.equal(listVoicesResponseSchema.safeParse({ voices: [{ voice: 1 }] }).success, false);
   });
 });
 
@@ -348,6 +406,10 @@ describe('error bodies', () => {
     });
     it('returns a plain string body trimmed', () => {
       assert.equal(errorMessageFromBody('  Service unavailable \n'), 'Service unavailable');
+    });
+    it('trims the message and cuts it at 300 characters', () => {
+      assert.equal(errorMessageFromBody({ error: { message: '  quota reached  ' } }), 'quota reached');
+      assert.equal(errorMessageFromBody({ message: ` ${'x'.repeat(400)} ` }), 'x'.repeat(300));
     });
     it('caps a long (e.g. HTML) string at 300 characters', () => {
       const html = '<html><body>' + 'x'.repeat(1000) + '</body></html>';
@@ -380,5 +442,12 @@ describe('error bodies', () => {
       assert.equal(errorCodeFromBody({ code: '' }), undefined);
       assert.equal(errorCodeFromBody({ message: 'no code' }), undefined);
     });
+  });
+
+  it('reads fields only from a plain object, not from a function that happens to carry them', () => {
+    const fn = Object.assign(() => undefined, { message: 'from a function', code: 'FN' });
+    assert.equal(errorMessageFromBody({ error: fn, message: 'outer' }), 'outer');
+    assert.equal(errorCodeFromBody({ error: fn, code: 'OUTER' }), 'OUTER');
+    assert.equal(errorCodeFromBody(fn), undefined);
   });
 });

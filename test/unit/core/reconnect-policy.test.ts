@@ -1,3 +1,8 @@
+/**
+ * The reconnect policies (reconnect-policy.ts): NOT_READY's 2, 4 and 8 s within the warm-up budget, the
+ * faster table for a drop while live within its grace budget, the table-driven backoff they are built
+ * from, and `classify`, which decides whether a policy is asked at all (fatal or retry).
+ */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -52,11 +57,18 @@ describe('liveReconnectPolicy', () => {
     assert.equal(liveReconnectPolicy.nextDelayMs({ attempt: 1, elapsedMs: 10_001 }), null);
     assert.deepEqual(schedule(createLiveReconnectPolicy(1_000)), [0, 250, 500]);
   });
+
+  it('the live budget is the one given', () => {
+    const policy = createLiveReconnectPolicy(1_000);
+    assert.equal(policy.nextDelayMs({ attempt: 4, elapsedMs: 0 }), 1_000);
+    assert.equal(policy.nextDelayMs({ attempt: 4, elapsedMs: 1 }), null);
+  });
 });
 
 describe('backoffPolicy', () => {
-  it('refuses an empty table', () => {
+  it('refuses an empty table with a message that says why', () => {
     assert.throws(() => backoffPolicy({ delaysMs: [], budgetMs: 1 }), RangeError);
+    assert.throws(() => backoffPolicy({ delaysMs: [], budgetMs: 1 }), { name: 'RangeError', message: 'backoffPolicy needs at least one delay' });
   });
 
   it('treats attempt numbers below 1 as the first attempt', () => {
@@ -78,6 +90,12 @@ describe('classify', () => {
       'init_failed',
       'cancelled',
     ]) {
+      assert.equal(classify(signal), 'fatal', signal);
+    }
+  });
+
+  it('says fatal for a bad configuration and blocked content, as codes and as hangup reasons', () => {
+    for (const signal of ['invalid_config', 'content_blocked', 'invalid_request', 'audit_violation', 'credit_insufficient']) {
       assert.equal(classify(signal), 'fatal', signal);
     }
   });

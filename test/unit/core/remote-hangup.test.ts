@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import type { LiveRecord } from '../../../electron/core/protocol.ts';
 import { hangupWithoutConnInit, queryUntilEnded } from '../../../electron/core/remote-hangup.ts';

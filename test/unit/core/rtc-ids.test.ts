@@ -12,21 +12,38 @@ describe('rtcIds and avatarUidFor (spec §2.5)', () => {
       [rtcIds.user('c1', 'l2'), rtcIds.bot('c1', 'l2'), rtcIds.videoPush('c1', 'l2'), rtcIds.audioChannel('l2'), rtcIds.videoChannel('l2')],
       ['live-user-c1-l2', 'live-bot-c1-l2', 'live-video-push-c1-l2', 'live-audio-l2', 'live-user-l2'],
     );
+    assert.equal(rtcIds.user('c', 'l'), 'live-user-c-l');
+    assert.equal(rtcIds.bot('c', 'l'), 'live-bot-c-l');
+    assert.equal(rtcIds.videoPush('c', 'l'), 'live-video-push-c-l');
+    assert.equal(rtcIds.audioChannel('l'), 'live-audio-l');
+    assert.equal(rtcIds.videoChannel('l'), 'live-user-l');
   });
 
-  it('derives the avatar uids from our own in video and audio mode', () => {
+  it('derives the avatar uids from our own: in video mode video from live-video-push and audio from video-push and bot, in audio mode audio from live-bot and no video', () => {
     assert.deepEqual(avatarUidFor('live-user-c1-l2', 'video'), { video: 'live-video-push-c1-l2', audio: ['live-video-push-c1-l2', 'live-bot-c1-l2'] });
     assert.deepEqual(avatarUidFor('live-user-c1-l2', 'audio'), { video: null, audio: ['live-bot-c1-l2'] });
+    assert.deepEqual(avatarUidFor('live-user-creator7-live42', 'video'), {
+      video: 'live-video-push-creator7-live42',
+      audio: ['live-video-push-creator7-live42', 'live-bot-creator7-live42'],
+    });
+    assert.deepEqual(avatarUidFor('live-user-creator7-live42', 'audio'), { video: null, audio: ['live-bot-creator7-live42'] });
   });
 
-  it('derives nothing from a user_id off the pattern, including one with a line break after the prefix', () => {
+  it('derives nothing from a user_id off the pattern live-user-<creator>-<live>, including one with a line break after the prefix', () => {
     assert.deepEqual(avatarUidFor('someone-else', 'video'), { video: null, audio: [] });
     assert.deepEqual(avatarUidFor('live-user-c1\nl2', 'audio'), { video: null, audio: [] });
+    assert.deepEqual(avatarUidFor('12345', 'video'), { video: null, audio: [] });
+    assert.deepEqual(avatarUidFor('live-user-', 'audio'), { video: null, audio: [] });
+    assert.deepEqual(avatarUidFor('xlive-user-a-b', 'video'), { video: null, audio: [] });
   });
 
-  it('recognises emulator credentials by their app id prefix', () => {
+  it('recognises emulator credentials by their app id prefix "emulator-" only, case and all', () => {
     assert.equal(isEmulatorCredentials({ app_id: 'emulator-app' }), true);
     assert.equal(isEmulatorCredentials({ app_id: 'app-emulator-' }), false);
+    assert.equal(isEmulatorCredentials({ app_id: 'emulator-abc' }), true);
+    assert.equal(isEmulatorCredentials({ app_id: 'a1b2c3' }), false);
+    assert.equal(isEmulatorCredentials({ app_id: 'my-emulator-abc' }), false);
+    assert.equal(isEmulatorCredentials({ app_id: 'Emulator-abc' }), false);
   });
 });
 

@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError, type ErrorCode } from '../../../electron/core/errors.ts';
 import type { LiveRecord } from '../../../electron/core/protocol.ts';
 import { ACK_OK, T0, tick, world } from '../../helpers/session-world.ts';

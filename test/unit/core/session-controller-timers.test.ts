@@ -5,12 +5,11 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock, StrictClock } from '../../helpers/fake-clock.ts';
 import type { CreateSessionResponse } from '../../../electron/core/protocol.ts';
 import type { SessionControllerOptions } from '../../../electron/core/session-controller.ts';
 import { handshakeError } from '../../../electron/core/transport.ts';
 import { ACK_OK, AUDIO, T0, createdResponse, tick, world } from '../../helpers/session-world.ts';
-import { StrictClock } from '../../helpers/strict-clock.ts';
 
 const LIVE_ID = 'live-timers-1';
 

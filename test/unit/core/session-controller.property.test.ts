@@ -17,7 +17,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import { HANGUP_REASONS, type CreateSessionResponse, type LiveRecord } from '../../../electron/core/protocol.ts';
 import { SessionController, type SessionControllerOptions, type TerminalState } from '../../../electron/core/session-controller.ts';

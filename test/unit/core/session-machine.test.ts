@@ -1,6 +1,15 @@
+/**
+ * The pure session machine (session-machine.ts): every phase × event of its transition table, and the
+ * paths a session takes through it, checked to the exact effect and error: the NOT_READY backoff, drops
+ * before and after the avatar is live, hangups from either side, the retry policies it asks and what it
+ * tells them, live_duration, and the RTC-first order. Where sessions are given up — whether a created
+ * room gets its type 5 or only a closed socket, which error the visitor is shown, who ended the call and
+ * why — credits are lost, so each rule there is pinned to the exact effect (`npm run mutate -- session`).
+ */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { liveReconnectPolicy, notReadyPolicy } from '../../../electron/core/reconnect-policy.ts';
+import type { ErrorCode, ErrorInfo } from '../../../electron/core/errors.ts';
+import { createNotReadyPolicy, liveReconnectPolicy, notReadyPolicy, type ReconnectPolicy, type RetryContext } from '../../../electron/core/reconnect-policy.ts';
 import {
   initialMachine,
   transition,
@@ -9,7 +18,7 @@ import {
   type MachineEffect,
   type MachineEvent,
 } from '../../../electron/core/session-machine.ts';
-import type { SessionPhase } from '../../../electron/core/session-types.ts';
+import type { SessionPhase, SessionSummary } from '../../../electron/core/session-types.ts';
 
 const config: MachineConfig = { notReadyPolicy, liveReconnectPolicy, durationGraceMs: 2_000 };
 const T0 = 1_000_000;
@@ -64,8 +73,8 @@ const ALL_EVENTS: EventType[] = [
   'rtc-failed',
 ];
 
-/** Runs events from idle; each event happens 100 ms after the previous one. */
-function run(events: Array<EventType | MachineEvent>, from: Machine = initialMachine(), startAtMs = T0) {
+/** Runs events from idle (or `from`); each event happens 100 ms after the previous one. */
+function run(events: Array<EventType | MachineEvent>, from: Machine = initialMachine(), startAtMs = T0, withConfig: MachineConfig = config) {
   let machine = from;
   const effects: MachineEffect[][] = [];
   const phases: SessionPhase[] = [];
@@ -73,7 +82,7 @@ function run(events: Array<EventType | MachineEvent>, from: Machine = initialMac
   for (const e of events) {
     const event = typeof e === 'string' ? sample(e, atMs) : e;
     atMs = event.atMs + 100;
-    const result = transition(machine, event, config);
+    const result = transition(machine, event, withConfig);
     machine = result.machine;
     effects.push(result.effects);
     phases.push(machine.state.phase);
@@ -160,6 +169,63 @@ const TABLE: Record<SessionPhase, Partial<Record<EventType, [SessionPhase, strin
   failed: {},
 };
 
+/** Feeds events in order; returns the machine and the effects of the last event. */
+function play(events: MachineEvent[], withConfig: MachineConfig = config, from: Machine = initialMachine()) {
+  let machine = from;
+  let effects: MachineEffect[] = [];
+  for (const event of events) {
+    ({ machine, effects } = transition(machine, event, withConfig));
+  }
+  return { machine, effects };
+}
+
+const start = (dt = 0): MachineEvent => ({ type: 'start', atMs: T0 + dt, callMode: 'video' });
+const created = (dt: number): MachineEvent => ({ type: 'created', atMs: T0 + dt, liveId: 'L1', liveDurationS: 600, callMode: 'video' });
+const open = (dt: number): MachineEvent => ({ type: 'socket-open', atMs: T0 + dt });
+const ack = (dt: number): MachineEvent => ({ type: 'ack-success', atMs: T0 + dt });
+const notReady = (dt: number): MachineEvent => ({ type: 'ack-not-ready', atMs: T0 + dt });
+const retryDue = (dt: number): MachineEvent => ({ type: 'retry-due', atMs: T0 + dt });
+const lost = (dt: number, code: ErrorCode, message = `lost: ${code}`): MachineEvent => ({ type: 'socket-lost', atMs: T0 + dt, error: { code, message } });
+const confirmed = (dt: number): MachineEvent => ({ type: 'end-confirmed', atMs: T0 + dt, record: null });
+
+/** Start, created at +100, socket open at +200: waiting for the conn_init answer. */
+const CONNECTING = [start(), created(100), open(200)];
+/** … acked at +300: live. */
+const LIVE = [...CONNECTING, ack(300)];
+
+/** A summary with nothing billed (the final record could not be read), for the fields given. */
+function summary(fields: Partial<SessionSummary> & Pick<SessionSummary, 'timingsMs'>): SessionSummary {
+  return {
+    liveId: 'L1',
+    callMode: 'video',
+    wentLive: false,
+    hangupReason: null,
+    endedBy: null,
+    finalStatus: null,
+    billedSeconds: null,
+    creditsCost: null,
+    notReadyRetries: 0,
+    reconnects: 0,
+    liveDurationS: 600,
+    ...fields,
+  };
+}
+
+/** A policy that answers like `inner` and records what it was asked. */
+function recording(inner: ReconnectPolicy) {
+  const asked: RetryContext[] = [];
+  const policy: ReconnectPolicy = {
+    nextDelayMs(context) {
+      asked.push(context);
+      return inner.nextDelayMs(context);
+    },
+  };
+  return { policy, asked };
+}
+
+const TYPE_5: MachineEffect = { type: 'send-hangup', reason: 'user_end' };
+const CLOSE: MachineEffect = { type: 'close-socket' };
+
 describe('session machine', () => {
   describe('transition table', () => {
     for (const phase of Object.keys(TABLE) as SessionPhase[]) {
@@ -217,11 +283,19 @@ describe('session machine', () => {
       assert.equal(state.summary?.notReadyRetries, 8);
       assert.equal(state.summary?.billedSeconds, null);
     });
-
     it('counts sockets opened as the connecting attempt', () => {
       const r = run(['start', 'created', 'socket-open', 'ack-not-ready', 'retry-due', 'ack-not-ready', 'retry-due']);
       assert.deepEqual(r.phases, ['creating', 'connecting', 'connecting', 'warming', 'connecting', 'warming', 'connecting']);
       assert.deepEqual(r.machine.state, { phase: 'connecting', liveId: 'L1', attempt: 3 });
+    });
+    it('past the warm-up budget, fails with a message that says to try later, after a type 5', () => {
+      const withBudget = { ...config, notReadyPolicy: createNotReadyPolicy(0) };
+      const { machine, effects } = play([...CONNECTING, notReady(300)], withBudget);
+      assert.deepEqual(effects, [TYPE_5]);
+      assert.deepEqual(machine.state.phase === 'failed' && machine.state.error, {
+        code: 'not_ready',
+        message: 'The avatar was still not ready after the warm-up wait; try again later.',
+      });
     });
   });
 
@@ -242,10 +316,94 @@ describe('session machine', () => {
       assert.equal(state.phase === 'failed' && state.error.code, 'unauthorized');
       assert.deepEqual(r.lastEffects, [{ type: 'close-socket' }]);
     });
-
     it('retries a network drop on the warm-up schedule without counting it as NOT_READY', () => {
       const r = run(['start', 'created', 'socket-lost']);
       assert.deepEqual(r.machine.state, { phase: 'warming', liveId: 'L1', notReadyRetries: 0, retryInMs: 2000, retryAtMs: T0 + 200 + 2000 });
+    });
+    it('drops before the ack back off 2, 4 and 8 s, opening socket 2, 3 and 4, without counting NOT_READY', () => {
+      let { machine } = play(CONNECTING);
+      const delays: number[] = [];
+      const attempts: number[] = [];
+      let atMs = T0 + 300;
+      for (let i = 0; i < 3; i++) {
+        const drop = transition(machine, { type: 'socket-lost', atMs, error: { code: 'network', message: 'x' } }, config);
+        assert.equal(drop.machine.state.phase === 'warming' && drop.machine.state.notReadyRetries, 0);
+        assert.deepEqual(drop.effects[0], CLOSE);
+        const retry = drop.effects[1];
+        assert.ok(retry?.type === 'schedule-retry');
+        delays.push(retry.delayMs);
+        atMs += retry.delayMs;
+        const due = transition(drop.machine, { type: 'retry-due', atMs }, config);
+        assert.deepEqual(due.effects, [{ type: 'open-socket' }]);
+        assert.ok(due.machine.state.phase === 'connecting');
+        attempts.push(due.machine.state.attempt);
+        machine = due.machine;
+        atMs += 100;
+      }
+      assert.deepEqual(delays, [2_000, 4_000, 8_000]);
+      assert.deepEqual(attempts, [2, 3, 4]);
+    });
+
+    describe('for good', () => {
+      for (const code of ['not_found', 'unauthorized', 'forbidden'] as const) {
+        it(`${code}: the room is gone or refuses us, so the socket is only closed (no type 5 to send it)`, () => {
+          const { machine, effects } = play([...CONNECTING, lost(300, code, 'refused')]);
+          assert.deepEqual(effects, [CLOSE]);
+          assert.deepEqual(machine.state, {
+            phase: 'failed',
+            liveId: 'L1',
+            error: { code, message: 'refused' },
+            summary: summary({ timingsMs: { create: 100, socketOpen: 200, live: null, ended: 300 } }),
+          });
+        });
+      }
+
+      for (const code of ['invalid_request', 'invalid_config', 'insufficient_credits', 'cancelled', 'init_failed', 'content_blocked', 'token_expired'] as const) {
+        it(`${code}: the room still exists, so it is closed with type 5 user_end`, () => {
+          const { machine, effects } = play([...CONNECTING, lost(300, code, 'no')]);
+          assert.deepEqual(effects, [TYPE_5]);
+          assert.equal(machine.state.phase, 'failed');
+          assert.deepEqual(machine.state.phase === 'failed' && machine.state.error, { code, message: 'no' });
+        });
+      }
+    });
+
+    describe('when the pre-live retry budget runs out on a drop', () => {
+      it('with no earlier NOT_READY: fails with the error of the drop itself, after a type 5', () => {
+        const withBudget = { ...config, notReadyPolicy: createNotReadyPolicy(0) };
+        const { machine, effects } = play([...CONNECTING, lost(300, 'network', 'closed 1006')], withBudget);
+        assert.deepEqual(effects, [TYPE_5]);
+        assert.deepEqual(machine.state, {
+          phase: 'failed',
+          liveId: 'L1',
+          error: { code: 'network', message: 'closed 1006' },
+          summary: summary({ timingsMs: { create: 100, socketOpen: 200, live: null, ended: 300 } }),
+        });
+      });
+
+      it('after an earlier drop: fails with the last drop, not as not_ready', () => {
+        const withBudget = { ...config, notReadyPolicy: createNotReadyPolicy(3_000) };
+        const { machine, effects } = play([...CONNECTING, lost(300, 'network'), retryDue(2_300), lost(2_400, 'timeout', 'no answer')], withBudget);
+        assert.deepEqual(effects, [TYPE_5]);
+        assert.deepEqual(machine.state.phase === 'failed' && machine.state.error, { code: 'timeout', message: 'no answer' });
+      });
+
+      it('after NOT_READY: tells the visitor the avatar was not ready, and still closes the room with type 5', () => {
+        const withBudget = { ...config, notReadyPolicy: createNotReadyPolicy(3_000) };
+        const { machine, effects } = play([...CONNECTING, notReady(300), retryDue(2_300), lost(2_400, 'network')], withBudget);
+        assert.deepEqual(effects, [TYPE_5]);
+        assert.deepEqual(machine.state.phase === 'failed' && machine.state.error, {
+          code: 'not_ready',
+          message: 'The avatar was still not ready after the warm-up wait.',
+        });
+      });
+
+      it('after NOT_READY, a 404 is reported as such and only closes the socket (the room is gone)', () => {
+        const withBudget = { ...config, notReadyPolicy: createNotReadyPolicy(3_000) };
+        const { machine, effects } = play([...CONNECTING, notReady(300), retryDue(2_300), lost(2_400, 'not_found', 'gone')], withBudget);
+        assert.deepEqual(effects, [CLOSE]);
+        assert.deepEqual(machine.state.phase === 'failed' && machine.state.error, { code: 'not_found', message: 'gone' });
+      });
     });
   });
 
@@ -313,7 +471,6 @@ describe('session machine', () => {
         },
       });
     });
-
     it('while warming: stops retrying and closes the room with a hangup (never conn_init)', () => {
       const r = run(['start', 'created', 'socket-open', 'ack-not-ready', 'hangup-requested', 'retry-due', 'end-confirmed']);
       assert.deepEqual(types(r.effects[4]!), ['cancel-retry', 'cancel-duration-guard', 'send-hangup', 'query-final']);
@@ -323,13 +480,11 @@ describe('session machine', () => {
       assert.equal(state.phase === 'ended' && state.summary.wentLive, false);
       assert.equal(state.phase === 'ended' && state.summary.notReadyRetries, 1);
     });
-
     it('while creating: aborts the request and fails with cancelled', () => {
       const r = run(['start', 'hangup-requested', { type: 'create-failed', atMs: T0 + 300, error: { code: 'cancelled', message: 'aborted' } }]);
       assert.deepEqual(r.effects[1], [{ type: 'abort-create' }]);
       assert.deepEqual(r.machine.state, { phase: 'failed', liveId: null, error: { code: 'cancelled', message: 'The session was cancelled while it was being created.' }, summary: null });
     });
-
     it('while creating, if the room is created anyway: closes it with a hangup, without credentials or conn_init', () => {
       const r = run(['start', 'hangup-requested', 'hangup-requested', 'created']);
       assert.deepEqual(r.effects[2], [], 'a second hangup changes nothing');
@@ -338,6 +493,30 @@ describe('session machine', () => {
       assert.equal(state.phase, 'failed');
       assert.equal(state.phase === 'failed' && state.error.code, 'cancelled');
       assert.equal(state.phase === 'failed' && state.liveId, 'L1');
+    });
+    it('while creating, closes the room the answer names with type 5 and the reason given, ended by the client, never live', () => {
+      const { machine, effects } = play([start(), { type: 'hangup-requested', atMs: T0 + 50, reason: 'timeout' }, created(200)]);
+      assert.deepEqual(effects, [{ type: 'send-hangup', reason: 'timeout' }]);
+      assert.deepEqual(machine.state, {
+        phase: 'failed',
+        liveId: 'L1',
+        error: { code: 'cancelled', message: 'The session was cancelled while it was being created.' },
+        summary: summary({ hangupReason: 'timeout', endedBy: 'client', timingsMs: { create: 200, socketOpen: null, live: null, ended: 200 } }),
+      });
+    });
+    it('while creating, a failed create after the cancel is reported as cancelled, with nothing to close', () => {
+      const { machine, effects } = play([
+        start(),
+        { type: 'hangup-requested', atMs: T0 + 50, reason: 'user_end' },
+        { type: 'create-failed', atMs: T0 + 200, error: { code: 'network', message: 'reset' } },
+      ]);
+      assert.deepEqual(effects, []);
+      assert.deepEqual(machine.state, {
+        phase: 'failed',
+        liveId: null,
+        error: { code: 'cancelled', message: 'The session was cancelled while it was being created.' },
+        summary: null,
+      });
     });
   });
 
@@ -373,7 +552,6 @@ describe('session machine', () => {
       assert.equal(state.summary?.reconnects, 8);
       assert.equal(state.summary?.billedSeconds, 10);
     });
-
     it('goes back to live with the same live start and end, counting one reconnect', () => {
       const r = run(['start', 'created', 'socket-open', 'ack-success', 'socket-lost', 'socket-open', 'ack-success']);
       assert.deepEqual(r.phases.slice(3), ['live', 'reconnecting', 'reconnecting', 'live']);
@@ -381,14 +559,25 @@ describe('session machine', () => {
       assert.deepEqual(r.machine.state, live);
       assert.equal(r.machine.context.reconnects, 1);
     });
-
     it('shows the attempt number while reconnecting', () => {
       const r = run(['start', 'created', 'socket-open', 'ack-success', 'socket-lost', 'socket-lost']);
       const state = r.machine.state;
       assert.equal(state.phase, 'reconnecting');
       assert.equal(state.phase === 'reconnecting' && state.attempt, 2);
     });
-
+    it('reconnecting past the budget sends type 5 and fails with connection_lost saying how long it tried', () => {
+      const withBudget = { ...config, liveReconnectPolicy: { nextDelayMs: ({ elapsedMs }: RetryContext) => (elapsedMs >= 6_400 ? null : 100) } };
+      const ending = play([...LIVE, lost(1_000, 'network'), lost(7_400, 'network')], withBudget);
+      assert.deepEqual(ending.machine.state, { phase: 'ending', liveId: 'L1', reason: 'user_end' });
+      assert.deepEqual(ending.effects, [CLOSE, { type: 'cancel-duration-guard' }, TYPE_5, { type: 'query-final' }]);
+      const end = play([confirmed(7_500)], withBudget, ending.machine);
+      assert.ok(end.machine.state.phase === 'failed');
+      assert.deepEqual(end.machine.state.error, {
+        code: 'connection_lost',
+        message: 'The connection to the service was lost and could not be restored within 6 s.',
+      });
+      assert.equal(end.machine.state.summary?.endedBy, 'network');
+    });
     it('stops reconnecting when the server says the session ended', () => {
       const r = run([
         'start',
@@ -408,7 +597,6 @@ describe('session machine', () => {
       assert.equal(state.phase === 'ended' && state.summary.hangupReason, 'client_reconnect_timeout');
       assert.equal(state.phase === 'ended' && state.summary.endedBy, 'server');
     });
-
     it('does not reconnect after a fatal error (e.g. 403 on the new handshake)', () => {
       const r = run([
         'start',
@@ -422,6 +610,110 @@ describe('session machine', () => {
       assert.deepEqual(types(r.effects[5]!), ['cancel-retry', 'cancel-duration-guard', 'close-socket', 'query-final']);
       const state = r.machine.state;
       assert.equal(state.phase === 'failed' && state.error.code, 'forbidden');
+    });
+    for (const code of ['forbidden', 'unauthorized', 'insufficient_credits', 'invalid_config', 'content_blocked', 'token_expired'] as const) {
+      it(`${code} is fatal: the call ends (network) without a reconnect, and fails with that error`, () => {
+        const ending = play([...LIVE, lost(1_000, code, 'fatal drop')]);
+        assert.deepEqual(ending.machine.state, { phase: 'ending', liveId: 'L1', reason: 'user_end' });
+        assert.deepEqual(ending.effects, [{ type: 'cancel-duration-guard' }, CLOSE, { type: 'query-final' }]);
+        const end = play([confirmed(1_500)], config, ending.machine);
+        assert.deepEqual(end.machine.state, {
+          phase: 'failed',
+          liveId: 'L1',
+          error: { code, message: 'fatal drop' },
+          summary: summary({ wentLive: true, endedBy: 'network', timingsMs: { create: 100, socketOpen: 200, live: 300, ended: 1_000 } }),
+        });
+      });
+    }
+    it('a live call that loses its socket with invalid_config or content_blocked is not reconnected', () => {
+      for (const code of ['invalid_config', 'content_blocked'] as const) {
+        const { machine, effects } = play([...LIVE, lost(1_000, code)]);
+        assert.equal(machine.state.phase, 'ending', code);
+        assert.ok(!effects.some((e) => e.type === 'open-socket' || e.type === 'schedule-retry'), code);
+      }
+    });
+    it('a fatal error on the reconnect socket ends the call the same way (network, with that error)', () => {
+      const ending = play([...LIVE, lost(1_000, 'network'), lost(1_100, 'forbidden', 'not yours')]);
+      assert.deepEqual(ending.machine.state, { phase: 'ending', liveId: 'L1', reason: 'user_end' });
+      assert.deepEqual(ending.effects, [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, CLOSE, { type: 'query-final' }]);
+      const end = play([confirmed(1_500)], config, ending.machine);
+      assert.equal(end.machine.state.phase, 'failed');
+      assert.ok(end.machine.state.phase === 'failed');
+      assert.deepEqual(end.machine.state.error, { code: 'forbidden', message: 'not yours' });
+      assert.equal(end.machine.state.summary?.endedBy, 'network');
+      assert.equal(end.machine.state.summary?.reconnects, 1);
+    });
+    it('LIVE_CONN_INIT_FAILED on the reconnect socket ends the call (network) with init_failed naming the code', () => {
+      const ending = play([...LIVE, lost(1_000, 'network'), { type: 'ack-failed', atMs: T0 + 1_100, errorCode: 'LIVE_CONN_INIT_FAILED' }]);
+      assert.deepEqual(ending.machine.state, { phase: 'ending', liveId: 'L1', reason: 'user_end' });
+      const end = play([confirmed(1_500)], config, ending.machine);
+      assert.ok(end.machine.state.phase === 'failed');
+      assert.deepEqual(end.machine.state.error, {
+        code: 'init_failed',
+        message: 'The avatar could not be started (LIVE_CONN_INIT_FAILED); create a new session.',
+      });
+      assert.equal(end.machine.state.summary?.endedBy, 'network');
+      assert.equal(end.machine.state.summary?.hangupReason, null);
+    });
+
+    describe('when the status query says the server closed the session meanwhile', () => {
+      for (const status of ['ending', 'ended']) {
+        it(`status ${status}: stops reconnecting and reads the final figures (server, reason unknown when not given)`, () => {
+          const { machine, effects } = play([
+            ...LIVE,
+            lost(1_000, 'network'),
+            { type: 'status-known', atMs: T0 + 1_050, record: { status, billedSeconds: null, creditsCost: null } },
+          ]);
+          assert.deepEqual(machine.state, { phase: 'ending', liveId: 'L1', reason: 'unknown' });
+          assert.deepEqual(effects, [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, CLOSE, { type: 'query-final' }]);
+          const end = play([confirmed(1_500)], config, machine);
+          assert.ok(end.machine.state.phase === 'ended');
+          assert.equal(end.machine.state.summary.endedBy, 'server');
+          assert.equal(end.machine.state.summary.hangupReason, null);
+        });
+      }
+
+      it('keeps the reason the record carries', () => {
+        const { machine } = play([
+          ...LIVE,
+          lost(1_000, 'network'),
+          { type: 'status-known', atMs: T0 + 1_050, record: { status: 'ended', billedSeconds: 1, creditsCost: 2, hangupReason: 'client_reconnect_timeout' } },
+        ]);
+        assert.deepEqual(machine.state, { phase: 'ending', liveId: 'L1', reason: 'client_reconnect_timeout' });
+      });
+
+      it('status on_live: keeps reconnecting', () => {
+        const reconnecting = play([...LIVE, lost(1_000, 'network')]).machine;
+        const r = transition(reconnecting, { type: 'status-known', atMs: T0 + 1_050, record: { status: 'on_live', billedSeconds: null, creditsCost: null } }, config);
+        assert.equal(r.machine, reconnecting);
+        assert.deepEqual(r.effects, []);
+      });
+    });
+  });
+
+  describe('the retry policies are told what went wrong', () => {
+    it('NOT_READY asks the warm-up policy with attempt 1, the time since the first NOT_READY and the NOT_READY', () => {
+      const rec = recording(notReadyPolicy);
+      play([...CONNECTING, notReady(300), retryDue(2_300), notReady(2_500)], { ...config, notReadyPolicy: rec.policy });
+      assert.deepEqual(rec.asked, [
+        { attempt: 1, elapsedMs: 0, lastError: 'NOT_READY' },
+        { attempt: 2, elapsedMs: 2_200, lastError: 'NOT_READY' },
+      ]);
+    });
+
+    it('a drop before the ack asks the warm-up policy with the error of the drop', () => {
+      const rec = recording(notReadyPolicy);
+      play([...CONNECTING, lost(300, 'network', 'closed 1006')], { ...config, notReadyPolicy: rec.policy });
+      assert.deepEqual(rec.asked, [{ attempt: 1, elapsedMs: 0, lastError: { code: 'network', message: 'closed 1006' } }]);
+    });
+
+    it('NOT_READY on a reconnect asks the live policy, naming it as such', () => {
+      const rec = recording(liveReconnectPolicy);
+      play([...LIVE, lost(1_000, 'network'), notReady(1_200)], { ...config, liveReconnectPolicy: rec.policy });
+      assert.deepEqual(rec.asked, [
+        { attempt: 1, elapsedMs: 0, lastError: { code: 'network', message: 'lost: network' } },
+        { attempt: 2, elapsedMs: 200, lastError: { code: 'not_ready', message: 'NOT_READY on reconnect' } },
+      ]);
     });
   });
 
@@ -448,20 +740,14 @@ describe('session machine', () => {
 
 describe('session machine: RTC first, then billing (awaitRtcReady)', () => {
   const rtcConfig: MachineConfig = { ...config, awaitRtcReady: true, rtcReadyTimeoutMs: 30_000 };
-  function runRtc(events: Array<EventType | MachineEvent>) {
-    let machine = initialMachine();
-    const effects: MachineEffect[][] = [];
-    let atMs = T0;
-    for (const e of events) {
-      const event = typeof e === 'string' ? sample(e, atMs) : e;
-      atMs = event.atMs + 100;
-      const result = transition(machine, event, rtcConfig);
-      machine = result.machine;
-      effects.push(result.effects);
-    }
-    return { machine, effects, nextAtMs: atMs };
-  }
+  const runRtc = (events: Array<EventType | MachineEvent>) => run(events, initialMachine(), T0, rtcConfig);
+  const RTC: MachineConfig = { ...config, awaitRtcReady: true };
 
+  it('gives the renderer 30 s to get ready by default, or the configured time', () => {
+    const guard = (config: MachineConfig) => play([start(), created(100)], config).effects.find((e) => e.type === 'schedule-rtc-guard');
+    assert.deepEqual(guard(RTC), { type: 'schedule-rtc-guard', atMs: T0 + 100 + 30_000 });
+    assert.deepEqual(guard({ ...RTC, rtcReadyTimeoutMs: 5_000 }), { type: 'schedule-rtc-guard', atMs: T0 + 100 + 5_000 });
+  });
   it('opens the socket holding conn_init, and sends conn_init only once the RTC side is ready', () => {
     const r = runRtc(['start', 'created', 'socket-open', 'rtc-ready']);
     assert.deepEqual(r.effects[1], [
@@ -477,7 +763,12 @@ describe('session machine: RTC first, then billing (awaitRtcReady)', () => {
     const again = transition(r.machine, { type: 'rtc-ready', atMs: r.nextAtMs }, rtcConfig);
     assert.equal(again.machine, r.machine);
   });
-
+  it('a ready report before the session exists counts for nothing: conn_init waits for the ready after the credentials', () => {
+    const early = play([start(), { type: 'rtc-ready', atMs: T0 + 50 }], RTC);
+    assert.deepEqual(early.effects, []);
+    const ready = play([created(100), open(200), { type: 'rtc-ready', atMs: T0 + 300 }], RTC, early.machine);
+    assert.deepEqual(ready.effects, [{ type: 'cancel-rtc-guard' }, { type: 'send-conn-init' }]);
+  });
   it('keeps the NOT_READY backoff at exactly 2, 4 and 8 s once conn_init went out, and never holds again', () => {
     let r = runRtc(['start', 'created', 'socket-open', 'rtc-ready']);
     let machine = r.machine;
@@ -496,7 +787,6 @@ describe('session machine: RTC first, then billing (awaitRtcReady)', () => {
     assert.deepEqual(delays, [2000, 4000, 8000]);
     r = { ...r, machine };
   });
-
   it('a join failure before ready ends the session with type 5 and no conn_init, reported as rtc_failed', () => {
     const r = runRtc(['start', 'created', 'socket-open', { type: 'rtc-failed', atMs: T0 + 900, error: { code: 'rtc_failed', message: 'blocked' } }]);
     assert.deepEqual(r.effects[3], [
@@ -515,21 +805,40 @@ describe('session machine: RTC first, then billing (awaitRtcReady)', () => {
     assert.equal(state.summary?.wentLive, false);
     assert.equal(state.summary?.creditsCost, 0);
   });
-
+  it('a join failure ends the call as the client, with the RTC error and no hangup reason of ours', () => {
+    const rtcError: ErrorInfo = { code: 'rtc_failed', message: 'join refused' };
+    const ending = play([start(), created(100), open(200), { type: 'rtc-failed', atMs: T0 + 300, error: rtcError }], RTC);
+    assert.deepEqual(ending.machine.state, { phase: 'ending', liveId: 'L1', reason: 'user_end' });
+    const end = play([confirmed(400)], RTC, ending.machine);
+    assert.deepEqual(end.machine.state, {
+      phase: 'failed',
+      liveId: 'L1',
+      error: rtcError,
+      summary: summary({ endedBy: 'client', timingsMs: { create: 100, socketOpen: 200, live: null, ended: 300 } }),
+    });
+  });
   it('a join failure is ignored once live (media failures while live end the call through hangup)', () => {
     const r = runRtc(['start', 'created', 'socket-open', 'rtc-ready', 'ack-success']);
     assert.equal(r.machine.state.phase, 'live');
     const t = transition(r.machine, { type: 'rtc-failed', atMs: r.nextAtMs, error: { code: 'rtc_failed', message: 'x' } }, rtcConfig);
     assert.equal(t.machine, r.machine);
   });
-
+  it('a hangup while waiting for the RTC side cancels its guard too, then sends type 5', () => {
+    const { effects } = play([start(), created(100), { type: 'hangup-requested', atMs: T0 + 200, reason: 'user_end' }], RTC);
+    assert.deepEqual(effects, [
+      { type: 'cancel-retry' },
+      { type: 'cancel-duration-guard' },
+      { type: 'cancel-rtc-guard' },
+      TYPE_5,
+      { type: 'query-final' },
+    ]);
+  });
   it('a socket lost while holding conn_init retries with a socket that still holds it', () => {
     const r = runRtc(['start', 'created', 'socket-open', 'socket-lost', 'retry-due']);
     assert.deepEqual(r.effects[4], [{ type: 'open-socket', holdConnInit: true }]);
     const ready = transition(r.machine, { type: 'rtc-ready', atMs: r.nextAtMs }, rtcConfig);
     assert.deepEqual(ready.effects, [{ type: 'cancel-rtc-guard' }, { type: 'send-conn-init' }]);
   });
-
   it('ready while warming sends nothing at once: the next socket sends conn_init on open', () => {
     const r = runRtc(['start', 'created', 'socket-open', 'socket-lost', 'rtc-ready', 'retry-due']);
     assert.deepEqual(r.effects[4], [{ type: 'cancel-rtc-guard' }]);

@@ -213,3 +213,101 @@ describe('createWsTransportFactory', () => {
     assert.equal(code, 1006);
   });
 });
+
+// The same factory behind a bare HTTP server whose upgrade handler each test writes (moved here from the
+// control socket's tests: it is the transport that is under test).
+describe('createWsTransportFactory behind a plain upgrade handler', () => {
+  let server: Server | null = null;
+  let wss: WebSocketServer | null = null;
+  afterEach(async () => {
+    for (const client of wss?.clients ?? []) client.terminate();
+    wss?.close();
+    if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+    server = null;
+    wss = null;
+  });
+
+  async function listen(onUpgrade: (req: import('node:http').IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void): Promise<string> {
+    server = createServer();
+    server.on('upgrade', onUpgrade);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws`;
+  }
+
+  function recorder() {
+    const events: string[] = [];
+    const errors: AvatarError[] = [];
+    let resolveClosed!: () => void;
+    const closed = new Promise<void>((r) => (resolveClosed = r));
+    const handlers: TransportHandlers = {
+      onOpen: () => events.push('open'),
+      onMessage: (data, isBinary) => events.push(isBinary ? `binary:${data.length}` : `text:${String(data).slice(0, 20)}`),
+      onClose: (code) => {
+        events.push(`close:${code}`);
+        resolveClosed();
+      },
+      onError: (error) => {
+        events.push(`error:${error.code}`);
+        errors.push(error);
+      },
+    };
+    return { events, errors, handlers, closed };
+  }
+
+  it('sends the handshake headers, delivers text and binary frames, and closes', async () => {
+    wss = new WebSocketServer({ noServer: true });
+    let authorization: string | undefined;
+    let serverSocket: ServerSocket | null = null;
+    const url = await listen((req, socket, head) => {
+      authorization = req.headers.authorization;
+      wss!.handleUpgrade(req, socket, head, (ws) => {
+        serverSocket = ws;
+        ws.send('{"type":3}');
+        ws.send(Buffer.from([1, 2, 3]), { binary: true });
+      });
+    });
+    const rec = recorder();
+    const transport = createWsTransportFactory()(url, { Authorization: 'Token secret-key' }, rec.handlers);
+    await until(() => rec.events.length >= 3);
+    assert.equal(authorization, 'Token secret-key');
+    assert.deepEqual(rec.events, ['open', 'text:{"type":3}', 'binary:3']);
+    assert.equal(transport.isOpen, true);
+    transport.send('hello');
+    transport.close(1000, 'bye');
+    await rec.closed;
+    assert.deepEqual(rec.events.slice(3), ['close:1000']);
+    assert.ok(serverSocket);
+  });
+
+  for (const [status, code] of [
+    [401, 'unauthorized'],
+    [403, 'forbidden'],
+    [404, 'not_found'],
+  ] as const) {
+    it(`surfaces a ${status} handshake refusal as ${code}, then one close`, async () => {
+      const url = await listen((_req, socket) => {
+        socket.end(`HTTP/1.1 ${status} No\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      });
+      const rec = recorder();
+      createWsTransportFactory()(url, {}, rec.handlers);
+      await rec.closed;
+      await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(rec.events, [`error:${code}`, 'close:1006']);
+      assert.equal(rec.errors[0]?.status, status);
+    });
+  }
+
+  it('closes (1009) instead of buffering a frame over its hard cap', async () => {
+    wss = new WebSocketServer({ noServer: true });
+    const url = await listen((req, socket, head) => {
+      wss!.handleUpgrade(req, socket, head, (ws) => ws.send('x'.repeat(2_000)));
+    });
+    const rec = recorder();
+    createWsTransportFactory({ maxPayloadBytes: 1_000 })(url, {}, rec.handlers);
+    await rec.closed;
+    assert.deepEqual(rec.events.slice(0, 2), ['open', 'error:network']);
+    assert.match(rec.events[2] ?? '', /^close:/);
+    assert.match(rec.errors[0]?.message ?? '', /size limit/);
+  });
+});

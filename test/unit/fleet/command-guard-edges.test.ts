@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { COMMANDS_FILE, compactAnswer, createRateLimiter, expiryProblem, MAX_COMMAND_LIFETIME_MS, openCommandLog } from '../../../electron/fleet/command-guard.ts';
 import type { CommandResult } from '../../../electron/fleet/commands.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';

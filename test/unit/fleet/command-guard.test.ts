@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { COMMANDS_FILE, createRateLimiter, expiryProblem, MAX_COMMAND_LIFETIME_MS, openCommandLog } from '../../../electron/fleet/command-guard.ts';
 import { readCommandId } from '../../../electron/fleet/commands.ts';
 

@@ -2,13 +2,82 @@
  * How a fleet command is read, at the edges the broker tests do not reach: the update commands and the
  * versions `update-pin` takes, an expiry with a zone offset, which commands would cut a call short, and the
  * id echoed from a payload that is not a command (spacing, numbers, the 64 KiB bound, control characters).
- * Each answer is the exact one an operator sees.
+ * Each answer is the exact one an operator sees. Every row of the table (command-table.ts) has its cases
+ * here: what it accepts and what it refuses, in words (a new row without them does not compile).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { COMMAND_NAMES, FLEET_COMMANDS, type CommandName } from '../../../electron/fleet/command-table.ts';
 import { INTERRUPTING, parseCommand, readCommandId } from '../../../electron/fleet/commands.ts';
 
 const parse = (value: unknown) => parseCommand(JSON.stringify(value));
+
+const unknownKey = (key: string) => `Invalid command at "${key}": Unrecognized key: "${key}".`;
+const APPLY_ONLY = 'it may change only avatar.name, avatar.persona, cast, schedule, idle.promptSeconds, idle.hangupSeconds.';
+const VOLUME_RULE = 'Invalid command at "percent": the volume is a whole percent from 0 to 100.';
+
+/** Per row: arguments it accepts (beside id and cmd), and arguments it refuses with the exact message. */
+const CASES: Record<CommandName, { accepts: Array<Record<string, unknown>>; refuses: Array<[Record<string, unknown>, string]> }> = {
+  ping: { accepts: [{}, { force: true }], refuses: [[{ percent: 3 }, unknownKey('percent')]] },
+  reload: { accepts: [{}, { force: false }], refuses: [[{ settings: {} }, unknownKey('settings')]] },
+  restart: { accepts: [{}], refuses: [[{ force: 'yes' }, 'Invalid command at "force": Invalid input: expected boolean, received string.']] },
+  'end-call': { accepts: [{}], refuses: [[{ cause: 'operator' }, unknownKey('cause')]] },
+  screenshot: { accepts: [{}], refuses: [[{ width: 640 }, unknownKey('width')]] },
+  apply: {
+    accepts: [{ settings: { avatar: { name: 'Eva' } } }, { settings: { schedule: null } }, { settings: { idle: { promptSeconds: 60, hangupSeconds: 20 } } }],
+    refuses: [
+      [{}, 'Invalid command at "settings": Invalid input: expected object, received undefined.'],
+      [{ settings: { apiKey: 'sk-x' } }, `"apply" cannot change "apiKey"; ${APPLY_ONLY}`],
+      [{ settings: { avatar: { voice: 'Tina' } } }, `"apply" cannot change "avatar.voice"; ${APPLY_ONLY}`],
+      [{ settings: { idle: { promptSeconds: 5 } } }, 'Invalid command at "settings.idle.promptSeconds": Too small: expected number to be >=10.'],
+    ],
+  },
+  'update-check': { accepts: [{}], refuses: [[{ version: '1.4.2' }, unknownKey('version')]] },
+  'update-install': { accepts: [{}], refuses: [[{ now: true }, unknownKey('now')]] },
+  'update-pin': {
+    accepts: [{ version: '1.4.2' }, { version: null }],
+    refuses: [
+      [{}, 'Invalid command at "version": Invalid input: expected string, received undefined.'],
+      [{ version: 'latest' }, 'Invalid command at "version": must be a version such as "1.4.2", or null.'],
+    ],
+  },
+  'set-volume': {
+    accepts: [{ percent: 0 }, { percent: 40 }, { percent: 100 }, { percent: 40, force: true }],
+    refuses: [
+      [{}, VOLUME_RULE],
+      [{ percent: -1 }, VOLUME_RULE],
+      [{ percent: 101 }, VOLUME_RULE],
+      [{ percent: 40.5 }, VOLUME_RULE],
+      [{ percent: '40' }, VOLUME_RULE],
+      [{ percent: null }, VOLUME_RULE],
+      [{ percent: 40, volume: 40 }, unknownKey('volume')],
+    ],
+  },
+};
+
+describe('fleet commands: every row of the table', () => {
+  it('has its cases here, in the table\'s order, and the unknown-command answer names exactly the table\'s commands', () => {
+    assert.deepEqual(Object.keys(CASES), COMMAND_NAMES);
+    assert.deepEqual(parse({ id: 'x', cmd: 'format-disk' }), { ok: false, id: 'x', cmd: 'format-disk', message: `Unknown command "format-disk"; known: ${COMMAND_NAMES.join(', ')}.` });
+  });
+
+  for (const name of COMMAND_NAMES) {
+    it(`${name}: accepts its arguments and refuses others, in words`, () => {
+      for (const args of CASES[name].accepts) assert.deepEqual(parse({ id: 'c1', cmd: name, ...args }), { ok: true, command: { id: 'c1', cmd: name, ...args } }, JSON.stringify(args));
+      for (const [args, message] of CASES[name].refuses) assert.deepEqual(parse({ id: 'c1', cmd: name, ...args }), { ok: false, id: 'c1', cmd: name, message }, JSON.stringify(args));
+    });
+  }
+
+  it('the argument the console and the CLI ask for is a field of the row, and its example is accepted', () => {
+    for (const name of COMMAND_NAMES) {
+      const arg = FLEET_COMMANDS[name].arg;
+      if (!arg) continue;
+      const value = arg.kind === 'json' ? JSON.parse(arg.example) : arg.example;
+      assert.ok(arg.field in FLEET_COMMANDS[name].args, `${name}: ${arg.field}`);
+      assert.equal(parse({ id: 'c1', cmd: name, [arg.field]: value }).ok, true, name);
+    }
+  });
+});
 
 describe('fleet commands: the update commands', () => {
   it('update-check and update-install parse as themselves', () => {

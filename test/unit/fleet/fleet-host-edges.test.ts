@@ -11,12 +11,14 @@ import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { Registry } from 'prom-client';
 import type { CallFigures, KioskEvent, OpeningInfo, SessionState } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
+import { AvatarError } from '../../../electron/core/errors.ts';
 import { DAY_FIGURE_KEYS, type DayFigureKey } from '../../../electron/kiosk/call-figures.ts';
 import { applyRemoteSettings, persistUpdatePin, startFleetHost, type ConfigFileAccess, type FleetHostOptions, type FleetKiosk, type LedgerFeed } from '../../../electron/fleet/fleet-host.ts';
 import type { SafeUpdates, UpdateStatus } from '../../../electron/fleet/safe-updates.ts';
 import { resolveConfig, type KioskConfig } from '../../../electron/kiosk/config.ts';
 import type { ServiceMode } from '../../../electron/kiosk/service-connection.ts';
+import { memoryAvatarVolume } from '../../../electron/kiosk/avatar-volume.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type Broker, type SeenMessage } from '../../helpers/mosquitto.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
 import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.ts';
@@ -56,6 +58,7 @@ function scriptedService(config: KioskConfig) {
     openings: [] as OpeningInfo[],
     hangups: [] as string[],
     reconfigured: [] as KioskConfig[],
+    avatarVolume: memoryAvatarVolume(),
     setOpening(info: OpeningInfo) {
       service.openings.push(info);
     },
@@ -103,6 +106,7 @@ function fleetKioskOf(service: ScriptedService): FleetKiosk {
       },
     },
     availability: { setOpening: (info: OpeningInfo) => service.setOpening(info) },
+    avatarVolume: service.avatarVolume,
   } as unknown as FleetKiosk;
 }
 
@@ -268,7 +272,7 @@ describe('applyRemoteSettings and persistUpdatePin: what they refuse and what th
 
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the fleet host's broker tests: ${missing}`);
-const KIOSKS = ['k-status', 'k-defaults', 'k-commands', 'k-updates', 'k-apply', 'k-apply-2', 'k-back'] as const;
+const KIOSKS = ['k-status', 'k-defaults', 'k-commands', 'k-updates', 'k-apply', 'k-apply-2', 'k-back', 'k-lacks', 'k-volume'] as const;
 
 describe('fleet host on a real broker', { skip: missing ?? false }, () => {
   let broker: Broker;
@@ -314,9 +318,9 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
     return rest;
   };
 
-  it('the status: version, mode, phase, cast, hours, today\'s totals, the errors given, the sandbox, updates, the day\'s call figures', async () => {
+  it('the status: version, mode, phase, cast, hours, today\'s totals, the errors given, the sandbox, updates, the avatar volume, the day\'s call figures', async () => {
     const service = scriptedService(resolveConfig({ avatars: AVATARS, schedule: BERLIN, mqtt: mqttFor('k-status') }, {}, { appRoot: ROOT }));
-    const update: UpdateStatus = { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
+    const update: UpdateStatus = { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
     let append: ((record: unknown) => void) | null = null;
     let today = { sessions: 2, credits: 5 };
     const ledger: LedgerFeed = { totals: () => ({ today }) as never, onAppend: (l) => ((append = l), () => {}) };
@@ -345,6 +349,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
         policyError: 'policy.json: "avatar.name" is not a string',
         sandbox: true,
         update,
+        avatarVolume: 100,
         queued: 0,
         droppedEvents: 0,
       });
@@ -397,20 +402,12 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
     }
   });
 
-  it('commands: a refused one, one that would interrupt a call, end-call as the operator, reload, screenshot, restart after the answer', async () => {
+  it('commands: ping, one that would interrupt a call, end-call as the operator, reload, screenshot, restart after the answer', async () => {
     const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-commands') }, {}, { appRoot: ROOT }));
-    const refused: string[] = [];
-    const { fleet, done, clock } = host(service, {
-      actions: {
-        reload: () => void done.push('reload'),
-        restart: () => void done.push('restart'),
-        screenshot: async () => ({ png: Buffer.from('PNG'), width: 4, height: 3 }),
-        refuses: (cmd) => (refused.push(cmd), cmd === 'ping' ? 'no pings here' : null),
-      },
-    });
+    const { fleet, done, clock } = host(service);
     try {
       await statusWith(clock, 'k-commands', (s) => s.online === true, 'online');
-      assert.deepEqual(await command('k-commands', { cmd: 'ping' }), { cmd: 'ping', ok: false, error: { code: 'unsupported', message: 'no pings here' } });
+      assert.deepEqual(await command('k-commands', { cmd: 'ping' }), { cmd: 'ping', ok: true, result: { pong: true, version: '1.2.3' } });
       service.running = true;
       assert.deepEqual(await command('k-commands', { cmd: 'reload' }), {
         cmd: 'reload',
@@ -429,16 +426,51 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       });
       await until(() => done.includes('restart'), { realTimeoutMs: 5_000, message: 'the restart' });
       assert.deepEqual(done, ['reload', 'restart']);
-      assert.deepEqual(refused, ['ping', 'reload', 'end-call', 'reload', 'screenshot', 'restart', 'update-check']);
     } finally {
       await fleet.close();
     }
   });
 
-  it('update commands: check, install when idle, a pin kept in config.json then passed on; a policy pin refuses; no updates: unavailable', async () => {
+  it('a command needing what the host left out is refused in the host\'s words, before a call is touched', async () => {
+    const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-lacks') }, {}, { appRoot: ROOT }));
+    const { fleet, clock } = host(service, { actions: { reload: () => undefined, lacks: { screenshot: 'No window here.' } } });
+    try {
+      await statusWith(clock, 'k-lacks', (s) => s.online === true, 'online');
+      service.running = true;
+      assert.deepEqual(await command('k-lacks', { cmd: 'screenshot', force: true }), { cmd: 'screenshot', ok: false, error: { code: 'unsupported', message: 'No window here.' } });
+      assert.deepEqual(await command('k-lacks', { cmd: 'restart', force: true }), { cmd: 'restart', ok: false, error: { code: 'unsupported', message: 'This kiosk cannot restart itself from afar.' } });
+      assert.deepEqual(service.hangups, []);
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it('set-volume: the kiosk\'s volume, in the answer and in the status (every host has it)', async () => {
+    const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-volume') }, {}, { appRoot: ROOT }));
+    const { fleet, clock } = host(service);
+    try {
+      await statusWith(clock, 'k-volume', (s) => s.online === true && s.avatarVolume === 100, 'online at 100 %');
+      assert.deepEqual(await command('k-volume', { cmd: 'set-volume', percent: 40 }), { cmd: 'set-volume', ok: true, result: { avatarVolume: 40 } });
+      assert.equal(service.avatarVolume.percent, 40);
+      await statusWith(clock, 'k-volume', (s) => s.avatarVolume === 40, 'the status at 40 %');
+      // Staff's change (the kiosk's event) reaches the status too.
+      await service.avatarVolume.set(25);
+      service.emit({ type: 'avatar-volume', percent: 25 });
+      await statusWith(clock, 'k-volume', (s) => s.avatarVolume === 25, 'the status at 25 %');
+      assert.deepEqual(await command('k-volume', { cmd: 'set-volume', percent: 101 }), {
+        cmd: 'set-volume',
+        ok: false,
+        error: { code: 'invalid_request', message: 'Invalid command at "percent": the volume is a whole percent from 0 to 100.' },
+      });
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it('update commands: check, install when idle, a pin kept in config.json then passed on; a pin below the floor or a policy pin refuses, nothing kept; no updates: unavailable', async () => {
     const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-updates') }, {}, { appRoot: ROOT }));
     const asked: unknown[][] = [];
-    const status: UpdateStatus = { phase: 'ready', model: 'appimage', off: null, ready: '1.3.0', pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
+    const status: UpdateStatus = { phase: 'ready', model: 'appimage', off: null, ready: '1.3.0', pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
     const updates = {
       get status() {
         return { ...status, pinned: asked.findLast((a) => a[0] === 'pin')?.[1] ?? null };
@@ -446,6 +478,10 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       check: async () => void asked.push(['check']),
       installWhenIdle: () => void asked.push(['installWhenIdle']),
       pin: (version: string | null) => void asked.push(['pin', version]),
+      assertPinAllowed(version: string | null) {
+        asked.push(['assertPinAllowed', version]);
+        if (version === '0.0.1') throw new AvatarError('forbidden', '0.0.1 is below the floor.');
+      },
     } as unknown as SafeUpdates;
     let current: SafeUpdates | null = updates;
     // The host reads the policy object it was given at each pin.
@@ -461,13 +497,17 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       assert.deepEqual(asked.at(-1), ['pin', '1.2.0']);
       assert.deepEqual(logger.lines.find((l) => l.message === 'Updates: pin changed by the operator'), { level: 'info', message: 'Updates: pin changed by the operator', data: { version: '1.2.0' } });
 
+      // Below the signer's floor: refused before anything is kept or passed on.
+      assert.deepEqual(await command('k-updates', { cmd: 'update-pin', version: '0.0.1' }), { cmd: 'update-pin', ok: false, error: { code: 'forbidden', message: '0.0.1 is below the floor.' } });
+      assert.deepEqual(configFile.data, { update: { pinVersion: '1.2.0' } });
+
       policy.update = { pinVersion: '1.1.0' };
       assert.deepEqual(await command('k-updates', { cmd: 'update-pin', version: null }), {
         cmd: 'update-pin',
         ok: false,
         error: { code: 'forbidden', message: "The administrator's policy sets update.pinVersion; change it there." },
       });
-      assert.equal(asked.length, 3, 'not passed on');
+      assert.deepEqual(asked.slice(2), [['assertPinAllowed', '1.2.0'], ['pin', '1.2.0'], ['assertPinAllowed', '0.0.1'], ['assertPinAllowed', null]], 'neither refused pin passed on');
       current = null;
       assert.deepEqual(await command('k-updates', { cmd: 'update-check' }), {
         cmd: 'update-check',

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AvatarError } from '../../../electron/core/errors.ts';
+import { COMMAND_NAMES, FLEET_COMMANDS, MISSING_CAPABILITY } from '../../../electron/fleet/command-table.ts';
 import { linkRigsClosedAfterEach, PREFIX, recordingUpdates, START_ISO, T, type LinkRig } from '../../helpers/mqtt-link-rig.ts';
 import { deferred } from '../../helpers/session-world.ts';
 import { realDelay, until } from '../../helpers/until.ts';
@@ -145,10 +146,11 @@ describe('mqtt link: commands', () => {
     assert.deepEqual(rig.answers().filter((a) => a.id === 'slow').slice(1), [ok('slow', 'reload', { reloaded: true }), ok('slow', 'reload', { reloaded: true })]);
   });
 
-  it('asks the kiosk first whether it can run a command at all', async () => {
-    const rig = await startLinkRig({ control: { refuses: (cmd) => (cmd === 'screenshot' ? 'This kiosk has no window to capture.' : null) } });
+  it('refuses a command needing what the kiosk lacks first, in the kiosk\'s words or the table\'s, before a call is touched', async () => {
+    const rig = await startLinkRig({ control: { screenshot: undefined, reload: undefined, lacks: { reload: 'No page to reload here.' } } });
     rig.control.calling = true;
-    assert.deepEqual(await rig.command({ id: 's1', cmd: 'screenshot' }), refused('s1', 'screenshot', 'unsupported', 'This kiosk has no window to capture.'));
+    assert.deepEqual(await rig.command({ id: 's1', cmd: 'screenshot', force: true }), refused('s1', 'screenshot', 'unsupported', 'This kiosk has no window to capture.'));
+    assert.deepEqual(await rig.command({ id: 'r1', cmd: 'reload', force: true }), refused('r1', 'reload', 'unsupported', 'No page to reload here.'));
     assert.deepEqual((await rig.command({ id: 'p1', cmd: 'ping' })).ok, true);
     assert.deepEqual(rig.control.did, []);
   });
@@ -169,6 +171,38 @@ describe('mqtt link: commands', () => {
     assert.equal(rig.control.calling, false);
     assert.deepEqual(await rig.command({ id: 'b8', cmd: 'reload', force: true }), ok('b8', 'reload', { reloaded: true }), 'force without a call just runs it');
     assert.deepEqual(rig.control.did.slice(5), ['reload']);
+  });
+
+  it('set-volume: the kiosk\'s volume, also during a call (it interrupts nothing); a kiosk without one answers unsupported', async () => {
+    const volume = { percent: 100, set: async (p: number) => (rig.control.did.push(`volume ${p}`), (volume.percent = p)) };
+    const rig = await startLinkRig({ control: { volume } });
+    rig.control.calling = true;
+    assert.deepEqual(await rig.command({ id: 'v1', cmd: 'set-volume', percent: 40 }), ok('v1', 'set-volume', { avatarVolume: 40 }));
+    assert.deepEqual(rig.control.did, ['volume 40']);
+    volume.set = async () => {
+      throw new AvatarError('internal', 'The avatar volume could not be saved (EACCES); it stays at 40 %.');
+    };
+    assert.deepEqual(await rig.command({ id: 'v2', cmd: 'set-volume', percent: 50 }), refused('v2', 'set-volume', 'internal', 'The avatar volume could not be saved (EACCES); it stays at 40 %.'));
+    const without = await startLinkRig();
+    assert.deepEqual(await without.command({ id: 'v3', cmd: 'set-volume', percent: 40 }), refused('v3', 'set-volume', 'unsupported', "This kiosk cannot change the avatar's volume."));
+  });
+
+  it('runs every row as the table says: what it needs first, then the call it would interrupt', async () => {
+    for (const name of COMMAND_NAMES) {
+      const row = FLEET_COMMANDS[name];
+      const arg = row.arg ? { [row.arg.field]: row.arg.kind === 'json' ? JSON.parse(row.arg.example) : row.arg.example } : {};
+      if (row.needs !== null) {
+        const lacking = await startLinkRig({ control: { [row.needs]: undefined } });
+        lacking.control.calling = true;
+        assert.deepEqual(await lacking.command({ id: `n-${name}`, cmd: name, force: true, ...arg }), refused(`n-${name}`, name, 'unsupported', MISSING_CAPABILITY[row.needs]), name);
+        assert.deepEqual(lacking.control.did, [], `${name}: nothing done`);
+      }
+      const rig = await startLinkRig({ control: { volume: { percent: 100, set: async (p) => p } } });
+      rig.control.calling = true;
+      const answer = await rig.command({ id: `i-${name}`, cmd: name, ...arg });
+      if (row.interrupts) assert.deepEqual(answer, refused(`i-${name}`, name, 'busy', BUSY(name)), name);
+      else assert.notEqual((answer.error as { code?: string } | undefined)?.code, 'busy', name);
+    }
   });
 
   it('end-call hangs up only a call under way, and says whether there was one', async () => {

@@ -21,7 +21,7 @@ import { redirectingProxy, type RedirectingProxy } from '../../helpers/connect-p
 import { FakeMqttBroker } from '../../helpers/fake-mqtt-broker.ts';
 import { recordingControl, statusFields } from '../../helpers/mqtt-link-rig.ts';
 import { selfSignedCertificate } from '../../helpers/self-signed-certificate.ts';
-import { StrictClock } from '../../helpers/strict-clock.ts';
+import { StrictClock } from '../../helpers/fake-clock.ts';
 import { until } from '../../helpers/until.ts';
 
 const settings = (more: Record<string, unknown> = {}) => mqttSchema.parse({ url: 'mqtts://b.example', ...more });

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { openingIntervals, openingState, watchOpeningHours, zonedTimeToMs, type OpeningState } from '../../../electron/fleet/opening-hours.ts';
 import { scheduleSchema } from '../../../electron/kiosk/fleet-config.ts';
 

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock, type TimerHandle } from '../../../electron/core/clock.ts';
+import type { TimerHandle } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { localLabel, MAX_WAIT_MS, openingState, watchOpeningHours, type OpeningState } from '../../../electron/fleet/opening-hours.ts';
 import { scheduleSchema, type Schedule } from '../../../electron/kiosk/fleet-config.ts';
 

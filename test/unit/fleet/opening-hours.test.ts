@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { localParts, openingState, watchOpeningHours, zonedTimeToMs, type OpeningState } from '../../../electron/fleet/opening-hours.ts';
 import { resolveConfig, unknownConfigKeys } from '../../../electron/kiosk/config.ts';
 import { scheduleSchema, type Schedule } from '../../../electron/kiosk/fleet-config.ts';

@@ -3,23 +3,29 @@
  * updates are off (and at which log level), each check's outcome in the status and the log, when a
  * downloaded update is installed and how long it waits otherwise, a failed install, the pin, and that a
  * disposed instance leaves no timer behind. The real electron-updater on a packaged feed is
- * test/integration/safe-updates.test.ts; these run in milliseconds.
+ * test/packaging/safe-updates.test.ts; these run in milliseconds.
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { flushMicrotasks } from '../../../electron/core/clock.ts';
+import { flushMicrotasks, StrictClock } from '../../helpers/fake-clock.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AvatarError } from '../../../electron/core/errors.ts';
+import { pinRefusal } from '../../../electron/fleet/feed-binding.ts';
 import { INSTALL_TIMEOUT_MS, startSafeUpdates, type SafeUpdatesOptions, type UpdaterLike, type UpdateStatus } from '../../../electron/fleet/safe-updates.ts';
 import { SignedFeedProvider } from '../../../electron/fleet/signed-feed.ts';
+import { FEED_MEMORY_FILE, type FeedMemory } from '../../../electron/fleet/feed-memory.ts';
 import { stagingBucket, type OfferedUpdate } from '../../../electron/fleet/update-policy.ts';
 import type { UpdateSettings } from '../../../electron/kiosk/fleet-config.ts';
 import type { OpeningState } from '../../../electron/fleet/opening-hours.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
 import { deferred } from '../../helpers/session-world.ts';
-import { StrictClock } from '../../helpers/strict-clock.ts';
+import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.ts';
 
 const KEY = `MCowBQYDK2VwAyEA${'a'.repeat(43)}=`;
 const SETTINGS: UpdateSettings = { url: 'https://u.example/kiosk/', channel: 'latest', publicKeys: [KEY], idleMinutes: 30, checkEveryMinutes: 60 };
 const T0 = Date.parse('2026-11-23T10:00:00Z');
+const tempDir = tempDirsRemovedAfterEach('ak-safe-updates-');
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
@@ -67,6 +73,15 @@ function scriptedUpdater() {
   return updater;
 }
 
+/** A setFeedURL call with its memory and clock checked and left out, for deepEqual. */
+function feedCall(call: unknown[] | undefined): unknown[] {
+  const [name, options] = call as [string, Record<string, unknown>];
+  const { memory, now, ...rest } = options;
+  assert.equal(typeof (memory as FeedMemory).newest, 'function');
+  assert.equal(typeof now, 'function');
+  return [name, rest];
+}
+
 const clocks: StrictClock[] = [];
 afterEach(() => {
   // Every clearTimeout was of a handle the clock gave out (never null, never someone else's).
@@ -75,6 +90,7 @@ afterEach(() => {
 
 /** A kiosk around the updates: whether a call runs, the opening hours, the last activity, and what was held. */
 function rig(over: Partial<SafeUpdatesOptions> = {}) {
+  const dataDir = tempDir();
   const clock = new StrictClock(T0);
   clocks.push(clock);
   const updater = scriptedUpdater();
@@ -93,6 +109,7 @@ function rig(over: Partial<SafeUpdatesOptions> = {}) {
       settings: SETTINGS,
       currentVersion: '1.0.0',
       kioskId: 'lobby-1',
+      dataDir,
       clock,
       model: { inApp: true, kind: 'appimage' },
       logger,
@@ -112,10 +129,10 @@ function rig(over: Partial<SafeUpdatesOptions> = {}) {
     return updates;
   };
   const lines = () => logger.lines.map((l) => [l.level, l.message, l.data]);
-  return { clock, updater, logger, statuses, order, world, start, startOffered, lines, phases: () => statuses.map((s) => s.phase) };
+  return { clock, updater, logger, statuses, order, world, start, startOffered, lines, phases: () => statuses.map((s) => s.phase), dataDir };
 }
 
-const idleStatus: UpdateStatus = { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
+const idleStatus: UpdateStatus = { phase: 'idle', model: 'appimage', off: null, ready: null, pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null };
 
 describe('safe updates: setting up the updater and the feed', () => {
   it('no download on its own, no install on quit, the signed feed with the keys; a first check at once, then every checkEveryMinutes', async () => {
@@ -124,7 +141,8 @@ describe('safe updates: setting up the updater and the feed', () => {
     const updates = r.start();
     assert.deepEqual([r.updater.autoDownload, r.updater.autoInstallOnAppQuit, r.updater.allowDowngrade], [false, false, false]);
     assert.deepEqual(r.updater.names(), ['on', 'setFeedURL', 'checkForUpdates']);
-    assert.deepEqual(r.updater.calls[1], ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk', channel: 'latest', publicKeys: [KEY] }]);
+    assert.deepEqual(feedCall(r.updater.calls[1]), ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk', channel: 'latest', publicKeys: [KEY], pinned: null }]);
+    assert.equal((r.updater.calls[1]![1] as { now: () => number }).now(), T0, "the feed's expiry is read on the kiosk's clock");
     assert.deepEqual(r.lines(), [['info', 'Updates: feed set', { url: 'https://u.example/kiosk', channel: 'latest', pinned: null, model: 'appimage' }]]);
     // The check is under way before start returns.
     assert.equal(updates.phase, 'checking');
@@ -150,7 +168,7 @@ describe('safe updates: setting up the updater and the feed', () => {
     r.updater.allowDowngrade = false;
     const updates = r.start();
     assert.equal(r.updater.allowDowngrade, true);
-    assert.deepEqual(r.updater.calls[1], ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk/0.9.0', channel: 'latest', publicKeys: [KEY] }]);
+    assert.deepEqual(feedCall(r.updater.calls[1]), ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk/0.9.0', channel: 'latest', publicKeys: [KEY], pinned: '0.9.0' }]);
     assert.deepEqual(r.lines()[0], ['info', 'Updates: feed set', { url: 'https://u.example/kiosk/0.9.0', channel: 'latest', pinned: '0.9.0', model: 'appimage' }]);
     assert.equal(updates.status.pinned, '0.9.0');
     updates.dispose();
@@ -433,7 +451,7 @@ describe('safe updates: the pin', () => {
     assert.deepEqual(r.clock.pendingDelays(), [MIN, HOUR]);
     r.updater.checkAnswer = () => Promise.resolve(nothing);
     updates.pin('0.9.0');
-    assert.deepEqual(r.updater.calls.at(-2), ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk/0.9.0', channel: 'latest', publicKeys: [KEY] }]);
+    assert.deepEqual(feedCall(r.updater.calls.at(-2)), ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk/0.9.0', channel: 'latest', publicKeys: [KEY], pinned: '0.9.0' }]);
     assert.deepEqual(r.updater.calls.at(-1), ['checkForUpdates']);
     assert.equal(r.updater.allowDowngrade, true);
     assert.deepEqual(r.statuses.at(-2), { ...idleStatus, pinned: '0.9.0', lastCheckAt: '2026-11-23T10:00:00.000Z' }, 'the pin is in the status at once');
@@ -442,7 +460,7 @@ describe('safe updates: the pin', () => {
     assert.deepEqual([updates.ready, updates.phase], [null, 'idle']);
 
     updates.pin(null);
-    assert.deepEqual(r.updater.calls.at(-2), ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk', channel: 'latest', publicKeys: [KEY] }]);
+    assert.deepEqual(feedCall(r.updater.calls.at(-2)), ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk', channel: 'latest', publicKeys: [KEY], pinned: null }]);
     assert.equal(r.updater.allowDowngrade, false);
     assert.equal(updates.status.pinned, null);
     updates.dispose();
@@ -453,7 +471,7 @@ describe('safe updates: the pin', () => {
     const updates = r.start();
     await flushMicrotasks();
     updates.pin('');
-    assert.deepEqual(r.updater.calls.at(-2), ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk', channel: 'latest', publicKeys: [KEY] }]);
+    assert.deepEqual(feedCall(r.updater.calls.at(-2)), ['setFeedURL', { provider: 'custom', updateProvider: SignedFeedProvider, url: 'https://u.example/kiosk', channel: 'latest', publicKeys: [KEY], pinned: null }]);
     assert.equal(updates.status.pinned, null);
     updates.dispose();
   });
@@ -556,5 +574,82 @@ describe('safe updates: dispose', () => {
     updates.poke();
     assert.equal(r.updater.calls.length, calls);
     assert.equal(r.clock.pendingCount, 0);
+  });
+});
+
+describe("safe updates: the signer's floor", () => {
+  /** The data folder as a kiosk leaves it after reading a feed signed with floor `minVersion`. */
+  const remembered = (dataDir: string, minVersion: string) => {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, FEED_MEMORY_FILE), JSON.stringify({ v: 1, channels: { latest: { signedAt: '2026-11-20T00:00:00.000Z', version: '1.1.0', minVersion } } }));
+  };
+
+  it('the floor read from the channel is in the status; a pin below it is refused, logged and said in the status, nothing changed', async () => {
+    const r = rig();
+    remembered(r.dataDir, '1.1.0');
+    const updates = r.start();
+    await flushMicrotasks();
+    assert.equal(updates.status.floor, '1.1.0');
+    const feedCalls = () => r.updater.names().filter((n) => n === 'setFeedURL').length;
+    const before = { calls: feedCalls(), statuses: r.statuses.length };
+    const refused = `${pinRefusal('0.9.0', '1.1.0')}.`;
+    for (const attempt of [() => updates.assertPinAllowed('0.9.0'), () => updates.pin('0.9.0')]) {
+      assert.throws(attempt, (e: unknown) => e instanceof AvatarError && e.code === 'forbidden' && e.message === refused);
+    }
+    assert.equal(feedCalls(), before.calls, 'the feed is left as it was');
+    assert.deepEqual(updates.status, { ...idleStatus, floor: '1.1.0', lastCheckAt: '2026-11-23T10:00:00.000Z', lastError: `update-pin 0.9.0 refused: ${pinRefusal('0.9.0', '1.1.0')}` });
+    assert.equal(r.statuses.length, before.statuses + 2, 'each refusal reported');
+    assert.deepEqual(r.lines().slice(-2), [
+      ['warn', "Updates: a pin below the signer's floor was refused", { version: '0.9.0', floor: '1.1.0' }],
+      ['warn', "Updates: a pin below the signer's floor was refused", { version: '0.9.0', floor: '1.1.0' }],
+    ]);
+    // At the floor, and unpinning, are fine.
+    updates.assertPinAllowed(null);
+    updates.pin('1.1.0');
+    assert.equal(updates.status.pinned, '1.1.0');
+    updates.dispose();
+  });
+
+  it('a pin in the settings below the floor: updates off, said and warned, the feed never set', () => {
+    const r = rig({ settings: { ...SETTINGS, pinVersion: '0.9.0' } });
+    remembered(r.dataDir, '1.1.0');
+    const updates = r.start();
+    const off = `the pin is refused: ${pinRefusal('0.9.0', '1.1.0')}`;
+    assert.deepEqual(updates.status, { ...idleStatus, phase: 'off', off, pinned: '0.9.0', floor: '1.1.0' });
+    assert.deepEqual(r.lines(), [['warn', 'Updates: off', { why: off }]]);
+    assert.deepEqual(r.updater.names(), ['on']);
+    updates.dispose();
+  });
+
+  it('a data file not as the kiosk writes it is said in the status from the start, until a check succeeds', async () => {
+    const r = rig();
+    mkdirSync(r.dataDir, { recursive: true });
+    writeFileSync(join(r.dataDir, FEED_MEMORY_FILE), 'not json');
+    r.world.inCall = true;
+    const answer = deferred<CheckResult>();
+    r.updater.checkAnswer = () => answer.promise;
+    const updates = r.start();
+    assert.equal(updates.status.lastError, `${join(r.dataDir, FEED_MEMORY_FILE)} is not JSON: started without it, so until this kiosk reads its channel again only the feeds' expiry keeps an older one out`);
+    assert.deepEqual(r.lines()[0], ['error', 'Updates: the newest feeds seen could not be read', { problem: updates.status.lastError }]);
+    answer.resolve(nothing);
+    await flushMicrotasks();
+    assert.equal(updates.status.lastError, null);
+    updates.dispose();
+  });
+
+  it('a feed refused for its signature or what it is for is logged as refused; other failures as failures', async () => {
+    for (const [code, message] of [
+      ['ERR_UPDATER_FEED_BINDING', 'Updates: the feed was refused; nothing from it is installed'],
+      ['ERR_UPDATER_FEED_SIGNATURE', 'Updates: the feed was refused; nothing from it is installed'],
+      ['ERR_UPDATER_CHANNEL_FILE_NOT_FOUND', 'Updates: the check or download failed; trying again later'],
+    ] as const) {
+      const r = rig();
+      r.updater.checkAnswer = () => Promise.reject(Object.assign(new Error('Update feed refused: why.'), { code }));
+      const updates = r.start();
+      await flushMicrotasks();
+      assert.deepEqual(r.lines().at(-1), ['warn', message, { error: 'Update feed refused: why.' }], code);
+      assert.equal(updates.status.lastError, 'Update feed refused: why.');
+      updates.dispose();
+    }
   });
 });

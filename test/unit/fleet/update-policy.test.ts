@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { installDecision, installModel, offerAccepted, stagingBucket, updateFeed } from '../../../electron/fleet/update-policy.ts';
-import { feedSignatureValid, generateFeedKeys, parsePublicKey, publicKeyOf, signFeedFile } from '../../../electron/fleet/signed-feed.ts';
+import { generateFeedKeys, parsePublicKey, publicKeyOf, readFeedSignature } from '../../../electron/fleet/signed-feed.ts';
+import { signedFor, statementFor } from '../../helpers/feed-statement.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 import { updateSchema } from '../../../electron/kiosk/fleet-config.ts';
 
@@ -85,13 +86,13 @@ describe('install model', () => {
 describe('feed signature', () => {
   const fleet = generateFeedKeys();
   const text = 'version: 1.1.0\npath: a.exe\nsha512: abc\n';
-  it('verifies what the fleet key signed, byte for byte, and nothing else', () => {
-    const sig = signFeedFile(text, fleet.privateKeyPem);
-    assert.equal(feedSignatureValid(text, sig, [fleet.publicKey]), true);
-    assert.equal(feedSignatureValid(`${text} `, sig, [fleet.publicKey]), false, 'one byte more');
-    assert.equal(feedSignatureValid(text, sig, [generateFeedKeys().publicKey]), false, 'another key');
-    assert.equal(feedSignatureValid(text, sig, [generateFeedKeys().publicKey, fleet.publicKey]), true, 'any listed key (a key change)');
-    assert.equal(feedSignatureValid(text, 'bm90IGEgc2lnbmF0dXJl', [fleet.publicKey]), false, 'malformed');
+  it('reads back the statement the fleet key signed, from any listed key, and nothing else', () => {
+    const sig = signedFor(text, fleet.privateKeyPem, { version: '1.1.0', minVersion: '1.1.0' });
+    const statement = statementFor(text, { version: '1.1.0', minVersion: '1.1.0' });
+    assert.deepEqual(readFeedSignature(sig, [fleet.publicKey]), { ok: true, statement });
+    assert.deepEqual(readFeedSignature(sig, [generateFeedKeys().publicKey]), { ok: false, why: 'foreign' }, 'another key');
+    assert.deepEqual(readFeedSignature(sig, [generateFeedKeys().publicKey, fleet.publicKey]), { ok: true, statement }, 'any listed key (a key change)');
+    assert.deepEqual(readFeedSignature('bm90IGEgc2lnbmF0dXJl', [fleet.publicKey]), { ok: false, why: 'malformed' });
   });
   it('reads the public key as update-keygen prints it, which the settings schema accepts', () => {
     assert.match(fleet.publicKey, /^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{43}=$/);
@@ -102,6 +103,6 @@ describe('feed signature', () => {
     assert.throws(() => settings({ url: 'https://u.example', publicKeys: ['-----BEGIN PUBLIC KEY-----'] }), /Ed25519 public key/);
   });
   it('refuses to sign with anything but an Ed25519 private key', () => {
-    assert.throws(() => signFeedFile(text, fleet.publicKey), /not a private key in PEM form/);
+    assert.throws(() => signedFor(text, fleet.publicKey), /not a private key in PEM form/);
   });
 });

@@ -37,6 +37,7 @@ describe('the page’s view of the kiosk (PublicConfig)', () => {
       'service', // whether the service answers (the out-of-order screen while it does not): a status, no reason
       'demoDevices', // synthetic microphone and camera, demo mode only
       'languages', 'defaultLanguage', 'accessibility', // every visitor: languages and accessibility mode
+      'avatarVolume', // how loud the avatar speaks (staff, the fleet)
     ].sort());
     assert.deepEqual([r.value.languages, r.value.defaultLanguage, r.value.accessibility], [['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'], 'en', { default: false, reachBandPercent: 50 }]);
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);

@@ -11,7 +11,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, type AttentionItem, type KioskEvent, type Result } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { createLogger } from '../../../electron/core/log.ts';
 import { resolveConfig, DEFAULT_COMPANION_SHORTCUT, type KioskConfig } from '../../../electron/kiosk/config.ts';
 import { readImageAsDataUrl } from '../../../electron/kiosk/appearance.ts';

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import assert from 'node:assert/strict';
 import { CHANNELS, type Result } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { startEmulator, type EmulatedSession } from '../../../electron/emulator/index.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 import { createChannelRegistry } from '../../../electron/kiosk/channels.ts';

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CommandEvent } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { createBoundsSaver, createCompanionController, placeCompanion, trayMenu, type Rect } from '../../../electron/kiosk/companion.ts';
 
 const PRIMARY: Rect = { x: 0, y: 0, width: 1920, height: 1040 };

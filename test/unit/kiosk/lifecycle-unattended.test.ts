@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, flushMicrotasks } from '../../../electron/core/clock.ts';
+import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { createLifecycle, createPowerSaveGuard, stopInReverse } from '../../../electron/kiosk/lifecycle.ts';
 
 function harness(options: { shutdownNeverEnds?: boolean } = {}) {

@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { Logger } from '../../../electron/core/log.ts';
 import { castAttention, startupAttention } from '../../../electron/kiosk/attention.ts';
 import { createFirstLoad, FIRST_LOAD_RETRY_DELAYS_MS } from '../../../electron/kiosk/first-load.ts';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, flushMicrotasks } from '../../../electron/core/clock.ts';
+import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { createLifecycle, type LifecycleHooks } from '../../../electron/kiosk/lifecycle.ts';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { createRendererRecovery, gpuGoneNeedsReload, MAX_RELOADS_BEFORE_RELAUNCH, RELOAD_DELAYS_MS, STABLE_PAGE_MS } from '../../../electron/kiosk/renderer-recovery.ts';
 
 function setup(loadResults: boolean[] = []) {

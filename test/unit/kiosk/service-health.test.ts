@@ -9,7 +9,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { KioskEvent, ServiceHealth } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import { silentLogger } from '../../../electron/core/log.ts';
 import { DEMO_API_KEY, startEmulator, type EmulatorHandle } from '../../../electron/emulator/index.ts';

@@ -8,7 +8,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, flushMicrotasks } from '../../../electron/core/clock.ts';
+import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import type { BuiltCreateRequest } from '../../../electron/core/avatar-input.ts';
 import type { StartOptions } from '../../../electron/core/session-types.ts';

@@ -10,7 +10,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCreateRequest } from '../../../electron/core/avatar-input.ts';
-import { FakeClock, flushMicrotasks } from '../../../electron/core/clock.ts';
+import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import type { Logger } from '../../../electron/core/log.ts';
 import type { StartOptions } from '../../../electron/core/session-types.ts';

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HangupCause, KioskEvent, Result } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { SessionState, SessionSummary } from '../../../electron/core/session-types.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 import { capCallLength } from '../../../electron/kiosk/call-states.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KioskEvent } from '../../../electron/contract.ts';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { SessionState } from '../../../electron/core/session-types.ts';
 import { createSessionJournal, readLeftover, type CurrentSession } from '../../../electron/operations/recovery.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import type { LiveRecord } from '../../../electron/core/protocol.ts';
 import type { ServiceClient } from '../../../electron/core/rest-client.ts';

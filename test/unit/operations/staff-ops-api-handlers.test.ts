@@ -5,11 +5,14 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ok, type Result, type StaffStatus } from '../../../electron/contract.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import type { SessionRecord } from '../../../electron/operations/ledger.ts';
 import { rejection } from '../../helpers/rejection.ts';
 import { autoClosingTransports, staffOpsWorld } from '../../helpers/staff-ops-api-world.ts';
+import { AVATAR_VOLUME_FILE } from '../../../electron/kiosk/avatar-volume.ts';
 
 const value = <T>(r: Result<T>): T => {
   assert.ok(r.ok, JSON.stringify(r));
@@ -222,3 +225,16 @@ describe('app API: renderer errors', () => {
   });
 });
 
+describe('staff API: the avatar volume', () => {
+  it('sets it, keeps it in the data folder, logs it, and the Status tab shows it; the page hears it from the service', async () => {
+    const w = await staffOpsWorld();
+    const heard: number[] = [];
+    w.kiosk.avatarVolume.onChange((percent) => heard.push(percent));
+    assert.equal((value(await w.staff.status()) as StaffStatus).avatarVolume, 100);
+    assert.deepEqual(await w.staff.setAvatarVolume({ percent: 40 }), ok({ percent: 40 }));
+    assert.equal((value(await w.staff.status()) as StaffStatus).avatarVolume, 40);
+    assert.deepEqual(JSON.parse(readFileSync(join(w.dataDir, AVATAR_VOLUME_FILE), 'utf8')), { v: 1, percent: 40 });
+    assert.deepEqual(heard, [40]);
+    assert.deepEqual(w.logger.lines.filter((l) => l.message === 'Staff: avatar volume'), [{ level: 'info', message: 'Staff: avatar volume', data: { percent: 40 } }]);
+  });
+});

@@ -10,6 +10,7 @@ import type { KioskEvent, Result, StaffStatus } from '../../../electron/contract
 import type { SessionState } from '../../../electron/core/session-types.ts';
 import type { ConfigEnv } from '../../../electron/kiosk/config.ts';
 import { createChannelRegistry } from '../../../electron/kiosk/channels.ts';
+import { memoryAvatarVolume, type AvatarVolume } from '../../../electron/kiosk/avatar-volume.ts';
 import { jsonFilePersistence, type SettingsPersistence } from '../../../electron/operations/settings.ts';
 import { createStaffOps, type StaffKiosk, type StaffOps, type StaffOpsOptions } from '../../../electron/operations/staff-ops.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
@@ -20,7 +21,7 @@ import { TINY_PNG } from '../../helpers/staff-kiosk.ts';
 import { join, relative, sep } from 'node:path';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hashPin } from '../../../electron/operations/staff-pin.ts';
-import { StrictClock } from '../../helpers/strict-clock.ts';
+import { StrictClock } from '../../helpers/fake-clock.ts';
 
 const tempDir = tempDirsRemovedAfterEach('staff-ops-setup-');
 
@@ -34,6 +35,7 @@ interface ScriptedService {
   lastCallQuality: unknown;
   lastCallFigures: unknown;
   callAvatarId: string | null;
+  avatarVolume: AvatarVolume;
   keySource: 'env' | 'stored' | 'none';
   hangups: number;
   reconfigured: Array<Record<string, unknown>>;
@@ -53,6 +55,7 @@ function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService {
     lastCallQuality: null,
     lastCallFigures: null,
     callAvatarId: null,
+    avatarVolume: memoryAvatarVolume(),
     keySource: 'none',
     hangups: 0,
     reconfigured: [],
@@ -111,6 +114,7 @@ function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService {
         return s.keySource === 'stored' ? 'unknown' : false;
       },
     },
+    avatarVolume: s.avatarVolume,
     telemetry: {
       get lastCallQuality() {
         return s.lastCallQuality;

@@ -3,9 +3,10 @@
  *  - docs/configuration.md's key table lists every key of the config schema (electron/kiosk/config.ts),
  *    and no key the schema does not read; its environment table lists every variable the code reads;
  *  - docs/fleet.md's topic examples use the default topic prefix the schema gives;
+ *  - docs/fleet-commands.md's table of commands is the kiosk's (electron/fleet/command-table.ts), row for row;
  *  - docs/cli.md's synopsis and `--help` list every option the CLI parses, and only those;
  *  - the README names the test command, links every guide in docs/, and no link leaves the repository;
- *  - docs/browser-mode.md's browser policy is valid JSON that turns off what a kiosk must not offer.
+ *  - docs/browser-mode.md's browser policy is the shipped file (test/unit/browser/chromium-policy.test.ts checks the file).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import type { z } from 'zod';
 import { CLI_OPTIONS, USAGE } from '../../../electron/cli/index.ts';
 import { configFileSchema } from '../../../electron/kiosk/config.ts';
 import { mqttSchema } from '../../../electron/kiosk/fleet-config.ts';
+import { COMMAND_NAMES, commandRow } from '../../../electron/fleet/command-table.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -101,6 +103,31 @@ describe('docs/fleet.md matches the code', () => {
   });
 });
 
+describe('docs/fleet-commands.md matches the table of commands', () => {
+  /** The rows of the markdown table whose header row is `header` (cells trimmed). */
+  const tableRows = (markdown: string, header: string): string[][] => {
+    const lines = markdown.split('\n');
+    const start = lines.findIndex((l) => l.trim() === header);
+    assert.ok(start >= 0, `a table headed ${header}`);
+    const rows: string[][] = [];
+    for (const line of lines.slice(start + 2)) {
+      if (!line.startsWith('|')) break;
+      rows.push(line.split('|').slice(1, -1).map((c) => c.trim()));
+    }
+    return rows;
+  };
+
+  it('lists every command of the table, in its order, with its argument, whether it interrupts a call, what it needs and its summary', () => {
+    const documented = tableRows(read('docs/fleet-commands.md'), '| command | argument | interrupts a call | needs of the host | what it does |');
+    const expected = COMMAND_NAMES.map((name) => {
+      const row = commandRow(name);
+      return [`\`${name}\``, row.arg ? `\`${row.arg.field}\`` : '—', row.interrupts ? 'yes' : 'no', row.needs ? `\`${row.needs}\`` : '—', row.summary];
+    });
+    assert.ok(expected.length >= 10, `${expected.length} commands`);
+    assert.deepEqual(documented, expected, 'docs/fleet-commands.md: write each row as `| `name` | `field` or — | yes/no | `capability` or — | summary |`');
+  });
+});
+
 describe('docs/cli.md matches the CLI', () => {
   const parsed = Object.keys(CLI_OPTIONS);
   // `npm run --silent cli --` is npm's, not the CLI's.
@@ -148,13 +175,8 @@ describe('README', () => {
 });
 
 describe('docs/browser-mode.md: the browser policy', () => {
-  it('is valid JSON that turns off DevTools, incognito and downloads and allows only the kiosk\'s page', () => {
+  it('shows the shipped policy file exactly (resources/chromium-policy/kiosk.json), so the two cannot disagree', () => {
     const block = /```json\n([\s\S]*?)```/.exec(read('docs/browser-mode.md'))![1]!;
-    const policy = JSON.parse(block) as Record<string, unknown>;
-    assert.equal(policy.DeveloperToolsAvailability, 2);
-    assert.equal(policy.IncognitoModeAvailability, 1);
-    assert.equal(policy.DownloadRestrictions, 3);
-    assert.deepEqual(policy.URLBlocklist, ['*']);
-    assert.ok((policy.URLAllowlist as string[]).every((u) => u.startsWith('http://127.0.0.1:') || u.startsWith('file:///tmp/avatar-kiosk-browser-')));
+    assert.equal(block, read('resources/chromium-policy/kiosk.json'));
   });
 });

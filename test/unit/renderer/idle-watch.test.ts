@@ -7,7 +7,7 @@
 import '../../helpers/svelte-runes.ts';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { Signal } from '../../../renderer/src/sensing/types.ts';
 
 const { IdleWatch } = await import('../../../renderer/src/call/IdleWatch.svelte.ts');

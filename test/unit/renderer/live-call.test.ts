@@ -1,7 +1,8 @@
 /**
  * LiveCall (renderer/src/call/LiveCall.svelte.ts), the RTC side of one call, with scripted engines: a
  * spare's channel joined ahead of the tap is watched until the tap; one that loses its connection is
- * dropped and joined again, and the tap never lands on it. Compiled by the Svelte compiler as the build does.
+ * dropped and joined again, and the tap never lands on it; the avatar volume reaches each call's engine before
+ * it joins, and a change reaches the running one. Compiled by the Svelte compiler as the build does.
  */
 /// <reference types="svelte" />
 import '../../helpers/svelte-runes.ts';
@@ -32,6 +33,11 @@ class ScriptedEngine implements RtcEngine {
     this.events.emit({ type: 'ready' });
   }
   async setMuted(): Promise<void> {}
+  /** The avatar volumes it was given, and whether before its join or in the call. */
+  readonly volumes: string[] = [];
+  setAvatarVolume(percent: number): void {
+    this.volumes.push(`${percent} ${this.log.includes('join') ? 'in the call' : 'before joining'}`);
+  }
   resumePlayback(): void {}
   remoteMediaProgress(): RemoteMediaProgress | null {
     return null;
@@ -102,5 +108,19 @@ describe('LiveCall: a spare\'s channel joined ahead of the tap', () => {
     for (let i = 0; i < 5; i++) await tick();
     assert.deepEqual(engines[0]!.log, ['prejoin', 'join']);
     assert.equal(engines.length, 1);
+  });
+});
+
+describe('LiveCall: the avatar volume', () => {
+  it("goes to the call's engine before it joins, and a change to the running one; the next call starts at the last one", async () => {
+    const { call, engines } = setup();
+    call.setAvatarVolume(40);
+    await call.begin('L1', VIDEO_CREDS, 'video', CONFIG);
+    call.setAvatarVolume(70);
+    await call.end();
+    call.setAvatarVolume(20);
+    await call.begin('L2', VIDEO_CREDS, 'video', CONFIG);
+    assert.deepEqual(engines.map((e) => e.volumes), [['40 before joining', '70 in the call'], ['20 before joining']]);
+    assert.deepEqual(engines.map((e) => e.log), [['join', 'leave'], ['join']]);
   });
 });

@@ -7,7 +7,7 @@
 import '../../helpers/svelte-runes.ts';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../electron/core/clock.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { RemoteMediaProgress } from '../../../renderer/src/rtc/engine.ts';
 
 const { MediaWatch, MEDIA_WATCH_POLL_MS } = await import('../../../renderer/src/call/MediaWatch.svelte.ts');

@@ -91,6 +91,10 @@ class FakeNativeEngine implements NativeRtcEngine {
     this.log.push(`muteLocalAudioStream(${mute})`);
     return 0;
   }
+  adjustPlaybackSignalVolume(volume: number): number {
+    this.log.push(`adjustPlaybackSignalVolume(${volume})`);
+    return 0;
+  }
   leaveChannel(): number {
     this.log.push('leaveChannel');
     return 0;
@@ -132,6 +136,7 @@ describe('AgoraNativeEngine', () => {
         `initialize(${VIDEO_CREDS.app_id},${CHANNEL_PROFILE_LIVE_BROADCASTING})`,
         'registerEventHandler',
         'enableAudio',
+        'adjustPlaybackSignalVolume(100)',
         'enableVideo',
         'setupLocalVideo',
         'startPreview',
@@ -266,6 +271,16 @@ describe('AgoraNativeEngine', () => {
       );
       assert.deepEqual(seen, ['agora-electron-sdk']);
     });
+  });
+
+  it('plays the avatar at the avatar volume: set before the call (at the join) and during it, never amplified past 100', async () => {
+    const { native, engine, view } = setup();
+    engine.setAvatarVolume(40);
+    await engine.join(VIDEO_CREDS, 'video', view);
+    engine.setAvatarVolume(75);
+    engine.setAvatarVolume(250);
+    assert.deepEqual(native.log.filter((l) => l.startsWith('adjustPlaybackSignalVolume')), ['adjustPlaybackSignalVolume(40)', 'adjustPlaybackSignalVolume(75)', 'adjustPlaybackSignalVolume(100)']);
+    assert.ok(native.log.indexOf('adjustPlaybackSignalVolume(40)') < native.log.findIndex((l) => l.startsWith('joinChannelWithUserAccount')), 'before the join');
   });
 
   it('mutes through muteLocalAudioStream', async () => {

@@ -94,6 +94,9 @@ class FakeRemoteTrack implements AgoraRemoteTrack {
     this.stopped = true;
     this.log.push(`${this.label}.stop`);
   }
+  setVolume(volume: number): void {
+    this.log.push(`${this.label}.setVolume(${volume})`);
+  }
 }
 
 class FakeClient implements AgoraWebClient {
@@ -339,6 +342,26 @@ describe('AgoraWebEngine', () => {
       await tick();
       assert.deepEqual(sdk.log.filter((l) => l.startsWith('subscribe:')), [`subscribe:${AVATAR_BOT_UID}:audio`]);
       assert.equal(states().at(-1), 'playing');
+    });
+  });
+
+  describe('the avatar volume', () => {
+    it("sets the avatar voice's track to it before it plays, and again when it changes; the picture's track is left alone", async () => {
+      const { sdk, engine, view } = setup();
+      engine.setAvatarVolume(40);
+      await engine.join(AUDIO_CREDS, 'audio', view);
+      sdk.client!.emit('user-published', { uid: AVATAR_BOT_UID }, 'audio');
+      await tick();
+      engine.setAvatarVolume(75);
+      const voice = `${AVATAR_BOT_UID}:audio`;
+      assert.deepEqual(sdk.log.filter((l) => l.startsWith(voice)), [`${voice}.setVolume(40)`, `${voice}.play`, `${voice}.setVolume(75)`]);
+
+      const video = setup();
+      await video.engine.join(VIDEO_CREDS, 'video', video.view);
+      video.sdk.client!.emit('user-published', { uid: AVATAR_VIDEO_UID }, 'video');
+      await tick();
+      video.engine.setAvatarVolume(30);
+      assert.deepEqual(video.sdk.log.filter((l) => l.includes('setVolume')), []);
     });
   });
 

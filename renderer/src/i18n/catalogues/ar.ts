@@ -163,5 +163,9 @@ export default {
     headphones: 'مخرج صوت الشخصية الرقمية',
     headphonesHint: 'توجيه صوت الشخصية الرقمية إلى سماعات الرأس للاستماع بخصوصية.',
     defaultOutput: 'المخرج الافتراضي',
+    avatarVolume: 'مستوى صوت الشخصية الرقمية',
+    avatarVolumeHint: 'مدى ارتفاع صوت الشخصية الرقمية في كل محادثة: 0 صامت، و100٪ كما ترسله الخدمة. يُحفظ بعد إعادة التشغيل.',
+    avatarVolumeValue: '{{percent}}٪',
+    avatarVolumeSet: 'تتحدث الشخصية الرقمية الآن بمستوى {{percent}}٪.',
   },
 } satisfies Catalogue;

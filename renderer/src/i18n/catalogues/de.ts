@@ -154,5 +154,9 @@ export default {
     headphones: 'Audioausgabe des Avatars',
     headphonesHint: 'Die Stimme des Avatars für privates Zuhören auf Kopfhörer legen.',
     defaultOutput: 'Standardausgabe',
+    avatarVolume: 'Lautstärke des Avatars',
+    avatarVolumeHint: 'Wie laut der Avatar in jedem Gespräch spricht: 0 ist stumm, 100 % so, wie der Dienst ihn sendet. Bleibt nach einem Neustart erhalten.',
+    avatarVolumeValue: '{{percent}} %',
+    avatarVolumeSet: 'Der Avatar spricht jetzt mit {{percent}} %.',
   },
 } satisfies Catalogue;

@@ -150,6 +150,10 @@ const en = {
     headphones: 'Avatar audio output',
     headphonesHint: 'Route the avatar’s voice to headphones for private listening.',
     defaultOutput: 'Default output',
+    avatarVolume: 'Avatar volume',
+    avatarVolumeHint: 'How loud the avatar speaks in every call: 0 is silent, 100 % is as the service sends it. It is kept after a restart.',
+    avatarVolumeValue: '{{percent}} %',
+    avatarVolumeSet: 'The avatar now speaks at {{percent}} %.',
   },
 } as const;
 

@@ -158,5 +158,9 @@ export default {
     headphones: 'Salida de audio del avatar',
     headphonesHint: 'Enviar la voz del avatar a los auriculares para escuchar en privado.',
     defaultOutput: 'Salida predeterminada',
+    avatarVolume: 'Volumen del avatar',
+    avatarVolumeHint: 'El volumen de la voz del avatar en cada conversación: 0 es silencio y 100 % es tal como lo envía el servicio. Se conserva tras reiniciar.',
+    avatarVolumeValue: '{{percent}} %',
+    avatarVolumeSet: 'El avatar habla ahora al {{percent}} %.',
   },
 } satisfies Catalogue;

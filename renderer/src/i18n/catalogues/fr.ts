@@ -158,5 +158,9 @@ export default {
     headphones: 'Sortie audio de l’avatar',
     headphonesHint: 'Diriger la voix de l’avatar vers un casque pour une écoute privée.',
     defaultOutput: 'Sortie par défaut',
+    avatarVolume: 'Volume de l’avatar',
+    avatarVolumeHint: 'Le volume de la voix de l’avatar dans chaque conversation : 0 est muet, 100 % est le son tel que le service l’envoie. Il est conservé après un redémarrage.',
+    avatarVolumeValue: '{{percent}} %',
+    avatarVolumeSet: 'L’avatar parle désormais à {{percent}} %.',
   },
 } satisfies Catalogue;

@@ -146,5 +146,9 @@ export default {
     headphones: 'アバター音声の出力先',
     headphonesHint: 'アバターの声をヘッドホンに出力して、周りに聞こえないようにします。',
     defaultOutput: '既定の出力',
+    avatarVolume: 'アバターの音量',
+    avatarVolumeHint: '各会話でのアバターの声の大きさです。0 は無音、100% はサービスから届いたままの音量です。再起動後も保持されます。',
+    avatarVolumeValue: '{{percent}}%',
+    avatarVolumeSet: 'アバターの音量を {{percent}}% にしました。',
   },
 } satisfies Catalogue;

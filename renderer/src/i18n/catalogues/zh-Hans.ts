@@ -146,5 +146,9 @@ export default {
     headphones: '虚拟形象音频输出',
     headphonesHint: '将虚拟形象的声音输出到耳机，供私密收听。',
     defaultOutput: '默认输出',
+    avatarVolume: '虚拟形象音量',
+    avatarVolumeHint: '每次对话中虚拟形象说话的音量：0 为静音，100% 为服务发送的原始音量。重启后仍会保留。',
+    avatarVolumeValue: '{{percent}}%',
+    avatarVolumeSet: '虚拟形象现在以 {{percent}}% 的音量说话。',
   },
 } satisfies Catalogue;

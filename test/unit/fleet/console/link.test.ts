@@ -8,6 +8,8 @@ import { afterEach, describe, it } from 'node:test';
 import { redact } from '../../../../electron/core/log.ts';
 import { DEFAULT_COMMAND_TTL_S, SESSION_EXPIRY_S, startConsoleLink, type ConsoleLink, type ConsoleLinkOptions } from '../../../../electron/fleet/console/link.ts';
 import { FleetState } from '../../../../electron/fleet/console/state.ts';
+import type { CommandTarget } from '../../../../electron/fleet/console/view.ts';
+import { pinRefusal } from '../../../../electron/fleet/feed-binding.ts';
 import { freePort } from '../../../../electron/fleet/console/demo-broker.ts';
 import { FakeMqttBroker } from '../../../helpers/fake-mqtt-broker.ts';
 import { recordingLogger } from '../../../helpers/recording-logger.ts';
@@ -217,13 +219,37 @@ describe('console link: commands', () => {
   it("refuses, unsent, what the kiosk's parser refuses, a name that is not a kiosk id or group, and an empty list", async () => {
     const { broker, link } = await linked();
     const refusal = (message: string) => ({ ok: false, error: { code: 'invalid_request', message } });
-    assert.deepEqual(await link.send({ kiosks: ['k-1'] }, { cmd: 'format-disk' }), refusal('Unknown command "format-disk"; known: ping, reload, restart, end-call, screenshot, apply, update-check, update-install, update-pin.'));
+    assert.deepEqual(await link.send({ kiosks: ['k-1'] }, { cmd: 'format-disk' }), refusal('Unknown command "format-disk"; known: ping, reload, restart, end-call, screenshot, apply, update-check, update-install, update-pin, set-volume.'));
     for (const bad of ['+', '_fleet', 'k/1', 'x'.repeat(65), '']) assert.deepEqual(await link.send({ kiosks: ['k-1', bad] }, { cmd: 'ping' }), refusal(`"${bad}" is not a kiosk id.`), bad);
     assert.deepEqual(await link.send({ kiosks: [] }, { cmd: 'ping' }), refusal('"" is not a kiosk id.'));
     for (const bad of ['a/b', 'g'.repeat(65), '', '#']) assert.deepEqual(await link.send({ group: bad }, { cmd: 'ping' }), refusal(`"${bad}" is not a group name.`), bad);
     assert.equal((await link.send({ kiosks: ['x'.repeat(64)] }, { cmd: 'ping' })).ok, true);
     assert.equal((await link.send({ group: 'g'.repeat(64) }, { cmd: 'ping' })).ok, true);
     assert.deepEqual(published(broker).map((p) => p.topic), [`ak/${'x'.repeat(64)}/cmd`, `ak/_group/${'g'.repeat(64)}/cmd`]);
+  });
+
+  it("refuses, unsent, an update-pin below the floor a target kiosk reports, naming it; sends one at the floor, an unpin, and to kiosks that report none", async () => {
+    const { broker, link, state } = await linked();
+    const withFloor = (kioskId: string, group: string, floor: string | null | undefined) =>
+      JSON.stringify({ ...(JSON.parse(status(kioskId, group)) as object), update: { phase: 'idle', ready: null, pinned: null, off: null, ...(floor === undefined ? {} : { floor }) } });
+    state.onStatus('k-1', withFloor('k-1', 'lobby', '1.1.0'), false);
+    state.onStatus('k-2', withFloor('k-2', 'lobby', '1.3.0'), false);
+    state.onStatus('k-3', withFloor('k-3', 'shop', null), false);
+    state.onStatus('k-4', withFloor('k-4', 'shop', undefined), false);
+    assert.deepEqual([state.updateFloor('k-1'), state.updateFloor('k-3'), state.updateFloor('k-4'), state.updateFloor('nobody')], ['1.1.0', null, null, null]);
+    const refused = (kioskId: string, version: string, floor: string) => ({ ok: false, error: { code: 'forbidden', message: `update-pin ${version} is refused for ${kioskId}: ${pinRefusal(version, floor)}.` } });
+    assert.deepEqual(await link.send({ kiosks: ['k-1'] }, { cmd: 'update-pin', version: '0.0.1' }), refused('k-1', '0.0.1', '1.1.0'));
+    assert.deepEqual(await link.send({ group: 'lobby' }, { cmd: 'update-pin', version: '1.2.0' }), refused('k-2', '1.2.0', '1.3.0'));
+    assert.deepEqual(await link.send({ fleet: true }, { cmd: 'update-pin', version: '1.2.0' }), refused('k-2', '1.2.0', '1.3.0'));
+    assert.deepEqual(published(broker), [], 'nothing sent');
+    const allowed: Array<[CommandTarget, string | null]> = [[{ kiosks: ['k-1'] }, '1.1.0'], [{ group: 'lobby' }, null], [{ group: 'shop' }, '0.0.1'], [{ kiosks: ['k-9'] }, '0.0.1']];
+    for (const [target, version] of allowed) {
+      assert.equal((await link.send(target, { cmd: 'update-pin', version })).ok, true, `${JSON.stringify(target)} ${version}`);
+    }
+    // A floor a kiosk stops reporting is forgotten.
+    state.onStatus('k-1', withFloor('k-1', 'lobby', undefined), false);
+    assert.equal((await link.send({ kiosks: ['k-1'] }, { cmd: 'update-pin', version: '0.0.1' })).ok, true);
+    assert.equal(published(broker).length, 5);
   });
 
   it('says so when it is not connected, or when the broker does not take the command', async () => {

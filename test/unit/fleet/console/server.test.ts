@@ -9,6 +9,7 @@ import { get, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
+import { commandViews } from '../../../../electron/fleet/command-table.ts';
 import type { ConsoleLink } from '../../../../electron/fleet/console/link.ts';
 import { createConsoleMetrics } from '../../../../electron/fleet/console/metrics.ts';
 import { COOKIE, PUSH_INTERVAL_MS, startConsoleServer, type ConsoleServer, type ConsoleServerOptions } from '../../../../electron/fleet/console/server.ts';
@@ -384,7 +385,7 @@ describe('fleet console server: the pushed stream', () => {
     assert.equal(stream.res.statusCode, 200);
     assert.equal(stream.res.headers['content-type'], 'text/event-stream; charset=utf-8');
     assert.equal(stream.res.headers.connection, 'keep-alive');
-    const snapshot = `retry: 2000\nevent: fleet\ndata: {"type":"snapshot","consoleStartedAt":"2026-11-24T10:00:00.000Z","broker":"mqtt://broker.test:1883","connected":true,"kiosks":${rows}}\n\n`;
+    const snapshot = `retry: 2000\nevent: fleet\ndata: {"type":"snapshot","consoleStartedAt":"2026-11-24T10:00:00.000Z","broker":"mqtt://broker.test:1883","connected":true,"kiosks":${rows},"commands":${JSON.stringify(commandViews())}}\n\n`;
     await until(() => stream.text() === snapshot, { message: 'the snapshot' });
 
     t.mock.timers.tick(PUSH_INTERVAL_MS); // nothing changed: nothing sent

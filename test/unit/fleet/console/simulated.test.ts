@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
-import { FakeClock } from '../../../../electron/core/clock.ts';
+import { FakeClock } from '../../../helpers/fake-clock.ts';
+import { COMMAND_NAMES, FLEET_COMMANDS } from '../../../../electron/fleet/command-table.ts';
 import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk, type SimulatedKioskOptions } from '../../../../electron/fleet/console/simulated.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type Broker, type SeenMessage } from '../../../helpers/mosquitto.ts';
 import { tempDirsRemovedAfterEach } from '../../../helpers/temp-dirs.ts';
@@ -16,7 +17,7 @@ import { until } from '../../../helpers/until.ts';
 
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the simulated kiosk tests: ${missing}`);
-const USERS: Record<string, string> = { operator: 'op-sim', 'sim-1': 'pw-1', 'sim-2': 'pw-2', 'sim-3': 'pw-3', 'sim-4': 'pw-4', 'sim-5': 'pw-5' };
+const USERS: Record<string, string> = { operator: 'op-sim', 'sim-1': 'pw-1', 'sim-2': 'pw-2', 'sim-3': 'pw-3', 'sim-4': 'pw-4', 'sim-5': 'pw-5', 'sim-6': 'pw-6' };
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 /** The first 24 bytes of a PNG: signature, IHDR length and type, then width 640 and height 480. */
@@ -79,7 +80,7 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
     const kiosk = start('sim-1', clock, { group: 'lobby' });
     assert.deepEqual(await statusOf('sim-1', () => true), {
       online: true, kioskId: 'sim-1', group: 'lobby', version: '0.1.0', mode: 'simulated', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null,
-      today: { sessions: 0, credits: 0, demoSessions: 0 }, lastErrorCode: null, queued: 0, droppedEvents: 0, policyError: null, at: iso(T0),
+      today: { sessions: 0, credits: 0, demoSessions: 0 }, lastErrorCode: null, avatarVolume: 100, queued: 0, droppedEvents: 0, policyError: null, at: iso(T0),
     });
     kiosk.endCall();
     await clock.advance(1_000);
@@ -146,8 +147,30 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
     const record = await nthRecord('sim-3', 1);
     assert.deepEqual([record.end_reason, record.credits_cost, record.billed_seconds], ['operator', 1, 60]);
     assert.equal(kiosk.inCall, false);
+    assert.deepEqual(await command('sim-3', { cmd: 'set-volume', percent: 35 }), { cmd: 'set-volume', ok: true, result: { avatarVolume: 35 } });
+    assert.equal(kiosk.avatarVolume, 35);
+    assert.equal((await statusAfter('sim-3', clock, () => undefined, (s) => s.avatarVolume === 35)).avatarVolume, 35, 'the status shows the new volume');
     assert.deepEqual(await command('sim-3', { cmd: 'restart' }), { cmd: 'restart', ok: true, result: { restarting: true } });
-    assert.deepEqual(kiosk.did, ['reload', 'screenshot', 'apply', 'apply', 'apply', 'apply', 'apply', 'apply', 'apply', 'end-call', 'restart']);
+    // The restart runs once its answer is published: it may come a moment after the operator has the answer.
+    await until(() => kiosk.did.at(-1) === 'restart', { realTimeoutMs: 5_000, message: 'the restart after its answer' });
+    assert.deepEqual(kiosk.did, ['reload', 'screenshot', 'apply', 'apply', 'apply', 'apply', 'apply', 'apply', 'apply', 'end-call', 'set-volume', 'restart']);
+  });
+
+  it('answers every command of the table, each one ok, with the kiosk\'s every capability', async () => {
+    const clock = new FakeClock(T0);
+    const kiosk = start('sim-6', clock);
+    await statusOf('sim-6', () => true);
+    // Each row's one argument at its example value (apply's: its JSON), the rest without arguments.
+    const bodyFor = (name: (typeof COMMAND_NAMES)[number]) => {
+      const arg = FLEET_COMMANDS[name].arg;
+      return arg ? { cmd: name, [arg.field]: arg.kind === 'json' ? JSON.parse(arg.example) : arg.example } : { cmd: name };
+    };
+    const answers = [];
+    for (const name of COMMAND_NAMES) answers.push(await command('sim-6', bodyFor(name)));
+    assert.deepEqual(answers.map((a) => [a.cmd, a.ok]), COMMAND_NAMES.map((name) => [name, true]));
+    await until(() => kiosk.did.length === COMMAND_NAMES.length - 2, { realTimeoutMs: 5_000, message: 'every command done' });
+    // Ping and end-call (no call running) ask nothing of the kiosk.
+    assert.deepEqual(kiosk.did, COMMAND_NAMES.filter((n) => n !== 'ping' && n !== 'end-call'));
   });
 
   it('reads the size of a picture of exactly a PNG header, and none from a shorter one', async () => {

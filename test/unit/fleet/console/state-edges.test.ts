@@ -25,7 +25,7 @@ function fleet(startMs = T0) {
 /** The row of a kiosk the console has heard nothing from but `over`. */
 const blankRow = (kioskId: string, over: Partial<KioskRow> = {}): KioskRow => ({
   kioskId, online: false, sinceAt: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
-  todaySessions: 0, todayCredits: 0, todayDemoSessions: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, lastAnswer: null,
+  todaySessions: 0, todayCredits: 0, todayDemoSessions: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, lastAnswer: null,
   ...over,
 });
 

@@ -40,7 +40,7 @@ describe('FleetState', () => {
     const status: FleetStatus = {
       online: true, kioskId: 'k', group: null, droppedEvents: 0, policyError: null, version: '1.4.2', mode: 'direct', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null,
       today: { sessions: 0, credits: 0 }, lastErrorCode: null, queued: 0, at: new Date(T0).toISOString(),
-      update: { phase: 'ready', model: 'nsis-per-user', off: null, ready: '1.5.0', pinned: null, installWhenIdle: false, lastCheckAt: null, lastError: null },
+      update: { phase: 'ready', model: 'nsis-per-user', off: null, ready: '1.5.0', pinned: null, floor: null, installWhenIdle: false, lastCheckAt: null, lastError: null },
     };
     state.onStatus('k', JSON.stringify(status), false);
     assert.equal(state.malformed.status, 0);
