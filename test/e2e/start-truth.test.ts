@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { closedPort } from '../helpers/closed-port.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
@@ -77,14 +77,6 @@ async function stop(r: Running): Promise<void> {
   assert.equal(await r.exited, 0);
 }
 
-/** A loopback port nobody listens on (taken and let go). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function emulator(port = 0): Promise<EmulatorHandle> {
   const emu = await startEmulator({ host: '127.0.0.1', port });

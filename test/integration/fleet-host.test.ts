@@ -20,7 +20,7 @@ import { createChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk } from '../../electron/kiosk/compose.ts';
 import { AVATAR_VOLUME_FILE, openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import { createLedger, type SessionRecord } from '../../electron/operations/ledger.ts';
-import { createServer, type AddressInfo } from 'node:net';
+import { closedPort } from '../helpers/closed-port.ts';
 import { DEMO_API_KEY, startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
 import { mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
@@ -188,10 +188,7 @@ describe('fleet host', () => {
   it('the status says whether the kiosk reaches its service: not while nobody answers, connected once the service is up', { skip: missing ?? false }, async () => {
     const broker = await startBroker({ operator: 'op-pass', 'kiosk-b': 'b-pass' });
     // A port nobody listens on yet; the emulator comes up on it later.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const port = await closedPort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const dataDir = tempDir();
     const configFile = jsonFilePersistence(join(dataDir, 'config.json'));

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
+import { closedPort } from '../../helpers/closed-port.ts';
 import type { KioskEvent, ServiceHealth } from '../../../electron/contract.ts';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
@@ -30,14 +30,6 @@ async function emulator(port = 0): Promise<EmulatorHandle> {
   return emu;
 }
 
-/** A loopback port nobody listens on (taken and let go). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function kioskFor(baseUrl: string | null, apiKey: string | null, clock = new FakeClock()): Promise<{ kiosk: Kiosk; events: ServiceHealth[]; clock: FakeClock }> {
   const kiosk = await createKiosk({
