@@ -500,6 +500,9 @@ export interface PublicConfig {
   opening?: OpeningInfo;
   /** Calls are held for a moment (an update is being installed); absent or null: not held. */
   hold?: HoldReason | null;
+  /** Whether the service answers (kiosk/service-health.ts): while it cannot be reached the visitor sees a
+   *  calm out-of-order screen instead of a button that would fail. Only the status: the why is for staff. */
+  service?: { status: ServiceHealthStatus; ok: boolean };
   /** The languages a visitor may pick (config order) and the one each visitor starts in. */
   languages: LanguageCode[];
   defaultLanguage: LanguageCode;
@@ -587,6 +590,10 @@ export interface PinState {
   /** No PIN, and setup may not open (an administrator's policy exists or names the PIN): the kiosk is out
    *  of order for visitors; this says why, for staff (null when not so). */
   outOfOrder: string | null;
+  /** Settings that were not used (a bad value in config.json or the environment), one line each ("config.json:
+   *  callMode is invalid, using video"): said on the PIN pad, where staff read them without the panel.
+   *  Absent or empty when every setting applies. */
+  settingsNotUsed?: string[];
 }
 export interface StaffStatus {
   mode: 'demo' | 'direct' | 'gateway';
@@ -597,11 +604,14 @@ export interface StaffStatus {
   apiKeyWeaklyProtected: KeyProtectionWeak;
   /** Start-up problems that still apply (empty when the kiosk started cleanly). */
   attention: AttentionItem[];
+  /** Whether the service answers, as last checked (nothing created, nothing billed), and what to do. */
+  service?: ServiceHealth;
   /** The last 20 errors, newest last. */
   errors: Array<{ atMs: number; code: string; message: string }>;
   version: string;
   uptimeS: number;
-  today: { sessions: number; credits: number; unknownCredits: number };
+  /** Real calls only (the service's); demo calls on the built-in emulator apart, in `demoSessions`. */
+  today: { sessions: number; credits: number; unknownCredits: number; demoSessions: number };
   /** null where the platform does not support it. */
   openAtLogin: boolean | null;
   /** The PIN in use has fewer than 6 digits: staff should choose a new one. */
@@ -656,6 +666,9 @@ export interface LedgerTotalsRow {
   billedSeconds: number;
   /** Sessions whose cost could not be read (not counted in `credits`). */
   unknownCredits: number;
+  /** Calls on the built-in emulator (demo mode): never in `sessions`, `credits` or `billedSeconds`, since
+   *  nobody paid for them; counted here so the ledger can say they happened. */
+  demoSessions: number;
 }
 export interface LedgerTotals {
   today: LedgerTotalsRow;
@@ -693,7 +706,35 @@ export interface AvatarVolumeEvent {
   /** 0–100 %. */
   percent: number;
 }
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent | AvatarVolumeEvent;
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent | AvatarVolumeEvent | ServiceEvent;
+
+/**
+ * Whether the kiosk can reach its service, as checked at start-up and after each settings change (a read
+ * that creates nothing and bills nothing), then again with backoff while it cannot:
+ * `checking` (not known yet), `demo` (the built-in emulator), `connected`, `wrong_scheme` (a URL that is
+ * not https://), `no_url` (a key but no service URL), `unreachable` (no answer), `refused_key` (HTTP 401/403),
+ * `not_service` (something answered, but not as the avatar service), `misconfigured` (any other setting).
+ */
+export const SERVICE_HEALTH_STATUSES = ['checking', 'demo', 'connected', 'wrong_scheme', 'no_url', 'unreachable', 'refused_key', 'not_service', 'misconfigured'] as const;
+export type ServiceHealthStatus = (typeof SERVICE_HEALTH_STATUSES)[number];
+export interface ServiceHealth {
+  status: ServiceHealthStatus;
+  /** A call can start (connected, demo, or not known yet). */
+  ok: boolean;
+  /** What is the case, for staff (English, one sentence or two). */
+  message: string;
+  /** What to do about it (null when nothing is to be done). */
+  action: string | null;
+  /** When it was last checked (ms since the epoch), or null before the first check. */
+  checkedAtMs: number | null;
+  /** When it is checked again by itself (ms since the epoch), or null when only a settings change will. */
+  nextCheckAtMs: number | null;
+}
+/** The service became reachable or stopped being reachable (or why it is not changed). */
+export interface ServiceEvent {
+  type: 'service';
+  service: ServiceHealth;
+}
 
 /** Why new calls wait: `updating` from the decision to install an update until the app quits for it. */
 export type HoldReason = 'updating';

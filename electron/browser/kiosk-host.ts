@@ -23,7 +23,8 @@ import type { HostCapability } from '../fleet/command-table.ts';
 import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
 import { kioskMetricsSource, startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
-import { defaultConfig, resolveConfig, unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
+import { unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
+import { resolveConfigKeeping, type ConfigProblem } from '../kiosk/config-keeping.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
 import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
@@ -82,8 +83,10 @@ export interface BrowserKiosk {
   readonly channels: ChannelRegistry;
   readonly ops: StaffOps;
   readonly config: KioskConfig;
-  /** Why config.json was not used (null when it was fine). */
+  /** Why config.json could not be read at all (null when it could). */
   readonly configError: AvatarError | null;
+  /** Settings not used, one by one (the rest applies). */
+  readonly configProblems: readonly ConfigProblem[];
   close(): Promise<void>;
 }
 
@@ -93,17 +96,20 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
   const policyLayer = loadPolicy({ env });
   for (const problem of policyLayer.problems) logger.error('Policy problem', { message: problem });
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
+  // A file that cannot be read at all is not used (nor written over); a bad setting in a readable file
+  // drops that setting only, so the staff PIN's hash and everything else in the file still apply.
   let configError: AvatarError | null = null;
-  let config: KioskConfig;
   let raw: Record<string, unknown> = {};
   try {
     raw = persistence.read();
-    config = resolveConfig(raw, env, { appRoot: options.appRoot, policy: policyLayer.policy });
   } catch (error) {
     configError = toAvatarError(error, 'invalid_config');
     logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: join(dataDir, 'config.json') });
-    config = defaultConfig(env, { appRoot: options.appRoot, policy: policyLayer.policy });
   }
+  const kept = resolveConfigKeeping(raw, env, { appRoot: options.appRoot, policy: policyLayer.policy });
+  const config: KioskConfig = kept.config;
+  const configProblems = kept.problems;
+  for (const problem of configProblems) logger.error('A setting was not used', { line: problem.line, message: problem.message });
 
   const envKey = env.AVATAR_API_KEY?.trim() || null;
   addSecret(envKey);
@@ -113,9 +119,11 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     config,
     apiKey: envKey,
     apiKeySource: envKey ? 'env' : 'none',
+    droppedSettings: configProblems,
     // The same start-up problems list as the app: staff see it on the Status tab, /metrics counts it.
     startupAttention: startupAttention({
       configError,
+      configProblems,
       configPath: join(dataDir, 'config.json'),
       policyProblems: policyLayer.problems,
       policyPath: policyLayer.path,
@@ -159,6 +167,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     logger,
     version: options.version,
     configError,
+    settingsNotUsed: configProblems.map((p) => p.line),
     policy: policyLayer,
     logTail: options.logTail ?? (() => []),
     platform: {
@@ -226,6 +235,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     ops,
     config,
     configError,
+    configProblems,
     close() {
       closing ??= (async () => {
         await host.close();

@@ -120,7 +120,7 @@ async function main(argv: string[]): Promise<number> {
     setInterval(() => {
       const k = kiosks[Math.floor(Math.random() * kiosks.length)];
       if (!k) return;
-      if (k.inCall) k.endCall(Math.random() < 0.1 ? 'media_stalled' : 'user_end', Math.round(Math.random() * 4 * 10) / 10);
+      if (k.inCall) k.endCall(Math.random() < 0.1 ? 'media_stalled' : 'user_end', 3 * Math.ceil(Math.random() * 40)); // whole credits, as the service bills
       else k.startCall();
     }, 3000).unref();
   }

@@ -15,7 +15,7 @@ import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.ts';
 import { defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
 import { runDoctor } from '../operations/doctor.ts';
-import { LEDGER_DIR, createLedger, readLedgerFile, totalsOf, toCsv, type LedgerRecord, recordTime } from '../operations/ledger.ts';
+import { LEDGER_DIR, addSession, createLedger, readLedgerFile, totalsOf, toCsv, type LedgerRecord, recordTime } from '../operations/ledger.ts';
 import { hashPin } from '../operations/staff-pin.ts';
 import { RESOURCES_DIR } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, type CliIo } from './probe.ts';
@@ -34,7 +34,10 @@ export function userDataCandidates(env: Record<string, string | undefined>, plat
   return [join(base, 'Avatar Kiosk'), join(base, 'avatar-kiosk')];
 }
 
+/** The kiosk's data folder: AVATAR_KIOSK_DATA when set (as the browser mode and the app read it), else the app's. */
 function defaultUserData(env: Record<string, string | undefined>): string {
+  const chosen = env.AVATAR_KIOSK_DATA?.trim();
+  if (chosen) return chosen;
   const candidates = userDataCandidates(env);
   return candidates.find((d) => existsSync(d)) ?? candidates[0]!;
 }
@@ -166,23 +169,19 @@ export async function runLedgerCommand(options: LedgerCommandOptions, io: CliIo)
     io.stdout(JSON.stringify({ today: totals.today, last7Days: totals.last7Days, month: totals.month, ...(sinceRow ? { since: { date: options.since, ...sinceRow } } : {}) }) + '\n');
     return 0;
   }
-  const row = (label: string, t: { sessions: number; credits: number; billedSeconds: number; unknownCredits: number }) =>
-    `  ${label.padEnd(18)} ${String(t.sessions).padStart(8)} ${String(t.credits).padStart(9)} ${String(t.billedSeconds).padStart(8)}${t.unknownCredits ? `   (+${t.unknownCredits} with unknown cost)` : ''}\n`;
-  io.stdout(`Credit ledger (${source})\n  ${''.padEnd(18)} ${'sessions'.padStart(8)} ${'credits'.padStart(9)} ${'billed s'.padStart(8)}\n`);
+  const row = (label: string, t: { sessions: number; credits: number; billedSeconds: number; unknownCredits: number; demoSessions: number }) =>
+    `  ${label.padEnd(18)} ${String(t.sessions).padStart(8)} ${String(t.credits).padStart(9)} ${String(t.billedSeconds).padStart(8)} ${String(t.demoSessions).padStart(10)}${t.unknownCredits ? `   (+${t.unknownCredits} with unknown cost)` : ''}\n`;
+  io.stdout(`Credit ledger (${source})\n  ${''.padEnd(18)} ${'sessions'.padStart(8)} ${'credits'.padStart(9)} ${'billed s'.padStart(8)} ${'demo calls'.padStart(10)}\n`);
   io.stdout(row('today', totals.today) + row('last 7 days', totals.last7Days) + row('this month', totals.month));
   if (sinceRow) io.stdout(row(`since ${options.since}`, sinceRow));
+  const demo = (sinceRow ?? totals.month).demoSessions;
+  if (demo) io.stdout('  Demo calls ran on the built-in emulator: nobody paid for them, so they are not in the sessions, credits or billed seconds.\n');
   return 0;
 }
 
 function sumAll(records: LedgerRecord[]) {
-  const out = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0 };
-  for (const r of records) {
-    if (r.kind !== 'session') continue;
-    out.sessions++;
-    out.billedSeconds += r.billed_seconds ?? 0;
-    if (r.credits_cost === 'unknown') out.unknownCredits++;
-    else out.credits += r.credits_cost;
-  }
+  const out = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 0 };
+  for (const r of records) if (r.kind === 'session') addSession(out, r);
   return out;
 }
 

@@ -124,6 +124,7 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
   });
   const notReady = new Counter({ name: name('not_ready_retries_total'), help: 'NOT_READY answers waited out (avatar warming up).', registers });
   const reconnects = new Counter({ name: name('reconnects_total'), help: 'Control-socket reconnects during live sessions.', registers });
+  // Demo calls (the built-in emulator's play money) are never counted in the two below.
   const credits = new Counter({ name: name('credits_total'), help: 'Credits billed, from the final query of each session.', registers });
   const billed = new Counter({ name: name('billed_seconds_total'), help: 'Billed seconds, from the final query of each session.', registers });
   const spares = new Counter({
@@ -240,6 +241,8 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
     if (summary.wentLive && summary.timingsMs.live !== null) timeToLive.observe(summary.timingsMs.live / 1000);
     if (summary.notReadyRetries > 0) notReady.inc(summary.notReadyRetries);
     if (summary.reconnects > 0) reconnects.inc(summary.reconnects);
+    // The emulator's figures are play money: a demo call is never added to what the account was billed.
+    if (source?.mode === 'demo') return;
     if (summary.creditsCost !== null && summary.creditsCost > 0) credits.inc(summary.creditsCost);
     if (summary.billedSeconds !== null && summary.billedSeconds > 0) billed.inc(summary.billedSeconds);
   }

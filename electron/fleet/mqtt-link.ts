@@ -60,7 +60,8 @@ export interface FleetStatusFields {
   open: boolean;
   /** When open/closed next changes (ISO), or null. */
   nextChangeAt: string | null;
-  today: { sessions: number; credits: number };
+  /** Real calls only; demo calls (the built-in emulator, nobody paid) apart in `demoSessions`. */
+  today: { sessions: number; credits: number; demoSessions?: number };
   lastErrorCode: string | null;
   /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
   sandbox?: boolean;
@@ -72,6 +73,9 @@ export interface FleetStatusFields {
   policyError?: string | null;
   /** The avatar's volume, 0–100 % (kiosk/avatar-volume.ts); absent: the host does not say. */
   avatarVolume?: number;
+  /** Whether the kiosk reaches its service (kiosk/service-health.ts): `connected`, `unreachable`, …, with
+   *  what is the case and what to do. */
+  service?: { status: string; message: string; action: string | null };
   /** Who the kiosk is for (docs/safety.md): the audience it runs as, the moderation it sends, its region,
    *  why adult was refused, the age gate's counts and the calls the service's content review ended. */
   safety?: FleetSafety;

@@ -19,6 +19,7 @@ import { publicSafety } from './safety-config.ts';
 import type { Availability } from './availability.ts';
 import type { AvatarVolume } from './avatar-volume.ts';
 import type { ServiceConnectionView } from './service-connection.ts';
+import type { ServiceHealthMonitor } from './service-health.ts';
 import type { ServiceKeyView } from './service-key.ts';
 
 export interface AppearanceOptions {
@@ -36,6 +37,8 @@ export interface AppearanceOptions {
   connection: Pick<ServiceConnectionView, 'mode'>;
   availability: Pick<Availability, 'opening' | 'hold'>;
   volume: Pick<AvatarVolume, 'percent'>;
+  /** Whether the service answers (the page shows the out-of-order screen while it does not). */
+  health?: Pick<ServiceHealthMonitor, 'current'>;
 }
 
 export interface Appearance {
@@ -104,6 +107,7 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
       attention: attention().length,
       opening: availability.opening,
       hold: availability.hold,
+      ...(options.health ? { service: { status: options.health.current.status, ok: options.health.current.ok } } : {}),
       languages: [...config.languages],
       defaultLanguage: config.defaultLanguage,
       accessibility: { default: config.accessibility.default, reachBandPercent: config.accessibility.reachBandPercent },

@@ -11,6 +11,7 @@
  *   spares        pre-warmed sessions (spare.ts)
  *   avatarVolume  how loud the avatar speaks (avatar-volume.ts; staff and the fleet set it)
  *   events        the event stream the renderer and observers hear (events.ts)
+ *   health        whether the service answers, checked after each rebuild (service-health.ts)
  *
  * Only what crosses all of them is here: applying new settings and shutting down. The kiosk's channels
  * (`session`, `config`, `attract`) are registered into the host's registry (channels.ts).
@@ -44,6 +45,7 @@ import type { ChannelRegistry } from './channels.ts';
 import type { CastEntry, KioskConfig } from './config.ts';
 import { createEventBus, type KioskEvents } from './events.ts';
 import { createServiceConnection, type ServiceConnectionView } from './service-connection.ts';
+import { createServiceHealth, type ServiceHealthMonitor } from './service-health.ts';
 import { createServiceKey, type ApiKeySource, type ServiceKeyView } from './service-key.ts';
 import { SpareManager } from './spare.ts';
 
@@ -87,6 +89,11 @@ export interface KioskOptions {
   /** The avatar's volume, kept by the host in its data folder (avatar-volume.ts `openAvatarVolume`);
    *  default: 100 %, in memory only. */
   avatarVolume?: AvatarVolume;
+  /** Check the service after each rebuild (default true). Off only for a test that counts the connections
+   *  the warm-ups open, on a listener that never answers. */
+  checkService?: boolean;
+  /** Settings given but not used (kiosk/config-keeping.ts): a refused service URL is named by the check. */
+  droppedSettings?: ReadonlyArray<{ field: string; source: string; message: string }>;
   /** Where the kiosk's channels are registered (the host's registry); absent: a kiosk with no page, as in
    *  a test that drives the services directly. */
   channels?: ChannelRegistry;
@@ -112,6 +119,8 @@ export interface Kiosk {
   /** The avatar's volume (staff's Status tab, the fleet's `set-volume`): in `PublicConfig`, and each change
    *  is an `avatar-volume` event for the page. */
   readonly avatarVolume: AvatarVolume;
+  /** Whether the service answers (checked after each rebuild, again with backoff while it does not). */
+  readonly health: Pick<ServiceHealthMonitor, 'current' | 'check'>;
   /** Apply a new configuration without a restart: the next session uses it; the client is rebuilt and the
    *  attract image reloaded. Refused while a session runs, and once shutdown began. */
   reconfigure(next: KioskConfig): Promise<void>;
@@ -140,7 +149,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     logger,
     closing,
     callRunning: () => calls.running,
-    onChange: () => connection.rebuild(),
+    onChange: () => rebuildAndCheck(),
   });
   const connection = createServiceConnection({
     config,
@@ -158,6 +167,21 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     // Spares may resume now, with this client.
     onReady: () => availability.replay(),
   });
+  const health = createServiceHealth({
+    connection,
+    keySource: () => key.source,
+    configuredUrl: () => (config.service.surface === 'gateway' ? config.service.gatewayUrl : config.service.baseUrl) ?? null,
+    droppedUrl: () => options.droppedSettings?.find((p) => p.field === 'service.baseUrl' || p.field === 'service.gatewayUrl' || p.field === 'service') ?? null,
+    closing,
+    emit,
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  // The check runs in the background: start-up and a settings change do not wait for the service.
+  const rebuildAndCheck = async (): Promise<void> => {
+    await connection.rebuild();
+    if (options.checkService !== false) void health.check();
+  };
   const availability = createAvailability({
     logger,
     emit,
@@ -178,6 +202,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     connection,
     availability,
     volume: avatarVolume,
+    health,
   });
   const startOptions = (callMode: CallMode, member: CastEntry, language: LanguageCode) => startOptionsFor(config, callMode, member, language);
   const spares = new SpareManager({
@@ -238,7 +263,14 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   options.channels?.register('config', { get: () => appearance.getConfig() });
   options.channels?.register('attract', { report: (args) => availability.report(args) });
 
-  await connection.rebuild();
+  // A call that failed on the service's side (no answer, a refused key) may mean the service changed
+  // since the last check: check again, so the attract screen says so before the next visitor taps.
+  events.onEvent((event) => {
+    if (event.type !== 'state' || event.state.phase !== 'failed' || closing()) return;
+    if (['network', 'timeout', 'server', 'unauthorized', 'forbidden', 'connection_lost'].includes(event.state.error.code)) void health.check();
+  });
+
+  await rebuildAndCheck();
   // Each change to the page (after shutdown the event listeners are gone: a late change reaches no one).
   avatarVolume.onChange((percent) => emit({ type: 'avatar-volume', percent }));
 
@@ -255,6 +287,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     ageGateCounts: () => gateCounts.snapshot(),
     auditViolations: () => audits.count,
     avatarVolume,
+    health,
     async reconfigure(next) {
       if (closing()) throw new AvatarError('cancelled', 'The kiosk is shutting down.');
       if (calls.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
@@ -262,7 +295,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
       for (const k of Object.keys(config)) if (!Object.hasOwn(next, k)) delete (config as Record<string, unknown>)[k];
       Object.assign(config, next);
       await appearance.reload();
-      await connection.rebuild();
+      await rebuildAndCheck();
       // The page shows the new name, picture and cast without a reload.
       emit({ type: 'config-changed' });
     },
@@ -271,6 +304,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
         const sparesClosed = spares.close(); // type 5 to an unused spare, exactly once, alongside the hangup
         await calls.shutdown();
         await sparesClosed;
+        health.close();
         events.clear();
         await connection.close();
       })();

@@ -426,7 +426,8 @@ function applyEnv(cfg: Record<string, unknown>, env: ConfigEnv): Record<string, 
   return cfg;
 }
 
-function envFieldSource(field: string, env: ConfigEnv): string | null {
+/** The environment variable that set a dotted config key (null when the file did). */
+export function envFieldSource(field: string, env: ConfigEnv): string | null {
   if (field === 'service.baseUrl' && nonEmpty(env.AVATAR_BASE_URL)) return 'AVATAR_BASE_URL';
   if (field === 'service.gatewayUrl' && nonEmpty(env.AVATAR_GATEWAY_URL)) return 'AVATAR_GATEWAY_URL';
   if (field === 'service.surface' && nonEmpty(env.AVATAR_SURFACE)) return 'AVATAR_SURFACE';

@@ -56,7 +56,7 @@ export interface PlatformHooks {
 }
 
 /** The kiosk's services staff operations use. */
-export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'>;
+export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'> & Partial<Pick<Kiosk, 'health'>>;
 
 export interface StaffOpsOptions {
   kiosk: StaffKiosk;
@@ -72,6 +72,8 @@ export interface StaffOpsOptions {
   version: string;
   /** Why the config file was not used at start (null when it was fine). */
   configError?: AvatarError | null;
+  /** Settings not used, one line each, said on the PIN pad (kiosk/config-keeping.ts `ConfigProblem.line`). */
+  settingsNotUsed?: readonly string[];
   /** The last lines of the main log, already redacted. */
   logTail(): string[];
   platform: PlatformHooks;
@@ -225,10 +227,11 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       apiKeySource: kiosk.key.source,
       apiKeyWeaklyProtected: kiosk.key.weaklyProtected,
       attention: kiosk.appearance.attention,
+      ...(kiosk.health ? { service: kiosk.health.current } : {}),
       errors: [...errors],
       version: options.version,
       uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),
-      today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits },
+      today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits, demoSessions: today.demoSessions },
       openAtLogin: options.platform.getOpenAtLogin(),
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
       ...(telemetry.lastCallQuality ? { lastCall: { ...telemetry.lastCallQuality } } : {}),
@@ -316,7 +319,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
    *  every `staff` channel of the contract and validated the argument. */
   const handlers: StaffOps['handlers'] = {
     staff: {
-      pinState: () => ok<PinState>(pin.state()),
+      pinState: () => ok<PinState>({ ...pin.state(), ...(options.settingsNotUsed?.length ? { settingsNotUsed: [...options.settingsNotUsed] } : {}) }),
       setPin: async ({ pin: next }) => ok(await pin.setPin(next)),
       unlock: async ({ pin: tried }) => ok(await pin.unlock(tried)),
       lock: () => (pin.lock(), ok(undefined)),

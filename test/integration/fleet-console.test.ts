@@ -233,11 +233,11 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
 
   it("keeps a persistent session: calls that end while the console is down reach it when it is back; spend as CSV", async () => {
     kiosks['k-1']!.startCall();
-    kiosks['k-1']!.endCall('user_end', 2.5);
+    kiosks['k-1']!.endCall('user_end', 3);
     await until(() => fleet.state.spendRows().some((r) => r.kioskId === 'k-1'), { realTimeoutMs: WAIT_MS, message: 'the first call' });
     await fleet.close();
     kiosks['k-2']!.startCall();
-    kiosks['k-2']!.endCall('credit_insufficient', 0.5);
+    kiosks['k-2']!.endCall('credit_insufficient', 2);
     kiosks['k-1']!.startCall();
     kiosks['k-1']!.endCall('user_end', 1);
     await until(() => kiosks['k-1']!.link.connected && kiosks['k-2']!.link.connected, { realTimeoutMs: WAIT_MS });
@@ -249,6 +249,7 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
     assert.equal(csv.status, 200);
     assert.match(String(csv.headers['content-disposition']), /attachment; filename="fleet-spend.csv"/);
     const day = new Date().toISOString().slice(0, 10);
-    assert.equal(csv.body, `day,kiosk,avatar,sessions,credits\r\n${day},k-1,ava,1,1\r\n${day},k-2,max,1,0.5\r\n`);
+    // The simulated kiosks' calls are demo calls: labelled so in the CSV.
+    assert.equal(csv.body, `day,kiosk,avatar,sessions,credits,demo\r\n${day},k-1,ava,1,1,yes\r\n${day},k-2,max,1,2,yes\r\n`);
   });
 });

@@ -54,7 +54,7 @@ const statusSchema = z.looseObject({
   open: z.boolean().optional(),
   version: z.string().max(64).optional(),
   mode: z.string().max(40).optional(),
-  today: z.object({ sessions: figure(MAX_DAY_SESSIONS).int(), credits: figure(MAX_DAY_CREDITS) }).optional(),
+  today: z.object({ sessions: figure(MAX_DAY_SESSIONS).int(), credits: figure(MAX_DAY_CREDITS), demoSessions: figure(MAX_DAY_SESSIONS).int().optional() }).optional(),
   lastErrorCode: z.string().max(64).nullable().optional(),
   queued: figure(MAX_QUEUE_FIGURE).int().optional(),
   droppedEvents: figure(MAX_QUEUE_FIGURE).int().optional(),
@@ -85,6 +85,7 @@ const sessionSchema = z.looseObject({
   end_at: z.string().max(40),
   end_reason: z.string().max(64),
   credits_cost: z.union([figure(MAX_CALL_CREDITS), z.literal('unknown')]).optional(),
+  surface: z.string().max(20).optional(),
   error_code: z.string().max(64).optional(),
   avatar: z.string().max(64).optional(),
 });
@@ -112,6 +113,8 @@ export interface CallRecord {
   avatar: string | null;
   /** 0 when the kiosk did not know (`unknown`) or did not say. */
   credits: number;
+  /** A call on the kiosk's built-in emulator (ledger surface `demo`): play money. */
+  demo: boolean;
 }
 export interface SpareRecord {
   kind: 'spare';
@@ -141,7 +144,7 @@ export function readEvent(payload: Buffer | string, nowMs: number): Read<KioskEv
     const endAtMs = Date.parse(r.end_at);
     if (Number.isNaN(endAtMs) || endAtMs > nowMs + END_AHEAD_MS || endAtMs < nowMs - END_BEHIND_MS) return { ok: false, reason: 'bad_time' };
     const credits = typeof r.credits_cost === 'number' ? r.credits_cost : 0;
-    return { ok: true, value: { id, record: { kind: 'session', endAtMs, endReason: r.end_reason, errorCode: r.error_code ?? null, avatar: r.avatar ?? null, credits } } };
+    return { ok: true, value: { id, record: { kind: 'session', endAtMs, endReason: r.end_reason, errorCode: r.error_code ?? null, avatar: r.avatar ?? null, credits, demo: r.surface === 'demo' } } };
   }
   if (kind === 'spare') {
     const spare = check(spareSchema, record);

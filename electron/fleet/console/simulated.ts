@@ -51,7 +51,6 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
   let callStartMs: number | null = null;
   let open = true;
   let sessions = 0;
-  let credits = 0;
   let name = 'Ava';
   const did: string[] = [];
   const volume = memoryAvatarVolume();
@@ -69,7 +68,6 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
     const end = clock.now();
     const start = callStartMs ?? end - 60_000;
     sessions++;
-    credits += cost;
     return {
       kind: 'session',
       v: 1,
@@ -104,7 +102,8 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       cast: avatars,
       open,
       nextChangeAt: null,
-      today: { sessions, credits },
+      // The simulated kiosks' calls are demo calls (their records say `surface: 'demo'`): none is real money.
+      today: { sessions: 0, credits: 0, demoSessions: sessions },
       lastErrorCode: null,
       avatarVolume: volume.percent,
     }),

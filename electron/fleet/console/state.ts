@@ -141,6 +141,7 @@ export class FleetState {
           update: null,
           todaySessions: 0,
           todayCredits: 0,
+          todayDemoSessions: 0,
           lastCallAt: null,
           lastCallEnd: null,
           lastErrorCode: null,
@@ -191,6 +192,7 @@ export class FleetState {
       else this.floors.delete(kioskId);
       row.todaySessions = s.today?.sessions ?? 0;
       row.todayCredits = s.today?.credits ?? 0;
+      row.todayDemoSessions = s.today?.demoSessions ?? 0;
       row.lastErrorCode = s.lastErrorCode ?? row.lastErrorCode;
       row.queued = s.queued ?? 0;
       row.droppedEvents = s.droppedEvents ?? 0;
@@ -234,10 +236,11 @@ export class FleetState {
         k.row.accountTrouble++;
       }
       const avatar = k.labels.value('avatar', record.avatar ?? 'unknown');
-      inc(c.creditsByAvatar, avatar, record.credits);
+      // A demo call (the kiosk's built-in emulator) is play money: never in the credits billed.
+      if (!record.demo) inc(c.creditsByAvatar, avatar, record.credits);
       const day = new Date(record.endAtMs).toISOString().slice(0, 10);
-      const key = `${kioskId}\u0000${day}\u0000${avatar}`;
-      const spend = this.spend.get(key) ?? { kioskId, day, avatar, sessions: 0, credits: 0 };
+      const key = `${kioskId}\u0000${day}\u0000${avatar}\u0000${record.demo ? 'demo' : 'real'}`;
+      const spend = this.spend.get(key) ?? { kioskId, day, avatar, sessions: 0, credits: 0, demo: record.demo };
       spend.sessions++;
       spend.credits += record.credits;
       this.spend.set(key, spend);
@@ -357,11 +360,9 @@ export class FleetState {
 
 /** Spend as CSV (RFC 4180, formula-safe: core/csv.ts): one row per kiosk, day and avatar. */
 export function spendCsv(rows: SpendRow[]): string {
-  const lines = ['day,kiosk,avatar,sessions,credits', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, round(r.credits)].map(csvCell).join(','))];
+  const lines = ['day,kiosk,avatar,sessions,credits,demo', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, r.credits, r.demo ? 'yes' : 'no'].map(csvCell).join(','))];
   return `${lines.join('\r\n')}\r\n`;
 }
-
-const round = (n: number) => Math.round(n * 1000) / 1000;
 
 function inc(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by);

@@ -18,8 +18,11 @@ export interface KioskRow {
   mode: string | null;
   /** The kiosk's update state, when its status carries one (`update.state`). */
   update: string | null;
+  /** Today's real calls and their credits (whole numbers), as the kiosk reports them. */
   todaySessions: number;
   todayCredits: number;
+  /** Today's demo calls (the kiosk's built-in emulator, nobody paid), apart from the real ones. */
+  todayDemoSessions: number;
   /** The end of the last call the console received (the kiosk's own time), its end reason. */
   lastCallAt: string | null;
   lastCallEnd: string | null;
@@ -97,7 +100,10 @@ export interface SpendRow {
   day: string;
   avatar: string;
   sessions: number;
+  /** Whole credits (the service bills whole credits). */
   credits: number;
+  /** Calls on a kiosk's built-in emulator (demo mode): play money, never in the real totals. */
+  demo: boolean;
 }
 
 /** The console's broker link as the page shows it (link-health.ts). */

@@ -140,6 +140,10 @@ export class StaffPanel {
   get lockedForS(): number | null {
     return this.#pin.lockedForS;
   }
+  /** Settings main did not use, one line each (shown on the PIN pad). */
+  get settingsNotUsed(): string[] {
+    return this.#pin.settingsNotUsed;
+  }
   get attemptsLeft(): number | null {
     return this.#pin.attemptsLeft;
   }

@@ -346,7 +346,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
         cast: ['ava', 'max'],
         open: false,
         nextChangeAt: '2026-11-23T08:00:00.000Z',
-        today: { sessions: 2, credits: 5 },
+        today: { sessions: 2, credits: 5, demoSessions: 0 },
         lastErrorCode: 'network_error',
         policyError: 'policy.json: "avatar.name" is not a string',
         sandbox: true,
@@ -381,7 +381,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
     const { fleet, clock } = host(service, { updates: () => null });
     try {
       const first = await statusWith(clock, 'k-defaults', (s) => s.online === true, 'online');
-      assert.deepEqual([first.nextChangeAt, first.today, first.lastErrorCode, first.policyError, first.update, 'sandbox' in first, 'callFigures' in first], [null, { sessions: 0, credits: 0 }, null, null, null, false, false]);
+      assert.deepEqual([first.nextChangeAt, first.today, first.lastErrorCode, first.policyError, first.update, 'sandbox' in first, 'callFigures' in first], [null, { sessions: 0, credits: 0, demoSessions: 0 }, null, null, null, false, false]);
       await clock.advance(1_000);
       service.state = FAILED;
       service.emit({ type: 'state', state: service.state, previous: 'live' });

@@ -128,12 +128,12 @@ describe('reading a real policy file', () => {
     assert.deepEqual(loadPolicy({ path }), { path, found: false, policy: {}, managedKeys: [], problems: [], refusedBlocks: [], namesStaffPin: false });
   });
 
-  it('a dangling symbolic link at the path, or for its folder, is a policy that could not be read, not "no policy" (setup stays shut)', () => {
+  it('a dangling symbolic link at the path, or for its folder, is a policy that could not be read, not "no policy" (setup stays shut, the audience stays public)', () => {
     const dir = tempDir();
     const path = join(dir, 'policy.json');
     symlinkSync(join(dir, 'moved.json'), path);
     assert.deepEqual(loadPolicy({ path }), {
-      path, found: true, policy: {}, managedKeys: [], refusedBlocks: [], namesStaffPin: false,
+      path, found: true, policy: { adult: undefined, audience: undefined, region: undefined }, managedKeys: ['adult', 'audience', 'region'], refusedBlocks: [], namesStaffPin: false,
       problems: [`The policy file ${path} could not be read: ${path} is a symbolic link to ${join(dir, 'moved.json')}, which does not exist; it was ignored. Restore the file the link points to, or remove the link.`],
     });
     const folder = join(dir, 'avatar-kiosk');

@@ -138,7 +138,8 @@ async function billing(metrics: { render(): Promise<string> }): Promise<string[]
 /** A new instance (version 1) observing a scripted source. */
 function observed() {
   const metrics = createKioskMetrics({ version: '1' });
-  const source = scriptedMetricsSource();
+  // The real service: its billing figures are counted (a demo call's are not, see below).
+  const source = scriptedMetricsSource({ mode: 'direct' });
   metrics.observe(source);
   return { metrics, source };
 }

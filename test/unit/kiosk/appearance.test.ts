@@ -34,6 +34,7 @@ describe('the page’s view of the kiosk (PublicConfig)', () => {
       'attention', // start-up problems waiting for staff (a count)
       'opening', // opening hours: open or closed, and the next opening
       'hold', // calls held for a moment (an update being installed)
+      'service', // whether the service answers (the out-of-order screen while it does not): a status, no reason
       'demoDevices', // synthetic microphone and camera, demo mode only
       'languages', 'defaultLanguage', 'accessibility', // every visitor: languages and accessibility mode
       'safety', // the audience, the age gate, the venue's privacy notice
@@ -43,6 +44,7 @@ describe('the page’s view of the kiosk (PublicConfig)', () => {
     assert.deepEqual([r.value.languages, r.value.defaultLanguage, r.value.accessibility], [['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'], 'en', { default: false, reachBandPercent: 50 }]);
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);
+    assert.deepEqual(r.value.service, { status: 'demo', ok: true });
     await kiosk.shutdown();
   });
 });

@@ -188,6 +188,8 @@ describe('connections to the service', () => {
     const channels = createChannelRegistry();
     const kiosk = await createKiosk({ channels, config, apiKey: emu.apiKey, apiKeySource: 'env', clock, awaitRendererRtc: false });
     try {
+      // The start-up service check answered first (on the connection the tap then reuses).
+      await advanceUntil(clock, () => kiosk.health.current.status === 'connected', { stepMs: 10 });
       const r = (await driveUntilSettled(clock, channels.dispatch(CHANNELS.sessionStart, {}), { stepMs: 10 })) as Result<{ liveId: string | null }>;
       assert.ok(value(r).liveId);
       await advanceUntil(clock, () => kiosk.calls.state.phase === 'live', { stepMs: 10 });

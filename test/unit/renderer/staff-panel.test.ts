@@ -102,7 +102,7 @@ class FakeStaff {
         this.unlocked = false;
         return ok(undefined);
       },
-      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0 }, openAtLogin: null, avatarVolume: 100, safety: { audience: 'public' as const, moderation: 'strict' as const, region: null, refusal: null, ageGate: null, auditViolations: 0 } })),
+      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0, demoSessions: 0 }, openAtLogin: null, avatarVolume: 100, safety: { audience: 'public' as const, moderation: 'strict' as const, region: null, refusal: null, ageGate: null, auditViolations: 0 } })),
       getSettings: guarded('getSettings', () => this.settings()),
       saveSettings: async ({ settings }) => {
         log(`saveSettings:${settings.avatar.name}`);
@@ -117,7 +117,7 @@ class FakeStaff {
       networkCheckStart: guarded('networkCheckStart', () => ({ checkId: 'live-check', rtc: { app_id: 'a', channel_id: 'c', user_id: 'u', token: 't', token_expire_at: '0' }, cloudProxy: 'off' as const })),
       networkCheckFinish: async ({ outcome }) => (log('networkCheckFinish'), ok({ ...outcome, sessionClosed: true, creditsCost: 0 })),
       ledgerTotals: guarded('ledgerTotals', () => {
-        const row = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0 };
+        const row = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 0 };
         return { today: row, last7Days: row, month: row };
       }),
       ledgerCsv: async () => ok({ fileName: 'ledger.csv', csv: 'a,b\n' }),

@@ -58,10 +58,7 @@ export default {
     title: '少々お待ちください…',
     create: 'セッションを作成中',
     waking: '{{name}}を起動中',
-    gettingReady: '{{name}}が準備中です…（{{attempt, number}}回目）',
-    checkingIn_other: '{{count, number}}秒後に再確認します',
-    checkingNow: '再確認しています',
-    attempt: '{{attempt, number}}回目',
+    gettingReady: '{{name}}が準備中です…',
     join: '通話に参加中',
     micCamera: 'マイクとカメラ',
     mic: 'マイク',
@@ -118,9 +115,6 @@ export default {
     pictureStopped: '映像が止まったため、通話を終了しました。これ以上の料金はかかっていません。',
     soundStopped: '音声が止まったため、通話を終了しました。これ以上の料金はかかっていません。',
     duration: '会話時間',
-    credits: '使用クレジット',
-    billed: '課金 {{duration}}',
-    creditCount_other: '{{count, number}} クレジット',
     backIn_other: '{{count, number}}秒後に最初の画面に戻ります',
   },
   error: {
@@ -152,6 +146,10 @@ export default {
   hold: {
     title: 'まもなく再開します',
     body: 'この端末は更新中です。まもなくご利用いただけます。',
+  },
+  serviceDown: {
+    title: 'ただいまご利用いただけません',
+    body: 'この端末は現在、会話を始めることができません。しばらくしてからお越しください。',
   },
   announce: {
     connecting: '{{name}}に接続中…',

@@ -58,10 +58,7 @@ export default {
     title: '请稍候…',
     create: '正在创建会话',
     waking: '正在唤醒{{name}}',
-    gettingReady: '{{name}}正在准备…（第 {{attempt, number}} 次尝试）',
-    checkingIn_other: '{{count, number}} 秒后再次检查',
-    checkingNow: '正在再次检查',
-    attempt: '第 {{attempt, number}} 次尝试',
+    gettingReady: '{{name}}正在准备…',
     join: '正在加入通话',
     micCamera: '麦克风和摄像头',
     mic: '麦克风',
@@ -118,9 +115,6 @@ export default {
     pictureStopped: '画面已停止，因此我们结束了通话。没有产生额外费用。',
     soundStopped: '声音已停止，因此我们结束了通话。没有产生额外费用。',
     duration: '对话时长',
-    credits: '已用点数',
-    billed: '计费 {{duration}}',
-    creditCount_other: '{{count, number}} 点',
     backIn_other: '{{count, number}} 秒后返回首页',
   },
   error: {
@@ -152,6 +146,10 @@ export default {
   hold: {
     title: '马上回来',
     body: '本设备正在更新，很快就会恢复使用。',
+  },
+  serviceDown: {
+    title: '暂时无法使用',
+    body: '本设备目前无法开始对话。请稍后再来。',
   },
   announce: {
     connecting: '正在连接{{name}}…',

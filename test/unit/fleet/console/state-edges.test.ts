@@ -27,7 +27,7 @@ function fleet(startMs = T0) {
 /** The row of a kiosk the console has heard nothing from but `over`. */
 const blankRow = (kioskId: string, over: Partial<KioskRow> = {}): KioskRow => ({
   kioskId, online: false, sinceAt: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
-  todaySessions: 0, todayCredits: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, safety: null, auditViolations: 0, lastAnswer: null, refused: 0,
+  todaySessions: 0, todayCredits: 0, todayDemoSessions: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, safety: null, auditViolations: 0, lastAnswer: null, refused: 0,
   ...over,
 });
 
@@ -195,7 +195,7 @@ describe('FleetState: ledger events', () => {
     state.onEvent('k', eventPayload('k-1', session(T0, { credits_cost: 'unknown', avatar: 'ava' })));
     assert.equal(state.malformed.events, 0);
     assert.deepEqual(Object.fromEntries(countsOf('k').creditsByAvatar), { ava: 0 });
-    assert.deepEqual(state.spendRows(), [{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 0 }]);
+    assert.deepEqual(state.spendRows(), [{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 0, demo: false }]);
   });
 
   it('counts as account trouble only a failed spare whose reason names the balance', () => {
@@ -299,6 +299,6 @@ describe('FleetState: command answers', () => {
 
 describe('spendCsv: numbers', () => {
   it('writes a negative figure as a number, not as a defused formula', () => {
-    assert.equal(spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: -1.5 }]), 'day,kiosk,avatar,sessions,credits\r\n2026-11-24,k,ava,1,-1.5\r\n');
+    assert.equal(spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: -2, demo: false }]), 'day,kiosk,avatar,sessions,credits,demo\r\n2026-11-24,k,ava,1,-2,no\r\n');
   });
 });
