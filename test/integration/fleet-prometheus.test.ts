@@ -98,7 +98,7 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
     const fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-prom', username: CONSOLE_LOGIN, password: 'op-prom', pageDir: dir, reconnectMs: 300 });
     cleanups.push(() => fleet.close());
     const kiosks: SimulatedKiosk[] = ['k-1', 'k-2'].map((id, i) =>
-      startSimulatedKiosk({ url: broker.url, kioskId: id, username: id, password: `pw-${i + 1}`, group: 'lobby', topicPrefix: PREFIX, dataDir: join(dir, id), clock: systemClock, screenshotPng: PNG, avatars: ['ava', 'max'] }),
+      startSimulatedKiosk({ url: broker.url, kioskId: id, username: id, password: `pw-${i + 1}`, group: 'lobby', topicPrefix: PREFIX, dataDir: join(dir, id), clock: systemClock, screenshotPng: PNG, avatars: ['ava', 'max'], surface: 'direct' }),
     );
     cleanups.push(() => Promise.all(kiosks.map((k) => k.close())).then(() => undefined));
     await until(() => fleet.state.rows().filter((r) => r.online).length === 2, { realTimeoutMs: 20_000, message: 'two kiosks online' });

@@ -28,6 +28,9 @@ export interface SimulatedKioskOptions {
   version?: string;
   avatars?: string[];
   reconnectMs?: number;
+  /** The ledger surface of its calls: `demo` (the default: the demo fleet's calls are no real money), or
+   *  `direct` where a test stands it in for a kiosk on the real service (its credits count). */
+  surface?: 'demo' | 'direct';
 }
 
 export interface SimulatedKiosk {
@@ -75,7 +78,7 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       live_at: new Date(start + 1000).toISOString(),
       end_at: new Date(end).toISOString(),
       live_id: null,
-      surface: 'demo',
+      surface: options.surface ?? 'demo',
       call_mode: 'video',
       time_to_live_ms: 1000,
       not_ready_retries: 0,
