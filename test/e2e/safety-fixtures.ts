@@ -3,6 +3,7 @@ import jsQR from 'jsqr';
 import { CATALOGUES } from '../../renderer/src/i18n/catalogues/index.ts';
 import type { LanguageCode } from '../../electron/contract.ts';
 import { screenIs, type KioskPage } from './harness.ts';
+import { decodePng } from './contrast.ts';
 
 /** What the safety E2E files (safety*.test.ts) share: what they configure, a venue's privacy notice
  *  (three of the seven languages, so the others show the default language's, marked) and an adult kiosk. */
@@ -30,14 +31,8 @@ export async function decodeQr(page: Page, selector: string): Promise<string | n
   const blank = await page.context().newPage();
   try {
     const { width, height, rgba } = (await blank.evaluate(`(async () => {
-      const img = new Image();
-      img.src = 'data:image/png;base64,${png}';
-      await img.decode();
-      const c = document.createElement('canvas');
-      c.width = img.width; c.height = img.height;
-      const g = c.getContext('2d');
-      g.drawImage(img, 0, 0);
-      return { width: c.width, height: c.height, rgba: Array.from(g.getImageData(0, 0, c.width, c.height).data) };
+      ${decodePng(png)}
+      return { width: c.width, height: c.height, rgba: Array.from(data) };
     })()`)) as { width: number; height: number; rgba: number[] };
     return jsQR(Uint8ClampedArray.from(rgba), width, height)?.data ?? null;
   } finally {
