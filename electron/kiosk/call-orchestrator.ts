@@ -112,9 +112,11 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
   }
 
   async function start(args: StartArgs = {}): Promise<Result<{ liveId: string | null }>> {
-    // A session whose end the UI has already been shown is only cleaning up (sockets
-    // closing, a hangup socket in flight): wait for that instead of refusing the visitor's next start.
-    if (active?.sawTerminal) await active.done;
+    // A session the visitor has already left is only cleaning up (sockets closing, a hangup socket in
+    // flight): wait for that instead of refusing the visitor's next start. Left means its end was shown, or
+    // it is ending (hung up by either side: the renderer shows the end screen from then on, so the next
+    // visitor may be through the age gate before the service has answered the hangup).
+    if (active && (active.sawTerminal || active.hangupPromise || state.phase === 'ending')) await active.done;
     if (options.closing()) return fail('cancelled', 'The kiosk is shutting down.');
     if (active) return fail('invalid_request', 'A session is already running.');
     const refusal = options.availability.refusal();

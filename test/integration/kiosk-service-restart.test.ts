@@ -2,6 +2,8 @@
  * A new session right after the previous one ended (found by the soak, bench/soak.ts): the UI is told the
  * session is over (`ended`) while the service still finishes its cleanup (closing sockets, a hangup socket
  * in flight). A start in that window must wait for the cleanup, not answer "A session is already running".
+ * The same holds while the service has not yet answered the hangup (`ending`): the renderer already shows
+ * the end screen, and a quick next visitor (an adult kiosk's gate passed by keyboard) taps in that window.
  * The kiosk's services (createKiosk) in demo mode against the real emulator, real time, fast knobs.
  */
 import { after, describe, it } from 'node:test';
@@ -58,6 +60,33 @@ describe('the call orchestrator: starting again right after an end', () => {
     assert.ok(restart, 'the end was seen');
     const result = await (restart as unknown as Promise<StartResult>);
     assert.equal(result.ok, true, `the second start was refused: ${JSON.stringify(result)}`);
+    await secondLive;
+    const sessions = kiosk.connection.emulator!.listSessions();
+    assert.equal(sessions.length, 2);
+    assert.deepEqual(sessions.map((s) => s.status).sort(), ['ended', 'on_live']);
+    await kiosk.calls.hangup();
+    assert.equal(kiosk.calls.state.phase, 'ended');
+  });
+
+  it('a start issued while the previous call is still ending (the hangup not yet answered) waits and starts the next session', async () => {
+    const kiosk = await createKiosk({ awaitRendererRtc: false,
+      config: resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {}),
+      apiKey: null,
+      apiKeySource: 'none',
+      emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 1_500 },
+    });
+    services.push(kiosk);
+    const live = nextPhase(kiosk, 'live');
+    assert.equal((await kiosk.calls.start()).ok, true);
+    await live;
+
+    const ending = nextPhase(kiosk, 'ending');
+    const hangup = kiosk.calls.hangup();
+    await ending;
+    const secondLive = nextPhase(kiosk, 'live', 15_000);
+    const result = await kiosk.calls.start();
+    assert.equal(result.ok, true, `the start during ending was refused: ${JSON.stringify(result)}`);
+    await hangup;
     await secondLive;
     const sessions = kiosk.connection.emulator!.listSessions();
     assert.equal(sessions.length, 2);
