@@ -16,15 +16,15 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { startupAttention } from '../kiosk/attention.ts';
-import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { AvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import type { EmulatorKnobs } from '../emulator/index.ts';
 import type { HostCapability } from '../fleet/command-table.ts';
 import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
 import { kioskMetricsSource, startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
-import { unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
-import { resolveConfigKeeping, type ConfigProblem } from '../kiosk/config-keeping.ts';
+import type { KioskConfig } from '../kiosk/config.ts';
+import { keepConfigFile, type ConfigProblem } from '../kiosk/config-keeping.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
 import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
@@ -98,17 +98,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
   // A file that cannot be read at all is not used (nor written over); a bad setting in a readable file
   // drops that setting only, so the staff PIN's hash and everything else in the file still apply.
-  let configError: AvatarError | null = null;
-  let raw: Record<string, unknown> = {};
-  try {
-    raw = persistence.read();
-  } catch (error) {
-    configError = toAvatarError(error, 'invalid_config');
-    logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: join(dataDir, 'config.json') });
-  }
-  const kept = resolveConfigKeeping(raw, env, { appRoot: options.appRoot, policy: policyLayer.policy });
-  const config: KioskConfig = kept.config;
-  const configProblems = kept.problems;
+  const { config, configError, problems: configProblems, unknownKeys } = keepConfigFile(() => persistence.read(), env, { appRoot: options.appRoot, policy: policyLayer.policy });
+  if (configError) logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: join(dataDir, 'config.json') });
   for (const problem of configProblems) logger.error('A setting was not used', { line: problem.line, message: problem.message });
 
   const envKey = env.AVATAR_API_KEY?.trim() || null;
@@ -128,7 +119,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
       policyProblems: policyLayer.problems,
       policyPath: policyLayer.path,
       keyProblem: null,
-      unknownConfigKeys: configError ? [] : unknownConfigKeys(raw),
+      unknownConfigKeys: unknownKeys,
     }),
     logger,
     clock,
