@@ -57,6 +57,10 @@ export const BROWSER_MODE_LACKS = {
   restart: 'The browser mode cannot restart itself: it would stop for good. Restart the service that runs it (systemd, a scheduled task), or use the app.',
 } as const satisfies Partial<Record<HostCapability, string>>;
 
+/** What the staff panel shows in place of the key field, and says when a key is sent anyway. */
+export const BROWSER_KEY_HINT =
+  'The browser mode stores no API key (it has no secure storage). Set AVATAR_API_KEY in the environment that starts it (as a service: its environment file, e.g. /etc/avatar-kiosk/env) and start it again.';
+
 export interface BrowserKioskOptions {
   dataDir: string;
   env: Record<string, string | undefined>;
@@ -72,8 +76,8 @@ export interface BrowserKioskOptions {
   logTail?: () => string[];
   emulatorKnobs?: Partial<EmulatorKnobs>;
   onPageConnected?: () => void;
-  /** Staff asked to exit or restart (the caller stops the host). */
-  onQuit?: (why: 'exit' | 'restart') => void;
+  /** Staff asked to exit (the caller stops the host). */
+  onQuit?: (why: 'exit') => void;
 }
 
 export interface BrowserKiosk {
@@ -129,13 +133,13 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
     keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
     persistApiKey: async () => {
-      throw new AvatarError('invalid_request', 'The browser mode stores no key (no secure storage here). Set AVATAR_API_KEY and start it again.');
+      throw new AvatarError('invalid_request', BROWSER_KEY_HINT);
     },
   });
   for (const problem of kiosk.appearance.castProblems) logger.error('Avatar problem', { message: problem.message });
 
   let quitting = false;
-  const quit = (why: 'exit' | 'restart') => {
+  const quit = (why: 'exit') => {
     if (quitting) return;
     quitting = true;
     options.onQuit?.(why);
@@ -167,7 +171,9 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
         throw new AvatarError('invalid_request', 'Start at login is not available in the browser mode.');
       },
       exitKiosk: () => quit('exit'),
-      restart: () => quit('restart'),
+      // No restart: this process cannot start itself again under the terminal or service manager that
+      // started it, and stopping instead left the page on "The kiosk is shutting down" for good.
+      noKeyStorage: BROWSER_KEY_HINT,
     },
   });
 
