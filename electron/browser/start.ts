@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { buildQuietly, failedBuildText } from './quiet-build.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const ELECTRON_DIR = join(ROOT, 'node_modules', 'electron');
@@ -92,20 +93,6 @@ function installElectron(): Promise<InstallOutcome> {
   });
 }
 
-/** The build, quiet: its output is shown only when it fails (the last lines say why). */
-function buildQuietly(): Promise<{ ok: boolean; output: string }> {
-  return new Promise((done) => {
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const child = spawn(npm, ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
-    let output = '';
-    const keep = (d: Buffer) => (output = (output + d.toString('utf8')).slice(-20_000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (e) => done({ ok: false, output: e.message }));
-    child.on('exit', (code) => done({ ok: code === 0, output }));
-  });
-}
-
 function run(command: string, args: string[]): Promise<number> {
   return new Promise((done) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: 'inherit' });
@@ -138,8 +125,7 @@ if (isEntry) {
   (skipBuild ? Promise.resolve({ ok: true, output: '' }) : buildQuietly())
     .then((build) => {
       if (!build.ok) {
-        process.stdout.write(build.output.split('\n').slice(-30).join('\n'));
-        say('\nThe build failed (its last lines are above).');
+        process.stdout.write(failedBuildText(build.output));
         process.exit(1);
       }
       return decideStart(steps);
