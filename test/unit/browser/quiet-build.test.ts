@@ -64,7 +64,7 @@ describe('quiet-build (the build before start:browser and fleet)', () => {
 
   it('is what npm run start:browser and npm run fleet build with (npm start has it built in)', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    assert.match(scripts['start:browser']!, /^tsx electron\/browser\/quiet-build\.ts build && tsx electron\/browser\/index\.ts$/);
-    assert.match(scripts.fleet!, /^tsx electron\/browser\/quiet-build\.ts build:fleet-console && tsx electron\/cli\/fleet-console\.ts$/);
+    assert.match(scripts['start:browser']!, /^tsx electron\/browser\/quiet-build\.ts build && /);
+    assert.match(scripts.fleet!, /^tsx electron\/browser\/quiet-build\.ts build:fleet-console && /);
   });
 });
