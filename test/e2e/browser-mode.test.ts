@@ -16,7 +16,7 @@ import { KIOSK_SOCKET_PATH } from '../../electron/core/kiosk-api.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import { BROWSER_KEY_HINT, startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { RENDERER_DIR, ROOT, launchChromium, screenIs, screenshotAt } from './harness.ts';
+import { RENDERER_DIR, ROOT, launchChromium, screenIs, screenshotAt, unlockStaffPanel } from './harness.ts';
 
 let browser: Browser;
 let kiosk: BrowserKiosk;
@@ -103,12 +103,7 @@ describe('Browser mode (E2E: built renderer over the real WebSocket transport + 
     const page: Page = await context.newPage();
     try {
       await page.goto(kiosk.host.launchUrl());
-      await screenIs(page, 'attract');
-      await page.keyboard.press('Control+Shift+S');
-      await page.locator('[data-testid=pin-pad]').waitFor({ timeout: 5_000 });
-      for (const d of '246813') await page.click(`[data-testid=pin-${d}]`);
-      await page.click('[data-testid=pin-ok]');
-
+      await unlockStaffPanel(page, '246813');
       await page.click('[data-testid=tab-settings]');
       const hint = page.locator('[data-testid=api-key-not-storable]');
       await hint.waitFor({ timeout: 5_000 });

@@ -4,27 +4,13 @@
  * without scrolling wherever the screen is at least 720 px tall. Screenshots of each size go to
  * test/artifacts/screens/pin-pad-<w>x<h>.png.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser } from 'playwright';
+import type { Page } from 'playwright';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { COMPANION_SIZES, launchChromium, openStaffKiosk, screenIs, screenshotAt, startStaticServer } from './harness.ts';
+import { COMPANION_SIZES, openStaffKiosk, screenIs, screenshotAt, useE2eBrowser } from './harness.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-let portrait: string;
-
-before(async () => {
-  server = await startStaticServer();
-  browser = await launchChromium();
-  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useE2eBrowser();
 
 const SIZES = [
   { width: 1280, height: 720 },
@@ -52,7 +38,7 @@ const CLIPPED = `(() => {
   return { problems: out, scrolls: pad.scrollHeight > pad.clientHeight + 1 };
 })()`;
 
-async function check(page: import('playwright').Page, state: string): Promise<string[]> {
+async function check(page: Page, state: string): Promise<string[]> {
   const found: string[] = [];
   for (const size of SIZES) {
     await page.setViewportSize(size);
@@ -71,10 +57,10 @@ async function check(page: import('playwright').Page, state: string): Promise<st
 describe('PIN pad layout', () => {
   it('entering the PIN with start-up problems said on the pad: the title and every key wholly visible at every size; no scrolling from 720 px up', async () => {
     const k = await openStaffKiosk({
-      browser,
-      baseUrl: server.url,
+      browser: env.browser,
+      baseUrl: env.server.url,
       orientation: 'landscape',
-      imageDataUrl: portrait,
+      imageDataUrl: env.portrait,
       file: { staffPinHash: await hashPin('246813') },
       startupAttention: [{ kind: 'config', code: 'invalid_config', message: 'config.json: callMode is invalid, using video.' }],
     });

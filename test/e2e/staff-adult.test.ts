@@ -3,42 +3,26 @@
  * choice offers the adult default (disabled) once and strict once, and the public kiosk's rule (strict on
  * every call) is said in one hint, not in two. Screenshot: test/artifacts/screens/staff-adult-settings.png.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { SCREENS_DIR, launchChromium, openStaffKiosk, screenIs, startStaticServer } from './harness.ts';
+import { SCREENS_DIR, openStaffKiosk, unlockStaffPanel, useE2eBrowser } from './harness.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-before(async () => {
-  server = await startStaticServer();
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useE2eBrowser();
 
 describe('Staff panel on an adult kiosk', () => {
   it('Settings: the moderation choice and the hints say each thing once', async () => {
-    const portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
     const k = await openStaffKiosk({
-      browser,
-      baseUrl: server.url,
+      browser: env.browser,
+      baseUrl: env.server.url,
       orientation: 'landscape',
-      imageDataUrl: portrait,
+      imageDataUrl: env.portrait,
       file: { staffPinHash: await hashPin('246813'), audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'], minimumAge: 18, ageCheck: 'self' } },
     });
     try {
       const { page } = k;
-      await screenIs(page, 'attract');
-      await page.keyboard.press('Control+Shift+S');
-      await page.locator('[data-testid=pin-pad]').waitFor({ timeout: 5_000 });
-      for (const d of '246813') await page.click(`[data-testid=pin-${d}]`);
-      await page.click('[data-testid=pin-ok]');
+      await unlockStaffPanel(page, '246813');
       await page.click('[data-testid=tab-settings]');
       const moderation = page.locator('[data-testid=set-moderation]');
       await moderation.waitFor({ timeout: 5_000 });
