@@ -614,6 +614,8 @@ export interface StaffStatus {
   today: { sessions: number; credits: number; unknownCredits: number; demoSessions: number };
   /** null where the platform does not support it. */
   openAtLogin: boolean | null;
+  /** Whether the host can start itself again (false in the browser mode: the panel offers no Restart). */
+  canRestart?: boolean;
   /** The PIN in use has fewer than 6 digits: staff should choose a new one. */
   pinTooShort?: boolean;
   /** The last call's connection figures (absent until a call has reported some since the kiosk started). */
@@ -637,6 +639,8 @@ export interface StaffSettings {
   settings: EditableSettings;
   hasApiKey: boolean;
   apiKeySource: 'env' | 'stored' | 'none';
+  /** Where no key can be stored (the browser mode): what to set instead, shown in place of the key field. */
+  apiKeyNotStorable?: string;
   /** Dotted keys locked by the administrator's policy file or the environment. */
   managed: string[];
 }

@@ -75,7 +75,7 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     demoDevices,
     logTail: () => mainLog.tail(),
     onPageConnected: () => keeper?.pageConnected(),
-    onQuit: (why) => void stop(why === 'exit' ? 'Staff exited the kiosk.' : 'Staff asked for a restart: the kiosk stopped; start it again.'),
+    onQuit: () => void stop('Staff exited the kiosk.'),
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop('Stopped.'));
   const { connection, events } = kiosk.kiosk;

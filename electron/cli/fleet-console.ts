@@ -88,12 +88,28 @@ async function main(argv: string[]): Promise<number> {
   let demo: DemoBroker | null = null;
   const kiosks: SimulatedKiosk[] = [];
   let dataRoot: string | null = null;
+  let console_: Awaited<ReturnType<typeof startFleetConsole>> | null = null;
+  // Ctrl+C, a service manager's SIGTERM or a hang-up at any moment, start-up included, stops what was
+  // started and removes the demo's temporary folders (a signal's default action would skip both).
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    // Ctrl+C reaches the demo's Mosquitto too (one process group): a close that waits on a broker already
+    // gone is given up after a moment, so the folders are still removed and the process still ends.
+    await Promise.allSettled(kiosks.map((k) => within(CLOSE_WAIT_MS, k.close())));
+    await within(CLOSE_WAIT_MS, console_?.close() ?? Promise.resolve()).catch(() => undefined);
+    await within(CLOSE_WAIT_MS, demo?.stop() ?? Promise.resolve()).catch(() => undefined);
+    if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
+    process.exit(0);
+  };
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, () => void stop());
   let url = values.broker;
   if (!url) {
     demo = await startDemoBroker();
     url = demo.url;
   }
-  const console_ = await startFleetConsole({
+  console_ = await startFleetConsole({
     brokerUrl: url,
     topicPrefix: prefix,
     clientId: values['client-id'] ?? 'avatar-fleet-console',
@@ -108,7 +124,10 @@ async function main(argv: string[]): Promise<number> {
     logger,
   });
   if (demo) {
-    dataRoot = mkdtempSync(join(tmpdir(), 'ak-fleet-demo-kiosks-'));
+    const made = mkdtempSync(join(tmpdir(), 'ak-fleet-demo-kiosks-'));
+    dataRoot = made;
+    // Any exit that skips stop() (an uncaught error) still removes it.
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
     const png = demoScreenshot(ROOT);
     const groups = ['lobby', 'lobby', 'shop', 'shop', 'cafe'];
     for (let i = 0; i < kioskCount; i++) {
@@ -128,18 +147,17 @@ async function main(argv: string[]): Promise<number> {
   say(`Fleet console for ${demo ? `a demo (${kioskCount} simulated kiosks, Mosquitto at ${url})` : url}, topics ${prefix}/…`);
   say(`Open (the address carries the operator token; keep it private):\n  ${console_.server.pageUrl}`);
   say(`Prometheus: scrape ${console_.server.origin}/metrics with "Authorization: Bearer <the token>". Stop with Ctrl+C.`);
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await Promise.all(kiosks.map((k) => k.close()));
-    await console_.close();
-    await demo?.stop();
-    if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
-    process.exit(0);
-  };
-  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, () => void stop());
   return -1;
+}
+
+/** How long stopping waits for each part (a kiosk's, the console's link, the broker) to close. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** `work`, or nothing after `ms` (what was not finished by then is left to the process's end). */
+function within(ms: number, work: Promise<unknown>): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((done) => (timer = setTimeout(done, ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function usage(message: string): number {

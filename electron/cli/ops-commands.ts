@@ -16,7 +16,7 @@ import { startEmulator, type EmulatorHandle } from '../emulator/index.ts';
 import { defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
 import { runDoctor } from '../operations/doctor.ts';
 import { LEDGER_DIR, addSession, createLedger, readLedgerFile, totalsOf, toCsv, type LedgerRecord, recordTime } from '../operations/ledger.ts';
-import { hashPin } from '../operations/staff-pin.ts';
+import { checkNewPin, hashPin } from '../operations/staff-pin.ts';
 import { RESOURCES_DIR } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, type CliIo } from './probe.ts';
 import { KEY_SOURCES } from './target.ts';
@@ -191,6 +191,7 @@ export async function runPinHashCommand(pin: string | undefined, io: CliIo, read
   if (pin !== undefined) io.stderr('cli: warning: a PIN on the command line shows in the process list and shell history; pipe it on standard input instead.\n');
   const given = (pin ?? (await readStdin())).trim();
   if (!given) throw new AvatarError('invalid_request', 'Usage: printf \'%s\' "$PIN" | pin-hash (the PIN has 6 to 8 digits).');
+  checkNewPin(given);
   io.stdout(`${await hashPin(given)}\n`);
   return 0;
 }

@@ -4,8 +4,8 @@
  * used instead, in a line staff can read on the PIN screen. An environment variable is named as such, never
  * blamed on config.json.
  */
-import { AvatarError } from '../core/errors.ts';
-import { defaultConfig, envFieldSource, resolveConfig, type ConfigEnv, type KioskConfig, type ResolveOptions } from './config.ts';
+import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { defaultConfig, envFieldSource, resolveConfig, unknownConfigKeys, type ConfigEnv, type KioskConfig, type ResolveOptions } from './config.ts';
 
 /** One setting that was not used: where it came from, which key, why, and what is used instead. */
 export interface ConfigProblem {
@@ -62,6 +62,45 @@ export function resolveConfigKeeping(raw: unknown, env: ConfigEnv = {}, options:
       return { ...p, line: `${p.source}: ${p.field} is invalid, ${instead}` };
     }),
   };
+}
+
+/** What a kiosk starts with, read from its config file: the same for the Electron app and the browser mode. */
+export interface KeptConfigFile {
+  config: KioskConfig;
+  /** Why the file was not used at all (it cannot be read or parsed); null when it was read. */
+  configError: AvatarError | null;
+  /** Each setting not used (the rest of the file applies). */
+  problems: ConfigProblem[];
+  /** Keys of the file this version does not know (a newer version's, kept in the file). */
+  unknownKeys: string[];
+}
+
+/**
+ * Read the config file through `read` (which throws when the file cannot be read or parsed) and keep what
+ * can be kept: only an unreadable file costs every setting (then `configError` says why and nothing may be
+ * written over it); a bad setting costs that setting only (`resolveConfigKeeping`).
+ */
+export function keepConfigFile(read: () => unknown, env: ConfigEnv = {}, options: ResolveOptions = {}): KeptConfigFile {
+  let raw: unknown;
+  try {
+    raw = read();
+  } catch (error) {
+    const configError = unreadableFile(error);
+    const kept = resolveConfigKeeping({}, env, options);
+    return { config: kept.config, configError, problems: kept.problems, unknownKeys: [] };
+  }
+  const kept = resolveConfigKeeping(raw, env, options);
+  return { config: kept.config, configError: null, problems: kept.problems, unknownKeys: unknownConfigKeys(raw) };
+}
+
+/** Why a config file could not be used at all, as one sentence with the parser's or the system's reason. */
+function unreadableFile(error: unknown): AvatarError {
+  if (error instanceof AvatarError) return error;
+  const reason = toAvatarError(error).message;
+  // electron-store already says so in a sentence that names the file; JSON.parse gives a position only.
+  if (error instanceof SyntaxError && /not valid JSON/.test(reason)) return new AvatarError('invalid_config', reason, { cause: error });
+  const what = error instanceof SyntaxError ? 'is not valid JSON' : 'cannot be read';
+  return new AvatarError('invalid_config', `The configuration file ${what} (${reason}).`, { cause: error });
 }
 
 /** Remove the setting at a dotted path (within a list, the whole list's setting); false when nothing was there. */

@@ -334,17 +334,6 @@ export function defaultConfig(env: ConfigEnv = {}, options: ResolveOptions = {})
 }
 
 /**
- * The JSON Schema electron-store (conf, ajv draft 2020-12) validates the file with. conf wants the
- * `properties` map as `schema`; defaults stay in zod (conf must not write them into the file).
- */
-export function configJsonSchema(): { properties: Record<string, unknown>; rootSchema: Record<string, unknown> } {
-  // Unknown keys pass here (a newer version's settings must not make the file unreadable after a
-  // rollback); resolveConfig leaves them out and the caller reports them by name.
-  const properties = openObjects(stripDefaults(configInputSchema().properties)) as Record<string, unknown>;
-  return { properties, rootSchema: {} };
-}
-
-/**
  * The dotted keys of a config file that this version does not know (a newer version wrote them, or a
  * typo), e.g. `window.hdr`, `avatars.0.mood`. They are not fatal: resolveConfig leaves them out, the kiosk
  * reports them to staff, and writes keep them in the file (so rolling forward again finds them).
@@ -398,15 +387,6 @@ function splitUnknown(value: unknown, schema: unknown, path: string, unknown: st
     if (Object.hasOwn(properties, k)) out[k] = splitUnknown(v, properties[k], `${path}${k}.`, unknown);
     else unknown.push(`${path}${k}`);
   }
-  return out;
-}
-
-/** The JSON Schema with every closed object opened (`additionalProperties: false` removed). */
-function openObjects(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(openObjects);
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (!(k === 'additionalProperties' && v === false)) out[k] = openObjects(v);
   return out;
 }
 
@@ -518,19 +498,6 @@ function defaultReadText(path: string): string | null {
   } catch {
     return null;
   }
-}
-
-function stripDefaults(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stripDefaults);
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (k === 'default' || k === '$schema') continue;
-    // ajv-formats knows no "base64" format (ajv strict mode would refuse the schema); the pattern stays.
-    if (k === 'format' && v === 'base64') continue;
-    out[k] = stripDefaults(v);
-  }
-  return out;
 }
 
 function nonEmpty(v: string | undefined): boolean {

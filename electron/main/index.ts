@@ -110,10 +110,12 @@ async function main(): Promise<void> {
     apiKey: settings.apiKey,
     apiKeySource: settings.apiKeySource,
     apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
+    droppedSettings: settings.configProblems,
     // Honoured in demo mode only (the kiosk turns it off with a real key).
     demoDevices: demoDevicesAsked(process.argv, process.env),
     startupAttention: startupAttention({
       configError: settings.configError,
+      configProblems: settings.configProblems,
       configPath: settings.configPath,
       policyProblems: settings.policy.problems,
       policyPath: settings.policy.path,

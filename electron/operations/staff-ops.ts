@@ -51,8 +51,11 @@ export interface PlatformHooks {
   setOpenAtLogin(enabled: boolean): void;
   /** Quit to the desktop (the lifecycle hangs up first). */
   exitKiosk(): Promise<void> | void;
-  /** app.relaunch + quit. */
-  restart(): Promise<void> | void;
+  /** app.relaunch + quit. Absent where the host cannot start itself again (the browser mode): the panel
+   *  then offers no Restart, rather than a button that stops the kiosk for good. */
+  restart?(): Promise<void> | void;
+  /** Where no key can be stored: the sentence saying what to set instead (shown in place of the key field). */
+  noKeyStorage?: string;
 }
 
 /** The kiosk's services staff operations use. */
@@ -213,6 +216,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       settings: editableFromFile(readFile()),
       hasApiKey: kiosk.key.present,
       apiKeySource: kiosk.key.source,
+      ...(options.platform.noKeyStorage ? { apiKeyNotStorable: options.platform.noKeyStorage } : {}),
       managed: [...new Set([...envManagedKeys(options.env), ...(options.policy?.managedKeys ?? [])])].sort(),
     };
   }
@@ -233,6 +237,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),
       today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits, demoSessions: today.demoSessions },
       openAtLogin: options.platform.getOpenAtLogin(),
+      canRestart: options.platform.restart !== undefined,
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
       ...(telemetry.lastCallQuality ? { lastCall: { ...telemetry.lastCallQuality } } : {}),
       ...(telemetry.lastCallFigures ? { lastCallFigures: { ...telemetry.lastCallFigures } } : {}),
@@ -383,9 +388,11 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
         return ok(undefined);
       },
       restart: async () => {
+        const restart = options.platform.restart;
+        if (!restart) throw new AvatarError('invalid_request', 'This kiosk cannot restart itself: exit, then start it again.');
         logger.info('Staff: restart');
         pin.lock();
-        await options.platform.restart();
+        await restart();
         return ok(undefined);
       },
     },

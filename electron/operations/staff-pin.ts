@@ -62,6 +62,17 @@ export function guessablePinReason(pin: string): string | null {
   return null;
 }
 
+/**
+ * Refuse a new PIN that is not 6 to 8 digits or is easy to guess, in the words setup uses (the CLI's
+ * `pin-hash` says the same). Whoever stands at the screen can try a few PINs before the lock-out: those
+ * few must not include this one.
+ */
+export function checkNewPin(pin: string): void {
+  if (!NEW_PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', NEW_PIN_MESSAGE);
+  const guessable = guessablePinReason(pin);
+  if (guessable) throw new AvatarError('invalid_request', `This PIN is easy to guess: ${guessable}. Choose 6 to 8 digits with no pattern.`);
+}
+
 /** scrypt cost: N = 2^14 (≈16 MB, tens of ms), r = 8, p = 1; 16-byte salt, 32-byte hash. */
 const SCRYPT = { N: 16_384, r: 8, p: 1, keyLen: 32, saltLen: 16 } as const;
 
@@ -218,10 +229,7 @@ export function createStaffPin(options: StaffPinOptions): StaffPin {
         throw new AvatarError('unauthorized', 'No staff PIN is set, and a PIN can only be chosen on the setup screen at start. Set staffPinHash in the configuration and restart the kiosk.');
       }
       if (!first && !isUnlocked()) throw new AvatarError('unauthorized', 'Unlock the staff panel before changing the PIN.');
-      if (!NEW_PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', NEW_PIN_MESSAGE);
-      // Whoever stands at the screen can try a few PINs before the lock-out: those few must not include this one.
-      const guessable = guessablePinReason(pin);
-      if (guessable) throw new AvatarError('invalid_request', `This PIN is easy to guess: ${guessable}. Choose 6 to 8 digits with no pattern.`);
+      checkNewPin(pin);
       await options.saveHash(await hashPin(pin));
       // Choosing the first PIN opens the panel: only the installer sees the setup screen, and goes on to
       // the settings. From here on the kiosk serves visitors, so setup closes for good.

@@ -447,8 +447,9 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
 
 /**
  * What the current screen shows outside the viewport: every text, button and picture in `.screen`
- * (decorations such as the portrait's halo excepted) must lie inside the window, and the screen must
- * not scroll. Returns one line per offender (empty when nothing is clipped).
+ * (decorations such as the portrait's halo excepted) must lie inside the window, the screen must not
+ * scroll, and none of them may lie under the visitor bar (the language buttons). Returns one line per
+ * offender (empty when nothing is clipped or covered).
  */
 export async function clippedElements(page: Page): Promise<string[]> {
   return page.evaluate(`(() => {
@@ -469,6 +470,23 @@ export async function clippedElements(page: Page): Promise<string[]> {
       if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) {
         const label = (el.getAttribute('data-testid') || el.tagName.toLowerCase()) + ' "' + (el.textContent || '').trim().slice(0, 30) + '"';
         out.push(label + ' at ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(',') + ' in ' + W + 'x' + H);
+      }
+    }
+    // Nothing of the screen's own may lie under the visitor bar (the languages): a line there is unreadable
+    // and a tap on it picks a language. Measured on the text's line boxes, not its paragraph's box.
+    const bar = screen.querySelector('[data-testid=visitor-bar]');
+    if (bar) {
+      const b = bar.getBoundingClientRect();
+      for (const el of screen.querySelectorAll(sel)) {
+        if (bar.contains(el) || el.contains(bar) || el.closest('[aria-hidden=true], .halo, .card:not(.selected)')) continue;
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const boxes = el.matches('img, button') ? [el.getBoundingClientRect()] : [...range.getClientRects()];
+        const under = boxes.find((r) => r.width > 0 && r.height > 0 && r.bottom > b.top + 0.5 && r.top < b.bottom - 0.5 && r.right > b.left + 0.5 && r.left < b.right - 0.5);
+        if (under) {
+          const label = (el.getAttribute('data-testid') || el.tagName.toLowerCase()) + ' "' + (el.textContent || '').trim().slice(0, 30) + '"';
+          out.push(label + ' under the visitor bar: ' + [under.left, under.top, under.right, under.bottom].map(Math.round).join(',') + ' vs bar from y ' + Math.round(b.top) + ' in ' + W + 'x' + H);
+        }
       }
     }
     return out;

@@ -161,21 +161,37 @@ describe('cli ledger', () => {
 
 describe('cli pin-hash', () => {
   it('reads the PIN from standard input (out of ps and the shell history) and prints a hash the kiosk accepts', async () => {
-    const r = await cli(['pin-hash'], {}, '654321\n');
+    const r = await cli(['pin-hash'], {}, '582914\n');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
-    assert.equal(await verifyPin('654321', r.stdout.trim()), true);
-    assert.ok(!r.stdout.includes('654321'));
+    assert.equal(await verifyPin('582914', r.stdout.trim()), true);
+    assert.ok(!r.stdout.includes('582914'));
     const short = await cli(['pin-hash'], {}, '1234\n');
     assert.deepEqual([short.code, short.stderr.trim()], [2, 'cli: The PIN must be 6 to 8 digits.']);
     assert.equal((await cli(['pin-hash'], {}, '')).code, 2);
   });
 
   it('still takes the PIN as an argument, with a warning', async () => {
-    const r = await cli(['pin-hash', '654321']);
+    const r = await cli(['pin-hash', '582914']);
     assert.equal(r.code, 0);
     assert.match(r.stderr, /^cli: warning: a PIN on the command line shows in the process list and shell history/);
-    assert.equal(await verifyPin('654321', r.stdout.trim()), true);
+    assert.equal(await verifyPin('582914', r.stdout.trim()), true);
+  });
+
+  it('refuses a guessable PIN in the words setup uses, and prints no hash', async () => {
+    const answers: Array<[string, number, string, string]> = [];
+    for (const pin of ['123456', '777777', '121212', '654321', '12341234']) {
+      const r = await cli(['pin-hash'], {}, `${pin}\n`);
+      answers.push([pin, r.code ?? -1, r.stdout, r.stderr.trim()]);
+    }
+    const easy = (why: string) => `cli: This PIN is easy to guess: ${why}. Choose 6 to 8 digits with no pattern.`;
+    assert.deepEqual(answers, [
+      ['123456', 2, '', easy('it is a run of digits')],
+      ['777777', 2, '', easy('it is one digit repeated')],
+      ['121212', 2, '', easy('it repeats a short block of digits')],
+      ['654321', 2, '', easy('it is a run of digits')],
+      ['12341234', 2, '', easy('it repeats a short block of digits')],
+    ]);
   });
 });
 

@@ -303,6 +303,7 @@ describe('staff operations (the kiosk\'s services + emulator)', () => {
       uptimeS: 0,
       today: { sessions: 0, credits: 0, unknownCredits: 0, demoSessions: 0 },
       openAtLogin: false,
+      canRestart: true,
       avatarVolume: 100,
       // Public by default: moderation strict, no age gate, nothing ended by the content review yet.
       safety: { audience: 'public', moderation: 'strict', region: null, refusal: null, ageGate: null, auditViolations: 0 },

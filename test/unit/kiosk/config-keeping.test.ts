@@ -5,7 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveConfigKeeping } from '../../../electron/kiosk/config-keeping.ts';
+import { keepConfigFile, resolveConfigKeeping } from '../../../electron/kiosk/config-keeping.ts';
+import { AvatarError } from '../../../electron/core/errors.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 
 const HASH = 'scrypt$16384$8$1$c2FsdA==$aGFzaA==';
@@ -44,5 +45,31 @@ describe('a bad setting drops that setting only', () => {
     const { config, problems } = resolveConfigKeeping(raw, {});
     assert.deepEqual(problems, []);
     assert.deepEqual(config, resolveConfig(raw, {}));
+  });
+});
+
+describe('keepConfigFile: what the Electron app and the browser mode start with', () => {
+  it('a readable file with one bad setting: no configError, that setting named, the PIN hash and the unknown keys kept', () => {
+    const kept = keepConfigFile(() => ({ staffPinHash: HASH, callMode: 'hologram', window: { hdr: true } }), {});
+    assert.equal(kept.configError, null);
+    assert.equal(kept.config.staffPinHash, HASH);
+    assert.deepEqual(kept.problems.map((p) => p.line), ['config.json: callMode is invalid, using video']);
+    assert.deepEqual(kept.unknownKeys, ['window.hdr']);
+  });
+
+  it('a file cut short: the defaults, and one sentence saying the file is not valid JSON', () => {
+    const kept = keepConfigFile(() => JSON.parse('{"callMode": "aud'), {});
+    assert.equal(kept.config.callMode, 'video');
+    assert.equal(kept.config.staffPinHash, undefined);
+    assert.deepEqual([kept.problems, kept.unknownKeys], [[], []]);
+    assert.equal(kept.configError?.code, 'invalid_config');
+    assert.match(kept.configError!.message, /^The configuration file is not valid JSON \(Unterminated string in JSON at position \d+/);
+  });
+
+  it('a file that cannot be read: says so with the system\'s reason; a typed refusal is passed on as it is', () => {
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/data/config.json'"), { code: 'EACCES' });
+    assert.equal(keepConfigFile(() => { throw denied; }, {}).configError?.message, "The configuration file cannot be read (EACCES: permission denied, open '/data/config.json').");
+    const refusal = new AvatarError('invalid_config', '/data/config.json must hold a JSON object.');
+    assert.equal(keepConfigFile(() => { throw refusal; }, {}).configError, refusal);
   });
 });
