@@ -95,7 +95,7 @@ export class StaffPanel {
       onUnlocked: () => this.#enterPanel(),
     });
     this.#status = new KioskStatus(this.#calls);
-    this.#settings = new SettingsForm({ calls: this.#calls, onSettingsSaved: () => this.#deps.onSettingsSaved() });
+    this.#settings = new SettingsForm({ calls: this.#calls, onSettingsSaved: () => this.#deps.onSettingsSaved(), canRestart: () => this.#status.status?.canRestart ?? true });
     this.#voices = new Voices(this.#calls, this.#settings);
     this.#doctor = new Doctor(this.#calls);
     this.networkCheck = new NetworkCheckRun({ calls: this.#calls, engineFor: deps.network?.engineFor ?? null, view: deps.network?.view ?? detachedView });

@@ -55,6 +55,8 @@ const WIRE_REPORT: WireReport = {
 
 /** A fake of main's staff API with the real rules: 5 tries, then locked for 60 s; 60 s unlock. */
 class FakeStaff {
+  /** What the status says about restarting (absent: a host that can). */
+  canRestart: boolean | undefined = undefined;
   pin: string | null = null;
   unlocked = false;
   tries = 5;
@@ -102,7 +104,7 @@ class FakeStaff {
         this.unlocked = false;
         return ok(undefined);
       },
-      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0, demoSessions: 0 }, openAtLogin: null, avatarVolume: 100, safety: { audience: 'public' as const, moderation: 'strict' as const, region: null, refusal: null, ageGate: null, auditViolations: 0 } })),
+      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0, demoSessions: 0 }, openAtLogin: null, avatarVolume: 100, safety: { audience: 'public' as const, moderation: 'strict' as const, region: null, refusal: null, ageGate: null, auditViolations: 0 }, ...(this.canRestart === undefined ? {} : { canRestart: this.canRestart }) })),
       getSettings: guarded('getSettings', () => this.settings()),
       saveSettings: async ({ settings }) => {
         log(`saveSettings:${settings.avatar.name}`);
@@ -321,6 +323,23 @@ describe('StaffPanel', () => {
       assert.equal(panel.saveMessage, 'Saved. The kiosk uses the new settings now.');
       assert.equal(saves(), 1);
       assert.deepEqual(fake.calls.filter((c) => c.startsWith('saveSettings')), ['saveSettings:Max', 'saveSettings:Max']);
+    });
+
+    it('a save that needs a restart points to the System tab where the host can restart, and to the next start where it cannot', async () => {
+      for (const [canRestart, message] of [
+        [undefined, 'Saved. Some changes apply after a restart (System tab).'],
+        [false, 'Saved. Some changes apply when the kiosk is next started.'],
+      ] as const) {
+        const { panel, type, fake } = setup();
+        fake.canRestart = canRestart;
+        await panel.open();
+        await type('2468');
+        await settle();
+        await panel.setTab('settings');
+        fake.saveAnswer = ok({ saved: true, settings: fake.settings(), restartRequired: true });
+        assert.equal(await panel.saveSettings(), true);
+        assert.equal(panel.saveMessage, message, String(canRestart));
+      }
     });
 
     it('refuses a picture that is not PNG/JPEG/WEBP or too large, and turns a good one into a data: URI', async () => {
