@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AvatarError } from '../core/errors.ts';
 import { buildVisitorReport } from '../kiosk/visitor-funnel.ts';
-import { exportFunnel, funnelText } from '../kiosk/visitor-funnel-export.ts';
+import { NO_PASSERS_BY_LINE, exportFunnel, funnelText } from '../kiosk/visitor-funnel-export.ts';
 import { VISITOR_FUNNEL_FILE, readFile } from '../kiosk/visitor-funnel-store.ts';
 import { defaultUserData } from './ops-commands.ts';
 import type { CliIo } from './probe.ts';
@@ -31,6 +31,6 @@ export function runVisitorsCommand(options: VisitorsCommandOptions, io: CliIo): 
   const presence = [...buckets.hours.values(), ...buckets.days.values()].some((c) => c.noticed > 0);
   const report = buildVisitorReport(buckets, read.file.timeZone, options.nowMs ?? Date.now(), presence);
   if (options.json) io.stdout(jsonLine(exportFunnel(report)) + '\n');
-  else io.stdout(funnelText(report).split('\n').map(cell).join('\n'));
+  else io.stdout(funnelText(report, NO_PASSERS_BY_LINE).split('\n').map(cell).join('\n'));
   return 0;
 }

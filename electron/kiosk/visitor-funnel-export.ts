@@ -105,13 +105,18 @@ export function stepLines(c: ShownCounts, presence: boolean): Array<[string, str
   return lines.map(([label, v]) => [label, showText(v)]);
 }
 
+/** What is said when passers-by are not in the figures: the kiosk knows its setting; a reader of its
+ *  file only sees that none were counted. */
+export const PRESENCE_OFF_LINE = 'Presence detection is off: passers-by are not counted, only taps and calls.';
+export const NO_PASSERS_BY_LINE = 'No passers-by were counted (presence detection is off, or nobody was noticed): only taps and calls.';
+
 /** The funnel for a terminal: today, the last 7 days by day, the largest drop. Plain ASCII. */
-export function funnelText(report: VisitorReport): string {
+export function funnelText(report: VisitorReport, presenceOffLine = PRESENCE_OFF_LINE): string {
   const ex = exportFunnel(report);
   const presence = report.counting.presence;
   const out: string[] = [];
   out.push(`Visitors (counts only; times in ${report.timeZone}; counts under ${ex.threshold} are shown as "fewer than ${ex.threshold}")`);
-  if (!presence) out.push('Presence detection is off: passers-by are not counted, only taps and calls.');
+  if (!presence) out.push(presenceOffLine);
   out.push('', `Today (${ex.today.day})`);
   for (const [label, v] of stepLines(ex.today.counts, presence)) out.push(`  ${label.padEnd(26)} ${v}`);
   const week = ex.days.slice(-7);
