@@ -224,11 +224,22 @@ function daySum(buckets: FunnelBuckets, day: string): FunnelCounts {
 export function buildVisitorReport(buckets: FunnelBuckets, timeZone: string, nowMs: number, presence: boolean, threshold = DEFAULT_FUNNEL_THRESHOLD): VisitorReport {
   const today = localDay(nowMs, timeZone);
   const firstHourDay = dayOfNumber(dayNumber(today) - (REPORT_HOUR_DAYS - 1));
-  const hours = [...buckets.hours]
-    .filter(([key]) => key.slice(0, 10) >= firstHourDay && key.slice(0, 10) <= today)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([hour, counts]) => ({ hour, counts: structuredClone(counts) }));
-  const dayKeys = new Set<string>([...buckets.days.keys(), ...[...buckets.hours.keys()].map((k) => k.slice(0, 10))]);
-  const days = [...dayKeys].filter((d) => d <= today).sort().map((day) => ({ day, counts: daySum(buckets, day) }));
-  return { timeZone, threshold, today: { day: today, counts: daySum(buckets, today) }, hours, days, counting: { presence } };
+  const hours: VisitorReport['hours'] = [];
+  // One pass over the buckets: each day's sum, and the last week's hours.
+  const sums = new Map<string, FunnelCounts>();
+  const sumOf = (day: string) => {
+    let sum = sums.get(day);
+    if (!sum) sums.set(day, (sum = emptyFunnelCounts()));
+    return sum;
+  };
+  for (const [key, counts] of buckets.hours) {
+    const day = key.slice(0, 10);
+    if (day > today) continue;
+    addCounts(sumOf(day), counts);
+    if (day >= firstHourDay) hours.push({ hour: key, counts: structuredClone(counts) });
+  }
+  for (const [day, counts] of buckets.days) if (day <= today) addCounts(sumOf(day), counts);
+  hours.sort((a, b) => (a.hour < b.hour ? -1 : 1));
+  const days = [...sums].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, counts]) => ({ day, counts }));
+  return { timeZone, threshold, today: { day: today, counts: structuredClone(sums.get(today) ?? emptyFunnelCounts()) }, hours, days, counting: { presence } };
 }

@@ -74,7 +74,7 @@ describe('the store', () => {
     assert.equal(store.days.size, 0);
   });
 
-  it('writes atomically a few seconds after a change, and a restart reads back exactly what was counted', async () => {
+  it('writes atomically half a minute after a change, and a restart reads back exactly what was counted', async () => {
     const dir = tempDir();
     const clock = new FakeClock(Date.UTC(2026, 5, 1, 9, 15));
     const store = openVisitorFunnelStore({ dir, timeZone: 'America/New_York', clock });
