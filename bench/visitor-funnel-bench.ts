@@ -108,4 +108,4 @@ export async function runVisitorFunnelBench(): Promise<void> {
   }
 }
 
-if (import.meta.main) await runVisitorFunnelBench();
+if (process.argv[1] && import.meta.filename === process.argv[1]) await runVisitorFunnelBench();
