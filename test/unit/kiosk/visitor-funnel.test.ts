@@ -7,10 +7,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KioskEvent } from '../../../electron/contract.ts';
 import { emptyFunnelCounts, type FunnelCounts } from '../../../electron/core/funnel.ts';
-import type { SessionState, SessionSummary } from '../../../electron/core/session-types.ts';
+import type { SessionState } from '../../../electron/core/session-types.ts';
 import { NOTICED_MIN_GAP_MS, callLengthBucket, createVisitorFunnel } from '../../../electron/kiosk/visitor-funnel.ts';
 import { openVisitorFunnelStore } from '../../../electron/kiosk/visitor-funnel-store.ts';
 import { FakeClock } from '../../helpers/fake-clock.ts';
+import { sessionSummary } from '../../helpers/metrics-source.ts';
 
 // 2026-03-02 10:00 UTC, a Monday.
 const T0 = Date.UTC(2026, 2, 2, 10, 0, 0);
@@ -24,20 +25,7 @@ function world(options: { presence?: boolean; timeZone?: string } = {}) {
   return { clock, store, funnel, state, setPresence: (p: boolean) => (presence = p) };
 }
 
-const summary = (liveId: string, wentLive: boolean): SessionSummary => ({
-  liveId,
-  callMode: 'audio',
-  wentLive,
-  hangupReason: 'user_end',
-  endedBy: 'client',
-  finalStatus: null,
-  billedSeconds: null,
-  creditsCost: null,
-  notReadyRetries: 0,
-  reconnects: 0,
-  liveDurationS: 600,
-  timingsMs: { create: 0, socketOpen: null, live: null, ended: null },
-});
+const summary = (liveId: string, wentLive: boolean) => sessionSummary({ liveId, callMode: 'audio', wentLive });
 
 const TAP = { callMode: 'audio', avatarId: 'kim', language: 'en' };
 
