@@ -38,6 +38,7 @@ import { LEDGER_DIR, createLedger, createLedgerRecorder, startOfDay, type Ledger
 import { CURRENT_SESSION_FILE, createSessionJournal, recoverLeftover, type CurrentSession, type RecoveryOutcome } from './recovery.ts';
 import { editableFromFile, envManagedKeys, storePickedImage, validateSettings, type SettingsPersistence } from './settings.ts';
 import { createStaffPin, type StaffPin } from './staff-pin.ts';
+import { emptyVisitorReport, systemTimeZone } from '../kiosk/visitor-funnel.ts';
 
 /** Built-in voices we know of: the spec names only the default; its 56 others are "not shown". */
 export const BUILT_IN_VOICES = ['Tina'] as const;
@@ -59,7 +60,7 @@ export interface PlatformHooks {
 }
 
 /** The kiosk's services staff operations use. */
-export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'> & Partial<Pick<Kiosk, 'health'>>;
+export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'> & Partial<Pick<Kiosk, 'health' | 'visitors'>>;
 
 export interface StaffOpsOptions {
   kiosk: StaffKiosk;
@@ -197,6 +198,8 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
         maxCallTimer = null;
         logger.info('Maximum call length reached; hanging up', { maxCallSeconds: max });
         recorder.noteCause('max_call', s.liveId);
+        // The venue's limit, not the visitor, ended it: the funnel counts it as ended badly.
+        kiosk.visitors?.noteCause('max_call', s.liveId);
         void calls.hangup();
       }, endsAt - clock.now());
     } else if (s.phase === 'ended' || s.phase === 'failed' || s.phase === 'idle') {
@@ -370,6 +373,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       },
       ledgerTotals: () => ok(ledger.totals(clock.now())),
       ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
+      visitors: () => ok(kiosk.visitors?.report() ?? emptyVisitorReport(new Date(clock.now()).toISOString().slice(0, 10), systemTimeZone(), kiosk.config.presence.cameraEnabled)),
       logTail: () => ok({ lines: options.logTail().slice(-200) }),
       setAvatarVolume: async ({ percent }) => {
         const now = await kiosk.avatarVolume.set(percent);

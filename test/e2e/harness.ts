@@ -16,6 +16,8 @@ import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
+import { systemTimeZone } from '../../electron/kiosk/visitor-funnel.ts';
+import { openVisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
 import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -387,6 +389,7 @@ export async function openStaffKiosk(
     persistApiKey: async () => {},
     // As the hosts keep it: in the data folder.
     avatarVolume: openAvatarVolume({ dir: dataDir }),
+    visitorStore: openVisitorFunnelStore({ dir: dataDir, timeZone: systemTimeZone(), clock: systemClock }),
     ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
   });
   const platform = { calls: [] as string[] };

@@ -49,7 +49,7 @@ describe('staff operations (the kiosk\'s services + emulator)', () => {
   it('everything but the PIN pad is refused until unlocked; first use sets the PIN', async () => {
     const { call } = await setup();
     assert.deepEqual(await call(CHANNELS.staffPinState), { ok: true, value: { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null } });
-    for (const ch of [CHANNELS.staffStatus, CHANNELS.staffGetSettings, CHANNELS.staffLedgerTotals, CHANNELS.staffLogTail, CHANNELS.staffRunDoctor, CHANNELS.staffExitKiosk]) {
+    for (const ch of [CHANNELS.staffStatus, CHANNELS.staffGetSettings, CHANNELS.staffLedgerTotals, CHANNELS.staffVisitors, CHANNELS.staffLogTail, CHANNELS.staffRunDoctor, CHANNELS.staffExitKiosk]) {
       assert.deepEqual(await call(ch), { ok: false, error: { code: 'unauthorized', message: 'The staff panel is locked. Enter the PIN.' } }, ch);
     }
     assert.deepEqual(await call(CHANNELS.staffSetPin, { pin: '246813' }), { ok: true, value: { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null } });
