@@ -97,9 +97,10 @@ export function totalFigure(figures: readonly VisitorFigure[], threshold: number
   return { value, leftOut, text: `at least ${value} (${kiosksWord(leftOut)} with ${fewer(threshold)} not added)` };
 }
 
-/** Conversions and the largest drop of a line, from its shown figures only. */
+/** Conversions and the largest drop of a line, from its shown and whole figures only. */
 function line(figures: Record<VisitorStep, VisitorFigure>): VisitorLine {
-  const shown = (step: VisitorStep) => figures[step].value;
+  // A total that left kiosks out understates its step: no rate is worked out from it.
+  const shown = (step: VisitorStep) => (figures[step].leftOut === 0 ? figures[step].value : null);
   const conversions: VisitorConversion[] = PATH.map(([from, to]) => {
     const a = shown(from);
     const b = shown(to);
