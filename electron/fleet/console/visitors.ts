@@ -93,7 +93,7 @@ export function totalFigure(figures: readonly VisitorFigure[], threshold: number
     else value += f.value;
   }
   if (leftOut === 0) return { value, leftOut, text: String(value) };
-  if (value === 0) return { value, leftOut, text: `${fewer(threshold)} at each of ${kiosksWord(leftOut)}` };
+  if (value === 0) return { value, leftOut, text: leftOut === 1 ? `${fewer(threshold)} (1 kiosk)` : `${fewer(threshold)} at each of ${kiosksWord(leftOut)}` };
   return { value, leftOut, text: `at least ${value} (${kiosksWord(leftOut)} with ${fewer(threshold)} not added)` };
 }
 
