@@ -11,7 +11,8 @@
  * reaches it is bounded first (intake.ts): figures within their range, at most LABEL_VALUES_PER_KIOSK values
  * per label per kiosk. Series per kiosk (docs/fleet.md lists them): 3 always (online, info, status change),
  * 4 more while it is online (open, in call, today's calls and credits), 1 once it reported a call, 1 for its
- * stalls, 4 only while not zero (queued, dropped, policy error, refused), and one per label value of its
+ * stalls, 4 only while not zero (queued, dropped, policy error, refused), up to 10 for its visitor funnel (a step
+ * only at or above the threshold), and one per label value of its
  * counters: at most 9 end reasons, 9 error codes, 9 avatars and 2 balance words (each label's 8 + `other`).
  * The fleet-wide and per-group series let alerts count a venue or a share of the fleet instead of paging
  * per kiosk.
