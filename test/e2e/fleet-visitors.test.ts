@@ -19,7 +19,7 @@ import { demoScreenshot, startSimulatedKiosk, type PretendVisitor, type Simulate
 import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
 import { until } from '../helpers/until.ts';
 import { axeViolations } from './access-helpers.ts';
-import { ROOT, launchChromium } from './harness.ts';
+import { ROOT, launchChromium, pageProblems } from './harness.ts';
 
 const PAGE_DIR = join(ROOT, 'out', 'fleet-console');
 const SHOTS = join(ROOT, 'test', 'artifacts', 'fleet-console');
@@ -40,7 +40,7 @@ describe('fleet console: the visitor funnel (E2E: Chromium, the built page, a re
   let page: Page;
   let dir: string;
   const sims: Record<string, SimulatedKiosk> = {};
-  const problems: string[] = [];
+  let problems: string[] = [];
   const shot = async (name: string, fullPage = false) => {
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
@@ -92,10 +92,7 @@ describe('fleet console: the visitor funnel (E2E: Chromium, the built page, a re
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
     page = await context.newPage();
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`);
-    });
+    problems = pageProblems(page);
     await page.goto(fleet.server.pageUrl);
   });
 
