@@ -22,6 +22,7 @@ import { silentLogger, type Logger } from '../../core/log.ts';
 import type { FleetState, KioskCounts } from './state.ts';
 import type { KioskRow, VisitorStep } from './view.ts';
 import { VISITOR_STEPS, visitorsView } from './visitors.ts';
+import { DEFAULT_FUNNEL_THRESHOLD } from '../../core/funnel.ts';
 
 export const FLEET_PREFIX = 'avatar_fleet_';
 
@@ -259,7 +260,7 @@ export function createConsoleMetrics(state: FleetState, connected: () => boolean
   const stepLabel = (s: VisitorStep) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   new Gauge({
     name: `${FLEET_PREFIX}kiosk_visitors`,
-    help: "The kiosk's visitor funnel of the day the fleet reports, by step; absent while under the threshold (5).",
+    help: `The kiosk's visitor funnel of the day the fleet reports, by step; absent while under the threshold (${DEFAULT_FUNNEL_THRESHOLD}).`,
     labelNames: ['kiosk', 'step'],
     registers,
     collect() {
