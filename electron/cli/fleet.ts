@@ -1,5 +1,5 @@
 /**
- * `cli fleet list | send KIOSK|--group G|--all COMMAND [ARG] | watch`: the fleet console for scripts.
+ * `cli fleet list | send KIOSK|--group G|--all COMMAND [ARG] | watch | visitors`: the fleet console for scripts.
  * It talks to a running console (`npm run fleet`) over its HTTP API with the operator token, so a
  * script needs no broker login of its own and sees exactly what the page sees; commands get the same
  * checks and refusals. The commands, their one argument and their help lines come from the kiosk's table
@@ -11,7 +11,8 @@
 import { AvatarError } from '../core/errors.ts';
 import { readRegularFile } from '../core/bounded-read.ts';
 import { COMMAND_NAMES, commandRow, type CommandName } from '../fleet/command-table.ts';
-import type { CommandResponse, CommandTarget, ConsoleFrame, KioskRow } from '../fleet/console/view.ts';
+import type { CommandResponse, CommandTarget, ConsoleFrame, KioskRow, VisitorsView } from '../fleet/console/view.ts';
+import { STEP_WORDS, VISITOR_STEPS } from '../fleet/console/visitors.ts';
 import type { CliIo } from './probe.ts';
 import { cell, jsonLine } from './terminal-safe.ts';
 
@@ -125,9 +126,30 @@ export async function runFleetCommand(args: string[], options: FleetCliOptions, 
     }
     case 'watch':
       return watch(call, options, io);
+    case 'visitors': {
+      const view = (await (await call('/api/visitors')).json()) as VisitorsView;
+      if (options.json) io.stdout(`${jsonLine(view)}\n`);
+      else io.stdout(visitorsText(view));
+      return 0;
+    }
     default:
-      throw new AvatarError('invalid_request', `fleet needs list, send or watch (got "${sub ?? ''}").`);
+      throw new AvatarError('invalid_request', `fleet needs list, send, watch or visitors (got "${sub ?? ''}").`);
   }
+}
+
+/**
+ * The fleet's funnel of the day for a terminal: one line per step (the console's thresholded words), then
+ * the largest drop and one line per group. Group names come from kiosks, so every cell goes through `cell`.
+ */
+export function visitorsText(view: VisitorsView): string {
+  if (view.day === null) return 'No kiosk has sent a visitor funnel yet.\n';
+  const out = [`Visitors on ${cell(view.day)} (each kiosk's own day), ${view.fleet.kiosks} ${view.fleet.kiosks === 1 ? 'kiosk' : 'kiosks'}; counts under ${view.threshold} show as "fewer than ${view.threshold}".`];
+  for (const s of VISITOR_STEPS) out.push(`${STEP_WORDS[s].padEnd(26)}${view.fleet.figures[s].text}`);
+  out.push(view.fleet.largestDrop ? `Largest drop: ${view.fleet.largestDrop}` : 'No drop can be told yet: too few visitors at each step.');
+  out.push(['GROUP', 'KIOSKS', 'TAPPED', 'WENT LIVE', 'LARGEST DROP'].join('\t'));
+  for (const g of view.groups) out.push([g.group ?? '(none)', g.kiosks, g.figures.tapped.text, g.figures.live.text, g.largestDrop ?? '-'].map(cell).join('\t'));
+  if (view.otherDays.length) out.push(`Not added (another day): ${view.otherDays.map((o) => `${cell(o.kioskId)} (${cell(o.day)})`).join(', ')}`);
+  return `${out.join('\n')}\n`;
 }
 
 /** One line per kiosk change until interrupted (or the console goes away). */

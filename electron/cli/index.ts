@@ -5,7 +5,7 @@
  *   voices list|clone  the caller's custom voices
  *   doctor, ledger, pin-hash  operator commands (ops-commands.ts)
  *   update-keygen, update-sign  the update feed's signature (update-commands.ts)
- *   fleet list|send|watch     the fleet console for scripts (fleet.ts)
+ *   fleet list|send|watch|visitors  the fleet console for scripts (fleet.ts)
  * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
  */
 import { statSync } from 'node:fs';
@@ -58,6 +58,7 @@ Commands:
                         ARG: the command's argument (set-volume 40), or a JSON object of the whole
                         command ('{"force":true}'). COMMAND is one of:
 ${fleetCommandHelp()}  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
+  fleet visitors        the day's visitor funnel of the fleet and its groups (thresholded) [--json]
                         --console URL (default http://127.0.0.1:8790, or FLEET_CONSOLE_URL),
                         --token-file PATH (or FLEET_CONSOLE_TOKEN): the console's operator token
 

@@ -25,7 +25,7 @@ import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk } from '../../
 import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
 import { until } from '../helpers/until.ts';
 import { axeViolations } from './access-helpers.ts';
-import { RENDERER_DIR, ROOT, launchChromium } from './harness.ts';
+import { RENDERER_DIR, ROOT, launchChromium, pageProblems } from './harness.ts';
 
 const PAGE_DIR = join(ROOT, 'out', 'fleet-console');
 const SHOTS = join(ROOT, 'test', 'artifacts', 'fleet-console');
@@ -45,7 +45,7 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
   const sims: Record<string, SimulatedKiosk> = {};
   let child: ChildProcess | null = null;
   const dirs: string[] = [];
-  const problems: string[] = [];
+  let problems: string[] = [];
   const temp = () => {
     const d = mkdtempSync(join(tmpdir(), 'ak-fleet-e2e-'));
     dirs.push(d);
@@ -96,10 +96,7 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
     page = await context.newPage();
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`);
-    });
+    problems = pageProblems(page);
     await page.goto(fleet.server.pageUrl);
   });
 

@@ -120,6 +120,16 @@ export const CHROMIUM_ARGS = [
  * `grantMedia: false` leaves out the fake permission UI: getUserMedia is then denied (NotAllowedError).
  * `videoFile`: the fake camera plays this .y4m (looped) instead of Chromium's test pattern.
  */
+/** Errors a page throws and what its console reports as an error or a CSP refusal, collected as they come. */
+export function pageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  return problems;
+}
+
 export function launchChromium(options: { grantMedia?: boolean; videoFile?: string } = {}): Promise<Browser> {
   const args = [...CHROMIUM_ARGS, ...(options.grantMedia === false ? [] : ['--use-fake-ui-for-media-stream'])];
   if (options.videoFile) args.push(`--use-file-for-fake-video-capture=${options.videoFile}`);

@@ -17,6 +17,7 @@
  * Pure: no clock of its own, no I/O.
  */
 import { z } from 'zod';
+import { funnelDaySchema, type FunnelDay } from '../../core/funnel.ts';
 
 /** A call's credits: about 90 a minute, so this is weeks of one call. */
 export const MAX_CALL_CREDITS = 1_000_000;
@@ -76,6 +77,12 @@ const statusSchema = z.looseObject({
     .nullable()
     .optional(),
   avatarVolume: z.number().int().min(0).max(100).optional(),
+  // Whether the kiosk reaches its service (kiosk/service-health.ts): a short status word, what is the case,
+  // what to do.
+  service: z.looseObject({ status: z.string().max(40), message: z.string().max(500), action: z.string().max(500).nullable() }).optional(),
+  // The day's visitor funnel is read on its own (readVisitors): a malformed one is dropped and counted,
+  // and the rest of the status still counts.
+  visitors: z.unknown().optional(),
   at: z.string().max(40).optional(),
 });
 export type KioskStatus = z.infer<typeof statusSchema>;
@@ -129,6 +136,14 @@ export interface KioskEvent {
 
 export function readStatus(payload: Buffer | string): Read<KioskStatus> {
   return check(statusSchema, parseJson(payload));
+}
+
+/**
+ * A status' `visitors` (core/funnel.ts `funnelDaySchema`: whole counts within bounds, at most 64 short keys
+ * per breakdown); `undefined` when the status carries none (an older kiosk).
+ */
+export function readVisitors(raw: unknown): Read<FunnelDay> | undefined {
+  return raw === undefined ? undefined : check(funnelDaySchema, raw);
 }
 
 /** A ledger event. `nowMs`: the console's clock, for the window a call's end must lie in. */

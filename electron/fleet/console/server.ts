@@ -1,6 +1,6 @@
 /**
  * The fleet console's web server (node:http): the built page, a server-sent stream of the fleet (its first
- * frame carries the commands the page offers, from command-table.ts), the command endpoint, screenshots, the spend CSV and the fleet-wide `/metrics`.
+ * frame carries the commands the page offers, from command-table.ts), the command endpoint, screenshots, the spend CSV, the visitor funnel (JSON and CSV) and the fleet-wide `/metrics`.
  *
  * It is an operator's tool that can hang up calls across the fleet, so:
  *  - it listens on 127.0.0.1 unless told otherwise, and checks the Host header (a DNS-rebinding page
@@ -23,6 +23,7 @@ import type { ConsoleLink } from './link.ts';
 import type { ConsoleMetrics } from './metrics.ts';
 import { spendCsv, type FleetState } from './state.ts';
 import type { CommandResponse, ConsoleFrame, LinkView } from './view.ts';
+import { visitorsCsv, visitorsView } from './visitors.ts';
 
 export const COOKIE = 'fleet_console';
 export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -125,6 +126,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       return send(res, 200, 'text/csv; charset=utf-8', spendCsv(state.spendRows()));
     }
     if (path === '/api/spend') return json(res, 200, { rows: state.spendRows() });
+    if (path === '/api/visitors') return json(res, 200, visitorsView(state.funnels()));
+    if (path === '/api/visitors.csv') {
+      res.setHeader('Content-Disposition', 'attachment; filename="fleet-visitors.csv"');
+      return send(res, 200, 'text/csv; charset=utf-8', visitorsCsv(visitorsView(state.funnels())));
+    }
     if (path === '/api/stream') return stream(req, res);
     const shot = /^\/api\/screenshots\/(\d{1,10})\.png$/.exec(path);
     if (shot) {

@@ -15,9 +15,11 @@
  */
 import { csvCell } from '../../core/csv.ts';
 import { MAX_SCREENSHOT_BYTES } from '../command-table.ts';
-import { LabelBudget, readAnswer, readEvent, readPng, readStatus, Refusals, type BoundedLabel, type RefusalReason, type Topic } from './intake.ts';
+import { LabelBudget, readAnswer, readEvent, readPng, readStatus, readVisitors, Refusals, type BoundedLabel, type RefusalReason, type Topic } from './intake.ts';
 import { SentCommands, type SentCommand } from './sent-commands.ts';
 import type { AnswerView, KioskRow, SpendRow } from './view.ts';
+import type { FunnelDay } from '../../core/funnel.ts';
+import type { KioskFunnel } from './visitors.ts';
 
 /** Recent event ids kept per kiosk to drop repeats. */
 const SEEN_EVENT_IDS = 256;
@@ -48,6 +50,8 @@ interface Kiosk {
   seenSet: Set<string>;
   /** The values this kiosk has used per label (its end reasons, error codes, avatars). */
   labels: LabelBudget;
+  /** Its latest day of the visitor funnel (kept apart from the row: the page's frames stay small). */
+  visitors: FunnelDay | null;
 }
 
 export interface Screenshot {
@@ -154,11 +158,13 @@ export class FleetState {
           avatarVolume: null,
           lastAnswer: null,
           refused: this.refusedBy.get(kioskId) ?? 0,
+          service: null,
         },
         counts: { sessionsByEnd: new Map(), errorsByCode: new Map(), creditsByAvatar: new Map(), mediaStalls: 0, accountTroubleByReason: new Map(), lastCallAtMs: null },
         seen: [],
         seenSet: new Set(),
         labels: new LabelBudget(),
+        visitors: null,
       };
       this.kiosks.set(kioskId, k);
     }
@@ -200,6 +206,12 @@ export class FleetState {
       row.safety = s.safety ? { audience: s.safety.audience, moderation: s.safety.moderation, region: s.safety.region, refusal: s.safety.refusal } : null;
       row.auditViolations = s.safety?.auditViolations ?? 0;
       row.avatarVolume = s.avatarVolume ?? null;
+      row.service = s.service ? { status: s.service.status, message: s.service.message, action: s.service.action } : null;
+      const visitors = readVisitors(s.visitors);
+      // A malformed funnel is dropped and counted; the kiosk then shows none rather than an older day's
+      // figures as if they were its latest.
+      if (visitors !== undefined && !visitors.ok) this.refuse('status', visitors.reason, kioskId);
+      k.visitors = visitors?.ok ? visitors.value : null;
     }
     this.dirty.add(kioskId);
   }
@@ -332,6 +344,11 @@ export class FleetState {
 
   counts(): Array<{ row: KioskRow; counts: KioskCounts }> {
     return [...this.kiosks.values()].map((k) => ({ row: k.row, counts: k.counts }));
+  }
+
+  /** Each kiosk's latest funnel day, with its group (visitors.ts adds them up). */
+  funnels(): KioskFunnel[] {
+    return [...this.kiosks.values()].map((k) => ({ kioskId: k.row.kioskId, group: k.row.group, visitors: k.visitors }));
   }
 
   /** The lowest version a kiosk says its fleet's signer allows (update-pin below it is refused), or null. */

@@ -44,6 +44,9 @@ export interface KioskRow {
   lastAnswer: AnswerView | null;
   /** Payloads from this kiosk the console refused: figures out of bounds, answers to nothing it was asked. */
   refused: number;
+  /** Whether the kiosk reaches its service, as its status says (`connected`, `unreachable`, `demo`, …, with what
+   *  is the case and what to do); null: an older kiosk that does not say. */
+  service: { status: string; message: string; action: string | null } | null;
 }
 
 export interface AnswerView {
@@ -121,3 +124,48 @@ export type ConsoleFrame =
   /** The first frame; `commands`: every fleet command the kiosks take, in the table's order. */
   | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; link: LinkView; kiosks: KioskRow[]; commands: CommandView[] }
   | { type: 'rows'; connected: boolean; link: LinkView; kiosks: KioskRow[] };
+
+/** The steps of the visitor funnel the console shows (core/funnel.ts; `refused` adds up its kinds). */
+export type VisitorStep = 'noticed' | 'approached' | 'greeted' | 'tapped' | 'refused' | 'gaveUp' | 'failed' | 'live' | 'endedWell' | 'endedBadly';
+
+/**
+ * One figure of a funnel as it may leave the console. A kiosk's count under the threshold has no value,
+ * only its words ("fewer than 5"). A total adds up only the kiosks' counts it may show: `leftOut` kiosks had
+ * fewer than the threshold and are not in `value` (docs/analytics.md, its fleet section, says why), and `text` says so.
+ */
+export interface VisitorFigure {
+  value: number | null;
+  leftOut: number;
+  /** What the page, the CSV and the CLI print: `42`, `fewer than 5`, `at least 42 (2 kiosks with fewer than 5 not added)`. */
+  text: string;
+}
+
+/** The conversion from one step to the next, in whole percent (null: a figure is not shown, or nobody reached `from`). */
+export interface VisitorConversion {
+  from: VisitorStep;
+  to: VisitorStep;
+  percent: number | null;
+}
+
+/** One funnel line: a kiosk, a group or the fleet. */
+export interface VisitorLine {
+  figures: Record<VisitorStep, VisitorFigure>;
+  conversions: VisitorConversion[];
+  /** The largest drop as a sentence ("38 % of taps gave up while connecting."), or null when none can be told. */
+  largestDrop: string | null;
+}
+
+/** The visitors view (`/api/visitors`): the day's funnel per kiosk, per group and for the fleet. */
+export interface VisitorsView {
+  /** The day added up (the latest any kiosk reported, its own calendar day); null: no kiosk reported one. */
+  day: string | null;
+  threshold: number;
+  kiosks: Array<VisitorLine & { kioskId: string; group: string | null }>;
+  /** Groups of the kiosks that reported the day; `group` null: kiosks with none. */
+  groups: Array<VisitorLine & { group: string | null; kiosks: number }>;
+  fleet: VisitorLine & { kiosks: number };
+  /** Kiosks whose latest funnel is of another day: not added up (a kiosk offline since, another time zone). */
+  otherDays: Array<{ kioskId: string; day: string }>;
+  /** Kiosks that sent no funnel (an older kiosk, or its malformed one was refused). */
+  silent: number;
+}

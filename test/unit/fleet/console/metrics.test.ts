@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { emptyFunnelCounts } from '../../../../electron/core/funnel.ts';
 import { createConsoleMetrics } from '../../../../electron/fleet/console/metrics.ts';
 import { FleetState } from '../../../../electron/fleet/console/state.ts';
 
@@ -20,7 +21,9 @@ const call = (id: string, record: Record<string, unknown>) => JSON.stringify({ i
 function fleet() {
   let now = STARTED;
   const state = new FleetState({ now: () => now });
-  state.onStatus('a', status('a', { phase: 'live' }), true);
+  // Kiosk a counted its visitors today: 12 noticed, 6 tapped, 3 live (under the threshold: no series).
+  const counts = { ...emptyFunnelCounts(), noticed: 12, tapped: 6, live: 3, endedWell: 3 };
+  state.onStatus('a', status('a', { phase: 'live', visitors: { day: '2026-11-24', counts } }), true);
   now = T0;
   state.onStatus(
     'b',
@@ -179,6 +182,24 @@ avatar_fleet_group_kiosks_offline{group=""} 1
 
 # HELP avatar_fleet_broker_session_problems_total The console's broker session: taken over (another connection under its client id) or lost (the broker no longer had it).
 # TYPE avatar_fleet_broker_session_problems_total counter
+
+# HELP avatar_fleet_kiosk_visitors The kiosk's visitor funnel of the day the fleet reports, by step; absent while under the threshold (5).
+# TYPE avatar_fleet_kiosk_visitors gauge
+avatar_fleet_kiosk_visitors{kiosk="a",step="noticed"} 12
+avatar_fleet_kiosk_visitors{kiosk="a",step="tapped"} 6
+
+# HELP avatar_fleet_visitors The fleet's visitor funnel of the day, by step: the kiosks' counts at or above the threshold, added up.
+# TYPE avatar_fleet_visitors gauge
+avatar_fleet_visitors{step="noticed"} 12
+avatar_fleet_visitors{step="approached"} 0
+avatar_fleet_visitors{step="greeted"} 0
+avatar_fleet_visitors{step="tapped"} 6
+avatar_fleet_visitors{step="refused"} 0
+avatar_fleet_visitors{step="gave_up"} 0
+avatar_fleet_visitors{step="failed"} 0
+avatar_fleet_visitors{step="live"} 0
+avatar_fleet_visitors{step="ended_well"} 0
+avatar_fleet_visitors{step="ended_badly"} 0
 
 # HELP avatar_fleet_scrape_errors_total Metric families left out of a scrape because building them failed, by family.
 # TYPE avatar_fleet_scrape_errors_total counter

@@ -27,7 +27,7 @@ function fleet(startMs = T0) {
 /** The row of a kiosk the console has heard nothing from but `over`. */
 const blankRow = (kioskId: string, over: Partial<KioskRow> = {}): KioskRow => ({
   kioskId, online: false, sinceAt: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
-  todaySessions: 0, todayCredits: 0, todayDemoSessions: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, safety: null, auditViolations: 0, lastAnswer: null, refused: 0,
+  todaySessions: 0, todayCredits: 0, todayDemoSessions: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, safety: null, auditViolations: 0, lastAnswer: null, refused: 0, service: null,
   ...over,
 });
 
@@ -41,10 +41,12 @@ describe('FleetState: a kiosk\'s status', () => {
     state.onStatus('k', onlineStatus({
       group: 'lobby', phase: 'live', open: true, version: '1.4.2', mode: 'gateway', today: { sessions: 4, credits: 12.5 }, lastErrorCode: 'media_stalled',
       queued: 2, droppedEvents: 5, policyError: 'hours: bad time "25:00"', update: { phase: 'off', ready: null, pinned: null, off: 'no update feed configured' },
+      service: { status: 'unreachable', message: 'The service at api.example.com does not answer.', action: 'Check the network.' },
     }), false);
     const online = blankRow('k', {
       online: true, sinceAt: iso(T0), group: 'lobby', phase: 'live', open: true, version: '1.4.2', mode: 'gateway', update: 'off',
       todaySessions: 4, todayCredits: 12.5, lastErrorCode: 'media_stalled', queued: 2, droppedEvents: 5, policyError: 'hours: bad time "25:00"',
+      service: { status: 'unreachable', message: 'The service at api.example.com does not answer.', action: 'Check the network.' },
     });
     assert.deepEqual(state.row('k'), online);
     clock.ms += 1_000;
