@@ -83,6 +83,9 @@ export function funnelSteps(counts: FunnelCounts, threshold: number, presence: b
   });
 }
 
+/** Call-length buckets, shortest first. */
+export const CALL_LENGTHS = ['under1m', 'from1to3m', 'from3to10m', 'over10m'] as const;
+
 /** Where visitors were lost, each against the step they were lost from. */
 export const LOSSES = ['walkedOn', 'notGreeted', 'noTap', 'refused', 'gaveUp', 'failed', 'endedBadly'] as const;
 export type LossId = (typeof LOSSES)[number];
@@ -195,18 +198,25 @@ export interface ReportFormat {
   percent(value: number): string;
   /** "12:00–13:00" for hour 12. */
   hourSpan(hour: number): string;
+  /** "Sun, Mar 1" for `2026-03-01` (a calendar day: no time zone applies). */
+  dayName(day: string): string;
   list(items: string[]): string;
 }
 
 export function formatFor(lang: string, t: Translate): ReportFormat {
   // 24-hour clock in every language: a heat map's columns read 00–23, and "12 PM" is a frequent misreading.
   const hourFmt = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
+  const dayFmt = new Intl.DateTimeFormat(lang, { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' });
   const at = (h: number) => hourFmt.format(Date.UTC(2026, 0, 1, h));
   return {
     t,
     number: (v) => new Intl.NumberFormat(lang).format(v),
     percent: (v) => new Intl.NumberFormat(lang, { style: 'percent' }).format(v / 100),
     hourSpan: (h) => `${at(h)}–${at((h + 1) % 24)}`,
+    dayName: (day) => {
+      const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+      return dayFmt.format(Date.UTC(y, m - 1, d));
+    },
     list: (items) => new Intl.ListFormat(lang, { type: 'conjunction' }).format(items),
   };
 }
