@@ -21,6 +21,7 @@ import type { SessionEvent, SessionState } from './core/session-types.ts';
 import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
 import { LANGUAGE_CODES, type LanguageCode } from './core/languages.ts';
 import type { WireCheckResult, WireReport } from './core/wire-report.ts';
+import type { FunnelCounts, FunnelDay } from './core/funnel.ts';
 
 export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
@@ -265,6 +266,22 @@ export type ReportErrorArgs = z.infer<typeof reportErrorArgsSchema>;
 export const attractReportArgsSchema = z.strictObject({ showing: z.boolean(), present: z.boolean().nullable() });
 export type AttractReportArgs = z.infer<typeof attractReportArgsSchema>;
 
+/** The visitor funnel as the staff panel's Visitors tab reads it (docs/analytics.md). Counts only, nothing
+ *  finer than the hour; the panel applies `threshold` to whatever it lets leave the screen. */
+export interface VisitorReport {
+  /** The kiosk's IANA time zone the hours and days are in. */
+  timeZone: string;
+  /** Counts below it are shown as "fewer than N" outside the kiosk's own store (exports, CSV). */
+  threshold: number;
+  /** The kiosk's local day so far. */
+  today: FunnelDay;
+  /** The last 7 days hour by hour (`YYYY-MM-DDTHH`, local), oldest first; hours with no count left out. */
+  hours: Array<{ hour: string; counts: FunnelCounts }>;
+  /** Up to 13 months day by day, oldest first (days older than 90 days exist only rolled up). */
+  days: FunnelDay[];
+  /** Whether presence detection is on: noticed and approached are counted only then. */
+  counting: { presence: boolean };
+}
 
 // ---------------------------------------------------------------------------------------------------
 // The channels
@@ -332,6 +349,8 @@ export const KIOSK_API = {
     wireReport: { channel: 'kiosk:staff:wire-report', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<WireCheckResult>() },
     ledgerTotals: { channel: 'kiosk:staff:ledger-totals', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<LedgerTotals>() },
     ledgerCsv: { channel: 'kiosk:staff:ledger-csv', access: 'staff', arg: 'optional', whenOmitted: {}, args: ledgerCsvArgsSchema, result: returns<{ fileName: string; csv: string }>() },
+    /** The visitor funnel (docs/analytics.md): counts only, by hour and by day, in the kiosk's own zone. */
+    visitors: { channel: 'kiosk:staff:visitors', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<VisitorReport>() },
     logTail: { channel: 'kiosk:staff:log-tail', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ lines: string[] }>() },
     /** The avatar's volume (0–100 %), kept across restarts; the Status tab shows it. */
     setAvatarVolume: { channel: 'kiosk:staff:set-avatar-volume', access: 'staff', arg: 'required', args: setAvatarVolumeArgsSchema, result: returns<{ percent: number }>() },

@@ -38,6 +38,7 @@ import { LEDGER_DIR, createLedger, createLedgerRecorder, startOfDay, type Ledger
 import { CURRENT_SESSION_FILE, createSessionJournal, recoverLeftover, type CurrentSession, type RecoveryOutcome } from './recovery.ts';
 import { editableFromFile, envManagedKeys, storePickedImage, validateSettings, type SettingsPersistence } from './settings.ts';
 import { createStaffPin, type StaffPin } from './staff-pin.ts';
+import { emptyVisitorReport, systemTimeZone } from '../kiosk/visitor-funnel.ts';
 
 /** Built-in voices we know of: the spec names only the default; its 56 others are "not shown". */
 export const BUILT_IN_VOICES = ['Tina'] as const;
@@ -365,6 +366,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       },
       ledgerTotals: () => ok(ledger.totals(clock.now())),
       ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
+      visitors: () => ok(emptyVisitorReport(new Date(clock.now()).toISOString().slice(0, 10), systemTimeZone(), kiosk.config.presence.cameraEnabled)),
       logTail: () => ok({ lines: options.logTail().slice(-200) }),
       setAvatarVolume: async ({ percent }) => {
         const now = await kiosk.avatarVolume.set(percent);

@@ -154,6 +154,7 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{}, { since: '2026-11-01' }],
     invalid: [undefined, { since: 'yesterday' }, { since: '2026-11-01', format: 'xlsx' }],
   },
+  [CHANNELS.staffVisitors]: NO_ARGS,
   [CHANNELS.staffLogTail]: NO_ARGS,
   [CHANNELS.staffSetAvatarVolume]: {
     valid: [{ percent: 0 }, { percent: 40 }, { percent: 100 }],

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { EditableSettings, KioskApi, PinState, Result, StaffSettings, WireReport } from '../../../electron/contract.ts';
+import { emptyFunnelCounts } from '../../../electron/core/funnel.ts';
 
 const { StaffPanel, localFieldErrors, cleanSettings, LONG_PRESS_MS, INACTIVITY_CLOSE_MS, MAX_PICTURE_BYTES } = await import('../../../renderer/src/staff/StaffPanel.svelte.ts');
 
@@ -121,6 +122,7 @@ class FakeStaff {
         return { today: row, last7Days: row, month: row };
       }),
       ledgerCsv: async () => ok({ fileName: 'ledger.csv', csv: 'a,b\n' }),
+      visitors: guarded('visitors', () => ({ timeZone: 'UTC', threshold: 5, today: { day: '2026-01-01', counts: emptyFunnelCounts() }, hours: [], days: [], counting: { presence: false } })),
       logTail: guarded('logTail', () => ({ lines: [] })),
       setAvatarVolume: async ({ percent }) => (log(`setAvatarVolume:${percent}`), this.unlocked ? ok({ percent }) : fail('unauthorized', 'The staff panel is locked.')),
       setOpenAtLogin: async () => ok(undefined),
