@@ -10,33 +10,11 @@
  * A percentage is shown only when both of its counts reach the threshold: 1 of 40 as "3 %" would give the
  * small count away as surely as the number itself.
  */
+import type { VisitorReport } from '../../../electron/contract.ts';
 import type { MessageKey } from '../i18n/catalogues/index.ts';
 
-// Until the kiosk's channel lands in the contract: the report's shape as the kiosk will answer it.
-export interface FunnelCounts {
-  noticed: number;
-  approached: number;
-  greeted: number;
-  tapped: number;
-  refused: { ageGate: number; closed: number; outOfOrder: number };
-  gaveUp: number;
-  failed: number;
-  live: number;
-  endedWell: number;
-  endedBadly: number;
-  callLength: { under1m: number; from1to3m: number; from3to10m: number; over10m: number };
-  byLanguage: Record<string, { tapped: number; live: number }>;
-  byCallMode: Record<string, { tapped: number; live: number }>;
-  byAvatar: Record<string, { tapped: number; live: number }>;
-}
-export interface VisitorReport {
-  timeZone: string;
-  threshold: number;
-  today: { day: string; counts: FunnelCounts };
-  hours: Array<{ hour: string; counts: FunnelCounts }>;
-  days: Array<{ day: string; counts: FunnelCounts }>;
-  counting: { presence: boolean };
-}
+export type { VisitorReport };
+export type FunnelCounts = VisitorReport['today']['counts'];
 
 /** The funnel's steps on the tab, in the order a visitor meets them. */
 export const FUNNEL_STEPS = ['noticed', 'approached', 'greeted', 'tapped', 'live', 'endedWell'] as const;
