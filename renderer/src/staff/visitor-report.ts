@@ -214,9 +214,9 @@ export function conclusions(report: VisitorReport, f: ReportFormat): string[] {
   if (drop) out.push(f.t(`staff.visitors.drop.${drop.id}`, { percent: f.percent(drop.percent) }));
   else out.push(f.t('staff.visitors.tooFewToday', { n: f.number(report.threshold) }));
   const busiest = busiestHours(report);
-  const measure = f.t(`staff.visitors.measure.${heatMeasure(presence)}`);
-  if (busiest.length > 0) out.push(f.t('staff.visitors.busiest', { hours: f.list(busiest.map((h) => f.hourSpan(h.hour))), measure }));
-  else out.push(f.t('staff.visitors.tooFewWeek', { n: f.number(report.threshold), measure }));
+  const measure = heatMeasure(presence);
+  if (busiest.length > 0) out.push(f.t(`staff.visitors.busiest.${measure}`, { hours: f.list(busiest.map((h) => f.hourSpan(h.hour))) }));
+  else out.push(f.t(`staff.visitors.tooFewWeek.${measure}`));
   if (!presence) out.push(f.t('staff.visitors.presenceOff'));
   return out;
 }

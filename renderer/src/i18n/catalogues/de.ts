@@ -189,8 +189,14 @@ export default {
       presenceOff: 'Die Anwesenheitserkennung ist aus: Wer vorbeigeht oder vor dem Kiosk stehen bleibt, wird nicht gezählt.',
       conclusionsTitle: 'Was das heißt',
       tooFewToday: 'Heute zu wenige Besucher, um zu sagen, wo sie aufgeben: Ein Anteil wird genannt, sobald beide Zahlen {{n}} erreichen.',
-      busiest: 'Die meistbesuchten Stunden dieser Woche, nach {{measure}}: {{hours}}.',
-      tooFewWeek: 'Diese Woche zu wenige {{measure}}, um die meistbesuchten Stunden zu nennen.',
+      busiest: {
+        noticed: 'Die meistbesuchten Stunden dieser Woche, nach Vorbeigehenden: {{hours}}.',
+        tapped: 'Die meistbesuchten Stunden dieser Woche, nach Tippern: {{hours}}.',
+      },
+      tooFewWeek: {
+        noticed: 'Diese Woche zu wenige Vorbeigehende, um die meistbesuchten Stunden zu nennen.',
+        tapped: 'Diese Woche zu wenige Tipper, um die meistbesuchten Stunden zu nennen.',
+      },
       weekTitle: 'Die letzten 7 Tage, Stunde für Stunde',
       legend: 'Farbskala',
       binRange: '{{from}} bis {{to}}',
@@ -203,7 +209,10 @@ export default {
       loading: 'Wird geladen…',
       ofTapped: '{{percent}} der Tipper',
       ofLive: '{{percent}} der Gespräche',
-      weekTable: '{{measure}} pro Stunde in den letzten 7 Tagen',
+      weekTable: {
+        noticed: 'Vorbeigehende pro Stunde in den letzten 7 Tagen',
+        tapped: 'Tipper pro Stunde in den letzten 7 Tagen',
+      },
       step: {
         noticed: 'Bemerkt',
         approached: 'Stehen geblieben',
@@ -220,10 +229,6 @@ export default {
         gaveUp: '{{percent}} der Tipper gaben während des Verbindens auf.',
         failed: '{{percent}} der Tipper scheiterten, bevor das Gespräch begann.',
         endedBadly: '{{percent}} der Gespräche endeten schlecht (ein Fehler, ein Stillstand oder ein erzwungenes Auflegen).',
-      },
-      measure: {
-        noticed: 'Vorbeigehenden',
-        tapped: 'Tippern',
       },
       weekHint: {
         noticed: 'Vorbeigehende pro Stunde, in der Zeit des Kiosks ({{zone}}).',

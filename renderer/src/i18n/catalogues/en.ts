@@ -185,8 +185,14 @@ const en = {
       presenceOff: 'Presence detection is off: people passing by and stopping in front of the kiosk are not counted.',
       conclusionsTitle: 'What this says',
       tooFewToday: 'Too few visitors today to say where people give up: a share is named once both of its counts reach {{n}}.',
-      busiest: 'The busiest hours this week, by {{measure}}: {{hours}}.',
-      tooFewWeek: 'Too few {{measure}} this week to name the busiest hours.',
+      busiest: {
+        noticed: 'The busiest hours this week, by passers-by: {{hours}}.',
+        tapped: 'The busiest hours this week, by taps: {{hours}}.',
+      },
+      tooFewWeek: {
+        noticed: 'Too few passers-by this week to name the busiest hours.',
+        tapped: 'Too few taps this week to name the busiest hours.',
+      },
       weekTitle: 'The last 7 days, hour by hour',
       legend: 'Colour scale',
       binRange: '{{from}} to {{to}}',
@@ -199,7 +205,10 @@ const en = {
       loading: 'Loading…',
       ofTapped: '{{percent}} of taps',
       ofLive: '{{percent}} of conversations',
-      weekTable: '{{measure}} per hour over the last 7 days',
+      weekTable: {
+        noticed: 'Passers-by per hour over the last 7 days',
+        tapped: 'Taps per hour over the last 7 days',
+      },
       step: {
         noticed: 'Noticed',
         approached: 'Stopped',
@@ -216,10 +225,6 @@ const en = {
         gaveUp: '{{percent}} of taps gave up while connecting.',
         failed: '{{percent}} of taps failed before the conversation began.',
         endedBadly: '{{percent}} of conversations ended badly (an error, a stall or a forced hang-up).',
-      },
-      measure: {
-        noticed: 'passers-by',
-        tapped: 'taps',
       },
       weekHint: {
         noticed: 'Passers-by per hour, in the kiosk’s time ({{zone}}).',

@@ -193,8 +193,14 @@ export default {
       presenceOff: 'La detección de presencia está desactivada: no se cuenta a quienes pasan ni a quienes se detienen ante el quiosco.',
       conclusionsTitle: 'Qué nos dice',
       tooFewToday: 'Hoy hay muy pocos visitantes para decir dónde abandonan: un porcentaje se muestra cuando sus dos cifras llegan a {{n}}.',
-      busiest: 'Las horas con más actividad esta semana, por {{measure}}: {{hours}}.',
-      tooFewWeek: 'Esta semana hay muy pocos {{measure}} para nombrar las horas con más actividad.',
+      busiest: {
+        noticed: 'Las horas con más actividad esta semana, por personas que pasan: {{hours}}.',
+        tapped: 'Las horas con más actividad esta semana, por toques: {{hours}}.',
+      },
+      tooFewWeek: {
+        noticed: 'Esta semana han pasado muy pocas personas para nombrar las horas con más actividad.',
+        tapped: 'Esta semana hay muy pocos toques para nombrar las horas con más actividad.',
+      },
       weekTitle: 'Los últimos 7 días, hora a hora',
       legend: 'Escala de colores',
       binRange: 'de {{from}} a {{to}}',
@@ -207,7 +213,10 @@ export default {
       loading: 'Cargando…',
       ofTapped: '{{percent}} de los toques',
       ofLive: '{{percent}} de las conversaciones',
-      weekTable: '{{measure}} por hora en los últimos 7 días',
+      weekTable: {
+        noticed: 'Personas que pasan por hora en los últimos 7 días',
+        tapped: 'Toques por hora en los últimos 7 días',
+      },
       step: {
         noticed: 'Detectados',
         approached: 'Se detuvieron',
@@ -224,10 +233,6 @@ export default {
         gaveUp: 'El {{percent}} de los toques abandonó mientras se conectaba.',
         failed: 'El {{percent}} de los toques falló antes de empezar la conversación.',
         endedBadly: 'El {{percent}} de las conversaciones terminó mal (un error, un bloqueo o un corte forzado).',
-      },
-      measure: {
-        noticed: 'personas que pasan',
-        tapped: 'toques',
       },
       weekHint: {
         noticed: 'Personas que pasan por hora, en la hora del quiosco ({{zone}}).',

@@ -193,8 +193,14 @@ export default {
       presenceOff: 'La détection de présence est désactivée : les passants et ceux qui s’arrêtent devant la borne ne sont pas comptés.',
       conclusionsTitle: 'Ce qu’on en retient',
       tooFewToday: 'Trop peu de visiteurs aujourd’hui pour dire où ils abandonnent : une part est donnée dès que ses deux nombres atteignent {{n}}.',
-      busiest: 'Les heures les plus fréquentées cette semaine, selon les {{measure}} : {{hours}}.',
-      tooFewWeek: 'Trop peu de {{measure}} cette semaine pour nommer les heures les plus fréquentées.',
+      busiest: {
+        noticed: 'Les heures les plus fréquentées cette semaine, selon les passants : {{hours}}.',
+        tapped: 'Les heures les plus fréquentées cette semaine, selon les appuis : {{hours}}.',
+      },
+      tooFewWeek: {
+        noticed: 'Trop peu de passants cette semaine pour nommer les heures les plus fréquentées.',
+        tapped: 'Trop peu d’appuis cette semaine pour nommer les heures les plus fréquentées.',
+      },
       weekTitle: 'Les 7 derniers jours, heure par heure',
       legend: 'Échelle de couleurs',
       binRange: 'de {{from}} à {{to}}',
@@ -207,7 +213,10 @@ export default {
       loading: 'Chargement…',
       ofTapped: '{{percent}} des appuis',
       ofLive: '{{percent}} des conversations',
-      weekTable: '{{measure}} par heure sur les 7 derniers jours',
+      weekTable: {
+        noticed: 'Passants par heure sur les 7 derniers jours',
+        tapped: 'Appuis par heure sur les 7 derniers jours',
+      },
       step: {
         noticed: 'Repérés',
         approached: 'Arrêtés',
@@ -224,10 +233,6 @@ export default {
         gaveUp: '{{percent}} des appuis ont abandonné pendant la connexion.',
         failed: '{{percent}} des appuis ont échoué avant le début de la conversation.',
         endedBadly: '{{percent}} des conversations ont mal fini (une erreur, un blocage ou un raccrochage forcé).',
-      },
-      measure: {
-        noticed: 'passants',
-        tapped: 'appuis',
       },
       weekHint: {
         noticed: 'Passants par heure, à l’heure de la borne ({{zone}}).',

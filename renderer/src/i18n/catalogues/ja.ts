@@ -181,8 +181,14 @@ export default {
       presenceOff: '人感検知がオフのため、通り過ぎた人やキオスクの前で立ち止まった人は数えていません。',
       conclusionsTitle: 'わかること',
       tooFewToday: '今日は来訪者が少なく、どこで離れたかは言えません。割合は両方の数が {{n}} に達してから表示します。',
-      busiest: '今週いちばん多かった時間帯（{{measure}}）：{{hours}}。',
-      tooFewWeek: '今週は{{measure}}が少なく、多い時間帯を挙げられません。',
+      busiest: {
+        noticed: '今週いちばん多かった時間帯（通行人）：{{hours}}。',
+        tapped: '今週いちばん多かった時間帯（タップ）：{{hours}}。',
+      },
+      tooFewWeek: {
+        noticed: '今週は通行人が少なく、多い時間帯を挙げられません。',
+        tapped: '今週はタップが少なく、多い時間帯を挙げられません。',
+      },
       weekTitle: '過去 7 日間（1 時間ごと）',
       legend: '色の目盛り',
       binRange: '{{from}}〜{{to}}',
@@ -195,7 +201,10 @@ export default {
       loading: '読み込み中…',
       ofTapped: 'タップの {{percent}}',
       ofLive: '会話の {{percent}}',
-      weekTable: '過去 7 日間の 1 時間ごとの{{measure}}',
+      weekTable: {
+        noticed: '過去 7 日間の 1 時間ごとの通行人',
+        tapped: '過去 7 日間の 1 時間ごとのタップ',
+      },
       step: {
         noticed: '検知',
         approached: '立ち止まり',
@@ -212,10 +221,6 @@ export default {
         gaveUp: 'タップの {{percent}} が接続中にあきらめました。',
         failed: 'タップの {{percent}} が会話の開始前に失敗しました。',
         endedBadly: '会話の {{percent}} がうまく終わりませんでした（エラー、停止、強制終了）。',
-      },
-      measure: {
-        noticed: '通行人',
-        tapped: 'タップ',
       },
       weekHint: {
         noticed: '1 時間ごとの通行人、キオスクの時刻（{{zone}}）。',

@@ -181,8 +181,14 @@ export default {
       presenceOff: '人体感应已关闭：路过和在信息亭前停下的人都不计数。',
       conclusionsTitle: '由此可见',
       tooFewToday: '今天访客太少，无法说明人们在哪一步离开：两个数都达到 {{n}} 时才显示比例。',
-      busiest: '本周最忙的时段（按{{measure}}）：{{hours}}。',
-      tooFewWeek: '本周{{measure}}太少，无法指出最忙的时段。',
+      busiest: {
+        noticed: '本周最忙的时段（按路人）：{{hours}}。',
+        tapped: '本周最忙的时段（按点按）：{{hours}}。',
+      },
+      tooFewWeek: {
+        noticed: '本周路人太少，无法指出最忙的时段。',
+        tapped: '本周点按太少，无法指出最忙的时段。',
+      },
       weekTitle: '过去 7 天，逐小时',
       legend: '颜色刻度',
       binRange: '{{from}} 至 {{to}}',
@@ -195,7 +201,10 @@ export default {
       loading: '正在加载…',
       ofTapped: '点按的 {{percent}}',
       ofLive: '对话的 {{percent}}',
-      weekTable: '过去 7 天每小时的{{measure}}',
+      weekTable: {
+        noticed: '过去 7 天每小时的路人',
+        tapped: '过去 7 天每小时的点按',
+      },
       step: {
         noticed: '被感应到',
         approached: '停下',
@@ -212,10 +221,6 @@ export default {
         gaveUp: '{{percent}} 的点按在连接时放弃了。',
         failed: '{{percent}} 的点按在对话开始前失败了。',
         endedBadly: '{{percent}} 的对话没有顺利结束（错误、卡住或被强制挂断）。',
-      },
-      measure: {
-        noticed: '路人',
-        tapped: '点按',
       },
       weekHint: {
         noticed: '每小时的路人，按信息亭的时间（{{zone}}）。',
