@@ -201,3 +201,46 @@ describe('the conclusions', () => {
     assert.equal(said(counts({ greeted: 40, tapped: 10, live: 10, endedWell: 10 })), '75% of those greeted walked on without tapping.');
   });
 });
+
+describe('the tab\'s state (visitors.svelte.ts)', async () => {
+  const { Visitors } = await import('../../../renderer/src/staff/visitors.svelte.ts');
+  const { StaffCalls } = await import('../../../renderer/src/staff/calls.svelte.ts');
+  const { FakeClock } = await import('../../helpers/fake-clock.ts');
+  type Staff = import('../../../electron/contract.ts').KioskApi['staff'];
+  type Res = import('../../../electron/contract.ts').Result<VisitorReport>;
+
+  function visitorsAnswering(answers: Res[]) {
+    const unauthorized: string[] = [];
+    const calls = new StaffCalls({ staff: {} as Staff, clock: new FakeClock(), onUnauthorized: () => unauthorized.push('unauthorized') });
+    const v = new Visitors(calls, async () => answers.shift()!);
+    return { v, unauthorized };
+  }
+
+  it('loads the report, and forgets it when cleared', async () => {
+    const r = report({ today: { day: '2026-03-01', counts: BUSY } });
+    const { v } = visitorsAnswering([{ ok: true, value: r }]);
+    assert.equal(v.report, null);
+    assert.equal(await v.load(), null);
+    assert.deepEqual(v.report, r);
+    v.clear();
+    assert.equal(v.report, null);
+  });
+
+  it('answers the error of a refused load, and the panel hears of an unauthorized one', async () => {
+    const { v, unauthorized } = visitorsAnswering([{ ok: false, error: { code: 'unauthorized', message: 'Enter the PIN again.' } }]);
+    assert.deepEqual(await v.load(), { code: 'unauthorized', message: 'Enter the PIN again.' });
+    assert.equal(v.report, null);
+    assert.deepEqual(unauthorized, ['unauthorized']);
+  });
+
+  it('reads in English until staff choose another language, for the report alone', async () => {
+    const { v } = visitorsAnswering([]);
+    assert.deepEqual([v.lang, v.dir, R.countText({ kind: 'fewer', than: 5 }, v.format)], ['en', 'ltr', 'fewer than 5']);
+    v.lang = 'ar';
+    assert.deepEqual([v.lang, v.dir, R.countText({ kind: 'fewer', than: 5 }, v.format)], ['ar', 'rtl', `أقل من ${new Intl.NumberFormat('ar').format(5)}`]);
+    v.lang = 'xx' as never;
+    assert.equal(v.lang, 'ar', 'a code that is not a kiosk language changes nothing');
+    const { staffLocale } = await import('../../../renderer/src/i18n/locale.svelte.ts');
+    assert.equal(staffLocale.lang, 'en', 'the rest of the panel stays in English');
+  });
+});
