@@ -265,6 +265,11 @@ export type ReportErrorArgs = z.infer<typeof reportErrorArgsSchema>;
 /** `present: null` = no camera, detection off, or unknown. */
 export const attractReportArgsSchema = z.strictObject({ showing: z.boolean(), present: z.boolean().nullable() });
 export type AttractReportArgs = z.infer<typeof attractReportArgsSchema>;
+/** A step of the visitor funnel the page senses (docs/analytics.md): its name and nothing else, so no
+ *  time, image or identifier can travel with it. Main rate-limits them (kiosk/visitor-funnel.ts). */
+export const VISITOR_STEPS = ['noticed', 'approached', 'greeted'] as const;
+export const visitorStepArgsSchema = z.strictObject({ step: z.enum(VISITOR_STEPS) });
+export type VisitorStepArgs = z.infer<typeof visitorStepArgsSchema>;
 
 /** The visitor funnel as the staff panel's Visitors tab reads it (docs/analytics.md). Counts only, nothing
  *  finer than the hour; the panel applies `threshold` to whatever it lets leave the screen. */
@@ -366,6 +371,8 @@ export const KIOSK_API = {
     /** Sent whenever the attract screen shows or hides and whenever presence in front of it changes
      *  (`present: null` = no camera / detection off / unknown); drives the spare session. */
     report: { channel: 'kiosk:attract:report', access: 'visitor', arg: 'required', args: attractReportArgsSchema, result: returns<void>() },
+    /** The page sensed a funnel step (someone noticed, stayed, was greeted); `counted` false: held back. */
+    visitorStep: { channel: 'kiosk:attract:visitor-step', access: 'visitor', arg: 'required', args: visitorStepArgsSchema, result: returns<{ counted: boolean }>() },
   },
 } as const satisfies Record<string, Record<string, ChannelSpec>>;
 
@@ -554,7 +561,7 @@ export interface PublicSafety {
 export type KeyProtectionWeak = boolean | 'unknown';
 
 /** What a start-up problem is about. */
-export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key', 'sandbox'] as const;
+export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key', 'sandbox', 'visitors'] as const;
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 /**
  * A problem found while the kiosk started (a bad config file, policy setting or cast member, a stored key

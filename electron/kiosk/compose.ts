@@ -12,6 +12,7 @@
  *   avatarVolume  how loud the avatar speaks (avatar-volume.ts; staff and the fleet set it)
  *   events        the event stream the renderer and observers hear (events.ts)
  *   health        whether the service answers, checked after each rebuild (service-health.ts)
+ *   visitors      the visitor funnel: counts only, by hour (visitor-funnel.ts, docs/analytics.md)
  *
  * Only what crosses all of them is here: applying new settings and shutting down. The kiosk's channels
  * (`session`, `config`, `attract`) are registered into the host's registry (channels.ts).
@@ -48,6 +49,8 @@ import { createServiceConnection, type ServiceConnectionView } from './service-c
 import { createServiceHealth, type ServiceHealthMonitor } from './service-health.ts';
 import { createServiceKey, type ApiKeySource, type ServiceKeyView } from './service-key.ts';
 import { SpareManager } from './spare.ts';
+import { createVisitorFunnel, systemTimeZone, type VisitorFunnel } from './visitor-funnel.ts';
+import { openVisitorFunnelStore, type VisitorFunnelStore } from './visitor-funnel-store.ts';
 
 export interface KioskOptions {
   config: KioskConfig;
@@ -94,6 +97,9 @@ export interface KioskOptions {
   checkService?: boolean;
   /** Settings given but not used (kiosk/config-keeping.ts): a refused service URL is named by the check. */
   droppedSettings?: ReadonlyArray<{ field: string; source: string; message: string }>;
+  /** Where the visitor funnel is kept (visitor-funnel-store.ts `openVisitorFunnelStore` on the data folder);
+   *  default: in memory, in the system's time zone. The kiosk closes it on shutdown. */
+  visitorStore?: VisitorFunnelStore;
   /** Where the kiosk's channels are registered (the host's registry); absent: a kiosk with no page, as in
    *  a test that drives the services directly. */
   channels?: ChannelRegistry;
@@ -121,6 +127,8 @@ export interface Kiosk {
   readonly avatarVolume: AvatarVolume;
   /** Whether the service answers (checked after each rebuild, again with backoff while it does not). */
   readonly health: Pick<ServiceHealthMonitor, 'current' | 'check'>;
+  /** The visitor funnel (staff's Visitors tab, /metrics, the fleet status, `cli visitors`). */
+  readonly visitors: VisitorFunnel;
   /** Apply a new configuration without a restart: the next session uses it; the client is rebuilt and the
    *  attract image reloaded. Refused while a session runs, and once shutdown began. */
   reconfigure(next: KioskConfig): Promise<void>;
@@ -138,6 +146,13 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   const emit = events.emit;
   const buildRequest = createCachedRequestBuilder();
   const avatarVolume = options.avatarVolume ?? memoryAvatarVolume();
+  const clock = options.clock ?? systemClock;
+  const visitorStore = options.visitorStore ?? openVisitorFunnelStore({ timeZone: systemTimeZone(), clock, logger });
+  const visitors = createVisitorFunnel({ store: visitorStore, clock, presence: () => config.presence.cameraEnabled });
+  events.onEvent((event) => visitors.onEvent(event));
+  // A damaged counts file was kept aside: staff hear of it with the other start-up problems.
+  const startupAttention = [...(options.startupAttention ?? [])];
+  if (visitorStore.damaged) startupAttention.push({ kind: 'visitors', code: 'invalid_config', message: visitorStore.damaged.message });
 
   // Built in dependency order; the few callbacks that point back (a rebuild drops the spare and replays
   // the attract report; the key asks whether a call runs) are closures run only after all exist.
@@ -197,7 +212,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     ...(options.loadAvatarImage ? { loadAvatarImage: options.loadAvatarImage } : {}),
     ...(options.portrait !== undefined ? { portrait: options.portrait } : {}),
     ...(options.demoDevices !== undefined ? { demoDevices: options.demoDevices } : {}),
-    ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
+    startupAttention,
     key,
     connection,
     availability,
@@ -237,7 +252,21 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     closing,
     connection,
     // An adult kiosk's call starts only with a pass from its age gate (age-gate.ts).
-    availability: { refusal: () => availability.refusal() ?? ageGate.admit() },
+    // Each refused tap is counted once, as what refused it (the visitor funnel's `refused`).
+    availability: {
+      refusal: () => {
+        const closed = availability.refusal();
+        if (closed) {
+          visitors.refused('closed');
+          return closed;
+        }
+        const gate = ageGate.admit();
+        if (gate) visitors.refused('ageGate');
+        return gate;
+      },
+    },
+    onTap: (tap) => visitors.tap(tap),
+    onOutOfOrder: () => visitors.refused('outOfOrder'),
     appearance,
     telemetry,
     spares,
@@ -257,11 +286,21 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     reportQuality: (args) => telemetry.reportQuality(args),
     reportMilestone: (args) => telemetry.reportMilestone(args),
     ageGateAsk: () => ok(ageGate.ask()),
-    ageGateAnswer: (args) => ok(ageGate.answer(args.confirmed)),
+    ageGateAnswer: (args) => {
+      const answer = ageGate.answer(args.confirmed);
+      // The visitor said "no": a tap that created nothing.
+      if (!args.confirmed) visitors.refused('ageGate');
+      return ok(answer);
+    },
     ageGateStaffUnlock: () => ok(ageGate.staffUnlock()),
   });
   options.channels?.register('config', { get: () => appearance.getConfig() });
-  options.channels?.register('attract', { report: (args) => availability.report(args) });
+  options.channels?.register('attract', {
+    report: (args) => availability.report(args),
+    visitorStep: (args) => ok({ counted: visitors.step(args.step) }),
+  });
+  // Why a call is hung up decides whether it ended well (the visitor's end, idle) or badly.
+  calls.onHangupCause((cause, liveId) => visitors.noteCause(cause, liveId));
 
   // A call that failed on the service's side (no answer, a refused key) may mean the service changed
   // since the last check: check again, so the attract screen says so before the next visitor taps.
@@ -288,6 +327,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     auditViolations: () => audits.count,
     avatarVolume,
     health,
+    visitors,
     async reconfigure(next) {
       if (closing()) throw new AvatarError('cancelled', 'The kiosk is shutting down.');
       if (calls.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
@@ -305,6 +345,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
         await calls.shutdown();
         await sparesClosed;
         health.close();
+        visitorStore.close();
         events.clear();
         await connection.close();
       })();

@@ -57,7 +57,7 @@ export interface PlatformHooks {
 }
 
 /** The kiosk's services staff operations use. */
-export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'> & Partial<Pick<Kiosk, 'health'>>;
+export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'> & Partial<Pick<Kiosk, 'health' | 'visitors'>>;
 
 export interface StaffOpsOptions {
   kiosk: StaffKiosk;
@@ -195,6 +195,8 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
         maxCallTimer = null;
         logger.info('Maximum call length reached; hanging up', { maxCallSeconds: max });
         recorder.noteCause('max_call', s.liveId);
+        // The venue's limit, not the visitor, ended it: the funnel counts it as ended badly.
+        kiosk.visitors?.noteCause('max_call', s.liveId);
         void calls.hangup();
       }, endsAt - clock.now());
     } else if (s.phase === 'ended' || s.phase === 'failed' || s.phase === 'idle') {
@@ -366,7 +368,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       },
       ledgerTotals: () => ok(ledger.totals(clock.now())),
       ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
-      visitors: () => ok(emptyVisitorReport(new Date(clock.now()).toISOString().slice(0, 10), systemTimeZone(), kiosk.config.presence.cameraEnabled)),
+      visitors: () => ok(kiosk.visitors?.report() ?? emptyVisitorReport(new Date(clock.now()).toISOString().slice(0, 10), systemTimeZone(), kiosk.config.presence.cameraEnabled)),
       logTail: () => ok({ lines: options.logTail().slice(-200) }),
       setAvatarVolume: async ({ percent }) => {
         const now = await kiosk.avatarVolume.set(percent);

@@ -174,6 +174,11 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{ showing: true, present: null }, { showing: true, present: true }, { showing: false, present: false }],
     invalid: [undefined, {}, { showing: true }, { showing: 'yes', present: null }, { showing: true, present: 1 }, { showing: true, present: null, frame: 'x' }],
   },
+  [CHANNELS.attractVisitorStep]: {
+    valid: [{ step: 'noticed' }, { step: 'approached' }, { step: 'greeted' }],
+    // Only the step's name: no time, count, image or anything else may ride along.
+    invalid: [undefined, {}, 'noticed', { step: 'tapped' }, { step: 'noticed', atMs: 1 }, { step: 'noticed', count: 5 }, { step: 'noticed', face: 'x' }, { step: null }],
+  },
 };
 
 describe('IPC contract', () => {
