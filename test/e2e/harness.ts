@@ -15,6 +15,7 @@ import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
+import type { VisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
 import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
@@ -372,7 +373,7 @@ export interface StaffKioskPage extends KioskPage {
 
 /** Like `openKiosk`, with the staff operations attached and `file` as the initial config.json. */
 export async function openStaffKiosk(
-  options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown>; startupAttention?: AttentionItem[] },
+  options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown>; startupAttention?: AttentionItem[]; visitorStore?: VisitorFunnelStore },
 ): Promise<StaffKioskPage> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
@@ -388,6 +389,7 @@ export async function openStaffKiosk(
     // As the hosts keep it: in the data folder.
     avatarVolume: openAvatarVolume({ dir: dataDir }),
     ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
+    ...(options.visitorStore ? { visitorStore: options.visitorStore } : {}),
   });
   const platform = { calls: [] as string[] };
   const ops = createStaffOps({

@@ -36,6 +36,12 @@ export class Visitors extends StaffValue<VisitorReport> {
     if ((LANGUAGE_CODES as readonly string[]).includes(lang)) this.#locale.set(lang);
   }
 
+  /** The panel closed: the report and the language chosen for it are forgotten (the next person starts in English). */
+  override clear(): void {
+    super.clear();
+    this.#locale.set('en');
+  }
+
   /** Words, numbers and hours in the report's language. */
   get format(): ReportFormat {
     return this.#format;

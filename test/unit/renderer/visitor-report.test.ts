@@ -242,5 +242,7 @@ describe('the tab\'s state (visitors.svelte.ts)', async () => {
     assert.equal(v.lang, 'ar', 'a code that is not a kiosk language changes nothing');
     const { staffLocale } = await import('../../../renderer/src/i18n/locale.svelte.ts');
     assert.equal(staffLocale.lang, 'en', 'the rest of the panel stays in English');
+    v.clear();
+    assert.equal(v.lang, 'en', 'the panel closed: the next person starts in English');
   });
 });
