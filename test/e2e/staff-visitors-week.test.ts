@@ -102,8 +102,8 @@ describe('Staff panel: the Visitors tab on a busy week (E2E: built renderer + re
         ['endedWell', '52', '90% of the step before'],
       ]);
       assert.deepEqual(await conclusions(page), ['37% of taps gave up while connecting.', 'The busiest hours this week, by passers-by: 12:00–13:00, 17:00–18:00, and 13:00–14:00.']);
-      // The legend: "fewer than 5", then four even ranges up to the busiest hour (today's first, 200).
-      assert.deepEqual(await page.locator('[data-testid=visitors-legend] li').allTextContents(), ['fewer than 5', '5 to 53', '54 to 102', '103 to 151', '152 to 200']);
+      // The legend: "fewer than 5", then four ranges on a square scale up to the busiest hour (today's first, 200).
+      assert.deepEqual(await page.locator('[data-testid=visitors-legend] li').allTextContents(), ['fewer than 5', '5 to 17', '18 to 53', '54 to 115', '116 to 200']);
       const cells = (testId: string) => page.locator(`[data-testid=${testId}] > *`).allTextContents();
       assert.deepEqual(await cells('lost-gaveUp'), ['Gave up while connecting', '41', '37% of taps']);
       assert.deepEqual(await cells('lost-ageGate'), ['Age check declined', '6', '5% of taps']);

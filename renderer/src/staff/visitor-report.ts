@@ -119,13 +119,17 @@ export function dayBefore(day: string, n: number): string {
   return new Date(Date.UTC(y, m - 1, d - n)).toISOString().slice(0, 10);
 }
 
-/** Upper bounds of the colour bins above "fewer than the threshold" (each bin: from the previous bound to below this one). */
+/**
+ * Upper bounds of the colour bins above "fewer than the threshold" (each bin: from the previous bound to
+ * below this one). Spaced on a square scale (1/16, 4/16, 9/16 of the range, then all of it): one busy hour
+ * would otherwise paint every ordinary hour of the week in the same first colour.
+ */
 export function heatBins(max: number, threshold: number): number[] {
   if (max < threshold) return [];
   const span = max - threshold + 1;
   const bounds: number[] = [];
   for (let i = 1; i <= 4; i++) {
-    const bound = threshold + Math.ceil((span * i) / 4);
+    const bound = threshold + Math.ceil((span * i * i) / 16);
     if (bounds.length === 0 || bound > bounds[bounds.length - 1]!) bounds.push(bound);
   }
   return bounds;

@@ -132,8 +132,8 @@ describe('the week', () => {
     assert.ok(map.days.every((d) => d.hours.length === 24 && d.bins.length === 24));
     assert.equal(map.days[0]!.hours[12], 30);
     assert.equal(map.days[6]!.hours[9], 3);
-    assert.deepEqual(map.bounds, [15, 24, 34, 43]);
-    assert.deepEqual([map.days[6]!.bins[9], map.days[6]!.bins[8], map.days[6]!.bins[12], map.days[6]!.bins[10], map.days[0]!.bins[12], map.days[5]!.bins[17]], [0, 0, 1, 2, 3, 4]);
+    assert.deepEqual(map.bounds, [8, 15, 27, 43]);
+    assert.deepEqual([map.days[6]!.bins[9], map.days[6]!.bins[8], map.days[6]!.bins[12], map.days[6]!.bins[10], map.days[0]!.bins[12], map.days[5]!.bins[17]], [0, 0, 2, 3, 4, 4]);
   });
 
   it('shows a count under the threshold in the same colour as none', () => {
@@ -160,12 +160,12 @@ describe('the week', () => {
     ]);
   });
 
-  it('splits the scale into at most four bins above "fewer than the threshold"', () => {
+  it('splits the scale into at most four bins above "fewer than the threshold", on a square scale', () => {
     assert.deepEqual(R.heatBins(4, 5), []);
     assert.deepEqual(R.heatBins(5, 5), [6]);
     assert.deepEqual(R.heatBins(7, 5), [6, 7, 8]);
-    assert.deepEqual(R.heatBins(104, 5), [30, 55, 80, 105]);
-    assert.deepEqual([4, 5, 29, 30, 104].map((v) => R.binOf(v, 5, [30, 55, 80, 105])), [0, 1, 1, 2, 4]);
+    assert.deepEqual(R.heatBins(104, 5), [12, 30, 62, 105]);
+    assert.deepEqual([4, 5, 11, 12, 29, 30, 61, 62, 104].map((v) => R.binOf(v, 5, [12, 30, 62, 105])), [0, 1, 1, 2, 2, 3, 3, 4, 4]);
   });
 });
 
