@@ -28,6 +28,8 @@ import { resolveConfigKeeping, type ConfigProblem } from '../kiosk/config-keepin
 import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
 import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
+import { systemTimeZone } from '../kiosk/visitor-funnel.ts';
+import { openVisitorFunnelStore } from '../kiosk/visitor-funnel-store.ts';
 import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
@@ -135,6 +137,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     demoDevices: options.demoDevices ?? false,
     avatarVolume: openAvatarVolume({ dir: dataDir, logger }),
+    // The visitor funnel's counts, kept in the data folder (docs/analytics.md).
+    visitorStore: openVisitorFunnelStore({ dir: dataDir, timeZone: systemTimeZone(), clock: clock, logger }),
     // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
     keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
     persistApiKey: async () => {

@@ -20,6 +20,7 @@ import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
 import { fleetCommandHelp, runFleetCommand } from './fleet.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
+import { runVisitorsCommand } from './visitors-command.ts';
 import { forCli } from './messages.ts';
 import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
 import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS } from '../fleet/feed-binding.ts';
@@ -39,6 +40,8 @@ Commands:
                         1 a check failed, 2 bad usage/config. [--config PATH] [service options] [--json]
   ledger                credit totals (today / 7 days / month) from the kiosk's ledger
                         [--since YYYY-MM-DD] [--csv] [--file PATH] [--json]
+  visitors              the visitor funnel from the kiosk's counts (today, the last 7 days, the largest
+                        drop); counts under 5 show as "fewer than 5". [--file PATH] [--json]
   pin-hash              the hash to put in config.json as staffPinHash (the PIN itself is never stored);
                         reads the PIN (6 to 8 digits) from standard input, so it stays out of ps and the
                         shell history: printf '%s' "$PIN" | npm run --silent cli -- pin-hash
@@ -269,6 +272,8 @@ export async function main(argv: string[]): Promise<number> {
         );
       case 'ledger':
         return await runLedgerCommand({ since: values.since, csv: values.csv ?? false, file: values.file, json: values.json ?? false }, io);
+      case 'visitors':
+        return runVisitorsCommand({ file: values.file, json: values.json ?? false }, io);
       case 'pin-hash':
         return await runPinHashCommand(sub, io, readStdin);
       case 'update-keygen':
@@ -285,7 +290,7 @@ export async function main(argv: string[]): Promise<number> {
           io,
         );
       default:
-        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash, update-keygen, update-sign, fleet; see --help)\n`);
+        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, visitors, pin-hash, update-keygen, update-sign, fleet; see --help)\n`);
         return EXIT_USAGE;
     }
   } catch (err) {

@@ -35,7 +35,7 @@ export function userDataCandidates(env: Record<string, string | undefined>, plat
 }
 
 /** The kiosk's data folder: AVATAR_KIOSK_DATA when set (as the browser mode and the app read it), else the app's. */
-function defaultUserData(env: Record<string, string | undefined>): string {
+export function defaultUserData(env: Record<string, string | undefined>): string {
   const chosen = env.AVATAR_KIOSK_DATA?.trim();
   if (chosen) return chosen;
   const candidates = userDataCandidates(env);

@@ -34,7 +34,7 @@ export interface ConfigFileAccess {
 }
 
 /** The kiosk's services the fleet uses. */
-export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'> & Partial<Pick<Kiosk, 'health'>>;
+export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'> & Partial<Pick<Kiosk, 'health' | 'visitors'>>;
 
 export interface FleetHostOptions {
   kiosk: FleetKiosk;
@@ -181,6 +181,8 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             update: options.updates?.()?.status ?? null,
             ...(dayFigures.summary(clock.now()).calls > 0 ? { callFigures: dayFigures.summary(clock.now()) } : {}),
             avatarVolume: kiosk.avatarVolume.percent,
+            // The day's funnel so far; it changes with the call states that republish the status.
+            ...(kiosk.visitors ? { visitors: kiosk.visitors.today() } : {}),
           };
         },
       });

@@ -25,6 +25,7 @@ import { AvatarError, ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { HANGUP_REASONS } from '../core/protocol.ts';
 import type { SessionPhase, SessionState } from '../core/session-types.ts';
+import { CALL_LENGTH_BUCKETS, REFUSAL_KINDS, type FunnelCounts } from '../core/funnel.ts';
 import { AGE_GATE_OUTCOMES, type AgeGateCounts } from '../kiosk/age-gate-counts.ts';
 import { endedByContentReview } from '../kiosk/audit-count.ts';
 import type { Kiosk } from '../kiosk/compose.ts';
@@ -37,6 +38,9 @@ export const TIME_TO_LIVE_BUCKETS = [0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60];
 /** Call field-figure buckets in seconds: a pre-joined tap is ready in well under a second, a cold join with
  *  a warming video avatar takes several. */
 export const CALL_FIGURE_BUCKETS = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 13, 20, 30];
+/** The funnel's single-number steps, as /metrics labels them (the shared field names). */
+const FUNNEL_STEPS = ['noticed', 'approached', 'greeted', 'tapped', 'gaveUp', 'failed', 'live', 'endedWell', 'endedBadly'] as const;
+
 /** Electron's `render-process-gone` reasons; anything else is `other`. */
 const RENDERER_GONE_REASONS = ['clean-exit', 'abnormal-exit', 'killed', 'crashed', 'oom', 'launch-failed', 'integrity-failure'];
 
@@ -53,10 +57,12 @@ export interface MetricsSource {
   readonly safety?: Pick<SafetyPosture, 'audience' | 'moderation' | 'region' | 'refusal'> | undefined;
   /** The age gate's counts since start (absent: not exported). */
   ageGateCounts?(): AgeGateCounts;
+  /** The visitor funnel's counts since start (absent: not exported). */
+  visitorCounts?(): FunnelCounts;
 }
 
 /** The kiosk's services as the metrics read them: its events, its calls, the mode, the last call's figures. */
-export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'connection' | 'telemetry'> & Partial<Pick<Kiosk, 'config' | 'ageGateCounts'>>): MetricsSource {
+export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'connection' | 'telemetry'> & Partial<Pick<Kiosk, 'config' | 'ageGateCounts' | 'visitors'>>): MetricsSource {
   return {
     onEvent: (listener) => kiosk.events.onEvent(listener),
     onHangupCause: (listener) => kiosk.calls.onHangupCause(listener),
@@ -73,6 +79,7 @@ export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'conn
       return kiosk.config?.safety;
     },
     ...(kiosk.ageGateCounts ? { ageGateCounts: () => kiosk.ageGateCounts!() } : {}),
+    ...(kiosk.visitors ? { visitorCounts: () => kiosk.visitors!.sinceStart() } : {}),
   };
 }
 
@@ -173,6 +180,26 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
       if (counts) for (const outcome of AGE_GATE_OUTCOMES) this.inc({ outcome }, counts[outcome]);
     },
   });
+  // The visitor funnel (docs/analytics.md): counts since start, no label that could name a person.
+  const funnelCounter = (metric: string, help: string, label: string, read: (c: FunnelCounts) => Array<[string, number]>) =>
+    new Counter({
+      name: name(metric),
+      help,
+      labelNames: [label],
+      registers,
+      collect() {
+        this.reset();
+        const counts = source?.visitorCounts?.();
+        if (counts) for (const [value, n] of read(counts)) this.inc({ [label]: value }, n);
+      },
+    });
+  funnelCounter('visitor_funnel_total', 'The visitor funnel since start, by step (noticed, approached, greeted, tapped, gaveUp, failed, live, endedWell, endedBadly); counts only.', 'step', (c) =>
+    FUNNEL_STEPS.map((step) => [step, c[step]]),
+  );
+  funnelCounter('visitor_refusals_total', 'Taps that created nothing since start, by what refused them (ageGate, closed, outOfOrder).', 'kind', (c) => REFUSAL_KINDS.map((k) => [k, c.refused[k]]));
+  funnelCounter('visitor_call_length_total', 'Conversations that went live since start, by length (under1m, from1to3m, from3to10m, over10m).', 'bucket', (c) =>
+    CALL_LENGTH_BUCKETS.map((b) => [b, c.callLength[b]]),
+  );
   new Gauge({
     name: name('safety_info'),
     help: 'Always 1: the audience the kiosk runs as, the moderation every create sends, its region, and whether an adult setting was refused.',

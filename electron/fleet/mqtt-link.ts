@@ -34,6 +34,7 @@ import { parseCommand, readCommandId, type Command, type CommandResult } from '.
 import { openEventQueue, type EventQueue } from './event-queue.ts';
 import type { UpdateStatus } from './safe-updates.ts';
 import type { DayCallFigures } from '../kiosk/call-figures.ts';
+import type { FunnelDay } from '../core/funnel.ts';
 
 export { MAX_SCREENSHOT_BYTES, type FleetControl, type FleetUpdates } from './command-table.ts';
 
@@ -79,6 +80,9 @@ export interface FleetStatusFields {
   /** Who the kiosk is for (docs/safety.md): the audience it runs as, the moderation it sends, its region,
    *  why adult was refused, the age gate's counts and the calls the service's content review ended. */
   safety?: FleetSafety;
+  /** The kiosk's local day of the visitor funnel so far (docs/analytics.md): counts only, exact (the
+   *  console applies the threshold to what it shows and exports). Absent: the host does not count. */
+  visitors?: FunnelDay;
 }
 
 export interface FleetSafety {

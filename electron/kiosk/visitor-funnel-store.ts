@@ -1,7 +1,7 @@
 /**
  * Where the visitor funnel is kept (docs/analytics.md): hour buckets in the kiosk's local time zone for the
  * last 90 days, then one bucket per day, nothing older than 13 months. One JSON file in the kiosk's data
- * folder, written atomically (a temporary file, then a rename) a few seconds after a change and on close,
+ * folder, written atomically (a temporary file, then a rename) half a minute after a change and on close,
  * read back through the shared schema. A damaged file is kept aside and the kiosk starts counting afresh;
  * staff are told (an attention item), visitors never notice.
  *
@@ -20,8 +20,9 @@ export const VISITOR_FUNNEL_FILE = 'visitor-funnel.json';
 export const HOURLY_DAYS = 90;
 /** Day buckets older than this many calendar months are dropped. */
 export const KEEP_MONTHS = 13;
-/** A change is written this long after it (a crash loses at most these seconds of counts, never the file). */
-export const SAVE_DELAY_MS = 5_000;
+/** A change is written this long after it: a crash loses at most these seconds of counts, never the file
+ *  (a busy year's file takes about 0.2 s to write: not after every tap). */
+export const SAVE_DELAY_MS = 30_000;
 /** A file bigger than this is not one we wrote: it is treated as damaged. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
@@ -43,6 +44,17 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 /** The local hour `YYYY-MM-DDTHH` of the instant `ms` in `timeZone` (the repeated hour of an autumn DST
  *  change is one bucket; the skipped hour of a spring one never has a bucket). */
 export function localHour(ms: number, timeZone: string): string {
+  // Zone offsets and their changes fall on quarter hours (UTC): one reading serves its quarter hour.
+  const quarter = Math.floor(ms / 900_000);
+  const cached = lastHour.get(timeZone);
+  if (cached && cached.quarter === quarter) return cached.key;
+  const key = readHour(ms, timeZone);
+  lastHour.set(timeZone, { quarter, key });
+  return key;
+}
+const lastHour = new Map<string, { quarter: number; key: string }>();
+
+function readHour(ms: number, timeZone: string): string {
   const p: Record<string, string> = {};
   for (const part of formatter(timeZone).formatToParts(new Date(ms))) p[part.type] = part.value;
   return `${p.year}-${p.month}-${p.day}T${p.hour === '24' ? '00' : p.hour}`;
@@ -251,6 +263,7 @@ export function openVisitorFunnelStore(options: VisitorFunnelStoreOptions): Visi
     close() {
       if (timer !== null) clock.clearTimeout(timer);
       timer = null;
+      store.compact(clock.now());
       write();
     },
   };

@@ -16,7 +16,7 @@
 import { CALL_LENGTH_BUCKETS, CALL_LENGTH_BOUNDS_S, DEFAULT_FUNNEL_THRESHOLD, emptyFunnelCounts, type CallLengthBucket, type FunnelCounts, type FunnelDay, type RefusalKind } from '../core/funnel.ts';
 import type { Clock } from '../core/clock.ts';
 import type { KioskEvent, VISITOR_STEPS, VisitorReport } from '../contract.ts';
-import { addCounts, dayNumber, dayOfNumber, localDay, type VisitorFunnelStore } from './visitor-funnel-store.ts';
+import { addCounts, dayNumber, dayOfNumber, localDay, type FunnelBuckets, type VisitorFunnelStore } from './visitor-funnel-store.ts';
 
 export type PresenceStep = (typeof VISITOR_STEPS)[number];
 /** At most one `noticed` in this long (a flickering detector, or a page that makes them up). */
@@ -154,14 +154,6 @@ export function createVisitorFunnel(options: VisitorFunnelOptions): VisitorFunne
     });
   }
 
-  function daySum(day: string): FunnelCounts {
-    const sum = emptyFunnelCounts();
-    for (const [key, counts] of store.hours) if (key.startsWith(day)) addCounts(sum, counts);
-    const rolled = store.days.get(day);
-    if (rolled) addCounts(sum, rolled);
-    return sum;
-  }
-
   return {
     step(step) {
       if (!options.presence()) return false;
@@ -210,21 +202,44 @@ export function createVisitorFunnel(options: VisitorFunnelOptions): VisitorFunne
     report() {
       const now = clock.now();
       store.compact(now);
-      const tz = store.timeZone;
-      const today = localDay(now, tz);
-      const firstHourDay = dayOfNumber(dayNumber(today) - (REPORT_HOUR_DAYS - 1));
-      const hours = [...store.hours]
-        .filter(([key]) => key.slice(0, 10) >= firstHourDay && key.slice(0, 10) <= today)
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([hour, counts]) => ({ hour, counts: structuredClone(counts) }));
-      const dayKeys = new Set<string>([...store.days.keys(), ...[...store.hours.keys()].map((k) => k.slice(0, 10))]);
-      const days = [...dayKeys].filter((d) => d <= today).sort().map((day) => ({ day, counts: daySum(day) }));
-      return { timeZone: tz, threshold, today: { day: today, counts: daySum(today) }, hours, days, counting: { presence: options.presence() } };
+      return buildVisitorReport(store, store.timeZone, now, options.presence(), threshold);
     },
     today() {
       const day = localDay(clock.now(), store.timeZone);
-      return { day, counts: daySum(day) };
+      return { day, counts: daySum(store, day) };
     },
     sinceStart: () => structuredClone(started),
   };
+}
+
+function daySum(buckets: FunnelBuckets, day: string): FunnelCounts {
+  const sum = emptyFunnelCounts();
+  for (const [key, counts] of buckets.hours) if (key.startsWith(day)) addCounts(sum, counts);
+  const rolled = buckets.days.get(day);
+  if (rolled) addCounts(sum, rolled);
+  return sum;
+}
+
+/** The staff report from the buckets (the kiosk's own, or the file the CLI read): copies, never the store's. */
+export function buildVisitorReport(buckets: FunnelBuckets, timeZone: string, nowMs: number, presence: boolean, threshold = DEFAULT_FUNNEL_THRESHOLD): VisitorReport {
+  const today = localDay(nowMs, timeZone);
+  const firstHourDay = dayOfNumber(dayNumber(today) - (REPORT_HOUR_DAYS - 1));
+  const hours: VisitorReport['hours'] = [];
+  // One pass over the buckets: each day's sum, and the last week's hours.
+  const sums = new Map<string, FunnelCounts>();
+  const sumOf = (day: string) => {
+    let sum = sums.get(day);
+    if (!sum) sums.set(day, (sum = emptyFunnelCounts()));
+    return sum;
+  };
+  for (const [key, counts] of buckets.hours) {
+    const day = key.slice(0, 10);
+    if (day > today) continue;
+    addCounts(sumOf(day), counts);
+    if (day >= firstHourDay) hours.push({ hour: key, counts: structuredClone(counts) });
+  }
+  for (const [day, counts] of buckets.days) if (day <= today) addCounts(sumOf(day), counts);
+  hours.sort((a, b) => (a.hour < b.hour ? -1 : 1));
+  const days = [...sums].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, counts]) => ({ day, counts }));
+  return { timeZone, threshold, today: { day: today, counts: structuredClone(sums.get(today) ?? emptyFunnelCounts()) }, hours, days, counting: { presence } };
 }

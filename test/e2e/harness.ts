@@ -17,6 +17,8 @@ import { createChannelRegistry, type ChannelRegistry } from '../../electron/kios
 import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 import type { VisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
 import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
+import { systemTimeZone } from '../../electron/kiosk/visitor-funnel.ts';
+import { openVisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
 import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -388,6 +390,7 @@ export async function openStaffKiosk(
     persistApiKey: async () => {},
     // As the hosts keep it: in the data folder.
     avatarVolume: openAvatarVolume({ dir: dataDir }),
+    visitorStore: openVisitorFunnelStore({ dir: dataDir, timeZone: systemTimeZone(), clock: systemClock }),
     ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
     ...(options.visitorStore ? { visitorStore: options.visitorStore } : {}),
   });
