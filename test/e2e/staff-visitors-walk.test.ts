@@ -136,7 +136,8 @@ describe('Visitors walked through the kiosk, read on the Visitors tab (E2E: fake
       const cells = (testId: string) => page.locator(`[data-testid=${testId}] > *`).allTextContents();
       assert.deepEqual(await cells('lost-gaveUp'), ['Gave up while connecting', 'fewer than 5', '']);
       assert.deepEqual(await cells('lost-failed'), ['Failed before the conversation', 'fewer than 5', '']);
-      assert.deepEqual(await cells('lost-endedBadly'), ['Ended badly', 'fewer than 5', '']);
+      assert.deepEqual(await cells('lost-endedBadly'), ['Ended badly', '0', '0% of conversations']);
+      assert.deepEqual(await cells('lost-ageGate'), ['Age check declined', '0', '0% of taps']);
       assert.deepEqual(await cells('length-under1m'), ['Under 1 minute', '5']);
       for (const size of KIOSK_SIZES) {
         await page.setViewportSize(size);

@@ -108,7 +108,7 @@ describe('Staff panel: the Visitors tab on a busy week (E2E: built renderer + re
       assert.deepEqual(await cells('lost-gaveUp'), ['Gave up while connecting', '41', '37% of taps']);
       assert.deepEqual(await cells('lost-ageGate'), ['Age check declined', '6', '5% of taps']);
       assert.deepEqual(await cells('lost-failed'), ['Failed before the conversation', '5', '5% of taps']);
-      assert.deepEqual(await cells('lost-closed'), ['Closed hours', 'fewer than 5', '']);
+      assert.deepEqual(await cells('lost-closed'), ['Closed hours', '0', '0% of taps']);
       assert.deepEqual(await cells('lost-endedBadly'), ['Ended badly', '6', '10% of conversations']);
       assert.deepEqual(await cells('length-over10m'), ['10 minutes or more', 'fewer than 5']);
       for (const size of KIOSK_SIZES) {

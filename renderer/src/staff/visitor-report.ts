@@ -1,7 +1,8 @@
 /**
  * The Visitors tab's figures, worked out from the kiosk's `VisitorReport` (pure: no runes, no DOM, so the
  * unit tests read exactly what the tab shows). What it owns:
- *   - how a count reads: below the report's threshold "fewer than 5", never the exact small number;
+ *   - how a count reads: from 1 to below the report's threshold "fewer than 5", never the exact small
+ *     number (0 reads 0, as in the kiosk's exports);
  *     noticed/approached "not counted" when presence detection is off (a zero there would be untrue);
  *   - today's funnel step by step, with the conversion from each step to the next;
  *   - where visitors were lost between "tapped" and "ended well", cause by cause, and the largest loss;
@@ -25,13 +26,14 @@ const PRESENCE_STEPS: ReadonlySet<FunnelStepId> = new Set(['noticed', 'approache
 /** A count as the tab may show it. */
 export type ShownCount = { kind: 'exact'; value: number } | { kind: 'fewer'; than: number } | { kind: 'notCounted' };
 
+/** 0 is shown as 0 (nobody to point at), as the kiosk's exports do; 1 to threshold − 1 as "fewer than". */
 export function shownCount(value: number, threshold: number): ShownCount {
-  return value < threshold ? { kind: 'fewer', than: threshold } : { kind: 'exact', value };
+  return value > 0 && value < threshold ? { kind: 'fewer', than: threshold } : { kind: 'exact', value };
 }
 
-/** Whole percent of `part` in `whole`, or null when either count is below the threshold (or whole is 0). */
+/** Whole percent of `part` in `whole`, or null when either count is shown as "fewer than" (or whole is 0). */
 export function percentOf(part: number, whole: number, threshold: number): number | null {
-  if (whole <= 0 || part < threshold || whole < threshold) return null;
+  if (whole <= 0 || whole < threshold || (part > 0 && part < threshold)) return null;
   return Math.round((part / whole) * 100);
 }
 

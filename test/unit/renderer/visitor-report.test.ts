@@ -48,11 +48,11 @@ function format(lang: 'en' | 'de') {
 const BUSY = counts({ noticed: 200, approached: 120, greeted: 100, tapped: 100, refused: { ageGate: 6, closed: 4 }, gaveUp: 37, failed: 6, live: 47, endedWell: 40, endedBadly: 7 });
 
 describe('a count under the threshold', () => {
-  it('reads "fewer than N", never the number, and from the threshold on the number itself', () => {
+  it('reads "fewer than N" from 1 on, never the number; 0 as 0 and from the threshold on the number itself', () => {
     const en = format('en');
     assert.deepEqual(
       [0, 1, 4, 5, 1234].map((v) => R.countText(R.shownCount(v, 5), en)),
-      ['fewer than 5', 'fewer than 5', 'fewer than 5', '5', '1,234'],
+      ['0', 'fewer than 5', 'fewer than 5', '5', '1,234'],
     );
     assert.equal(R.countText(R.shownCount(9, 10), en), 'fewer than 10');
     assert.equal(R.countText(R.shownCount(3, 5), format('de')), 'weniger als 5');
@@ -61,8 +61,8 @@ describe('a count under the threshold', () => {
 
   it('gives no percentage whose part or whole is below it (a share would give the small count away)', () => {
     assert.deepEqual(
-      [R.percentOf(37, 100, 5), R.percentOf(4, 100, 5), R.percentOf(4, 4, 5), R.percentOf(5, 5, 5), R.percentOf(0, 0, 5), R.percentOf(1, 3, 1)],
-      [37, null, null, 100, null, 33],
+      [R.percentOf(37, 100, 5), R.percentOf(4, 100, 5), R.percentOf(4, 4, 5), R.percentOf(5, 5, 5), R.percentOf(0, 0, 5), R.percentOf(0, 40, 5), R.percentOf(0, 4, 5), R.percentOf(1, 3, 1)],
+      [37, null, null, 100, null, 0, null, 33],
     );
   });
 });
@@ -97,7 +97,7 @@ describe('the funnel', () => {
 
   it('gives no conversion where a step outnumbers the one before (taps without a greeting)', () => {
     const steps = R.funnelSteps(counts({ noticed: 50, approached: 20, greeted: 10, tapped: 14 }), 5, true);
-    assert.deepEqual(steps.map((s) => s.conversion), [null, 40, 50, null, null, null]);
+    assert.deepEqual(steps.map((s) => s.conversion), [null, 40, 50, null, 0, null]);
   });
 });
 

@@ -205,7 +205,7 @@ export default {
       lostTitle: 'Abgewiesen und verloren',
       lostHint: 'Tipper, aus denen kein Gespräch wurde, und Gespräche, die schlecht endeten.',
       lengthsTitle: 'Wie lange die Gespräche dauerten',
-      privacy: 'Nur Zahlen: keine Bilder, keine Gesichter, nichts feiner als die Stunde. Eine Zahl unter {{n}} steht als „weniger als {{n}}“.',
+      privacy: 'Nur Zahlen: keine Bilder, keine Gesichter, nichts feiner als die Stunde. Eine Zahl von 1 bis unter {{n}} steht als „weniger als {{n}}“.',
       loading: 'Wird geladen…',
       ofTapped: '{{percent}} der Tipper',
       ofLive: '{{percent}} der Gespräche',

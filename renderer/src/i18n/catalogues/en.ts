@@ -201,7 +201,7 @@ const en = {
       lostTitle: 'Turned away and lost',
       lostHint: 'Taps that did not become a conversation, and conversations that ended badly.',
       lengthsTitle: 'How long conversations lasted',
-      privacy: 'Counts only: no pictures, no faces, nothing finer than the hour. A count under {{n}} reads “fewer than {{n}}”.',
+      privacy: 'Counts only: no pictures, no faces, nothing finer than the hour. A count from 1 to under {{n}} reads “fewer than {{n}}”.',
       loading: 'Loading…',
       ofTapped: '{{percent}} of taps',
       ofLive: '{{percent}} of conversations',

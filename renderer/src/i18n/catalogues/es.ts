@@ -209,7 +209,7 @@ export default {
       lostTitle: 'Rechazados y perdidos',
       lostHint: 'Toques que no llegaron a ser una conversación y conversaciones que terminaron mal.',
       lengthsTitle: 'Cuánto duraron las conversaciones',
-      privacy: 'Solo cifras: sin imágenes, sin caras, nada más fino que la hora. Una cifra menor que {{n}} se muestra como «menos de {{n}}».',
+      privacy: 'Solo cifras: sin imágenes, sin caras, nada más fino que la hora. Una cifra de 1 a menos de {{n}} se muestra como «menos de {{n}}».',
       loading: 'Cargando…',
       ofTapped: '{{percent}} de los toques',
       ofLive: '{{percent}} de las conversaciones',

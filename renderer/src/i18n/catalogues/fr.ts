@@ -209,7 +209,7 @@ export default {
       lostTitle: 'Refusés et perdus',
       lostHint: 'Les appuis qui ne sont pas devenus une conversation, et les conversations qui ont mal fini.',
       lengthsTitle: 'Durée des conversations',
-      privacy: 'Des nombres seulement : pas d’images, pas de visages, rien de plus fin que l’heure. Un nombre inférieur à {{n}} s’affiche « moins de {{n}} ».',
+      privacy: 'Des nombres seulement : pas d’images, pas de visages, rien de plus fin que l’heure. Un nombre de 1 à moins de {{n}} s’affiche « moins de {{n}} ».',
       loading: 'Chargement…',
       ofTapped: '{{percent}} des appuis',
       ofLive: '{{percent}} des conversations',

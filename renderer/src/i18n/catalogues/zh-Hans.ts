@@ -197,7 +197,7 @@ export default {
       lostTitle: '被拒绝和流失',
       lostHint: '没有变成对话的点按，以及没有顺利结束的对话。',
       lengthsTitle: '对话时长',
-      privacy: '只有数字：没有图像，没有人脸，最细到小时。少于 {{n}} 的数显示为“少于 {{n}}”。',
+      privacy: '只有数字：没有图像，没有人脸，最细到小时。1 到不足 {{n}} 的数显示为“少于 {{n}}”。',
       loading: '正在加载…',
       ofTapped: '点按的 {{percent}}',
       ofLive: '对话的 {{percent}}',
