@@ -13,22 +13,15 @@
  * Screenshots: staff-visitors-walk-<en|de|accessible>-<funnel|week>-<w>x<h>.png in test/artifacts/screens/.
  * Build first: npm run build.   Run: node --import tsx --test --test-timeout=180000 test/e2e/staff-visitors-walk.test.ts
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright';
+import type { Page } from 'playwright';
 import { KIOSK_SIZES, axeViolations } from './access-helpers.ts';
-import { crossing, standing, writeY4m, type Scene } from './fake-camera.ts';
-import { eventually, launchChromium, openStaffKiosk, screenIs, startStaticServer, type StaffKioskPage } from './harness.ts';
-import { PIN, conclusions, funnel, layoutAtSizes, showVisitors } from './staff-visitors.ts';
+import { crossing, standing, type Scene } from './fake-camera.ts';
+import { eventually, openStaffKiosk, screenIs, type StaffKioskPage } from './harness.ts';
+import { PIN, conclusions, funnel, layoutAtSizes, showVisitors, useCameraBrowser } from './staff-visitors.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-let dir: string;
-let portrait: string;
 
 /** Someone walks past at 5 s; someone walks in at 10 s, stands in front until 17 s, walks out by 18.2 s. */
 const stopAndLeave: Scene = (t) => {
@@ -45,19 +38,7 @@ const stopAndLeave: Scene = (t) => {
   return past;
 };
 
-before(async () => {
-  server = await startStaticServer();
-  dir = mkdtempSync(join(tmpdir(), 'kiosk-visitors-'));
-  const video = join(dir, 'stop-and-leave.y4m');
-  await writeY4m(video, { width: 320, height: 240, fps: 10, durationS: 120, scene: stopAndLeave });
-  browser = await launchChromium({ videoFile: video });
-  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const env = useCameraBrowser(stopAndLeave, 120);
 
 /** A call from the attract screen that the visitor ends: live, hang up, the end screen dismissed. */
 async function callEndingWell(page: Page): Promise<void> {
@@ -72,10 +53,10 @@ async function callEndingWell(page: Page): Promise<void> {
 describe('Visitors walked through the kiosk, read on the Visitors tab (E2E: fake camera, demo calls)', () => {
   it('walk past, stop and leave, cancel while connecting, five good calls and a failed one: the tab shows what the kiosk counted', async () => {
     const k: StaffKioskPage = await openStaffKiosk({
-      browser,
-      baseUrl: server.url,
+      browser: env.browser,
+      baseUrl: env.server.url,
       orientation: 'landscape',
-      imageDataUrl: portrait,
+      imageDataUrl: env.portrait,
       file: { staffPinHash: await hashPin(PIN), presence: { cameraEnabled: true } },
     });
     try {

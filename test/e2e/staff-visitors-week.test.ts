@@ -13,38 +13,18 @@
  * Screenshots: staff-visitors-week-<en|de|accessible>-<funnel|week>-<w>x<h>.png in test/artifacts/screens/.
  * Build first: npm run build.   Run: node --import tsx --test --test-timeout=180000 test/e2e/staff-visitors-week.test.ts
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser } from 'playwright';
 import { systemClock } from '../../electron/core/clock.ts';
 import { openVisitorFunnelStore, type VisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { KIOSK_SIZES, axeViolations } from './access-helpers.ts';
-import { emptyScene, writeY4m } from './fake-camera.ts';
-import { eventually, launchChromium, openStaffKiosk, startStaticServer } from './harness.ts';
-import { MATRIX, PIN, conclusions, funnel, layoutAtSizes, showVisitors } from './staff-visitors.ts';
+import { emptyScene } from './fake-camera.ts';
+import { eventually, openStaffKiosk } from './harness.ts';
+import { MATRIX, PIN, conclusions, funnel, layoutAtSizes, showVisitors, useCameraBrowser } from './staff-visitors.ts';
 
-let server: Awaited<ReturnType<typeof startStaticServer>>;
-let browser: Browser;
-let dir: string;
-let portrait: string;
 
-before(async () => {
-  server = await startStaticServer();
-  dir = mkdtempSync(join(tmpdir(), 'kiosk-visitors-week-'));
-  const video = join(dir, 'empty.y4m');
-  await writeY4m(video, { width: 320, height: 240, fps: 10, durationS: 20, scene: emptyScene });
-  browser = await launchChromium({ videoFile: video });
-  portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const env = useCameraBrowser(emptyScene, 20);
 
 /** Passers-by per hour of the day (9:00 to 20:00), and how busy each of the six days before today was. */
 const HOURLY: Record<number, number> = { 9: 8, 10: 14, 11: 22, 12: 40, 13: 35, 14: 18, 15: 16, 16: 24, 17: 38, 18: 30, 19: 12, 20: 6 };
@@ -83,10 +63,10 @@ function busyWeek(): VisitorFunnelStore {
 describe('Staff panel: the Visitors tab on a busy week (E2E: built renderer + real kiosk service + its funnel store)', () => {
   it('the funnel with its conversions, the largest drop and the busiest hours, the heat map; English, German, accessibility mode; axe, the layout matrix', async () => {
     const k = await openStaffKiosk({
-      browser,
-      baseUrl: server.url,
+      browser: env.browser,
+      baseUrl: env.server.url,
       orientation: 'landscape',
-      imageDataUrl: portrait,
+      imageDataUrl: env.portrait,
       file: { staffPinHash: await hashPin(PIN), presence: { cameraEnabled: true } },
       visitorStore: busyWeek(),
     });

@@ -3,15 +3,42 @@
  * Visitors tab by keyboard (in English, in German through the report's language, or in accessibility
  * mode), the tab read as text, and its layout measured over the layout matrix with screenshots.
  */
+import { after, before } from 'node:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
+import { writeY4m, type Scene } from './fake-camera.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { smallTargets, tabTo } from './access-helpers.ts';
 import { MATRIX_SIZES } from './layout-matrix.ts';
-import { SCREENS_DIR, eventually, openStaffKiosk, screenIs, testIdText, type StaffKioskPage } from './harness.ts';
+import { SCREENS_DIR, eventually, launchChromium, openStaffKiosk, startStaticServer, screenIs, testIdText, type StaffKioskPage } from './harness.ts';
 
 export const PIN = '137946';
+
+/**
+ * A file's setup, registered as its before/after hooks: the static server, one Chromium whose fake camera
+ * plays `scene` (generated into a temp folder), and the demo portrait. Read the fields inside tests.
+ */
+export function useCameraBrowser(scene: Scene, durationS: number): { readonly server: { url: string; close(): Promise<void> }; readonly browser: Browser; readonly portrait: string } {
+  const env = {} as { server: { url: string; close(): Promise<void> }; browser: Browser; portrait: string };
+  let dir = '';
+  before(async () => {
+    env.server = await startStaticServer();
+    dir = mkdtempSync(join(tmpdir(), 'kiosk-visitors-'));
+    const video = join(dir, 'camera.y4m');
+    await writeY4m(video, { width: 320, height: 240, fps: 10, durationS, scene });
+    env.browser = await launchChromium({ videoFile: video });
+    env.portrait = `data:image/png;base64,${readFileSync(join(import.meta.dirname, '../../resources/demo-avatar.png')).toString('base64')}`;
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return env;
+}
 
 export type Variant = 'en' | 'de' | 'accessible';
 

@@ -7,6 +7,7 @@
 import '../../helpers/svelte-runes.ts';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { emptyFunnelCounts } from '../../../electron/core/funnel.ts';
 
 const { Locale } = await import('../../../renderer/src/i18n/locale.svelte.ts');
 const R = await import('../../../renderer/src/staff/visitor-report.ts');
@@ -15,23 +16,8 @@ type VisitorReport = import('../../../renderer/src/staff/visitor-report.ts').Vis
 
 function counts(over: Partial<Omit<FunnelCounts, 'refused'>> & { refused?: Partial<FunnelCounts['refused']> } = {}): FunnelCounts {
   const { refused, ...rest } = over;
-  return {
-    noticed: 0,
-    approached: 0,
-    greeted: 0,
-    tapped: 0,
-    gaveUp: 0,
-    failed: 0,
-    live: 0,
-    endedWell: 0,
-    endedBadly: 0,
-    callLength: { under1m: 0, from1to3m: 0, from3to10m: 0, over10m: 0 },
-    byLanguage: {},
-    byCallMode: {},
-    byAvatar: {},
-    ...rest,
-    refused: { ageGate: 0, closed: 0, outOfOrder: 0, ...refused },
-  };
+  const empty = emptyFunnelCounts();
+  return { ...empty, ...rest, refused: { ...empty.refused, ...refused } };
 }
 
 function report(over: Partial<VisitorReport> = {}): VisitorReport {
