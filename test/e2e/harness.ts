@@ -15,6 +15,7 @@ import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
+import type { VisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
 import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import { systemTimeZone } from '../../electron/kiosk/visitor-funnel.ts';
 import { openVisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
@@ -384,7 +385,7 @@ export interface StaffKioskPage extends KioskPage {
 
 /** Like `openKiosk`, with the staff operations attached and `file` as the initial config.json. */
 export async function openStaffKiosk(
-  options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown>; startupAttention?: AttentionItem[] },
+  options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown>; startupAttention?: AttentionItem[]; visitorStore?: VisitorFunnelStore },
 ): Promise<StaffKioskPage> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
@@ -401,6 +402,7 @@ export async function openStaffKiosk(
     avatarVolume: openAvatarVolume({ dir: dataDir }),
     visitorStore: openVisitorFunnelStore({ dir: dataDir, timeZone: systemTimeZone(), clock: systemClock }),
     ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
+    ...(options.visitorStore ? { visitorStore: options.visitorStore } : {}),
   });
   const platform = { calls: [] as string[] };
   const ops = createStaffOps({
