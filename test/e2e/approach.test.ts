@@ -78,7 +78,7 @@ describe('Fast start: approach → greeting → tap → live (E2E, fake camera)'
       await screenIs(page, 'attract');
       const notice = page.locator('[data-testid=camera-notice]');
       await notice.waitFor({ timeout: 10_000 });
-      assert.match((await notice.textContent()) ?? '', /Nothing is recorded or sent/);
+      assert.match((await notice.textContent()) ?? '', /No picture is recorded or sent/);
       assert.equal(await page.locator('[data-testid=approach-greeting]').count(), 0, 'nobody is greeted in an empty room');
       await screenshotBoth(page, 'attract-camera-notice', 'landscape');
 

@@ -32,6 +32,7 @@ export function languageTests(languages: readonly LanguageCode[]): void {
           assert.equal(await testIdText(page, 'privacy-notice'), own ?? PRIVACY.notice.en);
           assert.equal(await page.getAttribute('[data-testid=privacy-notice]', 'lang'), own ? null : 'en', 'a notice in another language says which');
           assert.equal(await testIdText(page, 'privacy-url'), PRIVACY.url);
+          assert.equal(await testIdText(page, 'privacy-counting'), message(lang, 'disclosure.counting'), 'the sheet says the kiosk counts visitors');
           await screenshotBoth(page, `safety-privacy-${lang}`, 'portrait');
           await checkScreen(page, `privacy sheet (${lang})`, KIOSK_SIZES);
         } finally {

@@ -61,6 +61,7 @@ describe('Safe and honest in front of the public (E2E)', () => {
       const heard = await page.locator('[data-testid=privacy-sheet]').ariaSnapshot();
       assert.match(heard, /dialog "Your privacy"/);
       assert.match(heard, /Ava is an AI, not a person/);
+      assert.match(heard, /keeps counts of its visitors by the hour, numbers only/);
       assert.match(heard, /img "Scan for the venue’s privacy notice"/);
       await page.keyboard.press('Tab');
       assert.equal(await focusedTestId(page), 'privacy-close', 'Tab stays inside the dialog');

@@ -28,7 +28,7 @@ export default {
     start: 'Zum Sprechen tippen',
     sendsVoicePicture: 'Ihre Stimme und das Kamerabild gehen an den Avatar-Dienst, der das Gespräch erzeugt.',
     sendsVoice: 'Ihre Stimme geht an den Avatar-Dienst, der das Gespräch erzeugt.',
-    cameraNotice: 'Die Kamera bemerkt nur, ob jemand vor dem Bildschirm steht. Nichts wird aufgezeichnet oder gesendet.',
+    cameraNotice: 'Die Kamera bemerkt nur, ob jemand vor dem Bildschirm steht. Kein Bild wird aufgezeichnet oder gesendet.',
     headphones: 'Sie können Kopfhörer anschließen, um ungestört zuzuhören.',
     language: 'Sprache',
     accessibility: 'Barrierefreiheit',
@@ -44,6 +44,7 @@ export default {
     privacyTitle: 'Ihr Datenschutz',
     scan: 'Scannen für die Datenschutzhinweise des Hauses',
     noNotice: 'Fragen Sie das Personal nach den Datenschutzhinweisen des Hauses.',
+    counting: 'Dieser Kiosk zählt seine Besucher pro Stunde, nur als Zahlen: nie ein Bild oder etwas, woran man Sie erkennen könnte.',
     close: 'Schließen',
   },
   ageGate: {

@@ -24,7 +24,7 @@ const en = {
     start: 'Tap to talk',
     sendsVoicePicture: 'Your voice and camera picture go to the avatar service, which makes the conversation.',
     sendsVoice: 'Your voice goes to the avatar service, which makes the conversation.',
-    cameraNotice: 'The camera only notices when someone is in front of this screen. Nothing is recorded or sent.',
+    cameraNotice: 'The camera only notices when someone is in front of this screen. No picture is recorded or sent.',
     headphones: 'You can plug in headphones to listen privately.',
     language: 'Language',
     accessibility: 'Accessibility',
@@ -40,6 +40,7 @@ const en = {
     privacyTitle: 'Your privacy',
     scan: 'Scan for the venue’s privacy notice',
     noNotice: 'Ask staff for the venue’s privacy notice.',
+    counting: 'This kiosk keeps counts of its visitors by the hour, numbers only: never a picture or anything that could identify you.',
     close: 'Close',
   },
   ageGate: {

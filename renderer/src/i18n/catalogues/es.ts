@@ -28,7 +28,7 @@ export default {
     start: 'Toque para hablar',
     sendsVoicePicture: 'Tu voz y la imagen de la cámara van al servicio del avatar, que crea la conversación.',
     sendsVoice: 'Tu voz va al servicio del avatar, que crea la conversación.',
-    cameraNotice: 'La cámara solo detecta si hay alguien delante de la pantalla. No se graba ni se envía nada.',
+    cameraNotice: 'La cámara solo detecta si hay alguien delante de la pantalla. No se graba ni se envía ninguna imagen.',
     headphones: 'Puede conectar auriculares para escuchar en privado.',
     language: 'Idioma',
     accessibility: 'Accesibilidad',
@@ -44,6 +44,7 @@ export default {
     privacyTitle: 'Tu privacidad',
     scan: 'Escanea para leer el aviso de privacidad del lugar',
     noNotice: 'Pide al personal el aviso de privacidad del lugar.',
+    counting: 'Este quiosco cuenta a sus visitantes por horas, solo con números: nunca una imagen ni nada que pueda identificarte.',
     close: 'Cerrar',
   },
   ageGate: {

@@ -28,7 +28,7 @@ export default {
     start: 'Touchez pour parler',
     sendsVoicePicture: 'Votre voix et l’image de la caméra vont au service de l’avatar, qui crée la conversation.',
     sendsVoice: 'Votre voix va au service de l’avatar, qui crée la conversation.',
-    cameraNotice: 'La caméra détecte seulement si quelqu’un est devant l’écran. Rien n’est enregistré ni envoyé.',
+    cameraNotice: 'La caméra détecte seulement si quelqu’un est devant l’écran. Aucune image n’est enregistrée ni envoyée.',
     headphones: 'Vous pouvez brancher un casque pour écouter en toute discrétion.',
     language: 'Langue',
     accessibility: 'Accessibilité',
@@ -44,6 +44,7 @@ export default {
     privacyTitle: 'Votre vie privée',
     scan: 'Scannez pour lire la politique de confidentialité du lieu',
     noNotice: 'Demandez au personnel la politique de confidentialité du lieu.',
+    counting: 'Cette borne compte ses visiteurs par heure, en nombres seulement : jamais une image ni rien qui permette de vous identifier.',
     close: 'Fermer',
   },
   ageGate: {

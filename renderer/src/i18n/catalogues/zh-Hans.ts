@@ -22,7 +22,7 @@ export default {
     start: '轻触开始对话',
     sendsVoicePicture: '您的声音和摄像头画面会发送到数字人服务，由它生成对话。',
     sendsVoice: '您的声音会发送到数字人服务，由它生成对话。',
-    cameraNotice: '摄像头只用于察觉屏幕前是否有人，不录制也不发送任何内容。',
+    cameraNotice: '摄像头只用于察觉屏幕前是否有人，不录制也不发送任何画面。',
     headphones: '您可以插入耳机私密收听。',
     language: '语言',
     accessibility: '无障碍',
@@ -38,6 +38,7 @@ export default {
     privacyTitle: '您的隐私',
     scan: '扫码查看本场所的隐私声明',
     noNotice: '请向工作人员索取本场所的隐私声明。',
+    counting: '本机按小时统计访客人数，只记数字：绝不保存画面或任何能识别您的信息。',
     close: '关闭',
   },
   ageGate: {
