@@ -144,6 +144,12 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
   // A refused policy PIN stays locked: config.json's hash does not stand in for the administrator's.
   const policyPinLocked = () => options.policy !== undefined && Object.hasOwn(options.policy.policy, 'staffPinHash');
   const outOfOrderReason = (): string | null => {
+    // A settings file that exists but cannot be read may hold the PIN's hash: setup would only end in
+    // "fix the file before saving" behind a PIN nobody can enter, so the kiosk is out of order until it is fixed.
+    const configError = options.configError;
+    if (configError && !policyPinHash()) {
+      return `No staff PIN could be read: config.json in ${options.dataDir} was not used (${configError.message.replace(/\.$/, '')}). First-run setup does not open over a settings file that cannot be read: fix config.json (or move it away to start afresh) and restart.`;
+    }
     const p = options.policy;
     if (!p || (!p.found && !p.namesStaffPin)) return null;
     const where = p.path ?? 'the policy file';

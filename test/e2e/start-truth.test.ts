@@ -14,7 +14,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { closedPort } from '../helpers/closed-port.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,8 @@ interface Running {
   child: ChildProcess;
   lines: () => string[];
   exited: Promise<number | null>;
+  /** The data folder (AVATAR_KIOSK_DATA). */
+  data: string;
 }
 
 const running: Running[] = [];
@@ -48,11 +50,12 @@ after(async () => {
 });
 
 /** The browser mode's entry with `env` (no browser opened: it prints the address), output line by line. */
-async function start(env: Record<string, string>, config: Record<string, unknown> = {}): Promise<Running> {
+async function start(env: Record<string, string>, config: Record<string, unknown> = {}, rawConfig?: string): Promise<Running> {
   const data = mkdtempSync(join(tmpdir(), 'kiosk-start-truth-'));
   folders.push(data);
   writeFileSync(join(data, 'config.json'), JSON.stringify({ staffPinHash: await hashPin(PIN), prewarm: { mode: 'off' }, presence: { cameraEnabled: false }, ...config }));
   if (config.staffPinHash === null) writeFileSync(join(data, 'config.json'), JSON.stringify({ prewarm: { mode: 'off' }, presence: { cameraEnabled: false } }));
+  if (rawConfig !== undefined) writeFileSync(join(data, 'config.json'), rawConfig);
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/browser/index.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', AVATAR_KIOSK_DATA: data, KIOSK_BROWSER: 'none', ...env },
@@ -62,7 +65,7 @@ async function start(env: Record<string, string>, config: Record<string, unknown
   child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
-  const r = { child, lines: () => out.split('\n').filter(Boolean), exited };
+  const r = { child, lines: () => out.split('\n').filter(Boolean), exited, data };
   running.push(r);
   return r;
 }
@@ -136,6 +139,26 @@ describe('a real start says the truth about the service (terminal, screen, Statu
       await context.close();
     }
     await stop(r);
+  });
+
+  it('a config.json that is not JSON (a trailing comma): out of order, never setup; staff read which file to fix, and nothing is written over it', async () => {
+    const raw = `{\n  "staffPinHash": "${await hashPin(PIN)}",\n  "callMode": "audio",\n}\n`;
+    const r = await start({}, {}, raw);
+    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page: Page = await context.newPage();
+    try {
+      await page.goto(address);
+      await screenIs(page, 'out-of-order', 20_000);
+      const reason = (await page.locator('[data-testid=out-of-order-reason]').textContent()) ?? '';
+      assert.match(reason, /^No staff PIN could be read: config\.json in \S+ was not used \(The configuration file is not valid JSON .*\)\. First-run setup does not open over a settings file that cannot be read: fix config\.json \(or move it away to start afresh\) and restart\.$/);
+      assert.equal(await page.locator('[data-testid=setup-choose]').count(), 0, 'no setup for whoever stands there');
+      await screenshotBoth(page, 'out-of-order-config-not-json', 'landscape');
+    } finally {
+      await context.close();
+    }
+    await stop(r);
+    assert.equal(readFileSync(join(r.data, 'config.json'), 'utf8'), raw, 'the file is left as it was');
   });
 
   it('setup refuses a guessable PIN and says why; a PIN with no pattern is taken', async () => {

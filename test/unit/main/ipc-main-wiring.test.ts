@@ -121,8 +121,11 @@ describe('main process wiring: an invalid config file', () => {
     assert.equal(facts.configGet.value.attention, 1, 'the attract screen marks the staff corner');
     assert.match(output, /Invalid configuration file; running with safe defaults .*The config file `[^`]*config\.json` is not valid JSON\./);
     assert.equal(facts.configFileAfter, '{"callMode": "audio", "window": {"mode": "windowed", "wid', 'not written over');
-    // Nothing can be written into the unreadable file, so no PIN can be chosen: the pad says why.
-    assert.deepEqual(facts.setPinAnswer, { ok: false, error: { code: 'invalid_config', message: 'The configuration file is invalid; fix it (or delete it) before saving settings.' } });
+    // The unreadable file may hold the PIN's hash: no PIN can be chosen over it, and the kiosk says which
+    // file to fix (the same sentence its out-of-order screen gives staff).
+    assert.equal(facts.setPinAnswer.ok, false);
+    assert.equal(facts.setPinAnswer.error.code, 'forbidden');
+    assert.match(facts.setPinAnswer.error.message, /^No staff PIN could be read: config\.json in \S+ was not used \(The config file `[^`]*config\.json` is not valid JSON\)\. First-run setup does not open over a settings file that cannot be read: fix config\.json \(or move it away to start afresh\) and restart\.$/);
     assert.equal(facts.configGet.ok, true);
     assert.equal(facts.configGet.value.windowMode, 'kiosk', 'defaults, not the broken file');
     assert.deepEqual(facts.configGet.value.video, { fit: 'contain' }, 'kiosk mode on a landscape display');
