@@ -140,6 +140,10 @@ describe('Visitors walked through the kiosk, read on the Visitors tab (E2E: fake
       ]);
       assert.deepEqual(await axeViolations(page), [], 'axe: Visitors in German');
       assert.deepEqual(await layoutAtSizes(page, 'walk-de', KIOSK_SIZES), []);
+      // The Status tab's day: demo calls apart from real ones, each part of the line spaced as it reads.
+      await page.click('[data-testid=tab-status]');
+      const today = (await page.locator('[data-testid=status-today]').innerText()).replace(/\s+/g, ' ').trim();
+      assert.equal(today, `0 sessions · 0 credits · ${sessions.length} demo calls (not billed)`);
       assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);
     } finally {
       await k.close();
