@@ -103,7 +103,12 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     if (event.type === 'service') sayService(healthLine(event.service));
   });
   sayService(healthLine(kiosk.kiosk.health.current));
-  if (kiosk.configError) say(`config.json was not used: ${kiosk.configError.message} The kiosk runs on safe defaults.`);
+  if (kiosk.configError) {
+    say(`config.json (${join(dataDir, 'config.json')}) was not used: ${kiosk.configError.message} The kiosk runs on safe defaults and first-run setup stays closed: fix the file (or move it away to start afresh) and restart.`);
+  }
+  if (kiosk.unknownConfigKeys.length) {
+    say(`Settings this version does not know in config.json (misspelt, or from a newer version): ${kiosk.unknownConfigKeys.slice(0, 10).join(', ')}. They are ignored and kept in the file.`);
+  }
   // One line per setting not used, named where it came from (config.json or the variable): the rest applies.
   for (const problem of kiosk.configProblems) say(`Setting not used: ${problem.line}. ${problem.message}`);
 

@@ -93,6 +93,8 @@ export interface BrowserKiosk {
   readonly configError: AvatarError | null;
   /** Settings not used, one by one (the rest applies). */
   readonly configProblems: readonly ConfigProblem[];
+  /** Keys of config.json this version does not know (misspelt, or from a newer version): ignored, kept in the file. */
+  readonly unknownConfigKeys: readonly string[];
   close(): Promise<void>;
 }
 
@@ -237,6 +239,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     config,
     configError,
     configProblems,
+    unknownConfigKeys: unknownKeys,
     close() {
       closing ??= (async () => {
         await host.close();

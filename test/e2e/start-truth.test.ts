@@ -117,9 +117,11 @@ describe('a real start says the truth about the service (terminal, screen, Statu
   });
 
   it('one bad key in config.json: only that key is dropped, named in the terminal and on the PIN pad; the PIN still opens the panel', async () => {
-    const r = await start({}, { callMode: 'hologram', avatar: { name: 'Nova' } });
+    const r = await start({}, { callMode: 'hologram', avatar: { name: 'Nova' }, calMode: 'audio' });
     const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
     assert.ok(r.lines().includes('Setting not used: config.json: callMode is invalid, using video. Invalid configuration at "callMode": Invalid option: expected one of "audio"|"video".'), r.lines().join('\n'));
+    // A misspelt key is named too (it would otherwise do nothing, silently).
+    assert.ok(r.lines().includes('Settings this version does not know in config.json (misspelt, or from a newer version): calMode. They are ignored and kept in the file.'), r.lines().join('\n'));
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page: Page = await context.newPage();
     try {
@@ -145,6 +147,10 @@ describe('a real start says the truth about the service (terminal, screen, Statu
     const raw = `{\n  "staffPinHash": "${await hashPin(PIN)}",\n  "callMode": "audio",\n}\n`;
     const r = await start({}, {}, raw);
     const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const said = r.lines().find((l) => l.includes('was not used')) ?? r.lines().join('\n');
+    // (The parser's own words in the middle are Node's, and change with its version.)
+    assert.ok(said.startsWith(`config.json (${join(r.data, 'config.json')}) was not used: The configuration file is not valid JSON (`), said);
+    assert.ok(said.endsWith('). The kiosk runs on safe defaults and first-run setup stays closed: fix the file (or move it away to start afresh) and restart.'), said);
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page: Page = await context.newPage();
     try {
