@@ -60,6 +60,18 @@ export interface FunnelDay {
 /** Counts below this are shown as "fewer than N" wherever the funnel leaves the kiosk's own store. */
 export const DEFAULT_FUNNEL_THRESHOLD = 5;
 
+/** A count from 1 to `threshold` − 1 is not shown as itself ("fewer than N"); 0 is (nobody to point at). */
+export function hiddenCount(n: number, threshold: number): boolean {
+  return n > 0 && n < threshold;
+}
+
+/** Whole percent of `part` in `whole`, or null when either count is hidden (or `whole` is under the
+ *  threshold): a percentage would give a hidden count back. */
+export function shareOf(part: number, whole: number, threshold: number): number | null {
+  if (whole <= 0 || whole < threshold || hiddenCount(part, threshold)) return null;
+  return Math.round((part / whole) * 100);
+}
+
 export function emptyFunnelCounts(): FunnelCounts {
   return {
     noticed: 0,

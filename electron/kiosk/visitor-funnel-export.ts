@@ -6,7 +6,7 @@
  * export share them.
  */
 import type { VisitorReport } from '../contract.ts';
-import type { FunnelCounts } from '../core/funnel.ts';
+import { hiddenCount, type FunnelCounts } from '../core/funnel.ts';
 
 /** A count as exported: exact when 0 or at least the threshold, else only "fewer than N". */
 export type ShownCount = number | { lessThan: number };
@@ -24,7 +24,7 @@ export interface FunnelExport {
 }
 
 export function showCount(n: number, threshold: number): ShownCount {
-  return n > 0 && n < threshold ? { lessThan: threshold } : n;
+  return hiddenCount(n, threshold) ? { lessThan: threshold } : n;
 }
 
 /** Every count of `counts` thresholded; the shape (and only it) is kept. */

@@ -12,6 +12,7 @@
  * small count away as surely as the number itself.
  */
 import type { VisitorReport } from '../../../electron/contract.ts';
+import { hiddenCount, shareOf } from '../../../electron/core/funnel.ts';
 import type { MessageKey } from '../i18n/catalogues/index.ts';
 
 export type { VisitorReport };
@@ -28,14 +29,11 @@ export type ShownCount = { kind: 'exact'; value: number } | { kind: 'fewer'; tha
 
 /** 0 is shown as 0 (nobody to point at), as the kiosk's exports do; 1 to threshold − 1 as "fewer than". */
 export function shownCount(value: number, threshold: number): ShownCount {
-  return value > 0 && value < threshold ? { kind: 'fewer', than: threshold } : { kind: 'exact', value };
+  return hiddenCount(value, threshold) ? { kind: 'fewer', than: threshold } : { kind: 'exact', value };
 }
 
 /** Whole percent of `part` in `whole`, or null when either count is shown as "fewer than" (or whole is 0). */
-export function percentOf(part: number, whole: number, threshold: number): number | null {
-  if (whole <= 0 || whole < threshold || (part > 0 && part < threshold)) return null;
-  return Math.round((part / whole) * 100);
-}
+export const percentOf = shareOf;
 
 export interface FunnelStep {
   id: FunnelStepId;

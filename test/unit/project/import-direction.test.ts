@@ -30,7 +30,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'electron/cli': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
   // The fleet console's page: the plain types it shares with the console's server, nothing that runs.
   'renderer/fleet-console': ['electron/fleet/console/view.ts'],
-  'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/protocol-constants.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts', 'electron/core/kiosk-api.ts', 'electron/core/languages.ts'],
+  'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/protocol-constants.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts', 'electron/core/kiosk-api.ts', 'electron/core/languages.ts', 'electron/core/funnel.ts'],
 };
 /** Packages only the Electron glue may load: everything else must run under plain Node or in Chromium. */
 const GLUE_ONLY_PACKAGES = ['electron', 'electron-store'];
