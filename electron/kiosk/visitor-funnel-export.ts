@@ -6,7 +6,7 @@
  * export share them.
  */
 import type { VisitorReport } from '../contract.ts';
-import { hiddenCount, type FunnelCounts } from '../core/funnel.ts';
+import { hiddenCount, shareOf, type FunnelCounts } from '../core/funnel.ts';
 
 /** A count as exported: exact when 0 or at least the threshold, else only "fewer than N". */
 export type ShownCount = number | { lessThan: number };
@@ -69,8 +69,8 @@ export interface Drop {
 }
 
 /**
- * Where most visitors are lost between two steps, among steps with at least `threshold` people (a
- * percentage of fewer would say more about a few people than the threshold lets out). Null: too few.
+ * Where most visitors are lost between two steps, among steps whose counts (and what was lost between
+ * them) are shown as themselves: a percentage would otherwise give a hidden count back. Null: too few.
  */
 export function largestDrop(counts: FunnelCounts, threshold: number, presence: boolean): Drop | null {
   const chain = CHAIN.filter(([k]) => presence || (k !== 'noticed' && k !== 'approached'));
@@ -79,9 +79,10 @@ export function largestDrop(counts: FunnelCounts, threshold: number, presence: b
     const [fk, fromLabel] = chain[i]!;
     const [tk, toLabel] = chain[i + 1]!;
     const from = counts[fk];
-    if (from < threshold || from === 0) continue;
-    const lost = Math.max(0, from - counts[tk]);
-    const percent = Math.round((lost / from) * 100);
+    // Both ends shown as themselves: with `from` known, a percentage lost gives `to` (and what was lost) back.
+    if (hiddenCount(counts[tk], threshold)) continue;
+    const percent = shareOf(Math.max(0, from - counts[tk]), from, threshold);
+    if (percent === null) continue;
     if (!best || percent > best.percent) best = { from: fromLabel, to: toLabel, percent };
   }
   return best;

@@ -54,6 +54,11 @@ describe('the export', () => {
     // tapped 40 → live 25: 38 %; live 25 → ended well 20: 20 %.
     assert.deepEqual(largestDrop(c, 5, false), { from: 'tapped', to: 'went live', percent: 38 });
     assert.equal(largestDrop(report().days[0]!.counts, 5, false), null);
+    // 10 taps and 2 conversations: "80 % of taps did not go live" would say exactly 2, a hidden count.
+    const few = { ...emptyFunnelCounts(), tapped: 10, live: 2, endedWell: 2 };
+    assert.equal(largestDrop(few, 5, false), null);
+    // 10 taps, 7 live, 6 ended well: 3 and then 1 lost, both hidden, so no percentage may name them.
+    assert.equal(largestDrop({ ...emptyFunnelCounts(), tapped: 10, live: 7, endedWell: 6 }, 5, false), null);
   });
 
   it('prints today, the last 7 days and the largest drop for a terminal', () => {
