@@ -16,9 +16,10 @@
  *   endedWell    a live conversation ended by the visitor, or by the idle hang-up after it
  *   endedBadly   a live conversation ended by an error, a stall or a forced hang-up
  * tapped = (sessions created) + refused; (sessions created) = gaveUp + failed + live (+ still connecting).
+ *
+ * No package import here: the staff panel bundles this file, and the schemas a receiver checks a funnel
+ * with live in funnel-schema.ts so zod stays out of the renderer.
  */
-import { z } from 'zod';
-
 export const REFUSAL_KINDS = ['ageGate', 'closed', 'outOfOrder'] as const;
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
@@ -90,30 +91,3 @@ export function emptyFunnelCounts(): FunnelCounts {
     byAvatar: {},
   };
 }
-
-// The bounds a receiver holds a funnel to (the console's intake, a file read back): a count is a whole
-// number a kiosk could reach, a breakdown has few keys and short ones.
-const COUNT_MAX = 10_000_000;
-const count = z.number().int().min(0).max(COUNT_MAX);
-const breakdown = z.record(z.string().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/), z.object({ tapped: count, live: count }).strict()).refine((r) => Object.keys(r).length <= 64, 'at most 64 keys');
-
-export const funnelCountsSchema = z
-  .object({
-    noticed: count,
-    approached: count,
-    greeted: count,
-    tapped: count,
-    refused: z.object({ ageGate: count, closed: count, outOfOrder: count }).strict(),
-    gaveUp: count,
-    failed: count,
-    live: count,
-    endedWell: count,
-    endedBadly: count,
-    callLength: z.object({ under1m: count, from1to3m: count, from3to10m: count, over10m: count }).strict(),
-    byLanguage: breakdown,
-    byCallMode: breakdown,
-    byAvatar: breakdown,
-  })
-  .strict();
-
-export const funnelDaySchema = z.object({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), counts: funnelCountsSchema }).strict();

@@ -12,7 +12,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSyn
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { emptyFunnelCounts, funnelCountsSchema, type FunnelCounts } from '../core/funnel.ts';
+import { emptyFunnelCounts, type FunnelCounts } from '../core/funnel.ts';
+import { funnelCountsSchema } from '../core/funnel-schema.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 
 export const VISITOR_FUNNEL_FILE = 'visitor-funnel.json';

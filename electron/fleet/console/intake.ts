@@ -17,7 +17,8 @@
  * Pure: no clock of its own, no I/O.
  */
 import { z } from 'zod';
-import { funnelDaySchema, type FunnelDay } from '../../core/funnel.ts';
+import type { FunnelDay } from '../../core/funnel.ts';
+import { funnelDaySchema } from '../../core/funnel-schema.ts';
 
 /** A call's credits: about 90 a minute, so this is weeks of one call. */
 export const MAX_CALL_CREDITS = 1_000_000;
@@ -139,7 +140,7 @@ export function readStatus(payload: Buffer | string): Read<KioskStatus> {
 }
 
 /**
- * A status' `visitors` (core/funnel.ts `funnelDaySchema`: whole counts within bounds, at most 64 short keys
+ * A status' `visitors` (core/funnel-schema.ts `funnelDaySchema`: whole counts within bounds, at most 64 short keys
  * per breakdown); `undefined` when the status carries none (an older kiosk).
  */
 export function readVisitors(raw: unknown): Read<FunnelDay> | undefined {

@@ -127,6 +127,35 @@ describe('import direction', () => {
     assert.deepEqual(circles, []);
   });
 
+  it('what the renderer runs from electron/ loads no package (zod and the rest stay out of the bundle)', () => {
+    // `import type` is erased by the build; any other import of electron/ is bundled with what it imports.
+    const VALUE_IMPORT = /(?:^|[\s;])import\s+(?!type\s)(?:[^'"`;]*?\s+from\s+)?['"]([^'"]+)['"]/g;
+    const valueImports = (file: string) => [...readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').matchAll(VALUE_IMPORT)].map((m) => m[1]!);
+    const wrong: string[] = [];
+    const seen = new Set<string>();
+    const walk = (file: string, via: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const spec of valueImports(file)) {
+        if (spec.startsWith('.')) walk(resolve(dirname(file), spec), via);
+        else if (!spec.startsWith('node:')) wrong.push(`${show(file)} loads ${spec} (bundled through ${via})`);
+        else wrong.push(`${show(file)} loads ${spec}, which a page has not (bundled through ${via})`);
+      }
+    };
+    let checked = 0;
+    for (const file of sourceFiles('renderer/src')) {
+      for (const spec of valueImports(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = resolve(dirname(file), spec);
+        if (!show(target).startsWith('electron/')) continue;
+        checked += 1;
+        walk(target, show(file));
+      }
+    }
+    assert.ok(checked > 5, `${checked} value imports of electron/ read`);
+    assert.deepEqual(wrong, []);
+  });
+
   it('reads the imports it judges (a checker that reads nothing would pass everything)', () => {
     // Guard against a checker that reads nothing: the regex must find the imports of a known file.
     const calls = join(ROOT, 'electron/kiosk/call-orchestrator.ts');
