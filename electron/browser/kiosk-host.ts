@@ -23,7 +23,7 @@ import type { HostCapability } from '../fleet/command-table.ts';
 import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
 import { kioskMetricsSource, startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
-import type { KioskConfig } from '../kiosk/config.ts';
+import { apiKeyFromEnv, type KioskConfig } from '../kiosk/config.ts';
 import { keepConfigFile, type ConfigProblem } from '../kiosk/config-keeping.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
@@ -110,7 +110,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
   if (configError) logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: join(dataDir, 'config.json') });
   for (const problem of configProblems) logger.error('A setting was not used', { line: problem.line, message: problem.message });
 
-  const envKey = env.AVATAR_API_KEY?.trim() || null;
+  const envKey = apiKeyFromEnv(env);
   addSecret(envKey);
   const channels = createChannelRegistry({ logger });
   const kiosk = await createKiosk({

@@ -13,7 +13,7 @@ import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { ServiceClient } from '../core/rest-client.ts';
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.ts';
-import { defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
+import { apiKeyFromEnv, defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
 import { runDoctor } from '../operations/doctor.ts';
 import { LEDGER_DIR, addSession, createLedger, readLedgerFile, totalsOf, toCsv, type LedgerRecord, recordTime } from '../operations/ledger.ts';
 import { checkNewPin, hashPin } from '../operations/staff-pin.ts';
@@ -72,7 +72,7 @@ export async function runDoctorCommand(options: DoctorCommandOptions, io: CliIo)
     config = defaultConfig(io.env, { appRoot: APP_ROOT });
   }
 
-  const apiKey = options.apiKey ?? (io.env.AVATAR_API_KEY?.trim() || undefined);
+  const apiKey = options.apiKey ?? apiKeyFromEnv(io.env) ?? undefined;
   let emulator: EmulatorHandle | null = null;
   let client: ServiceClient | null = null;
   let clientError: AvatarError | null = null;

@@ -9,6 +9,7 @@ import type { Logger } from '../core/log.ts';
 import type { ServiceTarget } from '../core/session-types.ts';
 import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.ts';
+import { apiKeyFromEnv } from '../kiosk/config.ts';
 
 /** Where the CLI takes the key from, as said to its user (the environment first: out of ps and history). */
 export const KEY_SOURCES = 'set AVATAR_API_KEY in the environment, or give --api-key-file PATH (a file readable by you only, e.g. chmod 600)';
@@ -28,7 +29,7 @@ export interface ResolvedTarget {
 }
 
 export async function resolveTarget(options: TargetOptions, env: Record<string, string | undefined>, logger: Logger): Promise<ResolvedTarget> {
-  const apiKey = options.apiKey ?? env.AVATAR_API_KEY ?? undefined;
+  const apiKey = options.apiKey ?? apiKeyFromEnv(env) ?? undefined;
   if (options.baseUrl && options.gatewayUrl) {
     throw new AvatarError('invalid_config', 'Give either --base-url (direct surface) or --gateway-url (gateway surface), not both.');
   }

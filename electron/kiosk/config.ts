@@ -251,6 +251,14 @@ export interface ConfigEnv {
   KIOSK_WINDOW_MODE?: string | undefined;
 }
 
+/**
+ * The API key the environment gives, the one reading of `AVATAR_API_KEY` for every host and the CLI: trimmed
+ * (an env file's stray space or line end is not part of a key), and an empty or blank value is no key.
+ */
+export function apiKeyFromEnv(env: Pick<ConfigEnv, 'AVATAR_API_KEY'>): string | null {
+  return env.AVATAR_API_KEY?.trim() || null;
+}
+
 export interface ResolveOptions {
   /** The administrator's policy layer (managed-config.ts): already checked block by block; its keys win over the file and the environment
    *  (a key present with the value undefined is a refused block: it locks the user's value out). */

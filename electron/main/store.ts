@@ -15,7 +15,7 @@ import { dirname } from 'node:path';
 import Store from 'electron-store';
 import { AvatarError, type ErrorInfo } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
-import { keepUnknownKeys, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
+import { apiKeyFromEnv, keepUnknownKeys, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
 import { keepConfigFile, type ConfigProblem } from '../kiosk/config-keeping.ts';
 import type { ApiKeySource } from '../kiosk/service-key.ts';
 import type { SettingsPersistence } from '../operations/settings.ts';
@@ -91,7 +91,7 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
   let apiKey: string | null = null;
   let apiKeySource: ApiKeySource = 'none';
   let keyProblem: ErrorInfo | null = null;
-  const envKey = env.AVATAR_API_KEY?.trim();
+  const envKey = apiKeyFromEnv(env);
   if (envKey) {
     apiKey = envKey;
     apiKeySource = 'env';

@@ -247,6 +247,19 @@ describe('cli: the API key', () => {
     }
   });
 
+  it('reads AVATAR_API_KEY as the kiosk does: a blank value is no key (and says what to set), a stray space is not part of the key', async () => {
+    // An environment file written by hand can leave `AVATAR_API_KEY= ` blank; the kiosk reads that as no key,
+    // so the CLI must not send spaces to the service as a key and report it refused.
+    for (const args of [['voices', 'list', '--base-url', emulator.baseUrl], ['probe', '--base-url', emulator.baseUrl]]) {
+      const blank = await cli(args, { AVATAR_API_KEY: '   ' });
+      assert.equal(blank.code, 2, `${args.join(' ')}: ${blank.stderr}`);
+      assert.match(blank.stderr, /The direct surface needs an API key: set AVATAR_API_KEY in the environment/);
+      assert.doesNotMatch(blank.stderr, /rejected/);
+      const spaced = await cli(args, { AVATAR_API_KEY: ` ${emulator.apiKey}\t` });
+      assert.equal(spaced.code, 0, `${args.join(' ')}: ${spaced.stderr}`);
+    }
+  });
+
   it('a refused key (401) gets advice for the CLI, not the kiosk\'s settings', async () => {
     const r = await cli(['voices', 'list', '--base-url', emulator.baseUrl], { AVATAR_API_KEY: 'sk-wrong-000000000000' });
     assert.equal(r.code, 1, r.stderr);
