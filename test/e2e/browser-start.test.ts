@@ -19,7 +19,7 @@ import { KIOSK_SOCKET_PATH } from '../../electron/core/kiosk-api.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { browserChildren, CHROMIUM, dataDir, hasXvfb, isRoot, pageConnections, runEntry, startXvfb, type Running } from './browser-processes.ts';
+import { browserChildren, CHROMIUM, dataDir, hasXvfb, isRoot, pageConnections, runEntry, startXvfb, tempDir, type Running } from './browser-processes.ts';
 import { ROOT } from './harness.ts';
 import { until } from '../helpers/until.ts';
 
@@ -37,6 +37,8 @@ const baseEnv = (data: string, extra: Record<string, string> = {}) => ({
   KIOSK_SKIP_BUILD: '1',
   ELECTRON_MIRROR: 'http://127.0.0.1:1/',
   ELECTRON_OVERRIDE_DIST_PATH: join(tmpdir(), 'no-electron-here'),
+  // Each start's own cache: a failed download remembered by one test (or the user) must not change another's lines.
+  XDG_CACHE_HOME: tempDir('kiosk-cache-'),
   ...extra,
 });
 
@@ -53,7 +55,7 @@ describe('npm start as root (containers, WSL, fresh VMs)', { skip: !isRoot ? 'ne
     const port = /127\.0\.0\.1:(\d+)/.exec(run.out())?.[1];
     const expected = [
       /^Building the app \(about a minute the first time\)…$/,
-      /^The desktop app's Electron binary could not be downloaded \(.{1,80}\): using the browser mode instead \(to install Electron offline: docs\/browser-mode\.md\)\.$/,
+      /^Electron's binary could not be downloaded \(.{1,80}\): using the browser mode\. npm start won't try again; to retry: npm run install:electron \(offline: docs\/browser-mode\.md\)\.$/,
       // The origin alone answers 403 (only the launch address opens the kiosk), so it is not printed.
       /^Avatar Kiosk is running \(demo mode: the built-in emulator, no key needed\)\.$/,
       /^Opening \/usr\/bin\/chromium in an app window\. This is NOT a locked kiosk \(for one, see docs\/browser-mode\.md\)\.$/,
