@@ -3,7 +3,8 @@
  * data without a word. The first start takes `kiosk.lock` in the data folder (created with O_EXCL, so of
  * two starts at the same moment exactly one wins) and writes its pid into it; a second start reads that pid
  * and is told who holds the folder. A lock whose pid is gone (a kiosk that crashed, or was killed) is taken
- * over: it must never keep the next start out.
+ * over: it must never keep the next start out. So is one that cannot be read (torn by a crash while it was
+ * written), unless it is younger than FRESH_LOCK_MS: that one is another start writing its pid right now.
  *
  * A pid alone can be reused by an unrelated process after a crash; on Linux the lock also keeps the
  * process's start time (/proc/<pid>/stat), so a reused pid is seen as stale. Elsewhere the pid is trusted
@@ -12,7 +13,7 @@
  * No package: proper-lockfile and its kin judge staleness by a file's age (a kiosk runs for months), not by
  * whether the holder is alive; an O_EXCL file with the pid is all this needs.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOCK_FILE = 'kiosk.lock';
@@ -59,6 +60,17 @@ export const realSystem: DataLockSystem = {
   },
 };
 
+/** An unreadable lock younger than this is one being written, not one torn by a crash. */
+export const FRESH_LOCK_MS = 2_000;
+
+function ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return Number.POSITIVE_INFINITY; // gone already
+  }
+}
+
 function readHolder(path: string): LockHolder | null {
   try {
     const value = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; start?: unknown };
@@ -69,10 +81,7 @@ function readHolder(path: string): LockHolder | null {
   }
 }
 
-/**
- * Take the data folder's lock, or say who holds it. A lock that cannot be read (torn by a crash while it
- * was written) or whose holder is gone is removed and taken.
- */
+/** Take the data folder's lock, or say who holds it (a stale lock, as above, is removed and taken). */
 export function lockDataFolder(dir: string, system: DataLockSystem = realSystem): DataLock {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, LOCK_FILE);
@@ -85,6 +94,8 @@ export function lockDataFolder(dir: string, system: DataLockSystem = realSystem)
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readHolder(path);
       if (holder && holder.pid !== system.pid && system.alive(holder)) return { ok: false, holder };
+      // Unreadable and new: another start has just created it and is writing its pid (O_EXCL, then write).
+      if (!holder && ageMs(path) < FRESH_LOCK_MS) return { ok: false, holder: { pid: 0, start: null } };
       // Stale: its kiosk is gone. Removed, then taken with O_EXCL again (another start may win that race).
       try {
         unlinkSync(path);
