@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEMO_DEVICES_FLAG, demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { healthLine } from '../kiosk/service-health.ts';
+import { dataLockedLine, lockDataFolder } from '../operations/data-lock.ts';
 import { createMainLog } from '../operations/log-file.ts';
 import { installedPolicy, managedPolicyDir, policyWarning } from './chromium-policy.ts';
 import { dataDirFrom, startBrowserKiosk, type BrowserKiosk } from './kiosk-host.ts';
@@ -39,6 +40,12 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
   const argv = options.argv ?? process.argv.slice(2);
   const say = options.say ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const dataDir = dataDirFrom(env);
+  // Before anything is written there (the log included): a second kiosk on this folder stops here.
+  const lock = lockDataFolder(dataDir);
+  if (!lock.ok) {
+    say(dataLockedLine(dataDir, lock.holder));
+    process.exit(1);
+  }
   const rendererDir = join(ROOT, 'out', 'renderer');
   const mainLog = createMainLog({ dir: join(dataDir, 'logs'), level: env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info', scope: 'browser', console: false });
   const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -7,7 +7,8 @@
  * failed (its first line) and what to do without a network.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -49,6 +50,11 @@ export function installElectron(env: NodeJS.ProcessEnv = process.env, dir = ELEC
   });
 }
 
+/** The version of the installed electron package. */
+export function electronVersion(dir = ELECTRON_DIR): string {
+  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 /** The executable named by the electron package's path.txt, when it exists (ELECTRON_OVERRIDE_DIST_PATH honoured). */
 export function findElectronIn(dir: string, env: Record<string, string | undefined>, exists: (p: string) => boolean = existsSync): string | null {
   const pathFile = join(dir, 'path.txt');
@@ -60,6 +66,59 @@ export function findElectronIn(dir: string, env: Record<string, string | undefin
   if (!relativePath) return null;
   const p = join(dir, 'dist', relativePath);
   return exists(p) ? p : null;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A failed try, remembered: `npm start` tries the download once, not on every start (each failed try costs
+// from a fraction of a second offline to INSTALL_TIMEOUT_MS behind a firewall that drops packets). The
+// memory names the electron version and the download settings, so a new electron version, a mirror or a
+// cache folder set since, or `npm run install:electron` (which always tries) gets a fresh try.
+
+/** The variables of Electron's own installer that change where it downloads from. */
+const DOWNLOAD_VARS = ['ELECTRON_MIRROR', 'ELECTRON_CUSTOM_DIR', 'electron_config_cache', 'ELECTRON_GET_USE_PROXY'] as const;
+
+/** The user's cache folder for this app (XDG_CACHE_HOME on Linux), where the failed try is remembered. */
+export function cacheDir(env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'avatar-kiosk', 'Cache');
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'avatar-kiosk');
+  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'avatar-kiosk');
+}
+
+export interface FailedInstallMemory {
+  /** Where the failed try is written (a small JSON file). */
+  readonly path: string;
+  /** The earlier failure's reason, when it was for this version and these download settings; else null. */
+  recall(): string | null;
+  remember(reason: string): void;
+  forget(): void;
+}
+
+export function failedInstallMemory(version: string, env: Record<string, string | undefined>, dir: string = cacheDir(env)): FailedInstallMemory {
+  const path = join(dir, 'electron-download-failed.json');
+  const settings = Object.fromEntries(DOWNLOAD_VARS.map((name) => [name, env[name] ?? null]));
+  const key = JSON.stringify({ version, settings });
+  return {
+    path,
+    recall() {
+      try {
+        const saved = JSON.parse(readFileSync(path, 'utf8')) as { key?: unknown; reason?: unknown };
+        return saved.key === key && typeof saved.reason === 'string' ? saved.reason : null;
+      } catch {
+        return null; // none, or unreadable: try again
+      }
+    },
+    remember(reason) {
+      try {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(path, `${JSON.stringify({ key, reason, at: new Date().toISOString() })}\n`);
+      } catch {
+        // A cache that cannot be written costs a try per start, nothing more.
+      }
+    },
+    forget() {
+      rmSync(path, { force: true });
+    },
+  };
 }
 
 /** The zip Electron's install step looks for in its cache (electron_config_cache), for this machine. */
@@ -79,15 +138,19 @@ export function installFailedLine(reason: string, version: string): string {
 const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename);
 if (isEntry) {
   const say = (line: string) => void process.stdout.write(`${line}\n`);
-  const version = (JSON.parse(readFileSync(join(ELECTRON_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = electronVersion();
+  const memory = failedInstallMemory(version, process.env);
   say(`Installing Electron ${version}'s binary (about 100 MB)…`);
   void installElectron().then((outcome) => {
     const installed = findElectronIn(ELECTRON_DIR, process.env);
     if (outcome.ok && installed) {
+      memory.forget();
       say(`Electron is installed (${installed}): npm start opens the desktop app.`);
       process.exit(0);
     }
-    say(installFailedLine(outcome.ok ? 'the install step ended without a binary' : outcome.reason, version));
+    const reason = outcome.ok ? 'the install step ended without a binary' : outcome.reason;
+    memory.remember(reason);
+    say(installFailedLine(reason, version));
     process.exit(1);
   });
 }

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
 import { connectCdpPipe, type CdpConnection } from './cdp-pipe.ts';
+import { fitFragment } from './fit-window.ts';
 import { watchWindows, type SessionCookie, type WindowWatch, type WindowWatchOptions } from './window-watch.ts';
 
 /** Where Debian/Google Chromium and Chrome live, in the order we prefer them. */
@@ -80,8 +81,9 @@ export function browserArgs(
     '--autoplay-policy=no-user-gesture-required',
     '--remote-debugging-pipe',
     ...(options.noSandbox ? ['--no-sandbox'] : []),
+    // An app window opens at the configured size, and its start page fits it to the screen (fit-window.ts).
     ...(kind === 'kiosk' ? ['--kiosk'] : [`--window-size=${size.width},${size.height}`]),
-    `--app=${startUrl}`,
+    `--app=${startUrl}${kind === 'kiosk' ? '' : fitFragment(size)}`,
   ];
 }
 

@@ -35,6 +35,7 @@ import type { KioskEvents } from '../kiosk/events.ts';
 import { mimeTypeFor, securityHeaders } from '../kiosk/page-headers.ts';
 import { parsePageFrame } from './frames.ts';
 import { INPUT_GUARD_SOURCE } from './input-guard.ts';
+import { FIT_WINDOW_PATH, FIT_WINDOW_SOURCE } from './fit-window.ts';
 
 /** The only address the browser mode listens on. */
 export const LOOPBACK_HOST = '127.0.0.1';
@@ -149,6 +150,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     if (url.pathname === '/favicon.ico') return void res.writeHead(204, securityHeaders()).end();
     if (url.pathname === GUARD_PATH) {
       return void res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store', ...securityHeaders() }).end(req.method === 'HEAD' ? undefined : INPUT_GUARD_SOURCE);
+    }
+    if (url.pathname === FIT_WINDOW_PATH) {
+      return void res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store', ...securityHeaders() }).end(req.method === 'HEAD' ? undefined : FIT_WINDOW_SOURCE);
     }
     if (url.pathname === START_PATH) {
       // With the session: on to the kiosk (a same-origin redirect carries the Strict cookie).
@@ -296,7 +300,7 @@ export function withGuard(body: Buffer, file: string): Buffer {
 }
 
 /** The host's browser's first page: blank until the session cookie is there (the kiosk shows next). */
-const START_PAGE = `<!doctype html><meta charset="utf-8">${GUARD_TAG}<meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="${START_RETRY_SECONDS};url=${START_PATH}"><title>Avatar Kiosk</title>\n`;
+const START_PAGE = `<!doctype html><meta charset="utf-8">${GUARD_TAG}<script src="${FIT_WINDOW_PATH}"></script><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="${START_RETRY_SECONDS};url=${START_PATH}"><title>Avatar Kiosk</title>\n`;
 
 /** What a browser that was just let in gets: on to the kiosk's page. */
 const ENTER_PAGE = `<!doctype html><meta charset="utf-8">${GUARD_TAG}<meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=/"><title>Avatar Kiosk</title>\n`;

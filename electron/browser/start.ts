@@ -2,14 +2,16 @@
  * `npm start`: builds the app quietly (its output only when the build fails), then the desktop app when
  * Electron's binary is there; otherwise one try of the electron package's own install step, and if the
  * binary is still missing, one line saying so, then the browser mode (index.ts) in an app window. Never a
- * stack trace. Arguments after `--` (`npm start -- --demo-devices`) go to whichever starts.
+ * stack trace. A failed try is remembered (install-electron.ts says for what): later starts go to the browser
+ * mode at once and say how to try again. Arguments after `--` (`npm start -- --demo-devices`) go to
+ * whichever starts.
  *
  * The decision (`decideStart`) takes its checks injected, so it is tested without Electron or a network.
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { buildQuietly, failedBuildText } from './quiet-build.ts';
-import { ELECTRON_DIR, findElectronIn, installElectron, type InstallOutcome } from './install-electron.ts';
+import { ELECTRON_DIR, electronVersion, failedInstallMemory, findElectronIn, installElectron, type InstallOutcome } from './install-electron.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 export interface StartSteps {
@@ -17,6 +19,10 @@ export interface StartSteps {
   findElectron(): string | null;
   /** Run the electron package's install step once (bounded). */
   installElectron(): Promise<InstallOutcome>;
+  /** Why an earlier try failed, when one did for this electron version and download settings; else null. */
+  failedBefore(): string | null;
+  /** Remember a failed try, so the next start does not try again. */
+  rememberFailure(reason: string): void;
   runElectron(path: string): Promise<number>;
   runBrowserMode(): Promise<number>;
   say(line: string): void;
@@ -24,19 +30,32 @@ export interface StartSteps {
 
 export type StartPath = 'electron' | 'electron-after-install' | 'browser';
 
-/** What `npm start` says when Electron cannot be installed: what happened and where the way out is
- *  (the mirror variables are in docs/browser-mode.md; a newcomer needs none of them to see the demo). */
+/** What `npm start` says when its one try of Electron's download failed: what happened, that it is not
+ *  tried again, and how to (the mirror variables are in docs/browser-mode.md; a newcomer needs none of them
+ *  to see the demo). */
 export function electronMissingLine(reason: string): string {
-  return `The desktop app's Electron binary could not be downloaded (${reason.slice(0, 80)}): using the browser mode instead (to install Electron offline: docs/browser-mode.md).`;
+  return `Electron's binary could not be downloaded (${reason.slice(0, 80)}): using the browser mode. npm start won't try again; to retry: npm run install:electron (offline: docs/browser-mode.md).`;
+}
+
+/** What later starts say: the browser mode, why, and how to try the download again. */
+export function electronTriedLine(reason: string): string {
+  return `Using the browser mode: Electron's binary is not installed (its download failed before: ${reason.slice(0, 80)}). To retry: npm run install:electron (offline: docs/browser-mode.md).`;
 }
 
 export async function decideStart(steps: StartSteps): Promise<{ path: StartPath; exitCode: number }> {
   const present = steps.findElectron();
   if (present) return { path: 'electron', exitCode: await steps.runElectron(present) };
+  const before = steps.failedBefore();
+  if (before !== null) {
+    steps.say(electronTriedLine(before));
+    return { path: 'browser', exitCode: await steps.runBrowserMode() };
+  }
   const install = await steps.installElectron();
   const installed = steps.findElectron();
   if (installed) return { path: 'electron-after-install', exitCode: await steps.runElectron(installed) };
-  steps.say(electronMissingLine(install.ok ? 'the install step ended without a binary' : install.reason));
+  const reason = install.ok ? 'the install step ended without a binary' : install.reason;
+  steps.rememberFailure(reason);
+  steps.say(electronMissingLine(reason));
   return { path: 'browser', exitCode: await steps.runBrowserMode() };
 }
 
@@ -60,9 +79,12 @@ const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === re
 if (isEntry) {
   const args = process.argv.slice(2);
   const say = (line: string) => void process.stdout.write(`${line}\n`);
+  const memory = () => failedInstallMemory(electronVersion(), process.env);
   const steps: StartSteps = {
     findElectron: () => findElectronIn(ELECTRON_DIR, process.env),
     installElectron: () => installElectron(),
+    failedBefore: () => memory().recall(),
+    rememberFailure: (reason) => memory().remember(reason),
     runElectron: (path) => run(path, ['.', ...args]),
     runBrowserMode: async () => {
       const { runBrowserMode } = await import('./index.ts');

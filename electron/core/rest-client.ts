@@ -248,7 +248,8 @@ export class ServiceClient {
       return new AvatarError(
         'timeout',
         `The avatar service did not answer within ${formatSeconds(this.#timeoutMs)} (${operationLabel(call.op)}). Check the network connection.`,
-        { cause: error },
+        // The bare fact, for callers that give their own advice (service-health.ts): one piece of advice, once.
+        { cause: error, details: { reason: `no answer within ${formatSeconds(this.#timeoutMs)}` } },
       );
     }
     const host = hostOf(call.url);
@@ -256,7 +257,7 @@ export class ServiceClient {
     return new AvatarError(
       'network',
       `Could not reach the avatar service at ${host}${detail ? ` (${detail})` : ''}. Check the network connection and the service address.`,
-      { cause: error },
+      detail ? { cause: error, details: { reason: detail } } : { cause: error },
     );
   }
 }

@@ -95,10 +95,19 @@ export function healthOfProbeError(error: AvatarError, mode: 'direct' | 'gateway
     };
   }
   if (error.code === 'network' || error.code === 'timeout' || error.code === 'server') {
+    // The fact only: the client's own message carries advice ("Check the network…", "Try again in a
+    // moment") that the action below gives once, and re-checking is said by whoever shows nextCheckAtMs.
+    const reason = typeof error.details?.reason === 'string' ? error.details.reason : null;
+    const fact =
+      error.code === 'server'
+        ? `The service at ${origin} answered with an error${error.status ? ` (HTTP ${error.status})` : ''}.`
+        : error.code === 'timeout'
+          ? `The service at ${origin} did not answer${reason ? ` (${reason})` : ''}.`
+          : `The service at ${origin} could not be reached${reason ? ` (${reason})` : ''}.`;
     return {
       status: 'unreachable',
-      message: `The service at ${origin} could not be reached: ${error.message}`,
-      action: 'Check the address, the network and the venue\'s proxy or firewall; the kiosk checks again by itself.',
+      message: fact,
+      action: 'Check the address, the network and the venue\'s proxy or firewall.',
     };
   }
   return {
@@ -201,5 +210,5 @@ export function createServiceHealth(options: ServiceHealthOptions): ServiceHealt
 export function healthLine(health: ServiceHealth): string {
   if (health.status === 'checking') return 'Service: checking…';
   if (health.ok) return `Service: ${health.message}`;
-  return `Service: NOT CONNECTED. ${health.message}${health.action ? ` What to do: ${health.action}` : ''}${health.nextCheckAtMs !== null ? ' (checked again by itself)' : ''}`;
+  return `Service: NOT CONNECTED. ${health.message}${health.action ? ` What to do: ${health.action}` : ''}${health.nextCheckAtMs !== null ? ' The kiosk checks again by itself.' : ''}`;
 }

@@ -12,15 +12,15 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import WebSocket from 'ws';
 import { KIOSK_SOCKET_PATH } from '../../electron/core/kiosk-api.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
-import { browserChildren, CHROMIUM, dataDir, hasXvfb, isRoot, pageConnections, runEntry, startXvfb, type Running } from './browser-processes.ts';
-import { ROOT } from './harness.ts';
+import { spawn, spawnSync } from 'node:child_process';
+import { browserChildren, CHROMIUM, dataDir, hasXvfb, isRoot, pageConnections, runEntry, startXvfb, tempDir, type Running } from './browser-processes.ts';
+import { ROOT, SCREENS_DIR } from './harness.ts';
 import { until } from '../helpers/until.ts';
 
 const WAIT_MS = 60_000;
@@ -37,6 +37,8 @@ const baseEnv = (data: string, extra: Record<string, string> = {}) => ({
   KIOSK_SKIP_BUILD: '1',
   ELECTRON_MIRROR: 'http://127.0.0.1:1/',
   ELECTRON_OVERRIDE_DIST_PATH: join(tmpdir(), 'no-electron-here'),
+  // Each start's own cache: a failed download remembered by one test (or the user) must not change another's lines.
+  XDG_CACHE_HOME: tempDir('kiosk-cache-'),
   ...extra,
 });
 
@@ -53,7 +55,7 @@ describe('npm start as root (containers, WSL, fresh VMs)', { skip: !isRoot ? 'ne
     const port = /127\.0\.0\.1:(\d+)/.exec(run.out())?.[1];
     const expected = [
       /^Building the app \(about a minute the first time\)…$/,
-      /^The desktop app's Electron binary could not be downloaded \(.{1,80}\): using the browser mode instead \(to install Electron offline: docs\/browser-mode\.md\)\.$/,
+      /^Electron's binary could not be downloaded \(.{1,80}\): using the browser mode\. npm start won't try again; to retry: npm run install:electron \(offline: docs\/browser-mode\.md\)\.$/,
       // The origin alone answers 403 (only the launch address opens the kiosk), so it is not printed.
       /^Avatar Kiosk is running \(demo mode: the built-in emulator, no key needed\)\.$/,
       /^Opening \/usr\/bin\/chromium in an app window\. This is NOT a locked kiosk \(for one, see docs\/browser-mode\.md\)\.$/,
@@ -101,6 +103,46 @@ describe('the browser kept on screen', { skip: !hasXvfb ? 'needs Xvfb (apt-get i
       run.child.kill('SIGTERM');
       assert.equal(await run.exited, 0);
       await until(() => browserChildren(run.child.pid!).length === 0, { realTimeoutMs: 10_000, message: 'the browser closed with the host' });
+    } finally {
+      x.stop();
+    }
+  });
+
+  it('npm start\'s app window fits a 1280×800 screen: the configured 1080×1920 scaled to 450×800, Tap to talk on screen', async () => {
+    const x = await startXvfb(); // 1280×800, no window manager
+    try {
+      const data = await dataDir({ window: { mode: 'windowed', width: 1080, height: 1920 } });
+      const run = runEntry('electron/browser/start.ts', baseEnv(data, { DISPLAY: x.display, ...sandboxEnv }));
+      started.push(run);
+      await until(() => pageConnections(data) === 1, { realTimeoutMs: WAIT_MS, message: 'the page connected' });
+      const [browser] = browserChildren(run.child.pid!);
+      assert.ok(browser?.args.includes('--window-size=1080,1920'), 'opened at the configured size');
+      // The window as the X server has it, once its page has fitted it (the resize lands after the start page ran).
+      const xdo = (args: string[]) => spawnSync('/usr/bin/xdotool', args, { env: { ...process.env, DISPLAY: x.display }, encoding: 'utf8', timeout: 5_000 }).stdout;
+      const geometry = () => {
+        const id = xdo(['search', '--onlyvisible', '--name', 'Ava']).split('\n').find(Boolean);
+        const text = id ? xdo(['getwindowgeometry', id]) : '';
+        const at = /Position: (-?\d+),(-?\d+)/.exec(text);
+        const size = /Geometry: (\d+)x(\d+)/.exec(text);
+        return at && size ? { x: Number(at[1]), y: Number(at[2]), width: Number(size[1]), height: Number(size[2]) } : null;
+      };
+      let fitted = geometry();
+      for (const deadline = Date.now() + WAIT_MS; fitted?.height !== 800 && Date.now() < deadline; fitted = geometry()) await new Promise((ok) => setTimeout(ok, 200));
+      assert.ok(fitted, 'the kiosk\'s window on the screen');
+      assert.deepEqual([fitted.width, fitted.height], [450, 800], 'the aspect kept (1080:1920), as tall as the screen');
+      assert.ok(fitted.x >= 0 && fitted.y >= 0 && fitted.x + fitted.width <= 1280 && fitted.y + fitted.height <= 800, JSON.stringify(fitted));
+      // The screen as a person sees it (looked at: the attract screen with Tap to talk, whole, in the window).
+      // Taken once the page has painted below the browser's own bar (the window's lower half no longer black).
+      mkdirSync(SCREENS_DIR, { recursive: true });
+      const shot = join(SCREENS_DIR, 'browser-mode-app-window-1280x800.png');
+      const lowerHalfLit = () => {
+        spawnSync('/usr/bin/import', ['-window', 'root', shot], { env: { ...process.env, DISPLAY: x.display }, timeout: 10_000 });
+        const crop = `${fitted.width}x${fitted.height / 2}+${fitted.x}+${fitted.y + fitted.height / 2}`;
+        return Number(spawnSync('convert', [shot, '-crop', crop, '-format', '%[fx:maxima]', 'info:'], { encoding: 'utf8' }).stdout) > 0.2;
+      };
+      for (const deadline = Date.now() + WAIT_MS; !lowerHalfLit() && Date.now() < deadline; ) await new Promise((ok) => setTimeout(ok, 500));
+      run.child.kill('SIGTERM');
+      assert.equal(await run.exited, 0);
     } finally {
       x.stop();
     }

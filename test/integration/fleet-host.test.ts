@@ -205,8 +205,8 @@ describe('fleet host', () => {
     const service = () => statuses.at(-1)?.service as { status: string; message: string; action: string | null } | undefined;
     try {
       await until(() => service()?.status === 'unreachable', { realTimeoutMs: 20_000, message: 'unreachable in the status' });
-      assert.match(service()!.message, new RegExp(`^The service at ${baseUrl.replace(/[.:/]/g, '\\$&')} could not be reached: `));
-      assert.equal(service()!.action, "Check the address, the network and the venue's proxy or firewall; the kiosk checks again by itself.");
+      assert.match(service()!.message, new RegExp(`^The service at ${baseUrl.replace(/[.:/]/g, '\\$&')} could not be reached \\(connection refused\\)\\.$`));
+      assert.equal(service()!.action, "Check the address, the network and the venue's proxy or firewall.");
       assert.equal(statuses.at(-1)!.mode, 'direct');
       emu = await startEmulator({ host: '127.0.0.1', port });
       // The kiosk's own re-check (5 s, real time here) finds it, and the status is published again.

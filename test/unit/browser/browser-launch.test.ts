@@ -41,7 +41,7 @@ describe('browser mode: opening the browser', () => {
       '--kiosk',
       '--app=http://127.0.0.1:5000/start',
     ]);
-    assert.deepEqual(browserArgs('http://127.0.0.1:5000/start', '/p', 'app', { width: 1280, height: 800 }).slice(-2), ['--window-size=1280,800', '--app=http://127.0.0.1:5000/start']);
+    assert.deepEqual(browserArgs('http://127.0.0.1:5000/start', '/p', 'app', { width: 1280, height: 800 }).slice(-2), ['--window-size=1280,800', '--app=http://127.0.0.1:5000/start#fit=1280x800']);
     assert.deepEqual([windowKindFor('kiosk'), windowKindFor('windowed'), windowKindFor('companion')], ['kiosk', 'app', 'app']);
   });
 

@@ -4,13 +4,13 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decideStart, electronMissingLine, type StartSteps } from '../../../electron/browser/start.ts';
-import { findElectronIn, firstErrorLine, type InstallOutcome } from '../../../electron/browser/install-electron.ts';
+import { decideStart, electronMissingLine, electronTriedLine, type StartSteps } from '../../../electron/browser/start.ts';
+import { cacheDir, failedInstallMemory, findElectronIn, firstErrorLine, type InstallOutcome } from '../../../electron/browser/install-electron.ts';
 
-function steps(options: { electron: Array<string | null>; install?: InstallOutcome }): StartSteps & { log: string[] } {
+function steps(options: { electron: Array<string | null>; install?: InstallOutcome; failedBefore?: string }): StartSteps & { log: string[] } {
   const log: string[] = [];
   const answers = [...options.electron];
   return {
@@ -24,6 +24,8 @@ function steps(options: { electron: Array<string | null>; install?: InstallOutco
       log.push('install');
       return options.install ?? { ok: false, reason: 'not expected' };
     },
+    failedBefore: () => (log.push(`failed before → ${options.failedBefore ?? 'no'}`), options.failedBefore ?? null),
+    rememberFailure: (reason) => void log.push(`remember ${reason}`),
     runElectron: async (path) => (log.push(`electron ${path}`), 0),
     runBrowserMode: async () => (log.push('browser mode'), 0),
     say: (line) => void log.push(`say: ${line}`),
@@ -40,24 +42,65 @@ describe('npm start', () => {
   it('runs the install step once when the binary is missing, then starts Electron', async () => {
     const s = steps({ electron: [null, '/e/electron'], install: { ok: true, reason: '' } });
     assert.deepEqual(await decideStart(s), { path: 'electron-after-install', exitCode: 0 });
-    assert.deepEqual(s.log, ['find → none', 'install', 'find → /e/electron', 'electron /e/electron']);
+    assert.deepEqual(s.log, ['find → none', 'failed before → no', 'install', 'find → /e/electron', 'electron /e/electron']);
   });
 
   it('when the install fails: says so in one short line naming the way out, then starts the browser mode', async () => {
     const s = steps({ electron: [null, null], install: { ok: false, reason: 'getaddrinfo ENOTFOUND github.com' } });
     assert.deepEqual(await decideStart(s), { path: 'browser', exitCode: 0 });
-    assert.deepEqual(s.log, ['find → none', 'install', 'find → none', `say: ${electronMissingLine('getaddrinfo ENOTFOUND github.com')}`, 'browser mode']);
     const line = electronMissingLine('getaddrinfo ENOTFOUND github.com');
-    assert.match(line, /getaddrinfo ENOTFOUND github\.com/);
-    assert.match(line, /browser mode/);
-    assert.match(line, /docs\/browser-mode\.md/);
+    assert.deepEqual(s.log, ['find → none', 'failed before → no', 'install', 'find → none', 'remember getaddrinfo ENOTFOUND github.com', `say: ${line}`, 'browser mode']);
+    assert.equal(
+      line,
+      "Electron's binary could not be downloaded (getaddrinfo ENOTFOUND github.com): using the browser mode. npm start won't try again; to retry: npm run install:electron (offline: docs/browser-mode.md).",
+    );
     assert.ok(line.length <= 200, `${line.length} characters`);
   });
 
   it('when the install step "succeeds" without a binary: says so, then the browser mode', async () => {
     const s = steps({ electron: [null, null], install: { ok: true, reason: '' } });
     assert.deepEqual(await decideStart(s), { path: 'browser', exitCode: 0 });
-    assert.equal(s.log[3], `say: ${electronMissingLine('the install step ended without a binary')}`);
+    assert.deepEqual(s.log.slice(3), ['find → none', 'remember the install step ended without a binary', `say: ${electronMissingLine('the install step ended without a binary')}`, 'browser mode']);
+  });
+
+  it('after a failed try: no download, one line saying why and how to retry, then the browser mode', async () => {
+    const s = steps({ electron: [null], failedBefore: 'TypeError: fetch failed' });
+    assert.deepEqual(await decideStart(s), { path: 'browser', exitCode: 0 });
+    const line = electronTriedLine('TypeError: fetch failed');
+    assert.deepEqual(s.log, ['find → none', 'failed before → TypeError: fetch failed', `say: ${line}`, 'browser mode']);
+    assert.equal(line, "Using the browser mode: Electron's binary is not installed (its download failed before: TypeError: fetch failed). To retry: npm run install:electron (offline: docs/browser-mode.md).");
+  });
+
+  it('an Electron installed since the failed try (npm run install:electron) is started, the memory not asked', async () => {
+    const s = steps({ electron: ['/e/electron'], failedBefore: 'TypeError: fetch failed' });
+    assert.deepEqual(await decideStart(s), { path: 'electron', exitCode: 0 });
+    assert.deepEqual(s.log, ['find → /e/electron', 'electron /e/electron']);
+  });
+
+  it('remembers a failed try for one electron version and one set of download settings', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kiosk-electron-memory-'));
+    try {
+      const memory = failedInstallMemory('45.4.1', {}, dir);
+      assert.equal(memory.recall(), null, 'nothing tried yet');
+      memory.remember('TypeError: fetch failed');
+      assert.equal(failedInstallMemory('45.4.1', {}, dir).recall(), 'TypeError: fetch failed');
+      assert.equal(failedInstallMemory('46.0.0', {}, dir).recall(), null, 'a new electron version is tried');
+      assert.equal(failedInstallMemory('45.4.1', { ELECTRON_MIRROR: 'https://mirror.example/' }, dir).recall(), null, 'a mirror set since is tried');
+      assert.equal(failedInstallMemory('45.4.1', { electron_config_cache: '/media/usb' }, dir).recall(), null, 'a cache folder set since is tried');
+      writeFileSync(memory.path, '{torn');
+      assert.equal(memory.recall(), null, 'an unreadable memory means: try');
+      memory.remember('again');
+      memory.forget();
+      assert.equal(memory.recall(), null, 'forgotten once installed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the memory in the user\'s cache folder', () => {
+    assert.equal(cacheDir({ XDG_CACHE_HOME: '/c' }, 'linux', '/home/u'), '/c/avatar-kiosk');
+    assert.equal(cacheDir({}, 'linux', '/home/u'), '/home/u/.cache/avatar-kiosk');
+    assert.equal(cacheDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Caches/avatar-kiosk');
   });
 
   it('finds the binary named by path.txt under dist/, or under ELECTRON_OVERRIDE_DIST_PATH', () => {
