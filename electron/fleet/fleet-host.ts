@@ -12,7 +12,7 @@ import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { overlay, resolveConfig, type ConfigEnv } from '../kiosk/config.ts';
 import type { KioskService } from '../kiosk/kiosk-service.ts';
-import { DayFigures } from './call-figures.ts';
+import { DayFigures, localDayBounds } from './call-figures.ts';
 import { policyLocks } from './managed-config.ts';
 import { METRIC_PREFIX } from './metrics.ts';
 import { APPLY_KEYS, type ApplySettings, type FleetControl } from './command-table.ts';
@@ -161,7 +161,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             cast: service.config.cast.map((m) => m.id),
             open: state.open,
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
-            today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0 },
+            today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0, ...localDayBounds(clock.now()) },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
             policyError: options.policyError ?? null,
             ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),

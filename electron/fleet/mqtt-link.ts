@@ -60,7 +60,8 @@ export interface FleetStatusFields {
   open: boolean;
   /** When open/closed next changes (ISO), or null. */
   nextChangeAt: string | null;
-  today: { sessions: number; credits: number };
+  /** The ledger's totals of the kiosk's local day `day` (from `from` to `to`, ISO times). */
+  today: { sessions: number; credits: number; day?: string; from?: string; to?: string };
   lastErrorCode: string | null;
   /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
   sandbox?: boolean;

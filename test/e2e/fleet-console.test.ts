@@ -100,7 +100,8 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
     page.on('console', (m) => {
       if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`);
     });
-    await page.goto(fleet.server.pageUrl);
+    // The first-start link: the token after `#` signs the page in (it never reaches the server).
+    await page.goto(`${fleet.server.origin}/#token=${fleet.token!}`);
   });
 
   after(async () => {

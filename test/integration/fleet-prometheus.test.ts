@@ -108,7 +108,7 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
     kiosks[1]!.endCall('credit_insufficient', 0.5);
     await until(() => fleet.state.spendRows().reduce((n, r) => n + r.sessions, 0) === 3, { realTimeoutMs: 20_000, message: 'three calls on the console' });
 
-    writeFileSync(join(dir, 'token'), fleet.token, { mode: 0o600 });
+    writeFileSync(join(dir, 'token'), fleet.token!, { mode: 0o600 });
     const port = await freePort();
     const target = new URL(fleet.server.origin).host;
     writeFileSync(

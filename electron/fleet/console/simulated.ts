@@ -10,6 +10,7 @@ import type { Clock } from '../../core/clock.ts';
 import { AvatarError } from '../../core/errors.ts';
 import { mqttSchema } from '../../kiosk/fleet-config.ts';
 import { memoryAvatarVolume } from '../../kiosk/avatar-volume.ts';
+import { localDayBounds } from '../call-figures.ts';
 import type { FleetControl } from '../command-table.ts';
 import { startMqttLink, type MqttLink } from '../mqtt-link.ts';
 import type { UpdateStatus } from '../safe-updates.ts';
@@ -37,6 +38,8 @@ export interface SimulatedKiosk {
   startCall(): void;
   /** End the call as a visitor would, with a ledger record (`end_reason`, credits). */
   endCall(endReason?: string, credits?: number, errorCode?: string): void;
+  /** The next call's event is counted in the day's totals but never sent (as when a full queue drops it). */
+  dropNextEvent(): void;
   /** The pretend avatar volume (`set-volume`), 0–100. */
   readonly avatarVolume: number;
   /** Commands run here, in order (`end-call`, `apply`…). */
@@ -50,8 +53,22 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
   let phase = 'idle';
   let callStartMs: number | null = null;
   let open = true;
+  // Today's totals, as the kiosk's ledger counts them: per local day of its clock.
   let sessions = 0;
   let credits = 0;
+  let day = localDayBounds(clock.now()).day;
+  const roll = () => {
+    const now = localDayBounds(clock.now()).day;
+    if (now === day) return;
+    day = now;
+    sessions = 0;
+    credits = 0;
+  };
+  const today = () => {
+    roll();
+    return { sessions, credits, ...localDayBounds(clock.now()) };
+  };
+  let dropNext = false;
   let name = 'Ava';
   const did: string[] = [];
   const volume = memoryAvatarVolume();
@@ -68,6 +85,7 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
   const record = (endReason: string, cost: number, errorCode?: string) => {
     const end = clock.now();
     const start = callStartMs ?? end - 60_000;
+    roll();
     sessions++;
     credits += cost;
     return {
@@ -104,7 +122,7 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       cast: avatars,
       open,
       nextChangeAt: null,
-      today: { sessions, credits },
+      today: today(),
       lastErrorCode: null,
       avatarVolume: volume.percent,
     }),
@@ -158,7 +176,9 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
   });
   function finish(endReason: string, cost: number, errorCode?: string): void {
     if (phase !== 'live') return;
-    link.publishRecord(record(endReason, cost, errorCode));
+    const r = record(endReason, cost, errorCode);
+    if (dropNext) dropNext = false;
+    else link.publishRecord(r);
     phase = 'idle';
     callStartMs = null;
     link.statusChanged();
@@ -175,6 +195,9 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
     },
     endCall(endReason = 'user_end', cost = 2, errorCode) {
       finish(endReason, cost, errorCode);
+    },
+    dropNextEvent() {
+      dropNext = true;
     },
     get avatarVolume() {
       return volume.percent;

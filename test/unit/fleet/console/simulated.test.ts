@@ -80,7 +80,7 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
     const kiosk = start('sim-1', clock, { group: 'lobby' });
     assert.deepEqual(await statusOf('sim-1', () => true), {
       online: true, kioskId: 'sim-1', group: 'lobby', version: '0.1.0', mode: 'simulated', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null,
-      today: { sessions: 0, credits: 0 }, lastErrorCode: null, avatarVolume: 100, queued: 0, droppedEvents: 0, policyError: null, at: iso(T0),
+      today: { sessions: 0, credits: 0, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' }, lastErrorCode: null, avatarVolume: 100, queued: 0, droppedEvents: 0, policyError: null, at: iso(T0),
     });
     kiosk.endCall();
     await clock.advance(1_000);
@@ -94,7 +94,7 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
       time_to_live_ms: 1000, not_ready_retries: 0, reconnects: 0, end_reason: 'user_end', ended_by: 'client', billed_seconds: 91, credits_cost: 2, recovered: false, avatar: 'ava',
     });
     const after = await statusOf('sim-1', (s) => s.phase === 'idle' && (s.today as { sessions: number }).sessions === 1);
-    assert.deepEqual(after.today, { sessions: 1, credits: 2 });
+    assert.deepEqual(after.today, { sessions: 1, credits: 2, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' });
     assert.equal(on('sim-1', 'events').length, 1, 'the end of a call never started is no call');
     assert.deepEqual(kiosk.did, []);
   });
@@ -114,7 +114,7 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
     assert.deepEqual([one.end_reason, one.credits_cost, one.error_code, one.avatar, one.billed_seconds], ['failed', 0, 'rtc_failed', 'max', 30]);
     assert.deepEqual([two.end_reason, two.credits_cost, 'error_code' in two, two.avatar, two.billed_seconds], ['user_end', 1.5, false, 'ava', 10]);
     await clock.advance(1_000);
-    assert.deepEqual((await statusOf('sim-2', (s) => (s.today as { sessions: number }).sessions === 2)).today, { sessions: 2, credits: 1.5 });
+    assert.deepEqual((await statusOf('sim-2', (s) => (s.today as { sessions: number }).sessions === 2)).today, { sessions: 2, credits: 1.5, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' });
   });
 
   it('answers every command, and does them in order', async () => {

@@ -24,7 +24,7 @@ function fleet(startMs = T0) {
 
 /** The row of a kiosk the console has heard nothing from but `over`. */
 const blankRow = (kioskId: string, over: Partial<KioskRow> = {}): KioskRow => ({
-  kioskId, online: false, sinceAt: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
+  kioskId, online: false, sinceAt: null, sinceNotBefore: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
   todaySessions: 0, todayCredits: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, lastAnswer: null,
   ...over,
 });
@@ -263,11 +263,11 @@ describe('FleetState: command answers', () => {
 
   it(`keeps exactly the newest ${KEPT_SCREENSHOTS} screenshots`, () => {
     const { state } = fleet();
-    const urls = Array.from({ length: KEPT_SCREENSHOTS + 1 }, () => state.onResult('k', resultPayload({ cmd: 'screenshot', ok: true, result: { png: 'AA==', width: 1, height: 1 } }))!.screenshotUrl);
-    assert.equal(urls[0], '/api/screenshots/1.png');
-    assert.equal(state.screenshot('1'), null);
-    assert.deepEqual(state.screenshot('2'), { png: Buffer.from([0]), kioskId: 'k' });
-    assert.notEqual(state.screenshot(String(KEPT_SCREENSHOTS + 1)), null);
+    const names = Array.from({ length: KEPT_SCREENSHOTS + 1 }, () => /([0-9a-f]{32})\.png$/.exec(state.onResult('k', resultPayload({ cmd: 'screenshot', ok: true, result: { png: 'AA==', width: 1, height: 1 } }))!.screenshotUrl!)![1]!);
+    assert.equal(new Set(names).size, names.length, 'each under a random name of its own');
+    assert.equal(state.screenshot(names[0]!), null);
+    assert.deepEqual(state.screenshot(names[1]!), { png: Buffer.from([0]), kioskId: 'k' });
+    assert.notEqual(state.screenshot(names[KEPT_SCREENSHOTS]!), null);
   });
 });
 

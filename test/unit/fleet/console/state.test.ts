@@ -94,10 +94,11 @@ describe('FleetState', () => {
     const state = new FleetState({ now: () => T0 });
     const answer = state.onResult('k', JSON.stringify({ id: 'c-1', cmd: 'screenshot', ok: true, result: { mime: 'image/png', width: 2, height: 3, png: Buffer.from('png-bytes').toString('base64') }, at: 'x' }))!;
     assert.equal(answer.summary, 'screenshot 2×3');
-    assert.equal(state.screenshot(answer.screenshotUrl!.match(/(\d+)\.png$/)![1]!)!.png.toString(), 'png-bytes');
+    const name = answer.screenshotUrl!.match(/([0-9a-f]{32})\.png$/)![1]!;
+    assert.equal(state.screenshot(name)!.png.toString(), 'png-bytes');
     assert.ok(!JSON.stringify(state.rows()).includes(Buffer.from('png-bytes').toString('base64')), 'the picture is not inlined in the rows');
     for (let i = 0; i < 40; i++) state.onResult('k', JSON.stringify({ id: `c-${i + 2}`, cmd: 'screenshot', ok: true, result: { png: 'AA==' } }));
-    assert.equal(state.screenshot('1'), null);
+    assert.equal(state.screenshot(name), null);
   });
 });
 
