@@ -4,12 +4,14 @@
  * received per second, and the CPU and memory of the broker and of ONE kiosk process running a single
  * link (the others share a swarm process). Stages: FLEET_BENCH_N (default "10,100,500"), each measured
  * for FLEET_BENCH_SECONDS (default 8); FLEET_BENCH_N=0 skips them.
- * Then the fleet console (fleet-console.ts) with FLEET_BENCH_CONSOLE_N kiosks (default 1000; 0 skips):
- * its memory, the time its page shows them all, a fleet-wide command's round trip, the /metrics scrape.
+ * Then the fleet console (fleet-console.ts) with each of FLEET_BENCH_CONSOLE_N kiosks (default "1000,10000";
+ * 0 skips): its memory, the time its page shows them all, a fleet-wide command's round trip, the /metrics
+ * scrape, and the messages the broker dropped meanwhile (its $SYS counter).
+ * The broker is the shipped set-up (ops/mosquitto, as test/helpers/mosquitto.ts starts it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { connectAsync } from 'mqtt';
@@ -22,7 +24,8 @@ if (missing) {
   process.exit(0);
 }
 const stages = (process.env.FLEET_BENCH_N ?? '10,100,500').split(',').map(Number).filter((n) => n > 0);
-const consoleN = Number(process.env.FLEET_BENCH_CONSOLE_N ?? 1000);
+/** The console bench's fleet sizes, in one run: 1,000 for comparison with earlier figures, then 10,000. */
+const consoleNs = (process.env.FLEET_BENCH_CONSOLE_N ?? '1000,10000').split(',').map(Number).filter((n) => n > 0);
 /** In the console bench each kiosk has a call and a status change every 30 s (a busy venue, not a flood). */
 const CONSOLE_EVENT_EVERY_MS = 30_000;
 const seconds = Number(process.env.FLEET_BENCH_SECONDS ?? 8);
@@ -52,9 +55,10 @@ function swarm(url: string, first: number, count: number, dataRoot: string, even
   });
 }
 
-const maxN = Math.max(0, consoleN, ...stages);
-const users: Record<string, string> = { operator: 'op-bench' };
+const maxN = Math.max(0, ...consoleNs, ...stages);
+const users: Record<string, string> = { operator: 'op-bench', 'fleet-console': 'console-bench' };
 for (let i = 0; i < maxN; i++) users[`kiosk-${i}`] = `pw-kiosk-${i}`;
+console.log(`Load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`);
 const broker = await startBroker(users);
 const dataRoot = mkdtempSync(join(tmpdir(), 'ak-fleet-bench-'));
 const op = await connectAsync(broker.url, { username: 'operator', password: 'op-bench', protocolVersion: 5, reconnectPeriod: 0 });
@@ -63,6 +67,18 @@ op.on('message', (topic) => {
   if (topic.endsWith('/status')) received.status++;
   else if (topic.endsWith('/events')) received.events++;
 });
+let brokerDropped: number | null = null;
+op.on('message', (topic, payload) => {
+  if (topic === '$SYS/broker/publish/messages/dropped') brokerDropped = Number(payload.toString());
+});
+/** The broker's drop counter as of its next $SYS round (every 10 s; it says nothing while the count stands still). */
+const brokerDrops = async () => {
+  const before = brokerDropped;
+  const deadline = Date.now() + 12_000;
+  while (Date.now() < deadline && brokerDropped === before) await new Promise((r) => setTimeout(r, 200));
+  return brokerDropped;
+};
+await op.subscribeAsync('$SYS/broker/publish/messages/dropped', { qos: 0 });
 await op.subscribeAsync('ak/+/status', { qos: 0 });
 await op.subscribeAsync('ak/+/events', { qos: 1 });
 
@@ -92,9 +108,11 @@ try {
     reached = n;
   }
   for (const c of children.splice(0)) c.kill('SIGKILL');
-  if (consoleN > 0) {
+  // The console stages measure the console alone on the broker's queues: the stage subscriber leaves.
+  await op.unsubscribeAsync(['ak/+/status', 'ak/+/events']);
+  for (const consoleN of consoleNs) {
     await new Promise((r) => setTimeout(r, 1500));
-    await benchConsole({ broker, n: consoleN, operatorPassword: users.operator!, dataRoot, swarm: (first, count) => swarm(broker.url, first, count, dataRoot, CONSOLE_EVENT_EVERY_MS) });
+    await benchConsole({ broker, n: consoleN, consolePassword: users['fleet-console']!, dataRoot, brokerDrops, swarm: (first, count) => swarm(broker.url, first, count, dataRoot, CONSOLE_EVENT_EVERY_MS) });
   }
 } catch (error) {
   console.log(`Stopped: ${error instanceof Error ? error.message : String(error)}`);
@@ -105,3 +123,4 @@ try {
   rmSync(dataRoot, { recursive: true, force: true });
 }
 if (stages.length) console.log(`Reached N = ${reached} kiosks (expected events/s = N / ${EVENT_EVERY_MS / 1000}).`);
+console.log(`Load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

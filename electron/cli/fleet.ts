@@ -17,6 +17,7 @@ import { readRegularFile } from '../core/bounded-read.ts';
 import { COMMAND_NAMES, commandRow, type CommandName } from '../fleet/command-table.ts';
 import { STATUS_FILTERS, type CommandAnswer, type CommandFrame, type CommandRecord, type CommandRequest, type CommandResponse, type CommandTarget, type ConsoleFrame, type KioskPage, type KioskRow, type StatusFilter } from '../fleet/console/view.ts';
 import type { CliIo } from './probe.ts';
+import { cell, jsonLine } from './terminal-safe.ts';
 
 export interface FleetCliOptions {
   consoleUrl: string | undefined;
@@ -124,11 +125,11 @@ export async function runFleetCommand(args: string[], options: FleetCliOptions, 
       const answered = new Set(followed.answers.map((a) => a.kioskId));
       const missing = res.expected.filter((k) => !answered.has(k));
       const record = followed.record;
-      if (options.json) io.stdout(`${JSON.stringify({ id: res.id, answers: followed.answers, missing, state: record?.state ?? 'waiting', note: record?.note ?? null })}\n`);
+      if (options.json) io.stdout(`${jsonLine({ id: res.id, answers: followed.answers, missing, state: record?.state ?? 'waiting', note: record?.note ?? null })}\n`);
       else {
-        for (const a of followed.answers) io.stdout(`${a.kioskId}\t${a.expired ? 'expired' : a.ok ? 'ok' : 'refused'}\t${a.summary}${a.screenshotUrl ? `\t${base}${a.screenshotUrl}` : ''}\n`);
-        for (const k of missing) io.stdout(`${k}\tno answer within ${options.waitS} s (offline? the command waits in the broker until ${res.expiresAt})\n`);
-        if (res.waves && record) io.stdout(`staged: ${record.waves?.length ?? 1} wave(s) sent to ${record.expected} of ${record.expected + record.notSent} kiosks; ${record.note ?? `${record.ok} ok`}\n`);
+        for (const a of followed.answers) io.stdout(`${[a.kioskId, a.expired ? 'expired' : a.ok ? 'ok' : 'refused', a.summary, ...(a.screenshotUrl ? [`${base}${a.screenshotUrl}`] : [])].map(cell).join('\t')}\n`);
+        for (const k of missing) io.stdout(`${cell(k)}\tno answer within ${options.waitS} s (offline? the command waits in the broker until ${res.expiresAt})\n`);
+        if (res.waves && record) io.stdout(`${cell(`staged: ${record.waves?.length ?? 1} wave(s) sent to ${record.expected} of ${record.expected + record.notSent} kiosks; ${record.note ?? `${record.ok} ok`}`)}\n`);
       }
       const failed = missing.length > 0 || followed.answers.some((a) => !a.ok) || record?.state === 'stopped' || (record !== null && record.notSent > 0);
       return failed ? 1 : 0;
@@ -162,10 +163,10 @@ async function list(get: Get, options: FleetCliOptions, io: CliIo): Promise<numb
     page = await get<KioskPage>(query(offset + rows.length, PAGE));
     rows.push(...page.kiosks);
   }
-  if (options.json) io.stdout(`${JSON.stringify(rows)}\n`);
+  if (options.json) io.stdout(`${jsonLine(rows)}\n`);
   else {
     io.stdout(`${['KIOSK', 'STATUS', 'SINCE', 'GROUP', 'PHASE', 'VERSION', 'CALLS', 'CREDITS', 'LAST ERROR'].join('\t')}\n`);
-    for (const r of rows) io.stdout(`${[r.kioskId, r.online ? 'online' : 'offline', since(r), r.group ?? '-', r.online ? (r.phase ?? '-') : '-', r.version ?? '-', r.todaySessions, r.todayCredits, r.lastErrorCode ?? '-'].join('\t')}\n`);
+    for (const r of rows) io.stdout(`${[r.kioskId, r.online ? 'online' : 'offline', since(r), r.group ?? '-', r.online ? (r.phase ?? '-') : '-', r.version ?? '-', r.todaySessions, r.todayCredits, r.lastErrorCode ?? '-'].map(cell).join('\t')}\n`);
   }
   if (rows.length < page.total) {
     const next = offset + rows.length;
@@ -240,20 +241,20 @@ async function audit(get: Get, options: FleetCliOptions, io: CliIo): Promise<num
   const outcome = (c: CommandRecord) => `${c.ok} ok, ${c.refused} refused, ${c.expired} expired, of ${c.expected}${c.notSent ? ` (${c.notSent} not sent)` : ''}; ${c.state}${c.note ? `: ${c.note}` : ''}`;
   if (options.id) {
     const one = await get<{ command: CommandRecord; answers: CommandAnswer[] }>(`/api/commands/${encodeURIComponent(options.id)}`);
-    if (options.json) io.stdout(`${JSON.stringify(one)}\n`);
+    if (options.json) io.stdout(`${jsonLine(one)}\n`);
     else {
       const c = one.command;
-      io.stdout(`${c.at}\t${c.by}\t${c.cmd} ${c.args}\t${c.target}\t${outcome(c)}\n`);
+      io.stdout(`${[c.at, c.by, `${c.cmd} ${c.args}`, c.target, outcome(c)].map(cell).join('\t')}\n`);
       const shown = new Set(one.answers.map((a) => a.kioskId));
-      for (const a of [...one.answers, ...c.problems.filter((p) => !shown.has(p.kioskId))]) io.stdout(`${a.kioskId}\t${a.expired ? 'expired' : a.ok ? 'ok' : 'refused'}\t${a.at}\t${a.summary}\n`);
+      for (const a of [...one.answers, ...c.problems.filter((p) => !shown.has(p.kioskId))]) io.stdout(`${[a.kioskId, a.expired ? 'expired' : a.ok ? 'ok' : 'refused', a.at, a.summary].map(cell).join('\t')}\n`);
     }
     return 0;
   }
   const { commands } = await get<{ commands: CommandRecord[] }>(`/api/commands?limit=${options.limit ?? 20}`);
-  if (options.json) io.stdout(`${JSON.stringify(commands)}\n`);
+  if (options.json) io.stdout(`${jsonLine(commands)}\n`);
   else {
     io.stdout(`${['AT', 'BY', 'COMMAND', 'TARGET', 'ID', 'OUTCOME'].join('\t')}\n`);
-    for (const c of commands) io.stdout(`${[c.at, c.by, `${c.cmd}${c.args === '{}' ? '' : ` ${c.args}`}`, c.target, c.id, outcome(c)].join('\t')}\n`);
+    for (const c of commands) io.stdout(`${[c.at, c.by, `${c.cmd}${c.args === '{}' ? '' : ` ${c.args}`}`, c.target, c.id, outcome(c)].map(cell).join('\t')}\n`);
   }
   return 0;
 }
@@ -264,7 +265,7 @@ async function watch(call: (path: string) => Promise<Response>, options: FleetCl
   const off = io.onSignal(() => controller.abort());
   const last = new Map<string, string>();
   const line = (r: KioskRow) => {
-    const text = options.json ? JSON.stringify(r) : `${new Date().toISOString()}\t${r.kioskId}\t${r.online ? 'online' : `offline (${r.offlineReason ?? '?'})`}\t${r.online ? (r.phase ?? '-') : '-'}\t${r.lastErrorCode ?? '-'}`;
+    const text = options.json ? jsonLine(r) : [new Date().toISOString(), r.kioskId, r.online ? 'online' : `offline (${r.offlineReason ?? '?'})`, r.online ? (r.phase ?? '-') : '-', r.lastErrorCode ?? '-'].map(cell).join('\t');
     const key = options.json ? text : `${r.online}/${r.phase}/${r.lastErrorCode}/${r.offlineReason}`;
     if (last.get(r.kioskId) === key) return;
     last.set(r.kioskId, key);

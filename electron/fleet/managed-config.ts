@@ -21,7 +21,7 @@
  * Windows ACLs are not read here: the installer must create the folder with write access for
  * Administrators and SYSTEM only (docs/security.md), since %ProgramData% lets users create files.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, win32 } from 'node:path';
 import { configFileSchema } from '../kiosk/config.ts';
 import { WHOLE_BLOCKS } from '../kiosk/fleet-config.ts';
@@ -158,7 +158,14 @@ export function loadPolicy(
     text = readText(path);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { path, found: false, policy: {}, managedKeys: [], problems: [], refusedBlocks: [], namesStaffPin: false };
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      // A link at the path (or for its folder) that leads nowhere is a policy someone put there and that is
+      // gone or was moved, not "no policy": taken as none, first-run setup would open and let a visitor
+      // choose the staff PIN on a managed kiosk.
+      const dangling = options.readText ? null : danglingLink(path);
+      if (dangling) return refusedFile(path, `The policy file ${path} could not be read: ${dangling}; it was ignored. Restore the file the link points to, or remove the link.`, false);
+      return { path, found: false, policy: {}, managedKeys: [], problems: [], refusedBlocks: [], namesStaffPin: false };
+    }
     return refusedFile(path, `The policy file ${path} could not be read (${code ?? 'error'}); it was ignored.`, false);
   }
   let raw: unknown;
@@ -176,6 +183,18 @@ export function loadPolicy(
 }
 
 // ---------------------------------------------------------------------------------------------------
+
+/** The symbolic link at `path` or at its folder that leads nowhere, in words; null when there is none. */
+function danglingLink(path: string): string | null {
+  for (const p of [path, dirname(path)]) {
+    try {
+      if (lstatSync(p).isSymbolicLink()) return `${p} is a symbolic link to ${readlinkSync(p)}, which does not exist`;
+    } catch {
+      // nothing at all there
+    }
+  }
+  return null;
+}
 
 function refusedFile(path: string, problem: string, namesStaffPin: boolean): PolicyLayer {
   return { path, found: true, policy: {}, managedKeys: [], problems: [problem], refusedBlocks: [], namesStaffPin };

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { CallFigures, HangupCause, KioskEvent, LedgerTotals, LedgerTotalsRow, SpareEvent } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
+import { csvCell } from '../core/csv.ts';
 import { AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { CALL_MODES } from '../core/protocol.ts';
@@ -252,14 +253,6 @@ export const CSV_COLUMNS = [
   'recovered',
   'spare_status',
 ] as const;
-
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  let s = String(value);
-  // A spreadsheet must not run a formula from a ledger cell.
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 export function toCsv(records: LedgerRecord[]): string {
   const rows = [CSV_COLUMNS.join(',')];

@@ -22,7 +22,7 @@ import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { startFleetConsole, type FleetConsole } from '../../electron/fleet/console/index.ts';
 import { COMMAND_NAMES, commandRow } from '../../electron/fleet/command-table.ts';
 import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
-import { mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
+import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
 import { until } from '../helpers/until.ts';
 import { axeViolations } from './access-helpers.ts';
 import { RENDERER_DIR, ROOT, launchChromium } from './harness.ts';
@@ -33,7 +33,7 @@ const WAIT_MS = 20_000;
 const skip = mosquittoMissing() ?? (existsSync(join(PAGE_DIR, 'index.html')) && existsSync(join(RENDERER_DIR, 'index.html')) ? null : 'the console page or the renderer is not built (npm run build)');
 if (skip) console.log(`# SKIP the fleet console E2E: ${skip}`);
 
-const USERS: Record<string, string> = { operator: 'op-e2e-secret', 'real-a': 'pw-real-a', 'real-b': 'pw-real-b', 'real-c': 'pw-real-c', 'sim-1': 'pw-sim-1', 'sim-2': 'pw-sim-2', 'sim-3': 'pw-sim-3' };
+const USERS: Record<string, string> = { [CONSOLE_LOGIN]: 'op-e2e-secret', 'real-a': 'pw-real-a', 'real-b': 'pw-real-b', 'real-c': 'pw-real-c', 'sim-1': 'pw-sim-1', 'sim-2': 'pw-sim-2', 'sim-3': 'pw-sim-3' };
 
 describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real and simulated kiosks)', { skip: skip ?? false }, () => {
   let broker: Broker;
@@ -76,7 +76,7 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
   };
 
   before(async () => {
-    broker = await startBroker(USERS);
+    broker = await startBroker(USERS, { groups: { 'real-a': 'lobby', 'real-b': 'shop', 'real-c': 'cafe', 'sim-1': 'lobby', 'sim-2': 'shop', 'sim-3': 'shop' } });
     await realKiosk('real-a', 'lobby');
     await realKiosk('real-b', 'shop');
     const png = demoScreenshot(ROOT);
@@ -91,7 +91,7 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-e2e', username: 'operator', password: USERS.operator!, pageDir: PAGE_DIR, reconnectMs: 500 });
+    fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-e2e', username: CONSOLE_LOGIN, password: USERS[CONSOLE_LOGIN]!, pageDir: PAGE_DIR, reconnectMs: 500 });
     await fleet.link.ready(WAIT_MS);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1600, height: 900 } });

@@ -27,7 +27,7 @@ if (missing) console.log(`# SKIP the fleet fault tests: ${missing}`);
 
 const KIOSKS = ['kiosk-1', 'kiosk-2', 'kiosk-3', 'kiosk-4', 'kiosk-5', 'kiosk-6', 'kiosk-7', 'kiosk-8', 'kiosk-9', 'kiosk-10', 'kiosk-11'] as const;
 type KioskId = (typeof KIOSKS)[number];
-const USERS: Record<string, string> = { operator: 'op-secret-9', ...Object.fromEntries(KIOSKS.map((k) => [k, `${k}-secret`])) };
+const USERS: Record<string, string> = { operator: 'op-secret-9', 'operator-2': 'op-secret-10', ...Object.fromEntries(KIOSKS.map((k) => [k, `${k}-secret`])) };
 /** Closed all week: no weekday has opening ranges. */
 const CLOSED = { timeZone: 'UTC', weekly: {} };
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
@@ -122,7 +122,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
   before(async () => {
     pin = await hashPin('246813');
     // The broker's own bound on what any client may publish (docs/fleet-commands.md).
-    broker = await startBroker(USERS, { maxPacketSize: 4 * 1024 * 1024 });
+    broker = await startBroker(USERS, { maxPacketSize: 4 * 1024 * 1024, operators: ['operator-2'] });
     op = new Operator(await connectAsync(broker.url, { username: 'operator', password: USERS.operator, protocolVersion: 5, reconnectPeriod: 500, clientId: 'operator-faults' }));
     await op.client.subscribeAsync(`${PREFIX}/#`, { qos: 1 });
     browser = await launchChromium();
@@ -346,7 +346,8 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     assert.equal(after.ok, true, 'the kiosk is still connected and answering');
     assert.deepEqual(op.results('kiosk-10', 'big'), []);
     // Past the broker's own limit, the publisher is cut off and nothing is delivered.
-    const huge = await connectAsync(broker.url, { username: 'operator', password: USERS.operator, protocolVersion: 5, reconnectPeriod: 0 });
+    // Its own login: with one client id per login, a second connection as `operator` would take op's session over.
+    const huge = await connectAsync(broker.url, { username: 'operator-2', password: USERS['operator-2'], protocolVersion: 5, reconnectPeriod: 0 });
     const refusedBig = await Promise.race([
       huge.publishAsync(`${PREFIX}/kiosk-10/cmd`, Buffer.alloc(5 * 1024 * 1024, 0x20), { qos: 1 }).then(() => 'accepted', () => 'refused'),
       realDelay(5_000).then(() => 'no answer'),

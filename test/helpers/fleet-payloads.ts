@@ -19,3 +19,6 @@ export const eventPayload = (id: string, record: LedgerRecord | Record<string, u
 
 /** A command answer from `<kiosk>/cmd/result`. */
 export const resultPayload = (answer: Record<string, unknown>): string => JSON.stringify({ id: 'c-1', cmd: 'reload', at: new Date(T0).toISOString(), ...answer });
+
+/** The smallest PNG: one pixel (what a kiosk's screenshot answer carries, base64). */
+export const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');

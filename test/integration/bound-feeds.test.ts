@@ -28,7 +28,7 @@ import { updateSchema } from '../../electron/kiosk/fleet-config.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createKioskService } from '../../electron/kiosk/kiosk-service.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
-import { mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
+import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
 import { buildDeb, repackageDeb, ROOT, type DebBuild } from '../helpers/packaging/build.ts';
 import { runCli, serveFeed, type FeedServer } from '../helpers/packaging/feed-server.ts';
 import { realDebUpdater } from '../helpers/packaging/real-updater.ts';
@@ -244,7 +244,7 @@ describe('update-pin below the floor over the fleet link (real Mosquitto, the co
   it('the kiosk and the console refuse update-pin 0.0.1 with a sentence, nothing kept or fetched; after the signer lowers the floor the rollback goes through', { skip: missing ?? false }, async () => {
     const dir = publishFeed('fleet-pin');
     sign(dir);
-    const broker = await startBroker({ operator: 'op-pass', 'kiosk-a': 'a-pass' });
+    const broker = await startBroker({ operator: 'op-pass', [CONSOLE_LOGIN]: 'console-pass', 'kiosk-a': 'a-pass' });
     const dataDir = mkdtempSync(join(work, 'fleet-'));
     const configFile = jsonFilePersistence(join(dataDir, 'config.json'));
     await configFile.write({ callMode: 'audio', update: { url: `${base}/fleet-pin`, publicKeys: [publicKey] } });
@@ -269,7 +269,7 @@ describe('update-pin below the floor over the fleet link (real Mosquitto, the co
     });
     host = startFleetHost({ service, ledger: null, dataDir, version: STABLE, clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) }, reconnectMs: 200, updates: () => updates });
     const state = new FleetState({ now: () => clock.now() });
-    const link = startConsoleLink({ url: broker.url, topicPrefix: PREFIX, clientId: 'console-bound-feeds', username: 'operator', password: 'op-pass', state, now: () => clock.now() });
+    const link = startConsoleLink({ url: broker.url, topicPrefix: PREFIX, clientId: 'console-bound-feeds', username: CONSOLE_LOGIN, password: 'console-pass', state, now: () => clock.now() });
     try {
       // The kiosk has read its channel (1.1.0 runs: nothing to download).
       await op.statusUntil((s) => s.update?.lastCheckAt !== null && s.update?.lastCheckAt !== undefined, 'a check in the status');

@@ -19,13 +19,13 @@ import { CONSOLE_CSP } from '../../electron/fleet/console/server.ts';
 import { NOT_RECEIVED } from '../../electron/fleet/console/spend.ts';
 import { KEY_HEADER, SECURE_COOKIE } from '../../electron/fleet/console/sessions.ts';
 import { startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
-import { mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
+import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
 import { httpRequest as http } from '../helpers/http-request.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the fleet console broker tests: ${missing}`);
-const USERS: Record<string, string> = { operator: 'op-console-1', 'k-1': 'pw-1', 'k-2': 'pw-2', 'k-3': 'pw-3' };
+const USERS: Record<string, string> = { 'fleet-console': 'console-secret-1', operator: 'op-console-1', 'k-1': 'pw-1', 'k-2': 'pw-2', 'k-3': 'pw-3' };
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const WAIT_MS = 15_000;
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -54,11 +54,11 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
     return kiosks[id];
   };
   const consoleOn = (token = 'operator-token-for-tests-0123456789') =>
-    startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-it', username: 'operator', password: USERS.operator!, pageDir: join(root, 'page'), token, reconnectMs: 300 });
+    startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-it', username: CONSOLE_LOGIN, password: USERS[CONSOLE_LOGIN]!, pageDir: join(root, 'page'), token, reconnectMs: 300 });
   const bearer = () => ({ authorization: `Bearer ${fleet.token}`, host: new URL(fleet.server.origin).host });
 
   before(async () => {
-    broker = await startBroker(USERS);
+    broker = await startBroker(USERS, { groups: { 'k-1': 'lobby', 'k-2': 'lobby', 'k-3': 'shop' } });
     root = mkdtempSync(join(tmpdir(), 'ak-fleet-console-'));
     mkdirSync(join(root, 'page'));
     writeFileSync(join(root, 'page', 'index.html'), '<!doctype html><title>console</title>');
@@ -183,16 +183,23 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
     });
   });
 
-  it('a kiosk refuses a command past its expiresAt, unrun, and says so', async () => {
+  it('a kiosk refuses a command past its expiresAt, unrun, and says so; the console, which never sent it, does not count that answer', async () => {
     const op = await connectAsync(broker.url, { username: 'operator', password: USERS.operator, protocolVersion: 5, reconnectPeriod: 0 });
+    const answers: Array<Record<string, unknown>> = [];
+    op.on('message', (_topic, payload) => answers.push(JSON.parse(payload.toString()) as Record<string, unknown>));
+    await op.subscribeAsync(`${PREFIX}/k-2/cmd/result`, { qos: 1 });
     const before = kiosks['k-2']!.did.length;
+    const unsolicited = fleet.state.refusals.count('results', 'unsolicited');
     await op.publishAsync(`${PREFIX}/k-2/cmd`, JSON.stringify({ id: 'stale-1', cmd: 'screenshot', expiresAt: new Date(Date.now() - 1000).toISOString() }), { qos: 1 });
+    await until(() => answers.some((a) => a.id === 'stale-1'), { realTimeoutMs: WAIT_MS, message: 'the refusal' });
     await op.endAsync();
-    await until(() => fleet.state.row('k-2')?.lastAnswer?.id === 'stale-1', { realTimeoutMs: WAIT_MS, message: 'the refusal' });
-    const answer = fleet.state.row('k-2')!.lastAnswer!;
+    const answer = answers.find((a) => a.id === 'stale-1') as { ok: boolean; error: { code: string; message: string } };
     assert.equal(answer.ok, false);
-    assert.match(answer.summary, /^expired: The command expired at .*; it was not run\.$/);
+    assert.equal(answer.error.code, 'expired');
+    assert.match(answer.error.message, /^The command expired at .*; it was not run\.$/);
     assert.equal(kiosks['k-2']!.did.length, before);
+    await until(() => fleet.state.refusals.count('results', 'unsolicited') === unsolicited + 1, { realTimeoutMs: WAIT_MS, message: 'the console refused the answer to a command it did not send' });
+    assert.notEqual(fleet.state.row('k-2')?.lastAnswer?.id, 'stale-1');
   });
 
   describe('cli fleet (the real CLI process against the console)', () => {

@@ -17,13 +17,11 @@ import { startFleetConsole, type FleetConsole } from '../../electron/fleet/conso
 import { UNRESPONSIVE_AFTER_MS } from '../../electron/fleet/console/link.ts';
 import { startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
 import { httpRequest as http } from '../helpers/http-request.ts';
-import { mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
+import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
 import { until } from '../helpers/until.ts';
 
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the fleet console memory tests: ${missing}`);
-/** The console's broker login (the test broker's ACL gives it the operator's rights). */
-const CONSOLE_LOGIN = 'operator';
 const USERS: Record<string, string> = { [CONSOLE_LOGIN]: 'console-secret-mem', 'k-1': 'pw-1', 'k-2': 'pw-2' };
 const OPERATOR = 'operator-token-for-memory-0123456789';
 const VIEWER = 'viewer-token-for-memory-0123456789';
@@ -60,7 +58,7 @@ describe('fleet console memory, accounts and broker watch (real Mosquitto)', { s
     });
 
   before(async () => {
-    broker = await startBroker(USERS);
+    broker = await startBroker(USERS, { groups: { 'k-1': 'lobby', 'k-2': 'lobby' } });
     root = mkdtempSync(join(tmpdir(), 'ak-fleet-memory-'));
     mkdirSync(join(root, 'page'));
     writeFileSync(join(root, 'page', 'index.html'), '<!doctype html><title>console</title>');
@@ -135,14 +133,14 @@ describe('fleet console memory, accounts and broker watch (real Mosquitto)', { s
 describe('npm run fleet: the token on stdout', { skip: missing ?? false }, () => {
   it('prints a token on the first start only (the account it makes), never again at a later start', async () => {
     const { spawn } = await import('node:child_process');
-    const broker = await startBroker({ operator: 'op-stdout' });
+    const broker = await startBroker({ [CONSOLE_LOGIN]: 'op-stdout' });
     const dir = mkdtempSync(join(tmpdir(), 'ak-fleet-stdout-'));
     writeFileSync(join(dir, 'password'), 'op-stdout', { mode: 0o600 });
     const ROOT = join(import.meta.dirname, '..', '..');
     /** One start of the console, its stdout until it says how to scrape it, then stopped. */
     const run = () =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'electron/cli/fleet-console.ts'), '--broker', broker.url, '--username', 'operator', '--password-file', join(dir, 'password'), '--prefix', PREFIX, '--port', '0', '--data-dir', join(dir, 'console')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'electron/cli/fleet-console.ts'), '--broker', broker.url, '--username', CONSOLE_LOGIN, '--password-file', join(dir, 'password'), '--prefix', PREFIX, '--port', '0', '--data-dir', join(dir, 'console')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no start within 60 s: ${out}`))), 60_000);
         child.stdout!.on('data', (d: Buffer) => {

@@ -10,12 +10,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { connectAsync } from 'mqtt';
 import { systemClock } from '../../electron/core/clock.ts';
 import { startFleetConsole } from '../../electron/fleet/console/index.ts';
 import { createConsoleMetrics, FLEET_PREFIX } from '../../electron/fleet/console/metrics.ts';
 import { startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
 import { FleetState } from '../../electron/fleet/console/state.ts';
-import { freePort, mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
+import { CONSOLE_LOGIN, freePort, mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
 import { until } from '../helpers/until.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -34,7 +35,8 @@ interface Panel {
   targets: Array<{ expr: string; refId: string }>;
 }
 const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { uid: string; title: string; schemaVersion: number; panels: Panel[]; templating: { list: Array<{ name: string; type: string }> } };
-const exported = new Set(createConsoleMetrics(new FleetState({ now: Date.now }), () => true).registry.getMetricsAsArray().map((m) => m.name));
+// Every family a scrape carries (its own scrape-error counter included), as its TYPE lines name them.
+const exported = new Set([...(await createConsoleMetrics(new FleetState({ now: Date.now }), () => true).render()).matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]!));
 const namesIn = (expr: string) => [...expr.matchAll(/\bavatar_fleet_[a-z_]+\b/g)].map((m) => m[0]);
 const alertExprs = () => {
   const text = readFileSync(join(RULES_DIR, 'fleet-alerts.yml'), 'utf8');
@@ -89,11 +91,11 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
   });
 
   it('stores every series with its kiosk label, and every panel and alert query runs', async () => {
-    const broker = await startBroker({ operator: 'op-prom', 'k-1': 'pw-1', 'k-2': 'pw-2' });
+    const broker = await startBroker({ [CONSOLE_LOGIN]: 'op-prom', 'k-1': 'pw-1', 'k-2': 'pw-2', rogue: 'pw-rogue' }, { groups: { 'k-1': 'lobby', 'k-2': 'lobby' } });
     cleanups.push(() => broker.dispose());
     const dir = mkdtempSync(join(tmpdir(), 'ak-fleet-prom-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-prom', username: 'operator', password: 'op-prom', pageDir: dir, reconnectMs: 300 });
+    const fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-prom', username: CONSOLE_LOGIN, password: 'op-prom', pageDir: dir, reconnectMs: 300 });
     cleanups.push(() => fleet.close());
     const kiosks: SimulatedKiosk[] = ['k-1', 'k-2'].map((id, i) =>
       startSimulatedKiosk({ url: broker.url, kioskId: id, username: id, password: `pw-${i + 1}`, group: 'lobby', topicPrefix: PREFIX, dataDir: join(dir, id), clock: systemClock, screenshotPng: PNG, avatars: ['ava', 'max'] }),
@@ -149,10 +151,13 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
 
     const up = await query('up{job="avatar-fleet"}');
     assert.equal(up.data.result[0]?.value[1], '1', 'the scrape with the token succeeds');
-    // Every stored fleet series except the console's own connection gauge names its kiosk.
+    // Every stored fleet series names its kiosk, but the console's own and the fleet's and groups' totals.
     const all = await query('{__name__=~"avatar_fleet_.+"}');
-    const unlabelled = all.data.result.filter((r) => !r.metric.kiosk && r.metric.__name__ !== `${FLEET_PREFIX}broker_connected`).map((r) => r.metric.__name__);
+    const fleetWide = ['broker_connected', 'kiosks', 'kiosks_offline', 'group_kiosks', 'group_kiosks_offline', 'broker_messages_dropped_total', 'last_message_timestamp_seconds', 'broker_session_problems_total'].map((n) => `${FLEET_PREFIX}${n}`);
+    const unlabelled = all.data.result.filter((r) => !r.metric.kiosk && !fleetWide.includes(r.metric.__name__!)).map((r) => r.metric.__name__);
     assert.deepEqual(unlabelled, []);
+    const groups = await query('avatar_fleet_group_kiosks');
+    assert.deepEqual(groups.data.result.map((r) => `${r.metric.group}=${r.value[1]}`), ['lobby=2']);
     const credits = await query('avatar_fleet_credits_total');
     assert.deepEqual(credits.data.result.map((r) => `${r.metric.kiosk}/${r.metric.avatar}=${r.value[1]}`).sort(), ['k-1/max=2.5', 'k-2/ava=0.5', 'k-2/max=1']);
     const trouble = await query('avatar_fleet_account_trouble_total');
@@ -163,6 +168,22 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
       assert.equal(result.status, 'success', `${expr}: ${result.error ?? ''}`);
     }
     const rules = (await (await fetch(`http://127.0.0.1:${port}/api/v1/rules`)).json()) as { data: { groups: Array<{ rules: unknown[] }> } };
-    assert.equal(rules.data.groups[0]?.rules.length, 7, 'Prometheus loaded the alert rules');
+    assert.equal(rules.data.groups[0]?.rules.length, 15, 'Prometheus loaded the alert rules');
+
+    // A compromised kiosk publishes what made prom-client throw (a negative cost, two costs that add up
+    // to Infinity): the console refuses them, and Prometheus keeps scraping every kiosk's series.
+    const rogue = await connectAsync(broker.url, { username: 'rogue', password: 'pw-rogue', clientId: 'rogue', protocolVersion: 5, reconnectPeriod: 0 });
+    cleanups.push(() => rogue.endAsync(true));
+    const attack = [-1, 1e308, 1e308].map((cost, i) => JSON.stringify({ id: `rogue-${i}`, kioskId: 'rogue', record: { kind: 'session', end_at: new Date().toISOString(), end_reason: 'user_end', credits_cost: cost, avatar: 'ava' } }));
+    for (const payload of attack) await rogue.publishAsync(`${PREFIX}/rogue/events`, payload, { qos: 1 });
+    // Filed, refused or (without the console's checks) counted.
+    await until(() => fleet.state.refusals.count('events') === 3 || fleet.state.row('rogue') !== null, { realTimeoutMs: 20_000, message: 'the three events arrived' });
+    // Scrapes every second: three seconds on, the state of the latest one.
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.equal((await query('up{job="avatar-fleet"}')).data.result[0]?.value[1], '1', 'the console still answers its scrapes');
+    const refused = await query('avatar_fleet_refused_payloads_total');
+    assert.deepEqual(refused.data.result.map((r) => `${r.metric.reason}=${r.value[1]}`).sort(), ['negative=1', 'too_large=2']);
+    assert.equal((await query('avatar_fleet_kiosk_online')).data.result.length, 2, "every kiosk's series still there");
+    assert.deepEqual((await query('avatar_fleet_credits_total >= 0')).data.result.length, 3, 'no credits went below zero or to Infinity');
   });
 });

@@ -16,7 +16,13 @@ import { realDelay, until } from '../helpers/until.ts';
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the MQTT broker tests: ${missing}`);
 
-const USERS = { operator: 'op-secret-1', 'kiosk-a': 'a-secret-1', 'kiosk-b': 'b-secret-1' };
+/** Operator logins, one per connection a test holds at once: with one client id per login (the shipped
+ *  broker set-up), a second connection under the same login would take the first one's session over. */
+const OPERATORS = ['operator', 'operator-2', 'operator-3', 'operator-4'] as const;
+const USERS = { operator: 'op-secret-1', 'operator-2': 'op-secret-2', 'operator-3': 'op-secret-3', 'operator-4': 'op-secret-4', 'kiosk-a': 'a-secret-1', 'kiosk-b': 'b-secret-1' };
+/** The login each persistent operator session (by the client id a test names) comes back under. */
+const loginOf = new Map<string, keyof typeof USERS>();
+let nextOperator = 0;
 const CHILD = join(import.meta.dirname, 'fixtures', 'mqtt-kiosk-child.ts');
 
 type Seen = SeenMessage;
@@ -27,7 +33,9 @@ class Operator {
     recordMessages(client, this.seen);
   }
   static async connect(broker: Broker, options: { user?: keyof typeof USERS; clientId?: string; clean?: boolean; subscribe?: string } = {}): Promise<Operator> {
-    const user = options.user ?? 'operator';
+    const fresh = () => OPERATORS[nextOperator++ % OPERATORS.length]!;
+    const user = options.user ?? (options.clientId ? (loginOf.get(options.clientId) ?? fresh()) : fresh());
+    if (options.clientId) loginOf.set(options.clientId, user);
     const client = await connectAsync(broker.url, {
       username: user,
       password: USERS[user],
@@ -112,7 +120,7 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
   };
 
   before(async () => {
-    broker = await startBroker(USERS);
+    broker = await startBroker(USERS, { operators: OPERATORS.slice(1), groups: { 'kiosk-a': 'lobby' } });
   });
   after(async () => {
     for (const k of kiosks) await k.kill();

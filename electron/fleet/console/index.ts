@@ -109,7 +109,7 @@ export async function startFleetConsole(options: FleetConsoleOptions): Promise<F
   });
   aliveTimer = clock.setTimeout(tick, ALIVE_EVERY_MS);
 
-  const metrics = createConsoleMetrics(state, () => link.connected);
+  const metrics = createConsoleMetrics(state, () => link.connected, () => link.health(), logger);
   const stopTimers = () => {
     if (aliveTimer !== null) clock.clearTimeout(aliveTimer);
     aliveTimer = null;

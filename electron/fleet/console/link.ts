@@ -25,6 +25,8 @@ import { systemClock, type Clock, type TimerHandle } from '../../core/clock.ts';
 import { silentLogger, type Logger, addSecret } from '../../core/log.ts';
 import { parseCommand } from '../commands.ts';
 import { pinRefusal } from '../feed-binding.ts';
+import { KIOSK_ID } from './intake.ts';
+import { watchLink, type LinkHealth } from './link-health.ts';
 import type { FleetState } from './state.ts';
 import type { CommandResponse, CommandTarget } from './view.ts';
 
@@ -77,6 +79,8 @@ export interface ConsoleLink {
   ready(timeoutMs: number): Promise<void>;
   send(target: CommandTarget, command: Record<string, unknown>, options?: SendOptions): Promise<CommandResponse>;
   onConnectionChange(listener: (connected: boolean) => void): () => void;
+  /** Since when it is cut off, its session's problems, the broker's drops and heartbeat (link-health.ts). */
+  health(): LinkHealth;
   close(): Promise<void>;
 }
 
@@ -101,6 +105,7 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
   logger.info('Fleet console: connecting to the broker', { url: options.url, clientId: options.clientId, username: options.username ?? null });
   const clock = options.clock ?? systemClock;
   const client: MqttClient = connect(options.url, clientOptions);
+  const watch = watchLink(client, { broker: brokerLabel(options.url), now: options.now, logger });
   const listeners = new Set<(connected: boolean) => void>();
   const statusTopic = new RegExp(`^${escape(prefix)}/([^/]+)/(status|events|cmd/result)$`);
   const eventTopic = new RegExp(`^${escape(prefix)}/[^/]+/events$`);
@@ -191,6 +196,10 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
     if (!m) return;
     const kioskId = m[1]!;
     if (kioskId.startsWith('_')) return; // fleet-wide and group command topics, not kiosks
+    const kind = m[2] === 'status' ? 'status' : m[2] === 'events' ? 'events' : 'results';
+    // The console's rows, commands and CLI take kiosk ids of this shape only: any other topic level (a
+    // control character, a 1,000-character name) is no kiosk of this fleet.
+    if (!KIOSK_ID.test(kioskId)) return state.refuse(kind, 'malformed', null);
     if (m[2] === 'status') state.onStatus(kioskId, payload, packet.retain);
     else if (m[2] === 'events') state.onEvent(kioskId, payload);
     else state.onResult(kioskId, payload);
@@ -228,7 +237,7 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       let topics: string[];
       let expected: string[];
       if ('kiosks' in target) {
-        const bad = target.kiosks.find((k) => !/^[A-Za-z0-9_.-]{1,64}$/.test(k) || k.startsWith('_'));
+        const bad = target.kiosks.find((k) => !KIOSK_ID.test(k) || k.startsWith('_'));
         if (bad !== undefined || target.kiosks.length === 0) return { ok: false, error: { code: 'invalid_request', message: `"${bad ?? ''}" is not a kiosk id.` } };
         topics = target.kiosks.map((k) => `${prefix}/${k}/cmd`);
         expected = [...target.kiosks];
@@ -251,6 +260,9 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
         return { ok: false, error: { code: 'network', message: `The broker has not answered the console since ${at(lastHeardMs)} (${Math.round((clock.now() - lastHeardMs) / 1000)} s; its connection is still open): the command was not sent. Try again when the console shows the broker connected.` } };
       }
       const payload = JSON.stringify(parsed.command);
+      // Who was asked, before it leaves: an answer may arrive before the broker's acknowledgement, and only
+      // these kiosks' answers to this id count.
+      state.commandSent({ id, cmd: parsed.command.cmd, expected: new Set(expected), expiresAtMs: Date.parse(expiresAt) });
       let timer: TimerHandle | null = null;
       const unconfirmed = new Promise<'timeout'>((resolve) => (timer = clock.setTimeout(() => resolve('timeout'), PUBLISH_CONFIRM_MS)));
       try {
@@ -260,6 +272,7 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
           return { ok: false, error: { code: 'timeout', message: `The broker did not confirm the command within ${PUBLISH_CONFIRM_MS / 1000} s. It may not have reached it; if the broker recovers before ${expiresAt}, kiosks may still run it (command ${id}).` } };
         }
       } catch (error) {
+        state.sent.forget(id);
         return { ok: false, error: { code: 'network', message: `The broker did not take the command: ${error instanceof Error ? error.message : String(error)}` } };
       } finally {
         if (timer !== null) clock.clearTimeout(timer);
@@ -267,6 +280,7 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       logger.info('Fleet console: command sent', { id, cmd: parsed.command.cmd, topics: topics.length, expected: expected.length });
       return { ok: true, id, expected, expiresAt };
     },
+    health: () => watch.health(),
     onConnectionChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -283,6 +297,16 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
 /** A command id: the console's time and a random part, so ids never repeat across restarts. */
 export function newCommandId(nowMs: number): string {
   return `c-${nowMs.toString(36)}-${randomBytes(4).toString('hex')}`;
+}
+
+/** The broker's address without any login in it: a label for metrics and the page. */
+export function brokerLabel(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return 'broker';
+  }
 }
 
 function escape(s: string): string {

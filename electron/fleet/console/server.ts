@@ -31,7 +31,7 @@ import type { ConsoleLink } from './link.ts';
 import type { ConsoleMetrics } from './metrics.ts';
 import type { ConsoleSessions } from './sessions.ts';
 import { spendCsv, type FleetState } from './state.ts';
-import { kioskMatches, STATUS_FILTERS, type CommandFrame, type ConsoleFrame, type KioskFilter, type KioskPage, type StatusFilter } from './view.ts';
+import { kioskMatches, STATUS_FILTERS, type CommandFrame, type ConsoleFrame, type KioskFilter, type KioskPage, type LinkView, type StatusFilter } from './view.ts';
 
 export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** How often changed rows are pushed to the page. */
@@ -241,7 +241,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   function stream(req: IncomingMessage, res: ServerResponse, who: Account): void {
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
     // The page's buttons come from the kiosks' own table of commands (plain data: no code goes to the page).
-    const snapshot: ConsoleFrame = { type: 'snapshot', consoleStartedAt: startedAt, broker: options.brokerLabel, connected: link.connected, me: who, kiosks: state.rows(), commands: commandViews(), log: log.recent(LOG_IN_SNAPSHOT) };
+    const snapshot: ConsoleFrame = { type: 'snapshot', consoleStartedAt: startedAt, broker: options.brokerLabel, connected: link.connected, link: linkView(), me: who, kiosks: state.rows(), commands: commandViews(), log: log.recent(LOG_IN_SNAPSHOT) };
     res.write(`retry: 2000\nevent: fleet\ndata: ${JSON.stringify(snapshot)}\n\n`);
     streams.set(res, who);
     req.on('close', () => streams.delete(res));
@@ -270,14 +270,22 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     req.on('close', end);
   }
 
+  const linkView = (): LinkView => {
+    const h = link.health();
+    return { lostAt: h.lostAt, droppedMessages: h.droppedMessages, notice: h.notice };
+  };
   let lastConnected = link.connected;
+  let lastLink = JSON.stringify(linkView());
   const pushTimer = setInterval(() => {
     const rows = state.takeChanged();
     const changedLog = log.takeChanged();
     const connected = link.connected;
-    if (rows.length === 0 && changedLog.length === 0 && connected === lastConnected) return;
+    const linkNow = linkView();
+    const linkText = JSON.stringify(linkNow);
+    if (rows.length === 0 && changedLog.length === 0 && connected === lastConnected && linkText === lastLink) return;
     lastConnected = connected;
-    const frame: ConsoleFrame = { type: 'rows', connected, kiosks: rows, log: changedLog };
+    lastLink = linkText;
+    const frame: ConsoleFrame = { type: 'rows', connected, link: linkNow, kiosks: rows, log: changedLog };
     const text = `event: fleet\ndata: ${JSON.stringify(frame)}\n\n`;
     for (const s of streams.keys()) s.write(text);
   }, PUSH_INTERVAL_MS);

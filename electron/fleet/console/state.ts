@@ -12,11 +12,17 @@
  * - With a memory (memory.ts) the rows, spend and the last event of each kiosk outlive a restart.
  * - Events may arrive twice (QoS 1, a persistent session): each kiosk's recent event ids are kept and
  *   a repeat is not counted again.
- * - Every payload is validated; a malformed one is counted and dropped, never thrown.
+ * - Every payload is read by intake.ts, which checks and bounds each figure and each label's values; a
+ *   refused one is counted (by topic and reason, and per kiosk) and dropped, never thrown.
+ * - An answer counts only when it answers a command this console sent to that kiosk (sent-commands.ts);
+ *   only the answer to a screenshot command it sent can carry a picture, and only a PNG.
  */
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import { csvCell } from '../../core/csv.ts';
+import { MAX_SCREENSHOT_BYTES } from '../command-table.ts';
+import { LabelBudget, readAnswer, readEvent, readPng, readStatus, Refusals, type BoundedLabel, type RefusalReason, type Topic } from './intake.ts';
 import type { FleetMemory, RememberedKiosk } from './memory.ts';
+import { SentCommands, type SentCommand } from './sent-commands.ts';
 import { SpendBook } from './spend.ts';
 import type { AnswerView, KioskRow, SpendRow } from './view.ts';
 
@@ -24,54 +30,12 @@ import type { AnswerView, KioskRow, SpendRow } from './view.ts';
 const SEEN_EVENT_IDS = 256;
 /** Screenshots kept in memory (the newest); older ones are gone from the page too. */
 export const KEPT_SCREENSHOTS = 32;
+/** …and at most this many bytes of them. */
+export const KEPT_SCREENSHOT_BYTES = 64 * 1024 * 1024;
 /** End reasons of a call that went as planned; anything else with an error code counts as an error. */
 const NORMAL_ENDS = new Set(['user_end', 'idle', 'max_call', 'operator', 'closing', 'opening_hours']);
 /** The service's words for an empty balance (spec: create refused for credits, a credit_insufficient hang-up). */
 const ACCOUNT_WORDS = ['credit_insufficient', 'insufficient_credits'];
-
-const statusSchema = z.looseObject({
-  online: z.boolean(),
-  kioskId: z.string().max(64).optional(),
-  reason: z.string().max(200).optional(),
-  group: z.string().max(64).nullable().optional(),
-  phase: z.string().max(40).optional(),
-  open: z.boolean().optional(),
-  version: z.string().max(64).optional(),
-  mode: z.string().max(40).optional(),
-  // `day`, `from`, `to`: the kiosk's local day the counters are for (a kiosk before these fields sends none).
-  today: z.object({ sessions: z.number().nonnegative(), credits: z.number().nonnegative(), day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(), from: z.string().max(40).optional(), to: z.string().max(40).optional() }).optional(),
-  lastErrorCode: z.string().max(64).nullable().optional(),
-  queued: z.number().int().nonnegative().optional(),
-  droppedEvents: z.number().int().nonnegative().optional(),
-  policyError: z.string().max(2000).nullable().optional(),
-  // The kiosk's safe-updates status (safe-updates.ts `UpdateStatus`): its phase and the version waiting.
-  update: z
-    .looseObject({ phase: z.string().max(40), ready: z.string().max(64).nullable().optional(), pinned: z.string().max(64).nullable().optional(), off: z.string().max(500).nullable().optional(), floor: z.string().max(64).nullable().optional() })
-    .nullable()
-    .optional(),
-  avatarVolume: z.number().int().min(0).max(100).optional(),
-  at: z.string().max(40).optional(),
-});
-
-const sessionSchema = z.looseObject({
-  kind: z.literal('session'),
-  end_at: z.string().max(40),
-  end_reason: z.string().max(64),
-  credits_cost: z.union([z.number(), z.literal('unknown')]).optional(),
-  error_code: z.string().max(64).optional(),
-  avatar: z.string().max(64).optional(),
-});
-const spareSchema = z.looseObject({ kind: z.literal('spare'), status: z.string().max(20), reason: z.string().max(200).optional() });
-const eventSchema = z.object({ id: z.string().max(80), kioskId: z.string().max(64).optional(), at: z.string().max(40).optional(), record: z.unknown() });
-
-const resultSchema = z.looseObject({
-  id: z.string().max(64).nullable(),
-  cmd: z.string().max(32).nullable(),
-  ok: z.boolean(),
-  result: z.record(z.string(), z.unknown()).optional(),
-  error: z.object({ code: z.string().max(64), message: z.string().max(2000) }).optional(),
-  at: z.string().max(40).optional(),
-});
 
 /** Figures the metrics count per kiosk (monotonic while the console runs). */
 export interface KioskCounts {
@@ -89,6 +53,8 @@ interface Kiosk {
   counts: KioskCounts;
   seen: string[];
   seenSet: Set<string>;
+  /** The values this kiosk has used per label (its end reasons, error codes, avatars). */
+  labels: LabelBudget;
 }
 
 export interface Screenshot {
@@ -114,8 +80,13 @@ export class FleetState {
   private readonly shots = new Map<string, Screenshot>();
   /** Each kiosk's floor for update-pin (its status' `update.floor`: the lowest version the signer allows). */
   private readonly floors = new Map<string, string>();
-  /** Payloads that did not validate, by topic kind. */
-  readonly malformed = { status: 0, events: 0, results: 0 };
+  private shotBytes = 0;
+  /** Payloads refused, by topic and reason (intake.ts). */
+  readonly refusals = new Refusals();
+  /** Payloads refused per kiosk (also before the kiosk has a row). */
+  private readonly refusedBy = new Map<string, number>();
+  /** The commands this console sent: answers are matched against them. */
+  readonly sent: SentCommands;
   private readonly listeners = new Set<(answer: AnswerView, kioskId: string) => void>();
 
   /** When the console started (ms): what "since before" refers to. */
@@ -128,6 +99,7 @@ export class FleetState {
 
   constructor(private readonly options: FleetStateOptions) {
     this.startedAtMs = options.now();
+    this.sent = new SentCommands(options.now);
     this.spend = options.memory?.spend ?? new SpendBook();
     this.awayFromMs = options.memory?.lastAliveAtMs ?? null;
     for (const r of options.memory?.kiosks.values() ?? []) {
@@ -137,18 +109,49 @@ export class FleetState {
     }
   }
 
+  /** Payloads that did not parse or did not have the expected shape, by topic kind. */
+  get malformed(): { status: number; events: number; results: number } {
+    const n = (topic: Topic) => this.refusals.count(topic, 'malformed');
+    return { status: n('status'), events: n('events'), results: n('results') };
+  }
+
+  /** A payload refused (`kioskId` null: its topic named no kiosk id). */
+  refuse(topic: Topic, reason: RefusalReason, kioskId: string | null): void {
+    this.refusals.add(topic, reason);
+    if (kioskId === null) return;
+    const n = (this.refusedBy.get(kioskId) ?? 0) + 1;
+    this.refusedBy.set(kioskId, n);
+    const k = this.kiosks.get(kioskId);
+    if (k) {
+      k.row.refused = n;
+      this.dirty.add(kioskId);
+    }
+  }
+
+  /** Values each kiosk used beyond its budget, counted as `other`, by label. */
+  foldedLabels(): Map<BoundedLabel, number> {
+    const out = new Map<BoundedLabel, number>();
+    for (const k of this.kiosks.values()) for (const [label, n] of k.labels.folded) out.set(label, (out.get(label) ?? 0) + n);
+    return out;
+  }
+
+  /** A command this console sent (before it leaves: an answer may come back before the broker's ack). */
+  commandSent(command: SentCommand): void {
+    this.sent.record(command);
+  }
+
   /** The link is connected: until `caughtUp`, what arrives was queued for the console while it was away. */
   linkUp(): void {
     this.linkIsUp = true;
     this.catchingUp = true;
   }
 
-  /** The broker answered the subscriptions: what arrives now is live (retained copies aside). */
   /** Whether what arrives now is live (the link is up and its subscriptions answered). */
   get isLive(): boolean {
     return this.linkIsUp && !this.catchingUp;
   }
 
+  /** The broker answered the subscriptions: what arrives now is live (retained copies aside). */
   caughtUp(): void {
     this.catchingUp = false;
   }
@@ -192,10 +195,12 @@ export class FleetState {
           accountTrouble: 0,
           avatarVolume: null,
           lastAnswer: null,
+          refused: this.refusedBy.get(kioskId) ?? 0,
         },
         counts: { sessionsByEnd: new Map(), errorsByCode: new Map(), creditsByAvatar: new Map(), mediaStalls: 0, accountTroubleByReason: new Map(), lastCallAtMs: null },
         seen: [],
         seenSet: new Set(),
+        labels: new LabelBudget(),
       };
       this.kiosks.set(kioskId, k);
     }
@@ -204,12 +209,9 @@ export class FleetState {
 
   /** A retained status or a last will. `retained`: delivered as the broker's stored copy (at subscribe time). */
   onStatus(kioskId: string, payload: Buffer | string, retained: boolean): void {
-    const parsed = statusSchema.safeParse(parseJson(payload));
-    if (!parsed.success) {
-      this.malformed.status++;
-      return;
-    }
-    const s = parsed.data;
+    const parsed = readStatus(payload);
+    if (!parsed.ok) return this.refuse('status', parsed.reason, kioskId);
+    const s = parsed.value;
     const k = this.kiosk(kioskId);
     const row = k.row;
     const isNew = row.sinceAt === null && !row.online && row.phase === null && row.offlineReason === null && !this.options.memory?.kiosks.has(kioskId);
@@ -275,95 +277,108 @@ export class FleetState {
 
   /** One ledger record from `<kiosk>/events`. */
   onEvent(kioskId: string, payload: Buffer | string): void {
-    const envelope = eventSchema.safeParse(parseJson(payload));
-    if (!envelope.success) {
-      this.malformed.events++;
-      return;
-    }
+    const parsed = readEvent(payload, this.options.now());
+    if (!parsed.ok) return this.refuse('events', parsed.reason, kioskId);
     const k = this.kiosk(kioskId);
-    const eventId = envelope.data.id;
+    const { id: eventId, record } = parsed.value;
     if (k.seenSet.has(eventId) || this.options.memory?.isRepeat(kioskId, eventId)) return;
     k.seen.push(eventId);
     k.seenSet.add(eventId);
     if (k.seen.length > SEEN_EVENT_IDS) k.seenSet.delete(k.seen.shift()!);
 
-    const session = sessionSchema.safeParse(envelope.data.record);
-    if (session.success) {
-      const r = session.data;
+    if (record.kind === 'session') {
       const c = k.counts;
-      inc(c.sessionsByEnd, r.end_reason, 1);
-      const endMs = Date.parse(r.end_at);
-      if (!Number.isNaN(endMs) && (c.lastCallAtMs === null || endMs >= c.lastCallAtMs)) {
-        c.lastCallAtMs = endMs;
-        k.row.lastCallAt = new Date(endMs).toISOString();
-        k.row.lastCallEnd = r.end_reason;
+      const endReason = k.labels.value('end_reason', record.endReason);
+      inc(c.sessionsByEnd, endReason, 1);
+      if (c.lastCallAtMs === null || record.endAtMs >= c.lastCallAtMs) {
+        c.lastCallAtMs = record.endAtMs;
+        k.row.lastCallAt = new Date(record.endAtMs).toISOString();
+        k.row.lastCallEnd = record.endReason;
       }
-      const failed = r.error_code ?? (NORMAL_ENDS.has(r.end_reason) ? null : r.end_reason);
+      const failed = record.errorCode ?? (NORMAL_ENDS.has(record.endReason) ? null : record.endReason);
       if (failed) {
-        inc(c.errorsByCode, failed, 1);
+        inc(c.errorsByCode, k.labels.value('code', failed), 1);
         k.row.lastErrorCode = failed;
       }
-      if (r.end_reason === 'media_stalled') c.mediaStalls++;
-      const trouble = ACCOUNT_WORDS.find((w) => r.end_reason === w || r.error_code === w);
+      if (record.endReason === 'media_stalled') c.mediaStalls++;
+      const trouble = ACCOUNT_WORDS.find((w) => record.endReason === w || record.errorCode === w);
       if (trouble) {
         inc(c.accountTroubleByReason, trouble, 1);
         k.row.accountTrouble++;
       }
-      const avatar = r.avatar ?? 'unknown';
-      const credits = typeof r.credits_cost === 'number' ? r.credits_cost : 0;
-      inc(c.creditsByAvatar, avatar, credits);
-      if (!Number.isNaN(endMs)) {
-        this.spend.addCall(kioskId, endMs, avatar, credits);
-        this.options.memory?.call(kioskId, eventId, endMs, avatar, credits, r.end_reason);
-      }
+      const avatar = k.labels.value('avatar', record.avatar ?? 'unknown');
+      inc(c.creditsByAvatar, avatar, record.credits);
+      this.spend.addCall(kioskId, record.endAtMs, avatar, record.credits);
+      this.options.memory?.call(kioskId, eventId, record.endAtMs, avatar, record.credits, record.endReason);
       this.dirty.add(kioskId);
       return;
     }
-    const spare = spareSchema.safeParse(envelope.data.record);
-    if (spare.success && spare.data.status === 'failed') {
-      const trouble = ACCOUNT_WORDS.find((w) => spare.data.reason?.includes(w));
+    if (record.status === 'failed') {
+      const trouble = ACCOUNT_WORDS.find((w) => record.reason?.includes(w));
       if (trouble) {
         inc(k.counts.accountTroubleByReason, trouble, 1);
         k.row.accountTrouble++;
         this.dirty.add(kioskId);
       }
-      return;
     }
-    if (!spare.success) this.malformed.events++;
   }
 
-  /** A command answer from `<kiosk>/cmd/result`; a screenshot's picture is kept and linked, not inlined. */
+  /**
+   * A command answer from `<kiosk>/cmd/result`, when it answers a command this console sent to that kiosk
+   * (else it is refused as unsolicited and null is returned); a screenshot's picture is kept and linked,
+   * not inlined.
+   */
   onResult(kioskId: string, payload: Buffer | string): AnswerView | null {
-    const parsed = resultSchema.safeParse(parseJson(payload));
-    if (!parsed.success) {
-      this.malformed.results++;
+    const parsed = readAnswer(payload);
+    if (!parsed.ok) {
+      this.refuse('results', parsed.reason, kioskId);
       return null;
     }
-    const r = parsed.data;
+    const r = parsed.value;
+    const claim = this.sent.claim(r.id, r.cmd, kioskId);
+    if (!claim.ok) {
+      this.refuse('results', 'unsolicited', kioskId);
+      return null;
+    }
     let screenshotUrl: string | null = null;
     let summary: string;
     if (r.ok) {
-      const result = r.result ?? {};
-      if (typeof result.png === 'string') {
-        const png = Buffer.from(result.png, 'base64');
-        // A random name: the page shows it as an image on the session cookie alone (sessions.ts), so the
-        // name is learnt only from the keyed API.
-        const name = randomBytes(16).toString('hex');
-        this.shots.set(name, { png, kioskId });
-        while (this.shots.size > KEPT_SCREENSHOTS) this.shots.delete(this.shots.keys().next().value!);
-        screenshotUrl = `/api/screenshots/${name}.png`;
-        summary = `screenshot ${String(result.width)}×${String(result.height)}`;
+      const { png, ...rest } = r.result ?? {};
+      if (claim.command.cmd === 'screenshot') {
+        const picture = readPng(png, MAX_SCREENSHOT_BYTES);
+        if (picture.ok) {
+          screenshotUrl = this.keepScreenshot(picture.value, kioskId);
+          summary = `screenshot ${String(rest.width)}×${String(rest.height)}`;
+        } else {
+          this.refuse('results', picture.reason, kioskId);
+          summary = `screenshot refused by the console: ${picture.reason === 'too_large' ? `larger than ${MAX_SCREENSHOT_BYTES} bytes` : 'not a PNG picture'}`;
+        }
       } else {
-        summary = JSON.stringify(result).slice(0, 200);
+        // Any other answer is a line of text: a picture it carries is not shown (nobody asked for one).
+        summary = JSON.stringify(rest).slice(0, 200);
       }
     } else {
       summary = r.error ? `${r.error.code}: ${r.error.message}` : 'refused';
     }
-    const answer: AnswerView = { id: r.id, cmd: r.cmd, ok: r.ok, summary, screenshotUrl, at: this.iso() };
+    const answer: AnswerView = { id: r.id, cmd: claim.command.cmd, ok: r.ok, summary, screenshotUrl, at: this.iso() };
     this.kiosk(kioskId).row.lastAnswer = answer;
     this.dirty.add(kioskId);
     for (const listener of this.listeners) listener(answer, kioskId);
     return answer;
+  }
+
+  private keepScreenshot(png: Buffer, kioskId: string): string {
+    // A random name: the page shows it as an image on the session cookie alone (sessions.ts), so the name
+    // is learnt only from the keyed API.
+    const name = randomBytes(16).toString('hex');
+    this.shots.set(name, { png, kioskId });
+    this.shotBytes += png.length;
+    while (this.shots.size > KEPT_SCREENSHOTS || this.shotBytes > KEPT_SCREENSHOT_BYTES) {
+      const [oldest, shot] = this.shots.entries().next().value!;
+      this.shots.delete(oldest);
+      this.shotBytes -= shot.png.length;
+    }
+    return `/api/screenshots/${name}.png`;
   }
 
   onAnswer(listener: (answer: AnswerView, kioskId: string) => void): () => void {
@@ -433,15 +448,9 @@ function remembered(row: KioskRow): RememberedKiosk {
   };
 }
 
-/** Spend as CSV (RFC 4180): one row per kiosk, day and avatar. */
+/** Spend as CSV (RFC 4180, formula-safe: core/csv.ts): one row per kiosk, day and avatar. */
 export function spendCsv(rows: SpendRow[]): string {
-  const cell = (v: string | number) => {
-    const s = String(v);
-    // A leading =, +, - or @ would be a formula in a spreadsheet: quote it with a leading apostrophe.
-    const safe = /^[=+\-@]/.test(s) && typeof v === 'string' ? `'${s}` : s;
-    return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-  };
-  const lines = ['day,kiosk,avatar,sessions,credits', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, round(r.credits)].map(cell).join(','))];
+  const lines = ['day,kiosk,avatar,sessions,credits', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, round(r.credits)].map(csvCell).join(','))];
   return `${lines.join('\r\n')}\r\n`;
 }
 
@@ -449,12 +458,4 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 
 function inc(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by);
-}
-
-function parseJson(payload: Buffer | string): unknown {
-  try {
-    return JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }

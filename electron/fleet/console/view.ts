@@ -37,8 +37,10 @@ export interface KioskRow {
   accountTrouble: number;
   /** The avatar's volume on this kiosk (0–100 %), when its status says. */
   avatarVolume: number | null;
-  /** The last command answer from this kiosk. */
+  /** The last command answer from this kiosk (only answers to commands this console sent it). */
   lastAnswer: AnswerView | null;
+  /** Payloads from this kiosk the console refused: figures out of bounds, answers to nothing it was asked. */
+  refused: number;
 }
 
 export interface AnswerView {
@@ -210,10 +212,20 @@ export interface SpendRow {
   credits: number;
 }
 
+/** The console's broker link as the page shows it (link-health.ts). */
+export interface LinkView {
+  /** Since when the broker has been unreachable (ISO): every row is then its last known state. */
+  lostAt: string | null;
+  /** Messages the broker dropped at its limits since it started ($SYS); null until it said. */
+  droppedMessages: number | null;
+  /** The latest problem with the console's own session (taken over, lost), in words. */
+  notice: { at: string; message: string } | null;
+}
+
 /** Server-sent frames (`/api/stream`, event name `fleet`). */
 export type ConsoleFrame =
   /** The first frame; `commands`: every fleet command the kiosks take, in the table's order; `log`: the
-   *  latest commands sent (newest first), as the audit log has them. */
-  | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; me: Me; kiosks: KioskRow[]; commands: CommandView[]; log: CommandRecord[] }
+   *  latest commands sent (newest first), as the audit log has them; `link`: the broker link's state. */
+  | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; link: LinkView; me: Me; kiosks: KioskRow[]; commands: CommandView[]; log: CommandRecord[] }
   /** `log`: the command records that changed. */
-  | { type: 'rows'; connected: boolean; kiosks: KioskRow[]; log: CommandRecord[] };
+  | { type: 'rows'; connected: boolean; link: LinkView; kiosks: KioskRow[]; log: CommandRecord[] };

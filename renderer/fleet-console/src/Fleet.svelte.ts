@@ -4,7 +4,7 @@
  * own table, so the page names none itself), and the commands sent with their answers. The rows array is
  * `$state.raw` and replaced per frame: 1,000 deeply proxied rows would make every frame slow.
  */
-import type { AnswerView, CommandRecord, CommandResponse, CommandTarget, CommandView, ConsoleFrame, KioskRow, Me } from '../../../electron/fleet/console/view.ts';
+import type { AnswerView, CommandRecord, CommandResponse, CommandTarget, CommandView, ConsoleFrame, KioskRow, LinkView, Me } from '../../../electron/fleet/console/view.ts';
 import { api, readEvents } from './session.ts';
 
 export type SortKey = 'kioskId' | 'status' | 'group' | 'phase' | 'version' | 'todaySessions' | 'todayCredits' | 'lastCallAt' | 'lastErrorCode' | 'droppedEvents' | 'avatarVolume';
@@ -26,6 +26,8 @@ export class Fleet {
   streamUp = $state(false);
   broker = $state('');
   consoleStartedAt = $state<string | null>(null);
+  /** The broker link: since when it is lost (rows are then stale), messages the broker dropped, a session problem. */
+  link = $state.raw<LinkView>({ lostAt: null, droppedMessages: null, notice: null });
   search = $state('');
   status = $state<StatusFilter>('all');
   group = $state('');
@@ -113,6 +115,7 @@ export class Fleet {
 
   apply(frame: ConsoleFrame): void {
     this.connected = frame.connected;
+    this.link = frame.link;
     if (frame.type === 'snapshot') {
       this.me = frame.me;
       this.log = frame.log;

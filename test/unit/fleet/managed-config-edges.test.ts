@@ -5,7 +5,7 @@
  * the default reader and owner check.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadPolicy, managedKeys, parsePolicy, policyLocks, policyPath, policyWriteProblem, type OwnerAndMode } from '../../../electron/fleet/managed-config.ts';
@@ -116,5 +116,19 @@ describe('reading a real policy file', () => {
     writeFileSync(file, 'x');
     const path = join(file, 'policy.json');
     assert.deepEqual(loadPolicy({ path }), { path, found: false, policy: {}, managedKeys: [], problems: [], refusedBlocks: [], namesStaffPin: false });
+  });
+
+  it('a dangling symbolic link at the path, or for its folder, is a policy that could not be read, not "no policy" (setup stays shut)', () => {
+    const dir = tempDir();
+    const path = join(dir, 'policy.json');
+    symlinkSync(join(dir, 'moved.json'), path);
+    assert.deepEqual(loadPolicy({ path }), {
+      path, found: true, policy: {}, managedKeys: [], refusedBlocks: [], namesStaffPin: false,
+      problems: [`The policy file ${path} could not be read: ${path} is a symbolic link to ${join(dir, 'moved.json')}, which does not exist; it was ignored. Restore the file the link points to, or remove the link.`],
+    });
+    const folder = join(dir, 'avatar-kiosk');
+    symlinkSync(join(dir, 'gone'), folder);
+    const inFolder = join(folder, 'policy.json');
+    assert.deepEqual(loadPolicy({ path: inFolder }).found, true);
   });
 });

@@ -19,8 +19,9 @@ import { sessionSummary } from '../../helpers/ledger-records.ts';
 import { rejection } from '../../helpers/rejection.ts';
 import { TINY_PNG } from '../../helpers/staff-kiosk.ts';
 import { join, relative, sep } from 'node:path';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hashPin } from '../../../electron/operations/staff-pin.ts';
+import { loadPolicy } from '../../../electron/fleet/managed-config.ts';
 import { StrictClock } from '../../helpers/fake-clock.ts';
 
 const tempDir = tempDirsRemovedAfterEach('staff-ops-setup-');
@@ -357,6 +358,17 @@ describe("the PIN gate: the administrator's policy and the lock-out file", () =>
       assert.equal(ops.pin.setupPending(), true);
     });
   }
+
+  it('a dangling symbolic link at the policy path keeps setup shut: a visitor cannot choose the PIN', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'policy.json');
+    symlinkSync(join(dir, 'moved.json'), path);
+    const { ops } = setup(scriptedService(), { policy: loadPolicy({ path }) });
+    const chosen = await rejection(ops.pin.setPin('246813'));
+    assert.equal(chosen.code, 'forbidden');
+    assert.match(chosen.message, /^No staff PIN is set, and the administrator's policy file .* was not applied as written: The policy file .* could not be read: .* is a symbolic link to /);
+    assert.equal(ops.pin.state().pinSet, false);
+  });
 
   it('wrong PINs are kept in pin-lockout.json (owner only), so a relaunch gives no fresh tries', async () => {
     const dataDir = tempDir();

@@ -20,6 +20,9 @@ const T0 = Date.parse('2026-11-24T10:00:00Z');
 const ID = new RegExp(`^c-${T0.toString(36)}-[0-9a-f]{8}$`);
 const status = (kioskId: string, group: string) => JSON.stringify({ online: true, kioskId, group, version: '1.2.3', mode: 'direct', phase: 'idle', cast: ['ava'], open: true, today: { sessions: 0, credits: 0 }, queued: 0 });
 
+/** The link's subscriptions to the kiosks' topics (its own `$SYS` one, link-health.ts, is a packet of its own). */
+const kioskSubscribes = (broker: FakeMqttBroker) => broker.packets('subscribe').filter((p) => !p.subscriptions[0]!.topic.startsWith('$SYS/'));
+
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -45,7 +48,7 @@ async function linked(options: Partial<ConsoleLinkOptions> = {}, wait = true): P
   link.onConnectionChange((c) => changes.push(c));
   if (wait) {
     await link.ready(2_000);
-    await until(() => broker.packets('subscribe').length === 1, { message: 'subscribed' });
+    await until(() => kioskSubscribes(broker).length === 1, { message: 'subscribed' });
     // What arrives before the SUBACK is handled was queued for the console while it was away (state.ts).
     await until(() => state.isLive, { message: 'the SUBACK handled' });
   }
@@ -76,7 +79,7 @@ describe('console link: the session', () => {
 
   it('subscribes to every kiosk\'s status, events and answers at QoS 1, again after each reconnect, and tells its listeners', async () => {
     const { broker, link, changes } = await linked({ topicPrefix: 'site-1' });
-    const topics = (from: number) => broker.packets('subscribe').slice(from).flatMap((p) => p.subscriptions.map((s) => [s.topic, s.qos]));
+    const topics = (from: number) => kioskSubscribes(broker).slice(from).flatMap((p) => p.subscriptions.map((s) => [s.topic, s.qos]));
     assert.deepEqual(topics(0), [['site-1/+/status', 1], ['site-1/+/events', 1], ['site-1/+/cmd/result', 1]]);
     assert.equal(link.connected, true);
     const gone: boolean[] = [];
@@ -102,7 +105,7 @@ describe('console link: the session', () => {
     const link = startConsoleLink({ url: broker.url, topicPrefix: 'ak', clientId: 'console-1', state, now: () => T0, logger, reconnectMs: 50 });
     cleanups.push(() => link.close());
     await link.ready(2_000);
-    await until(() => broker.packets('subscribe').length === 1, { message: 'subscribed' });
+    await until(() => kioskSubscribes(broker).length === 1, { message: 'subscribed' });
     // Sent after the SUBACK on the same connection: once it is filed (or the SUBACK's error logged,
     // when mqtt.js drops the connection over it), the SUBACK was handled.
     broker.deliver('ak/k-1/status', status('k-1', 'lobby'));
@@ -165,13 +168,14 @@ describe('console link: the session', () => {
 });
 
 describe('console link: what arrives', () => {
-  it("files each kiosk's status (retained or not), events and answers; ignores the command topics and others", async () => {
-    const { broker, state } = await linked({ topicPrefix: 'fleet(1)*' });
-    assert.deepEqual(broker.packets('subscribe')[0]!.subscriptions.map((s) => s.topic), ['fleet(1)*/+/status', 'fleet(1)*/+/events', 'fleet(1)*/+/cmd/result']);
+  it("files each kiosk's status (retained or not), events and its answers to what it sent; ignores the command topics and others", async () => {
+    const { broker, link, state } = await linked({ topicPrefix: 'fleet(1)*' });
+    const ping = (await link.send({ kiosks: ['k-2'] }, { cmd: 'ping' })) as { id: string };
+    assert.deepEqual(kioskSubscribes(broker)[0]!.subscriptions.map((s) => s.topic), ['fleet(1)*/+/status', 'fleet(1)*/+/events', 'fleet(1)*/+/cmd/result']);
     broker.deliver('fleet(1)*/k-1/status', status('k-1', 'lobby'), { retain: true });
     broker.deliver('fleet(1)*/k-2/status', status('k-2', 'lobby'));
     broker.deliver('fleet(1)*/k-1/events', JSON.stringify({ id: 'e-1', record: { kind: 'session', end_at: '2026-11-24T09:59:00Z', end_reason: 'user_end', credits_cost: 2, avatar: 'ava' } }));
-    broker.deliver('fleet(1)*/k-2/cmd/result', JSON.stringify({ id: 'c-9', cmd: 'ping', ok: true, result: { pong: true } }));
+    broker.deliver('fleet(1)*/k-2/cmd/result', JSON.stringify({ id: ping.id, cmd: 'ping', ok: true, result: { pong: true } }));
     broker.deliver('fleet(1)*/_fleet/status', status('_fleet', 'lobby'));
     broker.deliver('fleet(1)*/k-3/cmd', status('k-3', 'lobby'));
     broker.deliver('fleet(1)*/k-4/status/x', status('k-4', 'lobby'));
@@ -180,9 +184,20 @@ describe('console link: what arrives', () => {
     await until(() => state.row('k-2')?.group === 'shop', { message: 'the last message filed' });
     assert.deepEqual(state.rows().map((r) => [r.kioskId, r.sinceAt]), [['k-1', null], ['k-2', '2026-11-24T10:00:00.000Z']]);
     assert.deepEqual(state.spendRows(), [{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 2 }]);
-    assert.equal(state.row('k-2')!.lastAnswer!.id, 'c-9');
+    assert.equal(state.row('k-2')!.lastAnswer!.id, ping.id);
     assert.equal(state.row('k-1')!.lastAnswer, null);
     assert.deepEqual(state.malformed, { status: 0, events: 0, results: 0 });
+  });
+
+  it('refuses a topic level that is no kiosk id (a control character, too long): no row, counted', async () => {
+    const { broker, state } = await linked();
+    broker.deliver('ak/k\u001b[2J/status', status('k', 'lobby'));
+    broker.deliver(`ak/${'k'.repeat(65)}/events`, JSON.stringify({ id: 'e-1', record: { kind: 'session', end_at: '2026-11-24T09:59:00Z', end_reason: 'user_end' } }));
+    broker.deliver('ak/k 1/cmd/result', JSON.stringify({ id: 'c-1', cmd: 'ping', ok: true }));
+    broker.deliver('ak/k-1/status', status('k-1', 'lobby'));
+    await until(() => state.row('k-1') !== null, { message: 'the last message filed' });
+    assert.deepEqual(state.rows().map((r) => r.kioskId), ['k-1']);
+    assert.deepEqual(state.malformed, { status: 1, events: 1, results: 1 });
   });
 });
 

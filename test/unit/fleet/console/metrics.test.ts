@@ -69,23 +69,18 @@ avatar_fleet_kiosk_today_credits{kiosk="a"} 7.5
 avatar_fleet_kiosk_today_credits{kiosk="b"} 0.5
 avatar_fleet_kiosk_today_credits{kiosk="c"} 0
 
-# HELP avatar_fleet_kiosk_queued_events Events waiting on the kiosk's disk for the broker.
+# HELP avatar_fleet_kiosk_queued_events Events waiting on the kiosk's disk for the broker; absent at 0.
 # TYPE avatar_fleet_kiosk_queued_events gauge
 avatar_fleet_kiosk_queued_events{kiosk="a"} 4
 avatar_fleet_kiosk_queued_events{kiosk="b"} 9
-avatar_fleet_kiosk_queued_events{kiosk="c"} 0
 
-# HELP avatar_fleet_kiosk_dropped_events Events the kiosk dropped from its full queue (its status).
+# HELP avatar_fleet_kiosk_dropped_events Events the kiosk dropped from its full queue (its status); absent at 0.
 # TYPE avatar_fleet_kiosk_dropped_events gauge
 avatar_fleet_kiosk_dropped_events{kiosk="a"} 2
-avatar_fleet_kiosk_dropped_events{kiosk="b"} 0
-avatar_fleet_kiosk_dropped_events{kiosk="c"} 0
 
-# HELP avatar_fleet_kiosk_policy_error 1 while the kiosk reports a refused policy block.
+# HELP avatar_fleet_kiosk_policy_error 1 while the kiosk reports a refused policy block; absent otherwise.
 # TYPE avatar_fleet_kiosk_policy_error gauge
-avatar_fleet_kiosk_policy_error{kiosk="a"} 0
 avatar_fleet_kiosk_policy_error{kiosk="b"} 1
-avatar_fleet_kiosk_policy_error{kiosk="c"} 0
 
 # HELP avatar_fleet_kiosk_last_call_timestamp_seconds End of the kiosk's last call the console received (the kiosk's clock).
 # TYPE avatar_fleet_kiosk_last_call_timestamp_seconds gauge
@@ -103,17 +98,17 @@ avatar_fleet_kiosk_info{kiosk="a",version="1.2.3",group="lobby",mode="direct"} 1
 avatar_fleet_kiosk_info{kiosk="b",version="1.2.3",group="",mode="direct"} 1
 avatar_fleet_kiosk_info{kiosk="c",version="",group="",mode=""} 1
 
-# HELP avatar_fleet_sessions_total Calls ended, from the kiosks' ledger events, by end reason.
+# HELP avatar_fleet_sessions_total Calls ended, from the kiosks' ledger events, by end reason (a kiosk's 9th and later reasons: other).
 # TYPE avatar_fleet_sessions_total counter
 avatar_fleet_sessions_total{kiosk="a",end_reason="media_stalled"} 1
 avatar_fleet_sessions_total{kiosk="a",end_reason="user_end"} 1
 
-# HELP avatar_fleet_session_errors_total Calls that failed or ended on an error, by error code.
+# HELP avatar_fleet_session_errors_total Calls that failed or ended on an error, by error code (a kiosk's 9th and later codes: other).
 # TYPE avatar_fleet_session_errors_total counter
 avatar_fleet_session_errors_total{kiosk="a",code="media_stalled"} 1
 avatar_fleet_session_errors_total{kiosk="a",code="credit_insufficient"} 1
 
-# HELP avatar_fleet_credits_total Credits billed, from the ledger events, by avatar.
+# HELP avatar_fleet_credits_total Credits billed, from the ledger events, by avatar (a kiosk's 9th and later avatars: other).
 # TYPE avatar_fleet_credits_total counter
 avatar_fleet_credits_total{kiosk="a",avatar="ava"} 3.5
 
@@ -121,11 +116,50 @@ avatar_fleet_credits_total{kiosk="a",avatar="ava"} 3.5
 # TYPE avatar_fleet_account_trouble_total counter
 avatar_fleet_account_trouble_total{kiosk="a",reason="credit_insufficient"} 1
 
+# HELP avatar_fleet_kiosk_refused_payloads_total Messages from the kiosk the console refused (figures out of bounds, answers to nothing it asked); absent at 0.
+# TYPE avatar_fleet_kiosk_refused_payloads_total counter
+
 # HELP avatar_fleet_media_stalls_total Calls hung up by the media watchdog (end reason media_stalled).
 # TYPE avatar_fleet_media_stalls_total counter
 avatar_fleet_media_stalls_total{kiosk="a"} 1
 avatar_fleet_media_stalls_total{kiosk="b"} 0
 avatar_fleet_media_stalls_total{kiosk="c"} 0
+
+# HELP avatar_fleet_kiosks Kiosks the console knows (each has sent a status or an event).
+# TYPE avatar_fleet_kiosks gauge
+avatar_fleet_kiosks 3
+
+# HELP avatar_fleet_kiosks_offline Kiosks whose last word was offline (a last will or a clean stop).
+# TYPE avatar_fleet_kiosks_offline gauge
+avatar_fleet_kiosks_offline 1
+
+# HELP avatar_fleet_group_kiosks Kiosks per group (their status' group; "" for none).
+# TYPE avatar_fleet_group_kiosks gauge
+avatar_fleet_group_kiosks{group="lobby"} 1
+avatar_fleet_group_kiosks{group=""} 2
+
+# HELP avatar_fleet_group_kiosks_offline Offline kiosks per group.
+# TYPE avatar_fleet_group_kiosks_offline gauge
+avatar_fleet_group_kiosks_offline{group="lobby"} 0
+avatar_fleet_group_kiosks_offline{group=""} 1
+
+# HELP avatar_fleet_refused_payloads_total Messages from kiosks the console refused, by topic (status, events, results) and reason (malformed, negative, not_finite, too_large, bad_time, unsolicited, not_png).
+# TYPE avatar_fleet_refused_payloads_total counter
+
+# HELP avatar_fleet_label_values_folded_total Calls counted under label value "other" because their kiosk had already used its 8 values of that label (end_reason, code, avatar).
+# TYPE avatar_fleet_label_values_folded_total counter
+
+# HELP avatar_fleet_broker_messages_dropped_total Messages the broker dropped for any client since it started, from its $SYS/broker/publish/messages/dropped (a queue or in-flight limit reached); absent until the broker said.
+# TYPE avatar_fleet_broker_messages_dropped_total counter
+
+# HELP avatar_fleet_last_message_timestamp_seconds The last message the console received from the broker (any topic: the broker's own $SYS comes every 10 s), on the console's clock; absent until the first.
+# TYPE avatar_fleet_last_message_timestamp_seconds gauge
+
+# HELP avatar_fleet_broker_session_problems_total The console's broker session: taken over (another connection under its client id) or lost (the broker no longer had it).
+# TYPE avatar_fleet_broker_session_problems_total counter
+
+# HELP avatar_fleet_scrape_errors_total Metric families left out of a scrape because building them failed, by family.
+# TYPE avatar_fleet_scrape_errors_total counter
 `,
     );
   });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { commandViews } from '../../../../electron/fleet/command-table.ts';
 import type { ConsoleLink } from '../../../../electron/fleet/console/link.ts';
+import type { LinkHealth } from '../../../../electron/fleet/console/link-health.ts';
 import { createConsoleMetrics } from '../../../../electron/fleet/console/metrics.ts';
 import { accountsFromTokens } from '../../../../electron/fleet/console/accounts.ts';
 import { openCommandLog } from '../../../../electron/fleet/console/command-log.ts';
@@ -19,6 +20,7 @@ import { NEEDS_ACCOUNT, PUSH_INTERVAL_MS, startConsoleServer, type ConsoleServer
 import { consoleSessions, KEY_HEADER, PLAIN_COOKIE, SECURE_COOKIE } from '../../../../electron/fleet/console/sessions.ts';
 import { FleetState } from '../../../../electron/fleet/console/state.ts';
 import type { CommandResponse, CommandTarget } from '../../../../electron/fleet/console/view.ts';
+import { PNG_1x1 } from '../../../helpers/fleet-payloads.ts';
 import { httpRequest, type Reply } from '../../../helpers/http-request.ts';
 import { recordingLogger } from '../../../helpers/recording-logger.ts';
 import { tempDirsRemovedAfterEach } from '../../../helpers/temp-dirs.ts';
@@ -50,6 +52,12 @@ class ScriptedLink implements ConsoleLink {
   }
   onConnectionChange(): () => void {
     return () => undefined;
+  }
+  /** What health() says besides `connected`. */
+  lostAt: string | null = null;
+  droppedMessages: number | null = null;
+  health(): LinkHealth {
+    return { broker: 'mqtt://broker.test:1883', connected: this.connected, lostAt: this.lostAt, notice: null, droppedMessages: this.droppedMessages, lastMessageAtMs: null, takeovers: 0, sessionsLost: 0 };
   }
   close(): Promise<void> {
     return Promise.resolve();
@@ -377,10 +385,11 @@ describe('fleet console server: what it serves', () => {
 
   it('serves a kept screenshot under its random name (the cookie alone opens it); a forgotten one is 404, any other name Not found', async () => {
     const { get, state, auth } = await rig();
-    const shot = state.onResult('k-1', JSON.stringify({ id: 'c-1', cmd: 'screenshot', ok: true, result: { width: 1, height: 1, png: Buffer.from('png-bytes').toString('base64') } }))!;
+    state.commandSent({ id: 'c-1', cmd: 'screenshot', expected: new Set(['k-1']), expiresAtMs: Date.now() + 60_000 });
+    const shot = state.onResult('k-1', JSON.stringify({ id: 'c-1', cmd: 'screenshot', ok: true, result: { width: 1, height: 1, png: PNG_1x1.toString('base64') } }))!;
     const name = /([0-9a-f]{32})\.png$/.exec(shot.screenshotUrl!)![1]!;
     const png = await get(`/api/screenshots/${name}.png`);
-    assert.deepEqual({ status: png.status, type: png.headers['content-type'], bytes: png.bytes.toString() }, { status: 200, type: 'image/png', bytes: 'png-bytes' });
+    assert.deepEqual({ status: png.status, type: png.headers['content-type'], bytes: png.bytes }, { status: 200, type: 'image/png', bytes: PNG_1x1 });
     assert.deepEqual(said(await get(`/api/screenshots/${'0'.repeat(32)}.png`)), text(404, 'That screenshot is no longer kept.'));
     assert.deepEqual(said(await get(`/api/screenshots/${name}.png`, { host: auth.host! })), text(401, NEEDS_TOKEN));
     for (const path of ['/api/screenshots/1.png', `/x/api/screenshots/${name}.png`, `/api/screenshots/${name}.pngx`, `/api/screenshots/${name}xpng`, `/api/screenshots/a${name}.png`])
@@ -445,24 +454,29 @@ describe('fleet console server: the pushed stream', () => {
     assert.equal(stream.res.statusCode, 200);
     assert.equal(stream.res.headers['content-type'], 'text/event-stream; charset=utf-8');
     assert.equal(stream.res.headers.connection, 'keep-alive');
-    const snapshot = `retry: 2000\nevent: fleet\ndata: {"type":"snapshot","consoleStartedAt":"2026-11-24T10:00:00.000Z","broker":"mqtt://broker.test:1883","connected":true,"me":{"name":"ops","role":"operator"},"kiosks":${rows},"commands":${JSON.stringify(commandViews())},"log":[]}\n\n`;
+    const snapshot = `retry: 2000\nevent: fleet\ndata: {"type":"snapshot","consoleStartedAt":"2026-11-24T10:00:00.000Z","broker":"mqtt://broker.test:1883","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"me":{"name":"ops","role":"operator"},"kiosks":${rows},"commands":${JSON.stringify(commandViews())},"log":[]}\n\n`;
     await until(() => stream.text() === snapshot, { message: 'the snapshot' });
 
     t.mock.timers.tick(PUSH_INTERVAL_MS); // nothing changed: nothing sent
     state.onStatus('k-2', status('k-2'), false);
     t.mock.timers.tick(PUSH_INTERVAL_MS - 1);
     t.mock.timers.tick(1);
-    const k2 = `event: fleet\ndata: {"type":"rows","connected":true,"kiosks":${JSON.stringify(state.rows().filter((r) => r.kioskId === 'k-2'))},"log":[]}\n\n`;
+    const k2 = `event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":${JSON.stringify(state.rows().filter((r) => r.kioskId === 'k-2'))},"log":[]}\n\n`;
     await until(() => stream.text().length >= snapshot.length + k2.length, { message: 'the changed row' });
     link.connected = false;
+    link.lostAt = '2026-11-24T10:00:00.000Z';
     t.mock.timers.tick(PUSH_INTERVAL_MS);
     t.mock.timers.tick(PUSH_INTERVAL_MS); // told once
     link.connected = true;
+    link.lostAt = null;
     t.mock.timers.tick(PUSH_INTERVAL_MS);
-    const off = 'event: fleet\ndata: {"type":"rows","connected":false,"kiosks":[],"log":[]}\n\n';
-    const on = 'event: fleet\ndata: {"type":"rows","connected":true,"kiosks":[],"log":[]}\n\n';
-    await until(() => stream.text().length >= snapshot.length + k2.length + off.length + on.length, { message: 'the link state' });
-    assert.equal(stream.text(), snapshot + k2 + off + on);
+    link.droppedMessages = 5; // the broker's drop counter changed: told too
+    t.mock.timers.tick(PUSH_INTERVAL_MS);
+    const off = 'event: fleet\ndata: {"type":"rows","connected":false,"link":{"lostAt":"2026-11-24T10:00:00.000Z","droppedMessages":null,"notice":null},"kiosks":[],"log":[]}\n\n';
+    const on = 'event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":[],"log":[]}\n\n';
+    const dropped = 'event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":5,"notice":null},"kiosks":[],"log":[]}\n\n';
+    await until(() => stream.text().length >= snapshot.length + k2.length + off.length + on.length + dropped.length, { message: 'the link state' });
+    assert.equal(stream.text(), snapshot + k2 + off + on + dropped);
 
     await server.close();
     await until(() => stream.ended(), { message: 'the stream ends when the server closes' });

@@ -7,9 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FleetState, KEPT_SCREENSHOTS, spendCsv } from '../../../../electron/fleet/console/state.ts';
+import { MAX_SCREENSHOT_BYTES } from '../../../../electron/fleet/command-table.ts';
+import { END_AHEAD_MS, END_BEHIND_MS } from '../../../../electron/fleet/console/intake.ts';
+import { FleetState, KEPT_SCREENSHOT_BYTES, KEPT_SCREENSHOTS, spendCsv } from '../../../../electron/fleet/console/state.ts';
 import type { AnswerView, KioskRow } from '../../../../electron/fleet/console/view.ts';
-import { eventPayload, offlineStatus, onlineStatus, resultPayload, T0 } from '../../../helpers/fleet-payloads.ts';
+import { eventPayload, offlineStatus, onlineStatus, PNG_1x1, resultPayload, T0 } from '../../../helpers/fleet-payloads.ts';
 import { session } from '../../../helpers/ledger-records.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -25,7 +27,7 @@ function fleet(startMs = T0) {
 /** The row of a kiosk the console has heard nothing from but `over`. */
 const blankRow = (kioskId: string, over: Partial<KioskRow> = {}): KioskRow => ({
   kioskId, online: false, sinceAt: null, sinceNotBefore: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
-  todaySessions: 0, todayCredits: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, lastAnswer: null,
+  todaySessions: 0, todayCredits: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, lastAnswer: null, refused: 0,
   ...over,
 });
 
@@ -101,6 +103,7 @@ describe('FleetState: a kiosk\'s status', () => {
     const { state, countsOf } = fleet();
     state.onStatus('k', Buffer.from(onlineStatus({ version: '1.4.2' })), false);
     state.onEvent('k', Buffer.from(eventPayload('k-1', session(T0))));
+    state.commandSent({ id: 'c-1', cmd: 'reload', expected: new Set(['k']), expiresAtMs: T0 + 120_000 });
     const answer = state.onResult('k', Buffer.from(resultPayload({ ok: false })));
     assert.equal(state.row('k')!.version, '1.4.2');
     assert.equal(countsOf('k').sessionsByEnd.get('user_end'), 1);
@@ -154,20 +157,21 @@ describe('FleetState: ledger events', () => {
     assert.deepEqual(last(), { at: iso(T0 + 1), end: 'opening_hours' });
   });
 
-  it('takes a first call from a kiosk whose clock is before 1970 as its last call', () => {
+  it('refuses a call that ends outside its window around the console\'s clock, or at a time that does not parse: no count, no last call, no spend row', () => {
     const { state } = fleet();
-    state.onEvent('k', eventPayload('k-1', session(-60_000)));
-    assert.equal(state.row('k')!.lastCallAt, '1969-12-31T23:59:00.000Z');
-  });
-
-  it('counts a call whose end time does not parse, without a last-call time or a spend row', () => {
-    const { state, countsOf } = fleet();
-    state.onEvent('k', eventPayload('k-1', { ...session(T0, { avatar: 'ava' }), end_at: 'yesterday' }));
-    assert.deepEqual(Object.fromEntries(countsOf('k').sessionsByEnd), { user_end: 1 });
-    assert.deepEqual(Object.fromEntries(countsOf('k').creditsByAvatar), { ava: 75 });
-    assert.deepEqual({ at: state.row('k')!.lastCallAt, end: state.row('k')!.lastCallEnd }, { at: null, end: null });
-    assert.deepEqual(state.spendRows(), []);
-    assert.deepEqual(state.takeChanged().map((r) => r.kioskId), ['k']);
+    state.onEvent('k', eventPayload('k-0', session(T0)));
+    state.takeChanged();
+    const ends = [iso(-60_000), iso(T0 - END_BEHIND_MS - 1), iso(T0 + END_AHEAD_MS + 1), 'yesterday'];
+    ends.forEach((end, i) => state.onEvent('k', eventPayload(`k-${i + 1}`, { ...session(T0, { avatar: 'ava' }), end_at: end })));
+    assert.deepEqual(state.refusals.entries(), [{ topic: 'events', reason: 'bad_time', count: 4 }]);
+    assert.deepEqual(state.spendRows().map((r) => r.sessions), [1]);
+    assert.equal(state.row('k')!.lastCallAt, iso(T0));
+    assert.equal(state.row('k')!.refused, 4);
+    // Its window's edges are inside it.
+    state.onEvent('k', eventPayload('k-5', session(T0 + END_AHEAD_MS)));
+    state.onEvent('k', eventPayload('k-6', session(T0 - END_BEHIND_MS)));
+    assert.equal(state.row('k')!.lastCallAt, iso(T0 + END_AHEAD_MS));
+    assert.equal(state.refusals.count('events'), 4);
   });
 
   it('counts no error for the planned ends (idle, max_call, operator, closing, opening_hours, user_end)', () => {
@@ -232,8 +236,12 @@ describe('FleetState: ledger events', () => {
 });
 
 describe('FleetState: command answers', () => {
+  /** The console sent `cmd` as `id` to `kiosks` (as its link records it before publishing). */
+  const ask = (state: FleetState, cmd = 'reload', id = 'c-1', kiosks = ['k']) => state.commandSent({ id, cmd, expected: new Set(kiosks), expiresAtMs: T0 + 120_000 });
+
   it('sums up a plain result as its JSON, cut at 200 characters', () => {
     const { state } = fleet();
+    ask(state);
     const result = { applied: true, note: 'n'.repeat(300) };
     const answer = state.onResult('k', resultPayload({ ok: true, result }));
     assert.deepEqual(answer, { id: 'c-1', cmd: 'reload', ok: true, summary: JSON.stringify(result).slice(0, 200), screenshotUrl: null, at: iso(T0) });
@@ -241,16 +249,18 @@ describe('FleetState: command answers', () => {
     assert.deepEqual(state.row('k')!.lastAnswer, answer);
   });
 
-  it('sums up a refusal as its code and message, or "refused" when it gives none', () => {
+  it('sums up a refusal as its code and message, or "refused" when it gives none; a refusal that names no command is still its answer', () => {
     const { state } = fleet();
+    ask(state);
     const refused = state.onResult('k', resultPayload({ ok: false, error: { code: 'expired', message: 'command expired' } }));
     assert.equal(refused!.summary, 'expired: command expired');
-    const bare = state.onResult('k', resultPayload({ id: null, cmd: null, ok: false }));
-    assert.deepEqual(bare, { id: null, cmd: null, ok: false, summary: 'refused', screenshotUrl: null, at: iso(T0) });
+    const bare = state.onResult('k', resultPayload({ cmd: null, ok: false }));
+    assert.deepEqual(bare, { id: 'c-1', cmd: 'reload', ok: false, summary: 'refused', screenshotUrl: null, at: iso(T0) });
   });
 
   it('tells each listener every answer with its kiosk, until it stops listening', () => {
     const { state } = fleet();
+    ask(state);
     const heard: Array<[string, AnswerView]> = [];
     const stop = state.onAnswer((answer, kioskId) => heard.push([kioskId, answer]));
     const first = state.onResult('k', resultPayload({ ok: true, result: {} }));
@@ -263,11 +273,29 @@ describe('FleetState: command answers', () => {
 
   it(`keeps exactly the newest ${KEPT_SCREENSHOTS} screenshots`, () => {
     const { state } = fleet();
-    const names = Array.from({ length: KEPT_SCREENSHOTS + 1 }, () => /([0-9a-f]{32})\.png$/.exec(state.onResult('k', resultPayload({ cmd: 'screenshot', ok: true, result: { png: 'AA==', width: 1, height: 1 } }))!.screenshotUrl!)![1]!);
+    const names = Array.from({ length: KEPT_SCREENSHOTS + 1 }, (_, i) => {
+      ask(state, 'screenshot', `s-${i}`);
+      return /([0-9a-f]{32})\.png$/.exec(state.onResult('k', resultPayload({ id: `s-${i}`, cmd: 'screenshot', ok: true, result: { png: PNG_1x1.toString('base64'), width: 1, height: 1 } }))!.screenshotUrl!)![1]!;
+    });
     assert.equal(new Set(names).size, names.length, 'each under a random name of its own');
     assert.equal(state.screenshot(names[0]!), null);
-    assert.deepEqual(state.screenshot(names[1]!), { png: Buffer.from([0]), kioskId: 'k' });
+    assert.deepEqual(state.screenshot(names[1]!), { png: PNG_1x1, kioskId: 'k' });
     assert.notEqual(state.screenshot(names[KEPT_SCREENSHOTS]!), null);
+  });
+
+  it(`keeps at most ${KEPT_SCREENSHOT_BYTES / 1024 / 1024} MB of screenshots: the oldest go first`, () => {
+    const { state } = fleet();
+    // 8 MB pictures (the most a kiosk sends): 8 of them fill the budget, a 9th pushes the first out.
+    const big = Buffer.concat([PNG_1x1, Buffer.alloc(MAX_SCREENSHOT_BYTES - PNG_1x1.length)]);
+    const names: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      ask(state, 'screenshot', `s-${i}`);
+      const url = state.onResult('k', resultPayload({ id: `s-${i}`, cmd: 'screenshot', ok: true, result: { png: big.toString('base64'), width: 1, height: 1 } }))!.screenshotUrl!;
+      names.push(/([0-9a-f]{32})\.png$/.exec(url)![1]!);
+    }
+    assert.equal(state.screenshot(names[0]!), null);
+    assert.equal(state.screenshot(names[1]!)?.png.length, MAX_SCREENSHOT_BYTES);
+    assert.equal(state.screenshot(names[8]!)?.png.length, MAX_SCREENSHOT_BYTES);
   });
 });
 

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { FleetState, spendCsv } from '../../../../electron/fleet/console/state.ts';
 import type { FleetStatus } from '../../../../electron/fleet/mqtt-link.ts';
 import type { SessionRecord } from '../../../../electron/operations/ledger.ts';
-import { eventPayload as event, onlineStatus as online, T0 } from '../../../helpers/fleet-payloads.ts';
+import { eventPayload as event, onlineStatus as online, PNG_1x1, T0 } from '../../../helpers/fleet-payloads.ts';
 
 const session = (extra: Record<string, unknown>) => ({ kind: 'session', v: 1, start_at: '2026-11-24T09:59:00Z', end_at: '2026-11-24T10:00:00Z', end_reason: 'user_end', credits_cost: 2, ...extra });
 
@@ -92,12 +92,17 @@ describe('FleetState', () => {
 
   it('keeps a screenshot as a picture to link to, and only the newest few', () => {
     const state = new FleetState({ now: () => T0 });
-    const answer = state.onResult('k', JSON.stringify({ id: 'c-1', cmd: 'screenshot', ok: true, result: { mime: 'image/png', width: 2, height: 3, png: Buffer.from('png-bytes').toString('base64') }, at: 'x' }))!;
+    const ask = (id: string) => state.commandSent({ id, cmd: 'screenshot', expected: new Set(['k']), expiresAtMs: T0 + 60_000 });
+    ask('c-1');
+    const answer = state.onResult('k', JSON.stringify({ id: 'c-1', cmd: 'screenshot', ok: true, result: { mime: 'image/png', width: 2, height: 3, png: PNG_1x1.toString('base64') }, at: 'x' }))!;
     assert.equal(answer.summary, 'screenshot 2×3');
     const name = answer.screenshotUrl!.match(/([0-9a-f]{32})\.png$/)![1]!;
-    assert.equal(state.screenshot(name)!.png.toString(), 'png-bytes');
-    assert.ok(!JSON.stringify(state.rows()).includes(Buffer.from('png-bytes').toString('base64')), 'the picture is not inlined in the rows');
-    for (let i = 0; i < 40; i++) state.onResult('k', JSON.stringify({ id: `c-${i + 2}`, cmd: 'screenshot', ok: true, result: { png: 'AA==' } }));
+    assert.deepEqual(state.screenshot(name)!.png, PNG_1x1);
+    assert.ok(!JSON.stringify(state.rows()).includes(PNG_1x1.toString('base64')), 'the picture is not inlined in the rows');
+    for (let i = 0; i < 40; i++) {
+      ask(`c-${i + 2}`);
+      state.onResult('k', JSON.stringify({ id: `c-${i + 2}`, cmd: 'screenshot', ok: true, result: { png: PNG_1x1.toString('base64') } }));
+    }
     assert.equal(state.screenshot(name), null);
   });
 });
@@ -108,5 +113,20 @@ describe('spendCsv', () => {
       spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: '=HYPERLINK("x")', sessions: 1, credits: 1.23456 }]),
       'day,kiosk,avatar,sessions,credits\r\n2026-11-24,k,"\'=HYPERLINK(""x"")",1,1.235\r\n',
     );
+  });
+});
+
+describe('spendCsv: every formula trigger a spreadsheet knows', () => {
+  // OWASP's CSV-injection list, the same behind whitespace or control characters (spreadsheets skip them),
+  // and the full-width forms some normalise: each cell starts with an apostrophe, so it stays text.
+  const triggers = ['=1+1', '+1+1', '-1+1', '@SUM(A1)', '\t=1+1', '\r=1+1', '\n=1+1', ' =1+1', '  +1', '\u00a0=1', '\u3000=1', '\u200b=1', '\uff1d1+1', '\uff0b1', '\uff0d1', '\uff201', '\t', '\rx'];
+  for (const avatar of triggers) {
+    it(`defuses an avatar named ${JSON.stringify(avatar)}`, () => {
+      const cell = spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar, sessions: 1, credits: 1 }]).split('\r\n')[1]!.split(',')[2]!;
+      assert.ok(cell.startsWith("'") || cell.startsWith(`"'`), cell);
+    });
+  }
+  it('leaves a plain name and a number as they are', () => {
+    assert.equal(spendCsv([{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava 2', sessions: 1, credits: -2 }]).split('\r\n')[1], '2026-11-24,k-1,ava 2,1,-2');
   });
 });
