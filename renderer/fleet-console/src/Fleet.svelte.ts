@@ -4,11 +4,11 @@
  * own table, so the page names none itself), and the commands sent with their answers. The rows array is
  * `$state.raw` and replaced per frame: 1,000 deeply proxied rows would make every frame slow.
  */
-import type { AnswerView, CommandRecord, CommandResponse, CommandTarget, CommandView, ConsoleFrame, KioskRow, LinkView, Me } from '../../../electron/fleet/console/view.ts';
+import { kioskMatches, type AnswerView, type CommandRecord, type CommandResponse, type CommandTarget, type CommandView, type ConsoleFrame, type KioskRow, type LinkView, type Me, type StatusFilter } from '../../../electron/fleet/console/view.ts';
 import { api, readEvents } from './session.ts';
 
 export type SortKey = 'kioskId' | 'status' | 'group' | 'phase' | 'version' | 'todaySessions' | 'todayCredits' | 'lastCallAt' | 'lastErrorCode' | 'droppedEvents' | 'avatarVolume';
-export type StatusFilter = 'all' | 'online' | 'offline' | 'in-call' | 'closed' | 'problems';
+export type { StatusFilter };
 
 export interface SentCommand {
   id: string;
@@ -60,25 +60,9 @@ export class Fleet {
   });
 
   visible = $derived.by(() => {
-    const q = this.search.trim().toLowerCase();
-    const filtered = this.rows.filter((r) => {
-      if (q && !`${r.kioskId} ${r.group ?? ''} ${r.version ?? ''} ${r.lastErrorCode ?? ''}`.toLowerCase().includes(q)) return false;
-      if (this.group && r.group !== this.group) return false;
-      switch (this.status) {
-        case 'online':
-          return r.online;
-        case 'offline':
-          return !r.online;
-        case 'in-call':
-          return r.online && r.phase === 'live';
-        case 'closed':
-          return r.open === false;
-        case 'problems':
-          return !r.online || r.lastErrorCode !== null || r.droppedEvents > 0 || r.policyError !== null || r.accountTrouble > 0;
-        default:
-          return true;
-      }
-    });
+    // The same filter as the console's /api/kiosks and `cli fleet list` (view.ts).
+    const filter = { status: this.status, ...(this.group ? { group: this.group } : {}), search: this.search };
+    const filtered = this.rows.filter((r) => kioskMatches(r, filter));
     const key = this.sortKey;
     const dir = this.sortAsc ? 1 : -1;
     const value = (r: KioskRow): string | number => (key === 'status' ? STATUS_ORDER(r) : (r[key] ?? ''));
