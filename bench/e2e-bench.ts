@@ -204,7 +204,7 @@ async function backToAttract(k: KioskPage): Promise<void> {
   // Main finishes the old session (final billing read) before it takes a new tap.
   await eventually(
     async () => {
-      const r = await k.service.handle('kiosk:session:get-state', undefined);
+      const r = await k.channels.dispatch('kiosk:session:get-state', undefined);
       return r.ok && ['idle', 'ended', 'failed'].includes((r.value as { phase: string }).phase);
     },
     'main finished the session',
@@ -253,7 +253,7 @@ async function benchTap(browser: Browser, baseUrl: string, imageDataUrl: string,
     await screenIs(k.page, 'attract', 15_000);
     for (let i = 0; i < RUNS; i++) {
       if (prewarm === 'on-approach') {
-        await k.service.handle('kiosk:attract:report', { showing: true, present: true });
+        await k.channels.dispatch('kiosk:attract:report', { showing: true, present: true });
         await new Promise((r) => setTimeout(r, warmupMs + 300));
       } else {
         await new Promise((r) => setTimeout(r, 300));

@@ -1,7 +1,7 @@
 /**
  * `npm run soak`: the kiosk under faults and time. Not a test: it prints figures.
  *
- * Part 1 (main): the real kiosk service (electron/kiosk/kiosk-service.ts, demo mode with its in-process
+ * Part 1 (main): the real kiosk's services (electron/kiosk/compose.ts, demo mode with its in-process
  * emulator) runs `--sessions` sessions back to back on each of `--kiosks` kiosks, each session with one
  * random fault: socket drops, server silence (the client's dead detection), NOT_READY storms (some past the
  * warm-up budget), forced hangups with every reason, slow HTTP and WebSocket answers, LIVE_CONN_INIT_FAILED,
@@ -10,16 +10,23 @@
  * `--time-scale` times faster than real time (every protocol timer: backoff, heartbeats, dead detection,
  * grace windows, holds); HTTP request timeouts stay on real time.
  *
- * Part 2 (renderer): the BUILT renderer (out/renderer) in Chromium through the E2E harness
- * (test/e2e/harness.ts: real kiosk service + emulator behind the test bridge) for `--browser-sessions`
- * sessions, clicking through start, live, faults, hang up and back to the attract screen, in real time.
+ * Part 2 (renderer, bench/soak-renderer.ts): the BUILT renderer (out/renderer) in Chromium through the E2E
+ * harness (the real kiosk's services with staff operations + emulator behind the test bridge) for `--browser-sessions`
+ * calls, clicking through start, live, faults, hang up and back to the attract screen, in real time, with a
+ * visitor's language and accessibility choices and the staff panel now and then; it prints the page's
+ * listeners, DOM nodes and JS heap after call 1 and every `--sample-every` calls, and their slope per call
+ * after the first `--warmup` calls. `--renderer` is this part alone at 1,000 calls (the page's month).
  *
  * Prints sessions by outcome, sessions the emulator still has not ended (must be 0), protocol checks on the
  * emulator's record of every session (at most one type 5, no conn_init after it), main heap (after GC) and
- * active handles, renderer JS heap and DOM nodes (Chrome DevTools Protocol, after GC), before and after.
+ * active handles; for the renderer the page's counters (Chrome DevTools Protocol, after GC) as a trend.
+ * Exits 1 when a session was left open, a protocol check failed, or the page's listeners or DOM nodes grew
+ * by more than a handful after the warm-up.
  *
  * Usage: npm run soak -- [--sessions 1000] [--browser-sessions 200] [--minutes 60] [--kiosks 2]
  *                        [--time-scale 10] [--hold-ms 3000] [--seed N] [--json]
+ *                        [--sample-every 100] [--warmup 100] [--staff-every 50] [--no-presence]
+ *        npm run soak -- --renderer [--browser-sessions 1000] [--minutes 240]
  * `--minutes` bounds each part's wall time: no new session starts after it (the figures say so).
  * Build the renderer first for part 2 (npm run build:renderer); `--browser-sessions 0` skips it.
  */
@@ -33,8 +40,9 @@ import type { SessionState } from '../electron/core/session-types.ts';
 import type { KioskEvent } from '../electron/contract.ts';
 import { DEMO_API_KEY, startEmulator, type EmulatorHandle, type EmulatorKnobs } from '../electron/emulator/index.ts';
 import { resolveConfig } from '../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../electron/kiosk/kiosk-service.ts';
+import { createKiosk, type Kiosk } from '../electron/kiosk/compose.ts';
 import { mulberry32 } from '../test/helpers/seeded-random.ts';
+import { printRendererReport, soakRenderer, type RendererSoakReport } from './soak-renderer.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,8 +54,20 @@ const { values: args } = parseArgs({
     'hold-ms': { type: 'string', default: '3000' },
     seed: { type: 'string', default: '9' },
     json: { type: 'boolean', default: false },
+    renderer: { type: 'boolean', default: false },
+    'sample-every': { type: 'string', default: '100' },
+    warmup: { type: 'string', default: '100' },
+    'staff-every': { type: 'string', default: '50' },
+    'no-presence': { type: 'boolean', default: false },
   },
 });
+// The renderer's month: that part alone, 1,000 calls unless told otherwise, and hours of wall time.
+const given = (name: string) => process.argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+if (args.renderer) {
+  if (!given('sessions')) args.sessions = '0';
+  if (!given('browser-sessions')) args['browser-sessions'] = '1000';
+  if (!given('minutes')) args.minutes = '240';
+}
 const SESSIONS = Number(args.sessions);
 const BROWSER_SESSIONS = Number(args['browser-sessions']);
 const MINUTES = Number(args.minutes);
@@ -55,7 +75,10 @@ const KIOSKS = Math.max(1, Number(args.kiosks));
 const SCALE = Number(args['time-scale']);
 const HOLD_MS = Number(args['hold-ms']);
 const SEED = Number(args.seed);
-for (const [name, v] of Object.entries({ SESSIONS, BROWSER_SESSIONS, MINUTES, KIOSKS, SCALE, HOLD_MS, SEED })) {
+const SAMPLE_EVERY = Math.max(1, Number(args['sample-every']));
+const WARMUP = Number(args.warmup);
+const STAFF_EVERY = Number(args['staff-every']);
+for (const [name, v] of Object.entries({ SESSIONS, BROWSER_SESSIONS, MINUTES, KIOSKS, SCALE, HOLD_MS, SEED, SAMPLE_EVERY, WARMUP, STAFF_EVERY })) {
   if (!Number.isFinite(v) || v < 0) throw new Error(`bad option ${name}: ${v}`);
 }
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -118,7 +141,7 @@ function protocolProblems(emu: EmulatorHandle, liveId: string): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Part 1: the kiosk service under faults
+// Part 1: the kiosk's services under faults
 
 const FAULTS = [
   'clean',
@@ -159,7 +182,7 @@ function pickFault(random: () => number): Fault {
 }
 
 interface KioskRun {
-  service: KioskService;
+  kiosk: Kiosk;
   emu: EmulatorHandle;
   clock: ScaledClock;
   events: KioskEvent[];
@@ -170,9 +193,9 @@ const BASE_KNOBS: Partial<EmulatorKnobs> = { warmupMs: { audio: 0, video: 2_500 
 const PNG = readFileSync(join(import.meta.dirname, '..', 'resources', 'demo-avatar.png'));
 const IMAGE = `data:image/png;base64,${PNG.toString('base64')}`;
 
-async function openKioskService(clock: ScaledClock): Promise<KioskRun> {
+async function openKiosk(clock: ScaledClock): Promise<KioskRun> {
   const config = resolveConfig({ callMode: 'audio', allowModeChoice: true, avatar: { imagePath: IMAGE, name: 'Ava', persona: 'A soak-test concierge.' } }, {});
-  const service = await createKioskService({
+  const kiosk = await createKiosk({
     config,
     apiKey: null,
     apiKeySource: 'none',
@@ -180,26 +203,26 @@ async function openKioskService(clock: ScaledClock): Promise<KioskRun> {
     startEmulator: (options) => startEmulator({ ...options, clock }),
     emulatorKnobs: BASE_KNOBS,
   });
-  const emu = service.emulator;
+  const emu = kiosk.connection.emulator;
   if (!emu) throw new Error('demo mode runs the emulator');
   const events: KioskEvent[] = [];
   const waiters = new Set<() => void>();
-  service.onEvent((e) => {
+  kiosk.events.onEvent((e) => {
     // The renderer's part of a call (main-only sessions): its RTC side reports ready once it has the credentials.
-    if (e.type === 'credentials') void service.rtcReady({ liveId: e.liveId });
+    if (e.type === 'credentials') void kiosk.calls.rtcReady({ liveId: e.liveId });
     if (events.length < 50) events.push(e);
     for (const w of [...waiters]) w();
   });
   const waitFor = (pred: (state: SessionState) => boolean, realTimeoutMs: number) =>
     new Promise<SessionState>((resolve, reject) => {
       const check = () => {
-        if (!pred(service.state)) return;
+        if (!pred(kiosk.calls.state)) return;
         cleanup();
-        resolve(service.state);
+        resolve(kiosk.calls.state);
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`timed out in ${service.state.phase}`));
+        reject(new Error(`timed out in ${kiosk.calls.state.phase}`));
       }, realTimeoutMs);
       const cleanup = () => {
         clearTimeout(timer);
@@ -208,7 +231,7 @@ async function openKioskService(clock: ScaledClock): Promise<KioskRun> {
       waiters.add(check);
       check();
     });
-  return { service, emu, clock, events, waitFor };
+  return { kiosk, emu, clock, events, waitFor };
 }
 
 const isTerminal = (s: SessionState) => s.phase === 'ended' || s.phase === 'failed';
@@ -223,7 +246,7 @@ interface SessionRecordOut {
 }
 
 async function runOneSession(k: KioskRun, fault: Fault, random: () => number): Promise<SessionRecordOut> {
-  const { service, emu, clock } = k;
+  const { kiosk, emu, clock } = k;
   const t0 = performance.now();
   const fakeToReal = (fakeMs: number) => fakeMs / clock.scale;
   // Fresh knobs for every session; a fault changes only what it needs.
@@ -240,7 +263,7 @@ async function runOneSession(k: KioskRun, fault: Fault, random: () => number): P
   if (fault === 'init-failure') emu.knobs.initFailure = true;
   if (fault === 'session-limit') emu.knobs.liveDurationS = 2 + Math.floor(random() * 4);
 
-  const started = await service.start({ callMode });
+  const started = await kiosk.calls.start({ callMode });
   if (!started.ok) throw new Error(`start refused: ${started.error.message}`);
   const liveId = started.value.liveId;
   const budgetMs = 30_000 + fakeToReal(200_000);
@@ -248,7 +271,7 @@ async function runOneSession(k: KioskRun, fault: Fault, random: () => number): P
 
   if (fault === 'cancel-early') {
     await realSleep(fakeToReal(random() * 3_000));
-    await service.hangup();
+    await kiosk.calls.hangup();
   } else {
     const reached = await k.waitFor((s) => s.phase === 'live' || isTerminal(s), budgetMs);
     if (reached.phase === 'live') {
@@ -274,14 +297,14 @@ async function runOneSession(k: KioskRun, fault: Fault, random: () => number): P
           break;
         case 'media-error':
           await hold();
-          await service.reportMediaError({ kind: 'rtc_disconnected', message: 'soak: the RTC link dropped' });
+          await kiosk.calls.reportMediaError({ kind: 'rtc_disconnected', message: 'soak: the RTC link dropped' });
           break;
         case 'session-limit':
           break; // the server ends it at live_duration
         default:
           await hold();
       }
-      if (service.state.phase === 'live' && fault !== 'session-limit') await service.hangup();
+      if (kiosk.calls.state.phase === 'live' && fault !== 'session-limit') await kiosk.calls.hangup();
     }
   }
   const end = await k.waitFor(isTerminal, budgetMs);
@@ -298,7 +321,7 @@ async function runOneSession(k: KioskRun, fault: Fault, random: () => number): P
 async function soakMain(): Promise<Record<string, unknown>> {
   const clock = new ScaledClock(SCALE);
   const deadline = performance.now() + MINUTES * 60_000;
-  const kiosks = await Promise.all(Array.from({ length: KIOSKS }, () => openKioskService(clock)));
+  const kiosks = await Promise.all(Array.from({ length: KIOSKS }, () => openKiosk(clock)));
   // Warm up (JIT of every fault path, the image read, connection pools) before the "before" figures.
   const warm = mulberry32(1);
   for (const k of kiosks) for (const fault of FAULTS) await runOneSession(k, fault, warm);
@@ -325,10 +348,10 @@ async function soakMain(): Promise<Record<string, unknown>> {
           tally((byFault[fault] ??= {}), r.outcome);
           for (const p of r.problems) problems.push(`${r.liveId}: ${p}`);
         } catch (error) {
-          errors.push(`${fault}: ${error instanceof Error ? error.message : String(error)} (phase ${k.service.state.phase})`);
+          errors.push(`${fault}: ${error instanceof Error ? error.message : String(error)} (phase ${k.kiosk.calls.state.phase})`);
           tally(byOutcome, 'soak driver error');
           // Leave the kiosk usable for the next session.
-          await k.service.hangup().catch(() => undefined);
+          await k.kiosk.calls.hangup().catch(() => undefined);
           await k.waitFor(isTerminal, 60_000).catch(() => undefined);
         }
         done += 1;
@@ -343,7 +366,7 @@ async function soakMain(): Promise<Record<string, unknown>> {
   await realSleep(200);
   const notEnded = kiosks.flatMap((k) => k.emu.listSessions().filter((s) => s.status !== 'ended').map((s) => `${s.id} ${s.status}`));
   const after = mainMemory();
-  for (const k of kiosks) await k.service.shutdown();
+  for (const k of kiosks) await k.kiosk.shutdown();
   kiosks.length = 0; // let the services and their emulators (with their session records) be collected
   await realSleep(50);
   const afterShutdown = mainMemory();
@@ -368,96 +391,6 @@ async function soakMain(): Promise<Record<string, unknown>> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Part 2: the renderer in Chromium
-
-async function soakRenderer(): Promise<Record<string, unknown>> {
-  const { launchChromium, openKiosk, screenIs, startStaticServer } = await import('../test/e2e/harness.ts');
-  const server = await startStaticServer();
-  const browser = await launchChromium();
-  const k = await openKiosk({
-    browser,
-    baseUrl: server.url,
-    orientation: 'landscape',
-    imageDataUrl: IMAGE,
-    config: { callMode: 'audio', returnToAttractSeconds: 600 },
-    knobs: { warmupMs: { audio: 0, video: 1_000 } },
-  });
-  const page = k.page;
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Performance.enable');
-  const rendererMemory = async () => {
-    await cdp.send('HeapProfiler.collectGarbage');
-    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> };
-    const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
-    return { jsHeapMB: +((m.JSHeapUsedSize ?? 0) / 1e6).toFixed(2), domNodes: m.Nodes ?? 0, listeners: m.JSEventListeners ?? 0, documents: m.Documents ?? 0 };
-  };
-  const random = mulberry32(SEED * 7_919);
-  const deadline = performance.now() + MINUTES * 60_000;
-  const kinds = ['clean', 'drop', 'forced-hangup', 'video-not-ready', 'init-failure'] as const;
-  const byOutcome: Record<string, number> = {};
-  const errors: string[] = [];
-  const emu = k.emulator;
-
-  const one = async (kind: (typeof kinds)[number]) => {
-    Object.assign(emu.knobs, { initFailure: kind === 'init-failure' });
-    emu.setBalance(DEMO_API_KEY, 1_000);
-    await screenIs(page, 'attract', 15_000);
-    await page.click(kind === 'video-not-ready' ? '[data-testid=mode-video]' : '[data-testid=mode-audio]');
-    await page.click('[data-testid=start]');
-    if (kind === 'init-failure') {
-      await screenIs(page, 'error', 20_000);
-    } else {
-      await screenIs(page, 'live', 20_000);
-      const state = k.service.state;
-      const liveId = ('liveId' in state ? state.liveId : null) ?? '';
-      await page.waitForTimeout(200 + random() * 400);
-      if (kind === 'drop') {
-        emu.dropConnection(liveId);
-        await page.waitForTimeout(300);
-        await screenIs(page, 'live', 10_000);
-      }
-      if (kind === 'forced-hangup') emu.forceHangup(liveId, 'provider_closed');
-      else await page.click('[data-testid=hangup]');
-      await screenIs(page, 'ended', 20_000);
-    }
-    // The screen shows the end while the service may still read the final billing: wait for its end.
-    const t = performance.now();
-    while (!isTerminal(k.service.state) && performance.now() - t < 15_000) await realSleep(10);
-    tally(byOutcome, outcomeOf(k.service.state));
-    await page.click('[data-testid=done]');
-    await screenIs(page, 'attract', 15_000);
-  };
-
-  await one('clean'); // warm-up before the "before" figures
-  delete byOutcome[outcomeOf(k.service.state)];
-  const before = { renderer: await rendererMemory(), main: mainMemory() };
-  let done = 0;
-  const t0 = performance.now();
-  for (let i = 0; i < BROWSER_SESSIONS && performance.now() < deadline; i++) {
-    const kind = kinds[Math.floor(random() * kinds.length)]!;
-    try {
-      await one(kind);
-    } catch (error) {
-      errors.push(`${kind}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-      tally(byOutcome, 'soak driver error');
-      await k.service.hangup().catch(() => undefined);
-      await page.click('[data-testid=done]', { timeout: 5_000 }).catch(() => undefined);
-    }
-    done += 1;
-    if (done % 25 === 0) log(`renderer: ${done}/${BROWSER_SESSIONS} sessions, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  }
-  const realS = (performance.now() - t0) / 1000;
-  await realSleep(300);
-  const notEnded = emu.listSessions().filter((s) => s.status !== 'ended').map((s) => `${s.id} ${s.status}`);
-  const after = { renderer: await rendererMemory(), main: mainMemory() };
-  const pageProblems = k.problems.filter((p) => !/Failed to load resource.*404/.test(p));
-  await k.close();
-  await browser.close();
-  await server.close();
-  return { sessions: done, stoppedByMinutes: done < BROWSER_SESSIONS, realSeconds: +realS.toFixed(1), byOutcome, notEndedOnEmulator: notEnded, pageProblems, driverErrors: errors, before, after };
-}
-
-// ---------------------------------------------------------------------------------------------------
 
 const report: Record<string, unknown> = { seed: SEED, node: process.version, gcExposed: Boolean(gc) };
 if (!gc) log('note: run with --expose-gc (npm run soak does) for heap figures after a full GC');
@@ -466,8 +399,17 @@ if (SESSIONS > 0) {
   report.main = await soakMain();
 }
 if (BROWSER_SESSIONS > 0) {
-  log(`renderer: ${BROWSER_SESSIONS} sessions in Chromium (real time)`);
-  report.renderer = await soakRenderer();
+  log(`renderer: ${BROWSER_SESSIONS} calls in Chromium (real time), the page's counters every ${SAMPLE_EVERY} calls`);
+  report.renderer = await soakRenderer({
+    calls: BROWSER_SESSIONS,
+    minutes: MINUTES,
+    seed: SEED,
+    sampleEvery: SAMPLE_EVERY,
+    warmup: WARMUP,
+    staffEvery: STAFF_EVERY,
+    presence: !args['no-presence'],
+    log,
+  });
 }
 if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 else printReport(report);
@@ -476,6 +418,7 @@ const failedChecks = [
   ...(((report.main as { notEndedOnEmulator?: string[] } | undefined)?.notEndedOnEmulator ?? []) as string[]),
   ...(((report.renderer as { notEndedOnEmulator?: string[] } | undefined)?.notEndedOnEmulator ?? []) as string[]),
   ...(((report.main as { protocolProblems?: string[] } | undefined)?.protocolProblems ?? []) as string[]),
+  ...((report.renderer as RendererSoakReport | undefined)?.growing ?? []),
 ];
 process.exitCode = failedChecks.length > 0 ? 1 : 0;
 
@@ -488,7 +431,7 @@ function printReport(r: Record<string, unknown>): void {
   out(`soak (seed ${r.seed}, node ${r.node})`);
   const main = r.main as Record<string, any> | undefined;
   if (main) {
-    out(`\nmain: ${main.sessions} sessions on ${main.kiosks} kiosk service(s) in ${main.realSeconds} s real (time ×${main.timeScale}: ${main.kioskHoursSimulated} kiosk-hours)${main.stoppedByMinutes ? ' — stopped by --minutes' : ''}`);
+    out(`\nmain: ${main.sessions} sessions on ${main.kiosks} kiosk(s) in ${main.realSeconds} s real (time ×${main.timeScale}: ${main.kioskHoursSimulated} kiosk-hours)${main.stoppedByMinutes ? ' — stopped by --minutes' : ''}`);
     out('  by outcome:');
     table(main.byOutcome);
     out('  by fault:');
@@ -504,16 +447,6 @@ function printReport(r: Record<string, unknown>): void {
     out(`  active handles after:  ${JSON.stringify(main.after.handles)}`);
     out(`  after shutdown:        ${JSON.stringify(main.afterShutdown.handles)}`);
   }
-  const ren = r.renderer as Record<string, any> | undefined;
-  if (ren) {
-    out(`\nrenderer: ${ren.sessions} sessions in Chromium in ${ren.realSeconds} s${ren.stoppedByMinutes ? ' — stopped by --minutes' : ''}`);
-    out('  by outcome:');
-    table(ren.byOutcome);
-    out(`  sessions not ended on the emulator: ${ren.notEndedOnEmulator.length}`);
-    out(`  page errors: ${ren.pageProblems.length}${ren.pageProblems.length ? ` (${ren.pageProblems.slice(0, 3).join('; ')})` : ''}`);
-    out(`  soak driver errors: ${ren.driverErrors.length}${ren.driverErrors.length ? ` (${ren.driverErrors.slice(0, 3).join('; ')})` : ''}`);
-    out(`  renderer JS heap after GC: ${ren.before.renderer.jsHeapMB} MB → ${ren.after.renderer.jsHeapMB} MB`);
-    out(`  renderer DOM nodes: ${ren.before.renderer.domNodes} → ${ren.after.renderer.domNodes}; listeners ${ren.before.renderer.listeners} → ${ren.after.renderer.listeners}; documents ${ren.before.renderer.documents} → ${ren.after.renderer.documents}`);
-    out(`  main heap after GC: ${ren.before.main.heapMB} MB → ${ren.after.main.heapMB} MB`);
-  }
+  const ren = r.renderer as RendererSoakReport | undefined;
+  if (ren) printRendererReport(ren, out);
 }

@@ -3,16 +3,16 @@
  * its name, where it sits in the `KioskApi` the renderer calls (group and method), its argument schema,
  * its result type and who may call it. Everything else is derived from that table:
  *  - the preload (and the E2E bridge, and any other transport) builds `window.kiosk` with `buildKioskApi`;
- *  - main registers one handler per channel (electron/main/ipc.ts) and dispatches through
- *    electron/kiosk/dispatch.ts, which validates the argument and refuses every `staff` channel while the
- *    staff panel is locked, in that one place;
+ *  - main registers one handler per channel (electron/main/ipc.ts), and it and the browser host dispatch
+ *    through the channel registry (electron/kiosk/channels.ts), which validates the argument and refuses
+ *    every `staff` channel while the staff panel is locked, in that one place;
  *  - `CHANNELS`, `ARG_SCHEMAS`, `ChannelResults` and the `KioskApi` type.
  *
  * The renderer never receives the API key: `PublicConfig` says only whether one is set, and the only
  * channel that takes a key is the staff panel's (write-only, PIN-gated).
  *
  * Adding a channel: add its argument schema (if any) and one row to `KIOSK_API`, then the handler in the
- * feature that owns the group; the compiler points at every place that still lacks it.
+ * owner that registers its group (kiosk/channels.ts); the compiler points at every place that lacks it.
  */
 import { z } from 'zod';
 import { CALL_MODES, type CallMode, type RtcCredentials } from './core/protocol.ts';
@@ -20,6 +20,7 @@ import type { ErrorCode, ErrorInfo } from './core/errors.ts';
 import type { SessionEvent, SessionState } from './core/session-types.ts';
 import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
 import { LANGUAGE_CODES, type LanguageCode } from './core/languages.ts';
+import type { WireCheckResult, WireReport } from './core/wire-report.ts';
 
 export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
@@ -309,6 +310,8 @@ export const KIOSK_API = {
     networkCheckStart: { channel: 'kiosk:staff:network-check-start', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<NetworkCheckTicket>() },
     /** The screen's measurement; main ends the test session with type 5 and answers the report. */
     networkCheckFinish: { channel: 'kiosk:staff:network-check-finish', access: 'staff', arg: 'required', args: networkCheckFinishArgsSchema, result: returns<NetworkCheckReport>() },
+    /** The service check, recorded: what the service sent (shapes only), nothing billed; also written to wire-report.json. */
+    wireReport: { channel: 'kiosk:staff:wire-report', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<WireCheckResult>() },
     ledgerTotals: { channel: 'kiosk:staff:ledger-totals', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<LedgerTotals>() },
     ledgerCsv: { channel: 'kiosk:staff:ledger-csv', access: 'staff', arg: 'optional', whenOmitted: {}, args: ledgerCsvArgsSchema, result: returns<{ fileName: string; csv: string }>() },
     logTail: { channel: 'kiosk:staff:log-tail', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ lines: string[] }>() },
@@ -600,6 +603,7 @@ export interface DoctorReport {
   ok: boolean;
   checks: DoctorCheck[];
 }
+export type { WireCheckResult, WireReport };
 export interface LedgerTotalsRow {
   sessions: number;
   credits: number;

@@ -1,6 +1,7 @@
 /**
  * The browser mode's socket frames from the page, validated (types: electron/core/kiosk-api.ts). The
- * page's argument is not looked at here: `KioskService.handle` validates it with the channel's schema.
+ * page's argument is not looked at here: the channel registry (kiosk/channels.ts) validates it with the
+ * channel's schema.
  */
 import { z } from 'zod';
 import type { PageFrame } from '../core/kiosk-api.ts';

@@ -77,22 +77,23 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     onQuit: (why) => void stop(why === 'exit' ? 'Staff exited the kiosk.' : 'Staff asked for a restart: the kiosk stopped; start it again.'),
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop('Stopped.'));
+  const { connection, events } = kiosk.kiosk;
 
-  if (demoDevices && kiosk.service.mode !== 'demo') {
+  if (demoDevices && connection.mode !== 'demo') {
     await stop(`${DEMO_DEVICES_FLAG} is for demo mode only, and a service key or gateway is configured: a real call always uses real devices. Start without ${DEMO_DEVICES_FLAG}.`, 2);
     return;
   }
   const what =
-    kiosk.service.mode === 'demo'
+    connection.mode === 'demo'
       ? `demo mode: the built-in emulator, no key needed${demoDevices ? '; a synthetic microphone and camera' : ''}`
-      : `connected to the service (${kiosk.service.mode})`;
+      : `connected to the service (${connection.mode})`;
   say(`Avatar Kiosk is running at ${kiosk.host.origin}/ (${what}).`);
   if (kiosk.configError) say(`config.json was not used: ${kiosk.configError.message} The kiosk runs on safe defaults.`);
 
   // A machine without a microphone or camera (a VM, a remote desktop): say how to see a call anyway.
   let hinted = false;
-  kiosk.service.onEvent((event) => {
-    if (hinted || demoDevices || kiosk?.service.mode !== 'demo' || event.type !== 'state') return;
+  events.onEvent((event) => {
+    if (hinted || demoDevices || connection.mode !== 'demo' || event.type !== 'state') return;
     if (event.state.phase === 'failed' && event.state.error.code === 'media_unavailable') {
       hinted = true;
       say(`The demo call found no usable microphone or camera. To see a whole call without them, stop (Ctrl+C) and run: npm start -- ${DEMO_DEVICES_FLAG}`);

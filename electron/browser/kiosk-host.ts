@@ -1,5 +1,5 @@
 /**
- * The browser mode's kiosk, without Electron: the same pieces main starts (kiosk service, staff
+ * The browser mode's kiosk, without Electron: the same pieces main starts (the kiosk's services, staff
  * operations, crash recovery, fleet metrics), wired to plain files instead of Electron's store, and the
  * page served by server.ts instead of a BrowserWindow.
  *
@@ -21,11 +21,13 @@ import { addSecret, type Logger } from '../core/log.ts';
 import type { EmulatorKnobs } from '../emulator/index.ts';
 import type { HostCapability } from '../fleet/command-table.ts';
 import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
-import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
-import { startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
+import { kioskMetricsSource, startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
 import { defaultConfig, resolveConfig, unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
-import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
+import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
+import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
+import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
 import { startBrowserHost, type BrowserHost } from './server.ts';
@@ -75,7 +77,9 @@ export interface BrowserKioskOptions {
 
 export interface BrowserKiosk {
   readonly host: BrowserHost;
-  readonly service: KioskService;
+  readonly kiosk: Kiosk;
+  /** The page's channels (the kiosk's and staff operations'), as the host dispatches them. */
+  readonly channels: ChannelRegistry;
   readonly ops: StaffOps;
   readonly config: KioskConfig;
   /** Why config.json was not used (null when it was fine). */
@@ -103,7 +107,9 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
 
   const envKey = env.AVATAR_API_KEY?.trim() || null;
   addSecret(envKey);
-  const service = await createKioskService({
+  const channels = createChannelRegistry({ logger });
+  const kiosk = await createKiosk({
+    channels,
     config,
     apiKey: envKey,
     apiKeySource: envKey ? 'env' : 'none',
@@ -121,11 +127,13 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     demoDevices: options.demoDevices ?? false,
     avatarVolume: openAvatarVolume({ dir: dataDir, logger }),
+    // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
+    keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
     persistApiKey: async () => {
       throw new AvatarError('invalid_request', 'The browser mode stores no key (no secure storage here). Set AVATAR_API_KEY and start it again.');
     },
   });
-  for (const problem of service.castProblems) logger.error('Avatar problem', { message: problem.message });
+  for (const problem of kiosk.appearance.castProblems) logger.error('Avatar problem', { message: problem.message });
 
   let quitting = false;
   const quit = (why: 'exit' | 'restart') => {
@@ -134,7 +142,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     options.onQuit?.(why);
   };
   const ops = createStaffOps({
-    service,
+    kiosk,
+    channels,
     dataDir,
     persistence: configError
       ? {
@@ -166,16 +175,16 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
 
   const fleet: FleetMetrics | null = await startFleetMetrics({
     config,
-    service,
+    service: kioskMetricsSource(kiosk),
     version: options.version,
     launchStatePath: join(dataDir, 'metrics-state.json'),
-    startupErrors: service.attention.map((item) => item.code),
+    startupErrors: kiosk.appearance.attention.map((item) => item.code),
     logger,
   });
 
   // Opening hours and the broker link, as in the app; there is no window to capture or reload here.
   const fleetHost: FleetHost = startFleetHost({
-    service,
+    kiosk,
     ledger: ops.ledger,
     dataDir,
     version: options.version,
@@ -195,7 +204,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
   });
 
   const host = await startBrowserHost({
-    service,
+    channels,
+    events: kiosk.events,
     rendererDir: options.rendererDir,
     ...(options.port !== undefined ? { port: options.port } : {}),
     clock,
@@ -203,15 +213,16 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     ...(options.onPageConnected ? { onPageConnected: options.onPageConnected } : {}),
     // As when Electron's renderer is lost: any call is hung up (it would go on billing), the panel locks.
     onPageGone: () => {
-      void service.handle('kiosk:staff:lock', undefined);
-      void service.resetToAttract();
+      void channels.dispatch('kiosk:staff:lock', undefined);
+      void kiosk.calls.resetToAttract();
     },
   });
 
   let closing: Promise<void> | null = null;
   return {
     host,
-    service,
+    kiosk,
+    channels,
     ops,
     config,
     configError,
@@ -221,7 +232,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
         await fleetHost.close().catch(() => undefined);
         ops.dispose();
         await fleet?.close().catch(() => undefined);
-        await service.shutdown();
+        await kiosk.shutdown();
       })();
       return closing;
     },

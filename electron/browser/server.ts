@@ -1,8 +1,8 @@
 /**
  * The browser mode's host: serves the built renderer on 127.0.0.1 with the app's CSP and headers, and
  * carries the contract over one WebSocket on the same origin (`{id, channel, arg}` → `{id, result}`, plus
- * the service's events). Every call goes through `KioskService.handle`, so the schemas and the staff-PIN
- * gate are the ones main uses.
+ * the kiosk's events). Every call goes through the channel registry's `dispatch` (kiosk/channels.ts), so
+ * the schemas and the staff-PIN gate are the ones main uses.
  *
  * Who may drive the kiosk (another local page or process must not):
  *  - the server listens on 127.0.0.1 only, and answers only requests whose `Host` is that address and
@@ -26,10 +26,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { API_SHAPE, type KioskEvent, type Result } from '../contract.ts';
+import { API_SHAPE, type KioskEvent } from '../contract.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { KIOSK_SOCKET_PATH, LAUNCH_PATH, SOCKET_CLOSE, type HostFrame } from '../core/kiosk-api.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
+import type { ChannelRegistry } from '../kiosk/channels.ts';
+import type { KioskEvents } from '../kiosk/events.ts';
 import { mimeTypeFor, securityHeaders } from '../kiosk/page-headers.ts';
 import { parsePageFrame } from './frames.ts';
 import { INPUT_GUARD_SOURCE } from './input-guard.ts';
@@ -53,13 +55,11 @@ export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 /** Bounds on a request's headers and body, so idle or trickling connections cannot pile up. */
 export const REQUEST_TIMEOUT_MS = 10_000;
 
-export interface KioskBackend {
-  handle(channel: string, rawArg: unknown): Promise<Result<unknown>>;
-  onEvent(listener: (event: KioskEvent) => void): () => void;
-}
-
 export interface BrowserHostOptions {
-  service: KioskBackend;
+  /** The channel registry every call is dispatched through. */
+  channels: Pick<ChannelRegistry, 'dispatch'>;
+  /** The kiosk's events, forwarded to the connected page. */
+  events: KioskEvents;
   /** The built renderer (out/renderer). */
   rendererDir: string;
   /** 0 (default): a free port. */
@@ -106,7 +106,7 @@ export function cookieValue(header: string | undefined, name: string): string | 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
 export async function startBrowserHost(options: BrowserHostOptions): Promise<BrowserHost> {
-  const { service, clock = systemClock, logger = silentLogger } = options;
+  const { channels, events, clock = systemClock, logger = silentLogger } = options;
   const rendererDir = resolve(options.rendererDir);
   // The page's session: per launch of the host, only ever in an HttpOnly cookie (never printed or logged).
   const sessionToken = newToken();
@@ -213,7 +213,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     page = ws;
     // The page is in: no other code stays good (one printed earlier, one for a browser that was slow).
     launchCodes.clear();
-    const unsubscribe = service.onEvent((event) => send(ws, { type: 'event', event }));
+    const unsubscribe = events.onEvent((event) => send(ws, { type: 'event', event }));
     send(ws, { type: 'welcome', shape: API_SHAPE });
     logger.info('Browser mode: the page is connected');
     options.onPageConnected?.();
@@ -221,9 +221,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       const parsed = isBinary ? ({ ok: false, message: 'Binary frames are not part of this protocol.' } as const) : parsePageFrame(rawText(data));
       if (!parsed.ok) return send(ws, { type: 'error', error: { code: 'invalid_request', message: parsed.message } });
       const { id, channel, arg } = parsed.frame;
-      void service.handle(channel, arg).then(
+      void channels.dispatch(channel, arg).then(
         (result) => send(ws, { type: 'result', id, result }),
-        // handle() never rejects (dispatch.ts); a bug there must still answer the call.
+        // dispatch() never rejects (kiosk/channels.ts); a bug there must still answer the call.
         (error: unknown) => send(ws, { type: 'result', id, result: { ok: false, error: { code: 'internal', message: String(error) } } }),
       );
     });

@@ -24,6 +24,7 @@ import { forCli } from './messages.ts';
 import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
 import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS } from '../fleet/feed-binding.ts';
 import { MAX_COMMAND_TTL_S, MIN_COMMAND_TTL_S } from '../fleet/console/link.ts';
+import { WIRE_REPORT_HOLD_S } from './wire-report.ts';
 
 export const USAGE = `Avatar Kiosk CLI
 
@@ -79,8 +80,10 @@ probe:
   --name NAME           display name (default: bundled demo name)
   --voice NAME          voice id or custom voice name (default Tina)
   --moderation strict|disabled, --extra-motion true|false
-  --hold SECONDS        stay live this long, then hang up with user_end (default 10)
+  --hold SECONDS        stay live this long, then hang up with user_end (default 10; 1 with --wire-report)
   --json                exactly one JSON object on stdout at the end; logs on stderr
+  --wire-report FILE    record what the service sends (shapes only, no key, token, id or persona) to FILE
+                        as JSON; prints the call's cost first (about 3 credits at the default hold)
 
 emulator:
   --host HOST --port N  where to listen (default 127.0.0.1, a free port)
@@ -132,6 +135,7 @@ export const CLI_OPTIONS = {
   limit: { type: 'string' },
   offset: { type: 'string' },
   id: { type: 'string' },
+  'wire-report': { type: 'string' },
 } as const;
 
 export type ParsedOptions = ReturnType<typeof parseCli>['values'];
@@ -166,6 +170,13 @@ function enumOption<T extends string>(value: string | undefined, name: string, a
     throw new AvatarError('invalid_request', `--${name} must be one of ${allowed.join(', ')} (got "${value}").`);
   }
   return value as T;
+}
+
+/** --wire-report FILE: a file to write, named (not an option mistaken for one). */
+function wireReportOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === '' || value.startsWith('-')) throw new AvatarError('invalid_request', `--wire-report needs a file name (got "${value}").`);
+  return value;
 }
 
 function booleanOption(value: string | undefined, name: string): boolean | undefined {
@@ -238,8 +249,9 @@ export async function main(argv: string[]): Promise<number> {
             voice: values.voice ?? demo.voice,
             moderation: enumOption<Moderation>(values.moderation, 'moderation', MODERATION_VALUES),
             extraMotion: booleanOption(values['extra-motion'], 'extra-motion'),
-            holdSeconds: numberOption(values.hold, 'hold', 10, { min: 0, max: 7200 }),
+            holdSeconds: numberOption(values.hold, 'hold', values['wire-report'] === undefined ? 10 : WIRE_REPORT_HOLD_S, { min: 0, max: 7200 }),
             json: values.json ?? false,
+            wireReport: wireReportOption(values['wire-report']),
           },
           io,
         );

@@ -3,6 +3,7 @@
  */
 import type { ErrorInfo } from '../core/errors.ts';
 import { describeHangupReason } from '../core/messages.ts';
+import { HANGUP_REASONS } from '../core/protocol.ts';
 import type { SessionSummary } from '../core/session-types.ts';
 
 export function describeEnd(summary: SessionSummary | null): string {
@@ -12,6 +13,10 @@ export function describeEnd(summary: SessionSummary | null): string {
     case 'client':
       return 'ended: this client hung up (user_end)';
     case 'server':
+      // The spec counts fourteen reasons and lists thirteen: an unlisted one is named as the service sent it.
+      if (summary.hangupReason && !(HANGUP_REASONS as readonly string[]).includes(summary.hangupReason)) {
+        return `ended by the service for a reason the spec does not list (${summary.hangupReason})`;
+      }
       return `ended by the service: ${describeHangupReason(summary.hangupReason)} (${summary.hangupReason})`;
     case 'limit':
       return 'ended: the session reached live_duration and the client hung up';

@@ -17,6 +17,9 @@ import { SessionController, type TerminalState } from '../core/session-controlle
 import type { SessionEvent, SessionState, SessionSummary } from '../core/session-types.ts';
 import { resolveTarget, type TargetOptions } from './target.ts';
 import { describeEnd, describeError } from './messages.ts';
+import { wsTransportFactory } from '../core/transport.ts';
+import { WireRecorder, recordErrorAnswers } from '../core/wire-recorder.ts';
+import { WIRE_WATCH_MS, costLine, describeWireReport, writeWireReport } from './wire-report.ts';
 
 export interface ProbeOptions extends TargetOptions {
   mode: CallMode;
@@ -28,6 +31,8 @@ export interface ProbeOptions extends TargetOptions {
   extraMotion?: boolean | undefined;
   holdSeconds: number;
   json: boolean;
+  /** Write a wire report (what the service sent, shapes only) to this file (wire-report.ts). */
+  wireReport?: string | undefined;
 }
 
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'fatal';
@@ -105,8 +110,28 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
     return error.code === 'invalid_config' ? EXIT_USAGE : EXIT_FAILED;
   }
 
-  const client = new ServiceClient({ target: resolved.target, logger: io.logger });
-  const controller = new SessionController({ client, clock, logger: io.logger });
+  const recorder = options.wireReport ? new WireRecorder({ source: 'cli-probe', surface: resolved.target.surface, clock }) : null;
+  const baseClient = new ServiceClient({ target: resolved.target, logger: io.logger });
+  const client = recorder ? baseClient.derive({ wrapFetch: (inner) => recorder.recordingFetch(inner) }) : baseClient;
+  const controller = new SessionController({
+    client,
+    clock,
+    logger: io.logger,
+    // The wire report watches the socket before conn_init (unbilled), then sends it: see wire-report.ts.
+    ...(recorder ? { transportFactory: recorder.recordingTransports(wsTransportFactory), awaitRtcReady: true, rtcReadyTimeoutMs: WIRE_WATCH_MS + 30_000 } : {}),
+  });
+  let watchTimer: ReturnType<Clock['setTimeout']> | null = null;
+  const clearWatch = () => {
+    if (watchTimer !== null) clock.clearTimeout(watchTimer);
+    watchTimer = null;
+  };
+  if (recorder) {
+    recorder.addSecrets(resolved.target.surface === 'direct' ? resolved.target.apiKey : null, options.persona, options.image);
+    const line = costLine(options.holdSeconds);
+    if (options.json) io.stderr(`probe: ${line}\n`);
+    else say(line);
+    await recordErrorAnswers(baseClient, recorder);
+  }
   const abort = new AbortController();
   let interruptedBy: StopSignal | null = null;
   let heldFully = false;
@@ -124,6 +149,14 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
       return;
     }
     if (event.type === 'credentials') {
+      if (recorder) {
+        say(`created session ${event.liveId} (${event.callMode}, at most ${event.liveDurationS} s); watching the control socket for ${WIRE_WATCH_MS / 1000} s before conn_init`);
+        watchTimer = clock.setTimeout(() => {
+          watchTimer = null;
+          controller.rtcReady(event.liveId);
+        }, WIRE_WATCH_MS);
+        return;
+      }
       say(`created session ${event.liveId} (${event.callMode}, at most ${event.liveDurationS} s, RTC channel ${event.rtc.channel_id}); opened the control socket, sent conn_init`);
       return;
     }
@@ -138,7 +171,10 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
         void controller.hangup('user_end');
       }, options.holdSeconds * 1000);
     }
-    if (event.state.phase === 'ending' || event.state.phase === 'ended' || event.state.phase === 'failed') clearHold();
+    if (event.state.phase === 'ending' || event.state.phase === 'ended' || event.state.phase === 'failed') {
+      clearHold();
+      clearWatch();
+    }
   });
 
   const unsubscribeSignals = io.onSignal((signal) => {
@@ -148,6 +184,7 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
     }
     interruptedBy = signal;
     clearHold();
+    clearWatch();
     io.logger.warn(signal === 'fatal' ? 'unexpected error: ending the session' : `${signal} received: ending the session`);
     abort.abort(new AvatarError('cancelled', signal === 'fatal' ? 'Stopped by an unexpected error.' : `Interrupted by ${signal}.`));
     void controller.hangup('user_end');
@@ -169,6 +206,7 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
     terminal = { phase: 'failed', liveId: null, error: toAvatarError(err).toInfo(), summary: null };
   } finally {
     clearHold();
+    clearWatch();
     unsubscribeEvents();
     unsubscribeSignals();
     await controller.dispose();
@@ -198,6 +236,18 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
     else printHumanSummary(summary, say);
   }
   if (error) io.stderr(`probe: ${describeError(error)}\n`);
+  if (recorder && options.wireReport) {
+    if (!recorder.report().socket.ack) recorder.note('conn_init_ack: not seen (the call did not get that far)');
+    const report = recorder.report();
+    try {
+      await writeWireReport(options.wireReport, report);
+      if (options.json) io.stderr(`probe: ${describeWireReport(options.wireReport, report)}\n`);
+      else say(describeWireReport(options.wireReport, report));
+    } catch (err) {
+      io.stderr(`probe: could not write the wire report to ${options.wireReport} (${(err as { code?: string }).code ?? toAvatarError(err).message})\n`);
+      return EXIT_FAILED;
+    }
+  }
 
   if (succeeded) return EXIT_OK;
   if (interruptedBy === 'SIGINT') return EXIT_SIGINT;

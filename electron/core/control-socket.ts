@@ -5,16 +5,20 @@
  *
  * - On open it sends `conn_init` with `seq_id` 1; `seq_id` then rises by one per message sent. A new
  *   connection is a new `ControlSocket`, so the numbering restarts at 1 (spec §6).
- * - Each server ping is answered with a pong; besides, a keep-alive pong goes out every
- *   `keepAliveIntervalMs` (default: the server's own ping period, `SERVER_PING_INTERVAL_MS`) on its own,
- *   well inside the server's `CLIENT_SILENCE_LIMIT_MS` (spec §6 rule 4; the pong's shape is an ASSUMPTION,
- *   see protocol.ts). A fixed cadence rather than "after a ping period of our own silence": with the server
- *   pinging at the same period, an idle-based timer ties with each ping anyway, and a fixed one is
- *   predictable (one extra small frame per period).
+ * - Each server ping is answered; besides, a keep-alive goes out every `keepAliveIntervalMs` (default: the
+ *   server's own ping period, `SERVER_PING_INTERVAL_MS`) on its own, well inside the server's
+ *   `CLIENT_SILENCE_LIMIT_MS` (spec §6 rule 4). Its shape is not shown, so it is the style of the shared
+ *   `KeepAlive` (keep-alive.ts) when this socket opened: our pong message, an echo of the server's ping, or
+ *   WebSocket pong frames. A fixed cadence rather than "after a ping period of our own silence": with the
+ *   server pinging at the same period, an idle-based timer ties with each ping anyway, and a fixed one is
+ *   predictable (one extra small frame per period). A server that closes the socket right after our
+ *   keep-alive has refused its style: the `KeepAlive` moves on, and the `closed` outcome says so.
  * - Dead detection (after Signal's KeepAlive): no frame at all from the server for `deadAfterMs` (default
  *   `CLIENT_SILENCE_LIMIT_MS`, three ping periods) → `terminate()` (no polite close to a peer that is gone)
- *   and report `dead`. A timer that fires much later than asked means the machine slept (sleep/resume): also
- *   `dead`.
+ *   and report `dead`. Any frame counts, WebSocket ping and pong control frames included (a server may ping
+ *   with those only). After two keep-alive periods without a frame (a server that sends no pings at all) each
+ *   keep-alive also sends a WebSocket ping, which every live peer answers with a pong. A timer that fires
+ *   much later than asked means the machine slept (sleep/resume): also `dead`.
  * - Malformed, binary, unknown and oversized (> `MAX_WS_MESSAGE_BYTES`, spec §8) frames are logged and ignored.
  * - Once it reports a terminal outcome (`closed`, `dead`, `error`) or its owner calls `close`/`hangup`/
  *   `terminate`, it reports nothing more: late callbacks of a socket being replaced are dropped here, and the
@@ -22,10 +26,12 @@
  */
 import { AvatarError } from './errors.ts';
 import { systemClock, type Clock, type TimerHandle } from './clock.ts';
+import { KeepAlive, KEEP_ALIVE_REFUSAL_WINDOW_MS, isRefusalCloseCode, pingShapeFrom, type KeepAliveStyle, type PingShape } from './keep-alive.ts';
 import { silentLogger, type Logger } from './log.ts';
 import {
   CLIENT_SILENCE_LIMIT_MS,
   MAX_WS_MESSAGE_BYTES,
+  MSG_PING,
   SERVER_PING_INTERVAL_MS,
   connInitFrame,
   hangupFrame,
@@ -47,8 +53,12 @@ export type ControlSocketOutcome =
   | { kind: 'ack-failed'; errorCode: string }
   /** Server type 6 (spec §6 rule 5). */
   | { kind: 'forced-hangup'; reason: HangupReason }
-  /** The server or the network closed the socket. `wasClean`: a close frame was received (not 1006). */
-  | { kind: 'closed'; code: number; reason: string; wasClean: boolean }
+  /**
+   * The server or the network closed the socket. `wasClean`: a close frame was received (not 1006).
+   * `keepAliveRefused`: the server closed it right after our keep-alive of `style` (see keep-alive.ts);
+   * `next` is the style the next connection uses, null when every style was refused.
+   */
+  | { kind: 'closed'; code: number; reason: string; wasClean: boolean; keepAliveRefused?: { style: KeepAliveStyle; next: KeepAliveStyle | null } }
   /** Nothing heard for `deadAfterMs`, or the clock jumped (sleep/resume); the socket was terminated. */
   | { kind: 'dead'; cause: 'silence' | 'clock-jump' }
   /** Handshake refused (unauthorized/forbidden/not_found), socket error (network), or no ack in time (timeout). */
@@ -89,6 +99,9 @@ export interface ControlSocketOptions {
    * after the socket opens" (README, assumptions).
    */
   holdConnInit?: boolean;
+  /** The keep-alive style and what the server's pings look like, shared by the service's connections.
+   *  Default: a private one starting with our pong message. */
+  keepAlive?: KeepAlive;
 }
 
 export const DEFAULT_KEEP_ALIVE_INTERVAL_MS = SERVER_PING_INTERVAL_MS;
@@ -119,6 +132,13 @@ export class ControlSocket {
   readonly #transport: SocketTransport;
   readonly #sendConnInit: boolean;
   readonly #holdConnInit: boolean;
+  readonly #keepAlive: KeepAlive;
+  /** Fixed for this connection: a refusal moves the shared `KeepAlive` on for the next one. */
+  readonly #style: KeepAliveStyle;
+  /** When the last server frame (any, control frames included) arrived. */
+  #lastHeardAtMs = 0;
+  /** When our last keep-alive went out, if it is the last thing we sent. */
+  #keepAliveLastSentAtMs: number | null = null;
   #connInitSent = false;
   #onOutcomeListener: ControlSocketListener;
   #phase: Phase = 'connecting';
@@ -143,6 +163,8 @@ export class ControlSocket {
     this.#closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     this.#sendConnInit = options.sendConnInit ?? true;
     this.#holdConnInit = options.holdConnInit ?? false;
+    this.#keepAlive = options.keepAlive ?? new KeepAlive();
+    this.#style = this.#keepAlive.style;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
 
     const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
@@ -153,6 +175,8 @@ export class ControlSocket {
       onMessage: (data, isBinary) => this.#handleMessage(data, isBinary),
       onClose: (code, reason) => this.#handleClose(code, reason),
       onError: (error) => this.#handleError(error),
+      onPing: () => this.#handleControlFrame(),
+      onPong: () => this.#handleControlFrame(),
     });
   }
 
@@ -164,6 +188,11 @@ export class ControlSocket {
   /** True once it reported a terminal outcome or was closed by its owner. */
   get isFinished(): boolean {
     return this.#phase === 'finished';
+  }
+
+  /** The keep-alive style this connection uses. */
+  get keepAliveStyle(): KeepAliveStyle {
+    return this.#style;
   }
 
   /** True once conn_init went out on this socket. */
@@ -219,6 +248,7 @@ export class ControlSocket {
   #handleOpen(): void {
     if (this.#phase !== 'connecting') return;
     this.#phase = 'open';
+    this.#lastHeardAtMs = this.#clock.now();
     this.#restartDeadTimer();
     this.#armKeepAlive();
     if (this.#sendConnInit && !this.#holdConnInit) {
@@ -231,7 +261,7 @@ export class ControlSocket {
   #handleMessage(data: string | Uint8Array, isBinary: boolean): void {
     if (this.#phase !== 'open') return;
     // Any frame at all proves the server is there.
-    this.#restartDeadTimer();
+    this.#heard();
     if (isBinary || typeof data !== 'string') {
       this.#log.warn('control socket: ignored a binary frame', { bytes: data.length, generation: this.generation });
       return;
@@ -247,9 +277,12 @@ export class ControlSocket {
       return;
     }
     switch (message.kind) {
-      case 'ping':
-        this.#send((seqId) => pongFrame(this.liveId, seqId, this.#clock.now()));
+      case 'ping': {
+        const shape = pingShapeFrom(data);
+        if (shape) this.#keepAlive.notePing(shape);
+        this.#sendKeepAlive(shape);
         return;
+      }
       case 'conn_init_ack':
         if (this.#acked) {
           this.#log.warn('control socket: ignored a repeated conn_init_ack', { generation: this.generation });
@@ -275,6 +308,11 @@ export class ControlSocket {
     }
   }
 
+  /** A WebSocket ping or pong control frame: the server is there (the transport answered a ping itself). */
+  #handleControlFrame(): void {
+    if (this.#phase === 'open') this.#heard();
+  }
+
   #handleError(error: AvatarError): void {
     if (this.#phase === 'finished') return;
     this.#fail(error);
@@ -286,8 +324,9 @@ export class ControlSocket {
     this.#closeTimer = null;
     this.#resolveClosed();
     if (this.#phase === 'finished') return;
+    const refused = this.#keepAliveRefusedBy(code);
     this.#finish();
-    this.#report({ kind: 'closed', code, reason, wasClean: code !== 1006 }, true);
+    this.#report({ kind: 'closed', code, reason, wasClean: code !== 1006, ...(refused ? { keepAliveRefused: refused } : {}) }, true);
   }
 
   // --- internals ------------------------------------------------------------------------------------
@@ -325,10 +364,46 @@ export class ControlSocket {
     this.#onOutcomeListener(outcome, this);
   }
 
-  #send(build: (seqId: number) => ClientFrame): void {
+  #send(build: (seqId: number) => ClientFrame | EchoFrame, isKeepAlive = false): void {
     if (this.#phase !== 'open' || !this.#transport.isOpen) return;
     this.#lastSeqId += 1;
     this.#transport.send(JSON.stringify(build(this.#lastSeqId)));
+    this.#keepAliveLastSentAtMs = isKeepAlive ? this.#clock.now() : null;
+  }
+
+  #heard(): void {
+    this.#lastHeardAtMs = this.#clock.now();
+    this.#restartDeadTimer();
+  }
+
+  /**
+   * One keep-alive in this connection's style, on the timer or in answer to a server ping (`ping`, its
+   * shape when it was JSON). `ping-echo` copies the ping it answers, or on the timer the last ping seen
+   * (on any connection); before any ping there is nothing to copy, and the server's first ping (every 5 s)
+   * is answered well inside its 15 s window.
+   */
+  #sendKeepAlive(ping: PingShape | null): void {
+    switch (this.#style) {
+      case 'pong-message':
+        return this.#send((seqId) => pongFrame(this.liveId, seqId, this.#clock.now()), true);
+      case 'ping-echo': {
+        const shape = ping ?? this.#keepAlive.pingShape;
+        if (shape) this.#send((seqId) => echoFrame(shape, this.liveId, seqId), true);
+        return;
+      }
+      case 'ws-pong':
+        if (this.#phase !== 'open' || !this.#transport.isOpen || !this.#transport.pong) return;
+        this.#transport.pong();
+        this.#keepAliveLastSentAtMs = this.#clock.now();
+        return;
+    }
+  }
+
+  /** The server closed with `code` right after our keep-alive: it refused that style (keep-alive.ts). */
+  #keepAliveRefusedBy(code: number): { style: KeepAliveStyle; next: KeepAliveStyle | null } | null {
+    const sentAtMs = this.#keepAliveLastSentAtMs;
+    if (sentAtMs === null || !isRefusalCloseCode(code) || this.#clock.now() - sentAtMs > KEEP_ALIVE_REFUSAL_WINDOW_MS) return null;
+    return { style: this.#style, next: this.#keepAlive.refused(this.#style, code) };
   }
 
   #armAckTimer(ackTimeoutMs: number): void {
@@ -341,7 +416,9 @@ export class ControlSocket {
   #armKeepAlive(): void {
     this.#keepAliveTimer = this.#arm(this.#keepAliveMs, () => {
       this.#keepAliveTimer = null;
-      this.#send((seqId) => pongFrame(this.liveId, seqId, this.#clock.now()));
+      // A server that sends nothing at all (no pings): ask the socket itself whether the peer is there.
+      if (this.#clock.now() - this.#lastHeardAtMs >= 2 * this.#keepAliveMs && this.#transport.isOpen) this.#transport.ping?.();
+      this.#sendKeepAlive(null);
       this.#armKeepAlive();
     });
   }
@@ -378,4 +455,13 @@ export class ControlSocket {
   #clearTimer(timer: Timer | null): void {
     if (timer) this.#clock.clearTimeout(timer.handle);
   }
+}
+
+/** A client frame whose type copies the server's ping: a number, or a name where the server uses names. */
+type EchoFrame = Omit<ClientFrame, 'type'> & { type: number | string };
+
+/** A keep-alive shaped like the server's ping: its type and payload, in the client envelope (spec §6). A
+ *  ping without a type is one the protocol named in its payload; the echo then carries our ping number. */
+function echoFrame(ping: PingShape, liveId: string, seqId: number): EchoFrame {
+  return { type: ping.type ?? MSG_PING, live_id: liveId, seq_id: seqId, payload: ping.payload };
 }

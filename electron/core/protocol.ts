@@ -258,6 +258,7 @@ export function parseServerFrame(text: string): ServerMessage | null {
   return { kind: 'other', type: frame.type };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

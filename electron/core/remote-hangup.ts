@@ -52,6 +52,13 @@ export async function hangupWithoutConnInit(client: Pick<ServiceClient, 'socketR
   return sent;
 }
 
+/**
+ * How long a client waits for a session it ended to reach `ended`, when its billing figures can be read
+ * (spec §3). How long `ending` lasts is not shown; a service that takes 20 s must still be read to the end
+ * (the fair-readings matrix holds calls against an emulator whose `ending` lasts 0 to 20 s).
+ */
+export const END_CONFIRM_TIMEOUT_MS = 30_000;
+
 export interface FinalQueryOptions {
   clock?: Clock;
   logger?: Logger;

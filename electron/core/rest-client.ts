@@ -158,6 +158,21 @@ export class ServiceClient {
     });
   }
 
+  /**
+   * A client like this one (same target, timeout, logger, clock), with its `fetch` wrapped (the wire report
+   * records answers through it) and, on the direct surface, optionally another key.
+   */
+  derive(options: { wrapFetch?: (inner: typeof fetch) => typeof fetch; apiKey?: string; logger?: Logger }): ServiceClient {
+    const target = options.apiKey !== undefined && this.target.surface === 'direct' ? { ...this.target, apiKey: options.apiKey } : this.target;
+    return new ServiceClient({
+      target,
+      fetch: options.wrapFetch ? options.wrapFetch(this.#fetch) : this.#fetch,
+      requestTimeoutMs: this.#timeoutMs,
+      logger: options.logger ?? this.#log,
+      clock: this.#clock,
+    });
+  }
+
   /** The control socket's URL and handshake headers (direct: `Authorization: Token <key>`; gateway: none). */
   socketRequest(liveId: string): SocketRequest {
     return { url: this.#endpoints.socket(liveId), headers: this.#endpoints.headers() };

@@ -11,6 +11,8 @@ import { buildCreateRequest, type BuiltCreateRequest } from './avatar-input.ts';
 import { systemClock, sleep, type Clock, type TimerHandle } from './clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from './control-socket.ts';
 import { AvatarError, throwIfAborted, toAvatarError, type ErrorInfo } from './errors.ts';
+import { KeepAlive, describeRefusal } from './keep-alive.ts';
+import { END_CONFIRM_TIMEOUT_MS } from './remote-hangup.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { CreateSessionResponse, HangupReason, LiveRecord } from './protocol.ts';
 import { liveReconnectPolicy as defaultLivePolicy, notReadyPolicy as defaultNotReadyPolicy, type ReconnectPolicy } from './reconnect-policy.ts';
@@ -42,9 +44,12 @@ export interface SessionControllerOptions {
   keepAliveIntervalMs?: number;
   /** No server frame for this long → the socket is dead. Default 15 000 ms. */
   deadAfterMs?: number;
+  /** The keep-alive style of this service, shared with its other connections (the kiosk keeps one per
+   *  service URL). Default: one of this controller's own, starting with our pong message. */
+  keepAlive?: KeepAlive;
   /** From opening a socket to its conn_init_ack. Default 10 000 ms. */
   connectTimeoutMs?: number;
-  /** How long to poll for `ended` and the billing figures after the end. Default 10 000 ms. */
+  /** How long to poll for `ended` and the billing figures after the end. Default END_CONFIRM_TIMEOUT_MS (30 s). */
   endQueryTimeoutMs?: number;
   /** Poll period of that query. Default 500 ms. */
   endQueryIntervalMs?: number;
@@ -111,6 +116,7 @@ export class SessionController {
   readonly #config: MachineConfig;
   readonly #keepAliveIntervalMs: number | undefined;
   readonly #deadAfterMs: number | undefined;
+  readonly #keepAlive: KeepAlive;
   readonly #connectTimeoutMs: number;
   readonly #endQueryTimeoutMs: number;
   readonly #endQueryIntervalMs: number;
@@ -151,8 +157,9 @@ export class SessionController {
     };
     this.#keepAliveIntervalMs = options.keepAliveIntervalMs;
     this.#deadAfterMs = options.deadAfterMs;
+    this.#keepAlive = options.keepAlive ?? new KeepAlive({ logger: this.#log });
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-    this.#endQueryTimeoutMs = options.endQueryTimeoutMs ?? 10_000;
+    this.#endQueryTimeoutMs = options.endQueryTimeoutMs ?? END_CONFIRM_TIMEOUT_MS;
     this.#endQueryIntervalMs = options.endQueryIntervalMs ?? 500;
     this.#hangupSocketTimeoutMs = options.hangupSocketTimeoutMs ?? 3_000;
     this.#createAnswerWaitMs = options.createAnswerWaitMs ?? DEFAULT_CREATE_ANSWER_WAIT_MS;
@@ -508,6 +515,7 @@ export class SessionController {
       clock: this.#clock,
       logger: this.#log,
       generation: ++this.#generation,
+      keepAlive: this.#keepAlive,
       ...options,
     });
   }
@@ -687,8 +695,11 @@ function lossError(outcome: Extract<ControlSocketOutcome, { kind: 'closed' | 'de
       return outcome.cause === 'silence'
         ? { code: 'timeout', message: 'No message from the service for too long; the connection is presumed dead.' }
         : { code: 'timeout', message: 'The computer slept; the connection is presumed dead.' };
-    case 'closed':
-      return { code: 'network', message: `The control socket closed (code ${outcome.code}${outcome.reason ? `: ${outcome.reason}` : ''}).` };
+    case 'closed': {
+      const closed = `The control socket closed (code ${outcome.code}${outcome.reason ? `: ${outcome.reason}` : ''})`;
+      const refused = outcome.keepAliveRefused;
+      return { code: 'network', message: refused ? `${closed} ${describeRefusal(refused.style, refused.next)}.` : `${closed}.` };
+    }
   }
 }
 

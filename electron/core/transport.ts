@@ -18,6 +18,11 @@ export interface TransportHandlers {
   /** `data` is the text of a text frame, or the bytes of a binary frame (`isBinary`). */
   onMessage(data: string | Uint8Array, isBinary: boolean): void;
   onClose(code: number, reason: string): void;
+  /** A WebSocket ping control frame arrived (the transport answers it with a pong itself). Optional: a
+   *  server may ping with control frames only, and any frame proves the socket alive. */
+  onPing?(): void;
+  /** A WebSocket pong control frame arrived (the answer to our `ping()` probe). */
+  onPong?(): void;
   /** A handshake refusal (401 → `unauthorized`, 403 → `forbidden`, 404 → `not_found`) or a socket error (`network`). */
   onError(error: AvatarError): void;
 }
@@ -31,6 +36,10 @@ export interface SocketTransport {
   terminate(): void;
   /** True between `onOpen` and the start of closing. */
   readonly isOpen: boolean;
+  /** Sends a WebSocket ping control frame (a liveness probe: every WebSocket peer answers with a pong). */
+  ping?(): void;
+  /** Sends an unsolicited WebSocket pong control frame (a one-way heartbeat, RFC 6455 §5.5.3). */
+  pong?(): void;
 }
 
 export type TransportFactory = (url: string, headers: Record<string, string>, handlers: TransportHandlers) => SocketTransport;
@@ -93,6 +102,13 @@ export function createWsTransportFactory(options: WsTransportOptions = {}): Tran
     }
 
     ws.on('open', () => handlers.onOpen());
+    // `ws` answers a ping with a pong by itself (autoPong); the events only tell the owner a frame came.
+    ws.on('ping', () => {
+      if (!closed) handlers.onPing?.();
+    });
+    ws.on('pong', () => {
+      if (!closed) handlers.onPong?.();
+    });
     ws.on('message', (data, isBinary) => {
       if (closed) return;
       if (isBinary) handlers.onMessage(toBytes(data), true);
@@ -121,6 +137,12 @@ export function createWsTransportFactory(options: WsTransportOptions = {}): Tran
       },
       terminate() {
         if (ws.readyState !== WebSocket.CLOSED) ws.terminate();
+      },
+      ping() {
+        if (ws.readyState === WebSocket.OPEN) ws.ping();
+      },
+      pong() {
+        if (ws.readyState === WebSocket.OPEN) ws.pong();
       },
       get isOpen() {
         return ws.readyState === WebSocket.OPEN;

@@ -16,6 +16,7 @@ import {
 } from '../core/protocol.ts';
 import type { AccountRecord, Accounts } from './accounts.ts';
 import { ApiError } from './api-error.ts';
+import { errorAnswer, withExtraBodyFields } from './dialect.ts';
 import type { SessionRecord, SessionStore } from './sessions.ts';
 import type { TimerSet } from './timers.ts';
 import type { EmulatorKnobs } from './types.ts';
@@ -100,7 +101,7 @@ export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, r
   return (req, res) => {
     handle(ctx, req, res).catch((error: unknown) => {
       if (error instanceof ApiError) {
-        respond(ctx, res, error.status, error.toBody(), error.status === 413 ? { connection: 'close' } : {});
+        respondError(ctx, res, error);
         return;
       }
       if (res.destroyed || req.destroyed) {
@@ -108,7 +109,7 @@ export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, r
         return;
       }
       ctx.logger.error('emulator request failed', { error: String(error) });
-      respond(ctx, res, 500, { error: { code: 'internal', message: 'Internal emulator error.' } });
+      respond(ctx, res, 500, { error: { code: 'internal', message: 'Internal emulator error.' } }); // a bug: always JSON
     });
   };
 }
@@ -153,7 +154,8 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
             { ...request, moderation: request.moderation ?? 'disabled', extra_motion: request.extra_motion ?? true }
           : request;
       const session = ctx.sessions.create(account, request, effective);
-      respond(ctx, res, 200, ctx.sessions.createJson(session), {}, ctx.knobs.createDelayMs);
+      // spec §4.1 shows 200; the createStatus knob answers 201 Created, as many REST services do.
+      respond(ctx, res, ctx.knobs.createStatus, ctx.sessions.createJson(session), {}, ctx.knobs.createDelayMs);
       return;
     }
     case 'query': {
@@ -178,10 +180,20 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
 
 /** Send a JSON answer after `knobs.latencyMs` (+ `extraDelayMs`), on the injected clock. */
 function respond(ctx: HttpContext, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, extraDelayMs = 0): void {
+  const text = JSON.stringify(status >= 200 && status < 300 ? withExtraBodyFields(ctx.knobs, body) : body);
+  respondText(ctx, res, status, 'application/json; charset=utf-8', text, headers, extraDelayMs);
+}
+
+/** An error answer in the `errorBody` knob's shape (spec §7 does not show it). */
+function respondError(ctx: HttpContext, res: ServerResponse, error: ApiError): void {
+  const { contentType, text } = errorAnswer(ctx.knobs, error);
+  respondText(ctx, res, error.status, contentType, text, error.status === 413 ? { connection: 'close' } : {});
+}
+
+function respondText(ctx: HttpContext, res: ServerResponse, status: number, contentType: string | null, text: string, headers: Record<string, string> = {}, extraDelayMs = 0): void {
   const write = () => {
     if (res.writableEnded || res.destroyed) return;
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+    res.writeHead(status, { ...(contentType ? { 'content-type': contentType } : {}), 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
   };
   const latencyMs = ctx.knobs.latencyMs + extraDelayMs;

@@ -21,6 +21,7 @@ import {
 } from '../core/protocol.ts';
 import { EMULATOR_APP_ID_PREFIX, emulatorRtcToken, rtcIds } from '../core/rtc-ids.ts';
 import type { AccountRecord, Accounts } from './accounts.ts';
+import { timestamp, withExtraLiveFields } from './dialect.ts';
 import type { TimerSet } from './timers.ts';
 import type { EmulatedSession, EmulatedStatus, EmulatorKnobs } from './types.ts';
 
@@ -46,14 +47,14 @@ export interface SessionSocket {
 type SessionFacts = Readonly<Pick<EmulatedSession, 'id' | 'creatorId' | 'liveDurationS' | 'request' | 'createdAtMs'>>;
 type SessionProgress = Pick<
   EmulatedSession,
-  'status' | 'hangupReason' | 'startedAtMs' | 'endedAtMs' | 'billedSeconds' | 'creditsCost' | 'connInits' | 'notReadyAnswers' | 'socketsOpened' | 'clientMessages'
+  'status' | 'hangupReason' | 'startedAtMs' | 'endedAtMs' | 'billedSeconds' | 'creditsCost' | 'connInits' | 'notReadyAnswers' | 'socketsOpened' | 'clientMessages' | 'clientControlFrames'
 >;
 
 export interface SessionRecord extends SessionFacts, SessionProgress {
   readonly account: AccountRecord;
   readonly callMode: CallMode;
   readonly avatar: { name: string | null; voice: string; persona: string };
-  readonly rtc: { app_id: string; channel_id: string; user_id: string; token: string; token_expire_at: string };
+  readonly rtc: { app_id: string; channel_id: string; user_id: string; token: string; token_expire_at: string | number };
   /** The socket currently attached (the newest one), if any. */
   socket: SessionSocket | null;
   /** When the live socket went away (start of a reconnect grace window), or null. */
@@ -110,7 +111,7 @@ export class SessionStore {
         channel_id: request.call_mode === 'audio' ? rtcIds.audioChannel(id) : rtcIds.videoChannel(id),
         user_id: rtcIds.user(creatorId, id),
         token: emulatorRtcToken(knobs.rtcJoinMs, randomBytes(24).toString('base64url'), knobs.demoFreezeAfterMs, knobs.rtcQuality),
-        token_expire_at: String(Math.floor(now / 1000) + RTC_TOKEN_VALIDITY_S),
+        token_expire_at: timestamp(knobs, now + RTC_TOKEN_VALIDITY_S * 1000),
       },
       request: recordableRequest(effectiveRequest),
       createdAtMs: now,
@@ -124,6 +125,7 @@ export class SessionStore {
       notReadyAnswers: 0,
       socketsOpened: 0,
       clientMessages: [],
+      clientControlFrames: { ping: 0, pong: 0 },
       socket: null,
       droppedAtMs: null,
       dropUsed: false,
@@ -266,6 +268,7 @@ export class SessionStore {
       notReadyAnswers: session.notReadyAnswers,
       socketsOpened: session.socketsOpened,
       clientMessages: session.clientMessages.map((m) => ({ ...m })),
+      clientControlFrames: { ...session.clientControlFrames },
       createdAtMs: session.createdAtMs,
       startedAtMs: session.startedAtMs,
       endedAtMs: session.endedAtMs,
@@ -276,16 +279,19 @@ export class SessionStore {
   /** spec §4.1 response body. */
   createJson(session: SessionRecord): unknown {
     return {
-      live: { id: session.id, status: session.status, live_duration: session.liveDurationS, call_mode: session.callMode },
+      live: withExtraLiveFields(this.#ctx.knobs, { id: session.id, status: session.status, live_duration: session.liveDurationS, call_mode: session.callMode }),
       rtc: { ...session.rtc },
     };
   }
 
-  /** spec §4.2 response body. Timestamps are unix-second strings (§2.1), null before they happen. */
+  /** spec §4.2 response body. Timestamps are unix-second strings (§2.1; numbers with the `timestamps`
+   *  knob), null before they happen. */
   queryJson(session: SessionRecord): unknown {
     const { billedSeconds, creditsCost } = this.billing(session);
+    const knobs = this.#ctx.knobs;
+    const unixSeconds = (ms: number) => timestamp(knobs, ms);
     return {
-      live: {
+      live: withExtraLiveFields(knobs, {
         id: session.id,
         status: session.status,
         call_mode: session.callMode,
@@ -296,7 +302,7 @@ export class SessionStore {
         created_at: unixSeconds(session.createdAtMs),
         started_at: session.startedAtMs === null ? null : unixSeconds(session.startedAtMs),
         ended_at: session.endedAtMs === null ? null : unixSeconds(session.endedAtMs),
-      },
+      }),
     };
   }
 
@@ -358,10 +364,6 @@ export class SessionStore {
     const ended = [...this.#byId.values()].filter((s) => s.status === 'ended');
     for (let i = 0; i < ended.length - MAX_ENDED_SESSIONS_KEPT; i++) this.#byId.delete(ended[i]!.id);
   }
-}
-
-function unixSeconds(ms: number): string {
-  return String(Math.floor(ms / 1000));
 }
 
 /** The request as recorded for tests: a huge data URI is abbreviated to its prefix and length. */

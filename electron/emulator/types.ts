@@ -7,6 +7,9 @@ import type { Logger } from '../core/log.ts';
 import type { DemoQuality } from '../core/rtc-ids.ts';
 import { CLIENT_SILENCE_LIMIT_MS, MAX_LIVE_DURATION_S, SERVER_PING_INTERVAL_MS } from '../core/protocol.ts';
 
+export const PING_FORMATS = ['json', 'json-other-type', 'json-named', 'ws-frames', 'none'] as const;
+export type PingFormat = (typeof PING_FORMATS)[number];
+
 /** The demo account's key: the gateway surface injects it, and demo mode uses it. Clearly not a real key. */
 export const DEMO_API_KEY = 'emulator-demo-key-0001';
 
@@ -33,8 +36,32 @@ export interface EmulatorKnobs {
   dropAfterMs: number | null;
   /** Also send malformed JSON, a binary frame, an unknown type and an oversized (> `MAX_WS_MESSAGE_BYTES`) frame along the way. */
   garbageFrames: boolean;
-  /** `nested`: {type:2,payload:{conn_init_ack:{success,error_code}}}; `flat`: {type:2,payload:{success,error_code}}. */
-  ackShape: 'nested' | 'flat';
+  /** Where the ack puts `success`/`error_code` (spec §6 shows the fields, not their nesting): `nested`
+   *  {payload:{conn_init_ack:{…}}}; `flat` {payload:{…}}; `echo` {payload:{conn_init:{…}}}; `top` at the
+   *  top level beside `type`, with no payload. */
+  ackShape: 'nested' | 'flat' | 'echo' | 'top';
+  /** The ack's `type` (not shown in spec §6): a number or a name. Default 2. */
+  ackType: number | string;
+  /** How the server pings (spec §6 rule 4 shows no format): `json` {type:3,payload:{ping:{ts}}}; `json-other-type`
+   *  {type:9,payload:{heartbeat:{ts}}}; `json-named` {type:"ping",payload:{ts}}; `ws-frames` WebSocket ping
+   *  control frames only; `none` no ping at all. Default `json`. */
+  pingFormat: PingFormat;
+  /**
+   * A strict server: a client message of a type it does not know closes the socket with this code (1003,
+   * 1008, 4xxx). It knows conn_init (1), hangup (5) and a reply of its own ping's type; WebSocket pong
+   * frames count as the client's sign of life. null (default): unknown types are ignored, and only
+   * messages count (the lenient server the client was built against).
+   */
+  strictCloseCode: number | null;
+  /** HTTP status of a successful create (spec §4.1 says 200; 201 Created is a fair REST reading). Default 200. */
+  createStatus: 200 | 201;
+  /** HTTP error bodies (spec §7: not shown): `nested` {error:{code,message,field?}}; `flat` {code,message};
+   *  `detail` {detail}; `html` an HTML page (a proxy's); `empty` no body at all. Default `nested`. */
+  errorBody: 'nested' | 'flat' | 'detail' | 'html' | 'empty';
+  /** Unknown extra fields in every JSON answer and server frame (a newer service). Default false. */
+  extraFields: boolean;
+  /** Timestamps (created_at, started_at, ended_at, token_expire_at) as unix-second `string`s (§2.1) or `number`s. */
+  timestamps: 'string' | 'number';
   /** live_duration to grant, in seconds (capped at `MAX_LIVE_DURATION_S`, spec §8, which is also the default). */
   liveDurationS: number;
   /** How long a session stays `ending` before `ended` (default 300). */
@@ -69,6 +96,13 @@ export const DEFAULT_KNOBS: Readonly<EmulatorKnobs> = Object.freeze({
   dropAfterMs: null,
   garbageFrames: false,
   ackShape: 'nested',
+  ackType: 2,
+  pingFormat: 'json',
+  strictCloseCode: null,
+  createStatus: 200,
+  errorBody: 'nested',
+  extraFields: false,
+  timestamps: 'string',
   liveDurationS: MAX_LIVE_DURATION_S,
   endingMs: 300,
   sessionTtlMs: 10 * 60_000,
@@ -120,8 +154,11 @@ export interface EmulatedSession {
   notReadyAnswers: number;
   /** WebSocket connections accepted for this session. */
   socketsOpened: number;
-  /** Every valid client frame, in arrival order, across connections. */
-  clientMessages: Array<{ type: number; seq_id: number }>;
+  /** Every valid client frame, in arrival order, across connections (a type is a name only where a
+   *  strict server with a named ping took a reply of that name). */
+  clientMessages: Array<{ type: number | string; seq_id: number }>;
+  /** WebSocket control frames received from the client, across connections. */
+  clientControlFrames: { ping: number; pong: number };
   createdAtMs: number;
   /** When the avatar went live (billing start), or null. */
   startedAtMs: number | null;

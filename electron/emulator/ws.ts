@@ -8,31 +8,29 @@
  * Strict but safe: a frame that breaks the protocol (not JSON, wrong shape, foreign live_id, seq_id not
  * starting at 1 or not increasing, a first frame other than conn_init or hangup, conn_init twice, hangup
  * without a reason) closes the socket with 1008;
- * binary frames close it with 1003; frames over `MAX_WS_MESSAGE_BYTES` with 1009 (spec §8). Unknown types are ignored.
+ * binary frames close it with 1003; frames over `MAX_WS_MESSAGE_BYTES` with 1009 (spec §8). Unknown types are ignored,
+ * unless the `strictCloseCode` knob makes a strict server that closes on them (dialect.ts words every
+ * reading the spec leaves open: ping, ack, strictness).
  */
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { Logger } from '../core/log.ts';
-import {
-  CONN_INIT_VERSION,
-  MAX_WS_MESSAGE_BYTES,
-  MSG_CONN_INIT,
-  MSG_CONN_INIT_ACK,
-  MSG_FORCED_HANGUP,
-  MSG_HANGUP,
-  MSG_PING,
-  MSG_PONG,
-  clientFrameSchema,
-  type ClientFrame,
-} from '../core/protocol.ts';
+import { z } from 'zod';
+import { CONN_INIT_VERSION, MAX_WS_MESSAGE_BYTES, MSG_CONN_INIT, MSG_FORCED_HANGUP, MSG_HANGUP, clientFrameSchema } from '../core/protocol.ts';
 import type { Accounts } from './accounts.ts';
 import { ApiError } from './api-error.ts';
 import { DIRECT_WS_PATH, GATEWAY_WS_PATH, authenticate, requireOwner, type Surface } from './http.ts';
 import type { SessionRecord, SessionSocket, SessionStore } from './sessions.ts';
 import type { TimerSet } from './timers.ts';
 import type { EmulatorKnobs } from './types.ts';
+import { ackFrame, errorAnswer, isKeepAliveType, knowsClientType, mayPrecedeConnInit, pingFrame, pingType, withExtraFrameFields, type ServerFrame } from './dialect.ts';
+
+/** A client frame as this server reads it: spec §6's envelope; a strict server whose ping type is a name
+ *  takes a reply of that name as well (dialect.ts). */
+type ClientMessage = { type: number | string; live_id: string; seq_id: number; payload: Record<string, unknown> };
+const namedTypeFrameSchema = clientFrameSchema.extend({ type: z.union([z.number().int(), z.string().min(1)]) });
 
 /** ASSUMPTION: unknown message types used by garbageFrames (the spec's numbering stops at 6). */
 export const GARBAGE_UNKNOWN_TYPE = 99;
@@ -55,8 +53,9 @@ export interface WsContext {
 
 export class ControlSockets {
   readonly #ctx: WsContext;
-  // spec §8: the maximum message size; ws closes with 1009 when a client frame is larger.
-  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES });
+  // spec §8: the maximum message size; ws closes with 1009 when a client frame is larger. Pongs to the
+  // client's WebSocket pings are sent by each Connection (so the `silent` knob can withhold them too).
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES, autoPong: false });
   readonly #connections = new Set<Connection>();
   /** Sessions that already got the oversized garbage frame (sent once per session). */
   readonly #oversizedSent = new Set<string>();
@@ -74,7 +73,7 @@ export class ControlSockets {
     let surface: Surface;
     if (url.pathname === DIRECT_WS_PATH) surface = 'direct';
     else if (url.pathname === GATEWAY_WS_PATH) surface = 'gateway';
-    else return rejectUpgrade(socket, new ApiError(404, 'not_found', `No WebSocket route for ${url.pathname}.`));
+    else return rejectUpgrade(socket, new ApiError(404, 'not_found', `No WebSocket route for ${url.pathname}.`), this.#ctx.knobs);
     let session: SessionRecord;
     try {
       const account = authenticate(this.#ctx, surface, req.headers.authorization);
@@ -84,9 +83,9 @@ export class ControlSockets {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       logger.info('websocket handshake rejected', { status: error.status, code: error.code });
-      return rejectUpgrade(socket, error);
+      return rejectUpgrade(socket, error, this.#ctx.knobs);
     }
-    if (timers.closed) return rejectUpgrade(socket, new ApiError(404, 'not_found', 'The emulator is closing.'));
+    if (timers.closed) return rejectUpgrade(socket, new ApiError(404, 'not_found', 'The emulator is closing.'), this.#ctx.knobs);
     // The handshake answer (101) is delayed by latencyMs like every HTTP answer, so one injected latency
     // costs one round trip per protocol step: create, socket handshake, ack (the bench's 3 × latency floor).
     const accept = () => {
@@ -197,6 +196,8 @@ class Connection implements SessionSocket {
       this.#dispose(this.#ctx.clock.now());
     });
     ws.on('error', (error) => this.#ctx.logger.warn('socket error', { liveId: session.id, connection: id, error: error.message }));
+    ws.on('ping', (data) => this.#onControlFrame('ping', data));
+    ws.on('pong', () => this.#onControlFrame('pong'));
   }
 
   start(): void {
@@ -241,6 +242,22 @@ class Connection implements SessionSocket {
 
   // Input ---------------------------------------------------------------------------------------------
 
+  /**
+   * A WebSocket control frame from the client. Every WebSocket peer answers a ping with a pong (RFC 6455
+   * §5.5.2), unless `silent` makes this server play dead. A strict server counts the client's pongs as its
+   * sign of life (spec §6 rule 4: "some message"; RFC 6455 §5.5.3: an unsolicited pong is a heartbeat).
+   */
+  #onControlFrame(kind: 'ping' | 'pong', data?: Buffer): void {
+    if (this.#gone || this.#closing) return;
+    this.session.clientControlFrames[kind] += 1;
+    if (kind === 'ping') {
+      if (this.#isLive && this.#ctx.knobs.silent) return;
+      if (this.#ws.readyState === WebSocket.OPEN) this.#ws.pong(data);
+      return;
+    }
+    if (this.#ctx.knobs.strictCloseCode !== null) this.#armSilence();
+  }
+
   #onMessage(data: RawData, isBinary: boolean): void {
     if (this.#gone || this.#closing) return;
     if (isBinary) return this.#violation(CLOSE_UNSUPPORTED_DATA, 'binary frames are not part of the protocol');
@@ -251,40 +268,42 @@ class Connection implements SessionSocket {
       return this.#violation(CLOSE_POLICY_VIOLATION, 'frame is not valid JSON');
     }
     // spec §6: client messages carry type, live_id, seq_id and payload.
-    const parsed = clientFrameSchema.safeParse(raw);
+    const knobs = this.#ctx.knobs;
+    const namedReply = knobs.strictCloseCode !== null && typeof pingType(knobs) === 'string';
+    const parsed = (namedReply ? namedTypeFrameSchema : clientFrameSchema).safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return this.#violation(CLOSE_POLICY_VIOLATION, `bad client frame: ${issue ? `${issue.path.join('.') || '(frame)'} ${issue.message}` : 'invalid'}`);
     }
-    const frame: ClientFrame = parsed.data;
+    const frame: ClientMessage = parsed.data;
     if (frame.live_id !== this.session.id) return this.#violation(CLOSE_POLICY_VIOLATION, 'live_id does not match this connection');
     // spec §6: seq_id is increasing per connection and starts at 1.
     const seqOk = this.#lastSeqId === 0 ? frame.seq_id === 1 : frame.seq_id > this.#lastSeqId;
     if (!seqOk) {
       return this.#violation(CLOSE_POLICY_VIOLATION, `seq_id ${frame.seq_id} after ${this.#lastSeqId}: must start at 1 and increase`);
     }
+    // A strict server closes on a message type it does not know (the `strictCloseCode` reading); the
+    // frame is recorded first, so a test sees what was refused.
+    if (!knowsClientType(knobs, frame.type)) {
+      this.session.clientMessages.push({ type: frame.type, seq_id: frame.seq_id });
+      return this.#violation(knobs.strictCloseCode ?? CLOSE_POLICY_VIOLATION, `unknown message type ${frame.type}`);
+    }
     // spec §6: conn_init is "sent immediately after the socket opens"; only a hangup may come before it,
     // or keep-alive pongs. ASSUMPTION (README, assumptions: a delayed conn_init): the service keeps a socket whose conn_init is
     // delayed (a pre-opened spare session's) alive while the client answers pings; we tolerate that here.
-    if (this.#lastSeqId === 0 && frame.type !== MSG_CONN_INIT && frame.type !== MSG_HANGUP && frame.type !== MSG_PONG) {
+    if (this.#lastSeqId === 0 && !mayPrecedeConnInit(knobs, frame.type)) {
       return this.#violation(CLOSE_POLICY_VIOLATION, `the first frame must be conn_init, not type ${frame.type}`);
     }
     this.#lastSeqId = frame.seq_id;
     this.session.clientMessages.push({ type: frame.type, seq_id: frame.seq_id });
     this.#armSilence(); // spec §6 rule 4: any client message counts
-    switch (frame.type) {
-      case MSG_CONN_INIT:
-        return this.#onConnInit(frame);
-      case MSG_HANGUP:
-        return this.#onHangup(frame);
-      case MSG_PONG:
-        return;
-      default:
-        this.#ctx.logger.debug('ignoring client message of unknown type', { liveId: this.session.id, type: frame.type });
-    }
+    if (frame.type === MSG_CONN_INIT) return this.#onConnInit(frame);
+    if (frame.type === MSG_HANGUP) return this.#onHangup(frame);
+    if (isKeepAliveType(knobs, frame.type)) return;
+    this.#ctx.logger.debug('ignoring client message of unknown type', { liveId: this.session.id, type: frame.type });
   }
 
-  #onConnInit(frame: ClientFrame): void {
+  #onConnInit(frame: ClientMessage): void {
     const init = frame.payload.conn_init;
     if (!isRecord(init) || init.version !== CONN_INIT_VERSION) {
       return this.#violation(CLOSE_POLICY_VIOLATION, 'conn_init.version must be 1'); // spec §6, §9
@@ -340,7 +359,7 @@ class Connection implements SessionSocket {
   }
 
   /** spec §6 rule 7: the client ends the call with type 5. No acknowledgement is shown, so none is sent. */
-  #onHangup(frame: ClientFrame): void {
+  #onHangup(frame: ClientMessage): void {
     const hangup = frame.payload.hangup;
     const reason = isRecord(hangup) ? hangup.hangup_reason : undefined;
     if (typeof reason !== 'string' || !reason) return this.#violation(CLOSE_POLICY_VIOLATION, 'hangup.hangup_reason must be a non-empty string');
@@ -358,10 +377,8 @@ class Connection implements SessionSocket {
   // Output --------------------------------------------------------------------------------------------
 
   #sendAck(success: boolean, errorCode?: 'NOT_READY' | 'LIVE_CONN_INIT_FAILED'): void {
-    const ack = success ? { success: true } : { success: false, error_code: errorCode };
-    // ASSUMPTION: ack type 2; shape chosen by knobs.ackShape (the spec shows neither).
-    const payload = this.#ctx.knobs.ackShape === 'flat' ? ack : { conn_init_ack: ack };
-    this.#sendFrame({ type: MSG_CONN_INIT_ACK, payload });
+    // ASSUMPTION: ack type 2, nested; knobs.ackType and knobs.ackShape choose others (the spec shows neither).
+    this.#sendFrame(ackFrame(this.#ctx.knobs, success, errorCode));
   }
 
   /** garbageFrames: malformed JSON, a binary frame, an unknown type, and (once per session) an oversized frame. */
@@ -374,8 +391,8 @@ class Connection implements SessionSocket {
     }
   }
 
-  #sendFrame(frame: { type: number; payload: unknown }): void {
-    this.#sendRaw(JSON.stringify(frame), false);
+  #sendFrame(frame: ServerFrame): void {
+    this.#sendRaw(JSON.stringify(withExtraFrameFields(this.#ctx.knobs, frame)), false);
   }
 
   #sendRaw(data: string | Buffer, binary: boolean): void {
@@ -385,6 +402,16 @@ class Connection implements SessionSocket {
       if (this.#ws.readyState !== WebSocket.OPEN) return;
       if (gated && this.#ctx.knobs.silent) return;
       this.#ws.send(data, { binary });
+    });
+  }
+
+  /** A WebSocket ping control frame, in order with the rest of the output (and withheld by `silent`). */
+  #sendControlPing(): void {
+    const gated = this.#isLive;
+    this.#enqueue(() => {
+      if (this.#ws.readyState !== WebSocket.OPEN) return;
+      if (gated && this.#ctx.knobs.silent) return;
+      this.#ws.ping();
     });
   }
 
@@ -437,8 +464,10 @@ class Connection implements SessionSocket {
       this.#pingTimer = null;
       if (this.#gone || this.#closing) return;
       if (knobs.garbageFrames) this.#sendFrame({ type: GARBAGE_UNKNOWN_TYPE, payload: { note: 'unknown message type' } });
-      // ASSUMPTION: ping type 3, payload {ping:{ts}} (format not shown).
-      this.#sendFrame({ type: MSG_PING, payload: { ping: { ts: clock.now() } } });
+      // The format is not shown: knobs.pingFormat picks it (dialect.ts; the default is type 3, {ping:{ts}}).
+      const frame = pingFrame(knobs, clock.now());
+      if (frame) this.#sendFrame(frame);
+      else if (knobs.pingFormat === 'ws-frames') this.#sendControlPing();
       this.#armPing();
     }, Math.max(1, knobs.pingIntervalMs));
   }
@@ -497,13 +526,13 @@ class Connection implements SessionSocket {
   }
 }
 
-function rejectUpgrade(socket: Duplex, error: ApiError): void {
-  const text = JSON.stringify(error.toBody());
+function rejectUpgrade(socket: Duplex, error: ApiError, knobs: Pick<EmulatorKnobs, 'errorBody'>): void {
+  const { contentType, text } = errorAnswer(knobs, error);
   socket.once('finish', () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n` +
       'Connection: close\r\n' +
-      'Content-Type: application/json; charset=utf-8\r\n' +
+      (contentType ? `Content-Type: ${contentType}\r\n` : '') +
       `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n` +
       text,
   );

@@ -1,9 +1,9 @@
 /**
- * The fleet features of a running kiosk, without Electron: opening hours (told to the kiosk service,
+ * The fleet features of a running kiosk, without Electron: opening hours (told to the kiosk's availability,
  * counted in /metrics) and, when `mqtt` is configured, the link to the operator's broker with its status,
  * ledger events and remote commands. Main's feature (main/features/fleet-link.ts) and the browser mode
  * start it the same way; each gives the few actions only it can do (reload, restart, screenshot), and says
- * in its own words why it lacks one (`actions.lacks`). Every host has the avatar's volume (the service's).
+ * in its own words why it lacks one (`actions.lacks`). Every host has the avatar's volume (the kiosk's).
  */
 import { Gauge, type Registry } from 'prom-client';
 import type { LedgerTotals, OpeningInfo } from '../contract.ts';
@@ -11,8 +11,8 @@ import type { Clock } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { overlay, resolveConfig, type ConfigEnv } from '../kiosk/config.ts';
-import type { KioskService } from '../kiosk/kiosk-service.ts';
-import { DayFigures, localDayBounds } from './call-figures.ts';
+import { DayFigures, localDayBounds } from '../kiosk/call-figures.ts';
+import type { Kiosk } from '../kiosk/compose.ts';
 import { policyLocks } from './managed-config.ts';
 import { METRIC_PREFIX } from './metrics.ts';
 import { APPLY_KEYS, type ApplySettings, type FleetControl } from './command-table.ts';
@@ -33,8 +33,11 @@ export interface ConfigFileAccess {
   write(next: Record<string, unknown>): Promise<void>;
 }
 
+/** The kiosk's services the fleet uses. */
+export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability' | 'avatarVolume'>;
+
 export interface FleetHostOptions {
-  service: KioskService;
+  kiosk: FleetKiosk;
   /** Null when the staff operations (and their ledger) are not running. */
   ledger: LedgerFeed | null;
   dataDir: string;
@@ -76,7 +79,8 @@ function openingInfo(state: OpeningState, timeZone: string | null): OpeningInfo 
 }
 
 export function startFleetHost(options: FleetHostOptions): FleetHost {
-  const { service, clock } = options;
+  const { kiosk, clock } = options;
+  const { calls } = kiosk;
   const logger = options.logger ?? silentLogger;
   const openGauge = options.registry
     ? new Gauge({ name: `${METRIC_PREFIX}open`, help: '1 inside the opening hours (or with none set), 0 while the kiosk is closed.', registers: [options.registry] })
@@ -87,31 +91,31 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
   const dayFigures = new DayFigures();
 
   const watch: OpeningWatch = watchOpeningHours({
-    schedule: service.config.schedule,
+    schedule: kiosk.config.schedule,
     clock,
     onChange: (state) => {
-      const tz = service.config.schedule?.timeZone ?? null;
-      if (service.config.schedule) {
+      const tz = kiosk.config.schedule?.timeZone ?? null;
+      if (kiosk.config.schedule) {
         logger.info(state.open ? 'Opening hours: open' : 'Opening hours: closed', {
           next: state.nextChangeAtMs === null || !tz ? null : localLabel(state.nextChangeAtMs, tz),
         });
       }
-      service.setOpening(openingInfo(state, tz));
+      kiosk.availability.setOpening(openingInfo(state, tz));
       openGauge?.set(state.open ? 1 : 0);
       link?.statusChanged();
     },
   });
 
-  const inCall = () => service.running;
+  const inCall = () => calls.running;
   const { afterApply: _afterApply, ...hostActions } = options.actions;
   const control: FleetControl = {
     inCall,
     async endCall() {
       // Recorded as the operator's hang-up, not the visitor's.
-      await service.hangup('operator');
+      await calls.hangup('operator');
     },
     ...hostActions,
-    volume: service.avatarVolume,
+    volume: kiosk.avatarVolume,
     updates: () => {
       const updates = options.updates?.() ?? null;
       if (!updates) return null;
@@ -132,13 +136,13 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
     },
     async apply(settings) {
       const applied = await applyRemoteSettings(settings, options);
-      watch.setSchedule(service.config.schedule);
+      watch.setSchedule(kiosk.config.schedule);
       options.actions.afterApply?.();
       return { applied };
     },
   };
 
-  const mqtt = service.config.mqtt;
+  const mqtt = kiosk.config.mqtt;
   if (mqtt) {
     const kioskId = mqtt.kioskId ?? defaultKioskId();
     try {
@@ -156,9 +160,9 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
           const state = watch.state;
           return {
             version: options.version,
-            mode: service.mode,
-            phase: service.state.phase,
-            cast: service.config.cast.map((m) => m.id),
+            mode: kiosk.connection.mode,
+            phase: calls.state.phase,
+            cast: kiosk.config.cast.map((m) => m.id),
             open: state.open,
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
             today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0, ...localDayBounds(clock.now()) },
@@ -167,7 +171,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
             update: options.updates?.()?.status ?? null,
             ...(dayFigures.summary(clock.now()).calls > 0 ? { callFigures: dayFigures.summary(clock.now()) } : {}),
-            avatarVolume: service.avatarVolume.percent,
+            avatarVolume: kiosk.avatarVolume.percent,
           };
         },
       });
@@ -175,7 +179,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
       logger.error('The fleet link could not start; the kiosk runs without it', { message: toAvatarError(error, 'invalid_config').message });
     }
   }
-  const offEvents = service.onEvent((event) => {
+  const offEvents = kiosk.events.onEvent((event) => {
     if (event.type === 'call-figures') {
       dayFigures.add(event.figures, clock.now());
       link?.statusChanged();
@@ -223,14 +227,14 @@ export async function persistUpdatePin(version: string | null, options: Pick<Fle
 
 /**
  * Apply an operator's allowed settings: into config.json (so they survive a restart), resolved with the
- * environment and the policy as at start-up, then into the running service. A setting the policy
+ * environment and the policy as at start-up, then into the running kiosk. A setting the policy
  * manages is refused (the administrator's file wins, so the change would do nothing).
  */
 export async function applyRemoteSettings(
   settings: ApplySettings,
-  options: Pick<FleetHostOptions, 'service' | 'configFile' | 'env' | 'policy' | 'appRoot'>,
+  options: Pick<FleetHostOptions, 'kiosk' | 'configFile' | 'env' | 'policy' | 'appRoot'>,
 ): Promise<string[]> {
-  const { service } = options;
+  const { kiosk } = options;
   const patch: Record<string, unknown> = {};
   const applied: string[] = [];
   if (settings.avatar) {
@@ -258,9 +262,9 @@ export async function applyRemoteSettings(
   else if (settings.schedule) next.schedule = settings.schedule;
   // The same checks as at start-up; a bad combination (a cast id that does not exist) is refused whole.
   const config = resolveConfig(next, options.env, { appRoot: options.appRoot, policy: options.policy });
-  if (service.running) throw new AvatarError('invalid_request', 'A call started meanwhile; send the command again.');
+  if (kiosk.calls.running) throw new AvatarError('invalid_request', 'A call started meanwhile; send the command again.');
   await options.configFile.write(next);
-  await service.reconfigure({ ...config, window: service.config.window, rtcEngine: service.config.rtcEngine });
+  await kiosk.reconfigure({ ...config, window: kiosk.config.window, rtcEngine: kiosk.config.rtcEngine });
   return applied.sort();
 }
 

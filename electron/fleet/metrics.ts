@@ -1,5 +1,5 @@
 /**
- * Fleet metrics and health: Prometheus counters fed by the kiosk service's event stream, and a
+ * Fleet metrics and health: Prometheus counters fed by the kiosk's event stream, and a
  * small node:http server for `/metrics` (text format) and `/healthz` (JSON). Electron-free; index.ts
  * creates it only when `metrics.enabled` and adds the renderer-crash and restart figures it alone knows.
  *
@@ -25,6 +25,7 @@ import { AvatarError, ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { HANGUP_REASONS } from '../core/protocol.ts';
 import type { SessionPhase, SessionState } from '../core/session-types.ts';
+import type { Kiosk } from '../kiosk/compose.ts';
 import { isLoopbackHost, type KioskConfig } from '../kiosk/config.ts';
 
 export const METRIC_PREFIX = 'avatar_kiosk_';
@@ -36,15 +37,32 @@ export const CALL_FIGURE_BUCKETS = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 13
 /** Electron's `render-process-gone` reasons; anything else is `other`. */
 const RENDERER_GONE_REASONS = ['clean-exit', 'abnormal-exit', 'killed', 'crashed', 'oom', 'launch-failed', 'integrity-failure'];
 
-/** What the metrics observe: KioskService satisfies it. */
+/** What the metrics observe (`kioskMetricsSource` reads it off the kiosk's services). */
 export interface MetricsSource {
   onEvent(listener: (event: KioskEvent) => void): () => void;
-  /** The renderer's hangup requests with their cause (KioskService has it; optional for other sources). */
+  /** The renderer's hangup requests with their cause (the kiosk's calls have it; optional for other sources). */
   onHangupCause?(listener: (cause: HangupCause, liveId: string | null) => void): () => void;
   readonly state: SessionState;
   readonly mode: string;
   /** The last call's connection figures, read at each scrape (absent: never exported). */
   readonly lastCallQuality?: LastCallQuality | null;
+}
+
+/** The kiosk's services as the metrics read them: its events, its calls, the mode, the last call's figures. */
+export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'connection' | 'telemetry'>): MetricsSource {
+  return {
+    onEvent: (listener) => kiosk.events.onEvent(listener),
+    onHangupCause: (listener) => kiosk.calls.onHangupCause(listener),
+    get state() {
+      return kiosk.calls.state;
+    },
+    get mode() {
+      return kiosk.connection.mode;
+    },
+    get lastCallQuality() {
+      return kiosk.telemetry.lastCallQuality;
+    },
+  };
 }
 
 export interface Health {

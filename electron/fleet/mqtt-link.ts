@@ -33,7 +33,7 @@ import { commandRow, MISSING_CAPABILITY, type CommandContext, type CommandOutcom
 import { parseCommand, readCommandId, type Command, type CommandResult } from './commands.ts';
 import { openEventQueue, type EventQueue } from './event-queue.ts';
 import type { UpdateStatus } from './safe-updates.ts';
-import type { DayCallFigures } from './call-figures.ts';
+import type { DayCallFigures } from '../kiosk/call-figures.ts';
 
 export { MAX_SCREENSHOT_BYTES, type FleetControl, type FleetUpdates } from './command-table.ts';
 

@@ -24,7 +24,7 @@ export interface StartupProblems {
   unknownConfigKeys?: readonly string[];
 }
 
-/** The problems found before the kiosk service exists, in the order staff should read them. */
+/** The problems found before the kiosk's services exist, in the order staff should read them. */
 export function startupAttention(p: StartupProblems): AttentionItem[] {
   const items: AttentionItem[] = [];
   if (p.configError) {

@@ -1,6 +1,7 @@
 /**
  * A cast of avatars: checking each member's image before anyone picks it, and the attract
- * screen's view of the cast. Electron-free; kiosk-service.ts uses it.
+ * screen's view of the cast, and what a call with one member is created with. Electron-free; the kiosk's
+ * appearance (appearance.ts) and the call orchestrator use it.
  *
  * Every member with a local or data: image is checked once at start-up with the same code a session uses
  * (core/avatar-input.ts: type by magic bytes, the `MAX_BASE64_IMAGE_BYTES` bound, a non-empty persona), so a bad image is
@@ -10,8 +11,10 @@
  */
 import { buildCreateRequest, type AvatarInputDeps } from '../core/avatar-input.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
-import type { CastMember, VideoFit } from '../contract.ts';
-import type { CastEntry, KioskConfig } from './config.ts';
+import type { CastMember, LanguageCode, VideoFit } from '../contract.ts';
+import type { CallMode } from '../core/protocol.ts';
+import type { StartOptions } from '../core/session-types.ts';
+import { personaFor, type CastEntry, type KioskConfig } from './config.ts';
 
 /** Check every member; the answer maps a bad member's id to its error (empty when all are fine). */
 export async function checkCast(cast: readonly CastEntry[], deps: AvatarInputDeps = {}): Promise<Map<string, AvatarError>> {
@@ -58,4 +61,16 @@ export function configuredPortrait(config: Pick<KioskConfig, 'window' | 'compani
   if (config.window.mode === 'kiosk' && display) return display.height > display.width;
   if (config.window.mode === 'companion') return config.companion.height > config.companion.width;
   return config.window.height > config.window.width;
+}
+
+/** What a session is created with: a spare is pre-warmed for the cast's first member in its call mode and
+ *  the default language, so a tap on another avatar, mode or language does not match it (the spare is
+ *  closed, the normal path runs). The language reaches the avatar as an instruction in its persona. */
+export function startOptionsFor(config: KioskConfig, callMode: CallMode, member: CastEntry, language: LanguageCode): StartOptions {
+  return {
+    callMode,
+    avatar: { persona: personaFor(config, member.persona, language), image: member.imagePath, name: member.name, voice: member.voice },
+    ...(config.moderation ? { moderation: config.moderation } : {}),
+    ...(config.extraMotion !== undefined ? { extraMotion: config.extraMotion } : {}),
+  };
 }

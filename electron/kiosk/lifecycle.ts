@@ -11,9 +11,9 @@ import { systemClock } from '../core/clock.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 
 export interface LifecycleHooks {
-  /** Hang up the current session if any (idempotent per session: KioskService guarantees it). */
+  /** Hang up the current session if any (idempotent per session: the call orchestrator guarantees it). */
   hangupSession(why: string): Promise<void>;
-  /** Hang up (once) and release everything: KioskService.shutdown(). Idempotent. */
+  /** Hang up (once) and release everything: the kiosk's `shutdown()`. Idempotent. */
   shutdownService(): Promise<void>;
   /** Ask the app to quit again once shutdown is done (`app.quit()`; before-quit then lets it through). */
   quitApp(): void;

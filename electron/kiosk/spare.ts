@@ -1,7 +1,8 @@
 /**
- * Spare ("pre-warmed") sessions for fast start. Electron-free; the kiosk service owns one
- * `SpareManager` and feeds it the attract screen's reports, its own busy state and the outcome of its
- * creates. A spare is the NEXT visitor's session, created ahead of the tap:
+ * Spare ("pre-warmed") sessions for fast start. Electron-free; the kiosk (compose.ts) owns one
+ * `SpareManager`: availability.ts feeds it the attract screen's reports, the call orchestrator its busy
+ * state and the outcome of its creates (spare-adoption.ts). A spare is the NEXT visitor's session, created
+ * ahead of the tap:
  *
  *   created over REST (spec §4.1: `waiting`, not billed) → control socket opened with `holdConnInit`
  *   (answers pings, sends keep-alives, never conn_init) → one of:
@@ -26,6 +27,7 @@
 import { buildCreateRequest, type BuiltCreateRequest } from '../core/avatar-input.ts';
 import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
 import { ControlSocket, type ControlSocketOutcome } from '../core/control-socket.ts';
+import type { KeepAlive } from '../core/keep-alive.ts';
 import { toAvatarError, type ErrorCode } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import type { CallMode, CreateSessionResponse } from '../core/protocol.ts';
@@ -75,6 +77,8 @@ export interface SpareManagerOptions {
   /** Control socket keep-alive cadence / dead detection (defaults: ControlSocket's `DEFAULT_KEEP_ALIVE_INTERVAL_MS` / `DEFAULT_DEAD_AFTER_MS`). */
   keepAliveIntervalMs?: number;
   deadAfterMs?: number;
+  /** The keep-alive that works with the current service (shared with its calls). Re-read for every socket. */
+  keepAlive?: () => KeepAlive;
 }
 
 /** A spare handed to a tap. `settle` records how its first conn_init went (once; later calls are ignored). */
@@ -397,6 +401,7 @@ export class SpareManager {
         holdConnInit: true,
         ...(this.#opts.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#opts.keepAliveIntervalMs } : {}),
         ...(this.#opts.deadAfterMs !== undefined ? { deadAfterMs: this.#opts.deadAfterMs } : {}),
+        ...(this.#opts.keepAlive ? { keepAlive: this.#opts.keepAlive() } : {}),
         onOutcome: (outcome) => this.#onSocketOutcome(spare, outcome),
       });
     } catch (error) {

@@ -9,7 +9,7 @@ import { EVENT_CHANNEL, type CommandEvent, type KioskEvent } from '../contract.t
 import type { Logger } from '../core/log.ts';
 import type { KioskConfig } from '../kiosk/config.ts';
 import { createBoundsSaver, createCompanionController, placeCompanion, trayMenu, type Rect } from '../kiosk/companion.ts';
-import type { KioskService } from '../kiosk/kiosk-service.ts';
+import type { Kiosk } from '../kiosk/compose.ts';
 import { trayImage } from './platform.ts';
 
 const BOUNDS_KEY = 'bounds';
@@ -39,14 +39,15 @@ export interface CompanionSetup {
 
 export function setupCompanion(options: {
   win: BrowserWindow;
-  service: KioskService;
+  /** The tray menu follows the call (its state) and hears each change (the events). */
+  kiosk: Pick<Kiosk, 'calls' | 'events'>;
   config: KioskConfig;
   cast: ReadonlyArray<{ id: string; name: string }>;
   requestQuit(): Promise<void>;
   isRunning(): boolean;
   logger: Logger;
 }): CompanionSetup {
-  const { win, service, config, logger } = options;
+  const { win, kiosk, config, logger } = options;
   const store = openBoundsStore(logger);
   const saver = createBoundsSaver({ save: (b) => store?.set(BOUNDS_KEY, b) });
   const alive = () => !win.isDestroyed();
@@ -79,7 +80,7 @@ export function setupCompanion(options: {
   const tray = new Tray(trayImage());
   tray.setToolTip('Avatar Kiosk');
   const buildMenu = () => {
-    const template: MenuItemConstructorOptions[] = trayMenu(options.cast, service.state.phase).map((item) =>
+    const template: MenuItemConstructorOptions[] = trayMenu(options.cast, kiosk.calls.state.phase).map((item) =>
       item.separator
         ? { type: 'separator' }
         : { label: item.label, enabled: item.enabled, click: () => item.action && controller.onAction(item.action) },
@@ -88,7 +89,7 @@ export function setupCompanion(options: {
   };
   buildMenu();
   let lastInCall: boolean | null = null;
-  const off = service.onEvent((event) => {
+  const off = kiosk.events.onEvent((event) => {
     if (event.type !== 'state') return;
     const inCall = !['idle', 'ended', 'failed'].includes(event.state.phase);
     if (inCall !== lastInCall) {

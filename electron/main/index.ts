@@ -11,8 +11,10 @@ import { createLogger, type Logger } from '../core/log.ts';
 import type { ProxyResolver } from '../core/proxy.ts';
 import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
-import { createKioskService, type KioskService } from '../kiosk/kiosk-service.ts';
+import { createChannelRegistry } from '../kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
 import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
+import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
 import { createRendererRecovery, gpuGoneNeedsReload } from '../kiosk/renderer-recovery.ts';
@@ -36,7 +38,7 @@ import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } fro
 import { loadSettings } from './store.ts';
 import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
 
-/** What runs alongside the call service, started in this order before the page loads, stopped in
+/** What runs alongside the kiosk's services, started in this order before the page loads, stopped in
  *  reverse when the app quits. Adding a feature is one line here. */
 function kioskFeatures(): Feature[] {
   const staff = staffOperations();
@@ -99,13 +101,16 @@ async function main(): Promise<void> {
 
   // Main's own connections go where Chromium's would: the venue's proxy (system settings, PAC, WPAD).
   const proxy: ProxyResolver = { resolve: (url) => session.defaultSession.resolveProxy(url) };
-  const service: KioskService = await createKioskService({
+  // Every channel the page calls: the kiosk registers its own here, staff operations theirs (and the gate).
+  const channels = createChannelRegistry({ logger });
+  const kiosk: Kiosk = await createKiosk({
+    channels,
     proxy,
     config: settings.config,
     apiKey: settings.apiKey,
     apiKeySource: settings.apiKeySource,
     apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
-    // Honoured in demo mode only (the service turns it off with a real key).
+    // Honoured in demo mode only (the kiosk turns it off with a real key).
     demoDevices: demoDevicesAsked(process.argv, process.env),
     startupAttention: startupAttention({
       configError: settings.configError,
@@ -120,12 +125,14 @@ async function main(): Promise<void> {
     persistApiKey: settings.persistApiKey,
     // Kept in the user-data folder (staff's Status tab and the fleet's set-volume change it).
     avatarVolume: openAvatarVolume({ dir: app.getPath('userData'), logger }),
+    // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
+    keepAliveFor: createKeepAliveStore({ dir: app.getPath('userData'), logger }).keepAliveFor,
     // video.fit defaults to cover when the screen is portrait.
     portrait: configuredPortrait(settings.config, screen.getPrimaryDisplay().size),
   });
 
   // A bad cast member is left out of the attract screen; staff see it with the other start-up problems.
-  for (const problem of service.castProblems) logger.error('Avatar problem', { message: problem.message });
+  for (const problem of kiosk.appearance.castProblems) logger.error('Avatar problem', { message: problem.message });
 
   let win: BrowserWindow | null = null;
   let features: Feature[] = [];
@@ -139,11 +146,11 @@ async function main(): Promise<void> {
   });
   const lifecycle = createLifecycle({
     logger,
-    hangupSession: () => service.resetToAttract(),
+    hangupSession: () => kiosk.calls.resetToAttract(),
     // Every quit (staff, signal, tray, update, a relaunch) hangs up first, then stops the features, last
     // started first and bounded, so the fleet hears "stopped" before the app exits.
     shutdownService: async () => {
-      await service.shutdown();
+      await kiosk.shutdown();
       await stopInReverse(features, { logger });
     },
     // Under a supervisor a relaunch is an exit code (fatal.ts); otherwise an ordinary quit (whose 'quit'
@@ -165,12 +172,12 @@ async function main(): Promise<void> {
   fatal.takeOver((kind, error) => void lifecycle.onFatalError(kind, error));
 
   registerIpc(ipcMain, {
-    service,
+    channels,
     origin: APP_ORIGIN,
     getMainFrame: () => (win && !win.isDestroyed() ? win.webContents.mainFrame : null),
     logger,
   });
-  service.onEvent((event: KioskEvent) => {
+  kiosk.events.onEvent((event: KioskEvent) => {
     if (win && !win.isDestroyed() && !win.webContents.isDestroyed()) win.webContents.send(EVENT_CHANNEL, event);
   });
 
@@ -223,9 +230,9 @@ async function main(): Promise<void> {
         throw error;
       },
     );
-  const context = { service, settings, lifecycle, window: win, logger, mainLog, proxy, reloadPage };
+  const context = { kiosk, channels, settings, lifecycle, window: win, logger, mainLog, proxy, reloadPage };
   for (const feature of features) await feature.start(context);
   await firstLoad.run();
   recovery.noteLoaded();
-  logger.info('Kiosk ready', { mode: service.mode, windowMode: settings.config.window.mode });
+  logger.info('Kiosk ready', { mode: kiosk.connection.mode, windowMode: settings.config.window.mode });
 }

@@ -6,12 +6,14 @@
  * Every channel of the contract goes through `handleIpc`, which
  *  1. rejects anything that is not our main frame showing our own page (a subframe, a navigated-away
  *     frame, another window, or a destroyed frame) with `forbidden`, before looking at the arguments;
- *  2. hands the raw argument to `KioskService.handle`, which validates it with the contract's schema
- *     and rejects unknown channels with `invalid_request`;
+ *  2. hands the raw argument to the channel registry's `dispatch` (kiosk/channels.ts), where each owner
+ *     registered its handlers: it validates the argument with the contract's schema, checks the staff
+ *     gate, and rejects unknown channels with `invalid_request`;
  *  3. always answers with a `Result` (never throws across IPC: Electron would carry only a message).
  */
 import { CHANNELS, fail, type Result } from '../contract.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
+import type { ChannelRegistry } from '../kiosk/channels.ts';
 
 /** What we read of Electron's `WebFrameMain`. */
 export interface FrameLike {
@@ -29,12 +31,9 @@ export interface IpcMainLike {
   removeHandler(channel: string): void;
 }
 
-export interface IpcTarget {
-  handle(channel: string, rawArg: unknown): Promise<Result<unknown>>;
-}
-
 export interface IpcOptions {
-  service: IpcTarget;
+  /** The channel registry every call is dispatched through (kiosk/channels.ts). */
+  channels: Pick<ChannelRegistry, 'dispatch'>;
   /** The main frame of our window right now (null before the window exists or after it is gone). */
   getMainFrame: () => FrameLike | null;
   /** Our page's origin, e.g. `app://kiosk` (see window.ts). */
@@ -61,7 +60,7 @@ export async function handleIpc(channel: string, event: InvokeEventLike, args: u
   // One argument per call (the preload always sends exactly one or none): extra ones are a bug or an attack.
   if (args.length > 1) return fail('invalid_request', `Invalid arguments for ${channel}: expected at most one argument.`);
   try {
-    return await options.service.handle(channel, args[0]);
+    return await options.channels.dispatch(channel, args[0]);
   } catch (error) {
     logger.error('IPC handler threw', { channel, error: String(error) });
     return fail('internal', 'The request failed unexpectedly.');

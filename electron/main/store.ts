@@ -15,7 +15,7 @@ import Store from 'electron-store';
 import { AvatarError, toAvatarError, type ErrorInfo } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import { configJsonSchema, defaultConfig, keepUnknownKeys, resolveConfig, unknownConfigKeys, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
-import type { ApiKeySource } from '../kiosk/kiosk-service.ts';
+import type { ApiKeySource } from '../kiosk/service-key.ts';
 import type { SettingsPersistence } from '../operations/settings.ts';
 import { loadPolicy, type PolicyLayer } from '../fleet/managed-config.ts';
 import type { KeyProtectionWeak } from '../contract.ts';

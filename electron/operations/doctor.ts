@@ -13,7 +13,7 @@ import { systemClock } from '../core/clock.ts';
 import { toAvatarError, type AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { MIN_BALANCE_TO_START } from '../core/protocol.ts';
-import { hangupWithoutConnInit, queryUntilEnded } from '../core/remote-hangup.ts';
+import { END_CONFIRM_TIMEOUT_MS, hangupWithoutConnInit, queryUntilEnded } from '../core/remote-hangup.ts';
 import type { ServiceClient } from '../core/rest-client.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { KioskConfig } from '../kiosk/config.ts';
@@ -63,7 +63,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorResult> {
       const created = await input.client.createSession(built.request);
       const liveId = created.live.id;
       const sent = await hangupWithoutConnInit(input.client, liveId, { clock, logger, ...(input.transportFactory ? { transportFactory: input.transportFactory } : {}) });
-      const final = await queryUntilEnded(input.client, liveId, { clock, logger, pollMs: 250, timeoutMs: 10_000 });
+      const final = await queryUntilEnded(input.client, liveId, { clock, logger, pollMs: 250, timeoutMs: END_CONFIRM_TIMEOUT_MS });
       const billed = final?.billed_seconds ?? null;
       const cost = final?.credits_cost ?? null;
       probe = { liveId, billedSeconds: billed, creditsCost: cost, elapsedMs: clock.now() - started };

@@ -7,7 +7,7 @@
  * appended one at a time. A crash can only leave a torn LAST line: the reader skips lines that do not
  * parse, and the next append first ends such a line with a newline so the new record starts clean.
  *
- * `createLedgerRecorder` observes the kiosk service's events (it never changes the service): it follows
+ * `createLedgerRecorder` observes the kiosk's events (it never changes the kiosk): it follows
  * each session from `creating` to its terminal state and writes the record from the SessionSummary.
  */
 import { existsSync, mkdirSync, openSync, closeSync, fstatSync, readSync, readdirSync, readFileSync, fsyncSync, writeSync } from 'node:fs';
@@ -283,7 +283,7 @@ export function toCsv(records: LedgerRecord[]): string {
   return rows.join('\r\n') + '\r\n';
 }
 
-// --- the recorder (observes the kiosk service) --------------------------------------------------------
+// --- the recorder (observes the kiosk's events) -------------------------------------------------------
 
 export type EndCause = HangupCause | 'max_call';
 

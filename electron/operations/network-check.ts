@@ -10,7 +10,7 @@ import { buildCreateRequest } from '../core/avatar-input.ts';
 import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
 import { AvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
-import { hangupWithoutConnInit, queryUntilEnded } from '../core/remote-hangup.ts';
+import { END_CONFIRM_TIMEOUT_MS, hangupWithoutConnInit, queryUntilEnded } from '../core/remote-hangup.ts';
 import type { ServiceClient } from '../core/rest-client.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { KioskConfig } from '../kiosk/config.ts';
@@ -51,7 +51,7 @@ export function createNetworkCheck(options: NetworkCheckOptions = {}): NetworkCh
     p.closing ??= (async () => {
       clock.clearTimeout(p.timer);
       const sent = await hangupWithoutConnInit(p.client, p.checkId, { clock, logger, ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}) });
-      const final = await queryUntilEnded(p.client, p.checkId, { clock, logger, pollMs: 250, timeoutMs: 10_000 }).catch(() => null);
+      const final = await queryUntilEnded(p.client, p.checkId, { clock, logger, pollMs: 250, timeoutMs: END_CONFIRM_TIMEOUT_MS }).catch(() => null);
       logger.info('Network check: test session closed with type 5', { liveId: p.checkId, sent });
       return { sent, creditsCost: final?.credits_cost ?? null, billedSeconds: final?.billed_seconds ?? null };
     })();

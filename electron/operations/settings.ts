@@ -4,7 +4,7 @@
  * small persistence interface (electron-store in the app, a JSON file in tests and the CLI).
  *
  * What applies without a restart: everything except `window.*` and `rtcEngine` (the window is created
- * with them at start). The kiosk service reads the configuration at each session start, so a saved
+ * with them at start). The kiosk reads the configuration at each session start, so a saved
  * change is used by the next call; the attract screen re-reads PublicConfig.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,8 +1,9 @@
 /**
- * Staff operations, without Electron: the `staff` and `app` groups of the API that the kiosk service
- * routes to them, the PIN gate, plus the observers that hang off the service's event stream (credit
- * ledger, current-session journal for crash recovery, the venue's maximum call length, the last 20
- * errors) — what an unattended kiosk needs so staff can run it without a keyboard or a terminal.
+ * Staff operations, without Electron: the `staff` and `app` groups of the API, registered with the PIN
+ * gate into the host's channel registry (kiosk/channels.ts), plus the observers that hang off the kiosk's
+ * event stream (credit ledger, current-session journal for crash recovery, the venue's maximum call
+ * length, the last 20 errors) — what an unattended kiosk needs so staff can run it without a keyboard or
+ * a terminal.
  *
  * main wires it with electron-store, electron-log and `app`; tests and the E2E harness wire it with a JSON
  * file, an array of log lines and fakes. The contract marks which channels need the unlocked panel
@@ -30,7 +31,9 @@ import type { TransportFactory } from '../core/transport.ts';
 import type { ConfigEnv } from '../kiosk/config.ts';
 import { runDoctor } from './doctor.ts';
 import { createNetworkCheck } from './network-check.ts';
-import type { KioskExtension, KioskService } from '../kiosk/kiosk-service.ts';
+import { runWireCheck } from './wire-check.ts';
+import type { ChannelRegistry, HandlerTable } from '../kiosk/channels.ts';
+import type { Kiosk } from '../kiosk/compose.ts';
 import { LEDGER_DIR, createLedger, createLedgerRecorder, startOfDay, type Ledger, type LedgerRecorder } from './ledger.ts';
 import { CURRENT_SESSION_FILE, createSessionJournal, recoverLeftover, type CurrentSession, type RecoveryOutcome } from './recovery.ts';
 import { editableFromFile, envManagedKeys, storePickedImage, validateSettings, type SettingsPersistence } from './settings.ts';
@@ -52,8 +55,13 @@ export interface PlatformHooks {
   restart(): Promise<void> | void;
 }
 
+/** The kiosk's services staff operations use. */
+export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume'>;
+
 export interface StaffOpsOptions {
-  service: KioskService;
+  kiosk: StaffKiosk;
+  /** Where the `staff` and `app` channels and the staff panel's gate are registered. */
+  channels: Pick<ChannelRegistry, 'register' | 'setGate'>;
   /** The user-data folder: ledger/, current-session.json, a picked avatar image. */
   dataDir: string;
   persistence: SettingsPersistence;
@@ -73,7 +81,9 @@ export interface StaffOpsOptions {
   policy?: { policy: Record<string, unknown>; managedKeys: string[]; path?: string; found?: boolean; problems?: readonly string[]; namesStaffPin?: boolean };
 }
 
-export interface StaffOps extends KioskExtension {
+export interface StaffOps {
+  /** The `staff` and `app` groups as registered (tests call them directly). */
+  readonly handlers: Pick<HandlerTable, 'staff' | 'app'>;
   readonly ledger: Ledger;
   readonly recorder: LedgerRecorder;
   readonly pin: StaffPin;
@@ -90,17 +100,18 @@ export interface StaffOps extends KioskExtension {
 export const RECOVERY_TIMEOUT_MS = 20_000;
 
 export function createStaffOps(options: StaffOpsOptions): StaffOps {
-  const { service, clock, persistence } = options;
+  const { kiosk, clock, persistence } = options;
+  const { calls, connection } = kiosk;
   const logger = options.logger ?? silentLogger;
   const startedAtMs = clock.now();
   const ledger = createLedger({ dir: join(options.dataDir, LEDGER_DIR), logger });
-  const surface = () => service.mode;
+  const surface = () => connection.mode;
   const serviceUrl = (): string | null => {
-    if (service.mode === 'demo') return null;
-    const t = service.client?.target;
+    if (connection.mode === 'demo') return null;
+    const t = connection.client?.target;
     return t ? (t.surface === 'direct' ? t.baseUrl : t.gatewayUrl) : null;
   };
-  const recorder = createLedgerRecorder({ ledger, clock, surface, avatar: () => service.callAvatarId, logger });
+  const recorder = createLedgerRecorder({ ledger, clock, surface, avatar: () => kiosk.telemetry.callAvatarId, logger });
   const journal = createSessionJournal({ path: join(options.dataDir, CURRENT_SESSION_FILE), clock, surface, serviceUrl, logger });
   const errors: StaffStatus['errors'] = [];
   let maxCallTimer: ReturnType<Clock['setTimeout']> | null = null;
@@ -158,7 +169,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     saveHash: async (hash) => {
       await persistence.write({ ...readFile(), staffPinHash: hash });
     },
-    isSessionRunning: () => service.running,
+    isSessionRunning: () => calls.running,
   });
 
   function clearMaxCall(): void {
@@ -172,7 +183,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     if (event.type !== 'state') return;
     const s = event.state;
     if (s.phase === 'live') {
-      const max = service.config.maxCallSeconds;
+      const max = kiosk.config.maxCallSeconds;
       if (!max || maxCallLiveId === s.liveId) return;
       clearMaxCall();
       maxCallLiveId = s.liveId;
@@ -181,14 +192,14 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
         maxCallTimer = null;
         logger.info('Maximum call length reached; hanging up', { maxCallSeconds: max });
         recorder.noteCause('max_call', s.liveId);
-        void service.hangup();
+        void calls.hangup();
       }, endsAt - clock.now());
     } else if (s.phase === 'ended' || s.phase === 'failed' || s.phase === 'idle') {
       clearMaxCall();
     }
   }
 
-  const unsubscribe = service.onEvent((event) => {
+  const unsubscribe = kiosk.events.onEvent((event) => {
     recorder.onEvent(event);
     journal.onEvent(event);
     watchMaxCall(event);
@@ -198,42 +209,36 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
   function staffSettings(): StaffSettings {
     return {
       settings: editableFromFile(readFile()),
-      hasApiKey: keyState.hasApiKey,
-      apiKeySource: keyState.apiKeySource,
+      hasApiKey: kiosk.key.present,
+      apiKeySource: kiosk.key.source,
       managed: [...new Set([...envManagedKeys(options.env), ...(options.policy?.managedKeys ?? [])])].sort(),
     };
   }
 
-  let keyState: Pick<StaffStatus, 'hasApiKey' | 'apiKeySource' | 'apiKeyWeaklyProtected'> = { hasApiKey: false, apiKeySource: 'none', apiKeyWeaklyProtected: false };
-  const refreshKeyState = async () => {
-    const r = await service.getConfig();
-    if (r.ok) keyState = { hasApiKey: r.value.hasApiKey, apiKeySource: r.value.apiKeySource, apiKeyWeaklyProtected: r.value.apiKeyWeaklyProtected };
-  };
-
-  async function status(): Promise<StaffStatus> {
-    await refreshKeyState();
+  function status(): StaffStatus {
     const today = ledger.totals(clock.now()).today;
+    const { telemetry } = kiosk;
     return {
-      mode: service.mode,
+      mode: connection.mode,
       serviceUrl: serviceUrl(),
-      hasApiKey: keyState.hasApiKey,
-      apiKeySource: keyState.apiKeySource,
-      apiKeyWeaklyProtected: keyState.apiKeyWeaklyProtected,
-      attention: service.attention,
+      hasApiKey: kiosk.key.present,
+      apiKeySource: kiosk.key.source,
+      apiKeyWeaklyProtected: kiosk.key.weaklyProtected,
+      attention: kiosk.appearance.attention,
       errors: [...errors],
       version: options.version,
       uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),
       today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits },
       openAtLogin: options.platform.getOpenAtLogin(),
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
-      ...(service.lastCallQuality ? { lastCall: { ...service.lastCallQuality } } : {}),
-      ...(service.lastCallFigures ? { lastCallFigures: { ...service.lastCallFigures } } : {}),
-      avatarVolume: service.avatarVolume.percent,
+      ...(telemetry.lastCallQuality ? { lastCall: { ...telemetry.lastCallQuality } } : {}),
+      ...(telemetry.lastCallFigures ? { lastCallFigures: { ...telemetry.lastCallFigures } } : {}),
+      avatarVolume: kiosk.avatarVolume.percent,
     };
   }
 
   async function saveSettings(next: StaffSettings['settings']): Promise<SaveSettingsResult> {
-    if (service.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
+    if (calls.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
     const current = readFile();
     let v = validateSettings(current, next, { env: options.env, appRoot: options.appRoot, ...(options.policy ? { policy: options.policy.policy } : {}) });
     if (!v.ok) return { saved: false, fieldErrors: v.fieldErrors };
@@ -243,18 +248,17 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     }
     // The key is bound to the service it was entered for: whoever has the PIN must not be able to point
     // the kiosk at their own server and receive it in the Authorization header.
-    const originChanged = urlOrigin(service.config.service.baseUrl) !== urlOrigin(v.config.service.baseUrl);
-    await refreshKeyState();
-    if (originChanged && keyState.apiKeySource === 'env') {
+    const originChanged = urlOrigin(kiosk.config.service.baseUrl) !== urlOrigin(v.config.service.baseUrl);
+    if (originChanged && kiosk.key.source === 'env') {
       return {
         saved: false,
         fieldErrors: { 'service.baseUrl': 'The API key comes from the environment (AVATAR_API_KEY), so the service URL must come from there too (AVATAR_BASE_URL) or from the policy file.' },
       };
     }
     let apiKeyCleared = false;
-    if (originChanged && keyState.apiKeySource === 'stored') {
+    if (originChanged && kiosk.key.source === 'stored') {
       // Dropped before the new URL is used, so no request to the new origin ever carries it.
-      const cleared = await service.setApiKey({ apiKey: null });
+      const cleared = await kiosk.key.set(null);
       if (!cleared.ok) throw new AvatarError(cleared.error.code, cleared.error.message);
       delete v.file.encryptedApiKey;
       apiKeyCleared = true;
@@ -262,32 +266,31 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     }
     await persistence.write(v.file);
     // Restart-only keys stay as the running window was built until the restart (RESTART_KEYS).
-    await service.reconfigure({ ...v.config, window: service.config.window, rtcEngine: service.config.rtcEngine });
+    await kiosk.reconfigure({ ...v.config, window: kiosk.config.window, rtcEngine: kiosk.config.rtcEngine });
     logger.info('Settings saved', { restartRequired: v.restartRequired });
-    await refreshKeyState();
     return { saved: true, settings: staffSettings(), restartRequired: v.restartRequired, ...(apiKeyCleared ? { apiKeyCleared: true } : {}) };
   }
 
   async function listVoices(): Promise<VoiceList> {
-    const client = service.client;
+    const client = connection.client;
     if (!client) throw new AvatarError('invalid_config', 'The avatar service is not configured, so custom voices cannot be listed.');
     const res = await client.listVoices();
     const custom = [...new Set(res.voices.map((v) => v.voice).filter((v) => v && !(BUILT_IN_VOICES as readonly string[]).includes(v)))];
-    return { builtIn: [...BUILT_IN_VOICES], custom, current: service.config.avatar.voice };
+    return { builtIn: [...BUILT_IN_VOICES], custom, current: kiosk.config.avatar.voice };
   }
 
-  const networkCheck = createNetworkCheck({ clock, logger, transportFactory: options.transportFactory ?? service.transportFactory });
+  const networkCheck = createNetworkCheck({ clock, logger, transportFactory: options.transportFactory ?? connection.transportFactory });
 
   async function doctor() {
-    if (service.running) throw new AvatarError('invalid_request', 'Diagnostics cannot run during a call.');
+    if (calls.running) throw new AvatarError('invalid_request', 'Diagnostics cannot run during a call.');
     const report = await runDoctor({
-      mode: service.mode,
-      config: service.config,
+      mode: connection.mode,
+      config: kiosk.config,
       configError: options.configError ?? null,
-      client: service.client,
+      client: connection.client,
       clock,
       logger,
-      transportFactory: options.transportFactory ?? service.transportFactory,
+      transportFactory: options.transportFactory ?? connection.transportFactory,
     });
     for (const c of report.checks) if (c.ok === false) pushError(`doctor_${c.id}`, c.message);
     return { ok: report.ok, checks: report.checks };
@@ -301,7 +304,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     return { fileName: `avatar-kiosk-ledger-${since ? `${since}-to-` : ''}${stamp}.csv`, csv: ledger.csv(sinceMs) };
   }
 
-  /** The staff panel's back end. The dispatcher (kiosk/dispatch.ts) has already checked the PIN for
+  /** The staff panel's back end. The channel registry (kiosk/channels.ts) has already checked the PIN for
    *  every `staff` channel of the contract and validated the argument. */
   const handlers: StaffOps['handlers'] = {
     staff: {
@@ -309,18 +312,17 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       setPin: async ({ pin: next }) => ok(await pin.setPin(next)),
       unlock: async ({ pin: tried }) => ok(await pin.unlock(tried)),
       lock: () => (pin.lock(), ok(undefined)),
-      status: async () => ok(await status()),
-      getSettings: async () => (await refreshKeyState(), ok(staffSettings())),
+      status: () => ok(status()),
+      getSettings: () => ok(staffSettings()),
       saveSettings: async ({ settings }) => ok(await saveSettings(settings)),
-      setApiKey: async (args) => {
-        const r = await service.setApiKey(args);
-        if (!r.ok) return r;
-        await refreshKeyState();
-        return ok(staffSettings());
+      // The key's write path: the settings screen → here → the key service (stored, then the connection rebuilt).
+      setApiKey: async ({ apiKey }) => {
+        const r = await kiosk.key.set(apiKey);
+        return r.ok ? ok(staffSettings()) : r;
       },
       listVoices: async () => ok(await listVoices()),
       cloneVoice: async ({ audioUrl, voice, language }) => {
-        const client = service.client;
+        const client = connection.client;
         if (!client) throw new AvatarError('invalid_config', 'The avatar service is not configured, so a voice cannot be cloned.');
         logger.info(`Cloning a voice (may cost ${VOICE_CLONE_COST} credits after the first ${FREE_VOICE_CLONES} clones)`, { voice });
         const res = await client.cloneVoice({ audio_url: audioUrl, voice, ...(language ? { language } : {}) });
@@ -328,8 +330,22 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       },
       runDoctor: async () => ok(await doctor()),
       networkCheckStart: async () => {
-        if (service.running) throw new AvatarError('invalid_request', 'The video network cannot be checked during a call.');
-        return ok(await networkCheck.start(service.client, service.config));
+        if (calls.running) throw new AvatarError('invalid_request', 'The video network cannot be checked during a call.');
+        return ok(await networkCheck.start(connection.client, kiosk.config));
+      },
+      wireReport: async () => {
+        if (calls.running) throw new AvatarError('invalid_request', 'The wire report cannot be recorded during a call.');
+        const result = await runWireCheck({
+          client: connection.client,
+          config: kiosk.config,
+          dataDir: options.dataDir,
+          transportFactory: options.transportFactory ?? connection.transportFactory,
+          keepAlive: connection.keepAlive,
+          clock,
+          logger,
+        });
+        if (!result.ok) pushError('wire_report', result.message);
+        return ok(result);
       },
       networkCheckFinish: async ({ checkId, outcome }) => {
         const report = await networkCheck.finish(checkId, outcome);
@@ -340,7 +356,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
       logTail: () => ok({ lines: options.logTail().slice(-200) }),
       setAvatarVolume: async ({ percent }) => {
-        const now = await service.avatarVolume.set(percent);
+        const now = await kiosk.avatarVolume.set(percent);
         logger.info('Staff: avatar volume', { percent: now });
         return ok({ percent: now });
       },
@@ -371,23 +387,22 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     },
   };
 
+  // Each hangup's cause (the visitor's, idle, max_call, the operator's…) is the ledger's end reason.
+  const offHangupCause = calls.onHangupCause((cause, liveId) => recorder.noteCause(cause, liveId));
+
   const ext: StaffOps = {
     ledger,
     recorder,
     pin,
     handlers,
-    gate: pin,
-    onHangupRequest(cause, liveId) {
-      recorder.noteCause(cause, liveId);
-    },
     recover() {
       return recoverLeftover({
         path: join(options.dataDir, CURRENT_SESSION_FILE),
         ledger,
         clock,
         logger,
-        clientFor: (leftover) => clientFor(leftover, service, logger),
-        transportFactory: options.transportFactory ?? service.transportFactory,
+        clientFor: (leftover) => clientFor(leftover, connection, logger),
+        transportFactory: options.transportFactory ?? connection.transportFactory,
       });
     },
     async recoverWithin(timeoutMs = RECOVERY_TIMEOUT_MS) {
@@ -401,12 +416,14 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
     dispose() {
       clearMaxCall();
       unsubscribe();
+      offHangupCause();
       // A check still open ends with type 5 now rather than at its timeout.
       void networkCheck.dispose().catch((error: unknown) => logger.warn('Network check: closing the test session failed', { error: String(error) }));
     },
   };
-  service.attachExtension(ext);
-  void refreshKeyState();
+  options.channels.register('staff', handlers.staff);
+  options.channels.register('app', handlers.app);
+  options.channels.setGate(pin);
   return ext;
 }
 
@@ -422,16 +439,16 @@ function urlOrigin(url: string | undefined): string | null {
 
 /** A client for a leftover session: the current one if it points at the same service; demo sessions
  *  died with the in-process emulator. */
-function clientFor(leftover: CurrentSession, service: KioskService, logger: Logger): ServiceClient | null {
+function clientFor(leftover: CurrentSession, connection: StaffKiosk['connection'], logger: Logger): ServiceClient | null {
   if (leftover.surface === 'demo' || !leftover.serviceUrl) return null;
-  const current = service.client?.target;
+  const current = connection.client?.target;
   if (current) {
     const url = current.surface === 'direct' ? current.baseUrl : current.gatewayUrl;
-    if (current.surface === leftover.surface && url === leftover.serviceUrl) return service.client;
+    if (current.surface === leftover.surface && url === leftover.serviceUrl) return connection.client;
   }
   // The settings changed since the crash: the gateway needs no key; the direct surface needs ours.
   try {
-    if (leftover.surface === 'gateway') return new ServiceClient({ target: parseServiceTarget({ surface: 'gateway', gatewayUrl: leftover.serviceUrl }), logger, fetch: service.fetch });
+    if (leftover.surface === 'gateway') return new ServiceClient({ target: parseServiceTarget({ surface: 'gateway', gatewayUrl: leftover.serviceUrl }), logger, fetch: connection.fetch });
   } catch {
     return null;
   }

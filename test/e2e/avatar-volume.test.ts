@@ -38,7 +38,7 @@ describe('the avatar volume (E2E: built renderer + real kiosk service + emulator
       await page.locator('[data-testid=avatar-volume-slider]').fill('40');
       await eventually(async () => (await testIdText(page, 'staff-notice')) === 'The avatar now speaks at 40 %.', 'the notice');
       assert.equal(await testIdText(page, 'status-avatar-volume'), '40 %');
-      assert.equal(k.service.avatarVolume.percent, 40);
+      assert.equal(k.kiosk.avatarVolume.percent, 40);
       assert.deepEqual(JSON.parse(readFileSync(join(k.dataDir, AVATAR_VOLUME_FILE), 'utf8')), { v: 1, percent: 40 });
       // Main's answer, not the slider's own state: the tab opened again reads it back.
       await page.click('[data-testid=tab-system]');
@@ -52,10 +52,10 @@ describe('the avatar volume (E2E: built renderer + real kiosk service + emulator
       await screenIs(page, 'live', 20_000);
       assert.equal(await eventually(() => voiceVolume(page), 'the avatar\'s voice element'), 0.4);
 
-      // During the call, as the fleet's set-volume does it (the service's volume): the element follows.
-      await k.service.avatarVolume.set(70);
+      // During the call, as the fleet's set-volume does it (the kiosk's volume): the element follows.
+      await k.kiosk.avatarVolume.set(70);
       await eventually(async () => (await voiceVolume(page)) === 0.7, 'the voice at 70 %');
-      await k.service.avatarVolume.set(0);
+      await k.kiosk.avatarVolume.set(0);
       await eventually(async () => (await voiceVolume(page)) === 0, 'the voice silent');
 
       await page.click('[data-testid=hangup]');

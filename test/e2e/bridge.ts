@@ -1,10 +1,10 @@
 /**
  * The E2E stand-in for the preload: installs `window.kiosk` (the contract's `KioskApi`) in the page and
- * forwards every call to a backend in the test process — the REAL kiosk service
- * (electron/kiosk/kiosk-service.ts) driving the real SessionController against the real emulator over
+ * forwards every call to a backend in the test process — the REAL kiosk's services
+ * (electron/kiosk/compose.ts) driving the real SessionController against the real emulator over
  * HTTP and WebSocket. Only the Electron IPC hop is replaced:
- *   - calls:  page → `exposeBinding('__kioskInvoke')` → `backend.handle(channel, arg)` (the same entry
- *     point main's ipcMain handlers use, so arguments are validated by the contract's schemas);
+ *   - calls:  page → `exposeBinding('__kioskInvoke')` → `backend.dispatch(channel, arg)` (the channel
+ *     registry main's ipcMain handlers dispatch through, so arguments are validated by the contract's schemas);
  *   - events: `backend.onEvent` → `page.evaluate(window.__kioskEmit)`, in order.
  * Argument conventions are the preload's: both build the API with the contract's `buildKioskApi`.
  */
@@ -42,7 +42,7 @@ const PAGE_SIDE = `function (shape, buildKioskApi) {
 }`;
 
 export interface KioskBackend {
-  handle(channel: string, rawArg: unknown): Promise<Result<unknown>>;
+  dispatch(channel: string, rawArg: unknown): Promise<Result<unknown>>;
   onEvent(listener: (event: KioskEvent) => void): () => void;
 }
 
@@ -62,7 +62,7 @@ export async function installKioskBridge(page: Page, backend: KioskBackend): Pro
   const events: KioskEvent[] = [];
   await page.exposeBinding('__kioskInvoke', async (_source, channel: string, arg: unknown) => {
     calls.push({ channel, arg, atMs: Date.now() });
-    return backend.handle(channel, arg);
+    return backend.dispatch(channel, arg);
   });
   // A string, not a function: tsx/esbuild decorate functions with `__name(...)` helpers that do not
   // exist in the page.

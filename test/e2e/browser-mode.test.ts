@@ -75,7 +75,7 @@ describe('Browser mode (E2E: built renderer over the real WebSocket transport + 
       await page.click('[data-testid=start]');
       await screenIs(page, 'connecting');
       await screenIs(page, 'live', 20_000);
-      assert.equal(kiosk.service.state.phase, 'live');
+      assert.equal(kiosk.kiosk.calls.state.phase, 'live');
       await page.click('[data-testid=hangup]');
       await screenIs(page, 'ended', 10_000);
       await screenIs(page, 'attract', 15_000);
@@ -84,7 +84,7 @@ describe('Browser mode (E2E: built renderer over the real WebSocket transport + 
       await page.locator('[data-testid=pin-pad]').waitFor({ timeout: 5_000 });
       // A PIN has 6 to 8 digits: the empty pad shows 6 places, not 4.
       assert.equal(await page.locator('[data-testid=pin-dots] .dot').count(), 6);
-      assert.deepEqual(await kiosk.service.handle('kiosk:staff:pin-state', undefined).then((r) => r.ok && (r.value as { unlocked: boolean }).unlocked), false);
+      assert.deepEqual(await kiosk.channels.dispatch('kiosk:staff:pin-state', undefined).then((r) => r.ok && (r.value as { unlocked: boolean }).unlocked), false);
 
       await page.reload();
       await screenIs(page, 'attract');

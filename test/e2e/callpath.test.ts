@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { createKioskMetrics, startMetricsServer } from '../../electron/fleet/metrics.ts';
+import { createKioskMetrics, kioskMetricsSource, startMetricsServer } from '../../electron/fleet/metrics.ts';
 import { eventually, localTracks, openKiosk, screenIs, screenshot, useE2eBrowser } from './harness.ts';
 
 const e2e = useE2eBrowser();
@@ -26,7 +26,7 @@ describe('Call path (E2E)', () => {
     });
     // The field figures reach /metrics: a real scrape of the metrics server observing this kiosk.
     const metrics = createKioskMetrics({ version: 'e2e' });
-    const stopObserving = metrics.observe(k.service);
+    const stopObserving = metrics.observe(kioskMetricsSource(k.kiosk));
     const server = await startMetricsServer({ metrics, host: '127.0.0.1', port: 0 });
     try {
       const { page } = k;
@@ -66,7 +66,7 @@ describe('Call path (E2E)', () => {
       // The call's field figures, from the engine's own events (the demo engine reports the same ones as
       // the Web SDK's): every milestone from the tap, in order, with the modelled join's own time.
       // Sent with the call's terminal state (after the final billing read, once the end screen shows).
-      const figures = await eventually(() => k.service.lastCallFigures, 'the call recorded its field figures', 15_000);
+      const figures = await eventually(() => k.kiosk.telemetry.lastCallFigures, 'the call recorded its field figures', 15_000);
       assert.equal(figures.liveId, spare.liveId);
       assert.equal(figures.callMode, 'video');
       assert.equal(figures.proxy, 'off');

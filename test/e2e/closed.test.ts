@@ -41,7 +41,7 @@ describe('Opening hours (E2E: closed screen, real kiosk service)', () => {
     // Monday 2026-11-23, 20:00 in Berlin: closed until Tuesday 09:00 (08:00Z).
     const clock = new FakeClock(Date.parse('2026-11-23T19:00:00Z'));
     const fleet = startFleetHost({
-      service: k.service,
+      kiosk: k.kiosk,
       ledger: k.ops.ledger,
       dataDir: k.dataDir,
       version: '0.1.0-e2e',
@@ -67,7 +67,7 @@ describe('Opening hours (E2E: closed screen, real kiosk service)', () => {
       await page.keyboard.press('Enter');
       await page.waitForTimeout(300);
       assert.equal(k.emulator.listSessions().length, 0);
-      const refused = await k.service.start();
+      const refused = await k.kiosk.calls.start();
       assert.deepEqual(refused, { ok: false, error: { code: 'invalid_request', message: 'The kiosk is closed (outside its opening hours).' } });
 
       // Staff can still open the panel.
@@ -79,7 +79,7 @@ describe('Opening hours (E2E: closed screen, real kiosk service)', () => {
       // Opening time: the attract screen is back without a reload.
       await clock.advance(13 * 60 * 60_000);
       await screenIs(page, 'attract');
-      assert.equal(k.service.opening.open, true);
+      assert.equal(k.kiosk.availability.opening.open, true);
       assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []); // the favicon
     } finally {
       await fleet.close();
@@ -96,7 +96,7 @@ describe('Held for an update (E2E: "back in a moment", real kiosk service)', () 
     const { page } = k;
     try {
       await screenIs(page, 'attract');
-      k.service.setHold('updating');
+      k.kiosk.availability.setHold('updating');
       await screenIs(page, 'held');
       const sessions = k.emulator.listSessions().length;
       const text = ((await page.locator('[data-testid=screen-held] .middle').textContent()) ?? '').replace(/\s+/g, ' ').trim();
@@ -107,13 +107,13 @@ describe('Held for an update (E2E: "back in a moment", real kiosk service)', () 
       await page.keyboard.press('Enter');
       await page.waitForTimeout(300);
       assert.equal(k.emulator.listSessions().length, sessions, 'no session was created');
-      assert.deepEqual(await k.service.start(), { ok: false, error: { code: 'invalid_request', message: 'The kiosk is updating; back in a moment.' } });
+      assert.deepEqual(await k.kiosk.calls.start(), { ok: false, error: { code: 'invalid_request', message: 'The kiosk is updating; back in a moment.' } });
 
       // A page loaded while held shows it too.
       await page.reload();
       await screenIs(page, 'held');
 
-      k.service.setHold(null);
+      k.kiosk.availability.setHold(null);
       await screenIs(page, 'attract');
     } finally {
       await k.close();

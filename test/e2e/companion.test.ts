@@ -155,7 +155,7 @@ describe('The desktop companion (E2E)', () => {
       await eventually(() => k.emulator.listSessions().every((s) => s.status === 'ended' || s.status === 'ending'), 'the cancelled session is closed');
       assert.equal(k.emulator.liveCount(), 0);
       // Main accepts the next start once the cancelled session has finished (it refuses a second one meanwhile).
-      await eventually(() => k.service.state.phase === 'ended', 'main finished the cancelled session');
+      await eventually(() => k.kiosk.calls.state.phase === 'ended', 'main finished the cancelled session');
 
       // The shortcut (no avatar): the selected one (Leo stays selected); pressed again while live: hang up.
       k.emulator.knobs.warmupMs.audio = 0;

@@ -4,7 +4,7 @@
  * no device to give; the BUILT renderer is served by the real browser-mode host (kiosk-host.ts) on the
  * embedded emulator. With the option, the page reaches the live call with a synthetic camera in its
  * self-view; without it, the same browser ends on the device error (the control: there really is no
- * device). With a real key the option is refused by the service (PublicConfig.demoDevices stays false).
+ * device). With a real key the option is refused by the kiosk (PublicConfig.demoDevices stays false).
  * Build first: npm run build.   Run: node --import tsx --test --test-timeout=180000 test/e2e/demo-devices.test.ts
  */
 import { after, before, describe, it } from 'node:test';
@@ -16,7 +16,7 @@ import { chromium, type Browser } from 'playwright';
 import { silentLogger } from '../../electron/core/log.ts';
 import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { defaultConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createKiosk } from '../../electron/kiosk/compose.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { RENDERER_DIR, ROOT, screenIs } from './harness.ts';
 import { until } from '../helpers/until.ts';
@@ -74,8 +74,8 @@ describe('demo devices (a Chromium with no microphone and no camera)', () => {
       await screenIs(page, 'attract');
       await page.click('[data-testid=start]');
       await screenIs(page, 'error', 20_000);
-      await until(() => kiosk.service.state.phase === 'failed', { realTimeoutMs: 10_000, message: 'the session ended as failed' });
-      const state = kiosk.service.state;
+      await until(() => kiosk.kiosk.calls.state.phase === 'failed', { realTimeoutMs: 10_000, message: 'the session ended as failed' });
+      const state = kiosk.kiosk.calls.state;
       assert.equal(state.phase === 'failed' && state.error.code, 'media_unavailable');
     } finally {
       await context.close();
@@ -95,7 +95,7 @@ describe('demo devices (a Chromium with no microphone and no camera)', () => {
       await screenIs(page, 'attract');
       await page.click('[data-testid=start]');
       await screenIs(page, 'live', 20_000);
-      assert.equal(kiosk.service.state.phase, 'live');
+      assert.equal(kiosk.kiosk.calls.state.phase, 'live');
       // The self-view plays the synthetic camera, and its picture changes (a live source, not a still).
       const frame = async () =>
         page.evaluate(() => {
@@ -127,13 +127,13 @@ describe('demo devices (a Chromium with no microphone and no camera)', () => {
 });
 
 describe('demo devices are never given with a real key', () => {
-  it('the service turns the option off when a key is configured, and keeps it in demo mode', async () => {
+  it('the kiosk turns the option off when a key is configured, and keeps it in demo mode', async () => {
     const config = defaultConfig({}, { appRoot: ROOT });
-    const withKey = await createKioskService({ config, apiKey: 'sk-real-key-0123456789abcdef', apiKeySource: 'env', demoDevices: true, logger: silentLogger });
-    const demo = await createKioskService({ config, apiKey: null, apiKeySource: 'none', demoDevices: true, logger: silentLogger });
+    const withKey = await createKiosk({ config, apiKey: 'sk-real-key-0123456789abcdef', apiKeySource: 'env', demoDevices: true, logger: silentLogger });
+    const demo = await createKiosk({ config, apiKey: null, apiKeySource: 'none', demoDevices: true, logger: silentLogger });
     try {
-      const real = await withKey.getConfig();
-      const mock = await demo.getConfig();
+      const real = await withKey.appearance.getConfig();
+      const mock = await demo.appearance.getConfig();
       assert.ok(real.ok && mock.ok);
       assert.equal(real.value.mode, 'direct');
       assert.equal(real.value.demoDevices, false);

@@ -60,11 +60,11 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
   /** A call as the kiosk page makes one: start, join the RTC channel of the credentials, live. */
   const call = async (k: BrowserKiosk) => {
     let live = false;
-    const off = k.service.onEvent((e) => {
-      if (e.type === 'credentials') void k.service.rtcReady({ liveId: e.liveId });
+    const off = k.kiosk.events.onEvent((e) => {
+      if (e.type === 'credentials') void k.kiosk.calls.rtcReady({ liveId: e.liveId });
       if (e.type === 'state' && e.state.phase === 'live') live = true;
     });
-    const started = await k.service.start();
+    const started = await k.kiosk.calls.start();
     assert.equal(started.ok, true, JSON.stringify(started));
     await until(() => live, { realTimeoutMs: WAIT_MS, message: 'the call went live' });
     off();
@@ -149,14 +149,14 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
     await sent.getByText('2 of 2 answered').waitFor({ timeout: WAIT_MS });
     assert.match((await sent.textContent()) ?? '', /real-a: ok — \{"ended":true\}/);
     assert.match((await sent.textContent()) ?? '', /sim-1: ok — \{"ended":true\}/);
-    await until(() => real['real-a']!.service.state.phase !== 'live', { realTimeoutMs: WAIT_MS, message: "real-a's call ended" });
+    await until(() => real['real-a']!.kiosk.calls.state.phase !== 'live', { realTimeoutMs: WAIT_MS, message: "real-a's call ended" });
     assert.equal(sims['sim-1']!.inCall, false);
     // The other group is untouched.
-    assert.equal(real['real-b']!.service.state.phase, 'live');
+    assert.equal(real['real-b']!.kiosk.calls.state.phase, 'live');
     assert.equal(sims['sim-2']!.inCall, true);
     assert.deepEqual(sims['sim-2']!.did, []);
     await shot('group-end-call');
-    await real['real-b']!.service.hangup();
+    await real['real-b']!.kiosk.calls.hangup();
     sims['sim-2']!.endCall();
   });
 
@@ -219,14 +219,14 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
     await field.fill('140');
     await page.getByRole('button', { name: 'Set volume' }).click();
     await page.locator('p.message', { hasText: 'Not sent: Invalid command at "percent": the volume is a whole percent from 0 to 100.' }).waitFor({ timeout: WAIT_MS });
-    assert.equal(real['real-b']!.service.avatarVolume.percent, 100);
+    assert.equal(real['real-b']!.kiosk.avatarVolume.percent, 100);
 
     await field.fill('35');
     await page.getByRole('button', { name: 'Set volume' }).click();
     const sent = page.locator('ol.sent > li', { hasText: 'set-volume to 1 selected kiosk' }).first();
     await sent.getByText('1 of 1 answered').waitFor({ timeout: WAIT_MS });
     assert.match((await sent.textContent()) ?? '', /real-b: ok — \{"avatarVolume":35\}/);
-    assert.equal(real['real-b']!.service.avatarVolume.percent, 35);
+    assert.equal(real['real-b']!.kiosk.avatarVolume.percent, 35);
     await row('real-b').locator('td', { hasText: '35 %' }).waitFor({ timeout: WAIT_MS });
     await shot('set-volume');
     await row('real-b').getByRole('checkbox').uncheck();

@@ -146,8 +146,8 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await shoot(page, 'fleet-out-of-order');
     assert.deepEqual(await axeViolations(page), [], 'axe on the out-of-order screen');
     // No visitor can start a call, and nobody can choose a PIN from the page.
-    assert.equal((await kiosk.service.handle('kiosk:session:start', undefined)).ok, false);
-    const setPin = await kiosk.service.handle('kiosk:staff:set-pin', { pin: '135790' });
+    assert.equal((await kiosk.channels.dispatch('kiosk:session:start', undefined)).ok, false);
+    const setPin = await kiosk.channels.dispatch('kiosk:staff:set-pin', { pin: '135790' });
     assert.equal(setPin.ok, false);
     await online('kiosk-1');
     assert.match(String(op.status('kiosk-1')!.policyError), /can be written by other users/);
@@ -159,7 +159,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     const { kiosk } = await startKiosk({ config: {}, policy });
     const page = await openPage(kiosk);
     await screenIs(page, 'out-of-order');
-    assert.equal((await kiosk.service.handle('kiosk:session:start', undefined)).ok, false);
+    assert.equal((await kiosk.channels.dispatch('kiosk:session:start', undefined)).ok, false);
     await online('kiosk-2');
     assert.match(String(op.status('kiosk-2')!.policyError), /Policy block "staffPinHash" was refused whole/);
     await page.context().close();
@@ -236,7 +236,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     const repeat = await op.command('kiosk-11', { id: 'once', cmd: 'apply', settings: { avatar: { name: 'First' } } }, 'once');
     assert.deepEqual(repeat.result, { applied: ['avatar.name'] });
     await realDelay(300);
-    assert.equal(again.kiosk.service.config.avatar.name, 'Second', 'not run a second time');
+    assert.equal(again.kiosk.kiosk.config.avatar.name, 'Second', 'not run a second time');
   });
 
   it('commands sent while the kiosk is offline arrive after it reconnects, within their expiry; an expired one never runs', async () => {
@@ -285,7 +285,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     await page.click('[data-testid=start]');
     await screenIs(page, 'live', 20_000);
     const reload = await op.command('kiosk-8', { id: 'b1', cmd: 'reload', force: true }, 'b1');
-    assert.equal(kiosk.service.state.phase, 'live', 'a forced reload the kiosk cannot do must not hang up first');
+    assert.equal(kiosk.kiosk.calls.state.phase, 'live', 'a forced reload the kiosk cannot do must not hang up first');
     assert.deepEqual(reload.error, { code: 'unsupported', message: BROWSER_MODE_LACKS.reload });
     const shot = await op.command('kiosk-8', { id: 'b2', cmd: 'screenshot' }, 'b2');
     assert.deepEqual(shot.error, { code: 'unsupported', message: BROWSER_MODE_LACKS.screenshot });
@@ -300,7 +300,7 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     assert.equal(heard, 0.3, "the avatar's voice element at 30 %");
     await until(() => op.status('kiosk-8')?.avatarVolume === 30, { realTimeoutMs: 10_000, message: 'the status at 30 %' });
     await realDelay(500);
-    assert.equal(kiosk.service.state.phase, 'live', 'the visitor\'s call goes on');
+    assert.equal(kiosk.kiosk.calls.state.phase, 'live', 'the visitor\'s call goes on');
     await screenIs(page, 'live');
 
     const end = await op.command('kiosk-8', { id: 'b3', cmd: 'end-call' }, 'b3');
@@ -363,6 +363,6 @@ describe('fleet link faults (browser-mode kiosk, real Mosquitto, Chromium)', { s
     const limited = answers.filter((a) => (a.error as { code?: string } | undefined)?.code === 'rate_limited').length;
     assert.ok(ran >= 10 && ran <= 12, `${ran} pings ran`);
     assert.equal(ran + limited, 40);
-    assert.equal(kiosk.service.state.phase, 'idle');
+    assert.equal(kiosk.kiosk.calls.state.phase, 'idle');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * E2E plumbing: a static server for the BUILT renderer (out/renderer) on 127.0.0.1:0, Debian's Chromium
- * with fake media devices, the real kiosk service (demo mode: the in-process emulator) wired to the page
+ * with fake media devices, the real kiosk's services (demo mode: the in-process emulator) wired to the page
  * through the test bridge, bounded waits, and screenshots into test/artifacts/screens/.
  */
 import { after, before } from 'node:test';
@@ -13,7 +13,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { EmulatorHandle, EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
@@ -126,16 +127,28 @@ export function launchChromium(options: { grantMedia?: boolean; videoFile?: stri
 /**
  * Records every local MediaStreamTrack the page obtains (window.__localTracks), so a test can check that
  * all of them were stopped when the call ended. Wraps getUserMedia without changing its behaviour.
+ * `keep: 'live'` (long runs: the soak) lets a track go once it has stopped and only counts it
+ * (window.__endedTracks): holding every track of a thousand calls would also hold whatever listens to
+ * them, so the page's memory and listener figures would measure this recorder, not the page.
  */
-const TRACK_MEDIA = `(() => {
+const trackMedia = (keep: 'all' | 'live') => `(() => {
   const md = navigator.mediaDevices;
   if (!md) return;
   const original = md.getUserMedia.bind(md);
   window.__localTracks = [];
+  window.__endedTracks = 0;
   window.__gumCalls = 0;
+  window.__pruneLocalTracks = ${keep === 'live'}
+    ? () => {
+        const live = window.__localTracks.filter((t) => t.readyState !== 'ended');
+        window.__endedTracks += window.__localTracks.length - live.length;
+        window.__localTracks = live;
+      }
+    : () => {};
   md.getUserMedia = async (constraints) => {
     window.__gumCalls++;
     const stream = await original(constraints);
+    window.__pruneLocalTracks();
     for (const t of stream.getTracks()) window.__localTracks.push(t);
     return stream;
   };
@@ -143,11 +156,14 @@ const TRACK_MEDIA = `(() => {
 
 /** Local tracks the page obtained: how many, and how many are still live. */
 export async function localTracks(page: Page): Promise<{ total: number; live: number; gumCalls: number }> {
-  return page.evaluate(`({
-    total: window.__localTracks.length,
-    live: window.__localTracks.filter((t) => t.readyState === 'live').length,
-    gumCalls: window.__gumCalls,
-  })`);
+  return page.evaluate(`(() => {
+    window.__pruneLocalTracks();
+    return {
+      total: window.__endedTracks + window.__localTracks.length,
+      live: window.__localTracks.filter((t) => t.readyState === 'live').length,
+      gumCalls: window.__gumCalls,
+    };
+  })()`);
 }
 
 /** The live <video>'s playback position and the mean brightness (0..255) of its current frame. */
@@ -169,7 +185,9 @@ export async function avatarFrame(page: Page): Promise<{ currentTime: number; wi
 export interface KioskPage {
   page: Page;
   context: BrowserContext;
-  service: KioskService;
+  kiosk: Kiosk;
+  /** The page's channels (the kiosk's, and staff operations' on a staff kiosk). */
+  channels: ChannelRegistry;
   emulator: EmulatorHandle;
   bridge: BridgeHandle;
   /** Browser console errors and page errors seen so far. */
@@ -191,16 +209,19 @@ export interface KioskPageOptions {
   /** Shorten the media watchdog (8 s / 20 s in the app) for this page: the test-only page hook
    *  `__kioskTestMediaWatchdog` read by renderer/src/call/MediaWatch.svelte.ts, set before the app loads. */
   mediaWatchdog?: { noticeMs: number; hangupMs: number };
+  /** What the page's track recorder keeps (`localTracks`): every track (the default, for tests that
+   *  look at stopped ones), or only those not yet stopped (long runs). */
+  recordTracks?: 'all' | 'live';
 }
 
-/** A page showing the built renderer, bridged to `backend` (the service, or a view of it), with its
- *  problems and requests recorded and the page's local media tracked (`localTracks`). */
+/** A page showing the built renderer, bridged to `backend` (the kiosk's channels and events, or a view of
+ *  them), with its problems and requests recorded and the page's local media tracked (`localTracks`). */
 async function openPage(
-  service: KioskService,
+  kiosk: Kiosk,
   backend: KioskBackend,
-  options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog'>,
-): Promise<Omit<KioskPage, 'service' | 'close'>> {
-  const emulator = service.emulator;
+  options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog' | 'recordTracks'>,
+): Promise<Omit<KioskPage, 'kiosk' | 'channels' | 'close'>> {
+  const emulator = kiosk.connection.emulator;
   if (!emulator) throw new Error('demo mode should run the emulator');
   const context = await options.browser.newContext({ viewport: VIEWPORTS[options.orientation], deviceScaleFactor: 1, acceptDownloads: true });
   const page = await context.newPage();
@@ -212,7 +233,7 @@ async function openPage(
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
   const bridge = await installKioskBridge(page, backend);
-  await page.addInitScript({ content: TRACK_MEDIA });
+  await page.addInitScript({ content: trackMedia(options.recordTracks ?? 'all') });
   if (options.mediaWatchdog) await page.addInitScript({ content: `window.__kioskTestMediaWatchdog = ${JSON.stringify(options.mediaWatchdog)};` });
   await page.goto(options.baseUrl);
   return { page, context, emulator, bridge, problems, requests };
@@ -232,24 +253,28 @@ function baseConfig(imageDataUrl: string): Record<string, unknown> {
   };
 }
 
-/** A fresh kiosk service (its own emulator) and a page showing the built renderer, bridged to it. */
+/** A fresh kiosk (its own emulator) and a page showing the built renderer, bridged to it. */
 export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
   const config = resolveConfig({ ...baseConfig(options.imageDataUrl), ...options.config }, {});
-  const service = await createKioskService({
+  const channels = createChannelRegistry();
+  const kiosk = await createKiosk({
+    channels,
     config,
     apiKey: null,
     apiKeySource: 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
   });
   const mapEvent = options.mapEvent;
-  const backend: KioskBackend = mapEvent
-    ? { handle: (channel, arg) => service.handle(channel, arg), onEvent: (listener) => service.onEvent((e) => listener(mapEvent(e))) }
-    : service;
-  const { page, context, emulator, bridge, problems, requests } = await openPage(service, backend, options);
+  const backend: KioskBackend = {
+    dispatch: channels.dispatch,
+    onEvent: mapEvent ? (listener) => kiosk.events.onEvent((e) => listener(mapEvent(e))) : kiosk.events.onEvent,
+  };
+  const { page, context, emulator, bridge, problems, requests } = await openPage(kiosk, backend, options);
   return {
     page,
     context,
-    service,
+    kiosk,
+    channels,
     emulator,
     bridge,
     problems,
@@ -257,7 +282,7 @@ export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
     async close() {
       bridge.dispose();
       await context.close().catch(() => undefined);
-      await service.shutdown();
+      await kiosk.shutdown();
     },
   };
 }
@@ -297,7 +322,19 @@ export async function eventually<T>(fn: () => T | Promise<T>, message: string, t
 export const screenIs = (page: Page, screen: string, timeoutMs = 10_000) =>
   page.locator(`main.kiosk[data-screen="${screen}"]`).waitFor({ state: 'attached', timeout: timeoutMs });
 
-// A kiosk whose service carries the staff operations (PIN, settings file, ledger, doctor), the way
+/** From the attract screen, the way staff open the panel: the top-left corner held 3 s, then the PIN. */
+export async function unlockStaffPanel(page: Page, pin: string): Promise<void> {
+  await screenIs(page, 'attract', 15_000);
+  await page.mouse.move(30, 30);
+  await page.mouse.down();
+  await page.waitForTimeout(3_300);
+  await page.mouse.up();
+  await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
+  for (const d of pin) await page.click(`[data-testid=pin-${d}]`);
+  await page.click('[data-testid=pin-ok]');
+}
+
+// A kiosk with the staff operations registered beside it (PIN, settings file, ledger, doctor), the way
 // electron/main/index.ts wires them, with the settings in a temp JSON file and fake platform hooks.
 
 /** Chromium with extra flags (e.g. `--use-file-for-fake-audio-capture=<wav>` for a silent microphone). */
@@ -340,7 +377,9 @@ export async function openStaffKiosk(
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
   await persistence.write({ ...baseConfig(options.imageDataUrl), ...options.file });
-  const service = await createKioskService({
+  const channels = createChannelRegistry();
+  const kiosk = await createKiosk({
+    channels,
     config: resolveConfig(persistence.read(), {}, { appRoot: ROOT }),
     apiKey: null,
     apiKeySource: 'none',
@@ -352,7 +391,8 @@ export async function openStaffKiosk(
   });
   const platform = { calls: [] as string[] };
   const ops = createStaffOps({
-    service,
+    kiosk,
+    channels,
     dataDir,
     persistence,
     env: {},
@@ -367,11 +407,12 @@ export async function openStaffKiosk(
       restart: () => void platform.calls.push('restart'),
     },
   });
-  const { page, context, emulator, bridge, problems, requests } = await openPage(service, service, options);
+  const { page, context, emulator, bridge, problems, requests } = await openPage(kiosk, { dispatch: channels.dispatch, onEvent: kiosk.events.onEvent }, options);
   return {
     page,
     context,
-    service,
+    kiosk,
+    channels,
     emulator,
     bridge,
     problems,
@@ -384,7 +425,7 @@ export async function openStaffKiosk(
       bridge.dispose();
       ops.dispose();
       await context.close().catch(() => undefined);
-      await service.shutdown();
+      await kiosk.shutdown();
     },
   };
 }
@@ -486,7 +527,7 @@ export function useSilentE2eBrowser(): { readonly server: { url: string; close()
 export async function openClosedKiosk(options: Omit<KioskPageOptions, 'config'>): Promise<StaffKioskPage> {
   const k = await openStaffKiosk({ ...options, file: { staffPinHash: await hashPin('246813'), schedule: { timeZone: 'Europe/Berlin', weekly: { mon: ['09:00-18:00'], tue: ['09:00-18:00'] } } } });
   const fleet = startFleetHost({
-    service: k.service,
+    kiosk: k.kiosk,
     ledger: k.ops.ledger,
     dataDir: k.dataDir,
     version: '0.1.0-e2e',

@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { eventually, openStaffKiosk, screenIs, screenshotBoth, testIdText as text, useE2eBrowser } from './harness.ts';
+import { eventually, openStaffKiosk, screenIs, screenshotBoth, testIdText as text, unlockStaffPanel, useE2eBrowser } from './harness.ts';
 
 const e2e = useE2eBrowser();
 
@@ -37,7 +37,7 @@ describe('Connection quality (E2E)', () => {
       assert.equal(await page.locator('[data-testid=quality-hint]').getAttribute('role'), 'status', 'announced politely, not as an alert');
       await screenshotBoth(page, 'live-weak-connection', 'portrait');
 
-      const liveId = k.service.state.phase === 'live' ? k.service.state.liveId : null;
+      const liveId = k.kiosk.calls.state.phase === 'live' ? k.kiosk.calls.state.liveId : null;
       assert.ok(liveId);
       const reports = () => k.bridge.calls.filter((c) => c.channel === 'kiosk:session:report-quality').map((c) => c.arg as Record<string, unknown>);
       assert.ok(reports().length >= 2, `figures reported while live (${reports().length})`);
@@ -50,7 +50,7 @@ describe('Connection quality (E2E)', () => {
       await page.click('[data-testid=hangup]');
       await screenIs(page, 'ended', 15_000);
       const final = await eventually(() => reports().find((r) => r.final === true), 'the final figures were reported at the end of the call');
-      const kept = k.service.lastCallQuality;
+      const kept = k.kiosk.telemetry.lastCallQuality;
       assert.ok(kept);
       assert.deepEqual(
         { bitrateKbps: kept.bitrateKbps, packetLossPct: kept.packetLossPct, frameRate: kept.frameRate, rttMs: kept.rttMs, level: kept.level, final: kept.final },
@@ -58,14 +58,7 @@ describe('Connection quality (E2E)', () => {
         'main keeps the last call’s final figures',
       );
 
-      await screenIs(page, 'attract', 15_000);
-      await page.mouse.move(30, 30);
-      await page.mouse.down();
-      await page.waitForTimeout(3_300);
-      await page.mouse.up();
-      await page.locator('[data-testid=pin-pad][data-step=enter]').waitFor({ timeout: 5_000 });
-      for (const d of '246813') await page.click(`[data-testid=pin-${d}]`);
-      await page.click('[data-testid=pin-ok]');
+      await unlockStaffPanel(page, '246813');
       await page.locator('[data-testid=status-last-call]').waitFor({ timeout: 5_000 });
       assert.equal(await text(page, 'status-last-call-level'), 'Poor');
       assert.equal(await text(page, 'status-last-call-bitrate'), `${kept.bitrateKbps} kbps`);
@@ -73,7 +66,7 @@ describe('Connection quality (E2E)', () => {
       assert.equal(await text(page, 'status-last-call-fps'), `${kept.frameRate} fps`);
       assert.equal(await text(page, 'status-last-call-rtt'), `${kept.rttMs} ms`);
       // The last call's start, from the tap: the field figures main kept for it.
-      const figures = k.service.lastCallFigures;
+      const figures = k.kiosk.telemetry.lastCallFigures;
       assert.ok(figures && figures.tapToConnInitAckMs !== null && figures.tapToFirstFrameMs !== null, JSON.stringify(figures));
       await page.locator('[data-testid=status-last-call-figures]').waitFor({ timeout: 5_000 });
       assert.equal(await text(page, 'status-figure-ack'), `${Math.round(figures.tapToConnInitAckMs)} ms`);

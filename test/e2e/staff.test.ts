@@ -70,7 +70,7 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       // No visitor screen before setup: no start button, and main refuses a call anyway.
       assert.equal(await page.locator('#setup-title').textContent(), 'Set up this kiosk');
       assert.equal(await page.locator('[data-testid=start]').count(), 0, 'no attract screen before a PIN exists');
-      const refused = await k.service.handle('kiosk:session:start', {});
+      const refused = await k.channels.dispatch('kiosk:session:start', {});
       assert.equal(!refused.ok && refused.error.code, 'invalid_request');
       await screenshotBoth(page, 'setup', 'landscape');
       // A short press is not the gesture.
@@ -134,7 +134,7 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       assert.equal(file.avatar.persona, 'A cheerful museum guide who loves dinosaurs.');
       assert.equal(file.idle.promptSeconds, 30);
       assert.equal((file.avatar as { imagePath?: string }).imagePath, join(k.dataDir, 'avatar-image.png'), 'the picked picture is kept as a file, not base64 in config.json');
-      assert.equal(k.service.config.avatar.name, 'Maximilian', 'applied without a restart');
+      assert.equal(k.kiosk.config.avatar.name, 'Maximilian', 'applied without a restart');
 
       // Voices
       await page.click('[data-testid=tab-voices]');
@@ -281,7 +281,7 @@ describe('Staff panel (E2E: built renderer + real kiosk service with staff opera
       assert.equal(await page.isDisabled('[data-testid=pin-1]'), true, 'the keys are disabled while locked');
       await screenshotBoth(page, 'staff-pin-locked', 'portrait');
       // Main refuses even the right PIN while locked.
-      const res = await k.service.handle('kiosk:staff:unlock', { pin: '137946' });
+      const res = await k.channels.dispatch('kiosk:staff:unlock', { pin: '137946' });
       assert.equal(res.ok, false);
       assert.equal(!res.ok && res.error.code, 'locked');
       await page.click('[data-testid=pin-cancel]');

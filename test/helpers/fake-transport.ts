@@ -21,6 +21,9 @@ export class FakeTransport implements SocketTransport {
   /** Local close() calls, in order. */
   readonly closeCalls: Array<{ code: number | undefined; reason: string | undefined }> = [];
   terminated = false;
+  /** WebSocket ping / pong control frames the client sent (a liveness probe / a pong-only keep-alive). */
+  pingsSent = 0;
+  pongsSent = 0;
   #state: 'connecting' | 'open' | 'closing' | 'closed' = 'connecting';
   /** When true (default), a local close() completes at once (the peer answers the close frame). */
   autoCompleteClose = true;
@@ -50,6 +53,14 @@ export class FakeTransport implements SocketTransport {
     if (this.autoCompleteClose) this.#closed(code ?? 1000, reason ?? '');
   }
 
+  ping(): void {
+    if (this.#state === 'open') this.pingsSent += 1;
+  }
+
+  pong(): void {
+    if (this.#state === 'open') this.pongsSent += 1;
+  }
+
   terminate(): void {
     this.terminated = true;
     if (this.#state !== 'closed') this.#closed(1006, '');
@@ -69,6 +80,16 @@ export class FakeTransport implements SocketTransport {
 
   receiveBinary(bytes: Uint8Array): void {
     this.#handlers.onMessage(bytes, true);
+  }
+
+  /** A WebSocket ping control frame from the server (the real transport answers it with a pong itself). */
+  receivePing(): void {
+    this.#handlers.onPing?.();
+  }
+
+  /** A WebSocket pong control frame from the server (the answer to the client's probe). */
+  receivePong(): void {
+    this.#handlers.onPong?.();
   }
 
   /** The peer closes (or the network drops: code 1006). */

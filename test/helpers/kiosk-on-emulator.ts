@@ -1,7 +1,7 @@
 /**
- * A KioskService in demo mode against the real emulator (HTTP + WebSocket on 127.0.0.1:0), both on one
- * FakeClock, with the renderer's events and the operator's log recorded, for unit tests that follow whole
- * calls. `kioskOnEmulator` answers with no latency, so fake time only moves when a test advances it (figures
+ * A kiosk (kiosk/compose.ts) in demo mode against the real emulator (HTTP + WebSocket on 127.0.0.1:0), both
+ * on one FakeClock, its channels in a registry as a host's, with the renderer's events and the operator's
+ * log recorded, for unit tests that follow whole calls. `kioskOnEmulator` answers with no latency, so fake time only moves when a test advances it (figures
  * timed from the tap are exact) and makes no spares unless asked; `kioskOnSlowEmulator` answers after 50
  * fake ms, ends calls in 300 and keeps the kiosk's own spare settings, for following a tap step by step.
  */
@@ -12,7 +12,8 @@ import { FakeClock } from './fake-clock.ts';
 import { createLogger } from '../../electron/core/log.ts';
 import { startEmulator, type EmulatedSession, type EmulatorHandle, type EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService, type KioskServiceOptions } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk, type Kiosk, type KioskOptions } from '../../electron/kiosk/compose.ts';
 import { driveUntilSettled, until } from './until.ts';
 
 export const T0 = 1_700_000_000_000;
@@ -20,7 +21,11 @@ export const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABC
 
 export interface KioskOnEmulator {
   clock: FakeClock;
-  service: KioskService;
+  kiosk: Kiosk;
+  /** The kiosk's channels, as the host's glue dispatches the page's calls. */
+  channels: ChannelRegistry;
+  /** One call from the page (`channels.dispatch`). */
+  dispatch: ChannelRegistry['dispatch'];
   emu: EmulatorHandle;
   events: KioskEvent[];
   /** The operator's log lines, info and up. */
@@ -39,7 +44,7 @@ export interface KioskOnEmulator {
   /** Until the session shows `phase` (real time, bounded). */
   reach(phase: string): Promise<void>;
   /** Hang up and let the billing read-back finish. */
-  hangup(cause?: Parameters<KioskService['hangup']>[0]): Promise<void>;
+  hangup(cause?: Parameters<Kiosk['calls']['hangup']>[0]): Promise<void>;
   /** Type 5 frames the emulator received for `liveId`. */
   hangupsSeen(liveId: string): number;
   /** Shut down, and check no timer is left behind. */
@@ -50,12 +55,13 @@ export interface KioskOnEmulatorOptions {
   /** Config file fields over an audio kiosk with a one-pixel avatar. */
   config?: Record<string, unknown>;
   knobs?: Partial<EmulatorKnobs>;
-  service?: Partial<KioskServiceOptions>;
+  /** The kiosk's options (createKiosk) over the helper's. */
+  kiosk?: Partial<KioskOptions>;
 }
 
 /** No latency, no ending time, no spares (unless `config.prewarm` asks). */
 export function kioskOnEmulator(options: KioskOnEmulatorOptions = {}): Promise<KioskOnEmulator> {
-  return build({ prewarm: { mode: 'off' }, ...options.config }, { latencyMs: 0, endingMs: 0, ...options.knobs }, options.service);
+  return build({ prewarm: { mode: 'off' }, ...options.config }, { latencyMs: 0, endingMs: 0, ...options.knobs }, options.kiosk);
 }
 
 /** 50 ms latency, no warm-up, 300 ms ending, the kiosk's default spare settings, a key store that accepts. */
@@ -63,15 +69,17 @@ export function kioskOnSlowEmulator(options: KioskOnEmulatorOptions = {}): Promi
   return build(
     options.config ?? {},
     { latencyMs: 50, warmupMs: { audio: 0, video: 0 }, endingMs: 300, ...options.knobs },
-    { persistApiKey: async () => {}, ...options.service },
+    { persistApiKey: async () => {}, ...options.kiosk },
   );
 }
 
-async function build(configFields: Record<string, unknown>, knobs: Partial<EmulatorKnobs>, serviceOptions: Partial<KioskServiceOptions> = {}): Promise<KioskOnEmulator> {
+async function build(configFields: Record<string, unknown>, knobs: Partial<EmulatorKnobs>, kioskOptions: Partial<KioskOptions> = {}): Promise<KioskOnEmulator> {
   const clock = new FakeClock(T0);
   const lines: string[] = [];
   const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...configFields }, {});
-  const service = await createKioskService({
+  const channels = createChannelRegistry();
+  const kiosk = await createKiosk({
+    channels,
     config,
     apiKey: null,
     apiKeySource: 'none',
@@ -79,15 +87,17 @@ async function build(configFields: Record<string, unknown>, knobs: Partial<Emula
     logger: createLogger({ level: 'info', sink: (line) => lines.push(line) }),
     startEmulator: (o) => startEmulator({ ...o, clock }),
     emulatorKnobs: knobs,
-    ...serviceOptions,
+    ...kioskOptions,
   });
-  const emu = service.emulator;
+  const emu = kiosk.connection.emulator;
   assert.ok(emu, 'demo mode runs the emulator');
   const events: KioskEvent[] = [];
-  service.onEvent((e) => events.push(e));
+  kiosk.events.onEvent((e) => events.push(e));
   const h: KioskOnEmulator = {
     clock,
-    service,
+    kiosk,
+    channels,
+    dispatch: channels.dispatch,
     emu,
     events,
     lines,
@@ -109,21 +119,21 @@ async function build(configFields: Record<string, unknown>, knobs: Partial<Emula
       return s;
     },
     async tap(arg = {}) {
-      const r = (await service.handle(CHANNELS.sessionStart, arg)) as Result<{ liveId: string | null }>;
+      const r = (await channels.dispatch(CHANNELS.sessionStart, arg)) as Result<{ liveId: string | null }>;
       assert.ok(r.ok, JSON.stringify(r));
       assert.ok(r.value.liveId, 'the session exists');
       return r.value.liveId;
     },
     async reach(phase) {
-      await until(() => service.state.phase === phase, { realTimeoutMs: 5_000, message: `phase ${phase} (now ${service.state.phase})` });
+      await until(() => kiosk.calls.state.phase === phase, { realTimeoutMs: 5_000, message: `phase ${phase} (now ${kiosk.calls.state.phase})` });
     },
     async hangup(cause) {
-      const r = await driveUntilSettled(clock, service.hangup(cause), { stepMs: 10 });
+      const r = await driveUntilSettled(clock, kiosk.calls.hangup(cause), { stepMs: 10 });
       assert.deepEqual(r, { ok: true, value: undefined });
     },
     hangupsSeen: (liveId) => emu.getSession(liveId)?.clientMessages.filter((m) => m.type === 5).length ?? -1,
     async close() {
-      await driveUntilSettled(clock, service.shutdown(), { stepMs: 10 });
+      await driveUntilSettled(clock, kiosk.shutdown(), { stepMs: 10 });
       assert.equal(clock.pendingCount, 0, `timers left: ${clock.pendingDelays().join(', ')}`);
     },
   };
@@ -170,7 +180,7 @@ export function shutDownAfterEach(): (h: KioskOnEmulator) => KioskOnEmulator {
   afterEach(async () => {
     const h = current;
     current = null;
-    if (h) await driveUntilSettled(h.clock, h.service.shutdown());
+    if (h) await driveUntilSettled(h.clock, h.kiosk.shutdown());
   });
   return (h) => (current = h);
 }

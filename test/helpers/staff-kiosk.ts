@@ -1,6 +1,7 @@
 /**
- * A kiosk service in demo mode (the in-process emulator) with staff operations attached, its settings in
- * a temp config.json and its ledger in a temp folder: what main wires, without Electron.
+ * A kiosk in demo mode (the in-process emulator) with staff operations registered beside it in one channel
+ * registry, its settings in a temp config.json and its ledger in a temp folder: what main wires, without
+ * Electron.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,8 @@ import { join } from 'node:path';
 import { systemClock } from '../../electron/core/clock.ts';
 import type { EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 import { jsonFilePersistence, type SettingsPersistence } from '../../electron/operations/settings.ts';
 import { createStaffOps, type PlatformHooks, type StaffOps } from '../../electron/operations/staff-ops.ts';
 
@@ -16,7 +18,9 @@ export const APP_ROOT = join(import.meta.dirname, '..', '..');
 export const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 export interface StaffKiosk {
-  service: KioskService;
+  kiosk: Kiosk;
+  /** Every channel, the kiosk's and staff operations', as a host dispatches them. */
+  channels: ChannelRegistry;
   ops: StaffOps;
   dataDir: string;
   persistence: SettingsPersistence;
@@ -37,7 +41,8 @@ export async function createStaffKiosk(options: {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
   await persistence.write(options.file);
-  const service = await createKioskService({ awaitRendererRtc: false,
+  const channels = createChannelRegistry();
+  const kiosk = await createKiosk({ channels, awaitRendererRtc: false,
     config: resolveConfig(persistence.read(), {}, { appRoot: APP_ROOT }),
     apiKey: options.storedApiKey ?? null,
     apiKeySource: options.storedApiKey ? 'stored' : 'none',
@@ -49,7 +54,8 @@ export async function createStaffKiosk(options: {
     },
   });
   const ops = createStaffOps({
-    service,
+    kiosk,
+    channels,
     dataDir,
     persistence,
     env: {},
@@ -60,5 +66,5 @@ export async function createStaffKiosk(options: {
     platform: options.platform,
     ...(options.policy ? { policy: options.policy } : {}),
   });
-  return { service, ops, dataDir, persistence };
+  return { kiosk, channels, ops, dataDir, persistence };
 }

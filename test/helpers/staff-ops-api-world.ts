@@ -1,22 +1,22 @@
 /**
- * Staff operations on a fake kiosk service (only the members staff-ops reads), a FakeClock, a recording
+ * Staff operations on a fake kiosk (only the services and members staff-ops reads), a FakeClock, a recording
  * logger and services answered by fake `fetch`es that log every request: the current client's requests
- * and those made through the service's own `fetch` (a leftover session's other service) are told apart.
+ * and those made through the connection's own `fetch` (a leftover session's other service) are told apart.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'node:test';
-import type { KioskEvent, PublicConfig, Result, SetApiKeyArgs } from '../../electron/contract.ts';
+import type { HangupCause, KioskEvent, PublicConfig, Result, SetApiKeyArgs } from '../../electron/contract.ts';
 import { FakeClock } from './fake-clock.ts';
 import type { AvatarError } from '../../electron/core/errors.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';
 import type { ServiceTarget } from '../../electron/core/session-types.ts';
 import { resolveConfig, type KioskConfig } from '../../electron/kiosk/config.ts';
-import type { KioskExtension, KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
-import { createStaffOps, type PlatformHooks, type StaffOps } from '../../electron/operations/staff-ops.ts';
+import { createStaffOps, type PlatformHooks, type StaffKiosk, type StaffOps } from '../../electron/operations/staff-ops.ts';
 import { FakeTransport, FakeTransports } from './fake-transport.ts';
 import { recordingLogger } from './recording-logger.ts';
 import { APP_ROOT, TINY_PNG } from './staff-kiosk.ts';
@@ -80,11 +80,11 @@ export interface WorldOptions {
   /** The config the fake service says it runs with (defaults to config.json's, resolved). */
   config?: KioskConfig;
   apiKeySource?: PublicConfig['apiKeySource'];
-  setApiKeyResult?: Result<PublicConfig>;
+  setApiKeyResult?: Result<void>;
   voices?: string[];
   configError?: AvatarError | null;
   openAtLogin?: boolean | null;
-  /** Given to staff-ops itself; otherwise only the service's transport factory is there. */
+  /** Given to staff-ops itself; otherwise only the connection's transport factory is there. */
   opsTransports?: FakeTransports;
 }
 
@@ -110,49 +110,61 @@ export async function staffOpsWorld(options: WorldOptions = {}) {
   const reconfigured: KioskConfig[] = [];
   let apiKeySource: PublicConfig['apiKeySource'] = options.apiKeySource ?? 'none';
   const state = { running: options.running ?? false, config };
-  let extension: KioskExtension | null = null;
+  const hangupCauseListeners = new Set<(cause: HangupCause, liveId: string | null) => void>();
   const avatarVolume = openAvatarVolume({ dir: dataDir, logger });
-  const service = {
-    mode: options.mode ?? 'gateway',
-    client,
+  const kiosk: StaffKiosk = {
     get config() {
       return state.config;
     },
-    get running() {
-      return state.running;
-    },
-    attention: [],
-    lastCallQuality: null,
-    lastCallFigures: null,
-    callAvatarId: null,
     avatarVolume,
-    transportFactory: serviceTransports.factory,
-    fetch: fakeFetch('service.fetch', requests, () => voices, statuses),
-    onEvent(l: (e: KioskEvent) => void) {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    async hangup() {
-      hangups.push('hangup');
-      return { ok: true, value: undefined } as Result<void>;
-    },
-    async getConfig() {
-      return { ok: true, value: { hasApiKey: apiKeySource !== 'none', apiKeySource, apiKeyWeaklyProtected: false } } as unknown as Result<PublicConfig>;
-    },
-    async setApiKey(args: SetApiKeyArgs) {
-      apiKeyCalls.push(args);
-      const r = options.setApiKeyResult ?? ({ ok: true, value: {} } as Result<PublicConfig>);
-      if (r.ok) apiKeySource = args.apiKey === null ? 'none' : 'stored';
-      return r;
-    },
     async reconfigure(next: KioskConfig) {
       reconfigured.push(next);
       state.config = next;
     },
-    attachExtension(e: KioskExtension) {
-      extension = e;
+    events: {
+      onEvent(l: (e: KioskEvent) => void) {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      },
     },
-  } as unknown as KioskService;
+    calls: {
+      get running() {
+        return state.running;
+      },
+      async hangup() {
+        hangups.push('hangup');
+        return { ok: true, value: undefined } as Result<void>;
+      },
+      onHangupCause(l: (cause: HangupCause, liveId: string | null) => void) {
+        hangupCauseListeners.add(l);
+        return () => hangupCauseListeners.delete(l);
+      },
+    },
+    connection: {
+      mode: options.mode ?? 'gateway',
+      client,
+      transportFactory: serviceTransports.factory,
+      fetch: fakeFetch('service.fetch', requests, () => voices, statuses),
+    },
+    key: {
+      get present() {
+        return apiKeySource !== 'none';
+      },
+      get source() {
+        return apiKeySource;
+      },
+      weaklyProtected: false,
+      async set(apiKey: string | null) {
+        apiKeyCalls.push({ apiKey });
+        const r = options.setApiKeyResult ?? ({ ok: true, value: undefined } as Result<void>);
+        if (r.ok) apiKeySource = apiKey === null ? 'none' : 'stored';
+        return r;
+      },
+    },
+    telemetry: { lastCallQuality: null, lastCallFigures: null, callAvatarId: null },
+    appearance: { attention: [] },
+  } as unknown as StaffKiosk;
+  const channels = createChannelRegistry();
   const platformCalls: string[] = [];
   const platform: PlatformHooks = {
     getOpenAtLogin: () => (options.openAtLogin === undefined ? false : options.openAtLogin),
@@ -161,7 +173,8 @@ export async function staffOpsWorld(options: WorldOptions = {}) {
     restart: () => void platformCalls.push('restart'),
   };
   const ops: StaffOps = createStaffOps({
-    service,
+    kiosk,
+    channels,
     dataDir,
     persistence,
     env: {},
@@ -185,7 +198,8 @@ export async function staffOpsWorld(options: WorldOptions = {}) {
     hangups,
     dataDir,
     persistence,
-    service,
+    kiosk,
+    channels,
     client,
     serviceTransports,
     apiKeyCalls,
@@ -197,6 +211,6 @@ export async function staffOpsWorld(options: WorldOptions = {}) {
     emit,
     state,
     listeners,
-    extension: () => extension,
+    hangupCauseListeners,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * A stand-in for the built-in emulator, for KioskService tests without a network: demo mode "starts" it
+ * A stand-in for the built-in emulator, for tests of the kiosk's services without a network: demo mode "starts" it
  * without a server (the address answers nothing), and the test counts the starts and closes.
  */
 import type { EmulatorHandle } from '../../electron/emulator/index.ts';

@@ -1,6 +1,6 @@
 /**
  * The browser mode's security: another local page or process cannot drive the kiosk. A real host
- * (electron/browser/kiosk-host.ts: kiosk service, staff operations, the server) on 127.0.0.1, the direct
+ * (electron/browser/kiosk-host.ts: the kiosk's services, staff operations, the server) on 127.0.0.1, the direct
  * surface with a known API key against the embedded emulator, and `ws` clients playing the page and the
  * intruders. Every wait is bounded; nothing leaves 127.0.0.1.
  */
@@ -21,7 +21,7 @@ import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kio
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { GUARD_PATH, LOOPBACK_HOST, START_PATH, startBrowserHost, type BrowserHost } from '../../electron/browser/server.ts';
 import { INPUT_GUARD_SOURCE } from '../../electron/browser/input-guard.ts';
-import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/dispatch.ts';
+import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/channels.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/kiosk/page-headers.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
@@ -246,7 +246,7 @@ describe('browser mode host', () => {
         await assert.rejects(connect(socketUrl, kiosk.host.origin, headers), /HTTP 401/, JSON.stringify(headers));
       }
       assert.equal(kiosk.host.connected, false);
-      assert.equal(kiosk.service.state.phase, 'idle');
+      assert.equal(kiosk.kiosk.calls.state.phase, 'idle');
     });
 
     it('lets a launch code in once: used again, unknown or expired, it gets a page saying how to get in, and no cookie', async () => {
@@ -373,20 +373,20 @@ describe('browser mode host', () => {
       const page = await openPage(kiosk.host, socketUrl, cookie);
       await page.call('kiosk:session:start', { callMode: 'audio' });
       await reportRtcReady(page);
-      await until(() => kiosk.service.state.phase === 'live', { realTimeoutMs: WAIT_MS, message: 'live' });
+      await until(() => kiosk.kiosk.calls.state.phase === 'live', { realTimeoutMs: WAIT_MS, message: 'live' });
       page.ws.terminate();
-      await until(() => kiosk.service.state.phase === 'idle', { realTimeoutMs: WAIT_MS, message: 'back to idle' });
-      assert.equal(kiosk.service.running, false);
+      await until(() => kiosk.kiosk.calls.state.phase === 'idle', { realTimeoutMs: WAIT_MS, message: 'back to idle' });
+      assert.equal(kiosk.kiosk.calls.running, false);
     });
   });
 });
 
 describe('browser mode host on a fake clock', () => {
-  const idle = { handle: async () => ({ ok: true as const, value: null }), onEvent: () => () => {} };
+  const idle = { channels: { dispatch: async () => ({ ok: true as const, value: null }) }, events: { onEvent: () => () => {} } };
 
   it('a printed launch code is good for 60 seconds, unused, and no longer', async () => {
     const clock = new FakeClock();
-    const host = await startBrowserHost({ service: idle, rendererDir: rendererDir(), clock });
+    const host = await startBrowserHost({ ...idle, rendererDir: rendererDir(), clock });
     try {
       const late = new URL(host.launchUrl());
       const onTime = host.launchUrl();
@@ -402,7 +402,7 @@ describe('browser mode host on a fake clock', () => {
 
   it('once a page is connected, every code still unspent is dropped (one printed earlier is no way in)', async () => {
     const clock = new FakeClock();
-    const host = await startBrowserHost({ service: idle, rendererDir: rendererDir(), clock });
+    const host = await startBrowserHost({ ...idle, rendererDir: rendererDir(), clock });
     try {
       const printed = new URL(host.launchUrl());
       const cookie = await login(host);

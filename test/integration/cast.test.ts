@@ -12,7 +12,8 @@ import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../..
 import { AvatarError } from '../../electron/core/errors.ts';
 import { checkCast, configuredPortrait, resolveVideoFit } from '../../electron/kiosk/cast.ts';
 import { resolveConfig, unknownConfigKeys } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PNG_BYTES = Buffer.from(TINY_PNG.split(',')[1]!, 'base64');
@@ -25,7 +26,7 @@ before(async () => {
   await writeFile(join(dir, 'kim.jpg'), JPEG_BYTES);
   await writeFile(join(dir, 'bob.png'), 'this is not an image');
 });
-const services: KioskService[] = [];
+const services: Kiosk[] = [];
 after(async () => {
   await Promise.all(services.map((s) => s.shutdown()));
   await rm(dir, { recursive: true, force: true });
@@ -160,8 +161,8 @@ describe('resolveVideoFit', () => {
   });
 });
 
-describe('KioskService with a cast', () => {
-  async function castService(): Promise<KioskService> {
+describe('the kiosk with a cast', () => {
+  async function castKiosk(): Promise<{ kiosk: Kiosk; channels: ChannelRegistry }> {
     const config = resolveConfig(
       {
         callMode: 'video',
@@ -176,39 +177,40 @@ describe('KioskService with a cast', () => {
       {},
       opts(),
     );
-    const service = await createKioskService({ awaitRendererRtc: false, config, apiKey: null, apiKeySource: 'none', emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 10 } });
-    services.push(service);
-    return service;
+    const channels = createChannelRegistry();
+    const kiosk = await createKiosk({ channels, awaitRendererRtc: false, config, apiKey: null, apiKeySource: 'none', emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 10 } });
+    services.push(kiosk);
+    return { kiosk, channels };
   }
 
   it('PublicConfig.cast lists the usable members in order; avatar is cast[0]; the bad one is reported', async () => {
-    const service = await castService();
-    const cfg = value((await service.handle(CHANNELS.configGet, undefined)) as Result<PublicConfig>);
+    const { kiosk, channels } = await castKiosk();
+    const cfg = value((await channels.dispatch(CHANNELS.configGet, undefined)) as Result<PublicConfig>);
     assert.deepEqual(cfg.cast, [
       { id: 'ava', name: 'Ava', imageDataUrl: `data:image/png;base64,${PNG_BYTES.toString('base64')}`, callMode: 'video', greeting: 'Hello!', gender: 'neutral' },
       { id: 'kim', name: 'Kim', imageDataUrl: `data:image/jpeg;base64,${JPEG_BYTES.toString('base64')}`, callMode: 'audio', greeting: null, gender: 'neutral' },
     ]);
     assert.deepEqual(cfg.avatar, { name: 'Ava', imageDataUrl: cfg.cast[0]!.imageDataUrl, voice: 'Tina' });
     assert.deepEqual(cfg.video, { fit: 'contain' }, 'a landscape window defaults to contain');
-    assert.equal(service.castProblems.length, 1);
-    assert.match(service.castProblems[0]!.message, /^The avatar "Bob" \(avatars\.1, id "bob"\)/);
+    assert.equal(kiosk.appearance.castProblems.length, 1);
+    assert.match(kiosk.appearance.castProblems[0]!.message, /^The avatar "Bob" \(avatars\.1, id "bob"\)/);
   });
 
   it('start({avatarId}) uses that member; an unknown id or a bad member answers without creating anything', async () => {
-    const service = await castService();
-    const emulator = service.emulator!;
+    const { kiosk, channels } = await castKiosk();
+    const emulator = kiosk.connection.emulator!;
 
-    const unknown = await service.handle(CHANNELS.sessionStart, { avatarId: 'zed' });
+    const unknown = await channels.dispatch(CHANNELS.sessionStart, { avatarId: 'zed' });
     assert.deepEqual(unknown, { ok: false, error: { code: 'invalid_request', message: 'There is no avatar "zed" in the cast.' } });
-    const bad = await service.handle(CHANNELS.sessionStart, { avatarId: 'bob' });
+    const bad = await channels.dispatch(CHANNELS.sessionStart, { avatarId: 'bob' });
     assert.equal(!bad.ok && bad.error.code, 'invalid_config');
     assert.match(!bad.ok ? bad.error.message : '', /"Bob"/);
     assert.equal(emulator.listSessions().length, 0);
 
     const events: KioskEvent[] = [];
-    service.onEvent((e) => events.push(e));
-    const { liveId } = value((await service.handle(CHANNELS.sessionStart, { avatarId: 'kim' })) as Result<{ liveId: string | null }>);
-    await service.hangup();
+    kiosk.events.onEvent((e) => events.push(e));
+    const { liveId } = value((await channels.dispatch(CHANNELS.sessionStart, { avatarId: 'kim' })) as Result<{ liveId: string | null }>);
+    await kiosk.calls.hangup();
     const request = emulator.getSession(liveId!)!.request as { call_mode: string; avatar: { persona: string; name: string; voice: string; image_uri: string } };
     assert.equal(request.call_mode, 'audio');
     // The member's persona, then the default language's instruction (the service has no language field).
@@ -218,8 +220,8 @@ describe('KioskService with a cast', () => {
     assert.match(request.avatar.image_uri, /^data:image\/jpeg;base64,/);
 
     // No avatarId: the first member (video, Ava).
-    const second = value((await service.handle(CHANNELS.sessionStart, {})) as Result<{ liveId: string | null }>);
-    await service.hangup();
+    const second = value((await channels.dispatch(CHANNELS.sessionStart, {})) as Result<{ liveId: string | null }>);
+    await kiosk.calls.hangup();
     const r2 = emulator.getSession(second.liveId!)!.request as { call_mode: string; avatar: { name: string; persona: string } };
     assert.deepEqual([r2.call_mode, r2.avatar.name, r2.avatar.persona], ['video', 'Ava', 'Shared persona.\n\nAlways answer in English.']);
     assert.equal(events.filter((e) => e.type === 'state' && e.state.phase === 'ended').length, 2);

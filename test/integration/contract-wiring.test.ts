@@ -12,8 +12,8 @@ import { createRequire } from 'node:module';
 import vm from 'node:vm';
 import { existsSync, readFileSync } from 'node:fs';
 import { API_SHAPE, CHANNEL_ROWS, CHANNELS, buildKioskApi, type Result } from '../../electron/contract.ts';
-import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/dispatch.ts';
-import type { KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { STAFF_LOCKED_MESSAGE, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
+import type { Kiosk } from '../../electron/kiosk/compose.ts';
 import { registerIpc, type InvokeEventLike } from '../../electron/main/ipc.ts';
 import { createStaffKiosk, TINY_PNG } from '../helpers/staff-kiosk.ts';
 
@@ -127,23 +127,24 @@ describe('the built preload (out/preload/index.cjs)', () => {
 });
 
 describe('main: every channel has a handler; staff channels need the unlocked panel', () => {
-  let service: KioskService;
+  let kiosk: Kiosk;
   const registered = new Map<string, (event: InvokeEventLike, ...args: unknown[]) => Promise<unknown> | unknown>();
   const mainFrame = { url: 'app://kiosk/index.html' };
   const invoke = async (channel: string, ...args: unknown[]) => (await registered.get(channel)!({ senderFrame: mainFrame }, ...args)) as Result<unknown>;
 
   before(async () => {
-    ({ service } = await createStaffKiosk({
+    let channels: ChannelRegistry;
+    ({ kiosk, channels } = await createStaffKiosk({
       file: { callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } },
       platform: { getOpenAtLogin: () => null, setOpenAtLogin: () => {}, exitKiosk: () => {}, restart: () => {} },
     }));
     registerIpc(
       { handle: (channel, listener) => void registered.set(channel, listener), removeHandler: (channel) => void registered.delete(channel) },
-      { service, origin: 'app://kiosk', getMainFrame: () => mainFrame },
+      { channels, origin: 'app://kiosk', getMainFrame: () => mainFrame },
     );
   });
   after(async () => {
-    await service.shutdown();
+    await kiosk.shutdown();
   });
 
   it('registers exactly the contract channels', () => {
@@ -157,7 +158,7 @@ describe('main: every channel has a handler; staff channels need the unlocked pa
         assert.deepEqual(await invoke(channel, arg), { ok: false, error: { code: 'unauthorized', message: STAFF_LOCKED_MESSAGE } }, channel);
       }
     }
-    assert.equal(service.emulator!.listSessions().length, 0);
+    assert.equal(kiosk.connection.emulator!.listSessions().length, 0);
   });
 
   it('every channel reaches a handler (a bad argument is refused by its schema, never "not offered")', async () => {

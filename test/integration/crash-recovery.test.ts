@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { systemClock } from '../../electron/core/clock.ts';
 import type { EmulatedSession } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 import type { SessionRecord } from '../../electron/operations/ledger.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
 import { createStaffOps } from '../../electron/operations/staff-ops.ts';
@@ -24,7 +25,7 @@ const REPO = join(import.meta.dirname, '..', '..');
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 const children: ChildProcess[] = [];
-const services: KioskService[] = [];
+const services: Kiosk[] = [];
 after(async () => {
   await Promise.all(services.map((s) => s.shutdown()));
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -94,10 +95,11 @@ describe('crash recovery', () => {
     assert.equal(existsSync(journalPath), true, 'the journal survived the crash');
 
     // The next start: the same wiring as index.ts, recovery before the attract screen.
-    const service = await createKioskService({ awaitRendererRtc: false, config: resolveConfig(persistence.read(), {}, { appRoot: REPO }), apiKey: emu.apiKey, apiKeySource: 'env' });
-    services.push(service);
+    const kiosk = await createKiosk({ awaitRendererRtc: false, config: resolveConfig(persistence.read(), {}, { appRoot: REPO }), apiKey: emu.apiKey, apiKeySource: 'env' });
+    services.push(kiosk);
     const ops = createStaffOps({
-      service,
+      kiosk,
+      channels: createChannelRegistry(),
       dataDir,
       persistence,
       env: {},

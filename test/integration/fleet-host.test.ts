@@ -1,9 +1,9 @@
 /**
- * The fleet host on the real kiosk service (demo emulator): opening hours gate calls and spare sessions
+ * The fleet host on the real kiosk's services (demo emulator): opening hours gate calls and spare sessions
  * and show in /metrics; a remote `apply` is written to config.json and reaches the running service, a
  * policy-managed or impossible one is refused with nothing changed; ledger records reach the broker's
  * events topic (real Mosquitto) and today's totals are in the status; `set-volume` from the broker reaches
- * the service's volume, its file, the page's events and the status, and a restarted kiosk keeps it.
+ * the kiosk's volume, its file, the page's events and the status, and a restarted kiosk keeps it.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +15,8 @@ import { FakeClock } from '../helpers/fake-clock.ts';
 import { applyRemoteSettings, persistUpdatePin, startFleetHost, type FleetHostOptions } from '../../electron/fleet/fleet-host.ts';
 import { createKioskMetrics } from '../../electron/fleet/metrics.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk } from '../../electron/kiosk/compose.ts';
 import { AVATAR_VOLUME_FILE, openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import { createLedger, type SessionRecord } from '../../electron/operations/ledger.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
@@ -36,31 +37,32 @@ const schedule = { timeZone: 'UTC', weekly: { mon: ['09:00-17:00'] } };
 const MONDAY_8 = Date.parse('2026-11-23T08:00:00Z');
 const noActions: FleetHostOptions['actions'] = { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) };
 
-async function kiosk(file: Record<string, unknown>, policy: Record<string, unknown> = {}) {
+async function kioskWith(file: Record<string, unknown>, policy: Record<string, unknown> = {}) {
   const dataDir = tempDir();
   const configFile = jsonFilePersistence(join(dataDir, 'config.json'));
   await configFile.write(file);
-  const service = await createKioskService({ config: resolveConfig(file, {}, { appRoot: ROOT, policy }), apiKey: null, apiKeySource: 'none' });
-  return { dataDir, configFile, configPath: join(dataDir, 'config.json'), service };
+  const channels = createChannelRegistry();
+  const kiosk = await createKiosk({ channels, config: resolveConfig(file, {}, { appRoot: ROOT, policy }), apiKey: null, apiKeySource: 'none' });
+  return { dataDir, configFile, configPath: join(dataDir, 'config.json'), kiosk, channels };
 }
 
 describe('fleet host', () => {
   it('while closed: no call, no spare session, /metrics says 0; at opening both come back', async () => {
-    const { dataDir, configFile, service } = await kiosk({ schedule, prewarm: { mode: 'always' }, presence: { cameraEnabled: false } });
+    const { dataDir, configFile, kiosk, channels } = await kioskWith({ schedule, prewarm: { mode: 'always' }, presence: { cameraEnabled: false } });
     const clock = new FakeClock(MONDAY_8);
     const metrics = createKioskMetrics({ version: 't' });
     const events: string[] = [];
-    service.onEvent((e) => {
+    kiosk.events.onEvent((e) => {
       if (e.type === 'opening') events.push(`opening:${e.opening.open}:${e.opening.nextOpenAt}`);
       if (e.type === 'spare') events.push(`spare:${e.status}`);
     });
-    const host = startFleetHost({ service, ledger: null, dataDir, version: 't', clock, configFile, env: {}, policy: {}, appRoot: ROOT, registry: metrics.registry, actions: noActions });
+    const host = startFleetHost({ kiosk, ledger: null, dataDir, version: 't', clock, configFile, env: {}, policy: {}, appRoot: ROOT, registry: metrics.registry, actions: noActions });
     try {
       assert.deepEqual(events, ['opening:false:2026-11-23T09:00:00.000Z']);
-      await service.handle('kiosk:attract:report', { showing: true, present: null });
+      await channels.dispatch('kiosk:attract:report', { showing: true, present: null });
       await realDelay(300);
-      assert.equal(service.emulator!.listSessions().length, 0, 'no spare while closed');
-      assert.deepEqual(await service.start(), { ok: false, error: { code: 'invalid_request', message: 'The kiosk is closed (outside its opening hours).' } });
+      assert.equal(kiosk.connection.emulator!.listSessions().length, 0, 'no spare while closed');
+      assert.deepEqual(await kiosk.calls.start(), { ok: false, error: { code: 'invalid_request', message: 'The kiosk is closed (outside its opening hours).' } });
       assert.match(await metrics.render(), /^avatar_kiosk_open 0$/m);
 
       await clock.advance(60 * 60_000);
@@ -71,10 +73,10 @@ describe('fleet host', () => {
       // Closing time drops the spare (closed, never billed).
       await clock.advance(8 * 60 * 60_000);
       await until(() => events.includes('spare:expired'), { realTimeoutMs: 15_000, message: 'the spare dropped at closing' });
-      assert.equal(service.opening.open, false);
+      assert.equal(kiosk.availability.opening.open, false);
     } finally {
       await host.close();
-      await service.shutdown();
+      await kiosk.shutdown();
     }
   });
 
@@ -83,8 +85,8 @@ describe('fleet host', () => {
       { id: 'ava', name: 'Ava', imagePath: 'resources/demo-avatar.png' },
       { id: 'max', name: 'Max', imagePath: 'resources/demo-avatar.png' },
     ];
-    const { configFile, configPath, service } = await kiosk({ avatars, idle: { promptSeconds: 45, hangupSeconds: 15 } }, { avatar: { persona: 'Policy persona.' } });
-    const options = { service, configFile, env: {}, policy: { avatar: { persona: 'Policy persona.' } }, appRoot: ROOT };
+    const { configFile, configPath, kiosk } = await kioskWith({ avatars, idle: { promptSeconds: 45, hangupSeconds: 15 } }, { avatar: { persona: 'Policy persona.' } });
+    const options = { kiosk, configFile, env: {}, policy: { avatar: { persona: 'Policy persona.' } }, appRoot: ROOT };
     try {
       const applied = await applyRemoteSettings({ avatar: { name: 'Eve' }, cast: ['max'], idle: { promptSeconds: 60 }, schedule }, options);
       assert.deepEqual(applied, ['avatar.name', 'cast', 'idle.promptSeconds', 'schedule']);
@@ -92,9 +94,9 @@ describe('fleet host', () => {
       assert.deepEqual(file.castSelection, ['max']);
       assert.deepEqual(file.idle, { promptSeconds: 60, hangupSeconds: 15 });
       assert.deepEqual(file.schedule, schedule);
-      assert.deepEqual(service.config.cast.map((m) => m.id), ['max']);
-      assert.equal(service.config.idle.promptSeconds, 60);
-      assert.equal(service.config.avatar.name, 'Eve');
+      assert.deepEqual(kiosk.config.cast.map((m) => m.id), ['max']);
+      assert.equal(kiosk.config.idle.promptSeconds, 60);
+      assert.equal(kiosk.config.avatar.name, 'Eve');
 
       const before = readFileSync(configPath, 'utf8');
       await assert.rejects(applyRemoteSettings({ avatar: { persona: 'Hijack' } }, options), { message: '"avatar.persona" is set by the administrator\'s policy file on this kiosk; change it there.' });
@@ -104,13 +106,13 @@ describe('fleet host', () => {
       assert.deepEqual(await applyRemoteSettings({ schedule: null }, options), ['schedule']);
       assert.equal((JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>).schedule, undefined);
     } finally {
-      await service.shutdown();
+      await kiosk.shutdown();
     }
   });
 
   it('update-pin: kept in config.json beside the other update settings, removed by null; refused when the policy pins', async () => {
-    const { configFile, configPath, service } = await kiosk({ callMode: 'audio', update: { url: 'https://u.example/kiosk', checkEveryMinutes: 60 } });
-    await service.shutdown();
+    const { configFile, configPath, kiosk } = await kioskWith({ callMode: 'audio', update: { url: 'https://u.example/kiosk', checkEveryMinutes: 60 } });
+    await kiosk.shutdown();
     await persistUpdatePin('1.4.2', { configFile, policy: {} });
     assert.deepEqual(JSON.parse(readFileSync(configPath, 'utf8')).update, { url: 'https://u.example/kiosk', checkEveryMinutes: 60, pinVersion: '1.4.2' });
     await persistUpdatePin(null, { configFile, policy: {} });
@@ -124,19 +126,19 @@ describe('fleet host', () => {
   if (missing) console.log(`# SKIP the fleet host's broker test: ${missing}`);
   it('sends each ledger record to the events topic and today\'s totals in the status', { skip: missing ?? false }, async () => {
     const broker = await startBroker({ operator: 'op-pass', 'kiosk-a': 'a-pass' });
-    const { dataDir, configFile, service } = await kiosk({});
+    const { dataDir, configFile, kiosk } = await kioskWith({});
     const ledger = createLedger({ dir: join(dataDir, 'ledger') });
     const op = await connectAsync(broker.url, { username: 'operator', password: 'op-pass', protocolVersion: 5, reconnectPeriod: 0 });
     const seen: Array<{ topic: string; body: Record<string, unknown> }> = [];
     op.on('message', (topic, payload) => seen.push({ topic, body: JSON.parse(payload.toString()) as Record<string, unknown> }));
     await op.subscribeAsync(`${PREFIX}/#`, { qos: 1 });
     const mqtt = { url: broker.url, username: 'kiosk-a', password: 'a-pass', kioskId: 'kiosk-a', topicPrefix: PREFIX };
-    await service.reconfigure({ ...service.config, mqtt: { ...mqtt, queueLimit: 100 } });
+    await kiosk.reconfigure({ ...kiosk.config, mqtt: { ...mqtt, queueLimit: 100 } });
     const clock = new FakeClock(Date.now());
     const logged: string[] = [];
     const record = (level: string) => (message: string, details?: unknown) => void logged.push(`${level} ${message} ${JSON.stringify(details ?? {})}`);
     const logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
-    const host = startFleetHost({ service, ledger, dataDir, version: '1.2.3', clock, logger, configFile, env: {}, policy: {}, appRoot: ROOT, actions: noActions, reconnectMs: 200 });
+    const host = startFleetHost({ kiosk, ledger, dataDir, version: '1.2.3', clock, logger, configFile, env: {}, policy: {}, appRoot: ROOT, actions: noActions, reconnectMs: 200 });
     try {
       await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && s.body.online === true), { realTimeoutMs: 15_000, message: 'online' });
       const session: SessionRecord = {
@@ -175,12 +177,12 @@ describe('fleet host', () => {
     } finally {
       await host.close();
       await op.endAsync();
-      await service.shutdown();
+      await kiosk.shutdown();
       await broker.dispose();
     }
   });
 
-  it('set-volume from the broker: the service\'s volume, its file, the page\'s event and the status; a restarted kiosk keeps it', { skip: missing ?? false }, async () => {
+  it('set-volume from the broker: the kiosk\'s volume, its file, the page\'s event and the status; a restarted kiosk keeps it', { skip: missing ?? false }, async () => {
     const broker = await startBroker({ operator: 'op-pass', 'kiosk-v': 'v-pass' });
     const dataDir = tempDir();
     const configFile = jsonFilePersistence(join(dataDir, 'config.json'));
@@ -192,15 +194,15 @@ describe('fleet host', () => {
     await op.subscribeAsync(`${PREFIX}/kiosk-v/#`, { qos: 1 });
     const statuses = () => seen.filter((m) => m.topic === `${PREFIX}/kiosk-v/status`).map((m) => m.body);
     const clock = new FakeClock(Date.now());
-    /** The kiosk as a host starts it: the service with its volume opened in the data folder, and the fleet host. */
+    /** The kiosk as a host starts it: its volume opened in the data folder, and the fleet host. */
     const start = async () => {
-      const service = await createKioskService({ config: resolveConfig(file, {}, { appRoot: ROOT }), apiKey: null, apiKeySource: 'none', avatarVolume: openAvatarVolume({ dir: dataDir }) });
+      const kiosk = await createKiosk({ config: resolveConfig(file, {}, { appRoot: ROOT }), apiKey: null, apiKeySource: 'none', avatarVolume: openAvatarVolume({ dir: dataDir }) });
       const heard: unknown[] = [];
-      service.onEvent((e) => e.type === 'avatar-volume' && heard.push(e));
-      const host = startFleetHost({ service, ledger: null, dataDir, version: '1.2.3', clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: noActions, reconnectMs: 200 });
-      return { service, host, heard };
+      kiosk.events.onEvent((e) => e.type === 'avatar-volume' && heard.push(e));
+      const host = startFleetHost({ kiosk, ledger: null, dataDir, version: '1.2.3', clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: noActions, reconnectMs: 200 });
+      return { kiosk, host, heard };
     };
-    let kiosk = await start();
+    let running = await start();
     try {
       await until(() => statuses().some((s) => s.online === true && s.avatarVolume === 100), { realTimeoutMs: 15_000, message: 'online at 100 %' });
       const send = async (id: string, body: Record<string, unknown>) => {
@@ -210,8 +212,8 @@ describe('fleet host', () => {
         return answer;
       };
       assert.deepEqual(await send('v1', { cmd: 'set-volume', percent: 40 }), { id: 'v1', cmd: 'set-volume', ok: true, result: { avatarVolume: 40 } });
-      assert.equal(kiosk.service.avatarVolume.percent, 40);
-      assert.deepEqual(kiosk.heard, [{ type: 'avatar-volume', percent: 40 }], 'the page hears it');
+      assert.equal(running.kiosk.avatarVolume.percent, 40);
+      assert.deepEqual(running.heard, [{ type: 'avatar-volume', percent: 40 }], 'the page hears it');
       assert.deepEqual(JSON.parse(readFileSync(join(dataDir, AVATAR_VOLUME_FILE), 'utf8')), { v: 1, percent: 40 });
       await clock.advance(1_000); // the status throttle
       await until(() => statuses().at(-1)!.avatarVolume === 40, { realTimeoutMs: 15_000, message: 'the status at 40 %' });
@@ -221,20 +223,20 @@ describe('fleet host', () => {
         ok: false,
         error: { code: 'invalid_request', message: 'Invalid command at "percent": the volume is a whole percent from 0 to 100.' },
       });
-      assert.equal(kiosk.service.avatarVolume.percent, 40);
+      assert.equal(running.kiosk.avatarVolume.percent, 40);
 
       // Restarted: the new kiosk plays at 40 %, tells the page so, and its first status says so.
-      await kiosk.host.close();
-      await kiosk.service.shutdown();
+      await running.host.close();
+      await running.kiosk.shutdown();
       const before = statuses().length;
-      kiosk = await start();
-      const config = await kiosk.service.getConfig();
+      running = await start();
+      const config = await running.kiosk.appearance.getConfig();
       assert.equal(config.ok && config.value.avatarVolume, 40);
       await until(() => statuses().slice(before).some((s) => s.online === true), { realTimeoutMs: 15_000, message: 'online again' });
       assert.equal(statuses().slice(before).find((s) => s.online === true)!.avatarVolume, 40);
     } finally {
-      await kiosk.host.close();
-      await kiosk.service.shutdown();
+      await running.host.close();
+      await running.kiosk.shutdown();
       await op.endAsync();
       await broker.dispose();
     }

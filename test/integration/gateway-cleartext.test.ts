@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../electron/core/log.ts';
 import { loadPolicy } from '../../electron/fleet/managed-config.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TOKEN = 'device-token-4f1b9c0e7a2d';
@@ -24,7 +24,7 @@ after(async () => {
 });
 
 /** The kiosk as installed: `gatewayUrl` in the user's config, the token in the administrator's policy file. */
-async function kioskFor(gatewayUrl: string): Promise<KioskService> {
+async function kioskFor(gatewayUrl: string): Promise<Kiosk> {
   const dir = mkdtempSync(join(tmpdir(), 'kiosk-gw-policy-'));
   const policyFile = join(dir, 'policy.json');
   writeFileSync(policyFile, JSON.stringify({ service: { gatewayHeaders: { 'X-Device-Token': TOKEN } } }), { mode: 0o644 });
@@ -32,15 +32,15 @@ async function kioskFor(gatewayUrl: string): Promise<KioskService> {
   const policy = loadPolicy({ path: policyFile, env });
   assert.deepEqual(policy.problems, []);
   const config = resolveConfig({ service: { surface: 'gateway', gatewayUrl } }, {}, { appRoot: ROOT, policy: policy.policy });
-  const service = await createKioskService({ config, apiKey: null, apiKeySource: 'none', logger: silentLogger, awaitRendererRtc: false });
-  closers.push(() => service.shutdown());
-  return service;
+  const kiosk = await createKiosk({ config, apiKey: null, apiKeySource: 'none', logger: silentLogger, awaitRendererRtc: false });
+  closers.push(() => kiosk.shutdown());
+  return kiosk;
 }
 
 describe('gateway with gatewayHeaders', () => {
   it('refuses plain http:// to another computer: the tap is answered with a config error, and nothing is sent', async () => {
-    const service = await kioskFor('http://gateway.venue.invalid:8080');
-    const r = await service.start({ callMode: 'audio' });
+    const kiosk = await kioskFor('http://gateway.venue.invalid:8080');
+    const r = await kiosk.calls.start({ callMode: 'audio' });
     assert.equal(r.ok, false);
     assert.equal(!r.ok && r.error.code, 'invalid_config');
     assert.equal(
@@ -58,8 +58,8 @@ describe('gateway with gatewayHeaders', () => {
     await new Promise<void>((ok) => gateway.listen(0, '127.0.0.1', ok));
     closers.push(() => new Promise<void>((ok) => gateway.close(() => ok())));
     const port = (gateway.address() as { port: number }).port;
-    const service = await kioskFor(`http://127.0.0.1:${port}`);
-    await service.start({ callMode: 'audio' });
+    const kiosk = await kioskFor(`http://127.0.0.1:${port}`);
+    await kiosk.calls.start({ callMode: 'audio' });
     const deadline = Date.now() + 10_000;
     while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.ok(seen.length >= 1, 'the local gateway was asked');

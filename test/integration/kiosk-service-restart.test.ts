@@ -2,29 +2,29 @@
  * A new session right after the previous one ended (found by the soak, bench/soak.ts): the UI is told the
  * session is over (`ended`) while the service still finishes its cleanup (closing sockets, a hangup socket
  * in flight). A start in that window must wait for the cleanup, not answer "A session is already running".
- * KioskService in demo mode against the real emulator, real time, fast knobs.
+ * The kiosk's services (createKiosk) in demo mode against the real emulator, real time, fast knobs.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChannelResults, CHANNELS, KioskEvent, Result } from '../../electron/contract.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 type StartResult = Result<ChannelResults[typeof CHANNELS.sessionStart]>;
 
-const services: KioskService[] = [];
+const services: Kiosk[] = [];
 after(async () => {
   await Promise.all(services.map((s) => s.shutdown()));
 });
 
-function nextPhase(service: KioskService, phase: string, timeoutMs = 8_000): Promise<void> {
+function nextPhase(kiosk: Kiosk, phase: string, timeoutMs = 8_000): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       off();
-      reject(new Error(`timed out waiting for ${phase} (state ${service.state.phase})`));
+      reject(new Error(`timed out waiting for ${phase} (state ${kiosk.calls.state.phase})`));
     }, timeoutMs);
-    const off = service.onEvent((e: KioskEvent) => {
+    const off = kiosk.events.onEvent((e: KioskEvent) => {
       if (e.type === 'state' && e.state.phase === phase) {
         clearTimeout(timer);
         off();
@@ -34,35 +34,35 @@ function nextPhase(service: KioskService, phase: string, timeoutMs = 8_000): Pro
   });
 }
 
-describe('KioskService: starting again right after an end', () => {
+describe('the call orchestrator: starting again right after an end', () => {
   it('a start issued the moment the UI sees `ended` waits for the cleanup and starts the next session', async () => {
-    const service = await createKioskService({ awaitRendererRtc: false,
+    const kiosk = await createKiosk({ awaitRendererRtc: false,
       config: resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {}),
       apiKey: null,
       apiKeySource: 'none',
       emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 },
     });
-    services.push(service);
-    const live = nextPhase(service, 'live');
-    assert.equal((await service.start()).ok, true);
+    services.push(kiosk);
+    const live = nextPhase(kiosk, 'live');
+    assert.equal((await kiosk.calls.start()).ok, true);
     await live;
 
     // The renderer's quickest possible reaction: start again in the very event that says `ended`.
     let restart: Promise<StartResult> | null = null;
-    const off = service.onEvent((e) => {
-      if (e.type === 'state' && e.state.phase === 'ended' && !restart) restart = service.start();
+    const off = kiosk.events.onEvent((e) => {
+      if (e.type === 'state' && e.state.phase === 'ended' && !restart) restart = kiosk.calls.start();
     });
-    const secondLive = nextPhase(service, 'live');
-    await service.hangup();
+    const secondLive = nextPhase(kiosk, 'live');
+    await kiosk.calls.hangup();
     off();
     assert.ok(restart, 'the end was seen');
     const result = await (restart as unknown as Promise<StartResult>);
     assert.equal(result.ok, true, `the second start was refused: ${JSON.stringify(result)}`);
     await secondLive;
-    const sessions = service.emulator!.listSessions();
+    const sessions = kiosk.connection.emulator!.listSessions();
     assert.equal(sessions.length, 2);
     assert.deepEqual(sessions.map((s) => s.status).sort(), ['ended', 'on_live']);
-    await service.hangup();
-    assert.equal(service.state.phase, 'ended');
+    await kiosk.calls.hangup();
+    assert.equal(kiosk.calls.state.phase, 'ended');
   });
 });

@@ -12,8 +12,9 @@ import type { KioskEvent, SpareEvent } from '../../electron/contract.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
 import type { SessionState } from '../../electron/core/session-types.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
-import { countLaunch, createKioskMetrics, startFleetMetrics, startMetricsServer, type KioskMetrics, type MetricsServer } from '../../electron/fleet/metrics.ts';
+import { createChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
+import { countLaunch, createKioskMetrics, kioskMetricsSource, startFleetMetrics, startMetricsServer, type KioskMetrics, type MetricsServer } from '../../electron/fleet/metrics.ts';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,26 +53,26 @@ function samples(text: string): Map<string, number> {
   return out;
 }
 
-const waitFor = (service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 20_000) => waitForEvent(service, predicate, timeoutMs);
+const waitFor = (kiosk: Kiosk, predicate: (e: KioskEvent) => boolean, timeoutMs = 20_000) => waitForEvent(kiosk, predicate, timeoutMs);
 
 describe('fleet metrics after a scripted set of sessions', () => {
   it('counts sessions, outcomes, retries, reconnects, billing, spares, crashes, restarts and errors exactly', async () => {
     const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {});
-    const service = await createKioskService({ awaitRendererRtc: false,
+    const kiosk = await createKiosk({ awaitRendererRtc: false,
       config,
       apiKey: null,
       apiKeySource: 'none',
       // video warms up for 1 s: its first conn_init gets NOT_READY, the retry 2 s later goes live.
       emulatorKnobs: { warmupMs: { audio: 0, video: 1_000 }, endingMs: 20 },
     });
-    closers.push(() => service.shutdown());
-    const emulator = service.emulator!;
+    closers.push(() => kiosk.shutdown());
+    const emulator = kiosk.connection.emulator!;
 
     // Spare events come from the pre-warming branch; here a stand-in source adds them to the stream.
     const spareListeners = new Set<(e: KioskEvent) => void>();
     const source = {
       onEvent(listener: (e: KioskEvent) => void) {
-        const off = service.onEvent(listener);
+        const off = kiosk.events.onEvent(listener);
         spareListeners.add(listener);
         return () => {
           off();
@@ -79,10 +80,10 @@ describe('fleet metrics after a scripted set of sessions', () => {
         };
       },
       get state() {
-        return service.state;
+        return kiosk.calls.state;
       },
       get mode() {
-        return service.mode;
+        return kiosk.connection.mode;
       },
     };
     const spare = (status: SpareEvent['status'], reason?: string) => {
@@ -96,37 +97,37 @@ describe('fleet metrics after a scripted set of sessions', () => {
 
     const liveIds: string[] = [];
     async function session(args: Record<string, unknown>, whileLive: (liveId: string) => Promise<void>): Promise<KioskEvent> {
-      const live = waitFor(service, phaseIs('live'));
-      const r = await service.start(args);
+      const live = waitFor(kiosk, phaseIs('live'));
+      const r = await kiosk.calls.start(args);
       assert.ok(r.ok && r.value.liveId, JSON.stringify(r));
       const liveId = r.value.liveId;
       liveIds.push(liveId);
       await live;
-      const end = waitFor(service, isTerminal);
+      const end = waitFor(kiosk, isTerminal);
       await whileLive(liveId);
       const event = await end;
-      await service.hangup(); // waits until the finished session is released (no-op otherwise)
+      await kiosk.calls.hangup(); // waits until the finished session is released (no-op otherwise)
       return event;
     }
 
     // 1. audio, the visitor hangs up.
-    await session({}, async () => void (await service.hangup()));
+    await session({}, async () => void (await kiosk.calls.hangup()));
     // 2. video: one NOT_READY retry, then hung up.
-    await session({ callMode: 'video' }, async () => void (await service.hangup()));
+    await session({ callMode: 'video' }, async () => void (await kiosk.calls.hangup()));
     // 3. audio, the control socket drops once while live: one reconnect, then hung up.
     await session({}, async (liveId) => {
-      const back = waitFor(service, phaseIs('reconnecting')).then(() => waitFor(service, phaseIs('live')));
+      const back = waitFor(kiosk, phaseIs('reconnecting')).then(() => waitFor(kiosk, phaseIs('live')));
       emulator.dropConnection(liveId);
       await back;
-      await service.hangup();
+      await kiosk.calls.hangup();
     });
     // 4. audio, the server ends it (type 6, audit_violation).
     const forced = await session({}, async (liveId) => emulator.forceHangup(liveId, 'audit_violation'));
     assert.equal(forced.type === 'state' && forced.state.phase, 'ended');
     // 5. no credits left: the create is refused → failed, insufficient_credits.
     emulator.setBalance(emulator.apiKey, 0);
-    const refused = waitFor(service, isTerminal);
-    await service.start({});
+    const refused = waitFor(kiosk, isTerminal);
+    await kiosk.calls.start({});
     const fifth = await refused;
     assert.equal(fifth.type === 'state' && fifth.state.phase === 'failed' && fifth.state.error.code, 'insufficient_credits');
 
@@ -335,19 +336,20 @@ describe('metrics server limits (no token needed on loopback, and the port may f
 describe("the last call's connection figures", () => {
   it('are absent until a call reports, then exported exactly as the last report said', async (t) => {
     const config = resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {});
-    const service = await createKioskService({ awaitRendererRtc: false, config, apiKey: null, apiKeySource: 'none', emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 } });
-    t.after(() => service.shutdown());
+    const channels = createChannelRegistry();
+    const kiosk = await createKiosk({ channels, awaitRendererRtc: false, config, apiKey: null, apiKeySource: 'none', emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 } });
+    t.after(() => kiosk.shutdown());
     const metrics = createKioskMetrics({ version: '9.9.9' });
-    metrics.observe(service);
+    metrics.observe(kioskMetricsSource(kiosk));
     const before = samples(await metrics.render());
     for (const key of before.keys()) assert.ok(!key.startsWith('avatar_kiosk_last_call_'), `${key} before any call`);
 
-    const live = waitFor(service, phaseIs('live'));
-    const r = await service.start({});
+    const live = waitFor(kiosk, phaseIs('live'));
+    const r = await kiosk.calls.start({});
     assert.ok(r.ok && r.value.liveId);
     const liveId = r.value.liveId;
     await live;
-    const report = (figures: Record<string, unknown>) => service.handle('kiosk:session:report-quality', { liveId, ...figures });
+    const report = (figures: Record<string, unknown>) => channels.dispatch('kiosk:session:report-quality', { liveId, ...figures });
     assert.deepEqual(await report({ bitrateKbps: 980, packetLossPct: 0.5, frameRate: 25, rttMs: 52, level: 'good' }), { ok: true, value: { accepted: true } });
     assert.deepEqual(await report({ bitrateKbps: 310, packetLossPct: 12.5, frameRate: 9.5, rttMs: 640, level: 'poor' }), { ok: true, value: { accepted: true } });
     // Out of range: refused before the handler, the kept figures stay.
@@ -355,10 +357,10 @@ describe("the last call's connection figures", () => {
     assert.equal(bad.ok, false);
     // Another call's late report is ignored.
     assert.deepEqual(
-      await service.handle('kiosk:session:report-quality', { liveId: 'live-someone-else', bitrateKbps: 1, packetLossPct: 0, frameRate: 1, rttMs: 1, level: 'good' }),
+      await channels.dispatch('kiosk:session:report-quality', { liveId: 'live-someone-else', bitrateKbps: 1, packetLossPct: 0, frameRate: 1, rttMs: 1, level: 'good' }),
       { ok: true, value: { accepted: false } },
     );
-    await service.hangup();
+    await kiosk.calls.hangup();
 
     const after = samples(await metrics.render());
     assert.equal(after.get('avatar_kiosk_last_call_bitrate_kbps{level="poor"}'), 310);
@@ -367,7 +369,7 @@ describe("the last call's connection figures", () => {
     assert.equal(after.get('avatar_kiosk_last_call_rtt_ms{level="poor"}'), 640);
     assert.deepEqual([...after.keys()].filter((k) => k.startsWith('avatar_kiosk_last_call_')).length, 4, 'one sample per gauge (the last report only)');
     assert.deepEqual(
-      { ...service.lastCallQuality, atMs: 0 },
+      { ...kiosk.telemetry.lastCallQuality, atMs: 0 },
       { bitrateKbps: 310, packetLossPct: 12.5, frameRate: 9.5, rttMs: 640, level: 'poor', atMs: 0, final: false },
     );
   });

@@ -8,24 +8,24 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHANNELS, type NetworkCheckReport, type NetworkCheckTicket, type Result } from '../../electron/contract.ts';
 import type { EmulatedSession } from '../../electron/emulator/index.ts';
-import type { KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import type { Kiosk } from '../../electron/kiosk/compose.ts';
 import { createNetworkCheck } from '../../electron/operations/network-check.ts';
 import { createStaffKiosk, TINY_PNG } from '../helpers/staff-kiosk.ts';
 
-const open: KioskService[] = [];
+const open: Kiosk[] = [];
 after(async () => {
   await Promise.all(open.map((s) => s.shutdown()));
 });
 
 async function setup() {
-  const { service, ops } = await createStaffKiosk({
+  const { kiosk, channels, ops } = await createStaffKiosk({
     file: { callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } },
     platform: { getOpenAtLogin: () => null, setOpenAtLogin: () => {}, exitKiosk: () => {}, restart: () => {} },
   });
-  open.push(service);
-  const call = async <T>(channel: string, arg?: unknown) => (await service.handle(channel, arg)) as Result<T>;
-  const emu = service.emulator!;
-  return { service, ops, call, emu };
+  open.push(kiosk);
+  const call = async <T>(channel: string, arg?: unknown) => (await channels.dispatch(channel, arg)) as Result<T>;
+  const emu = kiosk.connection.emulator!;
+  return { kiosk, ops, call, emu };
 }
 
 const types = (s: EmulatedSession) => s.clientMessages.map((m) => m.type).filter((t) => t !== 4);
@@ -71,9 +71,9 @@ describe('video-network check (staff Diagnostics) against the emulator', () => {
   });
 
   it('no report from the screen in time: main ends the test session with type 5 itself', async () => {
-    const { service, emu } = await setup();
+    const { kiosk, emu } = await setup();
     const check = createNetworkCheck({ timeoutMs: 300 });
-    const ticket = await check.start(service.client, service.config);
+    const ticket = await check.start(kiosk.connection.client, kiosk.config);
     await until(() => emu.getSession(ticket.checkId)!.status === 'ended', 'the test session to end');
     const s = emu.getSession(ticket.checkId)!;
     assert.equal(s.connInits, 0);
@@ -83,10 +83,10 @@ describe('video-network check (staff Diagnostics) against the emulator', () => {
   });
 
   it('a second check ends the first one’s session with type 5; dispose ends the one still open', async () => {
-    const { service, emu } = await setup();
+    const { kiosk, emu } = await setup();
     const check = createNetworkCheck();
-    const first = await check.start(service.client, service.config);
-    const second = await check.start(service.client, service.config);
+    const first = await check.start(kiosk.connection.client, kiosk.config);
+    const second = await check.start(kiosk.connection.client, kiosk.config);
     assert.notEqual(first.checkId, second.checkId);
     assert.equal(emu.getSession(first.checkId)!.status, 'ended');
     assert.deepEqual(types(emu.getSession(first.checkId)!), [5]);

@@ -422,7 +422,8 @@ describe('SessionController (against the emulator)', () => {
       };
       broken = true;
       h.emu.dropConnection(h.liveId());
-      const state = failed(await driveUntilSettled(h.clock, result, { stepMs: 250, maxFakeMs: 30_000 }));
+      // 10 s of reconnects, then up to END_CONFIRM_TIMEOUT_MS (30 s) reading a session the service keeps on.
+      const state = failed(await driveUntilSettled(h.clock, result, { stepMs: 250, maxFakeMs: 50_000 }));
       assert.equal(state.error.code, 'connection_lost');
       assert.equal(state.summary?.endedBy, 'network');
       assert.equal(state.summary?.wentLive, true);

@@ -9,7 +9,8 @@ import { CHANNELS, type KioskEvent, type SpareEvent } from '../../electron/contr
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService, type KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
 import { advanceInSteps, advanceUntil, driveUntilSettled } from '../helpers/until.ts';
 
 const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -27,7 +28,8 @@ describe('spare sessions when the API key changes', () => {
     const clock = new FakeClock();
     const emu: EmulatorHandle = await startEmulator({ host: '127.0.0.1', port: 0, clock, knobs: { latencyMs: 0, warmupMs: { audio: 0, video: 0 } } });
     const config = resolveConfig({ callMode: 'video', service: { baseUrl: emu.baseUrl }, avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {});
-    const service: KioskService = await createKioskService({
+    const channels = createChannelRegistry();
+    const kiosk: Kiosk = await createKiosk({ channels,
       awaitRendererRtc: false,
       config,
       apiKey: WRONG_KEY,
@@ -36,25 +38,25 @@ describe('spare sessions when the API key changes', () => {
       persistApiKey: async () => undefined,
     });
     cleanup = async () => {
-      await driveUntilSettled(clock, service.shutdown());
+      await driveUntilSettled(clock, kiosk.shutdown());
       await emu.close();
     };
     const events: KioskEvent[] = [];
-    service.onEvent((e) => events.push(e));
+    kiosk.events.onEvent((e) => events.push(e));
     const spareLog = () => events.filter((e): e is SpareEvent => e.type === 'spare').map((e) => [e.status, e.liveId, e.reason]);
 
-    await service.handle(CHANNELS.attractReport, { showing: true, present: true });
+    await channels.dispatch(CHANNELS.attractReport, { showing: true, present: true });
     await advanceUntil(clock, () => spareLog().length > 0, { stepMs: 10, message: 'the first spare ends' });
     assert.deepEqual(spareLog(), [['failed', null, 'unauthorized']]);
     // The operator notices later: spares have been stopped (401) for a while, past any cooldown.
     await advanceInSteps(clock, 60_000, { stepMs: 1_000 });
     assert.equal(spareLog().length, 1, 'stopped: no spare with the refused key');
 
-    const r = await service.setApiKey({ apiKey: emu.apiKey });
+    const r = await kiosk.key.set(emu.apiKey);
     assert.equal(r.ok, true);
-    await advanceUntil(clock, () => service.spares.phase === 'ready' || spareLog().length > 1, { stepMs: 10, message: 'a spare after the new key' });
+    await advanceUntil(clock, () => kiosk.spares.phase === 'ready' || spareLog().length > 1, { stepMs: 10, message: 'a spare after the new key' });
     await advanceInSteps(clock, 100, { stepMs: 10 });
     assert.deepEqual(spareLog().slice(1).map(([status, , reason]) => [status, reason]), [['created', undefined]], 'no spare is made with the refused key');
-    assert.equal(service.spares.phase, 'ready');
+    assert.equal(kiosk.spares.phase, 'ready');
   });
 });

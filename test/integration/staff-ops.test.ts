@@ -1,27 +1,28 @@
 /**
- * Staff operations through the kiosk service's IPC entry point (`handle`), against the real emulator
- * (demo mode, in-process), with the settings in a temp JSON file and the ledger in a temp folder.
+ * Staff operations through the channel registry the hosts dispatch through (`dispatch`), on the kiosk's
+ * services against the real emulator (demo mode, in-process), with the settings in a temp JSON file and the
+ * ledger in a temp folder.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
-import type { KioskService } from '../../electron/kiosk/kiosk-service.ts';
+import type { Kiosk } from '../../electron/kiosk/compose.ts';
 import type { SessionRecord } from '../../electron/operations/ledger.ts';
 import { FleetState } from '../../electron/fleet/console/state.ts';
 import { waitForEvent } from '../helpers/kiosk-events.ts';
 import { createStaffKiosk, TINY_PNG } from '../helpers/staff-kiosk.ts';
 
 
-const open: KioskService[] = [];
+const open: Kiosk[] = [];
 after(async () => {
   await Promise.all(open.map((s) => s.shutdown()));
 });
 
 async function setup(file: Record<string, unknown> = {}, policy?: { policy: Record<string, unknown>; managedKeys: string[] }, storedApiKey?: string) {
   const platform = { calls: [] as string[], openAtLogin: false as boolean | null };
-  const { service, ops, dataDir, persistence } = await createStaffKiosk({
+  const { kiosk, channels, ops, dataDir, persistence } = await createStaffKiosk({
     file: { callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' }, ...file },
     version: '9.9.9-test',
     ...(policy ? { policy } : {}),
@@ -37,14 +38,14 @@ async function setup(file: Record<string, unknown> = {}, policy?: { policy: Reco
       restart: () => void platform.calls.push('restart'),
     },
   });
-  open.push(service);
-  const call = async <T>(channel: string, arg?: unknown) => (await service.handle(channel, arg)) as Result<T>;
-  return { service, ops, dataDir, persistence, platform, call };
+  open.push(kiosk);
+  const call = async <T>(channel: string, arg?: unknown) => (await channels.dispatch(channel, arg)) as Result<T>;
+  return { kiosk, ops, dataDir, persistence, platform, call };
 }
 
-const waitFor = (service: KioskService, predicate: (e: KioskEvent) => boolean, timeoutMs = 10_000) => waitForEvent(service, predicate, timeoutMs);
+const waitFor = (kiosk: Kiosk, predicate: (e: KioskEvent) => boolean, timeoutMs = 10_000) => waitForEvent(kiosk, predicate, timeoutMs);
 
-describe('staff operations (kiosk service + emulator)', () => {
+describe('staff operations (the kiosk\'s services + emulator)', () => {
   it('everything but the PIN pad is refused until unlocked; first use sets the PIN', async () => {
     const { call } = await setup();
     assert.deepEqual(await call(CHANNELS.staffPinState), { ok: true, value: { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null } });
@@ -62,15 +63,15 @@ describe('staff operations (kiosk service + emulator)', () => {
   });
 
   it('a kiosk without a PIN serves no visitor: calls are refused until setup chose one', async () => {
-    const { call, service } = await setup();
+    const { call, kiosk } = await setup();
     const refused = { ok: false, error: { code: 'invalid_request', message: 'This kiosk is not set up yet: an installer must choose the staff PIN first.' } };
     assert.deepEqual(await call(CHANNELS.sessionStart, {}), refused);
     assert.deepEqual(await call(CHANNELS.attractReport, { showing: true, present: true }), refused);
-    assert.equal(service.running, false);
+    assert.equal(kiosk.calls.running, false);
     assert.equal((await call(CHANNELS.staffSetPin, { pin: '246813' })).ok, true);
     const started = await call<{ liveId: string }>(CHANNELS.sessionStart, {});
     assert.equal(started.ok, true, JSON.stringify(started));
-    await service.hangup();
+    await kiosk.calls.hangup();
   });
 
   it('a 4-digit PIN from an older version still opens the panel, and Status says to change it', async () => {
@@ -128,15 +129,15 @@ describe('staff operations (kiosk service + emulator)', () => {
     await new Promise<void>((ok) => thief.listen(0, '127.0.0.1', ok));
     const thiefUrl = `http://127.0.0.1:${(thief.address() as { port: number }).port}`;
     try {
-      const { call, persistence, service } = await setup({ service: { surface: 'direct', baseUrl: real.baseUrl } }, undefined, real.apiKey);
-      assert.equal(service.mode, 'direct');
+      const { call, persistence, kiosk } = await setup({ service: { surface: 'direct', baseUrl: real.baseUrl } }, undefined, real.apiKey);
+      assert.equal(kiosk.connection.mode, 'direct');
       await call(CHANNELS.staffSetPin, { pin: '246813' });
       const got = await call<{ settings: { service: Record<string, unknown> } & Record<string, unknown> }>(CHANNELS.staffGetSettings);
       assert.ok(got.ok);
       // Same origin, another path: the key stays.
       const samePlace = await call<{ saved: boolean; apiKeyCleared?: boolean }>(CHANNELS.staffSaveSettings, { settings: { ...got.value.settings, service: { surface: 'direct', baseUrl: `${real.baseUrl}/` } } });
       assert.deepEqual(samePlace.ok && [samePlace.value.saved, samePlace.value.apiKeyCleared], [true, undefined]);
-      assert.equal(service.mode, 'direct');
+      assert.equal(kiosk.connection.mode, 'direct');
       // Another origin: the key is dropped before the new URL is used.
       const moved = await call<{ saved: boolean; apiKeyCleared?: boolean; settings: { hasApiKey: boolean; apiKeySource: string } }>(CHANNELS.staffSaveSettings, {
         settings: { ...got.value.settings, service: { surface: 'direct', baseUrl: thiefUrl } },
@@ -146,7 +147,7 @@ describe('staff operations (kiosk service + emulator)', () => {
       assert.deepEqual([moved.value.settings.hasApiKey, moved.value.settings.apiKeySource], [false, 'none']);
       assert.equal(persistence.read().encryptedApiKey, undefined, 'the stored ciphertext is gone');
       assert.equal((persistence.read().service as { baseUrl: string }).baseUrl, thiefUrl);
-      assert.equal(service.mode, 'demo', 'no key: the kiosk falls back to the emulator');
+      assert.equal(kiosk.connection.mode, 'demo', 'no key: the kiosk falls back to the emulator');
       await call(CHANNELS.staffRunDoctor);
       assert.ok(!seen.some((line) => line.includes(real.apiKey)), `the new origin never saw the key: ${JSON.stringify(seen)}`);
     } finally {
@@ -156,7 +157,7 @@ describe('staff operations (kiosk service + emulator)', () => {
   });
 
   it('saving settings validates per field, persists, and the attract screen sees the change without a restart', async () => {
-    const { call, persistence, service } = await setup({ staffPinHash: undefined });
+    const { call, persistence, kiosk } = await setup({ staffPinHash: undefined });
     await call(CHANNELS.staffSetPin, { pin: '246813' });
     const got = await call<{ settings: Record<string, unknown> }>(CHANNELS.staffGetSettings);
     assert.ok(got.ok);
@@ -176,14 +177,14 @@ describe('staff operations (kiosk service + emulator)', () => {
     assert.equal(pub.value.avatar.name, 'Nova');
     assert.deepEqual(pub.value.idle, { promptSeconds: 30, hangupSeconds: 10 });
     assert.equal(pub.value.maxCallSeconds, 120);
-    assert.equal(service.config.avatar.persona, 'A cheerful guide.');
+    assert.equal(kiosk.config.avatar.persona, 'A cheerful guide.');
     // The next call uses the new settings: the live countdown ends at maxCallSeconds, not live_duration.
-    const live = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'live');
+    const live = waitFor(kiosk, (e) => e.type === 'state' && e.state.phase === 'live');
     await call(CHANNELS.sessionStart, {});
     const e = (await live) as Extract<KioskEvent, { type: 'state' }>;
     assert.ok(e.state.phase === 'live');
     assert.equal(e.state.endsAtMs - e.state.sinceMs, 120_000);
-    const ended = waitFor(service, (ev) => ev.type === 'state' && ev.state.phase === 'ended');
+    const ended = waitFor(kiosk, (ev) => ev.type === 'state' && ev.state.phase === 'ended');
     await call(CHANNELS.sessionHangup);
     await ended;
     // A restart-only key is saved for the next start but the running kiosk keeps its window settings.
@@ -197,7 +198,7 @@ describe('staff operations (kiosk service + emulator)', () => {
   });
 
   it('doctor: config valid, service reachable through a session closed before conn_init, 0 billed on the emulator', async () => {
-    const { call, service } = await setup();
+    const { call, kiosk } = await setup();
     await call(CHANNELS.staffSetPin, { pin: '246813' });
     const r = await call<{ ok: boolean; checks: Array<{ id: string; ok: boolean | null; message: string }> }>(CHANNELS.staffRunDoctor);
     assert.ok(r.ok, JSON.stringify(r));
@@ -209,13 +210,13 @@ describe('staff operations (kiosk service + emulator)', () => {
       ['microphone', null],
       ['camera', null],
     ]);
-    const sessions = service.emulator!.listSessions();
+    const sessions = kiosk.connection.emulator!.listSessions();
     assert.equal(sessions.length, 1);
     assert.deepEqual([sessions[0]!.status, sessions[0]!.connInits, sessions[0]!.billedSeconds, sessions[0]!.creditsCost, sessions[0]!.hangupReason], ['ended', 0, 0, 0, 'user_end']);
   });
 
   it("ledger: a call names the cast member the visitor chose, and the fleet console's spend is per that avatar", async () => {
-    const { call, service, ops } = await setup({
+    const { call, kiosk, ops } = await setup({
       avatars: [
         { id: 'ava', imagePath: TINY_PNG, name: 'Ava' },
         { id: 'kim', imagePath: TINY_PNG, name: 'Kim' },
@@ -223,11 +224,11 @@ describe('staff operations (kiosk service + emulator)', () => {
     });
     await call(CHANNELS.staffSetPin, { pin: '246813' });
     await call(CHANNELS.staffLock);
-    const live = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'live');
+    const live = waitFor(kiosk, (e) => e.type === 'state' && e.state.phase === 'live');
     const started = await call<{ liveId: string }>(CHANNELS.sessionStart, { avatarId: 'kim' });
     assert.ok(started.ok, JSON.stringify(started));
     await live;
-    const ended = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'ended');
+    const ended = waitFor(kiosk, (e) => e.type === 'state' && e.state.phase === 'ended');
     await call(CHANNELS.sessionHangup, {});
     await ended;
     await ops.recorder.flush();
@@ -240,10 +241,10 @@ describe('staff operations (kiosk service + emulator)', () => {
   });
 
   it('ledger: a call hung up by the idle prompt is recorded with its billing; totals and CSV agree', async () => {
-    const { call, service, ops } = await setup();
+    const { call, kiosk, ops } = await setup();
     await call(CHANNELS.staffSetPin, { pin: '246813' });
     await call(CHANNELS.staffLock);
-    const live = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'live');
+    const live = waitFor(kiosk, (e) => e.type === 'state' && e.state.phase === 'live');
     const started = await call<{ liveId: string }>(CHANNELS.sessionStart, {});
     assert.ok(started.ok);
     await live;
@@ -253,12 +254,12 @@ describe('staff operations (kiosk service + emulator)', () => {
     assert.equal(typeof journal.liveAtMs, 'number');
     const unlockDuringCall = await call(CHANNELS.staffUnlock, { pin: '246813' });
     assert.deepEqual(unlockDuringCall, { ok: false, error: { code: 'invalid_request', message: 'The staff panel cannot open during a call. Wait until the call has ended.' } });
-    const ended = waitFor(service, (e) => e.type === 'state' && e.state.phase === 'ended');
+    const ended = waitFor(kiosk, (e) => e.type === 'state' && e.state.phase === 'ended');
     await call(CHANNELS.sessionHangup, { cause: 'idle' });
     await ended;
     await ops.recorder.flush();
     assert.equal(existsSync(join(ops.ledger.dir, '..', 'current-session.json')), false, 'cleared when the session ends');
-    const emu = service.emulator!.getSession(started.value.liveId)!;
+    const emu = kiosk.connection.emulator!.getSession(started.value.liveId)!;
     const records = ops.ledger.read().records as SessionRecord[];
     assert.equal(records.length, 1);
     const rec = records[0]!;
@@ -299,6 +300,7 @@ describe('staff operations (kiosk service + emulator)', () => {
       uptimeS: 0,
       today: { sessions: 0, credits: 0, unknownCredits: 0 },
       openAtLogin: false,
+      avatarVolume: 100,
     });
     await call(CHANNELS.staffSetOpenAtLogin, { enabled: true });
     assert.deepEqual(await call(CHANNELS.appReportError, { message: 'TypeError: x is undefined', source: 'window.onerror' }), { ok: true, value: undefined });

@@ -1,6 +1,6 @@
 import type { EquivalentMutant } from './equivalent.ts';
 
-const CALL_FIGURES = 'electron/fleet/call-figures.ts';
+const CALL_FIGURES = 'electron/kiosk/call-figures.ts';
 const COMMAND_GUARD = 'electron/fleet/command-guard.ts';
 const SIGNED_FEED = 'electron/fleet/signed-feed.ts';
 const DEMO_BROKER = 'electron/fleet/console/demo-broker.ts';
@@ -12,7 +12,7 @@ const APPLY_VALUES =
 
 /** Equivalent mutants of the fleet's fleet-small files (see equivalent.ts for the rules): each with the reason it cannot change behaviour. */
 export const EQUIVALENT_FLEET_FLEET_SMALL: EquivalentMutant[] = [
-  // fleet/call-figures.ts
+  // kiosk/call-figures.ts
   {
     file: CALL_FIGURES,
     mutator: 'StringLiteral',

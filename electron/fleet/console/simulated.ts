@@ -10,7 +10,7 @@ import type { Clock } from '../../core/clock.ts';
 import { AvatarError } from '../../core/errors.ts';
 import { mqttSchema } from '../../kiosk/fleet-config.ts';
 import { memoryAvatarVolume } from '../../kiosk/avatar-volume.ts';
-import { localDayBounds } from '../call-figures.ts';
+import { localDayBounds } from '../../kiosk/call-figures.ts';
 import type { FleetControl } from '../command-table.ts';
 import { startMqttLink, type MqttLink } from '../mqtt-link.ts';
 import type { UpdateStatus } from '../safe-updates.ts';

@@ -10,12 +10,12 @@ export function desktopCompanion(): Feature {
   let companion: CompanionSetup | null = null;
   return {
     name: 'desktop companion',
-    async start({ service, settings, window, lifecycle, logger }) {
+    async start({ kiosk, settings, window, lifecycle, logger }) {
       if (settings.config.window.mode !== 'companion') return;
-      const publicCast = await service.getConfig();
+      const publicCast = await kiosk.appearance.getConfig();
       companion = setupCompanion({
         win: window,
-        service,
+        kiosk,
         config: settings.config,
         cast: publicCast.ok ? publicCast.value.cast : settings.config.cast,
         requestQuit: () => lifecycle.requestQuit('tray'),

@@ -1,18 +1,22 @@
 /**
- * A feature of the running kiosk: a module that hangs behaviour onto the kiosk service and the window once
+ * A feature of the running kiosk: a module that hangs behaviour onto the kiosk's services and the window once
  * both exist, and lets go of it when the app quits. main/index.ts starts them in its list's order and
  * stops them in reverse; adding one is one line there.
  */
 import type { BrowserWindow } from 'electron';
 import type { Logger } from '../../core/log.ts';
 import type { ProxyResolver } from '../../core/proxy.ts';
-import type { KioskService } from '../../kiosk/kiosk-service.ts';
+import type { ChannelRegistry } from '../../kiosk/channels.ts';
+import type { Kiosk } from '../../kiosk/compose.ts';
 import type { Lifecycle } from '../../kiosk/lifecycle.ts';
 import type { MainLog } from '../../operations/log-file.ts';
 import type { LoadedSettings } from '../store.ts';
 
 export interface FeatureContext {
-  readonly service: KioskService;
+  /** The kiosk's services (kiosk/compose.ts): each feature uses the ones it needs. */
+  readonly kiosk: Kiosk;
+  /** The registry the page's calls are dispatched through: a feature that serves channels registers them. */
+  readonly channels: ChannelRegistry;
   readonly settings: LoadedSettings;
   readonly lifecycle: Lifecycle;
   readonly window: BrowserWindow;

@@ -47,14 +47,14 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
     get host() {
       return host;
     },
-    async start({ service, settings, window, lifecycle, logger, proxy, reloadPage }) {
+    async start({ kiosk, settings, window, lifecycle, logger, proxy, reloadPage }) {
       const reload = reloadPage;
-      const mqttUrl = service.config.mqtt?.url;
+      const mqttUrl = kiosk.config.mqtt?.url;
       const mqttRoute = mqttUrl ? await routeFor(mqttUrl, proxy, logger) : DIRECT;
       host = startFleetHost({
         mqttRoute,
-        sandbox: !service.attention.some((item) => item.kind === 'sandbox'),
-        service,
+        sandbox: !kiosk.appearance.attention.some((item) => item.kind === 'sandbox'),
+        kiosk,
         ledger: staff.ops?.ledger ?? null,
         dataDir: app.getPath('userData'),
         version: app.getVersion(),

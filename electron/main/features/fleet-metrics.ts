@@ -4,7 +4,7 @@
  */
 import { app } from 'electron';
 import { join } from 'node:path';
-import { startFleetMetrics, type FleetMetrics, type KioskMetrics } from '../../fleet/metrics.ts';
+import { kioskMetricsSource, startFleetMetrics, type FleetMetrics, type KioskMetrics } from '../../fleet/metrics.ts';
 import type { Feature } from './feature.ts';
 
 export interface FleetMetricsFeature extends Feature {
@@ -19,14 +19,14 @@ export function fleetMetrics(): FleetMetricsFeature {
     get metrics() {
       return fleet?.metrics ?? null;
     },
-    async start({ service, settings, window, logger }) {
+    async start({ kiosk, settings, window, logger }) {
       fleet = await startFleetMetrics({
         config: settings.config,
-        service,
+        service: kioskMetricsSource(kiosk),
         version: app.getVersion(),
         launchStatePath: join(app.getPath('userData'), 'metrics-state.json'),
         // Every start-up problem staff are asked to look at (config, policy, cast, key).
-        startupErrors: service.attention.map((item) => item.code),
+        startupErrors: kiosk.appearance.attention.map((item) => item.code),
         logger,
       });
       const metrics = fleet?.metrics;

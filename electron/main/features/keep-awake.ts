@@ -11,7 +11,7 @@ export function keepAwake(): Feature {
   let unsubscribe: (() => void) | null = null;
   return {
     name: 'keep awake',
-    start({ service, settings, window, logger }) {
+    start({ kiosk, settings, window, logger }) {
       const guard = createPowerSaveGuard(powerSaveBlocker, logger, { whileShown: settings.config.window.mode === 'kiosk' });
       const shown = () => guard.windowShown(true);
       const hidden = () => guard.windowShown(false);
@@ -20,7 +20,7 @@ export function keepAwake(): Feature {
       window.on('hide', hidden);
       window.on('minimize', hidden);
       if (window.isVisible()) shown();
-      const off = service.onEvent((event) => guard.onEvent(event));
+      const off = kiosk.events.onEvent((event) => guard.onEvent(event));
       unsubscribe = () => {
         off();
         window.removeListener('show', shown);

@@ -37,7 +37,7 @@ export function safeUpdates(fleet: FleetLinkFeature): SafeUpdatesFeature {
     get updates() {
       return updates;
     },
-    start({ service, settings, logger }) {
+    start({ kiosk, settings, logger }) {
       const update = settings.config.update;
       if (!update?.url) return;
       const model = installModel({ platform: process.platform, isPackaged: app.isPackaged, packageType: packageType(), appImage: Boolean(process.env.APPIMAGE) });
@@ -55,16 +55,16 @@ export function safeUpdates(fleet: FleetLinkFeature): SafeUpdatesFeature {
         clock: systemClock,
         model,
         logger,
-        inCall: () => service.running,
-        opening: () => (service.config.schedule ? (fleet.host?.opening ?? null) : null),
+        inCall: () => kiosk.calls.running,
+        opening: () => (kiosk.config.schedule ? (fleet.host?.opening ?? null) : null),
         lastActivityMs: () => lastActivityMs,
         // From the decision to the quit no call may start (Squirrel.Mac fetches only now): "back in a moment".
-        holdCalls: () => service.setHold('updating'),
-        releaseCalls: () => service.setHold(null),
+        holdCalls: () => kiosk.availability.setHold('updating'),
+        releaseCalls: () => kiosk.availability.setHold(null),
         onChange: () => fleet.host?.link?.statusChanged(),
       });
       fleet.updates = updates;
-      unsubscribe = service.onEvent((event) => {
+      unsubscribe = kiosk.events.onEvent((event) => {
         if (event.type === 'state') {
           lastActivityMs = systemClock.now();
           if (event.state.phase === 'ended' || event.state.phase === 'failed' || event.state.phase === 'idle') updates?.poke();

@@ -20,9 +20,10 @@ export function staffOperations(): StaffOperationsFeature {
     get ops() {
       return ops;
     },
-    start({ service, settings, lifecycle, logger, mainLog }) {
+    start({ kiosk, channels, settings, lifecycle, logger, mainLog }) {
       ops = createStaffOps({
-        service,
+        kiosk,
+        channels,
         dataDir: app.getPath('userData'),
         persistence: settings.persistence,
         env: process.env,

@@ -112,6 +112,9 @@ export class DemoEngine implements RtcEngine {
   #source: MediaStreamAudioSourceNode | null = null;
   /** The avatar's picture, made at the pre-join or at the tap (`#preparePicture`). */
   #picture: Promise<DemoPicture> | null = null;
+  /** Aborted at `leave`: removes this engine's `ended` listeners from the visitor's tracks. A stopped track
+   *  can outlive the call (whoever else holds it), and its listener would keep this engine alive with it. */
+  readonly #trackListeners = new AbortController();
   /** The avatar volume, 0..1 (`setAvatarVolume`). */
   #volume = 1;
   /** The avatar's voice channel (`data-avatar-voice`), from the first frame on. */
@@ -279,8 +282,13 @@ export class DemoEngine implements RtcEngine {
     }
     if (cameraStream) {
       view.showSelfStream(cameraStream);
-      for (const t of cameraStream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+      for (const t of cameraStream.getVideoTracks()) this.#onEnded(t, () => this.#recovery?.camera.lost());
     }
+  }
+
+  /** A device's track ended (unplugged, or taken by the system): until `leave`, which removes the listener. */
+  #onEnded(track: MediaStreamTrack, listener: () => void): void {
+    track.addEventListener('ended', listener, { signal: this.#trackListeners.signal });
   }
 
   /** The avatar's voice channel, played like a real engine's remote voice, at the avatar volume. */
@@ -329,7 +337,7 @@ export class DemoEngine implements RtcEngine {
           this.#mic = stream;
           for (const t of stream.getAudioTracks()) {
             t.enabled = !this.#muted;
-            t.addEventListener('ended', () => this.#recovery?.microphone.lost());
+            this.#onEnded(t, () => this.#recovery?.microphone.lost());
           }
           this.#listenTo(stream);
           return true;
@@ -348,7 +356,7 @@ export class DemoEngine implements RtcEngine {
           }
           for (const t of this.#camera?.getTracks() ?? []) t.stop();
           this.#camera = stream;
-          for (const t of stream.getVideoTracks()) t.addEventListener('ended', () => this.#recovery?.camera.lost());
+          for (const t of stream.getVideoTracks()) this.#onEnded(t, () => this.#recovery?.camera.lost());
           view.showSelfStream(stream);
           return true;
         },
@@ -357,7 +365,7 @@ export class DemoEngine implements RtcEngine {
       }),
     };
     this.#recovery = recovery;
-    for (const t of this.#mic?.getAudioTracks() ?? []) t.addEventListener('ended', () => recovery.microphone.lost());
+    for (const t of this.#mic?.getAudioTracks() ?? []) this.#onEnded(t, () => recovery.microphone.lost());
     const subscribe = this.#deps.onDeviceChange ?? defaultDeviceChange;
     this.#unwatchDevices = subscribe(() => {
       recovery.microphone.devicesChanged();
@@ -429,6 +437,7 @@ export class DemoEngine implements RtcEngine {
     this.#recovery = null;
     this.#unwatchDevices?.();
     this.#unwatchDevices = null;
+    this.#trackListeners.abort();
     this.#channel?.release(); // a join still waiting ends (its caller sees the cancellation)
     this.#channel = null;
     this.#stopLocal();

@@ -16,6 +16,7 @@ import type { DoctorReport, ErrorInfo, KioskApi, LedgerTotals, StaffSettings, St
 import { browserClock, type RendererClock } from '../sensing/clock.ts';
 import { StaffCalls } from './calls.svelte.ts';
 import { NetworkCheckRun, type NetworkCheckDeps } from './network-check.svelte.ts';
+import { WireReportRun } from './wire-report.svelte.ts';
 import type { LiveView } from '../rtc/engine.ts';
 import { PinEntry, type PinStep } from './pin.svelte.ts';
 import { KioskStatus } from './status.svelte.ts';
@@ -69,6 +70,8 @@ export class StaffPanel {
   readonly #doctor: Doctor;
   /** Diagnostics: "Check the video network" (a test session's channel, joined receive-only). */
   readonly networkCheck: NetworkCheckRun;
+  /** Diagnostics: "Record the service's wire report" (the service check, recorded; nothing billed). */
+  readonly wireReport: WireReportRun;
   readonly #ledger: Ledger;
   readonly #logs: LogTail;
   readonly #system: SystemActions;
@@ -96,6 +99,7 @@ export class StaffPanel {
     this.#voices = new Voices(this.#calls, this.#settings);
     this.#doctor = new Doctor(this.#calls);
     this.networkCheck = new NetworkCheckRun({ calls: this.#calls, engineFor: deps.network?.engineFor ?? null, view: deps.network?.view ?? detachedView });
+    this.wireReport = new WireReportRun(this.#calls);
     this.#ledger = new Ledger(this.#calls);
     this.#logs = new LogTail(this.#calls);
     this.#system = new SystemActions(this.#calls, this.#status);

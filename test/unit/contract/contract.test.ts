@@ -119,6 +119,7 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     invalid: [undefined, {}, { audioUrl: '', voice: 'Maya' }, { audioUrl: 'https://example.com/a.mp3', voice: 'x'.repeat(65) }, { audioUrl: 'u', voice: 'v', extra: 1 }],
   },
   [CHANNELS.staffRunDoctor]: NO_ARGS,
+  [CHANNELS.staffWireReport]: NO_ARGS,
   [CHANNELS.staffNetworkCheckStart]: NO_ARGS,
   [CHANNELS.staffNetworkCheckFinish]: {
     valid: [

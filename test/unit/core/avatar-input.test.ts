@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { buildCreateRequest, sniffImageType } from '../../../electron/core/avatar-input.ts';
 import { readRegularFile } from '../../../electron/core/bounded-read.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
-import { readImageAsDataUrl } from '../../../electron/kiosk/kiosk-service.ts';
+import { readImageAsDataUrl } from '../../../electron/kiosk/appearance.ts';
 import { MAX_BASE64_IMAGE_BYTES, MAX_IMAGE_BYTES } from '../../../electron/core/protocol.ts';
 import type { StartOptions } from '../../../electron/core/session-types.ts';
 import { rejection } from '../../helpers/rejection.ts';

@@ -50,6 +50,18 @@ describe('SessionController: the error of a lost control socket', () => {
     assert.deepEqual(error, { code: 'timeout', message: 'No message from the service for too long; the connection is presumed dead.' });
   });
 
+  it('a close with 1008 right after our keep-alive: network, naming the refused keep-alive and the next one', async () => {
+    const error = await failedWith(async (socket, clock) => {
+      socket.open();
+      await clock.advance(1_000); // our keep-alive (a type-4 pong message), and no server ping seen yet
+      socket.serverClose(1008, 'unknown message type 4');
+    });
+    assert.deepEqual(error, {
+      code: 'network',
+      message: 'The control socket closed (code 1008: unknown message type 4) right after our keep-alive, a pong message (type 4); the next connection sends WebSocket pong frames only.',
+    });
+  });
+
   it('a clock jump (sleep/resume): timeout, "the computer slept"', async () => {
     const error = await failedWith(async (socket, clock) => {
       socket.open();

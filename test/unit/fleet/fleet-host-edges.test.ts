@@ -1,5 +1,5 @@
 /**
- * The fleet host around a scripted kiosk service (no emulator, no window): what it tells the kiosk and the
+ * The fleet host around a scripted kiosk (no emulator, no window): what it tells the kiosk and the
  * log about the opening hours, the /metrics gauge it leaves behind, a link that cannot start, each field of
  * the fleet status, and each remote command it wires (call, window, update and apply commands) through a
  * real Mosquitto on 127.0.0.1. applyRemoteSettings and persistUpdatePin on their refusals.
@@ -10,14 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { Registry } from 'prom-client';
-import type { CallFigures, KioskEvent, OpeningInfo } from '../../../electron/contract.ts';
+import type { CallFigures, KioskEvent, OpeningInfo, SessionState } from '../../../electron/contract.ts';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
-import { DAY_FIGURE_KEYS, type DayFigureKey } from '../../../electron/fleet/call-figures.ts';
-import { applyRemoteSettings, persistUpdatePin, startFleetHost, type ConfigFileAccess, type FleetHostOptions, type LedgerFeed } from '../../../electron/fleet/fleet-host.ts';
+import { DAY_FIGURE_KEYS, type DayFigureKey } from '../../../electron/kiosk/call-figures.ts';
+import { applyRemoteSettings, persistUpdatePin, startFleetHost, type ConfigFileAccess, type FleetHostOptions, type FleetKiosk, type LedgerFeed } from '../../../electron/fleet/fleet-host.ts';
 import type { SafeUpdates, UpdateStatus } from '../../../electron/fleet/safe-updates.ts';
 import { resolveConfig, type KioskConfig } from '../../../electron/kiosk/config.ts';
-import type { KioskService } from '../../../electron/kiosk/kiosk-service.ts';
+import type { ServiceMode } from '../../../electron/kiosk/service-connection.ts';
 import { memoryAvatarVolume } from '../../../electron/kiosk/avatar-volume.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type Broker, type SeenMessage } from '../../helpers/mosquitto.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
@@ -47,14 +47,14 @@ function memoryFile(initial: Record<string, unknown>): ConfigFileAccess & { data
   return file;
 }
 
-/** The part of the kiosk service the fleet host uses, scripted: what it was told and asked is kept. */
+/** The part of the kiosk the fleet host uses, scripted: what it was told and asked is kept. */
 function scriptedService(config: KioskConfig) {
   const listeners = new Set<(event: KioskEvent) => void>();
   const service = {
     config,
     running: false,
-    mode: 'demo' as KioskService['mode'],
-    state: { phase: 'idle' } as KioskService['state'],
+    mode: 'demo' as ServiceMode,
+    state: { phase: 'idle' } as SessionState,
     openings: [] as OpeningInfo[],
     hangups: [] as string[],
     reconfigured: [] as KioskConfig[],
@@ -83,13 +83,40 @@ function scriptedService(config: KioskConfig) {
 }
 type ScriptedService = ReturnType<typeof scriptedService>;
 
+/** The scripted service as the fleet host is given it: the kiosk's services, each reading the script. */
+function fleetKioskOf(service: ScriptedService): FleetKiosk {
+  return {
+    get config() {
+      return service.config;
+    },
+    reconfigure: (next: KioskConfig) => service.reconfigure(next),
+    events: { onEvent: (listener: (event: KioskEvent) => void) => service.onEvent(listener) },
+    calls: {
+      get running() {
+        return service.running;
+      },
+      get state() {
+        return service.state;
+      },
+      hangup: (cause: string) => service.hangup(cause),
+    },
+    connection: {
+      get mode() {
+        return service.mode;
+      },
+    },
+    availability: { setOpening: (info: OpeningInfo) => service.setOpening(info) },
+    avatarVolume: service.avatarVolume,
+  } as unknown as FleetKiosk;
+}
+
 function host(service: ScriptedService, over: Partial<FleetHostOptions> = {}) {
   const clock = (over.clock as FakeClock | undefined) ?? new FakeClock(MONDAY_7Z);
   const logger = recordingLogger();
   const done: string[] = [];
   const configFile = memoryFile({});
   const fleet = startFleetHost({
-    service: service as unknown as KioskService,
+    kiosk: fleetKioskOf(service),
     ledger: null,
     dataDir: tempDir(),
     version: '1.2.3',
@@ -109,7 +136,7 @@ function host(service: ScriptedService, over: Partial<FleetHostOptions> = {}) {
   return { fleet, clock, logger, done, configFile };
 }
 
-const FAILED: KioskService['state'] = { phase: 'failed', liveId: null, error: { code: 'network', message: 'x' }, summary: null };
+const FAILED: SessionState = { phase: 'failed', liveId: null, error: { code: 'network', message: 'x' }, summary: null };
 
 /** A call's figures with only the join time measured. */
 const figures = (joinMs: number): CallFigures => ({
@@ -204,7 +231,7 @@ describe('applyRemoteSettings and persistUpdatePin: what they refuse and what th
   const setup = (over: Record<string, unknown> = {}, pol: Record<string, unknown> = policy) => {
     const configFile = memoryFile({ ...file, ...over });
     const service = scriptedService(resolveConfig(configFile.read(), {}, { appRoot: ROOT, policy: pol }));
-    return { configFile, service, options: { service: service as unknown as KioskService, configFile, env: {}, policy: pol, appRoot: ROOT } };
+    return { configFile, service, options: { kiosk: fleetKioskOf(service), configFile, env: {}, policy: pol, appRoot: ROOT } };
   };
 
   it('one setting: only it is applied; the hours and the policy stay; window and engine are the running ones', async () => {
@@ -357,7 +384,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       const failed = await statusWith(clock, 'k-defaults', (s) => s.phase === 'failed', 'the failed phase');
       assert.equal(failed.lastErrorCode, 'network');
       await clock.advance(1_000);
-      service.state = { phase: 'idle' } as KioskService['state'];
+      service.state = { phase: 'idle' } as SessionState;
       service.emit({ type: 'state', state: service.state, previous: 'failed' });
       const idle = await statusWith(clock, 'k-defaults', (s) => s.phase === 'idle' && s.lastErrorCode === 'network', 'idle again, the code kept');
       assert.equal(idle.mode, 'demo');
@@ -418,7 +445,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
     }
   });
 
-  it('set-volume: the service\'s volume, in the answer and in the status (every host has it)', async () => {
+  it('set-volume: the kiosk\'s volume, in the answer and in the status (every host has it)', async () => {
     const service = scriptedService(resolveConfig({ mqtt: mqttFor('k-volume') }, {}, { appRoot: ROOT }));
     const { fleet, clock } = host(service);
     try {
@@ -426,7 +453,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
       assert.deepEqual(await command('k-volume', { cmd: 'set-volume', percent: 40 }), { cmd: 'set-volume', ok: true, result: { avatarVolume: 40 } });
       assert.equal(service.avatarVolume.percent, 40);
       await statusWith(clock, 'k-volume', (s) => s.avatarVolume === 40, 'the status at 40 %');
-      // Staff's change (the service's event) reaches the status too.
+      // Staff's change (the kiosk's event) reaches the status too.
       await service.avatarVolume.set(25);
       service.emit({ type: 'avatar-volume', percent: 25 });
       await statusWith(clock, 'k-volume', (s) => s.avatarVolume === 25, 'the status at 25 %');

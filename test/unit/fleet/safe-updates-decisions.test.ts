@@ -3,7 +3,7 @@
  * updates are off (and at which log level), each check's outcome in the status and the log, when a
  * downloaded update is installed and how long it waits otherwise, a failed install, the pin, and that a
  * disposed instance leaves no timer behind. The real electron-updater on a packaged feed is
- * test/integration/safe-updates.test.ts; these run in milliseconds.
+ * test/packaging/safe-updates.test.ts; these run in milliseconds.
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';

@@ -4,7 +4,7 @@ import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { createLifecycle, type LifecycleHooks } from '../../../electron/kiosk/lifecycle.ts';
 
 /**
- * A fake app around the lifecycle: `shutdownService` behaves like KioskService.shutdown (memoised, hangs
+ * A fake app around the lifecycle: `shutdownService` behaves like the kiosk's shutdown (memoised, hangs
  * up a live session once), `quitApp` re-emits before-quit like Electron's app.quit() does.
  */
 function harness(options: { live?: boolean; shutdownDelayMs?: number; shutdownNeverEnds?: boolean } = {}) {

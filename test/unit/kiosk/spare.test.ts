@@ -1,14 +1,21 @@
 /**
- * SpareManager on a FakeClock with an in-memory transport and a scripted service
- * client: every create, every frame and every SpareEvent is asserted exactly. The tests play the server.
+ * SpareManager on a FakeClock with an in-memory transport and a scripted service client: every create,
+ * every frame and every SpareEvent is asserted exactly. The tests play the server. Beyond the ordinary
+ * life of a spare: no client or one that cannot open a socket, a forced hangup on the held socket, a
+ * discard reason that merely mentions one, a repeated "not busy", the moment of the hand-over (a second
+ * tap, a discard in the same instant, the socket's outcomes before the session adopts it, how the tap's
+ * session settles), the presence timer across comings and goings, blocking and unblocking, the hourly
+ * limit, the settings fingerprint, and the log lines an operator reads to account for every room.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { buildCreateRequest } from '../../../electron/core/avatar-input.ts';
 import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
+import type { Logger } from '../../../electron/core/log.ts';
 import type { StartOptions } from '../../../electron/core/session-types.ts';
 import type { SpareEvent } from '../../../electron/contract.ts';
-import { FAILURE_COOLDOWN_MS, NOBODY_CLOSE_MS, SpareManager, type PrewarmSettings } from '../../../electron/kiosk/spare.ts';
+import { FAILURE_COOLDOWN_MS, HOUR_MS, NOBODY_CLOSE_MS, SpareManager, type PrewarmSettings, type SpareClient } from '../../../electron/kiosk/spare.ts';
 import { PING, ScriptedClient, readySpare, types, withPings } from '../../helpers/scripted-spare-client.ts';
 import { FakeTransports } from '../../helpers/fake-transport.ts';
 
@@ -41,6 +48,63 @@ function setup(settings: Partial<PrewarmSettings> = {}, callMode: 'audio' | 'vid
     buildRequest: async (o) => ({ request: { call_mode: o.callMode, avatar: { persona: o.avatar.persona, image_uri: String(o.avatar.image) } }, warnings: [] }),
   });
   return { clock, client, transports, events, spares, options, log: () => events.map((e) => [e.status, e.liveId, e.reason]) };
+}
+
+type Line = [level: string, message: string, data: Record<string, unknown> | undefined];
+
+interface SetupOptions {
+  settings?: Partial<PrewarmSettings>;
+  /** Default: the scripted client, always. */
+  getClient?: () => SpareClient | null;
+  /** Leave out `buildRequest`, so the manager builds the request a tap would. */
+  realBuild?: boolean;
+  start?: Partial<StartOptions>;
+  /** Called with each event as it is emitted (a listener that acts on what it hears). */
+  onEvent?: (event: SpareEvent, spares: SpareManager) => void;
+}
+
+/** Like `setup`, with the operator's log recorded and the client, the request builder and a listener chosen by the test. */
+function setupLogged(options: SetupOptions = {}) {
+  const clock = new FakeClock();
+  const client = new ScriptedClient();
+  const transports = new FakeTransports();
+  const events: SpareEvent[] = [];
+  const lines: Line[] = [];
+  const logger: Logger = {
+    debug: (m, d) => void lines.push(['debug', m, d]),
+    info: (m, d) => void lines.push(['info', m, d]),
+    warn: (m, d) => void lines.push(['warn', m, d]),
+    error: (m, d) => void lines.push(['error', m, d]),
+  };
+  const current = { options: { callMode: 'video', avatar: { ...AVATAR }, ...options.start } as StartOptions };
+  const spares: SpareManager = new SpareManager({
+    settings: { mode: 'on-approach', maxAgeSeconds: 90, maxPerHour: 40, ...options.settings },
+    getClient: options.getClient ?? (() => client),
+    startOptions: () => current.options,
+    emit: (e) => {
+      events.push(e);
+      options.onEvent?.(e, spares);
+    },
+    clock,
+    logger,
+    transportFactory: transports.factory,
+    ...(options.realBuild
+      ? {}
+      : { buildRequest: async (o: StartOptions) => ({ request: { call_mode: o.callMode, avatar: { persona: o.avatar.persona, image_uri: String(o.avatar.image) } }, warnings: [] }) }),
+  });
+  return {
+    clock,
+    client,
+    transports,
+    events,
+    spares,
+    current,
+    /** [status, liveId, reason?] of every event. */
+    log: () => events.map((e) => [e.status, e.liveId, e.reason]),
+    /** Log lines whose message is `message`, with their data. */
+    logged: (message: string) => lines.filter(([, m]) => m === message).map(([level, , data]) => [level, data]),
+    lines,
+  };
 }
 
 describe('SpareManager', () => {
@@ -330,6 +394,514 @@ describe('SpareManager', () => {
       await h.clock.advance(15_000);
       assert.equal(t.terminated, true);
       assert.deepEqual(h.log().at(-1), ['failed', 'L1', 'socket_dead']);
+    });
+  });
+
+  describe('the service client', () => {
+    it('without an injected builder, the spare is created with the very request a tap would send', async () => {
+      // A real PNG signature: the builder checks the image the way a tap's create does.
+      const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]).toString('base64');
+      const h = setupLogged({ realBuild: true, start: { avatar: { ...AVATAR, image: `data:image/png;base64,${png}` } } });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 1);
+      const expected = await buildCreateRequest(h.current.options);
+      assert.deepEqual(h.client.creates[0]!.request, expected.request);
+      assert.equal(h.client.creates[0]!.request.call_mode, 'video');
+    });
+
+    it('makes no spare while the service is not configured, and one once it is', async () => {
+      let client: SpareClient | null = null;
+      const h = setupLogged({ getClient: () => client });
+      h.spares.report({ showing: true, present: true });
+      await h.clock.advance(FAILURE_COOLDOWN_MS * 2);
+      assert.equal(h.client.creates.length, 0);
+      assert.deepEqual(h.log(), [], 'not configured is not a failure: no event, no cooldown');
+      client = h.client;
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 1, 'at once, without a cooldown');
+    });
+
+    it('a client that goes away as the spare is made: nothing is sent, the spare fails as invalid_config and the next waits 30 s', async () => {
+      // The client is re-read for the create itself; the configuration can be cleared in between.
+      let calls = 0;
+      const h = setupLogged({ getClient: () => (++calls === 2 ? null : h.client) });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 0, 'no create without a client');
+      assert.deepEqual(h.log(), [['failed', null, 'invalid_config']]);
+      await h.clock.advance(FAILURE_COOLDOWN_MS - 1);
+      assert.equal(h.client.creates.length, 0);
+      await h.clock.advance(1);
+      assert.equal(h.client.creates.length, 1);
+    });
+
+    it('a room whose socket address cannot be built: the spare fails with that code, and the failed hangup is logged with its room', async () => {
+      class NoSocketClient extends ScriptedClient {
+        override socketRequest(): { url: string; headers: Record<string, string> } {
+          throw new AvatarError('invalid_config', 'The service address is not a valid URL.');
+        }
+      }
+      const client = new NoSocketClient();
+      const h = setupLogged({ getClient: () => client });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      await client.answer(0, 'L1');
+      await flushMicrotasks();
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['failed', 'L1', 'invalid_config']]);
+      assert.equal(h.transports.all.length, 0, 'no socket could be made');
+      // The room may stay open until the service expires it: the operator must be told which one.
+      assert.deepEqual(h.logged('spare: could not send the hangup'), [
+        ['warn', { liveId: 'L1', error: 'AvatarError: The service address is not a valid URL.' }],
+      ]);
+      await h.clock.advance(FAILURE_COOLDOWN_MS - 1);
+      assert.equal(client.creates.length, 1, 'a failed spare: 30 s before the next');
+      await h.clock.advance(1);
+      assert.equal(client.creates.length, 2);
+      assert.equal(h.log().length, 2, 'the failed spare has no max_age end later');
+    });
+
+    it('a spare dropped by a listener of its own "created" event: its room is closed once, no socket of its own is opened, nothing is left waiting', async () => {
+      const h = setupLogged({
+        onEvent: (e, spares) => {
+          if (e.status !== 'created') return;
+          spares.report({ showing: false, present: true }); // the kiosk closes, say, as the spare is announced
+          spares.discard('closed');
+        },
+      });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      await h.client.answer(0, 'L1');
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', 'closed']]);
+      assert.equal(h.transports.all.length, 1, 'only the socket that sends the hangup');
+      const [hangup] = h.transports.all;
+      hangup!.open();
+      await flushMicrotasks();
+      assert.deepEqual(types(hangup!), [5]);
+      await h.spares.close();
+      assert.equal(h.clock.pendingCount, 0, 'no max-age timer for the dropped spare');
+      await h.clock.advance(60_000);
+      assert.deepEqual(h.lines.filter(([level]) => level === 'warn'), []);
+      assert.equal(h.client.creates.length, 1);
+    });
+
+    it('the room of a spare dropped as the client changes is closed with the client that made it', async () => {
+      // The service clears its client while it builds one for a new key; the room belongs to the old key.
+      const old = new ScriptedClient({ host: 'old.test' });
+      let client: SpareClient | null = old;
+      const h = setupLogged({ getClient: () => client });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      await old.answer(0, 'L1');
+      const own = h.transports.last;
+      client = null;
+      h.spares.discard('settings_changed', { unblock: true });
+      assert.equal(own.terminated, true, 'its socket had not opened yet');
+      const fresh = h.transports.last;
+      assert.notEqual(fresh, own);
+      assert.equal(fresh.url, 'ws://old.test/live/ws/live/connect?live_id=L1');
+      fresh.open();
+      await flushMicrotasks();
+      assert.deepEqual(types(fresh), [5]);
+      await flushMicrotasks();
+      assert.equal(old.creates.length, 1, 'no new spare without a client');
+    });
+  });
+
+  describe('the held socket', () => {
+    it('a forced hangup ends the spare as failed with the server\'s reason, without conn_init, and the next waits 30 s', async () => {
+      const h = setupLogged();
+      const t = await readySpare(h);
+      t.receive({ type: 6, payload: { hangup: { hangup_reason: 'server_error' } } });
+      await flushMicrotasks();
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['failed', 'L1', 'forced_hangup_server_error']]);
+      assert.equal(t.isClosed, true, 'the held socket is closed');
+      assert.ok(!types(t).includes(1), 'never conn_init');
+      assert.equal(h.transports.all.length, 1, 'no hangup-only socket: the service ended the room itself');
+      assert.equal(await h.spares.take('video', h.current.options), null);
+      await h.clock.advance(FAILURE_COOLDOWN_MS - 1);
+      assert.equal(h.client.creates.length, 1);
+      await h.clock.advance(1);
+      assert.equal(h.client.creates.length, 2);
+    });
+  });
+
+  describe('a discard whose reason only mentions a forced hangup', () => {
+    it('the room is closed over a fresh socket unless the reason starts with forced_hangup (the service ended that room itself)', async () => {
+      for (const [reason, hangupSockets] of [
+        ['operator_forced_hangup', 1],
+        ['forced_hangup_replayed', 0],
+      ] as const) {
+        const h = setupLogged();
+        h.spares.report({ showing: true, present: true });
+        await flushMicrotasks();
+        await h.client.answer(0, 'L1');
+        const own = h.transports.last; // the spare's socket: its create answered, not open yet
+        assert.equal(h.spares.phase, 'opening');
+        h.spares.report({ showing: false, present: true }); // no next spare: only this room's close is in flight
+        h.spares.discard(reason);
+        await flushMicrotasks();
+        assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', reason]], reason);
+        assert.equal(own.terminated, true, reason);
+        assert.deepEqual(types(own), [], `${reason}: nothing went out on the spare's own socket`);
+        const fresh = h.transports.all.slice(1);
+        assert.equal(fresh.length, hangupSockets, `${reason}: hangup-only sockets`);
+        for (const t of fresh) {
+          assert.equal(t.url, 'ws://service.test/live/ws/live/connect?live_id=L1');
+          t.open();
+          await flushMicrotasks();
+          assert.deepEqual(
+            t.frames().map((f) => [f.type, f.live_id, f.seq_id, f.payload]),
+            [[5, 'L1', 1, { hangup: { hangup_reason: 'user_end' } }]],
+            `${reason}: type 5 alone, no conn_init`,
+          );
+        }
+        await h.spares.close();
+      }
+    });
+  });
+
+  describe('the busy state', () => {
+    it('"not busy" while already not busy changes nothing: a client that became available is used at the next report, not before', async () => {
+      let client: SpareClient | null = null;
+      const h = setupLogged({ getClient: () => client });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 0, 'no client: no spare');
+      client = h.client;
+      h.spares.setBusy(false);
+      await flushMicrotasks();
+      await h.clock.advance(FAILURE_COOLDOWN_MS);
+      assert.equal(h.client.creates.length, 0, 'nothing changed: nothing re-evaluated');
+      assert.equal(h.spares.phase, null);
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 1);
+      assert.equal(h.spares.phase, 'creating');
+    });
+  });
+
+  describe('the hand-over', () => {
+    it('a ready spare is handed over at the tap itself: a discard in the same instant does not close the visitor\'s room', async () => {
+      const h = setupLogged();
+      const t = await readySpare(h);
+      const taking = h.spares.take('video', h.current.options);
+      h.spares.discard('settings_changed');
+      const taken = await taking;
+      assert.equal(taken?.liveId, 'L1');
+      assert.equal(taken.adopt.socket?.isOpen, true);
+      assert.deepEqual(t.sent, [], 'no type 5 on the room handed to the visitor');
+      assert.deepEqual(h.log(), [['created', 'L1', undefined]]);
+    });
+
+    it('two taps on a spare still being made: the first gets it, the second the normal path, and the first\'s room stays open', async () => {
+      const h = setupLogged();
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      const first = h.spares.take('video', h.current.options);
+      const second = h.spares.take('video', h.current.options);
+      await h.client.answer(0, 'L1');
+      const t = h.transports.last;
+      t.open();
+      assert.equal((await first)?.liveId, 'L1');
+      assert.equal(await second, null);
+      assert.deepEqual(t.sent, [], 'no type 5 to the room the first tap holds');
+      assert.equal(t.isOpen, true);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined]]);
+      assert.equal(h.clock.pendingDelays().includes(10_000), false, 'neither tap leaves its wait behind');
+    });
+
+    it('the socket\'s outcomes between the hand-over and adoption are the session\'s, not the manager\'s: no failed spare, only a trace in the log', async () => {
+      const h = setupLogged();
+      const t = await readySpare(h);
+      h.spares.setBusy(true);
+      const taken = await h.spares.take('video', h.current.options);
+      assert.ok(taken);
+      t.serverClose(1006, '');
+      await flushMicrotasks();
+      assert.deepEqual(h.log(), [['created', 'L1', undefined]], 'the manager records nothing: the session settles it');
+      assert.equal(h.transports.all.length, 1, 'the manager sends no hangup for a room it gave away');
+      // The only record of a handed-over socket lost before the session took it over.
+      assert.deepEqual(h.logged('spare: outcome before adoption'), [['debug', { outcome: 'closed' }]]);
+    });
+
+    it('a session whose spare failed at its first conn_init holds the next spare back 30 s', async () => {
+      const h = setupLogged();
+      await readySpare(h);
+      h.spares.setBusy(true);
+      const taken = await h.spares.take('video', h.current.options);
+      assert.ok(taken);
+      taken.settle('failed', 'LIVE_CONN_INIT_FAILED');
+      h.spares.setBusy(false);
+      await flushMicrotasks();
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['failed', 'L1', 'LIVE_CONN_INIT_FAILED']]);
+      assert.equal(h.client.creates.length, 1, 'no spare right after a failed one');
+      await h.clock.advance(FAILURE_COOLDOWN_MS - 1);
+      assert.equal(h.client.creates.length, 1);
+      await h.clock.advance(1);
+      assert.equal(h.client.creates.length, 2);
+    });
+
+    it('a session that used its spare does not hold the next one back', async () => {
+      const h = setupLogged();
+      await readySpare(h);
+      h.spares.setBusy(true);
+      const taken = await h.spares.take('video', h.current.options);
+      assert.ok(taken);
+      taken.settle('used');
+      h.spares.setBusy(false);
+      await flushMicrotasks();
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['used', 'L1', undefined]]);
+      assert.equal(h.client.creates.length, 2, 'the next spare at once');
+    });
+  });
+
+  describe('presence', () => {
+    it('on approach: closes the spare 20 s after the visitor last left, whatever comings and goings came before', async () => {
+      const h = setupLogged();
+      const t = await readySpare(h);
+      await withPings(h, t, 10_000);
+      h.spares.report({ showing: true, present: false });
+      await withPings(h, t, 5_000);
+      h.spares.report({ showing: true, present: true });
+      await withPings(h, t, 3_000);
+      h.spares.report({ showing: true, present: false });
+      await withPings(h, t, NOBODY_CLOSE_MS - 1);
+      assert.equal(t.isOpen, true, 'not before 20 s since they last left');
+      assert.deepEqual(types(t), Array(types(t).length).fill(4));
+      await h.clock.advance(1);
+      assert.equal(types(t).at(-1), 5);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', 'nobody_present']]);
+    });
+
+    it('on approach: once the spare was closed for nobody, the same "nobody" report again arms no timer (repeats are harmless)', async () => {
+      const h = setupLogged();
+      const t = await readySpare(h);
+      h.spares.report({ showing: true, present: false });
+      await withPings(h, t, NOBODY_CLOSE_MS);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', 'nobody_present']]);
+      await flushMicrotasks();
+      const pending = h.clock.pendingDelays();
+      h.spares.report({ showing: true, present: false });
+      h.spares.report({ showing: false, present: false });
+      await flushMicrotasks();
+      assert.deepEqual(h.clock.pendingDelays(), pending, 'nothing new waits');
+      assert.equal(h.client.creates.length, 1);
+    });
+
+    it('always: nobody in front of the kiosk does not close the spare', async () => {
+      const h = setupLogged({ settings: { mode: 'always' } });
+      const t = await readySpare(h);
+      h.spares.report({ showing: true, present: false });
+      await withPings(h, t, 60_000);
+      assert.equal(t.isOpen, true);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined]]);
+    });
+
+    it('nothing is made before the attract screen says it shows, whatever else happens', async () => {
+      const h = setupLogged();
+      h.spares.setBusy(true);
+      h.spares.setBusy(false);
+      h.spares.noteCreateOutcome(null);
+      h.spares.discard('settings_changed');
+      await h.clock.advance(60_000);
+      assert.equal(h.client.creates.length, 0);
+    });
+  });
+
+  describe('shutdown leaves nothing behind', () => {
+    it('no presence timer survives shutdown, and reports after it start none', async () => {
+      const h = setupLogged();
+      const t = await readySpare(h);
+      h.spares.report({ showing: true, present: false });
+      await h.spares.close();
+      assert.deepEqual(types(t), [5]);
+      assert.equal(h.clock.pendingCount, 0);
+      h.spares.report({ showing: true, present: true });
+      h.spares.report({ showing: true, present: false });
+      await flushMicrotasks();
+      assert.equal(h.clock.pendingCount, 0, 'a report after shutdown arms nothing');
+      assert.equal(h.client.creates.length, 1);
+    });
+
+    it('during a cooldown, repeated reports leave one wake-up, which shutdown clears', async () => {
+      const h = setupLogged();
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      h.client.creates[0]!.reject(new AvatarError('server', 'HTTP 503', { status: 503 }));
+      await flushMicrotasks();
+      for (let i = 0; i < 3; i++) {
+        h.spares.report({ showing: true, present: i % 2 === 0 ? null : true });
+        await flushMicrotasks();
+      }
+      await h.spares.close();
+      assert.equal(h.clock.pendingCount, 0);
+      await h.clock.advance(FAILURE_COOLDOWN_MS);
+      assert.equal(h.client.creates.length, 1);
+    });
+  });
+
+  describe('the hourly limit', () => {
+    it('tells the operator once each time the limit is reached, however often spares are asked for meanwhile', async () => {
+      const h = setupLogged({ settings: { maxPerHour: 1 } });
+      await readySpare(h);
+      h.spares.discard('settings_changed');
+      await flushMicrotasks();
+      for (let i = 0; i < 3; i++) {
+        h.spares.report({ showing: true, present: i % 2 === 0 ? null : true });
+        await flushMicrotasks();
+      }
+      const message = 'spare: hourly limit reached; taps take the normal path';
+      assert.deepEqual(h.logged(message), [['info', { maxPerHour: 1 }]]);
+      await h.clock.advance(HOUR_MS);
+      assert.equal(h.client.creates.length, 2, 'the window moved on');
+      await h.client.answer(1, 'L2');
+      h.spares.discard('settings_changed');
+      await flushMicrotasks();
+      assert.deepEqual(h.logged(message), [['info', { maxPerHour: 1 }], ['info', { maxPerHour: 1 }]], 'reached again: told again');
+    });
+
+    it('maxPerHour 0: no spare, nothing scheduled to try again, and the operator is told why once', async () => {
+      const h = setupLogged({ settings: { maxPerHour: 0 } });
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      h.spares.report({ showing: true, present: null });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 0);
+      assert.equal(h.clock.pendingCount, 0);
+      assert.deepEqual(h.logged('spare: hourly limit reached; taps take the normal path'), [['info', { maxPerHour: 0 }]]);
+    });
+  });
+
+  describe('blocking', () => {
+    it('a normal-path failure that is not about the account (503, network) leaves the spare and spares running', async () => {
+      const h = setupLogged();
+      const t = await readySpare(h);
+      h.spares.noteCreateOutcome('server');
+      h.spares.noteCreateOutcome('network');
+      await flushMicrotasks();
+      assert.equal(t.isOpen, true);
+      assert.deepEqual(t.sent, []);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined]]);
+      assert.equal(h.spares.blockedBy, null);
+    });
+
+    it('running out of credits with no spare stops spares until a create succeeds', async () => {
+      const h = setupLogged();
+      h.spares.noteOutOfCredits();
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 0);
+      h.spares.noteCreateOutcome(null);
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 1);
+    });
+
+    it('warns once per cause when spares stop, and says once when they resume', async () => {
+      const h = setupLogged();
+      h.spares.noteCreateOutcome(null); // not blocked: nothing to resume
+      h.spares.noteCreateOutcome('insufficient_credits');
+      h.spares.noteCreateOutcome('insufficient_credits');
+      h.spares.noteOutOfCredits();
+      assert.deepEqual(h.logged('spare: stopped until a create succeeds'), [
+        ['warn', { why: 'insufficient_credits' }],
+        ['warn', { why: 'credit_insufficient' }],
+      ]);
+      h.spares.noteCreateOutcome(null);
+      h.spares.noteCreateOutcome(null);
+      assert.deepEqual(h.logged('spare: a create succeeded; spare sessions resume'), [['info', { wasBlockedBy: 'credit_insufficient' }]]);
+    });
+
+    it('a discard keeps a block unless asked to lift it (a new API key)', async () => {
+      const h = setupLogged();
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      h.client.creates[0]!.reject(new AvatarError('unauthorized', 'HTTP 401', { status: 401 }));
+      await flushMicrotasks();
+      h.spares.discard('closed');
+      await h.clock.advance(FAILURE_COOLDOWN_MS);
+      assert.equal(h.client.creates.length, 1, 'still blocked');
+      h.spares.discard('settings_changed', { unblock: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 2);
+    });
+
+    it('a spare create that succeeds after a block proves the account works: its room is closed and spares resume', async () => {
+      const h = setupLogged();
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      h.spares.noteCreateOutcome('insufficient_credits'); // a visitor's create got 402 meanwhile
+      assert.deepEqual(h.log(), [['expired', null, 'blocked_insufficient_credits']]);
+      await h.client.answer(0, 'L1');
+      const hangup = h.transports.last;
+      assert.ok(hangup.url.endsWith('live_id=L1'));
+      hangup.open();
+      await flushMicrotasks();
+      assert.deepEqual(types(hangup), [5]);
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      assert.equal(h.client.creates.length, 2, 'spares resume');
+    });
+  });
+
+  describe('the settings a spare was made with', () => {
+    it('a different moderation at the tap: the spare is closed and the tap takes the normal path', async () => {
+      const h = setupLogged({ start: { moderation: 'strict' } });
+      const t = await readySpare(h);
+      assert.equal(await h.spares.take('video', { ...h.current.options, moderation: 'disabled' }), null);
+      assert.deepEqual(types(t), [5]);
+      assert.deepEqual(h.log().at(-1), ['expired', 'L1', 'settings_changed']);
+    });
+
+    it('extra motion switched off at the tap: the spare is closed and the tap takes the normal path', async () => {
+      const h = setupLogged({ start: { extraMotion: true } });
+      const t = await readySpare(h);
+      const { extraMotion: _, ...without } = h.current.options;
+      assert.equal(await h.spares.take('video', without), null);
+      assert.deepEqual(types(t), [5]);
+      assert.deepEqual(h.log().at(-1), ['expired', 'L1', 'settings_changed']);
+    });
+
+    it('the same moderation and extra motion at the tap: the spare is handed over', async () => {
+      const h = setupLogged({ start: { moderation: 'strict', extraMotion: false } });
+      await readySpare(h);
+      assert.equal((await h.spares.take('video', { ...h.current.options }))?.liveId, 'L1');
+    });
+  });
+
+  describe('what the operator reads', () => {
+    it('each room a spare made is logged when created, taken, ended, or closed after its spare was dropped', async () => {
+      const h = setupLogged();
+      await readySpare(h, 'L1', 0);
+      h.spares.discard('settings_changed');
+      await flushMicrotasks();
+      h.spares.discard('settings_changed'); // dropped while its create is in flight
+      await h.client.answer(1, 'L2');
+      await flushMicrotasks();
+      await readySpare(h, 'L3', 2);
+      await h.spares.take('video', h.current.options);
+      const info = h.lines.filter(([level]) => level === 'info').map(([, m, d]) => [m, d]);
+      assert.deepEqual(info, [
+        ['spare: created', { liveId: 'L1', callMode: 'video' }],
+        ['spare: expired', { liveId: 'L1', reason: 'settings_changed' }],
+        ['spare: expired', { liveId: null, reason: 'settings_changed' }],
+        ['spare: closing a room created after the spare was dropped', { liveId: 'L2' }],
+        ['spare: created', { liveId: 'L3', callMode: 'video' }],
+        ['spare: taken by a tap', { liveId: 'L3', callMode: 'video' }],
+      ]);
+    });
+
+    it('a create that fails after its spare was dropped is logged, so the operator knows no room was left', async () => {
+      const h = setupLogged();
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      h.spares.discard('settings_changed');
+      h.client.creates[0]!.reject(new AvatarError('server', 'HTTP 503', { status: 503 }));
+      await flushMicrotasks();
+      assert.deepEqual(h.log(), [['expired', null, 'settings_changed']], 'one end: the failure is not a second one');
+      assert.deepEqual(h.logged('spare: create ended after the spare was dropped'), [['debug', { code: 'server' }]]);
+      assert.equal(h.transports.all.length, 0, 'no room: nothing to close');
     });
   });
 });

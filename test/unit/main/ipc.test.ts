@@ -23,15 +23,15 @@ class FakeIpcMain implements IpcMainLike {
 function setup() {
   const mainFrame: FrameLike = { url: `${APP_ORIGIN}/index.html` };
   const calls: { channel: string; arg: unknown }[] = [];
-  const service = {
-    async handle(channel: string, arg: unknown): Promise<Result<unknown>> {
+  const channels = {
+    async dispatch(channel: string, arg: unknown): Promise<Result<unknown>> {
       calls.push({ channel, arg });
       return ok({ echoed: channel });
     },
   };
   let current: FrameLike | null = mainFrame;
   const ipc = new FakeIpcMain();
-  const dispose = registerIpc(ipc, { service, origin: APP_ORIGIN, getMainFrame: () => current });
+  const dispose = registerIpc(ipc, { channels, origin: APP_ORIGIN, getMainFrame: () => current });
   return {
     ipc,
     calls,
@@ -51,7 +51,7 @@ describe('registerIpc', () => {
     assert.equal(s.ipc.handlers.size, 0);
   });
 
-  it('dispatches a call from our main frame to the service with its one argument', async () => {
+  it('dispatches a call from our main frame to the channel registry with its one argument', async () => {
     const s = setup();
     const r = await s.ipc.invoke(CHANNELS.sessionSetMuted, { senderFrame: s.mainFrame }, { muted: true });
     assert.deepEqual(r, { ok: true, value: { echoed: CHANNELS.sessionSetMuted } });
@@ -84,7 +84,7 @@ describe('handleIpc: the sender-frame check', () => {
     ['a detached frame', () => ({ senderFrame: { url: `${APP_ORIGIN}/index.html`, detached: true } })],
   ];
   for (const [name, makeEvent] of cases) {
-    it(`rejects ${name} with forbidden, before the service sees it`, async () => {
+    it(`rejects ${name} with forbidden, before the registry sees it`, async () => {
       const s = setup();
       const r = await s.ipc.invoke(CHANNELS.configGet, makeEvent(s));
       assert.equal(r.ok, false);
@@ -110,13 +110,13 @@ describe('handleIpc: the sender-frame check', () => {
     assert.equal(s.calls.length, 0);
   });
 
-  it('turns a throwing service into an internal Result (never a rejection)', async () => {
+  it('turns a throwing registry into an internal Result (never a rejection)', async () => {
     const frame: FrameLike = { url: `${APP_ORIGIN}/` };
     const r = await handleIpc(CHANNELS.configGet, { senderFrame: frame }, [], {
       origin: APP_ORIGIN,
       getMainFrame: () => frame,
-      service: {
-        handle: async () => {
+      channels: {
+        dispatch: async () => {
           throw new Error('secret detail');
         },
       },
@@ -124,14 +124,14 @@ describe('handleIpc: the sender-frame check', () => {
     assert.deepEqual(r, { ok: false, error: { code: 'internal', message: 'The request failed unexpectedly.' } });
   });
 
-  it('passes unknown channels to the service, which rejects them (real KioskService.handle is tested in kiosk-service tests)', async () => {
+  it('passes unknown channels to the registry, which rejects them (the real one is tested in test/unit/kiosk/channels.test.ts)', async () => {
     const frame: FrameLike = { url: `${APP_ORIGIN}/` };
     const seen: string[] = [];
     await handleIpc('kiosk:nope', { senderFrame: frame }, [], {
       origin: APP_ORIGIN,
       getMainFrame: () => frame,
-      service: {
-        handle: async (c) => {
+      channels: {
+        dispatch: async (c) => {
           seen.push(c);
           return { ok: false, error: { code: 'invalid_request', message: 'Unknown channel' } };
         },

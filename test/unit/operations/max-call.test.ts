@@ -1,48 +1,54 @@
 /**
  * The venue's maximum call length: main hangs up at live start + maxCallSeconds, the live
  * state's countdown (`endsAtMs`) reflects it, and the ledger says why the call ended. Fake clock, a fake
- * kiosk service (only the members staff-ops uses).
+ * kiosk (only the services and members staff-ops uses).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KioskEvent, Result } from '../../../electron/contract.ts';
+import type { HangupCause, KioskEvent, Result } from '../../../electron/contract.ts';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { SessionState, SessionSummary } from '../../../electron/core/session-types.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
-import { capCallLength, type KioskExtension, type KioskService } from '../../../electron/kiosk/kiosk-service.ts';
+import { capCallLength } from '../../../electron/kiosk/call-states.ts';
+import { createChannelRegistry } from '../../../electron/kiosk/channels.ts';
 import type { SessionRecord } from '../../../electron/operations/ledger.ts';
 import { jsonFilePersistence } from '../../../electron/operations/settings.ts';
-import { createStaffOps } from '../../../electron/operations/staff-ops.ts';
+import { createStaffOps, type StaffKiosk } from '../../../electron/operations/staff-ops.ts';
 
 function fakeService(maxCallSeconds: number | undefined) {
   const listeners = new Set<(e: KioskEvent) => void>();
   const hangups: string[] = [];
-  let extension: KioskExtension | null = null;
+  const causeListeners = new Set<(cause: HangupCause, liveId: string | null) => void>();
   const config = resolveConfig({ avatar: { imagePath: '/x.png', persona: 'P' }, ...(maxCallSeconds ? { maxCallSeconds } : {}) }, {});
   const service = {
-    mode: 'direct',
-    client: null,
     config,
-    running: true,
-    onEvent(l: (e: KioskEvent) => void) {
-      listeners.add(l);
-      return () => listeners.delete(l);
+    events: {
+      onEvent(l: (e: KioskEvent) => void) {
+        listeners.add(l);
+        return () => listeners.delete(l);
+      },
     },
-    async hangup() {
-      extension?.onHangupRequest?.('visitor', null);
-      hangups.push('hangup');
-      return { ok: true, value: undefined } as Result<void>;
+    calls: {
+      running: true,
+      // As the real one: each hangup asked for is heard with its cause (here the visitor's, as staff-ops asks).
+      async hangup() {
+        for (const l of [...causeListeners]) l('visitor', null);
+        hangups.push('hangup');
+        return { ok: true, value: undefined } as Result<void>;
+      },
+      onHangupCause(l: (cause: HangupCause, liveId: string | null) => void) {
+        causeListeners.add(l);
+        return () => causeListeners.delete(l);
+      },
     },
-    async getConfig() {
-      return { ok: true, value: { hasApiKey: true, apiKeySource: 'env' } } as never;
-    },
-    attachExtension(e: KioskExtension) {
-      extension = e;
-    },
-  } as unknown as KioskService;
+    connection: { mode: 'direct', client: null },
+    key: { present: true, source: 'env', weaklyProtected: false },
+    telemetry: { lastCallQuality: null, lastCallFigures: null, callAvatarId: null },
+    appearance: { attention: [] },
+  } as unknown as StaffKiosk;
   const emit = (state: SessionState) => {
     for (const l of [...listeners]) l({ type: 'state', state, previous: 'live' });
   };
@@ -69,7 +75,8 @@ function setup(maxCallSeconds: number | undefined) {
   const fake = fakeService(maxCallSeconds);
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-maxcall-'));
   const ops = createStaffOps({
-    service: fake.service,
+    kiosk: fake.service,
+    channels: createChannelRegistry(),
     dataDir,
     persistence: jsonFilePersistence(join(dataDir, 'config.json')),
     env: {},

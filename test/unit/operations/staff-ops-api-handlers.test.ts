@@ -229,7 +229,7 @@ describe('staff API: the avatar volume', () => {
   it('sets it, keeps it in the data folder, logs it, and the Status tab shows it; the page hears it from the service', async () => {
     const w = await staffOpsWorld();
     const heard: number[] = [];
-    w.service.avatarVolume.onChange((percent) => heard.push(percent));
+    w.kiosk.avatarVolume.onChange((percent) => heard.push(percent));
     assert.equal((value(await w.staff.status()) as StaffStatus).avatarVolume, 100);
     assert.deepEqual(await w.staff.setAvatarVolume({ percent: 40 }), ok({ percent: 40 }));
     assert.equal((value(await w.staff.status()) as StaffStatus).avatarVolume, 40);

@@ -1,5 +1,5 @@
 /**
- * What createStaffOps wires around the kiosk service, against a scripted stand-in for the service so each
+ * What createStaffOps wires around the kiosk's services, against a scripted stand-in for them so each
  * state event, key source and clock tick is chosen by the test: the Status tab's figures, the recent
  * errors list, the venue's maximum call length, and the first checks of saving the settings.
  */
@@ -9,10 +9,10 @@ import { systemClock, type Clock } from '../../../electron/core/clock.ts';
 import type { KioskEvent, Result, StaffStatus } from '../../../electron/contract.ts';
 import type { SessionState } from '../../../electron/core/session-types.ts';
 import type { ConfigEnv } from '../../../electron/kiosk/config.ts';
-import type { KioskService } from '../../../electron/kiosk/kiosk-service.ts';
-import { memoryAvatarVolume } from '../../../electron/kiosk/avatar-volume.ts';
+import { createChannelRegistry } from '../../../electron/kiosk/channels.ts';
+import { memoryAvatarVolume, type AvatarVolume } from '../../../electron/kiosk/avatar-volume.ts';
 import { jsonFilePersistence, type SettingsPersistence } from '../../../electron/operations/settings.ts';
-import { createStaffOps, type StaffOps, type StaffOpsOptions } from '../../../electron/operations/staff-ops.ts';
+import { createStaffOps, type StaffKiosk, type StaffOps, type StaffOpsOptions } from '../../../electron/operations/staff-ops.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
 import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.ts';
 import { sessionSummary } from '../../helpers/ledger-records.ts';
@@ -26,7 +26,7 @@ import { StrictClock } from '../../helpers/fake-clock.ts';
 
 const tempDir = tempDirsRemovedAfterEach('staff-ops-setup-');
 
-/** The kiosk service as staff operations see it, every answer chosen by the test. */
+/** The kiosk's services as staff operations see them, every answer chosen by the test. */
 interface ScriptedService {
   mode: 'demo' | 'direct' | 'gateway';
   client: { target: Record<string, string> } | undefined;
@@ -36,17 +36,18 @@ interface ScriptedService {
   lastCallQuality: unknown;
   lastCallFigures: unknown;
   callAvatarId: string | null;
-  keySource: 'env' | 'stored' | 'none' | 'unreadable';
+  avatarVolume: AvatarVolume;
+  keySource: 'env' | 'stored' | 'none';
   hangups: number;
   reconfigured: Array<Record<string, unknown>>;
-  /** What listeners threw: the real service logs "An event listener threw" for each. */
+  /** What listeners threw: the real event bus logs "An event listener threw" for each. */
   listenerErrors: unknown[];
   emit(event: KioskEvent): void;
 }
 
-function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService & KioskService {
+function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService {
   const listeners = new Set<(event: KioskEvent) => void>();
-  const s = {
+  const s: ScriptedService = {
     mode: 'demo',
     client: undefined,
     config: { service: {}, window: { mode: 'kiosk' }, rtcEngine: 'auto' },
@@ -60,7 +61,6 @@ function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService &
     hangups: 0,
     reconfigured: [],
     listenerErrors: [],
-    transportFactory: undefined,
     ...over,
     emit(event: KioskEvent) {
       for (const l of [...listeners]) {
@@ -71,26 +71,72 @@ function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService &
         }
       }
     },
-    onEvent(listener: (event: KioskEvent) => void) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    attachExtension() {},
-    async hangup() {
-      s.hangups += 1;
-      return { ok: true, value: undefined };
-    },
-    async getConfig() {
-      if (s.keySource === 'unreadable') return { ok: false, error: { code: 'internal', message: 'no config' } };
-      return { ok: true, value: { hasApiKey: s.keySource !== 'none', apiKeySource: s.keySource, apiKeyWeaklyProtected: s.keySource === 'stored' ? 'unknown' : false } };
+  };
+  scriptedKiosks.set(s, {
+    get config() {
+      return s.config;
     },
     async reconfigure(config: Record<string, unknown>) {
       s.reconfigured.push(config);
     },
-  } as ScriptedService & Record<string, unknown>;
-  return s as unknown as ScriptedService & KioskService;
+    events: {
+      onEvent(listener: (event: KioskEvent) => void) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+    calls: {
+      get running() {
+        return s.running;
+      },
+      async hangup() {
+        s.hangups += 1;
+        return { ok: true, value: undefined };
+      },
+      onHangupCause: () => () => {},
+    },
+    connection: {
+      get mode() {
+        return s.mode;
+      },
+      get client() {
+        return s.client;
+      },
+      transportFactory: undefined,
+    },
+    key: {
+      get present() {
+        return s.keySource !== 'none';
+      },
+      get source() {
+        return s.keySource;
+      },
+      get weaklyProtected() {
+        return s.keySource === 'stored' ? 'unknown' : false;
+      },
+    },
+    avatarVolume: s.avatarVolume,
+    telemetry: {
+      get lastCallQuality() {
+        return s.lastCallQuality;
+      },
+      get lastCallFigures() {
+        return s.lastCallFigures;
+      },
+      get callAvatarId() {
+        return s.callAvatarId;
+      },
+    },
+    appearance: {
+      get attention() {
+        return s.attention;
+      },
+    },
+  } as unknown as StaffKiosk);
+  return s;
 }
-
+/** The kiosk each scripted service stands for (what staff operations are given). */
+const scriptedKiosks = new WeakMap<ScriptedService, StaffKiosk>();
 
 interface Setup {
   service: ScriptedService;
@@ -107,7 +153,7 @@ afterEach(() => {
 });
 
 function setup(
-  service: ScriptedService & KioskService = scriptedService(),
+  service: ScriptedService = scriptedService(),
   extra: Partial<Omit<StaffOpsOptions, 'clock'>> & { clock?: Clock; file?: Record<string, unknown>; env?: ConfigEnv } = {},
 ): Setup {
   const clock = new StrictClock();
@@ -115,7 +161,8 @@ function setup(
   const persistence = extra.persistence ?? jsonFilePersistence(join(dataDir, 'config.json'));
   const logger = recordingLogger();
   const ops = createStaffOps({
-    service,
+    kiosk: scriptedKiosks.get(service)!,
+    channels: createChannelRegistry(),
     dataDir,
     persistence,
     env: {},
@@ -163,8 +210,8 @@ describe('staff status: where the kiosk is pointed, its key, its figures', () =>
     assert.equal((await statusOf(ops)).uptimeS, 6);
   });
 
-  it('says "no key" when the service cannot tell where its key comes from', async () => {
-    const { ops } = setup(scriptedService({ keySource: 'unreadable' }));
+  it('says "no key" when the kiosk has none', async () => {
+    const { ops } = setup(scriptedService({ keySource: 'none' }));
     const s = await statusOf(ops);
     assert.deepEqual([s.hasApiKey, s.apiKeySource, s.apiKeyWeaklyProtected], [false, 'none', false]);
     const settings = value(await ops.handlers.staff.getSettings(undefined as never));

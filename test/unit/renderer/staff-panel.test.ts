@@ -9,7 +9,7 @@ import '../../helpers/svelte-runes.ts';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../helpers/fake-clock.ts';
-import type { EditableSettings, KioskApi, PinState, Result, StaffSettings } from '../../../electron/contract.ts';
+import type { EditableSettings, KioskApi, PinState, Result, StaffSettings, WireReport } from '../../../electron/contract.ts';
 
 const { StaffPanel, localFieldErrors, cleanSettings, LONG_PRESS_MS, INACTIVITY_CLOSE_MS, MAX_PICTURE_BYTES } = await import('../../../renderer/src/staff/StaffPanel.svelte.ts');
 
@@ -26,6 +26,31 @@ const SETTINGS: EditableSettings = {
   returnToAttractSeconds: 15,
   countdownWarningSeconds: 30,
   idle: { promptSeconds: 45, hangupSeconds: 15 },
+};
+
+/** A service check's wire report: JSON pings of type 3 every 5 s, no ack (nothing billed), two error bodies. */
+const WIRE_REPORT: WireReport = {
+  report: 'avatar-kiosk wire report',
+  version: 1,
+  source: 'service-check',
+  surface: 'direct',
+  created_at: '2026-11-28T10:00:00.000Z',
+  http: [
+    { endpoint: 'GET /lives/{live_id}', status: 404, content_type: 'application/json', body: 'json', shape: { error: { code: 'string = not_found', message: 'string' } }, count: 1 },
+    { endpoint: 'POST /lives', status: 201, content_type: 'application/json', body: 'json', shape: { live: { id: 'string' } }, count: 1 },
+    { endpoint: 'GET /voices', status: 401, content_type: 'text/html', body: 'html', count: 1 },
+  ],
+  socket: {
+    connections: 1,
+    refused_handshakes: [],
+    messages: [{ role: 'ping', type: 3, shape: { type: 'number = 3', payload: { ping: { ts: 'number (integer)' } } }, count: 2 }],
+    ack: null,
+    ping: { format: 'json', type: 3, shape: { type: 'number = 3' }, count: 2, period_ms: { min: 5000, median: 5000, max: 5000, samples: 1 } },
+    control_frames: { ping: 0, pong: 0 },
+    client_sent: { messages: { '4': 2, '5': 1 }, ping_frames: 0, pong_frames: 0 },
+    closes: [{ code: 1000, by: 'client', after_client_message_ms: 3 }],
+  },
+  not_seen: ['conn_init_ack: not seen'],
 };
 
 /** A fake of main's staff API with the real rules: 5 tries, then locked for 60 s; 60 s unlock. */
@@ -88,6 +113,7 @@ class FakeStaff {
       listVoices: guarded('listVoices', () => ({ builtIn: ['Tina'], custom: [], current: 'Tina' })),
       cloneVoice: async ({ voice }) => ok({ voice }),
       runDoctor: guarded('runDoctor', () => ({ ok: true, checks: [] })),
+      wireReport: guarded('wireReport', () => ({ ok: true, message: 'Recorded.', report: WIRE_REPORT, savedTo: '/data/wire-report.json' })),
       networkCheckStart: guarded('networkCheckStart', () => ({ checkId: 'live-check', rtc: { app_id: 'a', channel_id: 'c', user_id: 'u', token: 't', token_expire_at: '0' }, cloudProxy: 'off' as const })),
       networkCheckFinish: async ({ outcome }) => (log('networkCheckFinish'), ok({ ...outcome, sessionClosed: true, creditsCost: 0 })),
       ledgerTotals: guarded('ledgerTotals', () => {
@@ -353,5 +379,28 @@ describe('the Status tab: the API key line', () => {
       apiKeyText({ hasApiKey: true, apiKeySource: 'stored', apiKeyWeaklyProtected: 'unknown' }),
       'Set (stored, encrypted). On Linux the kiosk cannot tell whether a keyring or a built-in key protects it; on a shared machine prefer AVATAR_API_KEY.',
     );
+  });
+});
+
+describe('the Diagnostics tab: the wire report', () => {
+  it('records through main and shows the findings in four lines; a locked panel gets the error', async () => {
+    const { wireReportFacts } = await import('../../../renderer/src/staff/wire-report.svelte.ts');
+    type WireReportView = import('../../../renderer/src/staff/wire-report.svelte.ts').WireReportView;
+    const { panel, fake } = setup();
+    assert.deepEqual(panel.wireReport.view, { status: 'idle' });
+    await panel.wireReport.run();
+    assert.deepEqual(panel.wireReport.view, { status: 'error', message: 'The staff panel is locked.' });
+    fake.unlocked = true;
+    await panel.wireReport.run();
+    const view = panel.wireReport.view as WireReportView;
+    assert.ok(view.status === 'done');
+    assert.equal(view.result.savedTo, '/data/wire-report.json');
+    assert.deepEqual(wireReportFacts(view.result.report), [
+      { id: 'ping', label: 'Ping', value: 'JSON messages, type 3, every 5000 ms' },
+      { id: 'ack', label: 'Ack', value: 'Not seen (this check never starts billing)' },
+      { id: 'http', label: 'HTTP answers', value: 'GET /lives/{live_id} 404 (json); POST /lives 201 (json); GET /voices 401 (html)' },
+      { id: 'closes', label: 'Socket closes', value: '1000 by the client' },
+    ]);
+    assert.deepEqual(fake.calls.filter((c) => c === 'wireReport'), ['wireReport', 'wireReport']);
   });
 });

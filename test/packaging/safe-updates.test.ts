@@ -28,7 +28,8 @@ import { installModel, stagingBucket, type InstallModel } from '../../electron/f
 import { updateSchema } from '../../electron/kiosk/fleet-config.ts';
 import { CHANNELS, type KioskEvent, type Result } from '../../electron/contract.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createChannelRegistry } from '../../electron/kiosk/channels.ts';
+import { createKiosk } from '../../electron/kiosk/compose.ts';
 import { phaseIs, waitForEvent } from '../helpers/kiosk-events.ts';
 import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
@@ -343,7 +344,8 @@ describe('safe updates from the signed feed, with the real electron-updater', ()
 describe('the "back in a moment" window: from the decision to install until the quit', () => {
   it('no call starts: the kiosk refuses it, the service sees no session, the screen says back in a moment; a failed install takes calls again', async () => {
     const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-    const service = await createKioskService({
+    const channels = createChannelRegistry();
+    const kiosk = await createKiosk({ channels,
       awaitRendererRtc: false,
       config: resolveConfig({ callMode: 'audio', avatar: { imagePath: TINY_PNG, persona: 'A test persona.' } }, {}),
       apiKey: null,
@@ -352,32 +354,32 @@ describe('the "back in a moment" window: from the decision to install until the 
       persistApiKey: async () => {},
     });
     const events: KioskEvent[] = [];
-    service.onEvent((e) => events.push(e));
+    kiosk.events.onEvent((e) => events.push(e));
     const { updater, installs, emitError } = realUpdater();
     const clock = new FakeClock(NOW);
     // Wired as main wires it (main/features/safe-updates.ts).
     const updates = start({
       updater,
       clock,
-      inCall: () => service.running,
+      inCall: () => kiosk.calls.running,
       lastActivityMs: () => NOW - 3_600_000,
-      holdCalls: () => service.setHold('updating'),
-      releaseCalls: () => service.setHold(null),
+      holdCalls: () => kiosk.availability.setHold('updating'),
+      releaseCalls: () => kiosk.availability.setHold(null),
     });
-    const startCall = () => service.handle(CHANNELS.sessionStart, {}) as Promise<Result<{ liveId: string | null }>>;
+    const startCall = () => channels.dispatch(CHANNELS.sessionStart, {}) as Promise<Result<{ liveId: string | null }>>;
     try {
       // A visitor is in a call when the download completes: the install waits for its end.
-      const live = waitForEvent(service, phaseIs('live'), 8_000);
+      const live = waitForEvent(kiosk, phaseIs('live'), 8_000);
       assert.equal((await startCall()).ok, true);
       await live;
       await until(() => updates.ready !== null || updates.phase === 'error', { realTimeoutMs: 30_000, message: 'downloaded' });
       assert.deepEqual(installs, [], 'not during the call');
-      const ended = waitForEvent(service, (e) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'idle'), 8_000);
-      await service.handle(CHANNELS.sessionHangup, undefined);
+      const ended = waitForEvent(kiosk, (e) => e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'idle'), 8_000);
+      await channels.dispatch(CHANNELS.sessionHangup, undefined);
       await ended;
       updates.poke();
       assert.deepEqual(installs, [[true, true]], 'installing once the call is over');
-      const sessionsBefore = service.emulator!.listSessions().length;
+      const sessionsBefore = kiosk.connection.emulator!.listSessions().length;
 
       // The app has not quit yet (Squirrel.Mac is still fetching): visitors tap, and nothing starts.
       for (let i = 0; i < 3; i++) {
@@ -386,21 +388,21 @@ describe('the "back in a moment" window: from the decision to install until the 
         assert.match((answer as { error: { message: string } }).error.message, /updating; back in a moment/);
         await clock.advance(10_000);
       }
-      assert.equal(service.emulator!.listSessions().length, sessionsBefore, 'no session was created on the service');
-      assert.equal(service.running, false);
+      assert.equal(kiosk.connection.emulator!.listSessions().length, sessionsBefore, 'no session was created on the service');
+      assert.equal(kiosk.calls.running, false);
       assert.deepEqual(events.filter((e) => e.type === 'hold'), [{ type: 'hold', hold: 'updating' }], 'the screen shows "back in a moment"');
-      const cfg = (await service.handle(CHANNELS.configGet, undefined)) as Result<{ hold?: string | null }>;
+      const cfg = (await channels.dispatch(CHANNELS.configGet, undefined)) as Result<{ hold?: string | null }>;
       assert.equal(cfg.ok && cfg.value.hold, 'updating', 'a page loaded now shows it too');
 
       // The install fails: calls are taken again.
       emitError(new Error('Squirrel: code signature did not match'));
       assert.deepEqual(events.filter((e) => e.type === 'hold').at(-1), { type: 'hold', hold: null });
-      const again = waitForEvent(service, phaseIs('live'), 8_000);
+      const again = waitForEvent(kiosk, phaseIs('live'), 8_000);
       assert.equal((await startCall()).ok, true);
       await again;
     } finally {
       updates.dispose();
-      await service.shutdown();
+      await kiosk.shutdown();
     }
   });
 });
@@ -414,7 +416,7 @@ describe('updates over the fleet link (real Mosquitto)', () => {
     const configFile = jsonFilePersistence(join(dataDir, 'config.json'));
     await configFile.write({ callMode: 'audio', update: { url: `${base}/`, publicKeys: [fleetKey.publicKey] } });
     const mqtt = { url: broker.url, username: 'kiosk-a', password: 'a-pass', kioskId: 'kiosk-a', topicPrefix: PREFIX };
-    const service = await createKioskService({
+    const kiosk = await createKiosk({
       awaitRendererRtc: false,
       config: resolveConfig({ ...configFile.read(), mqtt }, {}, { appRoot: ROOT }),
       apiKey: null,
@@ -429,14 +431,14 @@ describe('updates over the fleet link (real Mosquitto)', () => {
     const updates = start({
       updater,
       clock,
-      settings: service.config.update,
-      inCall: () => service.running,
+      settings: kiosk.config.update,
+      inCall: () => kiosk.calls.running,
       lastActivityMs: () => clock.now(),
-      holdCalls: () => service.setHold('updating'),
-      releaseCalls: () => service.setHold(null),
+      holdCalls: () => kiosk.availability.setHold('updating'),
+      releaseCalls: () => kiosk.availability.setHold(null),
       onChange: () => host?.link?.statusChanged(),
     });
-    host = startFleetHost({ service, ledger: null, dataDir, version: RUNNING, clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) }, reconnectMs: 200, updates: () => updates });
+    host = startFleetHost({ kiosk, ledger: null, dataDir, version: RUNNING, clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) }, reconnectMs: 200, updates: () => updates });
     try {
       // Downloaded, waiting for a quiet moment (in use a minute ago): the status says so.
       await op.statusUntil((s) => s.update?.ready === VERSION, 'ready in the status');
@@ -457,7 +459,7 @@ describe('updates over the fleet link (real Mosquitto)', () => {
       const install = await op.command({ id: 'i1', cmd: 'update-install' });
       assert.equal(install.ok, true, JSON.stringify(install));
       assert.deepEqual(installs, [[true, true]]);
-      assert.equal(service.hold, 'updating');
+      assert.equal(kiosk.availability.hold, 'updating');
       await op.statusUntil((s) => s.update?.phase === 'installing', 'installing in the status');
 
       // A malformed pin is refused with a reason, nothing changed.
@@ -468,7 +470,7 @@ describe('updates over the fleet link (real Mosquitto)', () => {
       updates.dispose();
       await host.close();
       await op.end();
-      await service.shutdown();
+      await kiosk.shutdown();
       await broker.dispose();
     }
   });

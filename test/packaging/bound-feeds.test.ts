@@ -26,7 +26,7 @@ import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
 import { startSafeUpdates, type SafeUpdates, type SafeUpdatesOptions } from '../../electron/fleet/safe-updates.ts';
 import { updateSchema } from '../../electron/kiosk/fleet-config.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
-import { createKioskService } from '../../electron/kiosk/kiosk-service.ts';
+import { createKiosk } from '../../electron/kiosk/compose.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
 import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
 import { buildDeb, repackageDeb, ROOT, type DebBuild } from '../helpers/packaging/build.ts';
@@ -249,14 +249,14 @@ describe('update-pin below the floor over the fleet link (real Mosquitto, the co
     const configFile = jsonFilePersistence(join(dataDir, 'config.json'));
     await configFile.write({ callMode: 'audio', update: { url: `${base}/fleet-pin`, publicKeys: [publicKey] } });
     const mqtt = { url: broker.url, username: 'kiosk-a', password: 'a-pass', kioskId: 'kiosk-a', topicPrefix: PREFIX };
-    const service = await createKioskService({ awaitRendererRtc: false, config: resolveConfig({ ...configFile.read(), mqtt }, {}, { appRoot: ROOT }), apiKey: null, apiKeySource: 'none', persistApiKey: async () => {} });
+    const served = await createKiosk({ awaitRendererRtc: false, config: resolveConfig({ ...configFile.read(), mqtt }, {}, { appRoot: ROOT }), apiKey: null, apiKeySource: 'none', persistApiKey: async () => {} });
     const clock = new FakeClock(Date.now());
     const op = await operateKiosk(broker, 'kiosk-a', clock);
     let host: ReturnType<typeof startFleetHost> | null = null;
     // Wired as main wires it (features/fleet-link.ts and features/safe-updates.ts); the kiosk runs the stable release.
     const updates = startSafeUpdates({
       updater: realDebUpdater(stable.resourcesDir, STABLE, work).updater,
-      settings: service.config.update,
+      settings: served.config.update,
       currentVersion: STABLE,
       kioskId: 'kiosk-a',
       dataDir,
@@ -267,7 +267,7 @@ describe('update-pin below the floor over the fleet link (real Mosquitto, the co
       lastActivityMs: () => clock.now(),
       onChange: () => host?.link?.statusChanged(),
     });
-    host = startFleetHost({ service, ledger: null, dataDir, version: STABLE, clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) }, reconnectMs: 200, updates: () => updates });
+    host = startFleetHost({ kiosk: served, ledger: null, dataDir, version: STABLE, clock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: { reload: () => {}, restart: () => {}, screenshot: async () => ({ png: Buffer.alloc(0), width: 0, height: 0 }) }, reconnectMs: 200, updates: () => updates });
     const state = new FleetState({ now: () => clock.now() });
     const link = startConsoleLink({ url: broker.url, topicPrefix: PREFIX, clientId: 'console-bound-feeds', username: CONSOLE_LOGIN, password: 'console-pass', state, now: () => clock.now() });
     try {
@@ -306,7 +306,7 @@ describe('update-pin below the floor over the fleet link (real Mosquitto, the co
       await link.close();
       await host.close();
       await op.end();
-      await service.shutdown();
+      await served.shutdown();
       await broker.dispose();
     }
   });

@@ -1,6 +1,7 @@
 /**
- * KioskService before any call: what the renderer is told (PublicConfig), which service client is built
- * for which key and surface, and which taps are refused up front (with the exact code and message).
+ * The kiosk before any call: what the renderer is told (the appearance's PublicConfig), which service
+ * client the connection builds for which key and surface, and which taps the call orchestrator refuses up
+ * front (with the exact code and message).
  * No network: a stub emulator answers demo mode, and nothing here creates a session.
  */
 import { describe, it } from 'node:test';
@@ -13,7 +14,9 @@ import { CHANNELS, type AttentionItem, type KioskEvent, type Result } from '../.
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import { createLogger } from '../../../electron/core/log.ts';
 import { resolveConfig, DEFAULT_COMPANION_SHORTCUT, type KioskConfig } from '../../../electron/kiosk/config.ts';
-import { createKioskService, readImageAsDataUrl, type KioskServiceOptions } from '../../../electron/kiosk/kiosk-service.ts';
+import { readImageAsDataUrl } from '../../../electron/kiosk/appearance.ts';
+import { createChannelRegistry } from '../../../electron/kiosk/channels.ts';
+import { createKiosk, type Kiosk, type KioskOptions } from '../../../electron/kiosk/compose.ts';
 import { FakeTransports } from '../../helpers/fake-transport.ts';
 import { stubEmulator } from '../../helpers/stub-emulator.ts';
 import { realDelay, until } from '../../helpers/until.ts';
@@ -26,16 +29,19 @@ const PNG_B = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcS
 const cfg = (raw: Record<string, unknown> = {}): KioskConfig => resolveConfig({ avatar: { imagePath: '/nonexistent.png', persona: 'P' }, ...raw }, {});
 
 interface Made {
-  service: Awaited<ReturnType<typeof createKioskService>>;
+  kiosk: Kiosk;
+  dispatch: ReturnType<typeof createChannelRegistry>['dispatch'];
   events: KioskEvent[];
   lines: string[];
   emu: ReturnType<typeof stubEmulator>;
 }
 
-async function make(options: Partial<KioskServiceOptions> = {}): Promise<Made> {
+async function make(options: Partial<KioskOptions> = {}): Promise<Made> {
   const lines: string[] = [];
   const emu = stubEmulator();
-  const service = await createKioskService({
+  const channels = createChannelRegistry();
+  const kiosk = await createKiosk({
+    channels,
     config: cfg(),
     apiKey: null,
     apiKeySource: 'none',
@@ -45,8 +51,8 @@ async function make(options: Partial<KioskServiceOptions> = {}): Promise<Made> {
     ...options,
   });
   const events: KioskEvent[] = [];
-  service.onEvent((e) => events.push(e));
-  return { service, events, lines, emu };
+  kiosk.events.onEvent((e) => events.push(e));
+  return { kiosk, dispatch: channels.dispatch, events, lines, emu };
 }
 
 function value<T>(r: Result<T>): T {
@@ -77,50 +83,50 @@ describe('the attract picture', () => {
 
   it('a picture that cannot be read gives imageDataUrl null (attract screen without it), told to the operator', async () => {
     const m = await make({ loadAvatarImage: async () => Promise.reject(new Error('EACCES: permission denied')) });
-    const pc = value(await m.service.getConfig());
+    const pc = value(await m.kiosk.appearance.getConfig());
     assert.strictEqual(pc.avatar.imageDataUrl, null);
     assert.strictEqual(pc.cast[0]!.imageDataUrl, null);
     assert.ok(m.lines.some((l) => l.includes(' WARN Could not load the avatar image for the attract screen') && l.includes('EACCES')), m.lines.join('\n'));
-    await m.service.shutdown();
+    await m.kiosk.shutdown();
   });
 
   it('each cast member shows its own picture; the one shared with the avatar block is read once', async () => {
     const reads: string[] = [];
     const config = cfg({ avatar: { imagePath: PNG_A, persona: 'P' }, avatars: [{ id: 'ava', name: 'Ava', imagePath: PNG_A }, { id: 'bo', name: 'Bo', imagePath: PNG_B }] });
     const m = await make({ config, loadAvatarImage: async (p) => (reads.push(p), `shown:${p}`) });
-    const pc = value(await m.service.getConfig());
+    const pc = value(await m.kiosk.appearance.getConfig());
     assert.deepEqual(pc.cast.map((c) => [c.id, c.imageDataUrl]), [['ava', `shown:${PNG_A}`], ['bo', `shown:${PNG_B}`]]);
     assert.deepEqual(pc.avatar, { name: 'Ava', imageDataUrl: `shown:${PNG_A}`, voice: config.avatar.voice });
     assert.deepEqual(reads, [PNG_A, PNG_B]);
-    await m.service.shutdown();
+    await m.kiosk.shutdown();
   });
 });
 
 describe('PublicConfig', () => {
   it('a stored key: direct mode, source stored, not weakly protected unless told so', async () => {
     const m = await make({ config: cfg({ service: { baseUrl: 'https://avatar.example.com' } }), apiKey: KEY, apiKeySource: 'stored' });
-    const pc = value(await m.service.getConfig());
+    const pc = value(await m.kiosk.appearance.getConfig());
     assert.deepEqual([pc.mode, pc.hasApiKey, pc.apiKeySource, pc.apiKeyWeaklyProtected], ['direct', true, 'stored', false]);
     assert.equal(m.emu.calls.started, 0, 'no emulator with a key');
-    await m.service.shutdown();
+    await m.kiosk.shutdown();
   });
 
   it('the video fit follows the screen the kiosk was told of; companion, opening and hold are reported as they are', async () => {
     const wide = { window: { mode: 'kiosk', width: 1920, height: 1080 } };
     const m = await make({ portrait: true, config: cfg(wide) });
-    const pc = value(await m.service.getConfig());
+    const pc = value(await m.kiosk.appearance.getConfig());
     assert.deepEqual(pc.video, { fit: 'cover' }, 'a portrait screen fills with the face');
     assert.deepEqual(pc.companion, { pushToTalk: false, shortcut: DEFAULT_COMPANION_SHORTCUT });
     assert.deepEqual(pc.opening, { open: true, nextOpenAt: null, timeZone: null });
     assert.equal(pc.hold, null);
-    await m.service.shutdown();
+    await m.kiosk.shutdown();
     const landscape = await make({ config: cfg(wide) });
-    assert.deepEqual(value(await landscape.service.getConfig()).video, { fit: 'contain' }, 'told nothing: the configured window decides');
-    await landscape.service.shutdown();
+    assert.deepEqual(value(await landscape.kiosk.appearance.getConfig()).video, { fit: 'contain' }, 'told nothing: the configured window decides');
+    await landscape.kiosk.shutdown();
   });
 
   it('synthetic devices only in demo mode and only when asked for', async () => {
-    const cases: Array<[Partial<KioskServiceOptions>, boolean]> = [
+    const cases: Array<[Partial<KioskOptions>, boolean]> = [
       [{ demoDevices: true }, true],
       [{}, false],
       [{ demoDevices: false }, false],
@@ -128,21 +134,21 @@ describe('PublicConfig', () => {
     ];
     for (const [options, expected] of cases) {
       const m = await make(options);
-      assert.equal(value(await m.service.getConfig()).demoDevices, expected, JSON.stringify({ ...options, config: undefined }));
-      await m.service.shutdown();
+      assert.equal(value(await m.kiosk.appearance.getConfig()).demoDevices, expected, JSON.stringify({ ...options, config: undefined }));
+      await m.kiosk.shutdown();
     }
   });
 
   it('start-up problems given at creation reach staff (count in PublicConfig, items in attention); none means zero', async () => {
     const item: AttentionItem = { kind: 'config', code: 'invalid_config', message: 'config.json: "window.mode" is invalid; the default is used.' };
     const m = await make({ startupAttention: [item] });
-    assert.deepEqual(m.service.attention, [item]);
-    assert.equal(value(await m.service.getConfig()).attention, 1);
-    await m.service.shutdown();
+    assert.deepEqual(m.kiosk.appearance.attention, [item]);
+    assert.equal(value(await m.kiosk.appearance.getConfig()).attention, 1);
+    await m.kiosk.shutdown();
     const clean = await make();
-    assert.deepEqual(clean.service.attention, []);
-    assert.equal(value(await clean.service.getConfig()).attention, 0);
-    await clean.service.shutdown();
+    assert.deepEqual(clean.kiosk.appearance.attention, []);
+    assert.equal(value(await clean.kiosk.appearance.getConfig()).attention, 0);
+    await clean.kiosk.shutdown();
   });
 });
 
@@ -151,41 +157,41 @@ describe('a cast member that cannot be used', () => {
 
   it('is left out of the cast, told to staff and the operator, and a tap on it is refused with its problem', async () => {
     const m = await make({ config: config() });
-    const problems = m.service.castProblems;
+    const problems = m.kiosk.appearance.castProblems;
     assert.equal(problems.length, 1);
     assert.equal(problems[0]!.code, 'invalid_config');
     assert.match(problems[0]!.message, /^The avatar "Bo" \(avatars\.1, id "bo"\) cannot be used: /);
-    assert.deepEqual(m.service.attention, [{ kind: 'cast', code: 'invalid_config', message: `${problems[0]!.message} The other avatars are available; fix the configuration and restart.` }]);
-    const pc = value(await m.service.getConfig());
+    assert.deepEqual(m.kiosk.appearance.attention, [{ kind: 'cast', code: 'invalid_config', message: `${problems[0]!.message} The other avatars are available; fix the configuration and restart.` }]);
+    const pc = value(await m.kiosk.appearance.getConfig());
     assert.equal(pc.attention, 1);
     assert.deepEqual(pc.cast.map((c) => c.id), ['ava']);
     assert.ok(m.lines.some((l) => l.includes(' ERROR An avatar of the cast cannot be used') && l.includes('The avatar \\"Bo\\"')), m.lines.join('\n'));
-    const r = failure(await m.service.start({ avatarId: 'bo' }));
+    const r = failure(await m.kiosk.calls.start({ avatarId: 'bo' }));
     assert.deepEqual(r, { code: 'invalid_config', message: problems[0]!.message });
-    assert.equal(m.service.running, false);
-    await m.service.shutdown();
+    assert.equal(m.kiosk.calls.running, false);
+    await m.kiosk.shutdown();
   });
 });
 
 describe('the service client', () => {
-  it('without a stored key the kiosk cannot keep one: setApiKey fails as internal and demo mode stays', async () => {
+  it('without a stored key the kiosk cannot keep one: storing one fails as internal and demo mode stays', async () => {
     const m = await make({ persistApiKey: undefined });
-    const r = failure(await m.service.setApiKey({ apiKey: KEY }));
+    const r = failure(await m.kiosk.key.set(KEY));
     assert.deepEqual(r, { code: 'internal', message: 'Could not store the API key: This kiosk cannot store an API key.' });
-    assert.equal(m.service.mode, 'demo');
+    assert.equal(m.kiosk.connection.mode, 'demo');
     assert.equal(m.emu.calls.closed, 0);
-    await m.service.shutdown();
+    await m.kiosk.shutdown();
   });
 
   it('the operator is told which service the kiosk talks to: the built-in emulator (demo) or the configured one', async () => {
     const demo = await make();
     assert.ok(demo.lines.some((l) => l.includes(' INFO Demo mode: no API key configured; using the built-in emulator') && l.includes('http://127.0.0.1:9')), demo.lines.join('\n'));
     assert.ok(demo.lines.some((l) => l.includes(' INFO Service client ready') && l.includes('"mode":"demo"')), demo.lines.join('\n'));
-    await demo.service.shutdown();
+    await demo.kiosk.shutdown();
     const direct = await make({ config: cfg({ service: { baseUrl: 'https://avatar.example.com' } }), apiKey: KEY, apiKeySource: 'env' });
     assert.ok(direct.lines.some((l) => l.includes(' INFO Service client ready') && l.includes('"mode":"direct"')), direct.lines.join('\n'));
     assert.equal(direct.lines.some((l) => l.includes('Demo mode')), false);
-    await direct.service.shutdown();
+    await direct.kiosk.shutdown();
   });
 
   it('an emulator that does not close cleanly when a key is set: direct mode all the same, and a warning', async () => {
@@ -193,45 +199,46 @@ describe('the service client', () => {
     m.emu.handle.close = async () => {
       throw new Error('server busy');
     };
-    assert.equal(value(await m.service.setApiKey({ apiKey: KEY })).mode, 'direct');
-    assert.equal(m.service.emulator, null);
+    value(await m.kiosk.key.set(KEY));
+    assert.equal(m.kiosk.connection.mode, 'direct');
+    assert.equal(m.kiosk.connection.emulator, null);
     assert.ok(m.lines.some((l) => l.includes(' WARN Emulator did not close cleanly') && l.includes('server busy')), m.lines.join('\n'));
-    await m.service.shutdown();
+    await m.kiosk.shutdown();
   });
 
   it('clearing a key that was never set keeps the running emulator (not restarted)', async () => {
     const m = await make({ persistApiKey: async () => {} });
-    const first = m.service.emulator;
+    const first = m.kiosk.connection.emulator;
     assert.ok(first);
-    const pc = value(await m.service.setApiKey({ apiKey: null }));
-    assert.equal(pc.mode, 'demo');
+    value(await m.kiosk.key.set(null));
+    assert.equal(value(await m.kiosk.appearance.getConfig()).mode, 'demo');
     assert.deepEqual(m.emu.calls, { started: 1, closed: 0 });
-    assert.strictEqual(m.service.emulator, first);
-    await m.service.shutdown();
+    assert.strictEqual(m.kiosk.connection.emulator, first);
+    await m.kiosk.shutdown();
   });
 
   it('a gateway header holding the service key is refused: no client, and a tap answers why', async () => {
     const config = cfg({ service: { surface: 'gateway', gatewayUrl: 'https://gw.example.com' } });
     config.service.gatewayHeaders = { 'x-site': 'lobby', authorization: `Bearer ${KEY}` };
     const m = await make({ config, apiKey: KEY, apiKeySource: 'env' });
-    assert.equal(m.service.mode, 'gateway');
-    assert.equal(m.service.client, null);
-    const r = failure(await m.service.start());
+    assert.equal(m.kiosk.connection.mode, 'gateway');
+    assert.equal(m.kiosk.connection.client, null);
+    const r = failure(await m.kiosk.calls.start());
     assert.deepEqual(r, { code: 'invalid_config', message: 'A gateway header holds the service API key; the gateway adds the key itself. Use a per-kiosk token.' });
     assert.ok(
       m.lines.some((l) => l.includes(' ERROR The service configuration is invalid; sessions cannot start until it is fixed') && l.includes('A gateway header holds the service API key')),
       m.lines.join('\n'),
     );
-    await m.service.shutdown();
+    await m.kiosk.shutdown();
   });
 
   it('a gateway with its own device token works alongside a key the kiosk holds', async () => {
     const config = cfg({ service: { surface: 'gateway', gatewayUrl: 'https://gw.example.com' } });
     config.service.gatewayHeaders = { 'x-site': 'lobby', authorization: 'Bearer device-token-77' };
     const m = await make({ config, apiKey: KEY, apiKeySource: 'env' });
-    assert.equal(m.service.mode, 'gateway');
-    assert.notEqual(m.service.client, null);
-    await m.service.shutdown();
+    assert.equal(m.kiosk.connection.mode, 'gateway');
+    assert.notEqual(m.kiosk.connection.client, null);
+    await m.kiosk.shutdown();
   });
 
   it('an emulator that cannot start: the tap answers invalid_config with its reason', async () => {
@@ -240,9 +247,9 @@ describe('the service client', () => {
         throw new Error('listen EADDRINUSE 127.0.0.1');
       },
     });
-    assert.equal(m.service.client, null);
-    assert.deepEqual(failure(await m.service.start()), { code: 'invalid_config', message: 'listen EADDRINUSE 127.0.0.1' });
-    await m.service.shutdown();
+    assert.equal(m.kiosk.connection.client, null);
+    assert.deepEqual(failure(await m.kiosk.calls.start()), { code: 'invalid_config', message: 'listen EADDRINUSE 127.0.0.1' });
+    await m.kiosk.shutdown();
   });
 
   it('a tap while the new client is still being built is refused as not configured', async () => {
@@ -255,48 +262,49 @@ describe('the service client', () => {
       },
     };
     const m = await make({ config: cfg({ service: { baseUrl: 'https://avatar.example.com' } }), apiKey: KEY, apiKeySource: 'stored', persistApiKey: async () => {}, proxy });
-    const changing = m.service.setApiKey({ apiKey: `${KEY}-2` });
+    const changing = m.kiosk.key.set(`${KEY}-2`);
     while (asked.length < 2) await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(failure(await m.service.start()), { code: 'invalid_config', message: 'The avatar service is not configured.' });
+    assert.deepEqual(failure(await m.kiosk.calls.start()), { code: 'invalid_config', message: 'The avatar service is not configured.' });
     answer('DIRECT');
-    assert.equal(value(await changing).mode, 'direct');
-    await m.service.shutdown();
+    value(await changing);
+    assert.equal(m.kiosk.connection.mode, 'direct');
+    await m.kiosk.shutdown();
   });
 
   it('with no usable service configuration, the control sockets still come from the injected transport', async () => {
     const transports = new FakeTransports();
     const m = await make({ config: cfg(), apiKey: KEY, apiKeySource: 'env', transportFactory: transports.factory });
-    assert.equal(m.service.client, null, 'no baseUrl for the direct surface');
-    assert.match(failure(await m.service.start()).message, /baseUrl/);
-    m.service.transportFactory('ws://127.0.0.1:9/live', {}, { onOpen() {}, onMessage() {}, onClose() {}, onError() {} });
+    assert.equal(m.kiosk.connection.client, null, 'no baseUrl for the direct surface');
+    assert.match(failure(await m.kiosk.calls.start()).message, /baseUrl/);
+    m.kiosk.connection.transportFactory('ws://127.0.0.1:9/live', {}, { onOpen() {}, onMessage() {}, onClose() {}, onError() {} });
     assert.equal(transports.all.length, 1);
-    await m.service.shutdown();
+    await m.kiosk.shutdown();
   });
 });
 
 describe('taps refused up front', () => {
   it('after shutdown: cancelled, "The kiosk is shutting down."', async () => {
     const m = await make();
-    await m.service.shutdown();
-    assert.deepEqual(failure(await m.service.start()), { code: 'cancelled', message: 'The kiosk is shutting down.' });
+    await m.kiosk.shutdown();
+    assert.deepEqual(failure(await m.kiosk.calls.start()), { code: 'cancelled', message: 'The kiosk is shutting down.' });
   });
 
   it('outside opening hours and while an update holds calls, each with its own message', async () => {
     const m = await make();
-    m.service.setOpening({ open: false, nextOpenAt: '2026-11-25T08:00:00.000Z', timeZone: 'Europe/Berlin' });
-    assert.deepEqual(failure(await m.service.start()), { code: 'invalid_request', message: 'The kiosk is closed (outside its opening hours).' });
-    m.service.setOpening({ open: true, nextOpenAt: null, timeZone: 'Europe/Berlin' });
-    m.service.setHold('updating');
-    assert.deepEqual(failure(await m.service.start()), { code: 'invalid_request', message: 'The kiosk is updating; back in a moment.' });
-    assert.equal(m.service.running, false);
-    await m.service.shutdown();
+    m.kiosk.availability.setOpening({ open: false, nextOpenAt: '2026-11-25T08:00:00.000Z', timeZone: 'Europe/Berlin' });
+    assert.deepEqual(failure(await m.kiosk.calls.start()), { code: 'invalid_request', message: 'The kiosk is closed (outside its opening hours).' });
+    m.kiosk.availability.setOpening({ open: true, nextOpenAt: null, timeZone: 'Europe/Berlin' });
+    m.kiosk.availability.setHold('updating');
+    assert.deepEqual(failure(await m.kiosk.calls.start()), { code: 'invalid_request', message: 'The kiosk is updating; back in a moment.' });
+    assert.equal(m.kiosk.calls.running, false);
+    await m.kiosk.shutdown();
   });
 
   it('an avatar not in the cast', async () => {
     const m = await make({ config: cfg({ avatars: [{ id: 'ava', name: 'Ava', imagePath: PNG_A }] }) });
-    assert.deepEqual(failure(await m.service.start({ avatarId: 'zed' })), { code: 'invalid_request', message: 'There is no avatar "zed" in the cast.' });
-    assert.equal(m.service.running, false);
-    await m.service.shutdown();
+    assert.deepEqual(failure(await m.kiosk.calls.start({ avatarId: 'zed' })), { code: 'invalid_request', message: 'There is no avatar "zed" in the cast.' });
+    assert.equal(m.kiosk.calls.running, false);
+    await m.kiosk.shutdown();
   });
 });
 
@@ -304,14 +312,14 @@ describe('event listeners', () => {
   it('a listener that throws does not keep the event from the others, and the operator is told', async () => {
     const m = await make();
     const seen: string[] = [];
-    m.service.onEvent(() => {
+    m.kiosk.events.onEvent(() => {
       throw new Error('renderer gone');
     });
-    m.service.onEvent((e) => seen.push(e.type));
-    m.service.setHold('updating');
+    m.kiosk.events.onEvent((e) => seen.push(e.type));
+    m.kiosk.availability.setHold('updating');
     assert.deepEqual(seen, ['hold']);
     assert.ok(m.lines.some((l) => l.includes(' WARN An event listener threw') && l.includes('renderer gone')), m.lines.join('\n'));
-    await m.service.shutdown();
+    await m.kiosk.shutdown();
   });
 });
 
@@ -327,20 +335,20 @@ describe('the warm connection', () => {
     const m = await make({ config, apiKey: KEY, apiKeySource: 'stored', clock });
     try {
       assert.equal(sockets.length, 0, 'nothing before the attract screen shows');
-      value(await m.service.handle(CHANNELS.attractReport, { showing: true, present: null }));
+      value(await m.dispatch(CHANNELS.attractReport, { showing: true, present: null }));
       await until(() => sockets.length === 1, { message: 'the first warm connection' });
       await clock.advance(20_000);
       await realDelay(20);
       assert.equal(sockets.length, 1, 'checked after 20 s: still fresh, kept');
       await clock.advance(20_000);
       await until(() => sockets.length === 2, { message: 'renewed after 40 s (older than 30 s)' });
-      value(await m.service.handle(CHANNELS.attractReport, { showing: false, present: null }));
+      value(await m.dispatch(CHANNELS.attractReport, { showing: false, present: null }));
       for (let i = 0; i < 4; i++) await clock.advance(20_000);
       await realDelay(20);
       assert.equal(sockets.length, 2, 'a call or a hidden attract screen: no more warm-ups');
       assert.equal(clock.pendingCount, 0, 'the refresh timer is gone');
     } finally {
-      await m.service.shutdown();
+      await m.kiosk.shutdown();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

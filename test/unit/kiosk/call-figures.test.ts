@@ -1,11 +1,11 @@
 /**
- * The day's field figures for the fleet status (electron/fleet/call-figures.ts): nearest-rank p50/p95 per
+ * The day's field figures for the fleet status (electron/kiosk/call-figures.ts): nearest-rank p50/p95 per
  * figure over today's calls, figures a call did not have left out, a new local day starting afresh.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CallFigures } from '../../../electron/contract.ts';
-import { DayFigures, percentile } from '../../../electron/fleet/call-figures.ts';
+import { DayFigures, percentile } from '../../../electron/kiosk/call-figures.ts';
 
 const call = (over: Partial<CallFigures>): CallFigures => ({
   liveId: 'L',

@@ -1,7 +1,8 @@
 /**
  * The day's field figures for the fleet status: every call's `CallFigures` (contract.ts) since local
- * midnight, summarised as the median and the 95th percentile of each figure. Pure; the fleet host feeds
- * it the service's `call-figures` events and reads `summary()` whenever the status is published.
+ * midnight, summarised as the median and the 95th percentile of each figure. Pure, beside the telemetry
+ * that makes the figures (call-telemetry.ts); the fleet host feeds it the kiosk's `call-figures` events
+ * and reads `summary()` whenever the status is published.
  */
 import type { CallFigures } from '../contract.ts';
 

@@ -1,46 +1,41 @@
 /**
- * KioskService's operations around a call, against the real emulator on 127.0.0.1 with one FakeClock:
- * hangup (its cause heard by staff operations and listeners, type 5 once), media errors, the renderer
- * lost, shutdown with a slow hangup, the API key refused while busy, settings applied without a
- * restart, opening hours and holds, and the staff gate of the IPC entry point.
+ * The kiosk's operations around a call, against the real emulator on 127.0.0.1 with one FakeClock: the call
+ * orchestrator's hangup (its cause heard by every listener, type 5 once), media errors, the renderer lost
+ * and shutdown with a slow hangup; the key refused while busy; settings applied without a restart;
+ * availability (opening hours and holds, the warm connection); and the staff gate of the channels.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, connect, type Socket } from 'node:net';
 import { CHANNELS, type HangupCause, type KioskEvent } from '../../../electron/contract.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
-import type { KioskExtension } from '../../../electron/kiosk/kiosk-service.ts';
+import type { GroupHandlers } from '../../../electron/kiosk/channels.ts';
 import { startEmulator } from '../../../electron/emulator/index.ts';
 import { kioskOnEmulatorPerTest, TINY_PNG } from '../../helpers/kiosk-on-emulator.ts';
 import { advanceUntil, driveUntilSettled, until } from '../../helpers/until.ts';
 
 const { setup, closeNow } = kioskOnEmulatorPerTest();
 
-const noRtcWait = { service: { awaitRendererRtc: false } };
+const noRtcWait = { kiosk: { awaitRendererRtc: false } };
 const since = (events: KioskEvent[], n: number) => events.slice(n).map((e) => (e.type === 'state' ? e.state.phase : e.type));
 
-/** Staff operations as far as a hangup goes: they hear each hangup request's cause first. */
-function extension(heard: Array<[HangupCause, string | null]>, gate: KioskExtension['gate'] = { touch: () => false }): KioskExtension {
-  return { handlers: {} as KioskExtension['handlers'], gate, onHangupRequest: (cause, liveId) => void heard.push([cause, liveId]) };
-}
-
 describe('hangup', () => {
-  it('with a call running: staff operations and every listener hear the cause and live id, then type 5 goes out once', async () => {
+  it('with a call running: every listener hears the cause and live id, then type 5 goes out once', async () => {
     const h = await setup(noRtcWait);
     const heard: Array<[HangupCause, string | null]> = [];
     const listened: string[] = [];
-    h.service.attachExtension(extension(heard));
-    h.service.onHangupCause(() => {
+    h.kiosk.calls.onHangupCause((cause, liveId) => void heard.push([cause, liveId]));
+    h.kiosk.calls.onHangupCause(() => {
       throw new Error('a broken listener');
     });
-    const off = h.service.onHangupCause((cause, liveId) => void listened.push(`${cause}:${liveId}`));
+    const off = h.kiosk.calls.onHangupCause((cause, liveId) => void listened.push(`${cause}:${liveId}`));
     const liveId = await h.tap();
     await h.reach('live');
     await h.hangup('idle');
     assert.deepEqual(heard, [['idle', liveId]]);
     assert.deepEqual(listened, [`idle:${liveId}`], 'a listener that throws does not keep the others from hearing');
     assert.equal(h.hangupsSeen(liveId), 1);
-    assert.equal(h.service.state.phase, 'ended');
+    assert.equal(h.kiosk.calls.state.phase, 'ended');
 
     // No cause: the visitor's hangup. An unsubscribed listener hears nothing more.
     off();
@@ -52,26 +47,25 @@ describe('hangup', () => {
     assert.equal(h.hangupsSeen(second), 1);
   });
 
-  it('staff operations without a hangup hook: the call still ends', async () => {
+  it('a cause nobody listens to: the call still ends', async () => {
     const h = await setup(noRtcWait);
-    h.service.attachExtension({ handlers: {} as KioskExtension['handlers'], gate: { touch: () => false } });
     const liveId = await h.tap();
     await h.reach('live');
     await h.hangup('media_stalled');
     assert.equal(h.hangupsSeen(liveId), 1);
-    assert.equal(h.service.state.phase, 'ended');
+    assert.equal(h.kiosk.calls.state.phase, 'ended');
   });
 
   it('with no call: nothing is heard and nothing changes', async () => {
     const h = await setup();
     const heard: Array<[HangupCause, string | null]> = [];
     const listened: HangupCause[] = [];
-    h.service.attachExtension(extension(heard));
-    h.service.onHangupCause((cause) => void listened.push(cause));
-    assert.deepEqual(await h.service.hangup('idle'), { ok: true, value: undefined });
-    assert.deepEqual(await h.service.handle(CHANNELS.sessionHangup, undefined), { ok: true, value: undefined });
+    h.kiosk.calls.onHangupCause((cause, liveId) => void heard.push([cause, liveId]));
+    h.kiosk.calls.onHangupCause((cause) => void listened.push(cause));
+    assert.deepEqual(await h.kiosk.calls.hangup('idle'), { ok: true, value: undefined });
+    assert.deepEqual(await h.dispatch(CHANNELS.sessionHangup, undefined), { ok: true, value: undefined });
     assert.deepEqual([heard, listened, h.events], [[], [], []]);
-    assert.deepEqual(h.service.state, { phase: 'idle' });
+    assert.deepEqual(h.kiosk.calls.state, { phase: 'idle' });
   });
 });
 
@@ -81,22 +75,22 @@ describe('reportMediaError', () => {
     const liveId = await h.tap();
     await h.reach('live');
     const n = h.events.length;
-    const r = await driveUntilSettled(h.clock, h.service.reportMediaError({ kind: 'microphone_denied', message: 'NotAllowedError' }), { stepMs: 10 });
+    const r = await driveUntilSettled(h.clock, h.kiosk.calls.reportMediaError({ kind: 'microphone_denied', message: 'NotAllowedError' }), { stepMs: 10 });
     assert.deepEqual(r, { ok: true, value: undefined });
     assert.deepEqual(since(h.events, n), ['ending', 'call-figures', 'failed']);
-    const end = h.service.state;
+    const end = h.kiosk.calls.state;
     assert.ok(end.phase === 'failed');
     assert.deepEqual([end.liveId, end.error.code, end.summary?.liveId], [liveId, 'media_unavailable', liveId]);
     assert.equal(h.hangupsSeen(liveId), 1);
     // The figures keep how the hangup went at the service (ours, user_end), as its billing summary says.
-    assert.equal(h.service.lastCallFigures?.endReason, 'user_end');
+    assert.equal(h.kiosk.telemetry.lastCallFigures?.endReason, 'user_end');
   });
 
   it('arriving while the end is already shown: the end is re-shown as the media failure (billing summary kept)', async () => {
     const h = await setup(noRtcWait);
     let reported: Promise<unknown> | null = null;
-    h.service.onEvent((e) => {
-      if (e.type === 'state' && e.state.phase === 'ended') reported ??= h.service.reportMediaError({ kind: 'camera_denied', message: 'NotReadableError' });
+    h.kiosk.events.onEvent((e) => {
+      if (e.type === 'state' && e.state.phase === 'ended') reported ??= h.kiosk.calls.reportMediaError({ kind: 'camera_denied', message: 'NotReadableError' });
     });
     const liveId = await h.tap();
     await h.reach('live');
@@ -117,9 +111,9 @@ describe('reportMediaError', () => {
   it('before the call joined its channel: ended with type 5 and shown as rtc_failed', async () => {
     const h = await setup();
     const liveId = await h.tap();
-    await driveUntilSettled(h.clock, h.service.reportMediaError({ kind: 'rtc_join_failed', message: 'blocked' }), { stepMs: 10 });
+    await driveUntilSettled(h.clock, h.kiosk.calls.reportMediaError({ kind: 'rtc_join_failed', message: 'blocked' }), { stepMs: 10 });
     assert.deepEqual(h.phases(), ['creating', 'connecting', 'ending', 'failed']);
-    const end = h.service.state;
+    const end = h.kiosk.calls.state;
     assert.ok(end.phase === 'failed');
     assert.deepEqual([end.liveId, end.error.code], [liveId, 'rtc_failed']);
     assert.equal(h.hangupsSeen(liveId), 1);
@@ -128,10 +122,10 @@ describe('reportMediaError', () => {
 
   it('while the session is still being created: the cancelled session is shown as the media failure', async () => {
     const h = await setup({ knobs: { createDelayMs: 200 } });
-    const tap = h.service.handle(CHANNELS.sessionStart, {});
-    await until(() => h.service.state.phase === 'creating');
-    await driveUntilSettled(h.clock, h.service.reportMediaError({ kind: 'device_missing', message: 'NotFoundError' }), { stepMs: 10 });
-    const end = h.service.state;
+    const tap = h.dispatch(CHANNELS.sessionStart, {});
+    await until(() => h.kiosk.calls.state.phase === 'creating');
+    await driveUntilSettled(h.clock, h.kiosk.calls.reportMediaError({ kind: 'device_missing', message: 'NotFoundError' }), { stepMs: 10 });
+    const end = h.kiosk.calls.state;
     assert.ok(end.phase === 'failed', JSON.stringify(end));
     assert.deepEqual(end.error, { code: 'media_unavailable', message: 'No microphone or camera was found, so the call was ended. Please ask staff for help.' });
     assert.deepEqual(h.phases().at(-1), 'failed');
@@ -146,8 +140,8 @@ describe('reportMediaError', () => {
 
   it('with no call: nothing happens', async () => {
     const h = await setup();
-    assert.deepEqual(await h.service.reportMediaError({ kind: 'other', message: 'x' }), { ok: true, value: undefined });
-    assert.deepEqual([h.events, h.service.state], [[], { phase: 'idle' }]);
+    assert.deepEqual(await h.kiosk.calls.reportMediaError({ kind: 'other', message: 'x' }), { ok: true, value: undefined });
+    assert.deepEqual([h.events, h.kiosk.calls.state], [[], { phase: 'idle' }]);
   });
 });
 
@@ -156,18 +150,18 @@ describe('resetToAttract (the renderer was lost)', () => {
     const h = await setup(noRtcWait);
     const liveId = await h.tap();
     await h.reach('live');
-    await h.service.setMuted({ muted: true });
+    await h.kiosk.calls.setMuted({ muted: true });
     const n = h.events.length;
-    await driveUntilSettled(h.clock, h.service.resetToAttract(), { stepMs: 10 });
+    await driveUntilSettled(h.clock, h.kiosk.calls.resetToAttract(), { stepMs: 10 });
     assert.deepEqual(since(h.events, n), ['ending', 'call-figures', 'ended', 'idle', 'muted']);
     assert.deepEqual(h.events.slice(-2), [
       { type: 'state', state: { phase: 'idle' }, previous: 'ended' },
       { type: 'muted', muted: false },
     ]);
     assert.equal(h.hangupsSeen(liveId), 1);
-    assert.deepEqual(h.service.state, { phase: 'idle' });
+    assert.deepEqual(h.kiosk.calls.state, { phase: 'idle' });
     // Main now holds the microphone as unmuted: muting it again is a change the page hears.
-    await h.service.setMuted({ muted: true });
+    await h.kiosk.calls.setMuted({ muted: true });
     assert.deepEqual(h.events.at(-1), { type: 'muted', muted: true });
   });
 
@@ -177,9 +171,9 @@ describe('resetToAttract (the renderer was lost)', () => {
     await h.reach('live');
     await h.hangup();
     const n = h.events.length;
-    await h.service.resetToAttract();
+    await h.kiosk.calls.resetToAttract();
     assert.deepEqual(h.events.slice(n), [{ type: 'state', state: { phase: 'idle' }, previous: 'ended' }]);
-    await h.service.resetToAttract();
+    await h.kiosk.calls.resetToAttract();
     assert.equal(h.events.length, n + 1);
   });
 });
@@ -190,7 +184,7 @@ describe('shutdown', () => {
     const liveId = await h.tap();
     await h.reach('live');
     let done = false;
-    const closing = h.service.shutdown().then(() => (done = true));
+    const closing = h.kiosk.shutdown().then(() => (done = true));
     const t = h.clock.now();
     await advanceUntil(h.clock, () => done, { stepMs: 100, message: 'shutdown' });
     await closing;
@@ -204,7 +198,7 @@ describe('shutdown', () => {
     const h = await setup(noRtcWait);
     const liveId = await h.tap();
     await h.reach('live');
-    await driveUntilSettled(h.clock, Promise.all([h.service.shutdown(), h.service.hangup(), h.service.shutdown()]), { stepMs: 10 });
+    await driveUntilSettled(h.clock, Promise.all([h.kiosk.shutdown(), h.kiosk.calls.hangup(), h.kiosk.shutdown()]), { stepMs: 10 });
     assert.equal(h.hangupsSeen(liveId), 1);
     assert.deepEqual(h.warnings, []);
     assert.ok(h.clock.now() < 5_000 + 1_700_000_000_000);
@@ -216,26 +210,26 @@ describe('setApiKey while busy', () => {
     const h = await setup(noRtcWait);
     await h.tap();
     await h.reach('live');
-    assert.deepEqual(await h.service.setApiKey({ apiKey: 'sk-new' }), {
+    assert.deepEqual(await h.kiosk.key.set('sk-new'), {
       ok: false,
       error: { code: 'invalid_request', message: 'Hang up the current session before changing the API key.' },
     });
-    assert.equal(h.service.mode, 'demo');
+    assert.equal(h.kiosk.connection.mode, 'demo');
     await closeNow();
-    assert.deepEqual(await h.service.setApiKey({ apiKey: 'sk-new' }), { ok: false, error: { code: 'cancelled', message: 'The kiosk is shutting down.' } });
+    assert.deepEqual(await h.kiosk.key.set('sk-new'), { ok: false, error: { code: 'cancelled', message: 'The kiosk is shutting down.' } });
   });
 
   it('a key that cannot be stored: refused with the store’s reason, logged for staff, the mode unchanged', async () => {
     const h = await setup({
-      service: {
+      kiosk: {
         persistApiKey: async () => {
           throw new Error('the key store is locked');
         },
       },
     });
-    const r = await h.service.setApiKey({ apiKey: 'sk-new' });
+    const r = await h.kiosk.key.set('sk-new');
     assert.deepEqual(r, { ok: false, error: { code: 'internal', message: 'Could not store the API key: the key store is locked' } });
-    assert.equal(h.service.mode, 'demo');
+    assert.equal(h.kiosk.connection.mode, 'demo');
     assert.equal(h.warnings.length, 1);
     assert.match(h.warnings[0]!, /ERROR Could not store the API key .*the key store is locked/);
   });
@@ -247,154 +241,155 @@ describe('reconfigure', () => {
     await h.tap();
     await h.reach('live');
     const next = resolveConfig({ callMode: 'audio', prewarm: { mode: 'off' }, avatar: { name: 'Ada', imagePath: TINY_PNG, persona: 'P' } }, {});
-    await assert.rejects(h.service.reconfigure(next), { code: 'invalid_request', message: 'Hang up the current session before changing the settings.' });
-    assert.equal(h.service.config.maxCallSeconds, 120);
+    await assert.rejects(h.kiosk.reconfigure(next), { code: 'invalid_request', message: 'Hang up the current session before changing the settings.' });
+    assert.equal(h.kiosk.config.maxCallSeconds, 120);
     await h.hangup();
     const n = h.events.length;
-    const before = h.service.client;
-    await h.service.reconfigure(next);
+    const before = h.kiosk.connection.client;
+    await h.kiosk.reconfigure(next);
     assert.deepEqual(h.events.slice(n), [{ type: 'config-changed' }]);
-    assert.equal(Object.hasOwn(h.service.config, 'maxCallSeconds'), false, 'a setting absent from the new config is gone');
-    assert.notEqual(h.service.client, before);
-    assert.ok(h.service.client);
-    const cfg = await h.service.getConfig();
+    assert.equal(Object.hasOwn(h.kiosk.config, 'maxCallSeconds'), false, 'a setting absent from the new config is gone');
+    assert.notEqual(h.kiosk.connection.client, before);
+    assert.ok(h.kiosk.connection.client);
+    const cfg = await h.kiosk.appearance.getConfig();
     assert.ok(cfg.ok);
     assert.deepEqual([cfg.value.avatar.name, cfg.value.maxCallSeconds], ['Ada', null]);
 
     // Applying the settings in use again (the same object) keeps them.
-    await h.service.reconfigure(h.service.config);
-    assert.equal(h.service.config.avatar.name, 'Ada');
-    assert.equal(h.service.config.callMode, 'audio');
+    await h.kiosk.reconfigure(h.kiosk.config);
+    assert.equal(h.kiosk.config.avatar.name, 'Ada');
+    assert.equal(h.kiosk.config.callMode, 'audio');
   });
 });
 
 describe('opening hours and holds', () => {
   it('closing drops the spare and makes none while closed; reopening makes one again; each change told once', async () => {
     const h = await setup({ config: { prewarm: { mode: 'on-approach' } } });
-    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
-    await until(() => h.service.spares.phase === 'ready');
+    await h.dispatch(CHANNELS.attractReport, { showing: true, present: true });
+    await until(() => h.kiosk.spares.phase === 'ready');
     const closed = { open: false, nextOpenAt: '2026-11-25T08:00:00.000Z', timeZone: 'Europe/Paris' };
     const n = h.events.length;
-    h.service.setOpening(closed);
-    h.service.setOpening({ ...closed }); // the same again: nothing new
+    h.kiosk.availability.setOpening(closed);
+    h.kiosk.availability.setOpening({ ...closed }); // the same again: nothing new
     assert.deepEqual(
       h.events.slice(n).map((e) => (e.type === 'spare' ? `spare ${e.status} ${e.reason}` : e)),
       ['spare expired closed', { type: 'opening', opening: closed }],
     );
-    assert.equal(h.service.spares.phase, null, 'closing makes no new spare in place of the dropped one');
-    assert.deepEqual(h.service.opening, closed);
-    const view = h.service.opening;
+    assert.equal(h.kiosk.spares.phase, null, 'closing makes no new spare in place of the dropped one');
+    assert.deepEqual(h.kiosk.availability.opening, closed);
+    const view = h.kiosk.availability.opening;
     view.open = true;
-    assert.equal(h.service.opening.open, false, 'the getter hands out a copy');
+    assert.equal(h.kiosk.availability.opening.open, false, 'the getter hands out a copy');
 
     // Another visitor walks up while closed: no spare.
-    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
+    await h.dispatch(CHANNELS.attractReport, { showing: true, present: true });
     await h.clock.advance(1_000);
     await until(() => h.emu.listSessions().length === 1);
-    assert.equal(h.service.spares.phase, null);
+    assert.equal(h.kiosk.spares.phase, null);
 
     // Only the next opening time moves: told again.
-    h.service.setOpening({ ...closed, nextOpenAt: '2026-11-26T08:00:00.000Z' });
-    h.service.setOpening({ ...closed, nextOpenAt: '2026-11-26T08:00:00.000Z', timeZone: 'Europe/Berlin' });
+    h.kiosk.availability.setOpening({ ...closed, nextOpenAt: '2026-11-26T08:00:00.000Z' });
+    h.kiosk.availability.setOpening({ ...closed, nextOpenAt: '2026-11-26T08:00:00.000Z', timeZone: 'Europe/Berlin' });
     assert.deepEqual(
       h.events.filter((e) => e.type === 'opening').map((e) => e.type === 'opening' && [e.opening.nextOpenAt, e.opening.timeZone]),
       [['2026-11-25T08:00:00.000Z', 'Europe/Paris'], ['2026-11-26T08:00:00.000Z', 'Europe/Paris'], ['2026-11-26T08:00:00.000Z', 'Europe/Berlin']],
     );
 
     // Open again: the last attract report is replayed, a spare is made.
-    h.service.setOpening({ open: true, nextOpenAt: null, timeZone: 'Europe/Berlin' });
-    await until(() => h.service.spares.phase === 'ready', { message: 'a spare after reopening' });
+    h.kiosk.availability.setOpening({ open: true, nextOpenAt: null, timeZone: 'Europe/Berlin' });
+    await until(() => h.kiosk.spares.phase === 'ready', { message: 'a spare after reopening' });
     assert.equal(h.emu.listSessions().length, 2);
     assert.deepEqual(h.events.filter((e) => e.type === 'opening').at(-1), { type: 'opening', opening: { open: true, nextOpenAt: null, timeZone: 'Europe/Berlin' } });
 
     // Only open/closed changes (no next opening known): told, and the spare goes.
-    h.service.setOpening({ open: false, nextOpenAt: null, timeZone: 'Europe/Berlin' });
+    h.kiosk.availability.setOpening({ open: false, nextOpenAt: null, timeZone: 'Europe/Berlin' });
     assert.deepEqual(h.events.filter((e) => e.type === 'opening').at(-1), { type: 'opening', opening: { open: false, nextOpenAt: null, timeZone: 'Europe/Berlin' } });
-    assert.equal(h.service.spares.phase, null);
+    assert.equal(h.kiosk.spares.phase, null);
   });
 
   it('a hold drops the spare and makes none; lifting it makes one again; each change told once', async () => {
     const h = await setup({ config: { prewarm: { mode: 'on-approach' } } });
-    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
-    await until(() => h.service.spares.phase === 'ready');
+    await h.dispatch(CHANNELS.attractReport, { showing: true, present: true });
+    await until(() => h.kiosk.spares.phase === 'ready');
     const n = h.events.length;
-    h.service.setHold('updating');
-    h.service.setHold('updating');
-    assert.equal(h.service.hold, 'updating');
+    h.kiosk.availability.setHold('updating');
+    h.kiosk.availability.setHold('updating');
+    assert.equal(h.kiosk.availability.hold, 'updating');
     assert.deepEqual(
       h.events.slice(n).map((e) => (e.type === 'spare' ? `spare ${e.status} ${e.reason}` : e)),
       ['spare expired held', { type: 'hold', hold: 'updating' }],
     );
-    assert.equal(h.service.spares.phase, null, 'a hold makes no new spare in place of the dropped one');
-    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
+    assert.equal(h.kiosk.spares.phase, null, 'a hold makes no new spare in place of the dropped one');
+    await h.dispatch(CHANNELS.attractReport, { showing: true, present: true });
     await h.clock.advance(1_000);
     await until(() => h.emu.listSessions().length === 1);
-    assert.equal(h.service.spares.phase, null);
+    assert.equal(h.kiosk.spares.phase, null);
 
-    h.service.setHold(null);
-    assert.equal(h.service.hold, null);
+    h.kiosk.availability.setHold(null);
+    assert.equal(h.kiosk.availability.hold, null);
     assert.deepEqual(h.events.at(-1), { type: 'hold', hold: null });
-    await until(() => h.service.spares.phase === 'ready', { message: 'a spare after the hold' });
+    await until(() => h.kiosk.spares.phase === 'ready', { message: 'a spare after the hold' });
     assert.equal(h.emu.listSessions().length, 2);
   });
 
   it('after shutdown, opening and hold changes tell nobody and change nothing', async () => {
     const h = await setup();
     await closeNow();
-    h.service.setHold('updating');
-    assert.equal(h.service.hold, null);
+    h.kiosk.availability.setHold('updating');
+    assert.equal(h.kiosk.availability.hold, null);
     assert.deepEqual(h.events, []);
   });
 });
 
 describe('the IPC entry point and the service’s views', () => {
-  it('staff channels follow the attached staff gate', async () => {
+  it('staff channels follow the registered staff gate', async () => {
     const h = await setup();
     let unlocked = false;
     const handlers = { staff: { lock: async () => ({ ok: true as const, value: undefined }), logTail: async () => ({ ok: true as const, value: { lines: ['a'] } }) } };
-    h.service.attachExtension({ handlers: handlers as unknown as KioskExtension['handlers'], gate: { touch: () => unlocked } });
-    assert.deepEqual(await h.service.handle(CHANNELS.staffLogTail, undefined), { ok: false, error: { code: 'unauthorized', message: 'The staff panel is locked. Enter the PIN.' } });
+    h.channels.register('staff', handlers.staff as unknown as GroupHandlers<'staff'>);
+    h.channels.setGate({ touch: () => unlocked });
+    assert.deepEqual(await h.dispatch(CHANNELS.staffLogTail, undefined), { ok: false, error: { code: 'unauthorized', message: 'The staff panel is locked. Enter the PIN.' } });
     unlocked = true;
-    assert.deepEqual(await h.service.handle(CHANNELS.staffLogTail, undefined), { ok: true, value: { lines: ['a'] } });
+    assert.deepEqual(await h.dispatch(CHANNELS.staffLogTail, undefined), { ok: true, value: { lines: ['a'] } });
   });
 
   it('an unsubscribed listener hears nothing more', async () => {
     const h = await setup();
     const heard: KioskEvent[] = [];
-    const off = h.service.onEvent((e) => heard.push(e));
-    await h.service.setMuted({ muted: true });
+    const off = h.kiosk.events.onEvent((e) => heard.push(e));
+    await h.kiosk.calls.setMuted({ muted: true });
     off();
-    await h.service.setMuted({ muted: false });
+    await h.kiosk.calls.setMuted({ muted: false });
     assert.deepEqual(heard, [{ type: 'muted', muted: true }]);
     assert.deepEqual(h.events, [{ type: 'muted', muted: true }, { type: 'muted', muted: false }]);
   });
 
   it('running, the avatar of the last call, the route, and dropping the spare', async () => {
     const h = await setup({ ...noRtcWait, config: { prewarm: { mode: 'on-approach' } } });
-    assert.deepEqual([h.service.running, h.service.callAvatarId, h.service.route], [false, null, { kind: 'direct' }]);
-    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
-    await until(() => h.service.spares.phase === 'ready');
-    h.service.discardSpare('voice changed');
+    assert.deepEqual([h.kiosk.calls.running, h.kiosk.telemetry.callAvatarId, h.kiosk.connection.route], [false, null, { kind: 'direct' }]);
+    await h.dispatch(CHANNELS.attractReport, { showing: true, present: true });
+    await until(() => h.kiosk.spares.phase === 'ready');
+    h.kiosk.spares.discard('voice changed');
     assert.deepEqual(h.events.filter((e) => e.type === 'spare').map((e) => e.type === 'spare' && [e.status, e.reason]), [['created', undefined], ['expired', 'voice changed']]);
-    await h.service.handle(CHANNELS.attractReport, { showing: false, present: true });
+    await h.dispatch(CHANNELS.attractReport, { showing: false, present: true });
     await h.tap();
-    assert.equal(h.service.running, true);
-    assert.equal(h.service.callAvatarId, h.service.config.cast[0]!.id);
+    assert.equal(h.kiosk.calls.running, true);
+    assert.equal(h.kiosk.telemetry.callAvatarId, h.kiosk.config.cast[0]!.id);
     await h.reach('live');
     await h.hangup();
-    await until(() => !h.service.running);
+    await until(() => !h.kiosk.calls.running);
   });
 
   it('staff see the start-up problems given at creation, then the cast’s', async () => {
     const startup = { kind: 'config' as const, code: 'invalid_config' as const, message: 'config.json: "idle" is not a number; the default is used.' };
     const h = await setup({
       config: { avatars: [{ id: 'ava', imagePath: TINY_PNG, name: 'Ava' }, { id: 'bob', imagePath: '/nonexistent/bob.png', name: 'Bob' }] },
-      service: { startupAttention: [startup] },
+      kiosk: { startupAttention: [startup] },
     });
-    const problems = h.service.castProblems;
+    const problems = h.kiosk.appearance.castProblems;
     assert.equal(problems.length, 1);
     assert.match(problems[0]!.message, /^The avatar "Bob" \(avatars\.1, id "bob"\)/);
-    const attention = h.service.attention;
+    const attention = h.kiosk.appearance.attention;
     assert.deepEqual(attention[0], startup);
     assert.deepEqual(attention.slice(1).map((a) => [a.kind, a.message]), [['cast', `${problems[0]!.message} The other avatars are available; fix the configuration and restart.`]]);
   });
@@ -403,9 +398,9 @@ describe('the IPC entry point and the service’s views', () => {
     const h = await setup(noRtcWait);
     const liveId = await h.tap();
     await h.reach('live');
-    const { url, headers } = h.service.client!.socketRequest(liveId);
+    const { url, headers } = h.kiosk.connection.client!.socketRequest(liveId);
     const seen: string[] = [];
-    const socket = h.service.transportFactory(url, headers, {
+    const socket = h.kiosk.connection.transportFactory(url, headers, {
       onOpen: () => seen.push('open'),
       onMessage: () => {},
       onClose: () => seen.push('closed'),
@@ -420,9 +415,9 @@ describe('the IPC entry point and the service’s views', () => {
   it('fetch reaches another service URL given as a string, a URL or a Request', async () => {
     const h = await setup();
     const url = `${h.emu.baseUrl}/no-such-path`;
-    const a = await h.service.fetch(url);
-    const b = await h.service.fetch(new URL(url));
-    const c = await h.service.fetch(new Request(url));
+    const a = await h.kiosk.connection.fetch(url);
+    const b = await h.kiosk.connection.fetch(new URL(url));
+    const c = await h.kiosk.connection.fetch(new Request(url));
     assert.deepEqual([a.status, b.status, c.status], [404, 404, 404]);
     await Promise.all([a.text(), b.text(), c.text()]);
   });
@@ -462,7 +457,7 @@ describe('the warm connection while the attract screen shows', () => {
     const relay = await countingRelay(() => emuPort);
     try {
       const h = await setup({
-        service: {
+        kiosk: {
           startEmulator: async (o) => {
             const emu = await startEmulator(o);
             emuPort = Number(new URL(emu.baseUrl).port);
@@ -470,7 +465,7 @@ describe('the warm connection while the attract screen shows', () => {
           },
         },
       });
-      const report = (showing: boolean) => h.service.handle(CHANNELS.attractReport, { showing, present: null });
+      const report = (showing: boolean) => h.dispatch(CHANNELS.attractReport, { showing, present: null });
       const settled = async (n: number, message: string) => {
         await until(() => relay.connections >= n, { message, realTimeoutMs: 5_000 });
         await new Promise((r) => setTimeout(r, 50)); // time for a connection that should not come
@@ -478,14 +473,14 @@ describe('the warm connection while the attract screen shows', () => {
       };
       await report(false);
       await settled(0, 'hidden: no connection');
-      h.service.setOpening({ open: false, nextOpenAt: null, timeZone: null });
+      h.kiosk.availability.setOpening({ open: false, nextOpenAt: null, timeZone: null });
       await report(true);
       await settled(0, 'closed: no connection');
-      h.service.setHold('updating');
-      h.service.setOpening({ open: true, nextOpenAt: null, timeZone: null });
+      h.kiosk.availability.setHold('updating');
+      h.kiosk.availability.setOpening({ open: true, nextOpenAt: null, timeZone: null });
       await report(true);
       await settled(0, 'held: no connection');
-      h.service.setHold(null); // replays "showing": calls are taken again
+      h.kiosk.availability.setHold(null); // replays "showing": calls are taken again
       await settled(1, 'showing and taking calls: one connection ahead of the tap');
       await h.clock.advance(20_000);
       await settled(1, 'still fresh at 20 s: kept');
@@ -507,22 +502,22 @@ describe('a call the service ended for lack of credits', () => {
     const first = await h.tap();
     await h.reach('live');
     await h.hangup();
-    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
-    await until(() => h.service.spares.phase === 'ready', { message: 'a spare after a normal end' });
-    await h.service.handle(CHANNELS.attractReport, { showing: false, present: true });
+    await h.dispatch(CHANNELS.attractReport, { showing: true, present: true });
+    await until(() => h.kiosk.spares.phase === 'ready', { message: 'a spare after a normal end' });
+    await h.dispatch(CHANNELS.attractReport, { showing: false, present: true });
     const second = await h.tap();
     assert.equal(second, h.emu.listSessions().at(-1)!.id, 'the tap took the spare');
     assert.notEqual(second, first);
     await h.reach('live');
     h.emu.forceHangup(second, 'credit_insufficient');
     await h.reach('ended');
-    await until(() => !h.service.running);
+    await until(() => !h.kiosk.calls.running);
     const made = h.emu.listSessions().length;
-    await h.service.handle(CHANNELS.attractReport, { showing: true, present: true });
+    await h.dispatch(CHANNELS.attractReport, { showing: true, present: true });
     await h.clock.advance(1_000);
     await new Promise((r) => setTimeout(r, 20));
-    assert.equal(h.service.spares.phase, null);
-    assert.equal(h.service.spares.blockedBy, 'credit_insufficient');
+    assert.equal(h.kiosk.spares.phase, null);
+    assert.equal(h.kiosk.spares.blockedBy, 'credit_insufficient');
     assert.equal(h.emu.listSessions().length, made);
   });
 });

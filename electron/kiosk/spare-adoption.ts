@@ -1,0 +1,42 @@
+/**
+ * A spare handed to a tap, as the call orchestrator adopts it, and what every session teaches the spare
+ * manager. Pure decisions over a session's events; the orchestrator runs them.
+ *
+ * An adopted spare's states are held from the renderer until its first conn_init is answered: answered
+ * (live, ending, or warming after a NOT_READY) it was used, and the held states are played in order;
+ * cancelled (the visitor hung up first) it expired; anything else (LIVE_CONN_INIT_FAILED, the socket lost,
+ * a 404 expiry) it failed, and the tap falls back to a fresh session without the renderer ever seeing it.
+ * The orchestrator settles the `TakenSpare` as the verdict says.
+ */
+import type { SessionEvent, SessionState } from '../core/session-types.ts';
+import type { SpareManager } from './spare.ts';
+
+/** What a held session's state means for its adopted spare. */
+export type AdoptionVerdict =
+  /** Still waiting for the first answer: keep holding. */
+  | { kind: 'wait' }
+  /** Answered (used) or cancelled by the visitor (expired): settle it and play the held events. */
+  | { kind: 'settled'; status: 'used' | 'expired'; reason?: string }
+  /** Its first conn_init failed: settle it as failed and start a fresh session for the tap. */
+  | { kind: 'failed'; reason: string };
+
+export function adoptionVerdict(next: SessionState): AdoptionVerdict {
+  if (next.phase === 'creating' || next.phase === 'connecting') return { kind: 'wait' };
+  const answered = next.phase === 'live' || next.phase === 'ending' || (next.phase === 'warming' && next.notReadyRetries > 0);
+  if (answered) return { kind: 'settled', status: 'used' };
+  if (next.phase === 'failed' && next.error.code === 'cancelled') return { kind: 'settled', status: 'expired', reason: 'cancelled' };
+  return { kind: 'failed', reason: next.phase === 'failed' ? next.error.code : 'socket_lost' };
+}
+
+/** What the spare manager learns from a session's event: a fresh create's outcome (401/402/403 stop
+ *  spares; an adopted spare made no create of its own), and an account out of credits. */
+export function teachSpares(spares: Pick<SpareManager, 'noteCreateOutcome' | 'noteOutOfCredits'>, adopted: boolean, event: SessionEvent): void {
+  if (event.type === 'credentials' && !adopted) spares.noteCreateOutcome(null);
+  if (event.type !== 'state') return;
+  const st = event.state;
+  if (st.phase === 'failed') {
+    if (st.liveId === null && !adopted) spares.noteCreateOutcome(st.error.code);
+    else if (st.error.code === 'insufficient_credits') spares.noteOutOfCredits(); // ran out during the call
+  }
+  if ((st.phase === 'ended' || st.phase === 'failed') && st.summary?.hangupReason === 'credit_insufficient') spares.noteOutOfCredits();
+}

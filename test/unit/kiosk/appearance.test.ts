@@ -1,0 +1,94 @@
+/**
+ * The kiosk's appearance (electron/kiosk/appearance.ts): the page's view of the kiosk (PublicConfig, exactly
+ * the contract's fields, no secret), and the attract screen's picture loader (local files as data: URLs,
+ * sized before they are read; no remote pictures). No network: a stub emulator answers demo mode.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, openSync, closeSync, ftruncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readImageAsDataUrl } from '../../../electron/kiosk/appearance.ts';
+import { resolveConfig } from '../../../electron/kiosk/config.ts';
+import { stubKiosk } from '../../helpers/stub-kiosk.ts';
+
+const cfg = (raw: Record<string, unknown> = {}) => resolveConfig({ avatar: { imagePath: '/nonexistent.png', persona: 'P' }, ...raw }, {});
+
+describe('the page’s view of the kiosk (PublicConfig)', () => {
+  it('a missing avatar image gives imageDataUrl null, not an error', async () => {
+    const { kiosk } = await stubKiosk({ awaitRendererRtc: false, config: cfg(), loadAvatarImage: undefined });
+    const r = await kiosk.appearance.getConfig();
+    assert.equal(r.ok && r.value.avatar.imageDataUrl, null);
+    await kiosk.shutdown();
+  });
+
+  it('has exactly the contract fields', async () => {
+    const { kiosk } = await stubKiosk({ awaitRendererRtc: false, config: cfg() });
+    const r = await kiosk.appearance.getConfig();
+    assert.ok(r.ok);
+    assert.deepEqual(Object.keys(r.value).sort(), [
+      'allowModeChoice', 'apiKeySource', 'apiKeyWeaklyProtected', 'avatar', 'callMode', 'cast', 'companion', 'countdownWarningSeconds',
+      'hasApiKey', 'idle', 'maxCallSeconds', 'mode', 'returnToAttractSeconds', 'rtcEngine', 'video', 'windowMode',
+      'prewarm', 'presence', // fast start
+      'rtc', // the cloud proxy
+      'attention', // start-up problems waiting for staff (a count)
+      'opening', // opening hours: open or closed, and the next opening
+      'hold', // calls held for a moment (an update being installed)
+      'demoDevices', // synthetic microphone and camera, demo mode only
+      'languages', 'defaultLanguage', 'accessibility', // every visitor: languages and accessibility mode
+      'avatarVolume', // how loud the avatar speaks (staff, the fleet)
+    ].sort());
+    assert.deepEqual([r.value.languages, r.value.defaultLanguage, r.value.accessibility], [['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'], 'en', { default: false, reachBandPercent: 50 }]);
+    assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
+    assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);
+    await kiosk.shutdown();
+  });
+});
+
+describe('the attract screen’s picture loader', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kiosk-attract-img-'));
+
+  it('reads png/jpg/webp files as data URLs and passes data: URIs through; URLs and unknown types give null', async () => {
+    const png = join(dir, 'a.png');
+    writeFileSync(png, Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    assert.equal(await readImageAsDataUrl(png), 'data:image/png;base64,iVBORw==');
+    writeFileSync(join(dir, 'b.JPG'), Buffer.from([1]));
+    assert.match((await readImageAsDataUrl(join(dir, 'b.JPG')))!, /^data:image\/jpeg;base64,/);
+    assert.equal(await readImageAsDataUrl('data:image/webp;base64,AAAA'), 'data:image/webp;base64,AAAA');
+    assert.equal(await readImageAsDataUrl('https://cdn.example.com/a.png'), null);
+    assert.equal(await readImageAsDataUrl(join(dir, 'c.gif')), null);
+  });
+
+  it('names each picture type by its extension, whatever its case', async () => {
+    const bytes = Buffer.from([1, 2, 3]);
+    for (const [name, mime] of [['a.jpeg', 'image/jpeg'], ['b.JPG', 'image/jpeg'], ['c.webp', 'image/webp'], ['d.PNG', 'image/png']] as const) {
+      writeFileSync(join(dir, name), bytes);
+      assert.equal(await readImageAsDataUrl(join(dir, name)), `data:${mime};base64,AQID`, name);
+    }
+  });
+
+  it('remote pictures are not loaded (http and https, any case); a local folder merely named like a URL is read', async () => {
+    assert.equal(await readImageAsDataUrl('http://cdn.example.com/a.png'), null);
+    assert.equal(await readImageAsDataUrl('HTTPS://cdn.example.com/a.png'), null);
+    const odd = join(dir, 'https:', 'e.png');
+    mkdirSync(join(dir, 'https:'), { recursive: true });
+    writeFileSync(odd, Buffer.from([0xff]));
+    assert.equal(await readImageAsDataUrl(odd), 'data:image/png;base64,/w==');
+  });
+
+  it('a folder or a picture over 20 MB is refused with an error naming the avatar picture', async () => {
+    const folder = join(dir, 'folder.png');
+    mkdirSync(folder, { recursive: true });
+    await assert.rejects(readImageAsDataUrl(folder), { code: 'invalid_request', message: `The avatar picture ${folder} is a folder, not a file.` });
+    const huge = join(dir, 'huge.png');
+    const fd = openSync(huge, 'w');
+    ftruncateSync(fd, 20 * 1024 * 1024 + 1); // sparse: nothing is written
+    closeSync(fd);
+    await assert.rejects(readImageAsDataUrl(huge), { code: 'invalid_request', message: `The avatar picture ${huge} is 20.0 MB; the limit is 20 MB.` });
+    const limit = join(dir, 'limit.png');
+    const fd2 = openSync(limit, 'w');
+    ftruncateSync(fd2, 20 * 1024 * 1024);
+    closeSync(fd2);
+    assert.match((await readImageAsDataUrl(limit))!, /^data:image\/png;base64,AAAA/);
+  });
+});

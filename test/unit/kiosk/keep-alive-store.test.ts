@@ -1,0 +1,81 @@
+/**
+ * The kiosk's memory of which keep-alive each service accepts (kiosk/keep-alive-store.ts): one `KeepAlive`
+ * per service URL, the file written when a style changes (URLs without user info or query), read back
+ * after a restart, bounded, and a file that is not ours (corrupt, too big, unreadable) means the default.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KEEP_ALIVE_FILE, MAX_REMEMBERED_SERVICES, createKeepAliveStore } from '../../../electron/kiosk/keep-alive-store.ts';
+import { recordingLogger } from '../../helpers/recording-logger.ts';
+import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.ts';
+
+const tempDir = tempDirsRemovedAfterEach('keep-alive-store-');
+const PING = { type: 3, payload: {} };
+
+describe('the keep-alive store', () => {
+  it('gives one KeepAlive per service, stores a change (no user info, query or trailing slash), and a restart starts with it', () => {
+    const dir = tempDir();
+    const store = createKeepAliveStore({ dir });
+    const a = store.keepAliveFor('https://user:pw@svc.example/base/?x=1#f');
+    assert.equal(store.keepAliveFor('https://svc.example/base'), a, 'the same service, the same KeepAlive');
+    assert.equal(a.style, 'pong-message');
+    assert.throws(() => readFileSync(join(dir, KEEP_ALIVE_FILE)), { code: 'ENOENT' }, 'nothing written while nothing changed');
+    a.notePing(PING);
+    a.refused('pong-message', 1008);
+    const text = readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8');
+    assert.deepEqual(JSON.parse(text), { version: 1, services: { 'https://svc.example/base': 'ping-echo' } });
+    assert.equal(text.includes('pw'), false);
+    if (process.platform !== 'win32') assert.equal(statSync(join(dir, KEEP_ALIVE_FILE)).mode & 0o777, 0o600);
+    const restarted = createKeepAliveStore({ dir });
+    assert.equal(restarted.keepAliveFor('https://svc.example/base/').style, 'ping-echo');
+    assert.equal(restarted.keepAliveFor('https://other.example').style, 'pong-message');
+  });
+
+  it(`keeps the newest ${MAX_REMEMBERED_SERVICES} services`, () => {
+    const dir = tempDir();
+    const store = createKeepAliveStore({ dir });
+    for (let i = 0; i <= MAX_REMEMBERED_SERVICES; i++) store.keepAliveFor(`https://s${i}.example`).refused('pong-message', 1008);
+    const services = Object.keys(store.remembered());
+    assert.equal(services.length, MAX_REMEMBERED_SERVICES);
+    assert.equal(services[0], 'https://s1.example', 'the oldest went');
+    assert.deepEqual((JSON.parse(readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8')) as { services: object }).services, store.remembered());
+  });
+
+  const notOurs: Array<[string, (path: string) => void, string]> = [
+    ['not JSON', (p) => writeFileSync(p, '{"version":1,'), 'The keep-alive file is not valid JSON; using the default keep-alive (it is replaced on the next change)'],
+    ['another version', (p) => writeFileSync(p, '{"version":2,"services":{}}'), 'The keep-alive file is not in the expected form; using the default keep-alive (it is replaced on the next change)'],
+    ['an unknown style', (p) => writeFileSync(p, '{"version":1,"services":{"https://a.example":"shout"}}'), 'The keep-alive file is not in the expected form; using the default keep-alive (it is replaced on the next change)'],
+    ['over 64 KB', (p) => writeFileSync(p, ' '.repeat(65 * 1024)), 'The keep-alive file could not be read; using the default keep-alive'],
+    ['a folder', (p) => mkdirSync(p), 'The keep-alive file could not be read; using the default keep-alive'],
+  ];
+  for (const [what, make, message] of notOurs) {
+    it(`a file that is ${what}: the default keep-alive, one warning`, () => {
+      const dir = tempDir();
+      make(join(dir, KEEP_ALIVE_FILE));
+      const log = recordingLogger();
+      const store = createKeepAliveStore({ dir, logger: log });
+      assert.equal(store.keepAliveFor('https://a.example').style, 'pong-message');
+      assert.deepEqual(log.lines.map((l) => [l.level, l.message]), [['warn', message]]);
+    });
+  }
+
+  it('a change that cannot be written is logged, and the new style is used anyway', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a-file'), ''); // the data folder would have to be inside a file: mkdir fails
+    const log = recordingLogger();
+    const store = createKeepAliveStore({ dir: join(root, 'a-file', 'data'), logger: log });
+    const k = store.keepAliveFor('https://a.example');
+    assert.equal(k.refused('pong-message', 4400), 'ws-pong');
+    assert.equal(k.style, 'ws-pong');
+    assert.deepEqual(
+      log.lines.filter((l) => l.level === 'warn').map((l) => l.message),
+      [
+        'The keep-alive file could not be read; using the default keep-alive',
+        'control socket: the service closed the socket (4400) right after our keep-alive; the next connection sends WebSocket pong frames only',
+        'Could not store the keep-alive that works with this service',
+      ],
+    );
+  });
+});
