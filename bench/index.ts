@@ -7,7 +7,9 @@
  *  3. the same create → live with the warm connection (`WarmHttp`: node:http keep-alive
  *     agent shared by the REST client and the socket handshake, pre-connected before the tap), and tap → live
  *     with a ready spare session (one round trip: the conn_init ack).
- *  4. bench/e2e-bench.ts, when present: its exported `runE2eBench()` prints the Chromium figures
+ *  4. the visitor funnel over a simulated year of busy days: store file size, read-back, report time
+ *     (bench/visitor-funnel-bench.ts).
+ *  5. bench/e2e-bench.ts, when present: its exported `runE2eBench()` prints the Chromium figures
  *     (tap → live screen with a demo frame: client overhead, not the avatar's first frame; renderer CPU).
  *     `BENCH_SKIP_E2E=1` skips it.
  * Run with `npm run bench` (it passes --expose-gc so heap figures are taken after a full GC). The
@@ -263,6 +265,8 @@ const options: StartOptions = { callMode: 'audio', avatar: { persona: demo.perso
 await benchOverhead(options);
 await benchSpare(options);
 await benchSoak(options);
+// The visitor funnel's store over a simulated year (no emulator needed).
+await (await import('./visitor-funnel-bench.ts')).runVisitorFunnelBench();
 
 // The Chromium section (the renderer's side of fast start), when bench/e2e-bench.ts exists.
 const e2eBench = join(import.meta.dirname, 'e2e-bench.ts');

@@ -21,6 +21,7 @@ import type { SessionEvent, SessionState } from './core/session-types.ts';
 import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
 import { LANGUAGE_CODES, type LanguageCode } from './core/languages.ts';
 import type { WireCheckResult, WireReport } from './core/wire-report.ts';
+import type { FunnelCounts, FunnelDay } from './core/funnel.ts';
 
 export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
@@ -54,6 +55,12 @@ export type StartArgs = z.infer<typeof startArgsSchema>;
 
 export const setMutedArgsSchema = z.strictObject({ muted: z.boolean() });
 export type SetMutedArgs = z.infer<typeof setMutedArgsSchema>;
+
+/** The visitor's answer on the age gate (adult kiosks): `confirmed` true is "yes, I am old enough". */
+export const ageGateAnswerArgsSchema = z.strictObject({ confirmed: z.boolean() });
+export type AgeGateAnswerArgs = z.infer<typeof ageGateAnswerArgsSchema>;
+/** What the age gate asks for on this kiosk: nothing (public), the visitor's own answer, or staff's PIN. */
+export type AgeGateTicket = { required: false } | { required: true; minimumAge: number; ageCheck: 'self' | 'staff' };
 
 export const MEDIA_ERROR_KINDS = ['microphone_denied', 'camera_denied', 'device_missing', 'rtc_join_failed', 'rtc_disconnected', 'engine_unavailable', 'other'] as const;
 export type MediaErrorKind = (typeof MEDIA_ERROR_KINDS)[number];
@@ -201,6 +208,12 @@ export const editableSettingsSchema = z.strictObject({
   }),
   moderation: z.enum(['strict', 'disabled']).optional(),
   extraMotion: z.boolean().optional(),
+  /** Who the kiosk is for (docs/safety.md). Absent: the file's stay as they are (a form without them).
+   *  Where a policy file exists these are the policy's: the panel shows them locked, and a value saved
+   *  here is not used. */
+  audience: z.enum(['public', 'adult']).optional(),
+  region: z.string().max(12).optional(),
+  adult: z.strictObject({ allowedRegions: z.array(z.string().max(12)).max(300), minimumAge: z.number(), ageCheck: z.enum(['self', 'staff']) }).optional(),
   window: z.strictObject({ mode: z.enum(['kiosk', 'windowed', 'companion']), width: z.number(), height: z.number() }),
   rtcEngine: z.enum(['auto', 'agora-web', 'agora-native']),
   returnToAttractSeconds: z.number(),
@@ -252,7 +265,28 @@ export type ReportErrorArgs = z.infer<typeof reportErrorArgsSchema>;
 /** `present: null` = no camera, detection off, or unknown. */
 export const attractReportArgsSchema = z.strictObject({ showing: z.boolean(), present: z.boolean().nullable() });
 export type AttractReportArgs = z.infer<typeof attractReportArgsSchema>;
+/** A step of the visitor funnel the page senses (docs/analytics.md): its name and nothing else, so no
+ *  time, image or identifier can travel with it. Main rate-limits them (kiosk/visitor-funnel.ts). */
+export const VISITOR_STEPS = ['noticed', 'approached', 'greeted'] as const;
+export const visitorStepArgsSchema = z.strictObject({ step: z.enum(VISITOR_STEPS) });
+export type VisitorStepArgs = z.infer<typeof visitorStepArgsSchema>;
 
+/** The visitor funnel as the staff panel's Visitors tab reads it (docs/analytics.md). Counts only, nothing
+ *  finer than the hour; the panel applies `threshold` to whatever it lets leave the screen. */
+export interface VisitorReport {
+  /** The kiosk's IANA time zone the hours and days are in. */
+  timeZone: string;
+  /** Counts below it are shown as "fewer than N" outside the kiosk's own store (exports, CSV). */
+  threshold: number;
+  /** The kiosk's local day so far. */
+  today: FunnelDay;
+  /** The last 7 days hour by hour (`YYYY-MM-DDTHH`, local), oldest first; hours with no count left out. */
+  hours: Array<{ hour: string; counts: FunnelCounts }>;
+  /** Up to 13 months day by day, oldest first (days older than 90 days exist only rolled up). */
+  days: FunnelDay[];
+  /** Whether presence detection is on: noticed and approached are counted only then. */
+  counting: { presence: boolean };
+}
 
 // ---------------------------------------------------------------------------------------------------
 // The channels
@@ -290,6 +324,12 @@ export const KIOSK_API = {
     reportQuality: { channel: 'kiosk:session:report-quality', access: 'visitor', arg: 'required', args: callQualityArgsSchema, result: returns<{ accepted: boolean }>() },
     /** The running call's field milestones from the RTC SDK's events; `accepted` false: not the running call. */
     reportMilestone: { channel: 'kiosk:session:report-milestone', access: 'visitor', arg: 'required', args: callMilestoneArgsSchema, result: returns<{ accepted: boolean }>() },
+    /** A visitor tapped to talk on an adult kiosk: the age gate shows (counted as asked). */
+    ageGateAsk: { channel: 'kiosk:session:age-gate-ask', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<AgeGateTicket>() },
+    /** The visitor's own answer; "yes" opens the next call (a `staff` check refuses it: staff unlock). */
+    ageGateAnswer: { channel: 'kiosk:session:age-gate-answer', access: 'visitor', arg: 'required', args: ageGateAnswerArgsSchema, result: returns<{ passed: boolean }>() },
+    /** `ageCheck: staff`: a member of staff (the panel unlocked with the PIN) opens the next call. */
+    ageGateStaffUnlock: { channel: 'kiosk:session:age-gate-staff-unlock', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ passed: boolean }>() },
   },
   config: {
     get: { channel: 'kiosk:config:get', access: 'visitor', arg: 'none', args: noArgsSchema, result: returns<PublicConfig>() },
@@ -314,6 +354,8 @@ export const KIOSK_API = {
     wireReport: { channel: 'kiosk:staff:wire-report', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<WireCheckResult>() },
     ledgerTotals: { channel: 'kiosk:staff:ledger-totals', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<LedgerTotals>() },
     ledgerCsv: { channel: 'kiosk:staff:ledger-csv', access: 'staff', arg: 'optional', whenOmitted: {}, args: ledgerCsvArgsSchema, result: returns<{ fileName: string; csv: string }>() },
+    /** The visitor funnel (docs/analytics.md): counts only, by hour and by day, in the kiosk's own zone. */
+    visitors: { channel: 'kiosk:staff:visitors', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<VisitorReport>() },
     logTail: { channel: 'kiosk:staff:log-tail', access: 'staff', arg: 'none', args: noArgsSchema, result: returns<{ lines: string[] }>() },
     /** The avatar's volume (0–100 %), kept across restarts; the Status tab shows it. */
     setAvatarVolume: { channel: 'kiosk:staff:set-avatar-volume', access: 'staff', arg: 'required', args: setAvatarVolumeArgsSchema, result: returns<{ percent: number }>() },
@@ -329,6 +371,8 @@ export const KIOSK_API = {
     /** Sent whenever the attract screen shows or hides and whenever presence in front of it changes
      *  (`present: null` = no camera / detection off / unknown); drives the spare session. */
     report: { channel: 'kiosk:attract:report', access: 'visitor', arg: 'required', args: attractReportArgsSchema, result: returns<void>() },
+    /** The page sensed a funnel step (someone noticed, stayed, was greeted); `counted` false: held back. */
+    visitorStep: { channel: 'kiosk:attract:visitor-step', access: 'visitor', arg: 'required', args: visitorStepArgsSchema, result: returns<{ counted: boolean }>() },
   },
 } as const satisfies Record<string, Record<string, ChannelSpec>>;
 
@@ -482,6 +526,9 @@ export interface PublicConfig {
   opening?: OpeningInfo;
   /** Calls are held for a moment (an update is being installed); absent or null: not held. */
   hold?: HoldReason | null;
+  /** Whether the service answers (kiosk/service-health.ts): while it cannot be reached the visitor sees a
+   *  calm out-of-order screen instead of a button that would fail. Only the status: the why is for staff. */
+  service?: { status: ServiceHealthStatus; ok: boolean };
   /** The languages a visitor may pick (config order) and the one each visitor starts in. */
   languages: LanguageCode[];
   defaultLanguage: LanguageCode;
@@ -490,13 +537,31 @@ export interface PublicConfig {
   accessibility: { default: boolean; reachBandPercent: number };
   /** The avatar's volume, 0–100 % (`avatar-volume` events change it); absent: 100. */
   avatarVolume?: number;
+  /** Who the kiosk is for and what visitors are told (docs/safety.md): the audience it runs as, the age
+   *  gate before each call (adult only), and the venue's privacy notice with its address as a QR code. */
+  safety: PublicSafety;
+}
+
+/** See `PublicConfig.safety`. */
+export interface PublicSafety {
+  audience: 'public' | 'adult';
+  /** Adult only: the age each visitor confirms, and who checks it (`staff`: a member of staff with the PIN). */
+  ageGate: { minimumAge: number; ageCheck: 'self' | 'staff' } | null;
+  privacy: {
+    /** The venue's notice per language (the operator's text), or null when none is set. */
+    notice: Partial<Record<LanguageCode, string>> | null;
+    /** Where the full notice is, or null. */
+    url: string | null;
+    /** `url` as a QR code: `size` modules a side and one SVG path of the dark ones (no quiet zone). */
+    qr: { size: number; path: string } | null;
+  };
 }
 
 /** See `PublicConfig.apiKeyWeaklyProtected`. */
 export type KeyProtectionWeak = boolean | 'unknown';
 
 /** What a start-up problem is about. */
-export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key', 'sandbox'] as const;
+export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key', 'sandbox', 'visitors'] as const;
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 /**
  * A problem found while the kiosk started (a bad config file, policy setting or cast member, a stored key
@@ -551,6 +616,10 @@ export interface PinState {
   /** No PIN, and setup may not open (an administrator's policy exists or names the PIN): the kiosk is out
    *  of order for visitors; this says why, for staff (null when not so). */
   outOfOrder: string | null;
+  /** Settings that were not used (a bad value in config.json or the environment), one line each ("config.json:
+   *  callMode is invalid, using video"): said on the PIN pad, where staff read them without the panel.
+   *  Absent or empty when every setting applies. */
+  settingsNotUsed?: string[];
 }
 export interface StaffStatus {
   mode: 'demo' | 'direct' | 'gateway';
@@ -561,19 +630,34 @@ export interface StaffStatus {
   apiKeyWeaklyProtected: KeyProtectionWeak;
   /** Start-up problems that still apply (empty when the kiosk started cleanly). */
   attention: AttentionItem[];
+  /** Whether the service answers, as last checked (nothing created, nothing billed), and what to do. */
+  service?: ServiceHealth;
   /** The last 20 errors, newest last. */
   errors: Array<{ atMs: number; code: string; message: string }>;
   version: string;
   uptimeS: number;
-  today: { sessions: number; credits: number; unknownCredits: number };
+  /** Real calls only (the service's); demo calls on the built-in emulator apart, in `demoSessions`. */
+  today: { sessions: number; credits: number; unknownCredits: number; demoSessions: number };
   /** null where the platform does not support it. */
   openAtLogin: boolean | null;
+  /** Whether the host can start itself again (false in the browser mode: the panel offers no Restart). */
+  canRestart?: boolean;
   /** The PIN in use has fewer than 6 digits: staff should choose a new one. */
   pinTooShort?: boolean;
   /** The last call's connection figures (absent until a call has reported some since the kiosk started). */
   lastCall?: LastCallQuality;
   /** The last call's field figures (absent until a call has ended since the kiosk started). */
   lastCallFigures?: CallFigures;
+  /** Who the kiosk is for (docs/safety.md): the audience, the moderation every create sends, the region,
+   *  why adult was refused, the age gate's counts and the calls the service's content review ended. */
+  safety: {
+    audience: 'public' | 'adult';
+    moderation: 'strict' | 'disabled';
+    region: string | null;
+    refusal: string | null;
+    ageGate: { asked: number; confirmed: number; declined: number } | null;
+    auditViolations: number;
+  };
   /** The avatar's volume, 0–100 % (absent from an older main: 100). */
   avatarVolume?: number;
 }
@@ -581,6 +665,8 @@ export interface StaffSettings {
   settings: EditableSettings;
   hasApiKey: boolean;
   apiKeySource: 'env' | 'stored' | 'none';
+  /** Where no key can be stored (the browser mode): what to set instead, shown in place of the key field. */
+  apiKeyNotStorable?: string;
   /** Dotted keys locked by the administrator's policy file or the environment. */
   managed: string[];
 }
@@ -610,6 +696,9 @@ export interface LedgerTotalsRow {
   billedSeconds: number;
   /** Sessions whose cost could not be read (not counted in `credits`). */
   unknownCredits: number;
+  /** Calls on the built-in emulator (demo mode): never in `sessions`, `credits` or `billedSeconds`, since
+   *  nobody paid for them; counted here so the ledger can say they happened. */
+  demoSessions: number;
 }
 export interface LedgerTotals {
   today: LedgerTotalsRow;
@@ -647,7 +736,35 @@ export interface AvatarVolumeEvent {
   /** 0–100 %. */
   percent: number;
 }
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent | AvatarVolumeEvent;
+export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent | AvatarVolumeEvent | ServiceEvent;
+
+/**
+ * Whether the kiosk can reach its service, as checked at start-up and after each settings change (a read
+ * that creates nothing and bills nothing), then again with backoff while it cannot:
+ * `checking` (not known yet), `demo` (the built-in emulator), `connected`, `wrong_scheme` (a URL that is
+ * not https://), `no_url` (a key but no service URL), `unreachable` (no answer), `refused_key` (HTTP 401/403),
+ * `not_service` (something answered, but not as the avatar service), `misconfigured` (any other setting).
+ */
+export const SERVICE_HEALTH_STATUSES = ['checking', 'demo', 'connected', 'wrong_scheme', 'no_url', 'unreachable', 'refused_key', 'not_service', 'misconfigured'] as const;
+export type ServiceHealthStatus = (typeof SERVICE_HEALTH_STATUSES)[number];
+export interface ServiceHealth {
+  status: ServiceHealthStatus;
+  /** A call can start (connected, demo, or not known yet). */
+  ok: boolean;
+  /** What is the case, for staff (English, one sentence or two). */
+  message: string;
+  /** What to do about it (null when nothing is to be done). */
+  action: string | null;
+  /** When it was last checked (ms since the epoch), or null before the first check. */
+  checkedAtMs: number | null;
+  /** When it is checked again by itself (ms since the epoch), or null when only a settings change will. */
+  nextCheckAtMs: number | null;
+}
+/** The service became reachable or stopped being reachable (or why it is not changed). */
+export interface ServiceEvent {
+  type: 'service';
+  service: ServiceHealth;
+}
 
 /** Why new calls wait: `updating` from the decision to install an update until the app quits for it. */
 export type HoldReason = 'updating';

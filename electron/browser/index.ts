@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEMO_DEVICES_FLAG, demoDevicesAsked } from '../kiosk/demo-devices.ts';
+import { healthLine } from '../kiosk/service-health.ts';
 import { createMainLog } from '../operations/log-file.ts';
 import { installedPolicy, managedPolicyDir, policyWarning } from './chromium-policy.ts';
 import { dataDirFrom, startBrowserKiosk, type BrowserKiosk } from './kiosk-host.ts';
@@ -74,7 +75,7 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     demoDevices,
     logTail: () => mainLog.tail(),
     onPageConnected: () => keeper?.pageConnected(),
-    onQuit: (why) => void stop(why === 'exit' ? 'Staff exited the kiosk.' : 'Staff asked for a restart: the kiosk stopped; start it again.'),
+    onQuit: () => void stop('Staff exited the kiosk.'),
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop('Stopped.'));
   const { connection, events } = kiosk.kiosk;
@@ -83,12 +84,33 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     await stop(`${DEMO_DEVICES_FLAG} is for demo mode only, and a service key or gateway is configured: a real call always uses real devices. Start without ${DEMO_DEVICES_FLAG}.`, 2);
     return;
   }
+  // Not "connected" before the service has answered: the check (nothing created, nothing billed) says it,
+  // and every later change is said too (it went away, it came back).
   const what =
     connection.mode === 'demo'
       ? `demo mode: the built-in emulator, no key needed${demoDevices ? '; a synthetic microphone and camera' : ''}`
-      : `connected to the service (${connection.mode})`;
-  say(`Avatar Kiosk is running at ${kiosk.host.origin}/ (${what}).`);
-  if (kiosk.configError) say(`config.json was not used: ${kiosk.configError.message} The kiosk runs on safe defaults.`);
+      : connection.mode === 'gateway'
+        ? 'the service through a gateway'
+        : 'the real service';
+  say(`Avatar Kiosk is running (${what}).`);
+  let lastService = '';
+  const sayService = (line: string) => {
+    if (line === lastService || connection.mode === 'demo') return;
+    lastService = line;
+    say(line);
+  };
+  events.onEvent((event) => {
+    if (event.type === 'service') sayService(healthLine(event.service));
+  });
+  sayService(healthLine(kiosk.kiosk.health.current));
+  if (kiosk.configError) {
+    say(`config.json (${join(dataDir, 'config.json')}) was not used: ${kiosk.configError.message} The kiosk runs on safe defaults and first-run setup stays closed: fix the file (or move it away to start afresh) and restart.`);
+  }
+  if (kiosk.unknownConfigKeys.length) {
+    say(`Settings this version does not know in config.json (misspelt, or from a newer version): ${kiosk.unknownConfigKeys.slice(0, 10).join(', ')}. They are ignored and kept in the file.`);
+  }
+  // One line per setting not used, named where it came from (config.json or the variable): the rest applies.
+  for (const problem of kiosk.configProblems) say(`Setting not used: ${problem.line}. ${problem.message}`);
 
   // A machine without a microphone or camera (a VM, a remote desktop): say how to see a call anyway.
   let hinted = false;

@@ -16,17 +16,20 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { startupAttention } from '../kiosk/attention.ts';
-import { AvatarError, toAvatarError } from '../core/errors.ts';
+import { AvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import type { EmulatorKnobs } from '../emulator/index.ts';
 import type { HostCapability } from '../fleet/command-table.ts';
 import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
 import { kioskMetricsSource, startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
-import { defaultConfig, resolveConfig, unknownConfigKeys, type KioskConfig } from '../kiosk/config.ts';
+import type { KioskConfig } from '../kiosk/config.ts';
+import { keepConfigFile, type ConfigProblem } from '../kiosk/config-keeping.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
 import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
+import { systemTimeZone } from '../kiosk/visitor-funnel.ts';
+import { openVisitorFunnelStore } from '../kiosk/visitor-funnel-store.ts';
 import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
@@ -56,6 +59,10 @@ export const BROWSER_MODE_LACKS = {
   restart: 'The browser mode cannot restart itself: it would stop for good. Restart the service that runs it (systemd, a scheduled task), or use the app.',
 } as const satisfies Partial<Record<HostCapability, string>>;
 
+/** What the staff panel shows in place of the key field, and says when a key is sent anyway. */
+export const BROWSER_KEY_HINT =
+  'The browser mode stores no API key (it has no secure storage). Set AVATAR_API_KEY in the environment that starts it (as a service: its environment file, e.g. /etc/avatar-kiosk/env) and start it again.';
+
 export interface BrowserKioskOptions {
   dataDir: string;
   env: Record<string, string | undefined>;
@@ -71,8 +78,8 @@ export interface BrowserKioskOptions {
   logTail?: () => string[];
   emulatorKnobs?: Partial<EmulatorKnobs>;
   onPageConnected?: () => void;
-  /** Staff asked to exit or restart (the caller stops the host). */
-  onQuit?: (why: 'exit' | 'restart') => void;
+  /** Staff asked to exit (the caller stops the host). */
+  onQuit?: (why: 'exit') => void;
 }
 
 export interface BrowserKiosk {
@@ -82,8 +89,12 @@ export interface BrowserKiosk {
   readonly channels: ChannelRegistry;
   readonly ops: StaffOps;
   readonly config: KioskConfig;
-  /** Why config.json was not used (null when it was fine). */
+  /** Why config.json could not be read at all (null when it could). */
   readonly configError: AvatarError | null;
+  /** Settings not used, one by one (the rest applies). */
+  readonly configProblems: readonly ConfigProblem[];
+  /** Keys of config.json this version does not know (misspelt, or from a newer version): ignored, kept in the file. */
+  readonly unknownConfigKeys: readonly string[];
   close(): Promise<void>;
 }
 
@@ -93,17 +104,11 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
   const policyLayer = loadPolicy({ env });
   for (const problem of policyLayer.problems) logger.error('Policy problem', { message: problem });
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
-  let configError: AvatarError | null = null;
-  let config: KioskConfig;
-  let raw: Record<string, unknown> = {};
-  try {
-    raw = persistence.read();
-    config = resolveConfig(raw, env, { appRoot: options.appRoot, policy: policyLayer.policy });
-  } catch (error) {
-    configError = toAvatarError(error, 'invalid_config');
-    logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: join(dataDir, 'config.json') });
-    config = defaultConfig(env, { appRoot: options.appRoot, policy: policyLayer.policy });
-  }
+  // A file that cannot be read at all is not used (nor written over); a bad setting in a readable file
+  // drops that setting only, so the staff PIN's hash and everything else in the file still apply.
+  const { config, configError, problems: configProblems, unknownKeys } = keepConfigFile(() => persistence.read(), env, { appRoot: options.appRoot, policy: policyLayer.policy });
+  if (configError) logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: join(dataDir, 'config.json') });
+  for (const problem of configProblems) logger.error('A setting was not used', { line: problem.line, message: problem.message });
 
   const envKey = env.AVATAR_API_KEY?.trim() || null;
   addSecret(envKey);
@@ -113,30 +118,34 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     config,
     apiKey: envKey,
     apiKeySource: envKey ? 'env' : 'none',
+    droppedSettings: configProblems,
     // The same start-up problems list as the app: staff see it on the Status tab, /metrics counts it.
     startupAttention: startupAttention({
       configError,
+      configProblems,
       configPath: join(dataDir, 'config.json'),
       policyProblems: policyLayer.problems,
       policyPath: policyLayer.path,
       keyProblem: null,
-      unknownConfigKeys: configError ? [] : unknownConfigKeys(raw),
+      unknownConfigKeys: unknownKeys,
     }),
     logger,
     clock,
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     demoDevices: options.demoDevices ?? false,
     avatarVolume: openAvatarVolume({ dir: dataDir, logger }),
+    // The visitor funnel's counts, kept in the data folder (docs/analytics.md).
+    visitorStore: openVisitorFunnelStore({ dir: dataDir, timeZone: systemTimeZone(), clock: clock, logger }),
     // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
     keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
     persistApiKey: async () => {
-      throw new AvatarError('invalid_request', 'The browser mode stores no key (no secure storage here). Set AVATAR_API_KEY and start it again.');
+      throw new AvatarError('invalid_request', BROWSER_KEY_HINT);
     },
   });
   for (const problem of kiosk.appearance.castProblems) logger.error('Avatar problem', { message: problem.message });
 
   let quitting = false;
-  const quit = (why: 'exit' | 'restart') => {
+  const quit = (why: 'exit') => {
     if (quitting) return;
     quitting = true;
     options.onQuit?.(why);
@@ -159,6 +168,7 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     logger,
     version: options.version,
     configError,
+    settingsNotUsed: configProblems.map((p) => p.line),
     policy: policyLayer,
     logTail: options.logTail ?? (() => []),
     platform: {
@@ -167,7 +177,9 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
         throw new AvatarError('invalid_request', 'Start at login is not available in the browser mode.');
       },
       exitKiosk: () => quit('exit'),
-      restart: () => quit('restart'),
+      // No restart: this process cannot start itself again under the terminal or service manager that
+      // started it, and stopping instead left the page on "The kiosk is shutting down" for good.
+      noKeyStorage: BROWSER_KEY_HINT,
     },
   });
 
@@ -226,6 +238,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     ops,
     config,
     configError,
+    configProblems,
+    unknownConfigKeys: unknownKeys,
     close() {
       closing ??= (async () => {
         await host.close();

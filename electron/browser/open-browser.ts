@@ -15,7 +15,7 @@
  * "could not open a window".
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,9 +127,23 @@ export function openBrowser(options: { path: string; startUrl: string; kind: Bro
   // Never thrown from an exit handler: a profile a helper still writes to (ENOTEMPTY) must not stop the
   // host, which has a browser to open again. Retried, then left in the temporary folder.
   const removeProfile = (): Promise<void> => {
+    process.removeListener('exit', atExit);
     endHelpers();
     return rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
   };
+  // The last word on an exit that skips close() (process.exit on an error, an uncaught error): the browser
+  // and its helpers end, and the profile (it holds this run's session cookie) goes. Synchronous, as an
+  // exit handler must be.
+  const atExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    endHelpers();
+    try {
+      rmSync(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch {
+      // left in the temporary folder; nothing more can be done while exiting
+    }
+  };
+  process.once('exit', atExit);
   return {
     child,
     path: options.path,

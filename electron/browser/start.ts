@@ -7,20 +7,11 @@
  * The decision (`decideStart`) takes its checks injected, so it is tested without Electron or a network.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { buildQuietly, failedBuildText } from './quiet-build.ts';
+import { ELECTRON_DIR, findElectronIn, installElectron, type InstallOutcome } from './install-electron.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const ELECTRON_DIR = join(ROOT, 'node_modules', 'electron');
-/** The install step downloads about 100 MB; past this it is given up. */
-export const INSTALL_TIMEOUT_MS = 180_000;
-
-export interface InstallOutcome {
-  ok: boolean;
-  /** One line: why it failed (the error's first line, or the timeout). */
-  reason: string;
-}
-
 export interface StartSteps {
   /** The Electron executable's path when it is installed, else null. */
   findElectron(): string | null;
@@ -52,59 +43,6 @@ export async function decideStart(steps: StartSteps): Promise<{ path: StartPath;
 // ---------------------------------------------------------------------------------------------------
 // The real steps
 
-/** The executable named by the electron package's path.txt, when it exists (ELECTRON_OVERRIDE_DIST_PATH honoured). */
-export function findElectronIn(dir: string, env: Record<string, string | undefined>, exists: (p: string) => boolean = existsSync): string | null {
-  const pathFile = join(dir, 'path.txt');
-  const relativePath = exists(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
-  if (env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const p = join(env.ELECTRON_OVERRIDE_DIST_PATH, relativePath || 'electron');
-    return exists(p) ? p : null;
-  }
-  if (!relativePath) return null;
-  const p = join(dir, 'dist', relativePath);
-  return exists(p) ? p : null;
-}
-
-/** The first line of what a failed install printed, without a stack. */
-export function firstErrorLine(output: string): string {
-  const line = output
-    .split('\n')
-    .map((l) => l.trim())
-    .find((l) => l && !l.startsWith('at ') && !/^Downloading/i.test(l));
-  return (line ?? 'no message').slice(0, 200);
-}
-
-function installElectron(): Promise<InstallOutcome> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [join(ELECTRON_DIR, 'install.js')], { cwd: ELECTRON_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output = (output + d.toString('utf8')).slice(-8_000)));
-    child.stderr.on('data', (d: Buffer) => (output = (output + d.toString('utf8')).slice(-8_000)));
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      done({ ok: false, reason: `no answer within ${INSTALL_TIMEOUT_MS / 1000} s.` });
-    }, INSTALL_TIMEOUT_MS);
-    child.on('error', (e) => (clearTimeout(timer), done({ ok: false, reason: e.message })));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      done(code === 0 ? { ok: true, reason: '' } : { ok: false, reason: firstErrorLine(output) });
-    });
-  });
-}
-
-/** The build, quiet: its output is shown only when it fails (the last lines say why). */
-function buildQuietly(): Promise<{ ok: boolean; output: string }> {
-  return new Promise((done) => {
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const child = spawn(npm, ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
-    let output = '';
-    const keep = (d: Buffer) => (output = (output + d.toString('utf8')).slice(-20_000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (e) => done({ ok: false, output: e.message }));
-    child.on('exit', (code) => done({ ok: code === 0, output }));
-  });
-}
 
 function run(command: string, args: string[]): Promise<number> {
   return new Promise((done) => {
@@ -124,7 +62,7 @@ if (isEntry) {
   const say = (line: string) => void process.stdout.write(`${line}\n`);
   const steps: StartSteps = {
     findElectron: () => findElectronIn(ELECTRON_DIR, process.env),
-    installElectron,
+    installElectron: () => installElectron(),
     runElectron: (path) => run(path, ['.', ...args]),
     runBrowserMode: async () => {
       const { runBrowserMode } = await import('./index.ts');
@@ -138,8 +76,7 @@ if (isEntry) {
   (skipBuild ? Promise.resolve({ ok: true, output: '' }) : buildQuietly())
     .then((build) => {
       if (!build.ok) {
-        process.stdout.write(build.output.split('\n').slice(-30).join('\n'));
-        say('\nThe build failed (its last lines are above).');
+        process.stdout.write(failedBuildText(build.output));
         process.exit(1);
       }
       return decideStart(steps);

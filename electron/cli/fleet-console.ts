@@ -148,13 +148,36 @@ async function main(argv: string[]): Promise<number> {
   let demo: DemoBroker | null = null;
   const kiosks: SimulatedKiosk[] = [];
   let dataRoot: string | null = null;
+  let demoDir: string | null = null;
+  let console_: Awaited<ReturnType<typeof startFleetConsole>> | null = null;
+  // Ctrl+C, a service manager's SIGTERM or a hang-up at any moment, start-up included, stops what was
+  // started and removes the demo's temporary folders (a signal's default action would skip both).
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    // Ctrl+C reaches the demo's Mosquitto too (one process group): a close that waits on a broker already
+    // gone is given up after a moment, so the folders are still removed and the process still ends.
+    await Promise.allSettled(kiosks.map((k) => within(CLOSE_WAIT_MS, k.close())));
+    await within(CLOSE_WAIT_MS, console_?.close() ?? Promise.resolve()).catch(() => undefined);
+    await within(CLOSE_WAIT_MS, demo?.stop() ?? Promise.resolve()).catch(() => undefined);
+    if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
+    if (demoDir) rmSync(demoDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, () => void stop());
   let url = values.broker;
   if (!url) {
     demo = await startDemoBroker();
     url = demo.url;
   }
   // The demo starts afresh each time (its broker is new), unless told where to keep things.
-  const demoDir = demo && !values['data-dir'] ? mkdtempSync(join(tmpdir(), 'ak-fleet-demo-console-')) : null;
+  if (demo && !values['data-dir']) {
+    const made = mkdtempSync(join(tmpdir(), 'ak-fleet-demo-console-'));
+    demoDir = made;
+    // Any exit that skips stop() (an uncaught error) still removes it.
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  }
   const dataDir = values['data-dir'] ?? demoDir ?? defaultDataDir();
   const accountsFile = join(dataDir, ACCOUNTS_FILE);
   let firstToken: string | null = null;
@@ -162,7 +185,7 @@ async function main(argv: string[]): Promise<number> {
     firstToken = addAccount(accountsFile, FIRST_ACCOUNT, 'operator', Date.now());
     writeFileSync(join(dataDir, `${FIRST_ACCOUNT}.token`), `${firstToken}\n`, { mode: 0o600 });
   }
-  const console_ = await startFleetConsole({
+  console_ = await startFleetConsole({
     brokerUrl: url,
     topicPrefix: prefix,
     clientId: values['client-id'] ?? 'avatar-fleet-console',
@@ -178,7 +201,10 @@ async function main(argv: string[]): Promise<number> {
     logger,
   });
   if (demo) {
-    dataRoot = mkdtempSync(join(tmpdir(), 'ak-fleet-demo-kiosks-'));
+    const made = mkdtempSync(join(tmpdir(), 'ak-fleet-demo-kiosks-'));
+    dataRoot = made;
+    // Any exit that skips stop() (an uncaught error) still removes it.
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
     const png = demoScreenshot(ROOT);
     const groups = ['lobby', 'lobby', 'shop', 'shop', 'cafe'];
     for (let i = 0; i < kioskCount; i++) {
@@ -190,7 +216,7 @@ async function main(argv: string[]): Promise<number> {
     setInterval(() => {
       const k = kiosks[Math.floor(Math.random() * kiosks.length)];
       if (!k) return;
-      if (k.inCall) k.endCall(Math.random() < 0.1 ? 'media_stalled' : 'user_end', Math.round(Math.random() * 4 * 10) / 10);
+      if (k.inCall) k.endCall(Math.random() < 0.1 ? 'media_stalled' : 'user_end', 3 * Math.ceil(Math.random() * 40)); // whole credits, as the service bills
       else k.startCall();
     }, 3000).unref();
   }
@@ -205,19 +231,17 @@ async function main(argv: string[]): Promise<number> {
     say(`Open ${console_.server.origin}/ and sign in with your account's token (accounts: ${listAccounts(accountsFile).map((a) => `${a.name} (${a.role})`).join(', ')}).`);
   }
   say(`Prometheus: scrape ${console_.server.origin}/metrics with a viewer's token ("npm run fleet -- account add prometheus --role viewer --token-file PATH"). Stop with Ctrl+C.`);
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await Promise.all(kiosks.map((k) => k.close()));
-    await console_.close();
-    await demo?.stop();
-    if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
-    if (demoDir) rmSync(demoDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, () => void stop());
   return -1;
+}
+
+/** How long stopping waits for each part (a kiosk's, the console's link, the broker) to close. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** `work`, or nothing after `ms` (what was not finished by then is left to the process's end). */
+function within(ms: number, work: Promise<unknown>): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((done) => (timer = setTimeout(done, ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function usage(message: string): number {

@@ -1,7 +1,7 @@
 /**
- * `cli fleet list | send KIOSK|--group G|--all COMMAND [ARG] | watch | audit`: the fleet console for
- * scripts. It talks to a running console (`npm run fleet`) over its HTTP API with an account's token, so
- * a script needs no broker login of its own, sees exactly what the page sees, and is named in the audit
+ * `cli fleet list | send KIOSK|--group G|--all COMMAND [ARG] | watch | audit | visitors`: the fleet console
+ * for scripts. It talks to a running console (`npm run fleet`) over its HTTP API with an account's token,
+ * so a script needs no broker login of its own, sees exactly what the page sees, and is named in the audit
  * log; commands get the same checks and refusals (a viewer's token sends nothing). The commands, their
  * one argument and their help lines come from the kiosk's table (fleet/command-table.ts).
  *   --console URL   default http://127.0.0.1:8790 (or FLEET_CONSOLE_URL)
@@ -15,7 +15,8 @@
 import { AvatarError } from '../core/errors.ts';
 import { readRegularFile } from '../core/bounded-read.ts';
 import { COMMAND_NAMES, commandRow, type CommandName } from '../fleet/command-table.ts';
-import { STATUS_FILTERS, type CommandAnswer, type CommandFrame, type CommandRecord, type CommandRequest, type CommandResponse, type CommandTarget, type ConsoleFrame, type KioskPage, type KioskRow, type StatusFilter } from '../fleet/console/view.ts';
+import { STATUS_FILTERS, type CommandAnswer, type CommandFrame, type CommandRecord, type CommandRequest, type CommandResponse, type CommandTarget, type ConsoleFrame, type KioskPage, type KioskRow, type StatusFilter, type VisitorsView } from '../fleet/console/view.ts';
+import { STEP_WORDS, VISITOR_STEPS } from '../fleet/console/visitors.ts';
 import type { CliIo } from './probe.ts';
 import { cell, jsonLine } from './terminal-safe.ts';
 
@@ -138,8 +139,14 @@ export async function runFleetCommand(args: string[], options: FleetCliOptions, 
       return watch(call, options, io);
     case 'audit':
       return audit(get, options, io);
+    case 'visitors': {
+      const view = await get<VisitorsView>('/api/visitors');
+      if (options.json) io.stdout(`${jsonLine(view)}\n`);
+      else io.stdout(visitorsText(view));
+      return 0;
+    }
     default:
-      throw new AvatarError('invalid_request', `fleet needs list, send, watch or audit (got "${sub ?? ''}").`);
+      throw new AvatarError('invalid_request', `fleet needs list, send, watch, audit or visitors (got "${sub ?? ''}").`);
   }
 }
 
@@ -257,6 +264,21 @@ async function audit(get: Get, options: FleetCliOptions, io: CliIo): Promise<num
     for (const c of commands) io.stdout(`${[c.at, c.by, `${c.cmd}${c.args === '{}' ? '' : ` ${c.args}`}`, c.target, c.id, outcome(c)].map(cell).join('\t')}\n`);
   }
   return 0;
+}
+
+/**
+ * The fleet's funnel of the day for a terminal: one line per step (the console's thresholded words), then
+ * the largest drop and one line per group. Group names come from kiosks, so every cell goes through `cell`.
+ */
+export function visitorsText(view: VisitorsView): string {
+  if (view.day === null) return 'No kiosk has sent a visitor funnel yet.\n';
+  const out = [`Visitors on ${cell(view.day)} (each kiosk's own day), ${view.fleet.kiosks} ${view.fleet.kiosks === 1 ? 'kiosk' : 'kiosks'}; counts under ${view.threshold} show as "fewer than ${view.threshold}".`];
+  for (const s of VISITOR_STEPS) out.push(`${STEP_WORDS[s].padEnd(26)}${view.fleet.figures[s].text}`);
+  out.push(view.fleet.largestDrop ? `Largest drop: ${view.fleet.largestDrop}` : 'No drop can be told yet: too few visitors at each step.');
+  out.push(['GROUP', 'KIOSKS', 'TAPPED', 'WENT LIVE', 'LARGEST DROP'].join('\t'));
+  for (const g of view.groups) out.push([g.group ?? '(none)', g.kiosks, g.figures.tapped.text, g.figures.live.text, g.largestDrop ?? '-'].map(cell).join('\t'));
+  if (view.otherDays.length) out.push(`Not added (another day): ${view.otherDays.map((o) => `${cell(o.kioskId)} (${cell(o.day)})`).join(', ')}`);
+  return `${out.join('\n')}\n`;
 }
 
 /** One line per kiosk change until interrupted (or the console goes away). */

@@ -5,7 +5,7 @@
  *   voices list|clone  the caller's custom voices
  *   doctor, ledger, pin-hash  operator commands (ops-commands.ts)
  *   update-keygen, update-sign  the update feed's signature (update-commands.ts)
- *   fleet list|send|watch     the fleet console for scripts (fleet.ts)
+ *   fleet list|send|watch|visitors  the fleet console for scripts (fleet.ts)
  * Bad usage prints one line and exits 2; nothing ever prints a stack trace.
  */
 import { statSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { runEmulatorCommand } from './emulator-command.ts';
 import { runVoicesCommand } from './voices.ts';
 import { fleetCommandHelp, runFleetCommand } from './fleet.ts';
 import { runDoctorCommand, runLedgerCommand, runPinHashCommand } from './ops-commands.ts';
+import { runVisitorsCommand } from './visitors-command.ts';
 import { forCli } from './messages.ts';
 import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
 import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS } from '../fleet/feed-binding.ts';
@@ -40,6 +41,8 @@ Commands:
                         1 a check failed, 2 bad usage/config. [--config PATH] [service options] [--json]
   ledger                credit totals (today / 7 days / month) from the kiosk's ledger
                         [--since YYYY-MM-DD] [--csv] [--file PATH] [--json]
+  visitors              the visitor funnel from the kiosk's counts (today, the last 7 days, the largest
+                        drop); counts under 5 show as "fewer than 5". [--file PATH] [--json]
   pin-hash              the hash to put in config.json as staffPinHash (the PIN itself is never stored);
                         reads the PIN (6 to 8 digits) from standard input, so it stays out of ps and the
                         shell history: printf '%s' "$PIN" | npm run --silent cli -- pin-hash
@@ -62,6 +65,7 @@ Commands:
 ${fleetCommandHelp()}  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
   fleet audit           the latest commands: when, who, what, to whom, how it went [--limit N (20)]
                         [--id ID: that command's answers] [--json]
+  fleet visitors        the day's visitor funnel of the fleet and its groups (thresholded) [--json]
                         --console URL (default http://127.0.0.1:8790, or FLEET_CONSOLE_URL),
                         --token-file PATH (or FLEET_CONSOLE_TOKEN): an account's token (a viewer's
                         lists and watches; an operator's also sends)
@@ -79,7 +83,8 @@ probe:
   --persona TEXT        who the avatar is (default: bundled demo persona)
   --name NAME           display name (default: bundled demo name)
   --voice NAME          voice id or custom voice name (default Tina)
-  --moderation strict|disabled, --extra-motion true|false
+  --moderation strict|disabled  the service's content review (default strict, as a public kiosk sends)
+  --extra-motion true|false
   --hold SECONDS        stay live this long, then hang up with user_end (default 10; 1 with --wire-report)
   --json                exactly one JSON object on stdout at the end; logs on stderr
   --wire-report FILE    record what the service sends (shapes only, no key, token, id or persona) to FILE
@@ -247,7 +252,8 @@ export async function main(argv: string[]): Promise<number> {
             persona: values.persona ?? demo.persona,
             name: values.name ?? (values.image ? undefined : demo.name),
             voice: values.voice ?? demo.voice,
-            moderation: enumOption<Moderation>(values.moderation, 'moderation', MODERATION_VALUES),
+            // Safe by default, as a public kiosk: the gateway's own default would be `disabled` (spec §4.1).
+            moderation: enumOption<Moderation>(values.moderation, 'moderation', MODERATION_VALUES) ?? 'strict',
             extraMotion: booleanOption(values['extra-motion'], 'extra-motion'),
             holdSeconds: numberOption(values.hold, 'hold', values['wire-report'] === undefined ? 10 : WIRE_REPORT_HOLD_S, { min: 0, max: 7200 }),
             json: values.json ?? false,
@@ -288,6 +294,8 @@ export async function main(argv: string[]): Promise<number> {
         );
       case 'ledger':
         return await runLedgerCommand({ since: values.since, csv: values.csv ?? false, file: values.file, json: values.json ?? false }, io);
+      case 'visitors':
+        return runVisitorsCommand({ file: values.file, json: values.json ?? false }, io);
       case 'pin-hash':
         return await runPinHashCommand(sub, io, readStdin);
       case 'update-keygen':
@@ -318,7 +326,7 @@ export async function main(argv: string[]): Promise<number> {
           io,
         );
       default:
-        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, pin-hash, update-keygen, update-sign, fleet; see --help)\n`);
+        io.stderr(`cli: unknown command "${command}" (commands: probe, emulator, voices, doctor, ledger, visitors, pin-hash, update-keygen, update-sign, fleet; see --help)\n`);
         return EXIT_USAGE;
     }
   } catch (err) {

@@ -15,8 +15,8 @@ import { parseServiceTarget } from '../core/surface.ts';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.ts';
 import { defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
 import { runDoctor } from '../operations/doctor.ts';
-import { LEDGER_DIR, createLedger, readLedgerFile, totalsOf, toCsv, type LedgerRecord, recordTime } from '../operations/ledger.ts';
-import { hashPin } from '../operations/staff-pin.ts';
+import { LEDGER_DIR, addSession, createLedger, readLedgerFile, totalsOf, toCsv, type LedgerRecord, recordTime } from '../operations/ledger.ts';
+import { checkNewPin, hashPin } from '../operations/staff-pin.ts';
 import { RESOURCES_DIR } from './defaults.ts';
 import { EXIT_FAILED, EXIT_USAGE, type CliIo } from './probe.ts';
 import { KEY_SOURCES } from './target.ts';
@@ -34,7 +34,10 @@ export function userDataCandidates(env: Record<string, string | undefined>, plat
   return [join(base, 'Avatar Kiosk'), join(base, 'avatar-kiosk')];
 }
 
-function defaultUserData(env: Record<string, string | undefined>): string {
+/** The kiosk's data folder: AVATAR_KIOSK_DATA when set (as the browser mode and the app read it), else the app's. */
+export function defaultUserData(env: Record<string, string | undefined>): string {
+  const chosen = env.AVATAR_KIOSK_DATA?.trim();
+  if (chosen) return chosen;
   const candidates = userDataCandidates(env);
   return candidates.find((d) => existsSync(d)) ?? candidates[0]!;
 }
@@ -166,23 +169,19 @@ export async function runLedgerCommand(options: LedgerCommandOptions, io: CliIo)
     io.stdout(JSON.stringify({ today: totals.today, last7Days: totals.last7Days, month: totals.month, ...(sinceRow ? { since: { date: options.since, ...sinceRow } } : {}) }) + '\n');
     return 0;
   }
-  const row = (label: string, t: { sessions: number; credits: number; billedSeconds: number; unknownCredits: number }) =>
-    `  ${label.padEnd(18)} ${String(t.sessions).padStart(8)} ${String(t.credits).padStart(9)} ${String(t.billedSeconds).padStart(8)}${t.unknownCredits ? `   (+${t.unknownCredits} with unknown cost)` : ''}\n`;
-  io.stdout(`Credit ledger (${source})\n  ${''.padEnd(18)} ${'sessions'.padStart(8)} ${'credits'.padStart(9)} ${'billed s'.padStart(8)}\n`);
+  const row = (label: string, t: { sessions: number; credits: number; billedSeconds: number; unknownCredits: number; demoSessions: number }) =>
+    `  ${label.padEnd(18)} ${String(t.sessions).padStart(8)} ${String(t.credits).padStart(9)} ${String(t.billedSeconds).padStart(8)} ${String(t.demoSessions).padStart(10)}${t.unknownCredits ? `   (+${t.unknownCredits} with unknown cost)` : ''}\n`;
+  io.stdout(`Credit ledger (${source})\n  ${''.padEnd(18)} ${'sessions'.padStart(8)} ${'credits'.padStart(9)} ${'billed s'.padStart(8)} ${'demo calls'.padStart(10)}\n`);
   io.stdout(row('today', totals.today) + row('last 7 days', totals.last7Days) + row('this month', totals.month));
   if (sinceRow) io.stdout(row(`since ${options.since}`, sinceRow));
+  const demo = (sinceRow ?? totals.month).demoSessions;
+  if (demo) io.stdout('  Demo calls ran on the built-in emulator: nobody paid for them, so they are not in the sessions, credits or billed seconds.\n');
   return 0;
 }
 
 function sumAll(records: LedgerRecord[]) {
-  const out = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0 };
-  for (const r of records) {
-    if (r.kind !== 'session') continue;
-    out.sessions++;
-    out.billedSeconds += r.billed_seconds ?? 0;
-    if (r.credits_cost === 'unknown') out.unknownCredits++;
-    else out.credits += r.credits_cost;
-  }
+  const out = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 0 };
+  for (const r of records) if (r.kind === 'session') addSession(out, r);
   return out;
 }
 
@@ -192,6 +191,7 @@ export async function runPinHashCommand(pin: string | undefined, io: CliIo, read
   if (pin !== undefined) io.stderr('cli: warning: a PIN on the command line shows in the process list and shell history; pipe it on standard input instead.\n');
   const given = (pin ?? (await readStdin())).trim();
   if (!given) throw new AvatarError('invalid_request', 'Usage: printf \'%s\' "$PIN" | pin-hash (the PIN has 6 to 8 digits).');
+  checkNewPin(given);
   io.stdout(`${await hashPin(given)}\n`);
   return 0;
 }

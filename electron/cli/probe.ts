@@ -190,7 +190,7 @@ export async function runProbe(options: ProbeOptions, io: CliIo): Promise<number
     void controller.hangup('user_end');
   });
 
-  say(`creating ${options.mode === 'audio' ? 'an audio' : 'a video'} session on ${resolved.label}`);
+  say(`creating ${options.mode === 'audio' ? 'an audio' : 'a video'} session on ${resolved.label}, moderation ${options.moderation ?? 'not sent (the service\'s default)'}`);
   let terminal: TerminalState;
   try {
     terminal = await controller.start(

@@ -44,7 +44,7 @@ export interface SessionSocket {
 }
 
 /** The fields a session shares with its public snapshot (types.ts `EmulatedSession`). */
-type SessionFacts = Readonly<Pick<EmulatedSession, 'id' | 'creatorId' | 'liveDurationS' | 'request' | 'createdAtMs'>>;
+type SessionFacts = Readonly<Pick<EmulatedSession, 'id' | 'creatorId' | 'liveDurationS' | 'request' | 'receivedRequest' | 'createdAtMs'>>;
 type SessionProgress = Pick<
   EmulatedSession,
   'status' | 'hangupReason' | 'startedAtMs' | 'endedAtMs' | 'billedSeconds' | 'creditsCost' | 'connInits' | 'notReadyAnswers' | 'socketsOpened' | 'clientMessages' | 'clientControlFrames'
@@ -114,6 +114,7 @@ export class SessionStore {
         token_expire_at: timestamp(knobs, now + RTC_TOKEN_VALIDITY_S * 1000),
       },
       request: recordableRequest(effectiveRequest),
+      receivedRequest: recordableRequest(request),
       createdAtMs: now,
       status: 'waiting',
       hangupReason: null,
@@ -273,6 +274,7 @@ export class SessionStore {
       startedAtMs: session.startedAtMs,
       endedAtMs: session.endedAtMs,
       request: structuredClone(session.request),
+      receivedRequest: structuredClone(session.receivedRequest),
     };
   }
 

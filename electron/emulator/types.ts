@@ -166,6 +166,8 @@ export interface EmulatedSession {
   endedAtMs: number | null;
   /** The effective create request (gateway defaults applied; very long data URIs abbreviated). */
   request: unknown;
+  /** The create body as the client sent it (no defaults filled in): what a test asserts the kiosk asked for. */
+  receivedRequest: unknown;
 }
 
 export interface EmulatorHandle {

@@ -6,7 +6,7 @@
  * in its own words why it lacks one (`actions.lacks`). Every host has the avatar's volume (the kiosk's).
  */
 import { Gauge, type Registry } from 'prom-client';
-import type { LedgerTotals, OpeningInfo } from '../contract.ts';
+import type { LedgerTotals, OpeningInfo, ServiceHealth } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
@@ -34,7 +34,7 @@ export interface ConfigFileAccess {
 }
 
 /** The kiosk's services the fleet uses. */
-export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability' | 'avatarVolume'>;
+export type FleetKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'availability' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'> & Partial<Pick<Kiosk, 'health' | 'visitors'>>;
 
 export interface FleetHostOptions {
   kiosk: FleetKiosk;
@@ -165,13 +165,24 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             cast: kiosk.config.cast.map((m) => m.id),
             open: state.open,
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
-            today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0, ...localDayBounds(clock.now()) },
+            today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0, demoSessions: totals?.demoSessions ?? 0, ...localDayBounds(clock.now()) },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
             policyError: options.policyError ?? null,
+            safety: {
+              audience: kiosk.config.safety.audience,
+              moderation: kiosk.config.safety.moderation,
+              region: kiosk.config.safety.region,
+              refusal: kiosk.config.safety.refusal,
+              ageGate: kiosk.ageGateCounts(),
+              auditViolations: kiosk.auditViolations(),
+            },
+            ...(kiosk.health ? { service: serviceOf(kiosk.health.current) } : {}),
             ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
             update: options.updates?.()?.status ?? null,
             ...(dayFigures.summary(clock.now()).calls > 0 ? { callFigures: dayFigures.summary(clock.now()) } : {}),
             avatarVolume: kiosk.avatarVolume.percent,
+            // The day's funnel so far; it changes with the call states that republish the status.
+            ...(kiosk.visitors ? { visitors: kiosk.visitors.today() } : {}),
           };
         },
       });
@@ -185,7 +196,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
       link?.statusChanged();
     }
     if (event.type === 'state' && event.state.phase === 'failed') lastFailure = event.state.error.code;
-    if (event.type === 'state' || event.type === 'opening' || event.type === 'avatar-volume') link?.statusChanged();
+    if (event.type === 'state' || event.type === 'opening' || event.type === 'avatar-volume' || event.type === 'service') link?.statusChanged();
   });
   const offLedger = options.ledger?.onAppend((record) => {
     link?.publishRecord(record);
@@ -270,4 +281,8 @@ export async function applyRemoteSettings(
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function serviceOf(health: ServiceHealth): { status: string; message: string; action: string | null } {
+  return { status: health.status, message: health.message, action: health.action };
 }

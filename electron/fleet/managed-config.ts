@@ -15,6 +15,11 @@
  * A refused block is present in `policy` with the value `undefined`: the overlay then replaces the user's
  * block with nothing (the schema's defaults), and `managedKeys` lists it as locked.
  *
+ * A policy file that exists always holds the audience (`audience`, `adult`, `region`): the keys it does
+ * not set are locked with no value, so a managed kiosk is public unless the policy itself says adult —
+ * neither config.json nor a fleet `apply` can change that (kiosk/safety-config.ts). This holds for a
+ * file refused whole too: the administrator meant to manage the kiosk.
+ *
  * Only an administrator may write it: a policy sets the PIN hash, the service URL and the window mode, so
  * a file a standard user can write would let them take the kiosk over. On POSIX the file and its folder
  * must be owned by root and writable by nobody else; otherwise the whole policy is refused, saying why.
@@ -25,6 +30,7 @@ import { lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, win32 } from 'node:path';
 import { configFileSchema } from '../kiosk/config.ts';
 import { WHOLE_BLOCKS } from '../kiosk/fleet-config.ts';
+import { SAFETY_KEYS } from '../kiosk/safety-config.ts';
 
 export const POLICY_ENV = 'AVATAR_KIOSK_POLICY';
 /** Keys a policy may not set. */
@@ -77,7 +83,7 @@ export function managedKeys(policy: Record<string, unknown>): string[] {
   const walk = (value: Record<string, unknown>, prefix: string) => {
     for (const [k, v] of Object.entries(value)) {
       const key = prefix ? `${prefix}.${k}` : k;
-      if (isRecord(v) && Object.keys(v).length && !(prefix === '' && (WHOLE_BLOCKS as readonly string[]).includes(k))) walk(v, key);
+      if (isRecord(v) && Object.keys(v).length && !(prefix === '' && ([...WHOLE_BLOCKS, ...SAFETY_KEYS] as readonly string[]).includes(k))) walk(v, key);
       else out.push(key);
     }
   };
@@ -179,7 +185,16 @@ export function loadPolicy(
   const writable = statOf ? policyWriteProblem(path, statOf, options.platform) : null;
   if (writable) return refusedFile(path, writable, namesStaffPin);
   if (raw === undefined) return refusedFile(path, `The policy file ${path} is not valid JSON; it was ignored.`, false);
-  return parsePolicy(raw, path);
+  return withAudienceLocked(parsePolicy(raw, path));
+}
+
+/** A found policy holds the audience keys: those it does not set are locked with no value (the schema's
+ *  default: public), and listed as managed so the staff panel shows them locked. */
+export function withAudienceLocked(layer: PolicyLayer): PolicyLayer {
+  if (!layer.found) return layer;
+  const policy = { ...layer.policy };
+  for (const key of SAFETY_KEYS) if (!Object.hasOwn(policy, key)) policy[key] = undefined;
+  return { ...layer, policy, managedKeys: managedKeys(policy) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -197,7 +212,7 @@ function danglingLink(path: string): string | null {
 }
 
 function refusedFile(path: string, problem: string, namesStaffPin: boolean): PolicyLayer {
-  return { path, found: true, policy: {}, managedKeys: [], problems: [problem], refusedBlocks: [], namesStaffPin };
+  return withAudienceLocked({ path, found: true, policy: {}, managedKeys: [], problems: [problem], refusedBlocks: [], namesStaffPin });
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -25,7 +25,11 @@ import { AvatarError, ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { HANGUP_REASONS } from '../core/protocol.ts';
 import type { SessionPhase, SessionState } from '../core/session-types.ts';
+import { CALL_LENGTH_BUCKETS, REFUSAL_KINDS, type FunnelCounts } from '../core/funnel.ts';
+import { AGE_GATE_OUTCOMES, type AgeGateCounts } from '../kiosk/age-gate-counts.ts';
+import { endedByContentReview } from '../kiosk/audit-count.ts';
 import type { Kiosk } from '../kiosk/compose.ts';
+import type { SafetyPosture } from '../kiosk/safety-config.ts';
 import { isLoopbackHost, type KioskConfig } from '../kiosk/config.ts';
 
 export const METRIC_PREFIX = 'avatar_kiosk_';
@@ -34,6 +38,9 @@ export const TIME_TO_LIVE_BUCKETS = [0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60];
 /** Call field-figure buckets in seconds: a pre-joined tap is ready in well under a second, a cold join with
  *  a warming video avatar takes several. */
 export const CALL_FIGURE_BUCKETS = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 13, 20, 30];
+/** The funnel's single-number steps, as /metrics labels them (the shared field names). */
+const FUNNEL_STEPS = ['noticed', 'approached', 'greeted', 'tapped', 'gaveUp', 'failed', 'live', 'endedWell', 'endedBadly'] as const;
+
 /** Electron's `render-process-gone` reasons; anything else is `other`. */
 const RENDERER_GONE_REASONS = ['clean-exit', 'abnormal-exit', 'killed', 'crashed', 'oom', 'launch-failed', 'integrity-failure'];
 
@@ -46,10 +53,16 @@ export interface MetricsSource {
   readonly mode: string;
   /** The last call's connection figures, read at each scrape (absent: never exported). */
   readonly lastCallQuality?: LastCallQuality | null;
+  /** The audience and moderation the kiosk runs with, and why adult was refused (absent: not exported). */
+  readonly safety?: Pick<SafetyPosture, 'audience' | 'moderation' | 'region' | 'refusal'> | undefined;
+  /** The age gate's counts since start (absent: not exported). */
+  ageGateCounts?(): AgeGateCounts;
+  /** The visitor funnel's counts since start (absent: not exported). */
+  visitorCounts?(): FunnelCounts;
 }
 
 /** The kiosk's services as the metrics read them: its events, its calls, the mode, the last call's figures. */
-export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'connection' | 'telemetry'>): MetricsSource {
+export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'connection' | 'telemetry'> & Partial<Pick<Kiosk, 'config' | 'ageGateCounts' | 'visitors'>>): MetricsSource {
   return {
     onEvent: (listener) => kiosk.events.onEvent(listener),
     onHangupCause: (listener) => kiosk.calls.onHangupCause(listener),
@@ -62,6 +75,11 @@ export function kioskMetricsSource(kiosk: Pick<Kiosk, 'events' | 'calls' | 'conn
     get lastCallQuality() {
       return kiosk.telemetry.lastCallQuality;
     },
+    get safety() {
+      return kiosk.config?.safety;
+    },
+    ...(kiosk.ageGateCounts ? { ageGateCounts: () => kiosk.ageGateCounts!() } : {}),
+    ...(kiosk.visitors ? { visitorCounts: () => kiosk.visitors!.sinceStart() } : {}),
   };
 }
 
@@ -113,6 +131,7 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
   });
   const notReady = new Counter({ name: name('not_ready_retries_total'), help: 'NOT_READY answers waited out (avatar warming up).', registers });
   const reconnects = new Counter({ name: name('reconnects_total'), help: 'Control-socket reconnects during live sessions.', registers });
+  // Demo calls (the built-in emulator's play money) are never counted in the two below.
   const credits = new Counter({ name: name('credits_total'), help: 'Credits billed, from the final query of each session.', registers });
   const billed = new Counter({ name: name('billed_seconds_total'), help: 'Billed seconds, from the final query of each session.', registers });
   const spares = new Counter({
@@ -148,6 +167,50 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
     joinMs: callFigure('call_rtc_join_seconds', 'The RTC channel join itself (client.join), seconds.'),
   } as const;
 
+  // Calls the service's content review ended: its own series so an alert needs no end-reason label.
+  const auditViolations = new Counter({ name: name('audit_violations_total'), help: "Calls the avatar service's content review ended (hang-up reason audit_violation).", registers });
+  new Counter({
+    name: name('age_gate_total'),
+    help: 'Visitors at the age gate of an adult kiosk since start, by outcome (asked, confirmed, declined); only counts are kept.',
+    labelNames: ['outcome'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const counts = source?.ageGateCounts?.();
+      if (counts) for (const outcome of AGE_GATE_OUTCOMES) this.inc({ outcome }, counts[outcome]);
+    },
+  });
+  // The visitor funnel (docs/analytics.md): counts since start, no label that could name a person.
+  const funnelCounter = (metric: string, help: string, label: string, read: (c: FunnelCounts) => Array<[string, number]>) =>
+    new Counter({
+      name: name(metric),
+      help,
+      labelNames: [label],
+      registers,
+      collect() {
+        this.reset();
+        const counts = source?.visitorCounts?.();
+        if (counts) for (const [value, n] of read(counts)) this.inc({ [label]: value }, n);
+      },
+    });
+  funnelCounter('visitor_funnel_total', 'The visitor funnel since start, by step (noticed, approached, greeted, tapped, gaveUp, failed, live, endedWell, endedBadly); counts only.', 'step', (c) =>
+    FUNNEL_STEPS.map((step) => [step, c[step]]),
+  );
+  funnelCounter('visitor_refusals_total', 'Taps that created nothing since start, by what refused them (ageGate, closed, outOfOrder).', 'kind', (c) => REFUSAL_KINDS.map((k) => [k, c.refused[k]]));
+  funnelCounter('visitor_call_length_total', 'Conversations that went live since start, by length (under1m, from1to3m, from3to10m, over10m).', 'bucket', (c) =>
+    CALL_LENGTH_BUCKETS.map((b) => [b, c.callLength[b]]),
+  );
+  new Gauge({
+    name: name('safety_info'),
+    help: 'Always 1: the audience the kiosk runs as, the moderation every create sends, its region, and whether an adult setting was refused.',
+    labelNames: ['audience', 'moderation', 'region', 'adult_refused'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const s = source?.safety;
+      if (s) this.set({ audience: s.audience, moderation: s.moderation, region: s.region ?? '', adult_refused: s.refusal ? 'true' : 'false' }, 1);
+    },
+  });
   const active = new Gauge({ name: name('session_active'), help: '1 while a session is under way (creating to ending), else 0.', registers });
 
   // The last call's connection figures: set at scrape time from the source, absent until a call reported.
@@ -198,12 +261,15 @@ export function createKioskMetrics(options: KioskMetricsOptions): KioskMetrics {
     else if (state.phase === 'failed') reason = state.error.code;
     else reason = 'other';
     ended.inc({ outcome: state.phase, end_reason: reason });
+    if (endedByContentReview(state)) auditViolations.inc();
     if (state.phase === 'failed') recordError(state.error.code);
     if (!summary) return;
     if (summary.wentLive) wentLive.inc();
     if (summary.wentLive && summary.timingsMs.live !== null) timeToLive.observe(summary.timingsMs.live / 1000);
     if (summary.notReadyRetries > 0) notReady.inc(summary.notReadyRetries);
     if (summary.reconnects > 0) reconnects.inc(summary.reconnects);
+    // The emulator's figures are play money: a demo call is never added to what the account was billed.
+    if (source?.mode === 'demo') return;
     if (summary.creditsCost !== null && summary.creditsCost > 0) credits.inc(summary.creditsCost);
     if (summary.billedSeconds !== null && summary.billedSeconds > 0) billed.inc(summary.billedSeconds);
   }

@@ -34,6 +34,7 @@ import { parseCommand, readCommandId, type Command, type CommandResult } from '.
 import { openEventQueue, type EventQueue } from './event-queue.ts';
 import type { UpdateStatus } from './safe-updates.ts';
 import type { DayCallFigures } from '../kiosk/call-figures.ts';
+import type { FunnelDay } from '../core/funnel.ts';
 
 export { MAX_SCREENSHOT_BYTES, type FleetControl, type FleetUpdates } from './command-table.ts';
 
@@ -60,8 +61,11 @@ export interface FleetStatusFields {
   open: boolean;
   /** When open/closed next changes (ISO), or null. */
   nextChangeAt: string | null;
-  /** The ledger's totals of the kiosk's local day `day` (from `from` to `to`, ISO times). */
-  today: { sessions: number; credits: number; day?: string; from?: string; to?: string };
+  /**
+   * The ledger's totals of the kiosk's local day `day` (from `from` to `to`, ISO times): real calls only;
+   * demo calls (the built-in emulator, nobody paid) apart in `demoSessions`.
+   */
+  today: { sessions: number; credits: number; demoSessions?: number; day?: string; from?: string; to?: string };
   lastErrorCode: string | null;
   /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
   sandbox?: boolean;
@@ -73,6 +77,24 @@ export interface FleetStatusFields {
   policyError?: string | null;
   /** The avatar's volume, 0–100 % (kiosk/avatar-volume.ts); absent: the host does not say. */
   avatarVolume?: number;
+  /** Whether the kiosk reaches its service (kiosk/service-health.ts): `connected`, `unreachable`, …, with
+   *  what is the case and what to do. */
+  service?: { status: string; message: string; action: string | null };
+  /** Who the kiosk is for (docs/safety.md): the audience it runs as, the moderation it sends, its region,
+   *  why adult was refused, the age gate's counts and the calls the service's content review ended. */
+  safety?: FleetSafety;
+  /** The kiosk's local day of the visitor funnel so far (docs/analytics.md): counts only, exact (the
+   *  console applies the threshold to what it shows and exports). Absent: the host does not count. */
+  visitors?: FunnelDay;
+}
+
+export interface FleetSafety {
+  audience: 'public' | 'adult';
+  moderation: 'strict' | 'disabled';
+  region: string | null;
+  refusal: string | null;
+  ageGate: { asked: number; confirmed: number; declined: number };
+  auditViolations: number;
 }
 
 export type FleetStatus = Omit<FleetStatusFields, 'policyError'> & {

@@ -15,9 +15,11 @@ import type { Logger } from '../core/log.ts';
 import { castAttention } from './attention.ts';
 import { checkCast, configuredPortrait, publicCast, resolveVideoFit, usableCast } from './cast.ts';
 import type { CastEntry, KioskConfig } from './config.ts';
+import { publicSafety } from './safety-config.ts';
 import type { Availability } from './availability.ts';
 import type { AvatarVolume } from './avatar-volume.ts';
 import type { ServiceConnectionView } from './service-connection.ts';
+import type { ServiceHealthMonitor } from './service-health.ts';
 import type { ServiceKeyView } from './service-key.ts';
 
 export interface AppearanceOptions {
@@ -35,6 +37,8 @@ export interface AppearanceOptions {
   connection: Pick<ServiceConnectionView, 'mode'>;
   availability: Pick<Availability, 'opening' | 'hold'>;
   volume: Pick<AvatarVolume, 'percent'>;
+  /** Whether the service answers (the page shows the out-of-order screen while it does not). */
+  health?: Pick<ServiceHealthMonitor, 'current'>;
 }
 
 export interface Appearance {
@@ -72,7 +76,10 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
   await loadCast();
 
   function attention(): AttentionItem[] {
-    return [...startupItems, ...castAttention([...castErrors.values()].map((e) => e.toInfo()))];
+    // Adult asked for and refused (no region, a region not allowed, config.json under a policy): staff see why.
+    const refusal = config.safety.refusal;
+    const safety: AttentionItem[] = refusal ? [{ kind: 'policy', code: 'invalid_config', message: refusal }] : [];
+    return [...startupItems, ...safety, ...castAttention([...castErrors.values()].map((e) => e.toInfo()))];
   }
 
   function publicConfig(imageUrl: string | null): PublicConfig {
@@ -100,9 +107,11 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
       attention: attention().length,
       opening: availability.opening,
       hold: availability.hold,
+      ...(options.health ? { service: { status: options.health.current.status, ok: options.health.current.ok } } : {}),
       languages: [...config.languages],
       defaultLanguage: config.defaultLanguage,
       accessibility: { default: config.accessibility.default, reachBandPercent: config.accessibility.reachBandPercent },
+      safety: publicSafety(config),
       // Never with a real key: the synthetic devices exist only while the emulator answers calls.
       demoDevices: connection.mode === 'demo' && options.demoDevices === true,
       avatarVolume: options.volume.percent,

@@ -9,8 +9,10 @@ import type { AttentionItem } from '../contract.ts';
 import type { ErrorInfo } from '../core/errors.ts';
 
 export interface StartupProblems {
-  /** Why the config file was not used (null when it was fine). */
+  /** Why the config file could not be read at all (null when it could). */
   configError: ErrorInfo | null;
+  /** Settings dropped one by one (kiosk/config-keeping.ts); every other setting applies. */
+  configProblems?: ReadonlyArray<{ line: string; message: string; source: string }>;
   /** Where the config file is, when known. */
   configPath: string | null;
   /** One line per refused policy block (fleet/managed-config.ts). */
@@ -33,6 +35,10 @@ export function startupAttention(p: StartupProblems): AttentionItem[] {
       code: p.configError.code,
       message: `${p.configError.message} The kiosk is running on safe defaults; fix ${p.configPath ?? 'config.json in the app\'s data folder'} and restart.`,
     });
+  }
+  for (const problem of p.configProblems ?? []) {
+    const where = problem.source === 'config.json' ? (p.configPath ?? 'config.json in the app\'s data folder') : `the environment variable ${problem.source}`;
+    items.push({ kind: 'config', code: 'invalid_config', message: `${problem.line}. ${problem.message} Every other setting applies; fix ${where} and restart.` });
   }
   if (p.unknownConfigKeys?.length) {
     const keys = p.unknownConfigKeys.slice(0, 10).join(', ') + (p.unknownConfigKeys.length > 10 ? ` and ${p.unknownConfigKeys.length - 10} more` : '');

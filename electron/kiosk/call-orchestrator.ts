@@ -76,6 +76,10 @@ export interface CallOrchestratorOptions {
   awaitRendererRtc?: boolean;
   /** Bound on the renderer's join before the session is given up (default 30 000 ms). */
   rtcReadyTimeoutMs?: number;
+  /** A tap became a session (the visitor funnel counts it, with what the visitor chose). */
+  onTap?(tap: { callMode: CallMode; avatarId: string; language: LanguageCode }): void;
+  /** A tap found no service to call (out of order): nothing was created. */
+  onOutOfOrder?(): void;
 }
 
 export function createCallOrchestrator(options: CallOrchestratorOptions): CallOrchestrator {
@@ -112,14 +116,17 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
   }
 
   async function start(args: StartArgs = {}): Promise<Result<{ liveId: string | null }>> {
-    // A session whose end the UI has already been shown is only cleaning up (sockets
-    // closing, a hangup socket in flight): wait for that instead of refusing the visitor's next start.
-    if (active?.sawTerminal) await active.done;
+    // A session the visitor has already left is only cleaning up (sockets closing, a hangup socket in
+    // flight): wait for that instead of refusing the visitor's next start. Left means its end was shown, or
+    // it is ending (hung up by either side: the renderer shows the end screen from then on, so the next
+    // visitor may be through the age gate before the service has answered the hangup).
+    if (active && (active.sawTerminal || active.hangupPromise || state.phase === 'ending')) await active.done;
     if (options.closing()) return fail('cancelled', 'The kiosk is shutting down.');
     if (active) return fail('invalid_request', 'A session is already running.');
     const refusal = options.availability.refusal();
     if (refusal) return fail('invalid_request', refusal);
     if (!connection.client) {
+      options.onOutOfOrder?.();
       const error = connection.clientError ?? new AvatarError('invalid_config', 'The avatar service is not configured.');
       return fail(error.code, error.message);
     }
@@ -135,6 +142,7 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     if (args.language && !config.languages.includes(args.language)) return fail('invalid_request', `The language "${args.language}" is not offered on this kiosk.`);
     const startOptions = options.startOptions(callMode, member, args.language ?? config.defaultLanguage);
     telemetry.tap(callMode, member.id);
+    options.onTap?.({ callMode, avatarId: member.id, language: args.language ?? config.defaultLanguage });
     const session = newSession();
     active = session;
     unmute();

@@ -66,11 +66,13 @@ export function configuredPortrait(config: Pick<KioskConfig, 'window' | 'compani
 /** What a session is created with: a spare is pre-warmed for the cast's first member in its call mode and
  *  the default language, so a tap on another avatar, mode or language does not match it (the spare is
  *  closed, the normal path runs). The language reaches the avatar as an instruction in its persona. */
-export function startOptionsFor(config: KioskConfig, callMode: CallMode, member: CastEntry, language: LanguageCode): StartOptions {
+export function startOptionsFor(config: Pick<KioskConfig, 'safety' | 'extraMotion' | 'languageInstructions'>, callMode: CallMode, member: CastEntry, language: LanguageCode): StartOptions {
   return {
     callMode,
     avatar: { persona: personaFor(config, member.persona, language), image: member.imagePath, name: member.name, voice: member.voice },
-    ...(config.moderation ? { moderation: config.moderation } : {}),
+    // Always said, never left to the service's default (spec §4.1: `disabled` on the gateway): a public
+    // kiosk asks for `strict` on every create, spares included (safety-config.ts).
+    moderation: config.safety.moderation,
     ...(config.extraMotion !== undefined ? { extraMotion: config.extraMotion } : {}),
   };
 }

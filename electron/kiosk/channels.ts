@@ -36,8 +36,8 @@ export interface StaffGate {
 }
 
 /** What a visitor does with the service: refused until setup is done, so a kiosk without a PIN cannot be
- *  used as one (its attract screen would let the first visitor choose the PIN). */
-const NEEDS_SETUP_DONE = new Set(['session:start', 'attract:report']);
+ *  used as one (its attract screen would let the first visitor choose the PIN); nor are visitors counted. */
+const NEEDS_SETUP_DONE = new Set(['session:start', 'attract:report', 'attract:visitorStep']);
 export const SETUP_PENDING_MESSAGE = 'This kiosk is not set up yet: an installer must choose the staff PIN first.';
 
 export const STAFF_LOCKED_MESSAGE = 'The staff panel is locked. Enter the PIN.';

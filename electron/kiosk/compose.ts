@@ -11,6 +11,8 @@
  *   spares        pre-warmed sessions (spare.ts)
  *   avatarVolume  how loud the avatar speaks (avatar-volume.ts; staff and the fleet set it)
  *   events        the event stream the renderer and observers hear (events.ts)
+ *   health        whether the service answers, checked after each rebuild (service-health.ts)
+ *   visitors      the visitor funnel: counts only, by hour (visitor-funnel.ts, docs/analytics.md)
  *
  * Only what crosses all of them is here: applying new settings and shutting down. The kiosk's channels
  * (`session`, `config`, `attract`) are registered into the host's registry (channels.ts).
@@ -30,6 +32,9 @@ import { createCachedRequestBuilder } from '../core/request-cache.ts';
 import type { KeepAlive } from '../core/keep-alive.ts';
 import type { TransportFactory } from '../core/transport.ts';
 import type { startEmulator, EmulatorKnobs } from '../emulator/index.ts';
+import { createAgeGate } from './age-gate.ts';
+import { createAgeGateCounter, type AgeGateCounts } from './age-gate-counts.ts';
+import { createAuditCount } from './audit-count.ts';
 import { createAppearance, type Appearance } from './appearance.ts';
 import { createAvailability, type Availability } from './availability.ts';
 import { memoryAvatarVolume, type AvatarVolume } from './avatar-volume.ts';
@@ -41,8 +46,11 @@ import type { ChannelRegistry } from './channels.ts';
 import type { CastEntry, KioskConfig } from './config.ts';
 import { createEventBus, type KioskEvents } from './events.ts';
 import { createServiceConnection, type ServiceConnectionView } from './service-connection.ts';
+import { createServiceHealth, type ServiceHealthMonitor } from './service-health.ts';
 import { createServiceKey, type ApiKeySource, type ServiceKeyView } from './service-key.ts';
 import { SpareManager } from './spare.ts';
+import { createVisitorFunnel, systemTimeZone, type VisitorFunnel } from './visitor-funnel.ts';
+import { openVisitorFunnelStore, type VisitorFunnelStore } from './visitor-funnel-store.ts';
 
 export interface KioskOptions {
   config: KioskConfig;
@@ -84,6 +92,14 @@ export interface KioskOptions {
   /** The avatar's volume, kept by the host in its data folder (avatar-volume.ts `openAvatarVolume`);
    *  default: 100 %, in memory only. */
   avatarVolume?: AvatarVolume;
+  /** Check the service after each rebuild (default true). Off only for a test that counts the connections
+   *  the warm-ups open, on a listener that never answers. */
+  checkService?: boolean;
+  /** Settings given but not used (kiosk/config-keeping.ts): a refused service URL is named by the check. */
+  droppedSettings?: ReadonlyArray<{ field: string; source: string; message: string }>;
+  /** Where the visitor funnel is kept (visitor-funnel-store.ts `openVisitorFunnelStore` on the data folder);
+   *  default: in memory, in the system's time zone. The kiosk closes it on shutdown. */
+  visitorStore?: VisitorFunnelStore;
   /** Where the kiosk's channels are registered (the host's registry); absent: a kiosk with no page, as in
    *  a test that drives the services directly. */
   channels?: ChannelRegistry;
@@ -102,9 +118,17 @@ export interface Kiosk {
   readonly appearance: Appearance;
   /** Pre-warmed sessions (diagnostics and tests; a settings change drops the spare with `discard`). */
   readonly spares: SpareManager;
+  /** The age gate's counts since start (asked, confirmed, declined): staff, /metrics and the fleet read them. */
+  ageGateCounts(): AgeGateCounts;
+  /** Calls the service's content review ended (`audit_violation`) since start. */
+  auditViolations(): number;
   /** The avatar's volume (staff's Status tab, the fleet's `set-volume`): in `PublicConfig`, and each change
    *  is an `avatar-volume` event for the page. */
   readonly avatarVolume: AvatarVolume;
+  /** Whether the service answers (checked after each rebuild, again with backoff while it does not). */
+  readonly health: Pick<ServiceHealthMonitor, 'current' | 'check'>;
+  /** The visitor funnel (staff's Visitors tab, /metrics, the fleet status, `cli visitors`). */
+  readonly visitors: VisitorFunnel;
   /** Apply a new configuration without a restart: the next session uses it; the client is rebuilt and the
    *  attract image reloaded. Refused while a session runs, and once shutdown began. */
   reconfigure(next: KioskConfig): Promise<void>;
@@ -122,6 +146,13 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   const emit = events.emit;
   const buildRequest = createCachedRequestBuilder();
   const avatarVolume = options.avatarVolume ?? memoryAvatarVolume();
+  const clock = options.clock ?? systemClock;
+  const visitorStore = options.visitorStore ?? openVisitorFunnelStore({ timeZone: systemTimeZone(), clock, logger });
+  const visitors = createVisitorFunnel({ store: visitorStore, clock, presence: () => config.presence.cameraEnabled });
+  events.onEvent((event) => visitors.onEvent(event));
+  // A damaged counts file was kept aside: staff hear of it with the other start-up problems.
+  const startupAttention = [...(options.startupAttention ?? [])];
+  if (visitorStore.damaged) startupAttention.push({ kind: 'visitors', code: 'invalid_config', message: visitorStore.damaged.message });
 
   // Built in dependency order; the few callbacks that point back (a rebuild drops the spare and replays
   // the attract report; the key asks whether a call runs) are closures run only after all exist.
@@ -133,7 +164,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     logger,
     closing,
     callRunning: () => calls.running,
-    onChange: () => connection.rebuild(),
+    onChange: () => rebuildAndCheck(),
   });
   const connection = createServiceConnection({
     config,
@@ -151,12 +182,29 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     // Spares may resume now, with this client.
     onReady: () => availability.replay(),
   });
+  const health = createServiceHealth({
+    connection,
+    keySource: () => key.source,
+    configuredUrl: () => (config.service.surface === 'gateway' ? config.service.gatewayUrl : config.service.baseUrl) ?? null,
+    droppedUrl: () => options.droppedSettings?.find((p) => p.field === 'service.baseUrl' || p.field === 'service.gatewayUrl' || p.field === 'service') ?? null,
+    closing,
+    emit,
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  // The check runs in the background: start-up and a settings change do not wait for the service.
+  const rebuildAndCheck = async (): Promise<void> => {
+    await connection.rebuild();
+    if (options.checkService !== false) void health.check();
+  };
   const availability = createAvailability({
     logger,
     emit,
     closing,
     keepWarm: (showing) => connection.keepWarm(showing),
-    spares: { report: (args) => spares.report(args), discard: (reason) => spares.discard(reason) },
+    // An adult kiosk makes no spare: its create body would carry `moderation: "disabled"` before any
+    // visitor passed the age gate (docs/safety.md). The manager hears "attract screen not showing".
+    spares: { report: (args) => spares.report(config.safety.audience === 'adult' ? { ...args, showing: false } : args), discard: (reason) => spares.discard(reason) },
   });
   const appearance = await createAppearance({
     config,
@@ -164,11 +212,12 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     ...(options.loadAvatarImage ? { loadAvatarImage: options.loadAvatarImage } : {}),
     ...(options.portrait !== undefined ? { portrait: options.portrait } : {}),
     ...(options.demoDevices !== undefined ? { demoDevices: options.demoDevices } : {}),
-    ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
+    startupAttention,
     key,
     connection,
     availability,
     volume: avatarVolume,
+    health,
   });
   const startOptions = (callMode: CallMode, member: CastEntry, language: LanguageCode) => startOptionsFor(config, callMode, member, language);
   const spares = new SpareManager({
@@ -191,6 +240,10 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     cloudProxy: () => config.rtc.cloudProxy,
     currentLiveId: () => liveIdOf(calls.state),
   });
+  const gateCounts = createAgeGateCounter();
+  const audits = createAuditCount();
+  events.onEvent((event) => audits.observe(event));
+  const ageGate = createAgeGate({ posture: () => config.safety, counts: gateCounts, clock: options.clock ?? systemClock });
   const calls = createCallOrchestrator({
     config,
     ...(options.clock ? { clock: options.clock } : {}),
@@ -198,7 +251,22 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     emit,
     closing,
     connection,
-    availability,
+    // An adult kiosk's call starts only with a pass from its age gate (age-gate.ts).
+    // Each refused tap is counted once, as what refused it (the visitor funnel's `refused`).
+    availability: {
+      refusal: () => {
+        const closed = availability.refusal();
+        if (closed) {
+          visitors.refused('closed');
+          return closed;
+        }
+        const gate = ageGate.admit();
+        if (gate) visitors.refused('ageGate');
+        return gate;
+      },
+    },
+    onTap: (tap) => visitors.tap(tap),
+    onOutOfOrder: () => visitors.refused('outOfOrder'),
     appearance,
     telemetry,
     spares,
@@ -217,11 +285,31 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     rtcReady: (args) => calls.rtcReady(args),
     reportQuality: (args) => telemetry.reportQuality(args),
     reportMilestone: (args) => telemetry.reportMilestone(args),
+    ageGateAsk: () => ok(ageGate.ask()),
+    ageGateAnswer: (args) => {
+      const answer = ageGate.answer(args.confirmed);
+      // The visitor said "no": a tap that created nothing.
+      if (!args.confirmed) visitors.refused('ageGate');
+      return ok(answer);
+    },
+    ageGateStaffUnlock: () => ok(ageGate.staffUnlock()),
   });
   options.channels?.register('config', { get: () => appearance.getConfig() });
-  options.channels?.register('attract', { report: (args) => availability.report(args) });
+  options.channels?.register('attract', {
+    report: (args) => availability.report(args),
+    visitorStep: (args) => ok({ counted: visitors.step(args.step) }),
+  });
+  // Why a call is hung up decides whether it ended well (the visitor's end, idle) or badly.
+  calls.onHangupCause((cause, liveId) => visitors.noteCause(cause, liveId));
 
-  await connection.rebuild();
+  // A call that failed on the service's side (no answer, a refused key) may mean the service changed
+  // since the last check: check again, so the attract screen says so before the next visitor taps.
+  events.onEvent((event) => {
+    if (event.type !== 'state' || event.state.phase !== 'failed' || closing()) return;
+    if (['network', 'timeout', 'server', 'unauthorized', 'forbidden', 'connection_lost'].includes(event.state.error.code)) void health.check();
+  });
+
+  await rebuildAndCheck();
   // Each change to the page (after shutdown the event listeners are gone: a late change reaches no one).
   avatarVolume.onChange((percent) => emit({ type: 'avatar-volume', percent }));
 
@@ -235,7 +323,11 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     telemetry,
     appearance,
     spares,
+    ageGateCounts: () => gateCounts.snapshot(),
+    auditViolations: () => audits.count,
     avatarVolume,
+    health,
+    visitors,
     async reconfigure(next) {
       if (closing()) throw new AvatarError('cancelled', 'The kiosk is shutting down.');
       if (calls.running) throw new AvatarError('invalid_request', 'Hang up the current session before changing the settings.');
@@ -243,7 +335,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
       for (const k of Object.keys(config)) if (!Object.hasOwn(next, k)) delete (config as Record<string, unknown>)[k];
       Object.assign(config, next);
       await appearance.reload();
-      await connection.rebuild();
+      await rebuildAndCheck();
       // The page shows the new name, picture and cast without a reload.
       emit({ type: 'config-changed' });
     },
@@ -252,6 +344,8 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
         const sparesClosed = spares.close(); // type 5 to an unused spare, exactly once, alongside the hangup
         await calls.shutdown();
         await sparesClosed;
+        health.close();
+        visitorStore.close();
         events.clear();
         await connection.close();
       })();

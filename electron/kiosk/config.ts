@@ -16,6 +16,7 @@ import { cleartextKeyProblem, isLoopbackHost } from '../core/surface.ts';
 import { CALL_MODES, MAX_LIVE_DURATION_S, MODERATION_VALUES, type CallMode } from '../core/protocol.ts';
 import { AVATAR_GENDERS, LANGUAGE_CODES, PREWARM_MODES, VIDEO_FITS, type AvatarGender, type Greeting, type LanguageCode } from '../contract.ts';
 import { mqttSchema, scheduleSchema, updateSchema, WHOLE_BLOCKS } from './fleet-config.ts';
+import { adultSchema, AUDIENCES, privacySchema, regionSchema, resolveSafety, SAFETY_KEYS, type SafetyPosture } from './safety-config.ts';
 
 /** Relative to the app root (`app.getAppPath()`); the image is created by the resources helper. */
 export const DEFAULT_AVATAR_IMAGE = 'resources/demo-avatar.png';
@@ -167,7 +168,13 @@ export const configFileSchema = z.strictObject({
   callMode: z.enum(CALL_MODES).default('video'),
   allowModeChoice: z.boolean().default(true),
   avatar: avatarSchema,
+  /** An adult kiosk's moderation (default `disabled`); a public kiosk always sends `strict`. */
   moderation: z.enum(MODERATION_VALUES).optional(),
+  /** Who the kiosk is for, its adult rules, its region, the venue's privacy notice (safety-config.ts). */
+  audience: z.enum(AUDIENCES).default('public'),
+  adult: adultSchema.optional(),
+  region: regionSchema.optional(),
+  privacy: privacySchema.optional(),
   extraMotion: z.boolean().optional(),
   window: windowSchema,
   rtcEngine: z.enum(['auto', 'agora-web', 'agora-native']).default('auto'),
@@ -219,6 +226,8 @@ export type KioskConfig = Omit<z.output<typeof configFileSchema>, 'avatar'> & {
   avatar: { imagePath: string; persona: string; name: string; voice: string; gender: AvatarGender };
   /** The cast: `avatars` resolved (ids, paths, fallbacks), or the `avatar` block as a cast of one. */
   cast: CastEntry[];
+  /** What the kiosk runs as (audience, the moderation every create sends, why adult was refused). */
+  safety: SafetyPosture;
 };
 
 /** A resolved cast member: everything a session needs. */
@@ -269,8 +278,13 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
   // Gateway headers authenticate this kiosk to the integrator's gateway: the administrator sets them,
   // never config.json (which the staff panel writes).
   if (isRecord(user.service)) delete user.service.gatewayHeaders;
+  // config.json asked for adult where a policy file holds the audience: staff hear why it is not used.
+  const policyHoldsAudience = options.policy !== undefined && SAFETY_KEYS.some((k) => Object.hasOwn(options.policy!, k));
+  const userAskedAdult = policyHoldsAudience && user.audience === 'adult';
   // A block the policy sets whole (or locks, refused) takes nothing from the user's file.
   for (const block of WHOLE_BLOCKS) if (options.policy && Object.hasOwn(options.policy, block)) delete user[block];
+  // Nor the audience keys: config.json must not lower the age or add a region to a policy's adult block.
+  if (policyHoldsAudience) for (const key of SAFETY_KEYS) delete user[key];
   const merged = overlay(user, options.policy ?? {});
   const parsed = configFileSchema.safeParse(merged);
   if (!parsed.success) {
@@ -300,7 +314,8 @@ export function resolveConfig(raw: unknown, env: ConfigEnv = {}, options: Resolv
       details: { field: 'defaultLanguage' },
     });
   }
-  return { ...cfg, avatar, cast: selectCast(resolveCast(cfg, avatar, appRoot), cfg.castSelection) };
+  const safety = resolveSafety(cfg, userAskedAdult && cfg.audience !== 'adult');
+  return { ...cfg, avatar, cast: selectCast(resolveCast(cfg, avatar, appRoot), cfg.castSelection), safety };
 }
 
 /** The configuration with nothing configured (what main falls back to when the file is invalid). */
@@ -316,17 +331,6 @@ export function defaultConfig(env: ConfigEnv = {}, options: ResolveOptions = {})
       return resolveConfig({}, {}, { ...options, policy: {} });
     }
   }
-}
-
-/**
- * The JSON Schema electron-store (conf, ajv draft 2020-12) validates the file with. conf wants the
- * `properties` map as `schema`; defaults stay in zod (conf must not write them into the file).
- */
-export function configJsonSchema(): { properties: Record<string, unknown>; rootSchema: Record<string, unknown> } {
-  // Unknown keys pass here (a newer version's settings must not make the file unreadable after a
-  // rollback); resolveConfig leaves them out and the caller reports them by name.
-  const properties = openObjects(stripDefaults(configInputSchema().properties)) as Record<string, unknown>;
-  return { properties, rootSchema: {} };
 }
 
 /**
@@ -386,15 +390,6 @@ function splitUnknown(value: unknown, schema: unknown, path: string, unknown: st
   return out;
 }
 
-/** The JSON Schema with every closed object opened (`additionalProperties: false` removed). */
-function openObjects(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(openObjects);
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (!(k === 'additionalProperties' && v === false)) out[k] = openObjects(v);
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------------
 
 function applyEnv(cfg: Record<string, unknown>, env: ConfigEnv): Record<string, unknown> {
@@ -411,7 +406,8 @@ function applyEnv(cfg: Record<string, unknown>, env: ConfigEnv): Record<string, 
   return cfg;
 }
 
-function envFieldSource(field: string, env: ConfigEnv): string | null {
+/** The environment variable that set a dotted config key (null when the file did). */
+export function envFieldSource(field: string, env: ConfigEnv): string | null {
   if (field === 'service.baseUrl' && nonEmpty(env.AVATAR_BASE_URL)) return 'AVATAR_BASE_URL';
   if (field === 'service.gatewayUrl' && nonEmpty(env.AVATAR_GATEWAY_URL)) return 'AVATAR_GATEWAY_URL';
   if (field === 'service.surface' && nonEmpty(env.AVATAR_SURFACE)) return 'AVATAR_SURFACE';
@@ -502,19 +498,6 @@ function defaultReadText(path: string): string | null {
   } catch {
     return null;
   }
-}
-
-function stripDefaults(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stripDefaults);
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (k === 'default' || k === '$schema') continue;
-    // ajv-formats knows no "base64" format (ajv strict mode would refuse the schema); the pattern stays.
-    if (k === 'format' && v === 'base64') continue;
-    out[k] = stripDefaults(v);
-  }
-  return out;
 }
 
 function nonEmpty(v: string | undefined): boolean {

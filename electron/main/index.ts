@@ -8,12 +8,15 @@ import { app, autoUpdater, ipcMain, screen, session, type BrowserWindow } from '
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
 import { createLogger, type Logger } from '../core/log.ts';
+import { systemClock } from '../core/clock.ts';
 import type { ProxyResolver } from '../core/proxy.ts';
 import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
 import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
+import { systemTimeZone } from '../kiosk/visitor-funnel.ts';
+import { openVisitorFunnelStore } from '../kiosk/visitor-funnel-store.ts';
 import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
@@ -110,10 +113,12 @@ async function main(): Promise<void> {
     apiKey: settings.apiKey,
     apiKeySource: settings.apiKeySource,
     apiKeyWeaklyProtected: settings.apiKeyWeaklyProtected,
+    droppedSettings: settings.configProblems,
     // Honoured in demo mode only (the kiosk turns it off with a real key).
     demoDevices: demoDevicesAsked(process.argv, process.env),
     startupAttention: startupAttention({
       configError: settings.configError,
+      configProblems: settings.configProblems,
       configPath: settings.configPath,
       policyProblems: settings.policy.problems,
       policyPath: settings.policy.path,
@@ -125,6 +130,8 @@ async function main(): Promise<void> {
     persistApiKey: settings.persistApiKey,
     // Kept in the user-data folder (staff's Status tab and the fleet's set-volume change it).
     avatarVolume: openAvatarVolume({ dir: app.getPath('userData'), logger }),
+    // The visitor funnel's counts, kept in the data folder (docs/analytics.md).
+    visitorStore: openVisitorFunnelStore({ dir: app.getPath('userData'), timeZone: systemTimeZone(), clock: systemClock, logger }),
     // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
     keepAliveFor: createKeepAliveStore({ dir: app.getPath('userData'), logger }).keepAliveFor,
     // video.fit defaults to cover when the screen is portrait.

@@ -1,9 +1,10 @@
 /**
- * The Electron side of settings: the config file (electron-store, validated with the JSON Schema derived
- * from config.ts) and the API key (environment first, else safeStorage ciphertext in the same file).
+ * The Electron side of settings: the config file (electron-store, read through kiosk/config-keeping.ts)
+ * and the API key (environment first, else safeStorage ciphertext in the same file).
  *
- * - An invalid config file never crashes the kiosk: we log one clear line, tell the operator (the caller
- *   shows a dialog), run with safe defaults, and refuse to write into the broken file.
+ * - A bad setting costs that setting only (kiosk/config-keeping.ts, as in the browser mode): the PIN hash
+ *   and the rest of the file still apply. A file that cannot be read at all never crashes the kiosk: one
+ *   clear line in the log, staff told on the Status tab, safe defaults, and no write into the broken file.
  * - The key is encrypted with safeStorage's async API; only the base64 ciphertext is stored. Reading it
  *   at start-up is bounded (a locked keyring must not hold the kiosk back) and how well it is protected
  *   is reported honestly (`unknown` on Linux): both decided in kiosk/stored-key.ts.
@@ -12,9 +13,10 @@ import { app, safeStorage } from 'electron';
 import { chmodSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Store from 'electron-store';
-import { AvatarError, toAvatarError, type ErrorInfo } from '../core/errors.ts';
+import { AvatarError, type ErrorInfo } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
-import { configJsonSchema, defaultConfig, keepUnknownKeys, resolveConfig, unknownConfigKeys, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
+import { keepUnknownKeys, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
+import { keepConfigFile, type ConfigProblem } from '../kiosk/config-keeping.ts';
 import type { ApiKeySource } from '../kiosk/service-key.ts';
 import type { SettingsPersistence } from '../operations/settings.ts';
 import { loadPolicy, type PolicyLayer } from '../fleet/managed-config.ts';
@@ -24,8 +26,10 @@ import { unpackagedWindowDefault } from '../kiosk/os-integration.ts';
 
 export interface LoadedSettings {
   config: KioskConfig;
-  /** Why the config file was not used (null when it was fine). */
+  /** Why the config file was not used at all (null when it could be read). */
   configError: AvatarError | null;
+  /** Each setting of the file (or the environment) not used; the rest applies. */
+  configProblems: ConfigProblem[];
   apiKey: string | null;
   apiKeySource: ApiKeySource;
   apiKeyWeaklyProtected: KeyProtectionWeak;
@@ -50,35 +54,35 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
   if (policyLayer.found) logger.info('Administrator policy applied', { path: policyLayer.path, managed: policyLayer.managedKeys });
   const policy = policyLayer.policy;
   let store: Store<Record<string, unknown>> | null = null;
-  let configError: AvatarError | null = null;
-  let config: KioskConfig;
-
+  let openError: unknown = null;
   try {
-    const { properties, rootSchema } = configJsonSchema();
     store = new Store<Record<string, unknown>>({
       name: 'config',
-      schema: properties as never,
-      rootSchema: rootSchema as never,
+      // No schema here: electron-store would refuse the whole file for one bad value (and every read and
+      // write after it). The kiosk's own reading (kiosk/config-keeping.ts) drops that setting only.
       clearInvalidConfig: false,
       // It holds the PIN hash, the metrics token and the key's ciphertext: this user only.
       configFileMode: 0o600,
     });
     ownerOnly(store.path, logger);
   } catch (error) {
-    configError = new AvatarError('invalid_config', `The configuration file is invalid: ${toAvatarError(error).message}`, { cause: error });
+    openError = error;
   }
-
-  try {
-    config = resolveConfig(unpackagedWindowDefault(store?.store ?? {}, options.isPackaged ?? true), env, { appRoot, policy });
-  } catch (error) {
-    configError ??= toAvatarError(error, 'invalid_config');
-    config = defaultConfig(env, { appRoot, policy });
-  }
+  const opened = store;
+  const kept = keepConfigFile(
+    () => {
+      if (!opened) throw openError;
+      return unpackagedWindowDefault(opened.store, options.isPackaged ?? true);
+    },
+    env,
+    { appRoot, policy },
+  );
+  const { config, configError, problems: configProblems, unknownKeys } = kept;
   if (configError) {
     logger.error('Invalid configuration file; running with safe defaults', { message: configError.message, path: store?.path ?? null });
     store = null; // never write into a file we could not read
   }
-  const unknownKeys = store ? unknownConfigKeys(store.store) : [];
+  for (const problem of configProblems) logger.error('A setting was not used', { line: problem.line, message: problem.message });
   if (unknownKeys.length) logger.warn('The configuration file has settings this version does not know; they are ignored and kept', { keys: unknownKeys, path: store?.path ?? null });
 
   const weak = storedKeyWeak({ platform: process.platform, passwordStore: app.commandLine.getSwitchValue('password-store') });
@@ -109,6 +113,7 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
   return {
     config,
     configError,
+    configProblems,
     apiKey,
     apiKeySource,
     apiKeyWeaklyProtected: weak,
@@ -119,7 +124,7 @@ export async function loadSettings(options: { env: ConfigEnv & Record<string, st
       async write(next) {
         if (!store) throw new AvatarError('invalid_config', 'The configuration file is invalid; fix it (or delete it) before saving settings.');
         // A newer version's settings stay in the file (a rollback must not lose them on the first save).
-        store.store = keepUnknownKeys(store.store, next); // electron-store validates against the schema and writes the file
+        store.store = keepUnknownKeys(store.store, next); // staff-ops validated `next`; electron-store writes the file
       },
     },
     policy: policyLayer,

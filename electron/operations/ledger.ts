@@ -209,9 +209,22 @@ export function startOfMonth(nowMs: number): number {
   return new Date(d.getFullYear(), d.getMonth(), 1).getTime();
 }
 
-const emptyRow = (): LedgerTotalsRow => ({ sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0 });
+const emptyRow = (): LedgerTotalsRow => ({ sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 0 });
 
-/** Today, the last 7 calendar days (today included) and this calendar month, by each record's end. */
+/** Add one session to a totals row: a demo call (the built-in emulator's, nobody paid) only to `demoSessions`. */
+export function addSession(row: LedgerTotalsRow, r: SessionRecord): void {
+  if (r.surface === 'demo') {
+    row.demoSessions += 1;
+    return;
+  }
+  row.sessions += 1;
+  row.billedSeconds += r.billed_seconds ?? 0;
+  if (r.credits_cost === 'unknown') row.unknownCredits += 1;
+  else row.credits += r.credits_cost;
+}
+
+/** Today, the last 7 calendar days (today included) and this calendar month, by each record's end. Real
+ *  money only: demo calls are counted apart (`demoSessions`). */
 export function totalsOf(records: LedgerRecord[], nowMs: number): LedgerTotals {
   const out: LedgerTotals = { today: emptyRow(), last7Days: emptyRow(), month: emptyRow() };
   const bounds: Array<[keyof LedgerTotals, number]> = [
@@ -225,11 +238,7 @@ export function totalsOf(records: LedgerRecord[], nowMs: number): LedgerTotals {
     if (at > nowMs) continue;
     for (const [key, from] of bounds) {
       if (at < from) continue;
-      const row = out[key];
-      row.sessions += 1;
-      row.billedSeconds += r.billed_seconds ?? 0;
-      if (r.credits_cost === 'unknown') row.unknownCredits += 1;
-      else row.credits += r.credits_cost;
+      addSession(out[key], r);
     }
   }
   return out;

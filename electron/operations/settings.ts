@@ -26,7 +26,10 @@ export interface SettingsPersistence {
 export const RESTART_KEYS = ['window.mode', 'window.width', 'window.height', 'rtcEngine'] as const;
 /** Keys kept in the file that the panel never shows or edits. */
 /** Keys of config.json the settings form does not edit: kept as they are in the file on every save. */
-const HIDDEN_KEYS = ['encryptedApiKey', 'staffPinHash', 'avatars', 'video', 'companion', 'metrics', 'prewarm', 'presence', 'schedule', 'mqtt', 'update', 'castSelection'] as const;
+// The privacy notice too: a save of the form must never drop it (what visitors are told would change).
+const HIDDEN_KEYS = ['encryptedApiKey', 'staffPinHash', 'avatars', 'video', 'companion', 'metrics', 'prewarm', 'presence', 'schedule', 'mqtt', 'update', 'castSelection', 'privacy'] as const;
+/** The audience keys the form may leave out: then the file's stay as they are. */
+const KEPT_WHEN_ABSENT = ['audience', 'adult', 'region'] as const;
 
 const LABELS: Record<string, string> = {
   'service.surface': 'Service surface',
@@ -39,6 +42,11 @@ const LABELS: Record<string, string> = {
   'avatar.name': 'Avatar name',
   'avatar.voice': 'Voice',
   moderation: 'Moderation',
+  audience: 'Audience',
+  region: 'Region',
+  'adult.allowedRegions': 'Regions where adult mode is allowed',
+  'adult.minimumAge': 'Minimum age',
+  'adult.ageCheck': 'Who checks the age',
   extraMotion: 'Extra motion',
   'window.mode': 'Window mode',
   'window.width': 'Window width',
@@ -63,6 +71,9 @@ export function editableFromFile(raw: Record<string, unknown>): EditableSettings
     avatar: { imagePath: cfg.avatar.imagePath, ...(cfg.avatar.persona !== undefined ? { persona: cfg.avatar.persona } : {}), name: cfg.avatar.name, voice: cfg.avatar.voice },
     ...(cfg.moderation ? { moderation: cfg.moderation } : {}),
     ...(cfg.extraMotion !== undefined ? { extraMotion: cfg.extraMotion } : {}),
+    audience: cfg.audience,
+    ...(cfg.region ? { region: cfg.region } : {}),
+    ...(cfg.adult ? { adult: { allowedRegions: [...cfg.adult.allowedRegions], minimumAge: cfg.adult.minimumAge, ageCheck: cfg.adult.ageCheck } } : {}),
     window: { ...cfg.window },
     rtcEngine: cfg.rtcEngine,
     returnToAttractSeconds: cfg.returnToAttractSeconds,
@@ -101,6 +112,8 @@ export function validateSettings(current: Record<string, unknown>, next: Editabl
   if (typeof avatar.persona === 'string' && !avatar.persona.trim()) delete avatar.persona;
   file.avatar = avatar;
   for (const key of HIDDEN_KEYS) if (current[key] !== undefined) file[key] = current[key];
+  for (const key of KEPT_WHEN_ABSENT) if (next[key] === undefined && current[key] !== undefined) file[key] = current[key];
+  if (typeof file.region === 'string' && !file.region.trim()) delete file.region;
 
   const fieldErrors: Record<string, string> = {};
   // The native engine runs the kiosk page with Node.js and without context isolation: only whoever can

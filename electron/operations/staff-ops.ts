@@ -38,6 +38,7 @@ import { LEDGER_DIR, createLedger, createLedgerRecorder, startOfDay, type Ledger
 import { CURRENT_SESSION_FILE, createSessionJournal, recoverLeftover, type CurrentSession, type RecoveryOutcome } from './recovery.ts';
 import { editableFromFile, envManagedKeys, storePickedImage, validateSettings, type SettingsPersistence } from './settings.ts';
 import { createStaffPin, type StaffPin } from './staff-pin.ts';
+import { emptyVisitorReport, systemTimeZone } from '../kiosk/visitor-funnel.ts';
 
 /** Built-in voices we know of: the spec names only the default; its 56 others are "not shown". */
 export const BUILT_IN_VOICES = ['Tina'] as const;
@@ -51,12 +52,15 @@ export interface PlatformHooks {
   setOpenAtLogin(enabled: boolean): void;
   /** Quit to the desktop (the lifecycle hangs up first). */
   exitKiosk(): Promise<void> | void;
-  /** app.relaunch + quit. */
-  restart(): Promise<void> | void;
+  /** app.relaunch + quit. Absent where the host cannot start itself again (the browser mode): the panel
+   *  then offers no Restart, rather than a button that stops the kiosk for good. */
+  restart?(): Promise<void> | void;
+  /** Where no key can be stored: the sentence saying what to set instead (shown in place of the key field). */
+  noKeyStorage?: string;
 }
 
 /** The kiosk's services staff operations use. */
-export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume'>;
+export type StaffKiosk = Pick<Kiosk, 'config' | 'reconfigure' | 'events' | 'calls' | 'connection' | 'key' | 'telemetry' | 'appearance' | 'avatarVolume' | 'ageGateCounts' | 'auditViolations'> & Partial<Pick<Kiosk, 'health' | 'visitors'>>;
 
 export interface StaffOpsOptions {
   kiosk: StaffKiosk;
@@ -72,6 +76,8 @@ export interface StaffOpsOptions {
   version: string;
   /** Why the config file was not used at start (null when it was fine). */
   configError?: AvatarError | null;
+  /** Settings not used, one line each, said on the PIN pad (kiosk/config-keeping.ts `ConfigProblem.line`). */
+  settingsNotUsed?: readonly string[];
   /** The last lines of the main log, already redacted. */
   logTail(): string[];
   platform: PlatformHooks;
@@ -138,6 +144,12 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
   // A refused policy PIN stays locked: config.json's hash does not stand in for the administrator's.
   const policyPinLocked = () => options.policy !== undefined && Object.hasOwn(options.policy.policy, 'staffPinHash');
   const outOfOrderReason = (): string | null => {
+    // A settings file that exists but cannot be read may hold the PIN's hash: setup would only end in
+    // "fix the file before saving" behind a PIN nobody can enter, so the kiosk is out of order until it is fixed.
+    const configError = options.configError;
+    if (configError && !policyPinHash()) {
+      return `No staff PIN could be read: config.json in ${options.dataDir} was not used (${configError.message.replace(/\.$/, '')}). First-run setup does not open over a settings file that cannot be read: fix config.json (or move it away to start afresh) and restart.`;
+    }
     const p = options.policy;
     if (!p || (!p.found && !p.namesStaffPin)) return null;
     const where = p.path ?? 'the policy file';
@@ -192,6 +204,8 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
         maxCallTimer = null;
         logger.info('Maximum call length reached; hanging up', { maxCallSeconds: max });
         recorder.noteCause('max_call', s.liveId);
+        // The venue's limit, not the visitor, ended it: the funnel counts it as ended badly.
+        kiosk.visitors?.noteCause('max_call', s.liveId);
         void calls.hangup();
       }, endsAt - clock.now());
     } else if (s.phase === 'ended' || s.phase === 'failed' || s.phase === 'idle') {
@@ -211,6 +225,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       settings: editableFromFile(readFile()),
       hasApiKey: kiosk.key.present,
       apiKeySource: kiosk.key.source,
+      ...(options.platform.noKeyStorage ? { apiKeyNotStorable: options.platform.noKeyStorage } : {}),
       managed: [...new Set([...envManagedKeys(options.env), ...(options.policy?.managedKeys ?? [])])].sort(),
     };
   }
@@ -225,15 +240,25 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       apiKeySource: kiosk.key.source,
       apiKeyWeaklyProtected: kiosk.key.weaklyProtected,
       attention: kiosk.appearance.attention,
+      ...(kiosk.health ? { service: kiosk.health.current } : {}),
       errors: [...errors],
       version: options.version,
       uptimeS: Math.floor((clock.now() - startedAtMs) / 1000),
-      today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits },
+      today: { sessions: today.sessions, credits: today.credits, unknownCredits: today.unknownCredits, demoSessions: today.demoSessions },
       openAtLogin: options.platform.getOpenAtLogin(),
+      canRestart: options.platform.restart !== undefined,
       ...(pin.pinTooShort ? { pinTooShort: true } : {}),
       ...(telemetry.lastCallQuality ? { lastCall: { ...telemetry.lastCallQuality } } : {}),
       ...(telemetry.lastCallFigures ? { lastCallFigures: { ...telemetry.lastCallFigures } } : {}),
       avatarVolume: kiosk.avatarVolume.percent,
+      safety: {
+        audience: kiosk.config.safety.audience,
+        moderation: kiosk.config.safety.moderation,
+        region: kiosk.config.safety.region,
+        refusal: kiosk.config.safety.refusal,
+        ageGate: kiosk.config.safety.ageGate ? kiosk.ageGateCounts() : null,
+        auditViolations: kiosk.auditViolations(),
+      },
     };
   }
 
@@ -308,7 +333,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
    *  every `staff` channel of the contract and validated the argument. */
   const handlers: StaffOps['handlers'] = {
     staff: {
-      pinState: () => ok<PinState>(pin.state()),
+      pinState: () => ok<PinState>({ ...pin.state(), ...(options.settingsNotUsed?.length ? { settingsNotUsed: [...options.settingsNotUsed] } : {}) }),
       setPin: async ({ pin: next }) => ok(await pin.setPin(next)),
       unlock: async ({ pin: tried }) => ok(await pin.unlock(tried)),
       lock: () => (pin.lock(), ok(undefined)),
@@ -354,6 +379,7 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
       },
       ledgerTotals: () => ok(ledger.totals(clock.now())),
       ledgerCsv: ({ since }) => ok(ledgerCsv(since)),
+      visitors: () => ok(kiosk.visitors?.report() ?? emptyVisitorReport(new Date(clock.now()).toISOString().slice(0, 10), systemTimeZone(), kiosk.config.presence.cameraEnabled)),
       logTail: () => ok({ lines: options.logTail().slice(-200) }),
       setAvatarVolume: async ({ percent }) => {
         const now = await kiosk.avatarVolume.set(percent);
@@ -372,9 +398,11 @@ export function createStaffOps(options: StaffOpsOptions): StaffOps {
         return ok(undefined);
       },
       restart: async () => {
+        const restart = options.platform.restart;
+        if (!restart) throw new AvatarError('invalid_request', 'This kiosk cannot restart itself: exit, then start it again.');
         logger.info('Staff: restart');
         pin.lock();
-        await options.platform.restart();
+        await restart();
         return ok(undefined);
       },
     },

@@ -42,6 +42,37 @@ export const lockoutRecordSchema = z.strictObject({
   lockedUntilMs: z.number().int().min(0),
 });
 export type LockoutRecord = z.infer<typeof lockoutRecordSchema>;
+/** The most common 6-8 digit PINs beyond repeats and runs (keyboard and keypad patterns, doubled pairs, well-known
+ *  numbers), from published PIN-frequency studies: a guesser tries these first. */
+const COMMON_PINS = new Set([
+  '121212', '123123', '112233', '696969', '159753', '147258', '258369', '789456', '147852', '123321', '100200', '159357',
+  '131313', '102030', '112211', '520520', '123654', '147369', '741852', '852456', '456123', '987654', '101010', '202020',
+  '000001', '111222', '232323', '252525', '777888', '142536', '198400', '199000', '200000', '212121', '010203',
+  '1212121', '1231234', '12121212', '12341234', '11223344', '11112222', '12344321', '14725836', '19841984', '20002000',
+  '87654321', '98765432', '13579246', '24682468', '01234567', '12312312', '69696969', '11221122', '00001111',
+]);
+
+/** Why a new PIN is easy to guess (all one digit, a run up or down, a short block repeated, a common PIN), or null. */
+export function guessablePinReason(pin: string): string | null {
+  if (/^(\d)\1+$/.test(pin)) return 'it is one digit repeated';
+  const steps = [...pin].slice(1).map((d, i) => (Number(d) - Number(pin[i]) + 10) % 10);
+  if (steps.every((s) => s === 1) || steps.every((s) => s === 9)) return 'it is a run of digits';
+  if (/^(\d{1,4})\1+$/.test(pin)) return 'it repeats a short block of digits';
+  if (COMMON_PINS.has(pin)) return 'it is one of the most common PINs';
+  return null;
+}
+
+/**
+ * Refuse a new PIN that is not 6 to 8 digits or is easy to guess, in the words setup uses (the CLI's
+ * `pin-hash` says the same). Whoever stands at the screen can try a few PINs before the lock-out: those
+ * few must not include this one.
+ */
+export function checkNewPin(pin: string): void {
+  if (!NEW_PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', NEW_PIN_MESSAGE);
+  const guessable = guessablePinReason(pin);
+  if (guessable) throw new AvatarError('invalid_request', `This PIN is easy to guess: ${guessable}. Choose 6 to 8 digits with no pattern.`);
+}
+
 /** scrypt cost: N = 2^14 (≈16 MB, tens of ms), r = 8, p = 1; 16-byte salt, 32-byte hash. */
 const SCRYPT = { N: 16_384, r: 8, p: 1, keyLen: 32, saltLen: 16 } as const;
 
@@ -198,7 +229,7 @@ export function createStaffPin(options: StaffPinOptions): StaffPin {
         throw new AvatarError('unauthorized', 'No staff PIN is set, and a PIN can only be chosen on the setup screen at start. Set staffPinHash in the configuration and restart the kiosk.');
       }
       if (!first && !isUnlocked()) throw new AvatarError('unauthorized', 'Unlock the staff panel before changing the PIN.');
-      if (!NEW_PIN_PATTERN.test(pin)) throw new AvatarError('invalid_request', NEW_PIN_MESSAGE);
+      checkNewPin(pin);
       await options.saveHash(await hashPin(pin));
       // Choosing the first PIN opens the panel: only the installer sees the setup screen, and goes on to
       // the settings. From here on the kiosk serves visitors, so setup closes for good.

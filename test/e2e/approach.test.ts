@@ -45,6 +45,11 @@ function reports(k: KioskPage): Array<{ showing: boolean; present: boolean | nul
   return k.bridge.calls.filter((c) => c.channel === 'kiosk:attract:report').map((c) => c.arg as { showing: boolean; present: boolean | null });
 }
 
+/** The visitor-funnel steps the page sent main, in order. */
+function steps(k: KioskPage): unknown[] {
+  return k.bridge.calls.filter((c) => c.channel === 'kiosk:attract:visitor-step').map((c) => c.arg);
+}
+
 /** Records in the page whether the connecting screen or a NOT_READY retry was ever shown. */
 const WATCH_CONNECTING = `(() => {
   window.__seen = { connecting: false, notReady: false };
@@ -73,7 +78,7 @@ describe('Fast start: approach → greeting → tap → live (E2E, fake camera)'
       await screenIs(page, 'attract');
       const notice = page.locator('[data-testid=camera-notice]');
       await notice.waitFor({ timeout: 10_000 });
-      assert.match((await notice.textContent()) ?? '', /Nothing is recorded or sent/);
+      assert.match((await notice.textContent()) ?? '', /No picture is recorded or sent/);
       assert.equal(await page.locator('[data-testid=approach-greeting]').count(), 0, 'nobody is greeted in an empty room');
       await screenshotBoth(page, 'attract-camera-notice', 'landscape');
 
@@ -91,6 +96,12 @@ describe('Fast start: approach → greeting → tap → live (E2E, fake camera)'
 
       // Let the spare warm up while the visitor reaches for the screen (the emulator's 2.5 s).
       await page.waitForTimeout(3_000);
+      // The visitor funnel: the page said each step once, by name only; main counted one person noticed,
+      // greeted and (after 3 s in front) approached.
+      await eventually(() => k.kiosk.visitors.today().counts.approached === 1, 'the visitor counted as approached', 5_000);
+      assert.deepEqual(steps(k), [{ step: 'noticed' }, { step: 'greeted' }, { step: 'approached' }]);
+      const seenCounts = k.kiosk.visitors.today().counts;
+      assert.deepEqual([seenCounts.noticed, seenCounts.greeted, seenCounts.approached, seenCounts.tapped], [1, 1, 1, 0]);
       await page.evaluate(WATCH_CONNECTING);
       await page.click('[data-testid=start]');
       await screenIs(page, 'live', 20_000);
@@ -153,6 +164,9 @@ describe('Fast start: approach → greeting → tap → live (E2E, fake camera)'
       );
       assert.equal(k.bridge.events.filter((e) => e.type === 'spare').length, 0, 'no spare session was created');
       assert.equal(k.emulator.listSessions().length, 0);
+      // Nobody was noticed, so nobody is counted.
+      assert.deepEqual(steps(k), []);
+      assert.equal(k.kiosk.visitors.today().counts.noticed, 0);
     } finally {
       await k.close();
     }

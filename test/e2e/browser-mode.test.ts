@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { KIOSK_SOCKET_PATH } from '../../electron/core/kiosk-api.ts';
 import { createLogger } from '../../electron/core/log.ts';
-import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
+import { BROWSER_KEY_HINT, startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
-import { RENDERER_DIR, ROOT, launchChromium, screenIs } from './harness.ts';
+import { RENDERER_DIR, ROOT, launchChromium, screenIs, screenshotAt, unlockStaffPanel } from './harness.ts';
 
 let browser: Browser;
 let kiosk: BrowserKiosk;
@@ -93,6 +93,37 @@ describe('Browser mode (E2E: built renderer over the real WebSocket transport + 
       assert.ok(framesSent >= 6, `${framesSent} frames sent`);
       assert.deepEqual(problems, []);
       assert.deepEqual(logLines.filter((l) => /refused/.test(l)), [], 'the reload was not refused');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('staff panel: the key field\'s place says what to set instead, and no Restart is offered (the host cannot start itself again)', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page: Page = await context.newPage();
+    try {
+      await page.goto(kiosk.host.launchUrl());
+      await unlockStaffPanel(page, '246813');
+      await page.click('[data-testid=tab-settings]');
+      const hint = page.locator('[data-testid=api-key-not-storable]');
+      await hint.waitFor({ timeout: 5_000 });
+      assert.equal((await hint.textContent())?.trim(), BROWSER_KEY_HINT);
+      assert.equal(await page.locator('[data-testid=set-api-key]').count(), 0, 'no field for a key that cannot be stored');
+      await hint.scrollIntoViewIfNeeded();
+      await screenshotAt(page, 'browser-staff-settings-key-1280x720', { width: 1280, height: 720 });
+
+      await page.click('[data-testid=tab-system]');
+      const noRestart = page.locator('[data-testid=system-no-restart]');
+      await noRestart.waitFor({ timeout: 5_000 });
+      assert.equal(await page.locator('[data-testid=system-restart]').count(), 0);
+      assert.equal(await page.locator('[data-testid=system-exit]').count(), 1, 'Exit stays: it stops the host, as it says');
+      await screenshotAt(page, 'browser-staff-system-1280x720', { width: 1280, height: 720 });
+      // The channel refuses too (an older page, or a script): nothing stops, and the answer says why.
+      assert.deepEqual(await kiosk.channels.dispatch('kiosk:staff:restart', undefined), {
+        ok: false,
+        error: { code: 'invalid_request', message: 'This kiosk cannot restart itself: exit, then start it again.' },
+      });
+      assert.equal(kiosk.host.connected, true, 'the kiosk still runs');
     } finally {
       await context.close();
     }

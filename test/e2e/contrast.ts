@@ -48,9 +48,9 @@ const COLLECT = `(() => {
 
 const HIDE_TEXT = `* { color: transparent !important; -webkit-text-fill-color: transparent !important; text-shadow: none !important; }`;
 
-/** Runs in a blank page: decodes the capture and measures. */
-const MEASURE = (png: string, found: unknown, minText: number): string => `(async () => {
-  const { texts, controls } = ${JSON.stringify(found)};
+/** Page-side lines (inside an async function) that decode a base64 PNG into `c` (a canvas of its size)
+ *  and `data` (its RGBA pixels), in the browser itself: no image package needed. */
+export const decodePng = (png: string): string => `
   const img = new Image();
   img.src = 'data:image/png;base64,${png}';
   await img.decode();
@@ -58,7 +58,12 @@ const MEASURE = (png: string, found: unknown, minText: number): string => `(asyn
   c.width = img.width; c.height = img.height;
   const g = c.getContext('2d');
   g.drawImage(img, 0, 0);
-  const data = g.getImageData(0, 0, c.width, c.height).data;
+  const data = g.getImageData(0, 0, c.width, c.height).data;`;
+
+/** Runs in a blank page: decodes the capture and measures. */
+const MEASURE = (png: string, found: unknown, minText: number): string => `(async () => {
+  const { texts, controls } = ${JSON.stringify(found)};
+  ${decodePng(png)}
   const px = (x, y) => { x = Math.max(0, Math.min(c.width - 1, Math.round(x))); y = Math.max(0, Math.min(c.height - 1, Math.round(y))); const i = (y * c.width + x) * 4; return [data[i], data[i + 1], data[i + 2]]; };
   const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
   const lum = (p) => 0.2126 * lin(p[0]) + 0.7152 * lin(p[1]) + 0.0722 * lin(p[2]);

@@ -4,7 +4,7 @@
  * On the broker: real kiosks in browser mode (kiosk-host.ts in this process, and one as its own
  * `npm run start:browser` process that the test kills) and simulated kiosks (the real kiosk link over
  * a pretend kiosk). What is checked is what the operator sees on the console's page and what happens on
- * the kiosks (their service's phase, the kiosk's own page, its avatar volume); the page's commands are the
+ * the kiosks (their service's phase, the kiosk's own page, its avatar volume, its visitor funnel); the page's commands are the
  * kiosks' own table's.
  * Build first: npm run build.   Run: node --import tsx --test --test-timeout=180000 test/e2e/fleet-console.test.ts
  */
@@ -22,10 +22,13 @@ import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { startFleetConsole, type FleetConsole } from '../../electron/fleet/console/index.ts';
 import { COMMAND_NAMES, commandRow } from '../../electron/fleet/command-table.ts';
 import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
+import { VISITOR_STEPS, kioskFigure, stepCounts } from '../../electron/fleet/console/visitors.ts';
+import type { VisitorsView } from '../../electron/fleet/console/view.ts';
+import { DEFAULT_FUNNEL_THRESHOLD } from '../../electron/core/funnel.ts';
 import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
 import { until } from '../helpers/until.ts';
 import { axeViolations } from './access-helpers.ts';
-import { RENDERER_DIR, ROOT, launchChromium } from './harness.ts';
+import { RENDERER_DIR, ROOT, eventually, launchChromium, pageProblems } from './harness.ts';
 
 const PAGE_DIR = join(ROOT, 'out', 'fleet-console');
 const SHOTS = join(ROOT, 'test', 'artifacts', 'fleet-console');
@@ -45,7 +48,7 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
   const sims: Record<string, SimulatedKiosk> = {};
   let child: ChildProcess | null = null;
   const dirs: string[] = [];
-  const problems: string[] = [];
+  let problems: string[] = [];
   const temp = () => {
     const d = mkdtempSync(join(tmpdir(), 'ak-fleet-e2e-'));
     dirs.push(d);
@@ -96,10 +99,7 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
     page = await context.newPage();
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`);
-    });
+    problems = pageProblems(page);
     // The first-start link: the token after `#` signs the page in (it never reaches the server).
     await page.goto(`${fleet.server.origin}/#token=${fleet.token!}`);
   });
@@ -230,6 +230,39 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
     await row('real-b').locator('td', { hasText: '35 %' }).waitFor({ timeout: WAIT_MS });
     await shot('set-volume');
     await row('real-b').getByRole('checkbox').uncheck();
+  });
+
+  it("a real kiosk's visitor funnel reaches the console through the broker as the kiosk counted it", async () => {
+    const k = real['real-b']!;
+    for (let i = 0; i < 5; i++) {
+      await call(k);
+      await k.kiosk.calls.hangup();
+    }
+    // What the kiosk itself counted today (its own store, the same as its staff panel shows).
+    const own = k.kiosk.visitors!.today();
+    assert.ok(own.counts.tapped >= 5 && own.counts.live >= 5 && own.counts.endedWell >= 5, JSON.stringify(own.counts));
+    const counted = stepCounts(own.counts);
+    // The console's view of that kiosk, from the status it received over Mosquitto: the same day, and each
+    // step the kiosk's own count as the console shows a kiosk's count (under 5: "fewer than 5").
+    const line = async () => {
+      const view = (await page.evaluate(async () => (await fetch('/api/visitors')).json())) as VisitorsView;
+      return { day: view.day, line: view.kiosks.find((l) => l.kioskId === 'real-b') ?? null };
+    };
+    const shown = (l: VisitorsView['kiosks'][number] | null) => VISITOR_STEPS.map((step) => `${step} ${l?.figures[step].text ?? '-'}`);
+    const want = VISITOR_STEPS.map((step) => `${step} ${kioskFigure(counted[step], DEFAULT_FUNNEL_THRESHOLD).text}`);
+    // The last call's end reaches the console with the status published after it (at most one a second).
+    await eventually(async () => JSON.stringify(shown((await line()).line)) === JSON.stringify(want), "the console has real-b's funnel after its calls", WAIT_MS).catch(async (error: unknown) => {
+      assert.deepEqual(shown((await line()).line), want, String(error));
+    });
+    const seen = await line();
+    assert.equal(seen.day, own.day);
+    assert.deepEqual(shown(seen.line), want);
+    // …and the page's visitors table shows that line (the page reloads the view every 10 s).
+    const cells = () => page.locator('tr[data-line="kiosk:real-b"] > *').allTextContents();
+    await eventually(async () => (await cells()).some((c) => c.trim().startsWith(String(own.counts.live))), 'the page shows real-b\'s calls', WAIT_MS).catch(async (error: unknown) => {
+      assert.fail(`${String(error)}: ${JSON.stringify(await cells())}`);
+    });
+    assert.equal((await cells())[0]!.trim(), 'real-b');
   });
 
   it('axe finds nothing on the console, and the page ran without errors or CSP refusals', async () => {

@@ -15,7 +15,10 @@ import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/main/page-policy.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
+import type { VisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
 import { openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
+import { systemTimeZone } from '../../electron/kiosk/visitor-funnel.ts';
+import { openVisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
 import type { AttentionItem, KioskEvent } from '../../electron/contract.ts';
 import { installKioskBridge, type BridgeHandle, type KioskBackend } from './bridge.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -118,6 +121,16 @@ export const CHROMIUM_ARGS = [
  * `grantMedia: false` leaves out the fake permission UI: getUserMedia is then denied (NotAllowedError).
  * `videoFile`: the fake camera plays this .y4m (looped) instead of Chromium's test pattern.
  */
+/** Errors a page throws and what its console reports as an error or a CSP refusal, collected as they come. */
+export function pageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  return problems;
+}
+
 export function launchChromium(options: { grantMedia?: boolean; videoFile?: string } = {}): Promise<Browser> {
   const args = [...CHROMIUM_ARGS, ...(options.grantMedia === false ? [] : ['--use-fake-ui-for-media-stream'])];
   if (options.videoFile) args.push(`--use-file-for-fake-video-capture=${options.videoFile}`);
@@ -372,7 +385,7 @@ export interface StaffKioskPage extends KioskPage {
 
 /** Like `openKiosk`, with the staff operations attached and `file` as the initial config.json. */
 export async function openStaffKiosk(
-  options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown>; startupAttention?: AttentionItem[] },
+  options: Omit<KioskPageOptions, 'config'> & { file?: Record<string, unknown>; startupAttention?: AttentionItem[]; visitorStore?: VisitorFunnelStore },
 ): Promise<StaffKioskPage> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-e2e-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
@@ -387,7 +400,9 @@ export async function openStaffKiosk(
     persistApiKey: async () => {},
     // As the hosts keep it: in the data folder.
     avatarVolume: openAvatarVolume({ dir: dataDir }),
+    visitorStore: openVisitorFunnelStore({ dir: dataDir, timeZone: systemTimeZone(), clock: systemClock }),
     ...(options.startupAttention ? { startupAttention: options.startupAttention } : {}),
+    ...(options.visitorStore ? { visitorStore: options.visitorStore } : {}),
   });
   const platform = { calls: [] as string[] };
   const ops = createStaffOps({
@@ -447,8 +462,9 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
 
 /**
  * What the current screen shows outside the viewport: every text, button and picture in `.screen`
- * (decorations such as the portrait's halo excepted) must lie inside the window, and the screen must
- * not scroll. Returns one line per offender (empty when nothing is clipped).
+ * (decorations such as the portrait's halo excepted) must lie inside the window, the screen must not
+ * scroll, and none of them may lie under the visitor bar (the language buttons). Returns one line per
+ * offender (empty when nothing is clipped or covered).
  */
 export async function clippedElements(page: Page): Promise<string[]> {
   return page.evaluate(`(() => {
@@ -469,6 +485,23 @@ export async function clippedElements(page: Page): Promise<string[]> {
       if (r.left < -0.5 || r.top < -0.5 || r.right > W + 0.5 || r.bottom > H + 0.5) {
         const label = (el.getAttribute('data-testid') || el.tagName.toLowerCase()) + ' "' + (el.textContent || '').trim().slice(0, 30) + '"';
         out.push(label + ' at ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(',') + ' in ' + W + 'x' + H);
+      }
+    }
+    // Nothing of the screen's own may lie under the visitor bar (the languages): a line there is unreadable
+    // and a tap on it picks a language. Measured on the text's line boxes, not its paragraph's box.
+    const bar = screen.querySelector('[data-testid=visitor-bar]');
+    if (bar) {
+      const b = bar.getBoundingClientRect();
+      for (const el of screen.querySelectorAll(sel)) {
+        if (bar.contains(el) || el.contains(bar) || el.closest('[aria-hidden=true], .halo, .card:not(.selected)')) continue;
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const boxes = el.matches('img, button') ? [el.getBoundingClientRect()] : [...range.getClientRects()];
+        const under = boxes.find((r) => r.width > 0 && r.height > 0 && r.bottom > b.top + 0.5 && r.top < b.bottom - 0.5 && r.right > b.left + 0.5 && r.left < b.right - 0.5);
+        if (under) {
+          const label = (el.getAttribute('data-testid') || el.tagName.toLowerCase()) + ' "' + (el.textContent || '').trim().slice(0, 30) + '"';
+          out.push(label + ' under the visitor bar: ' + [under.left, under.top, under.right, under.bottom].map(Math.round).join(',') + ' vs bar from y ' + Math.round(b.top) + ' in ' + W + 'x' + H);
+        }
       }
     }
     return out;

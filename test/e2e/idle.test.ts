@@ -101,8 +101,10 @@ describe('Idle hang-up (E2E: silent microphone, real kiosk service + staff opera
       await page.click('[data-testid=pin-ok]');
       await page.locator('[data-testid=staff-panel]').waitFor({ timeout: 5_000 });
       await page.click('[data-testid=tab-ledger]');
-      const today = page.locator('[data-testid=ledger-today] td').first();
-      await eventually(async () => (await today.textContent()) === '1', 'today counts the idle session');
+      // A demo call (the built-in emulator): in its own column, never in the sessions or credits.
+      const today = page.locator('[data-testid=ledger-today-demo]');
+      await eventually(async () => (await today.textContent()) === '1', 'today counts the idle session as a demo call');
+      assert.equal(await page.locator('[data-testid=ledger-today] td').first().textContent(), '0');
       await screenshotBoth(page, 'staff-ledger', 'landscape');
       const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('[data-testid=ledger-export]')]);
       assert.match(download.suggestedFilename(), /\.csv$/);

@@ -11,6 +11,8 @@ import type { EmulatorKnobs } from '../../electron/emulator/index.ts';
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
+import { systemTimeZone } from '../../electron/kiosk/visitor-funnel.ts';
+import { openVisitorFunnelStore } from '../../electron/kiosk/visitor-funnel-store.ts';
 import { jsonFilePersistence, type SettingsPersistence } from '../../electron/operations/settings.ts';
 import { createStaffOps, type PlatformHooks, type StaffOps } from '../../electron/operations/staff-ops.ts';
 
@@ -37,6 +39,8 @@ export async function createStaffKiosk(options: {
   storedApiKey?: string;
   /** The administrator's policy layer (managed-config.ts). */
   policy?: { policy: Record<string, unknown>; managedKeys: string[] };
+  /** The zone the visitor funnel counts in (default: the system's), kept in the data folder as the hosts do. */
+  timeZone?: string;
 }): Promise<StaffKiosk> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiosk-staff-'));
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
@@ -47,6 +51,7 @@ export async function createStaffKiosk(options: {
     apiKey: options.storedApiKey ?? null,
     apiKeySource: options.storedApiKey ? 'stored' : 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20, ...options.knobs },
+    visitorStore: openVisitorFunnelStore({ dir: dataDir, timeZone: options.timeZone ?? systemTimeZone(), clock: systemClock }),
     persistApiKey: async (key) => {
       const { encryptedApiKey: _old, ...rest } = persistence.read();
       // Stands in for safeStorage's ciphertext: never the key itself.

@@ -163,6 +163,8 @@ export async function staffOpsWorld(options: WorldOptions = {}) {
     },
     telemetry: { lastCallQuality: null, lastCallFigures: null, callAvatarId: null },
     appearance: { attention: [] },
+    ageGateCounts: () => ({ asked: 0, confirmed: 0, declined: 0 }),
+    auditViolations: () => 0,
   } as unknown as StaffKiosk;
   const channels = createChannelRegistry();
   const platformCalls: string[] = [];

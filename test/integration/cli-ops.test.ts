@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
@@ -112,6 +112,19 @@ describe('cli ledger', () => {
       time_to_live_ms: 900, not_ready_retries: 0, reconnects: 0, end_reason: 'user_end', ended_by: 'client', billed_seconds: 20, credits_cost: 30, recovered: false, ...over,
     });
 
+  it('reads the data folder named by AVATAR_KIOSK_DATA (as the browser mode does), not ~/.config: ledger and doctor', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'kiosk-cli-data-'));
+    mkdirSync(join(data, 'ledger'));
+    writeFileSync(join(data, 'ledger', 'ledger-2026-11.jsonl'), `${rec(0)}\n`);
+    writeFileSync(join(data, 'config.json'), JSON.stringify({ callMode: 'audio' }));
+    const ledger = await cli(['ledger'], { AVATAR_KIOSK_DATA: data });
+    assert.equal(ledger.code, 0, ledger.stderr);
+    assert.equal(ledger.stdout.split('\n')[0], `Credit ledger (${join(data, 'ledger')})`);
+    assert.match(ledger.stdout, /today\s+1\s+30\s+20\s+0/);
+    const doctor = await cli(['doctor', '--json'], { AVATAR_KIOSK_DATA: data });
+    assert.equal(JSON.parse(doctor.stdout).config_path, join(data, 'config.json'), doctor.stderr);
+  });
+
   it('prints totals, a CSV, and --since, from a ledger file with a torn last line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kiosk-cli-ledger-'));
     const file = join(dir, 'ledger.jsonl');
@@ -120,8 +133,8 @@ describe('cli ledger', () => {
     assert.equal(json.code, 0, json.stderr);
     assert.match(json.stderr, /skipped 1 unreadable line/);
     const t = JSON.parse(json.stdout);
-    assert.deepEqual(t.today, { sessions: 2, credits: 30, billedSeconds: 20, unknownCredits: 1 });
-    assert.deepEqual(t.last7Days, { sessions: 3, credits: 60, billedSeconds: 40, unknownCredits: 1 });
+    assert.deepEqual(t.today, { sessions: 2, credits: 30, billedSeconds: 20, unknownCredits: 1, demoSessions: 0 });
+    assert.deepEqual(t.last7Days, { sessions: 3, credits: 60, billedSeconds: 40, unknownCredits: 1, demoSessions: 0 });
 
     const csv = await cli(['ledger', '--file', file, '--csv']);
     assert.equal(csv.code, 0);
@@ -134,7 +147,7 @@ describe('cli ledger', () => {
     const sinceCsv = await cli(['ledger', '--file', file, '--csv', '--since', since]);
     assert.equal(sinceCsv.stdout.trim().split('\r\n').length, 3);
     const human = await cli(['ledger', '--file', file, '--since', since]);
-    assert.match(human.stdout, new RegExp(`since ${since}\\s+2\\s+30\\s+20\\s+\\(\\+1 with unknown cost\\)`));
+    assert.match(human.stdout, new RegExp(`since ${since}\\s+2\\s+30\\s+20\\s+0\\s+\\(\\+1 with unknown cost\\)`));
     assert.match(human.stdout, /today\s+2\s+30\s+20/);
   });
 
@@ -148,21 +161,37 @@ describe('cli ledger', () => {
 
 describe('cli pin-hash', () => {
   it('reads the PIN from standard input (out of ps and the shell history) and prints a hash the kiosk accepts', async () => {
-    const r = await cli(['pin-hash'], {}, '654321\n');
+    const r = await cli(['pin-hash'], {}, '582914\n');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
-    assert.equal(await verifyPin('654321', r.stdout.trim()), true);
-    assert.ok(!r.stdout.includes('654321'));
+    assert.equal(await verifyPin('582914', r.stdout.trim()), true);
+    assert.ok(!r.stdout.includes('582914'));
     const short = await cli(['pin-hash'], {}, '1234\n');
     assert.deepEqual([short.code, short.stderr.trim()], [2, 'cli: The PIN must be 6 to 8 digits.']);
     assert.equal((await cli(['pin-hash'], {}, '')).code, 2);
   });
 
   it('still takes the PIN as an argument, with a warning', async () => {
-    const r = await cli(['pin-hash', '654321']);
+    const r = await cli(['pin-hash', '582914']);
     assert.equal(r.code, 0);
     assert.match(r.stderr, /^cli: warning: a PIN on the command line shows in the process list and shell history/);
-    assert.equal(await verifyPin('654321', r.stdout.trim()), true);
+    assert.equal(await verifyPin('582914', r.stdout.trim()), true);
+  });
+
+  it('refuses a guessable PIN in the words setup uses, and prints no hash', async () => {
+    const answers: Array<[string, number, string, string]> = [];
+    for (const pin of ['123456', '777777', '121212', '654321', '12341234']) {
+      const r = await cli(['pin-hash'], {}, `${pin}\n`);
+      answers.push([pin, r.code ?? -1, r.stdout, r.stderr.trim()]);
+    }
+    const easy = (why: string) => `cli: This PIN is easy to guess: ${why}. Choose 6 to 8 digits with no pattern.`;
+    assert.deepEqual(answers, [
+      ['123456', 2, '', easy('it is a run of digits')],
+      ['777777', 2, '', easy('it is one digit repeated')],
+      ['121212', 2, '', easy('it repeats a short block of digits')],
+      ['654321', 2, '', easy('it is a run of digits')],
+      ['12341234', 2, '', easy('it repeats a short block of digits')],
+    ]);
   });
 });
 

@@ -108,6 +108,18 @@ describe('cli probe against a standalone emulator', () => {
     assert.equal(onlyJson(run.stdout).hangup_reason, 'user_end');
   });
 
+  it('asks for moderation "strict" unless told otherwise, and says which it sent (the gateway would default to disabled)', async () => {
+    const strict = await runCli(['probe', '--mode', 'audio', '--hold', '0', '--gateway-url', emulator.gatewayUrl]);
+    assert.equal(strict.code, 0, strict.stderr);
+    assert.match(strict.stdout, /creating an audio session on .*, moderation strict\n/);
+    const told = await runCli(['probe', '--json', '--mode', 'audio', '--hold', '0', '--moderation', 'disabled', '--gateway-url', emulator.gatewayUrl]);
+    assert.equal(told.code, 0, told.stderr);
+    const sent = (id: string) => (emulator.getSession(id)!.receivedRequest as { moderation?: string }).moderation;
+    assert.equal(sent(onlyJson(told.stdout).live_id as string), 'disabled');
+    const last = emulator.listSessions().sort((a, b) => a.createdAtMs - b.createdAtMs);
+    assert.deepEqual(last.slice(-2).map((s) => (s.receivedRequest as { moderation?: string }).moderation), ['strict', 'disabled']);
+  });
+
   it('exits non-zero with one human line and no report when the key is rejected', async () => {
     const run = await runCli(['probe', '--json', '--mode', 'audio', '--base-url', emulator.baseUrl, '--api-key', 'wrong-key-123456']);
     assert.equal(run.code, 1);

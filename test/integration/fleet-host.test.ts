@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connectAsync } from 'mqtt';
+import { systemClock } from '../../electron/core/clock.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { applyRemoteSettings, persistUpdatePin, startFleetHost, type FleetHostOptions } from '../../electron/fleet/fleet-host.ts';
 import { createKioskMetrics } from '../../electron/fleet/metrics.ts';
@@ -19,6 +20,8 @@ import { createChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk } from '../../electron/kiosk/compose.ts';
 import { AVATAR_VOLUME_FILE, openAvatarVolume } from '../../electron/kiosk/avatar-volume.ts';
 import { createLedger, type SessionRecord } from '../../electron/operations/ledger.ts';
+import { closedPort } from '../helpers/closed-port.ts';
+import { DEMO_API_KEY, startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { jsonFilePersistence } from '../../electron/operations/settings.ts';
 import { mosquittoMissing, PREFIX, startBroker } from '../helpers/mosquitto.ts';
 import { realDelay, until } from '../helpers/until.ts';
@@ -148,7 +151,7 @@ describe('fleet host', () => {
         live_at: new Date(clock.now() - 55_000).toISOString(),
         end_at: new Date(clock.now()).toISOString(),
         live_id: 'live-1',
-        surface: 'demo',
+        surface: 'direct', // a real call (a demo one is counted apart, never in the credits)
         call_mode: 'video',
         time_to_live_ms: 5000,
         not_ready_retries: 0,
@@ -167,7 +170,7 @@ describe('fleet host', () => {
       await clock.advance(1_000); // the status throttle
       await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && (s.body.today as { sessions: number }).sessions === 1), { realTimeoutMs: 15_000, message: 'totals in the status' });
       const status = seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body;
-      assert.deepEqual([status.version, status.mode, status.open, status.today], ['1.2.3', 'demo', true, { sessions: 1, credits: 3 }]);
+      assert.deepEqual([status.version, status.mode, status.open, status.today], ['1.2.3', 'demo', true, { sessions: 1, credits: 3, demoSessions: 0 }]);
       assert.ok(logged.some((l) => l.startsWith('info Fleet link: connecting to the broker') && l.includes('"username":"kiosk-a"')), logged.join('\n'));
       assert.equal(logged.filter((l) => l.includes('a-pass')).length, 0, 'the broker password is never logged');
       // A clean stop says offline (retained) before leaving.
@@ -178,6 +181,42 @@ describe('fleet host', () => {
       await host.close();
       await op.endAsync();
       await kiosk.shutdown();
+      await broker.dispose();
+    }
+  });
+
+  it('the status says whether the kiosk reaches its service: not while nobody answers, connected once the service is up', { skip: missing ?? false }, async () => {
+    const broker = await startBroker({ operator: 'op-pass', 'kiosk-b': 'b-pass' });
+    // A port nobody listens on yet; the emulator comes up on it later.
+    const port = await closedPort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const dataDir = tempDir();
+    const configFile = jsonFilePersistence(join(dataDir, 'config.json'));
+    const mqtt = { url: broker.url, username: 'kiosk-b', password: 'b-pass', kioskId: 'kiosk-b', topicPrefix: PREFIX, queueLimit: 100 };
+    const file = { service: { baseUrl }, mqtt, prewarm: { mode: 'off' } };
+    await configFile.write(file);
+    const kiosk = await createKiosk({ config: resolveConfig(file, {}, { appRoot: ROOT }), apiKey: DEMO_API_KEY, apiKeySource: 'env' });
+    const op = await connectAsync(broker.url, { username: 'operator', password: 'op-pass', protocolVersion: 5, reconnectPeriod: 0 });
+    const statuses: Array<Record<string, unknown>> = [];
+    op.on('message', (topic, payload) => topic === `${PREFIX}/kiosk-b/status` && statuses.push(JSON.parse(payload.toString()) as Record<string, unknown>));
+    await op.subscribeAsync(`${PREFIX}/#`, { qos: 1 });
+    const host = startFleetHost({ kiosk, ledger: null, dataDir, version: '1.2.3', clock: systemClock, configFile, env: {}, policy: {}, appRoot: ROOT, actions: noActions, reconnectMs: 200 });
+    let emu: EmulatorHandle | null = null;
+    const service = () => statuses.at(-1)?.service as { status: string; message: string; action: string | null } | undefined;
+    try {
+      await until(() => service()?.status === 'unreachable', { realTimeoutMs: 20_000, message: 'unreachable in the status' });
+      assert.match(service()!.message, new RegExp(`^The service at ${baseUrl.replace(/[.:/]/g, '\\$&')} could not be reached: `));
+      assert.equal(service()!.action, "Check the address, the network and the venue's proxy or firewall; the kiosk checks again by itself.");
+      assert.equal(statuses.at(-1)!.mode, 'direct');
+      emu = await startEmulator({ host: '127.0.0.1', port });
+      // The kiosk's own re-check (5 s, real time here) finds it, and the status is published again.
+      await until(() => service()?.status === 'connected', { realTimeoutMs: 30_000, message: 'connected in the status' });
+      assert.deepEqual(service(), { status: 'connected', message: `Connected: the service at ${baseUrl} answered and accepted the key.`, action: null });
+    } finally {
+      await host.close();
+      await op.endAsync();
+      await kiosk.shutdown();
+      await emu?.close();
       await broker.dispose();
     }
   });

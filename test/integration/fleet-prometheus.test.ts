@@ -98,7 +98,7 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
     const fleet = await startFleetConsole({ brokerUrl: broker.url, topicPrefix: PREFIX, clientId: 'console-prom', username: CONSOLE_LOGIN, password: 'op-prom', pageDir: dir, reconnectMs: 300 });
     cleanups.push(() => fleet.close());
     const kiosks: SimulatedKiosk[] = ['k-1', 'k-2'].map((id, i) =>
-      startSimulatedKiosk({ url: broker.url, kioskId: id, username: id, password: `pw-${i + 1}`, group: 'lobby', topicPrefix: PREFIX, dataDir: join(dir, id), clock: systemClock, screenshotPng: PNG, avatars: ['ava', 'max'] }),
+      startSimulatedKiosk({ url: broker.url, kioskId: id, username: id, password: `pw-${i + 1}`, group: 'lobby', topicPrefix: PREFIX, dataDir: join(dir, id), clock: systemClock, screenshotPng: PNG, avatars: ['ava', 'max'], surface: 'direct' }),
     );
     cleanups.push(() => Promise.all(kiosks.map((k) => k.close())).then(() => undefined));
     await until(() => fleet.state.rows().filter((r) => r.online).length === 2, { realTimeoutMs: 20_000, message: 'two kiosks online' });
@@ -109,6 +109,9 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
     kiosks[1]!.startCall();
     kiosks[1]!.endCall('credit_insufficient', 0.5);
     await until(() => fleet.state.spendRows().reduce((n, r) => n + r.sessions, 0) === 3, { realTimeoutMs: 20_000, message: 'three calls on the console' });
+    // Six passers-by at k-1: with its caller, 7 noticed (shown); k-2's 2 stay under the threshold.
+    for (let i = 0; i < 6; i++) kiosks[0]!.visitor('walks-past');
+    await until(() => fleet.state.funnels().find((f) => f.kioskId === 'k-1')?.visitors?.counts.noticed === 7, { realTimeoutMs: 20_000, message: "k-1's funnel on the console" });
 
     writeFileSync(join(dir, 'token'), fleet.token!, { mode: 0o600 });
     const port = await freePort();
@@ -153,7 +156,7 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
     assert.equal(up.data.result[0]?.value[1], '1', 'the scrape with the token succeeds');
     // Every stored fleet series names its kiosk, but the console's own and the fleet's and groups' totals.
     const all = await query('{__name__=~"avatar_fleet_.+"}');
-    const fleetWide = ['broker_connected', 'kiosks', 'kiosks_offline', 'group_kiosks', 'group_kiosks_offline', 'broker_messages_dropped_total', 'last_message_timestamp_seconds', 'broker_session_problems_total'].map((n) => `${FLEET_PREFIX}${n}`);
+    const fleetWide = ['broker_connected', 'kiosks', 'kiosks_offline', 'group_kiosks', 'group_kiosks_offline', 'broker_messages_dropped_total', 'last_message_timestamp_seconds', 'broker_session_problems_total', 'visitors'].map((n) => `${FLEET_PREFIX}${n}`);
     const unlabelled = all.data.result.filter((r) => !r.metric.kiosk && !fleetWide.includes(r.metric.__name__!)).map((r) => r.metric.__name__);
     assert.deepEqual(unlabelled, []);
     const groups = await query('avatar_fleet_group_kiosks');
@@ -163,12 +166,17 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
     const trouble = await query('avatar_fleet_account_trouble_total');
     assert.deepEqual(trouble.data.result.map((r) => `${r.metric.kiosk}/${r.metric.reason}=${r.value[1]}`), ['k-2/credit_insufficient=1']);
 
+    const funnel = await query('avatar_fleet_kiosk_visitors');
+    assert.deepEqual(funnel.data.result.map((r) => `${r.metric.kiosk}/${r.metric.step}=${r.value[1]}`), ['k-1/noticed=7'], 'only counts of 5 and more leave the console');
+    const fleetFunnel = await query('sum by (step) (avatar_fleet_visitors{step=~"noticed|tapped"})');
+    assert.deepEqual(fleetFunnel.data.result.map((r) => `${r.metric.step}=${r.value[1]}`).sort(), ['noticed=7', 'tapped=0']);
+
     for (const expr of [...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)), ...alertExprs()]) {
       const result = await query(expr);
       assert.equal(result.status, 'success', `${expr}: ${result.error ?? ''}`);
     }
     const rules = (await (await fetch(`http://127.0.0.1:${port}/api/v1/rules`)).json()) as { data: { groups: Array<{ rules: unknown[] }> } };
-    assert.equal(rules.data.groups[0]?.rules.length, 15, 'Prometheus loaded the alert rules');
+    assert.equal(rules.data.groups[0]?.rules.length, 16, 'Prometheus loaded the alert rules');
 
     // A compromised kiosk publishes what made prom-client throw (a negative cost, two costs that add up
     // to Infinity): the console refuses them, and Prometheus keeps scraping every kiosk's series.

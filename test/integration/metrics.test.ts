@@ -159,8 +159,9 @@ describe('fleet metrics after a scripted set of sessions', () => {
       'avatar_kiosk_time_to_live_seconds_bucket{le="+Inf"}': 4,
       'avatar_kiosk_not_ready_retries_total': 1,
       'avatar_kiosk_reconnects_total': 1,
-      'avatar_kiosk_credits_total': credits,
-      'avatar_kiosk_billed_seconds_total': billedSeconds,
+      // Demo calls on the built-in emulator: play money, never in what the account was billed.
+      'avatar_kiosk_credits_total': 0,
+      'avatar_kiosk_billed_seconds_total': 0,
       'avatar_kiosk_spares_total{status="created"}': 2,
       'avatar_kiosk_spares_total{status="used"}': 1,
       'avatar_kiosk_spares_total{status="expired"}': 1,
@@ -191,7 +192,7 @@ describe('fleet metrics after a scripted set of sessions', () => {
   it('counts a session once even when its terminal state is re-sent', () => {
     const metrics = createKioskMetrics({ version: '1' });
     const listeners: Array<(e: KioskEvent) => void> = [];
-    metrics.observe({ onEvent: (l) => (listeners.push(l), () => {}), state: { phase: 'idle' }, mode: 'demo' });
+    metrics.observe({ onEvent: (l) => (listeners.push(l), () => {}), state: { phase: 'idle' }, mode: 'direct' });
     const emit = (state: SessionState) => listeners.forEach((l) => l({ type: 'state', state, previous: 'idle' }));
     emit({ phase: 'creating' });
     const failed: SessionState = { phase: 'failed', liveId: null, error: { code: 'network', message: 'x' }, summary: null };

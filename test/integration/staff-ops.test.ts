@@ -49,7 +49,7 @@ describe('staff operations (the kiosk\'s services + emulator)', () => {
   it('everything but the PIN pad is refused until unlocked; first use sets the PIN', async () => {
     const { call } = await setup();
     assert.deepEqual(await call(CHANNELS.staffPinState), { ok: true, value: { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null } });
-    for (const ch of [CHANNELS.staffStatus, CHANNELS.staffGetSettings, CHANNELS.staffLedgerTotals, CHANNELS.staffLogTail, CHANNELS.staffRunDoctor, CHANNELS.staffExitKiosk]) {
+    for (const ch of [CHANNELS.staffStatus, CHANNELS.staffGetSettings, CHANNELS.staffLedgerTotals, CHANNELS.staffVisitors, CHANNELS.staffLogTail, CHANNELS.staffRunDoctor, CHANNELS.staffExitKiosk]) {
       assert.deepEqual(await call(ch), { ok: false, error: { code: 'unauthorized', message: 'The staff panel is locked. Enter the PIN.' } }, ch);
     }
     assert.deepEqual(await call(CHANNELS.staffSetPin, { pin: '246813' }), { ok: true, value: { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null } });
@@ -271,7 +271,9 @@ describe('staff operations (the kiosk\'s services + emulator)', () => {
     await call(CHANNELS.staffUnlock, { pin: '246813' });
     const totals = await call<{ today: { sessions: number; credits: number } }>(CHANNELS.staffLedgerTotals);
     assert.ok(totals.ok);
-    assert.deepEqual(totals.value.today, { sessions: 1, credits: emu.creditsCost ?? 0, billedSeconds: emu.billedSeconds ?? 0, unknownCredits: 0 });
+    // A demo call (the built-in emulator): counted apart, never as real money.
+    assert.ok((emu.creditsCost ?? 0) > 0);
+    assert.deepEqual(totals.value.today, { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 1 });
     const csv = await call<{ fileName: string; csv: string }>(CHANNELS.staffLedgerCsv, {});
     assert.ok(csv.ok);
     assert.match(csv.value.fileName, /^avatar-kiosk-ledger-\d{4}-\d{2}-\d{2}\.csv$/);
@@ -288,8 +290,9 @@ describe('staff operations (the kiosk\'s services + emulator)', () => {
     assert.deepEqual(await call(CHANNELS.staffListVoices), { ok: true, value: { builtIn: ['Tina'], custom: ['Maya'], current: 'Tina' } });
     const st = await call<Record<string, unknown>>(CHANNELS.staffStatus);
     assert.ok(st.ok);
-    assert.deepEqual({ ...st.value, uptimeS: 0 }, {
+    assert.deepEqual({ ...st.value, uptimeS: 0, service: { ...(st.value.service as object), checkedAtMs: 0 } }, {
       mode: 'demo',
+      service: { status: 'demo', ok: true, message: 'Demo mode: the built-in emulator, no key needed.', action: null, checkedAtMs: 0, nextCheckAtMs: null },
       serviceUrl: null,
       hasApiKey: false,
       apiKeySource: 'none',
@@ -298,9 +301,12 @@ describe('staff operations (the kiosk\'s services + emulator)', () => {
       errors: [],
       version: '9.9.9-test',
       uptimeS: 0,
-      today: { sessions: 0, credits: 0, unknownCredits: 0 },
+      today: { sessions: 0, credits: 0, unknownCredits: 0, demoSessions: 0 },
       openAtLogin: false,
+      canRestart: true,
       avatarVolume: 100,
+      // Public by default: moderation strict, no age gate, nothing ended by the content review yet.
+      safety: { audience: 'public', moderation: 'strict', region: null, refusal: null, ageGate: null, auditViolations: 0 },
     });
     await call(CHANNELS.staffSetOpenAtLogin, { enabled: true });
     assert.deepEqual(await call(CHANNELS.appReportError, { message: 'TypeError: x is undefined', source: 'window.onerror' }), { ok: true, value: undefined });

@@ -42,9 +42,17 @@ export async function startDemoBroker(): Promise<DemoBroker> {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+  // The last word on any exit that skips stop() (process.exit on a start-up error, an uncaught error):
+  // no Mosquitto and no folder of ours outlives the process. Synchronous, as an exit handler must be.
+  const atExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', atExit);
   return {
     url: `mqtt://127.0.0.1:${port}`,
     async stop() {
+      process.removeListener('exit', atExit);
       if (child.exitCode === null) {
         await new Promise<void>((resolve) => {
           child.once('exit', () => resolve());

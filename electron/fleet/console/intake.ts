@@ -17,6 +17,8 @@
  * Pure: no clock of its own, no I/O.
  */
 import { z } from 'zod';
+import type { FunnelDay } from '../../core/funnel.ts';
+import { funnelDaySchema } from '../../core/funnel-schema.ts';
 
 /** A call's credits: about 90 a minute, so this is weeks of one call. */
 export const MAX_CALL_CREDITS = 1_000_000;
@@ -56,18 +58,42 @@ const statusSchema = z.looseObject({
   mode: z.string().max(40).optional(),
   // `day`, `from`, `to`: the kiosk's local day the counters are for (a kiosk before these fields sends none).
   today: z
-    .object({ sessions: figure(MAX_DAY_SESSIONS).int(), credits: figure(MAX_DAY_CREDITS), day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(), from: z.string().max(40).optional(), to: z.string().max(40).optional() })
+    .object({
+      sessions: figure(MAX_DAY_SESSIONS).int(),
+      credits: figure(MAX_DAY_CREDITS),
+      demoSessions: figure(MAX_DAY_SESSIONS).int().optional(),
+      day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+      from: z.string().max(40).optional(),
+      to: z.string().max(40).optional(),
+    })
     .optional(),
   lastErrorCode: z.string().max(64).nullable().optional(),
   queued: figure(MAX_QUEUE_FIGURE).int().optional(),
   droppedEvents: figure(MAX_QUEUE_FIGURE).int().optional(),
   policyError: z.string().max(2000).nullable().optional(),
+  // Who the kiosk is for (fleet/mqtt-link.ts `FleetSafety`); an older kiosk sends none. Content-review
+  // hang-ups since the kiosk's start: a million would be one every 30 s for a year.
+  safety: z
+    .looseObject({
+      audience: z.enum(['public', 'adult']),
+      moderation: z.enum(['strict', 'disabled']),
+      region: z.string().max(12).nullable(),
+      refusal: z.string().max(2000).nullable(),
+      auditViolations: z.number().int().min(0).max(1_000_000),
+    })
+    .optional(),
   // The kiosk's safe-updates status (safe-updates.ts `UpdateStatus`): its phase and the version waiting.
   update: z
     .looseObject({ phase: z.string().max(40), ready: z.string().max(64).nullable().optional(), pinned: z.string().max(64).nullable().optional(), off: z.string().max(500).nullable().optional(), floor: z.string().max(64).nullable().optional() })
     .nullable()
     .optional(),
   avatarVolume: z.number().int().min(0).max(100).optional(),
+  // Whether the kiosk reaches its service (kiosk/service-health.ts): a short status word, what is the case,
+  // what to do.
+  service: z.looseObject({ status: z.string().max(40), message: z.string().max(500), action: z.string().max(500).nullable() }).optional(),
+  // The day's visitor funnel is read on its own (readVisitors): a malformed one is dropped and counted,
+  // and the rest of the status still counts.
+  visitors: z.unknown().optional(),
   at: z.string().max(40).optional(),
 });
 export type KioskStatus = z.infer<typeof statusSchema>;
@@ -77,6 +103,7 @@ const sessionSchema = z.looseObject({
   end_at: z.string().max(40),
   end_reason: z.string().max(64),
   credits_cost: z.union([figure(MAX_CALL_CREDITS), z.literal('unknown')]).optional(),
+  surface: z.string().max(20).optional(),
   error_code: z.string().max(64).optional(),
   avatar: z.string().max(64).optional(),
 });
@@ -104,6 +131,8 @@ export interface CallRecord {
   avatar: string | null;
   /** 0 when the kiosk did not know (`unknown`) or did not say. */
   credits: number;
+  /** A call on the kiosk's built-in emulator (ledger surface `demo`): play money. */
+  demo: boolean;
 }
 export interface SpareRecord {
   kind: 'spare';
@@ -120,6 +149,14 @@ export function readStatus(payload: Buffer | string): Read<KioskStatus> {
   return check(statusSchema, parseJson(payload));
 }
 
+/**
+ * A status' `visitors` (core/funnel-schema.ts `funnelDaySchema`: whole counts within bounds, at most 64 short keys
+ * per breakdown); `undefined` when the status carries none (an older kiosk).
+ */
+export function readVisitors(raw: unknown): Read<FunnelDay> | undefined {
+  return raw === undefined ? undefined : check(funnelDaySchema, raw);
+}
+
 /** A ledger event. `nowMs`: the console's clock, for the window a call's end must lie in. */
 export function readEvent(payload: Buffer | string, nowMs: number): Read<KioskEvent> {
   const envelope = check(eventSchema, parseJson(payload));
@@ -133,7 +170,7 @@ export function readEvent(payload: Buffer | string, nowMs: number): Read<KioskEv
     const endAtMs = Date.parse(r.end_at);
     if (Number.isNaN(endAtMs) || endAtMs > nowMs + END_AHEAD_MS || endAtMs < nowMs - END_BEHIND_MS) return { ok: false, reason: 'bad_time' };
     const credits = typeof r.credits_cost === 'number' ? r.credits_cost : 0;
-    return { ok: true, value: { id, record: { kind: 'session', endAtMs, endReason: r.end_reason, errorCode: r.error_code ?? null, avatar: r.avatar ?? null, credits } } };
+    return { ok: true, value: { id, record: { kind: 'session', endAtMs, endReason: r.end_reason, errorCode: r.error_code ?? null, avatar: r.avatar ?? null, credits, demo: r.surface === 'demo' } } };
   }
   if (kind === 'spare') {
     const spare = check(spareSchema, record);

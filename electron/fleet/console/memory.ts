@@ -51,7 +51,8 @@ const rememberedSchema = z.strictObject({
 const ms = z.number().int().min(0).max(8.64e15);
 const amount = z.number().finite().min(0).max(1e12);
 const dayCountSchema = z.strictObject({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), fromMs: ms, toMs: ms, sessions: z.number().int().min(0).max(1e9), credits: amount, queued: z.number().int().min(0).max(1e9) });
-const spendRowSchema = z.strictObject({ kioskId, day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), avatar: text(64), sessions: z.number().int().min(0), credits: amount });
+// `demo` came with demo calls kept apart; a row written before it is a real one.
+const spendRowSchema = z.strictObject({ kioskId, day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), avatar: text(64), sessions: z.number().int().min(0), credits: amount, demo: z.boolean().default(false) });
 const snapshotSchema = z.strictObject({
   v: z.literal(1),
   /** When the console last heard the broker, as of the snapshot (ms), or null. */
@@ -65,7 +66,7 @@ const snapshotSchema = z.strictObject({
   seen: z.array(z.tuple([kioskId, z.string().max(32), z.number().int().min(0)])),
 });
 const recordSchema = z.discriminatedUnion('t', [
-  z.strictObject({ t: z.literal('call'), k: kioskId, id: text(80), end: ms, av: text(64), cr: amount, why: text(64) }),
+  z.strictObject({ t: z.literal('call'), k: kioskId, id: text(80), end: ms, av: text(64), cr: amount, why: text(64), demo: z.literal(true).optional() }),
   z.strictObject({ t: z.literal('kiosk'), row: rememberedSchema }),
   z.strictObject({ t: z.literal('day'), k: kioskId, count: dayCountSchema }),
   z.strictObject({ t: z.literal('alive'), at: ms }),
@@ -87,7 +88,7 @@ export interface FleetMemory {
   /** The broker handed over an event already counted (before a restart). */
   isRepeat(kioskId: string, eventId: string): boolean;
   /** A call counted (spend and the row's last call). */
-  call(kioskId: string, eventId: string, endMs: number, avatar: string, credits: number, endReason: string): void;
+  call(kioskId: string, eventId: string, endMs: number, avatar: string, credits: number, endReason: string, demo: boolean): void;
   kiosk(row: RememberedKiosk): void;
   dayCount(kioskId: string, count: DayCount): void;
   /** The console hears the broker now. */
@@ -133,7 +134,7 @@ export function openFleetMemory(options: { dir: string; clock: Clock; logger?: L
   const apply = (r: MemoryRecord) => {
     switch (r.t) {
       case 'call': {
-        spend.addCall(r.k, r.end, r.av, r.cr);
+        spend.addCall(r.k, r.end, r.av, r.cr, r.demo === true);
         remember(r.k, r.id);
         const row = kiosks.get(r.k);
         const at = new Date(r.end).toISOString();
@@ -175,9 +176,9 @@ export function openFleetMemory(options: { dir: string; clock: Clock; logger?: L
       const was = seen.get(k);
       return !!m && !!was && was.epoch === m[1] && Number(m[2]) <= was.seq;
     },
-    call(k, eventId, endMs, avatar, credits, endReason) {
+    call(k, eventId, endMs, avatar, credits, endReason, demo) {
       remember(k, eventId);
-      write({ t: 'call', k, id: eventId, end: endMs, av: avatar, cr: credits, why: endReason });
+      write({ t: 'call', k, id: eventId, end: endMs, av: avatar, cr: credits, why: endReason, ...(demo ? { demo: true as const } : {}) });
     },
     kiosk(row) {
       write({ t: 'kiosk', row: { ...row } });

@@ -11,7 +11,8 @@
  * reaches it is bounded first (intake.ts): figures within their range, at most LABEL_VALUES_PER_KIOSK values
  * per label per kiosk. Series per kiosk (docs/fleet.md lists them): 3 always (online, info, status change),
  * 4 more while it is online (open, in call, today's calls and credits), 1 once it reported a call, 1 for its
- * stalls, 4 only while not zero (queued, dropped, policy error, refused), and one per label value of its
+ * stalls, 4 only while not zero (queued, dropped, policy error, refused), up to 10 for its visitor funnel (a step
+ * only at or above the threshold), and one per label value of its
  * counters: at most 9 end reasons, 9 error codes, 9 avatars and 2 balance words (each label's 8 + `other`).
  * The fleet-wide and per-group series let alerts count a venue or a share of the fleet instead of paging
  * per kiosk.
@@ -19,7 +20,9 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import { silentLogger, type Logger } from '../../core/log.ts';
 import type { FleetState, KioskCounts } from './state.ts';
-import type { KioskRow } from './view.ts';
+import type { KioskRow, VisitorStep } from './view.ts';
+import { VISITOR_STEPS, visitorsView } from './visitors.ts';
+import { DEFAULT_FUNNEL_THRESHOLD } from '../../core/funnel.ts';
 
 export const FLEET_PREFIX = 'avatar_fleet_';
 
@@ -124,6 +127,17 @@ export function createConsoleMetrics(state: FleetState, connected: () => boolean
       });
     },
   });
+  new Counter({
+    name: `${FLEET_PREFIX}audit_violations_total`,
+    help: "Calls the avatar service's content review ended (audit_violation), as each kiosk's status counts them since its start.",
+    labelNames: ['kiosk'],
+    registers,
+    collect() {
+      this.reset();
+      perKiosk((k) => this.inc({ kiosk: k.row.kioskId }, k.row.auditViolations));
+    },
+  });
+  gauge('kiosk_public', '1 while the kiosk runs as public (moderation strict on every create), 0 as adult; absent when it does not say.', (k) => (k.row.safety ? (k.row.safety.audience === 'public' ? 1 : 0) : null));
   new Counter({
     name: `${FLEET_PREFIX}media_stalls_total`,
     help: 'Calls hung up by the media watchdog (end reason media_stalled).',
@@ -238,6 +252,32 @@ export function createConsoleMetrics(state: FleetState, connected: () => boolean
       if (!b) return;
       this.inc({ problem: 'taken_over' }, b.takeovers);
       this.inc({ problem: 'lost' }, b.sessionsLost);
+    },
+  });
+
+  // The day's visitor funnel (visitors.ts): a kiosk's step only while its count may be shown (at or above the
+  // threshold: no series says "3 people"), so at most 10 series per kiosk; the fleet's totals add up only those.
+  const stepLabel = (s: VisitorStep) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  new Gauge({
+    name: `${FLEET_PREFIX}kiosk_visitors`,
+    help: `The kiosk's visitor funnel of the day the fleet reports, by step; absent while under the threshold (${DEFAULT_FUNNEL_THRESHOLD}).`,
+    labelNames: ['kiosk', 'step'],
+    registers,
+    collect() {
+      this.reset();
+      for (const k of visitorsView(state.funnels()).kiosks) for (const s of VISITOR_STEPS) if (k.figures[s].value !== null) this.set({ kiosk: k.kioskId, step: stepLabel(s) }, k.figures[s].value);
+    },
+  });
+  new Gauge({
+    name: `${FLEET_PREFIX}visitors`,
+    help: "The fleet's visitor funnel of the day, by step: the kiosks' counts at or above the threshold, added up.",
+    labelNames: ['step'],
+    registers,
+    collect() {
+      this.reset();
+      const view = visitorsView(state.funnels());
+      if (view.day === null) return;
+      for (const s of VISITOR_STEPS) this.set({ step: stepLabel(s) }, view.fleet.figures[s].value ?? 0);
     },
   });
 

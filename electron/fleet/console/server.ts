@@ -2,7 +2,7 @@
  * The fleet console's web server (node:http): the built page, a server-sent stream of the fleet (its first
  * frame carries the commands the page offers, from command-table.ts, and the latest commands sent), the
  * command endpoint, each command's answers as a stream, the kiosk list filtered and paged, screenshots,
- * the spend CSV and the fleet-wide `/metrics`.
+ * the spend CSV, the visitor funnel (JSON and CSV) and the fleet-wide `/metrics`.
  *
  * It is an operator's tool that can hang up calls across the fleet, so:
  *  - it listens on 127.0.0.1 unless told otherwise, and checks the Host header (a DNS-rebinding page
@@ -32,6 +32,7 @@ import type { ConsoleMetrics } from './metrics.ts';
 import type { ConsoleSessions } from './sessions.ts';
 import { spendCsv, type FleetState } from './state.ts';
 import { kioskMatches, STATUS_FILTERS, type CommandFrame, type ConsoleFrame, type KioskFilter, type KioskPage, type LinkView, type StatusFilter } from './view.ts';
+import { visitorsCsv, visitorsView } from './visitors.ts';
 
 export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** How often changed rows are pushed to the page. */
@@ -154,6 +155,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       return send(res, 200, 'text/csv; charset=utf-8', spendCsv(state.spendRows()));
     }
     if (path === '/api/spend') return json(res, 200, { rows: state.spendRows() });
+    if (path === '/api/visitors') return json(res, 200, visitorsView(state.funnels()));
+    if (path === '/api/visitors.csv') {
+      res.setHeader('Content-Disposition', 'attachment; filename="fleet-visitors.csv"');
+      return send(res, 200, 'text/csv; charset=utf-8', visitorsCsv(visitorsView(state.funnels())));
+    }
     if (path === '/api/stream') return stream(req, res, who);
     if (path === '/api/commands') {
       const limit = Number(url.searchParams.get('limit') ?? 50);

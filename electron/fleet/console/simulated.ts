@@ -2,12 +2,14 @@
  * Simulated kiosks for the console's demo, its benchmark and its tests: each runs the real kiosk link
  * (mqtt-link.ts, its own on-disk event queue) against a pretend kiosk that goes through calls, writes
  * ledger-shaped records, answers every command of the table (command-table.ts) with the host's every
- * capability — a picture for `screenshot`, a volume for `set-volume`, a pretend update feed. Electron-free.
+ * capability — a picture for `screenshot`, a volume for `set-volume`, a pretend update feed — and counts its
+ * visitors' funnel of the day (core/funnel.ts) into its status as a kiosk does. Electron-free.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../core/clock.ts';
 import { AvatarError } from '../../core/errors.ts';
+import { CALL_LENGTH_BOUNDS_S, CALL_LENGTH_BUCKETS, emptyFunnelCounts, type FunnelCounts, type TapsAndLive } from '../../core/funnel.ts';
 import { mqttSchema } from '../../kiosk/fleet-config.ts';
 import { memoryAvatarVolume } from '../../kiosk/avatar-volume.ts';
 import { localDayBounds } from '../../kiosk/call-figures.ts';
@@ -29,6 +31,19 @@ export interface SimulatedKioskOptions {
   version?: string;
   avatars?: string[];
   reconnectMs?: number;
+  /** The ledger surface of its calls: `demo` (the default: the demo fleet's calls are no real money), or
+   *  `direct` where a test stands it in for a kiosk on the real service (its credits count). */
+  surface?: 'demo' | 'direct';
+}
+
+/** What a pretend visitor does in front of the kiosk, short of a conversation (startCall/endCall are those). */
+export type PretendVisitor = 'walks-past' | 'stops-and-leaves' | 'taps-and-gives-up' | 'taps-and-fails' | 'is-refused';
+
+/** Where the kiosk says it stands with its service (the status' `service`). */
+export interface PretendService {
+  status: string;
+  message: string;
+  action: string | null;
 }
 
 export interface SimulatedKiosk {
@@ -40,6 +55,12 @@ export interface SimulatedKiosk {
   endCall(endReason?: string, credits?: number, errorCode?: string): void;
   /** The next call's event is counted in the day's totals but never sent (as when a full queue drops it). */
   dropNextEvent(): void;
+  /** A visitor who does not reach a conversation, counted in the day's funnel. */
+  visitor(kind: PretendVisitor): void;
+  /** The day's funnel so far, as the status carries it. */
+  readonly visitors: { day: string; counts: FunnelCounts };
+  /** Say another service status (unreachable, refused key…). */
+  setService(service: PretendService): void;
   /** The pretend avatar volume (`set-volume`), 0–100. */
   readonly avatarVolume: number;
   /** Commands run here, in order (`end-call`, `apply`…). */
@@ -64,13 +85,34 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
     sessions = 0;
     credits = 0;
   };
+  // As a kiosk's ledger counts its day: real calls in `sessions` and `credits`, demo calls (surface
+  // `demo`, the default here: the demo fleet's calls are no real money) apart in `demoSessions`.
   const today = () => {
     roll();
-    return { sessions, credits, ...localDayBounds(clock.now()) };
+    const bounds = localDayBounds(clock.now());
+    return (options.surface ?? 'demo') === 'demo' ? { sessions: 0, credits: 0, demoSessions: sessions, ...bounds } : { sessions, credits, demoSessions: 0, ...bounds };
   };
   let dropNext = false;
   let name = 'Ava';
   const did: string[] = [];
+  let service: PretendService =
+    (options.surface ?? 'demo') === 'demo'
+      ? { status: 'demo', message: 'Demo mode: the built-in emulator, no key needed.', action: null }
+      : { status: 'connected', message: 'A simulated kiosk standing in for one that reaches its service.', action: null };
+  // The funnel of the kiosk's day (the clock's UTC day here), started afresh when the day turns.
+  let funnel = { day: dayOf(clock.now()), counts: emptyFunnelCounts() };
+  const count = (steps: ReadonlyArray<'noticed' | 'approached' | 'greeted' | 'tapped' | 'gaveUp' | 'failed' | 'live' | 'endedWell' | 'endedBadly'>) => {
+    const today = dayOf(clock.now());
+    if (today !== funnel.day) funnel = { day: today, counts: emptyFunnelCounts() };
+    for (const step of steps) funnel.counts[step]++;
+    return funnel.counts;
+  };
+  /** A tap that went live, in a breakdown. */
+  const tappedAndLive = (r: Record<string, TapsAndLive>, key: string) => {
+    const t = (r[key] ??= { tapped: 0, live: 0 });
+    t.tapped++;
+    t.live++;
+  };
   const volume = memoryAvatarVolume();
   volume.onChange(() => link.statusChanged());
   // A pretend feed for the update commands (the status leaves it out: nothing is ever installed here).
@@ -95,7 +137,7 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       live_at: new Date(start + 1000).toISOString(),
       end_at: new Date(end).toISOString(),
       live_id: null,
-      surface: 'demo',
+      surface: options.surface ?? 'demo',
       call_mode: 'video',
       time_to_live_ms: 1000,
       not_ready_retries: 0,
@@ -125,6 +167,8 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       today: today(),
       lastErrorCode: null,
       avatarVolume: volume.percent,
+      service,
+      visitors: { day: funnel.day, counts: structuredClone(funnel.counts) },
     }),
     control: {
       inCall: () => phase === 'live',
@@ -176,6 +220,9 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
   });
   function finish(endReason: string, cost: number, errorCode?: string): void {
     if (phase !== 'live') return;
+    const lengthS = (clock.now() - (callStartMs ?? clock.now())) / 1000;
+    const counts = count([NORMAL_ENDS.has(endReason) && !errorCode ? 'endedWell' : 'endedBadly']);
+    counts.callLength[CALL_LENGTH_BUCKETS.find((b) => lengthS < CALL_LENGTH_BOUNDS_S[b])!]++;
     const r = record(endReason, cost, errorCode);
     if (dropNext) dropNext = false;
     else link.publishRecord(r);
@@ -189,6 +236,12 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       return phase === 'live';
     },
     startCall() {
+      // A visitor who stopped, was greeted and tapped; the call went live.
+      const counts = count(['noticed', 'approached', 'greeted', 'tapped', 'live']);
+      tappedAndLive(counts.byLanguage, 'en');
+      tappedAndLive(counts.byCallMode, 'video');
+      // The avatar its ledger record will name (record() counts the session first).
+      tappedAndLive(counts.byAvatar, avatars[(sessions + 1) % avatars.length]!);
       phase = 'live';
       callStartMs = clock.now();
       link.statusChanged();
@@ -199,6 +252,21 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
     dropNextEvent() {
       dropNext = true;
     },
+    visitor(kind) {
+      if (kind === 'walks-past') count(['noticed']);
+      else if (kind === 'stops-and-leaves') count(['noticed', 'approached', 'greeted']);
+      else if (kind === 'is-refused') {
+        count(['noticed', 'approached', 'greeted', 'tapped']).refused.closed++;
+      } else count(['noticed', 'approached', 'greeted', 'tapped', kind === 'taps-and-gives-up' ? 'gaveUp' : 'failed']);
+      link.statusChanged();
+    },
+    get visitors() {
+      return { day: funnel.day, counts: structuredClone(funnel.counts) };
+    },
+    setService(next) {
+      service = next;
+      link.statusChanged();
+    },
     get avatarVolume() {
       return volume.percent;
     },
@@ -206,6 +274,10 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
     close: () => link.close(),
   };
 }
+
+/** End reasons of a call that went as the visitor wanted (the kiosk's own split of ended well / badly). */
+const NORMAL_ENDS = new Set(['user_end', 'idle', 'max_call', 'closing', 'opening_hours']);
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The demo's screenshot: the demo avatar's picture. */
 export function demoScreenshot(appRoot: string): Buffer {

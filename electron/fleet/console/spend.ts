@@ -10,7 +10,9 @@
  * counter with the calls it received in the same hours (15-minute slots, so any time zone's midnight
  * falls on a slot's edge) and adds the difference as a row whose avatar is `(not received)`, dated by
  * the kiosk's own day. A counter sent while events still wait in the kiosk's queue (`queued` > 0) is
- * not compared: those calls are on their way.
+ * not compared: those calls are on their way. The counter holds real calls only (a demo call on the
+ * kiosk's built-in emulator is counted apart), so only real calls are put in the slots it is compared
+ * with; demo calls get rows of their own (`demo: true`) and never a `(not received)` one.
  *
  * Bounded: rows older than KEEP_SPEND_DAYS and slots and counters older than KEEP_COUNT_DAYS are
  * dropped (a counter's difference is kept as a row first).
@@ -55,10 +57,11 @@ export class SpendBook {
   private readonly slots = new Map<string, Map<number, Sum>>();
   private readonly counts = new Map<string, Map<string, DayCount>>();
 
-  /** One call's end, as its ledger event says. */
-  addCall(kioskId: string, endMs: number, avatar: string, credits: number): void {
+  /** One call's end, as its ledger event says; `demo`: on the kiosk's built-in emulator (play money). */
+  addCall(kioskId: string, endMs: number, avatar: string, credits: number, demo = false): void {
     const day = new Date(endMs).toISOString().slice(0, 10);
-    this.addRow(kioskId, day, avatar, 1, credits);
+    this.addRow(kioskId, day, avatar, 1, credits, demo);
+    if (demo) return;
     let slots = this.slots.get(kioskId);
     if (!slots) this.slots.set(kioskId, (slots = new Map()));
     const slot = Math.floor(endMs / SLOT_MS);
@@ -85,14 +88,14 @@ export class SpendBook {
       for (const count of days.values()) {
         const gap = this.gap(kioskId, count);
         if (!gap) continue;
-        const kept = out.find((r) => r.kioskId === kioskId && r.day === count.day && r.avatar === NOT_RECEIVED);
+        const kept = out.find((r) => r.kioskId === kioskId && r.day === count.day && r.avatar === NOT_RECEIVED && !r.demo);
         if (kept) {
           kept.sessions += gap.sessions;
           kept.credits += gap.credits;
-        } else out.push({ kioskId, day: count.day, avatar: NOT_RECEIVED, ...gap });
+        } else out.push({ kioskId, day: count.day, avatar: NOT_RECEIVED, ...gap, demo: false });
       }
     }
-    return out.sort((a, b) => a.day.localeCompare(b.day) || a.kioskId.localeCompare(b.kioskId) || a.avatar.localeCompare(b.avatar));
+    return out.sort((a, b) => a.day.localeCompare(b.day) || a.kioskId.localeCompare(b.kioskId) || a.avatar.localeCompare(b.avatar) || Number(a.demo) - Number(b.demo));
   }
 
   /** Drop what is older than the bounds; a counter's gap is kept as a row before its counter goes. */
@@ -104,7 +107,7 @@ export class SpendBook {
       for (const [day, count] of days) {
         if (count.toMs > countsBefore) continue;
         const gap = this.gap(kioskId, count);
-        if (gap) this.addRow(kioskId, day, NOT_RECEIVED, gap.sessions, gap.credits);
+        if (gap) this.addRow(kioskId, day, NOT_RECEIVED, gap.sessions, gap.credits, false);
         days.delete(day);
       }
       if (!days.size) this.counts.delete(kioskId);
@@ -125,7 +128,7 @@ export class SpendBook {
   }
 
   restore(snapshot: SpendSnapshot): void {
-    for (const r of snapshot.rows) this.addRow(r.kioskId, r.day, r.avatar, r.sessions, r.credits);
+    for (const r of snapshot.rows) this.addRow(r.kioskId, r.day, r.avatar, r.sessions, r.credits, r.demo);
     for (const [kioskId, slot, sessions, credits] of snapshot.slots) {
       let m = this.slots.get(kioskId);
       if (!m) this.slots.set(kioskId, (m = new Map()));
@@ -150,9 +153,9 @@ export class SpendBook {
     return missing.sessions > 0 || missing.credits > 0 ? missing : null;
   }
 
-  private addRow(kioskId: string, day: string, avatar: string, sessions: number, credits: number): void {
-    const key = `${kioskId}\u0000${day}\u0000${avatar}`;
-    const row = this.byKey.get(key) ?? { kioskId, day, avatar, sessions: 0, credits: 0 };
+  private addRow(kioskId: string, day: string, avatar: string, sessions: number, credits: number, demo: boolean): void {
+    const key = `${kioskId}\u0000${day}\u0000${avatar}\u0000${demo ? 'demo' : 'real'}`;
+    const row = this.byKey.get(key) ?? { kioskId, day, avatar, sessions: 0, credits: 0, demo };
     row.sessions += sessions;
     row.credits += credits;
     this.byKey.set(key, row);

@@ -20,11 +20,13 @@
 import { randomBytes } from 'node:crypto';
 import { csvCell } from '../../core/csv.ts';
 import { MAX_SCREENSHOT_BYTES } from '../command-table.ts';
-import { LabelBudget, readAnswer, readEvent, readPng, readStatus, Refusals, type BoundedLabel, type RefusalReason, type Topic } from './intake.ts';
+import { LabelBudget, readAnswer, readEvent, readPng, readStatus, readVisitors, Refusals, type BoundedLabel, type RefusalReason, type Topic } from './intake.ts';
 import type { FleetMemory, RememberedKiosk } from './memory.ts';
 import { SentCommands, type SentCommand } from './sent-commands.ts';
 import { SpendBook } from './spend.ts';
 import type { AnswerView, KioskRow, SpendRow } from './view.ts';
+import type { FunnelDay } from '../../core/funnel.ts';
+import type { KioskFunnel } from './visitors.ts';
 
 /** Recent event ids kept per kiosk to drop repeats. */
 const SEEN_EVENT_IDS = 256;
@@ -55,6 +57,8 @@ interface Kiosk {
   seenSet: Set<string>;
   /** The values this kiosk has used per label (its end reasons, error codes, avatars). */
   labels: LabelBudget;
+  /** Its latest day of the visitor funnel (kept apart from the row: the page's frames stay small). */
+  visitors: FunnelDay | null;
 }
 
 export interface Screenshot {
@@ -186,6 +190,7 @@ export class FleetState {
           update: null,
           todaySessions: 0,
           todayCredits: 0,
+          todayDemoSessions: 0,
           lastCallAt: null,
           lastCallEnd: null,
           lastErrorCode: null,
@@ -193,14 +198,18 @@ export class FleetState {
           queued: 0,
           policyError: null,
           accountTrouble: 0,
+          safety: null,
+          auditViolations: 0,
           avatarVolume: null,
           lastAnswer: null,
           refused: this.refusedBy.get(kioskId) ?? 0,
+          service: null,
         },
         counts: { sessionsByEnd: new Map(), errorsByCode: new Map(), creditsByAvatar: new Map(), mediaStalls: 0, accountTroubleByReason: new Map(), lastCallAtMs: null },
         seen: [],
         seenSet: new Set(),
         labels: new LabelBudget(),
+        visitors: null,
       };
       this.kiosks.set(kioskId, k);
     }
@@ -232,11 +241,20 @@ export class FleetState {
       else this.floors.delete(kioskId);
       row.todaySessions = s.today?.sessions ?? 0;
       row.todayCredits = s.today?.credits ?? 0;
+      row.todayDemoSessions = s.today?.demoSessions ?? 0;
       row.lastErrorCode = s.lastErrorCode ?? row.lastErrorCode;
       row.queued = s.queued ?? 0;
       row.droppedEvents = s.droppedEvents ?? 0;
       row.policyError = s.policyError ?? null;
+      row.safety = s.safety ? { audience: s.safety.audience, moderation: s.safety.moderation, region: s.safety.region, refusal: s.safety.refusal } : null;
+      row.auditViolations = s.safety?.auditViolations ?? 0;
       row.avatarVolume = s.avatarVolume ?? null;
+      row.service = s.service ? { status: s.service.status, message: s.service.message, action: s.service.action } : null;
+      const visitors = readVisitors(s.visitors);
+      // A malformed funnel is dropped and counted; the kiosk then shows none rather than an older day's
+      // figures as if they were its latest.
+      if (visitors !== undefined && !visitors.ok) this.refuse('status', visitors.reason, kioskId);
+      k.visitors = visitors?.ok ? visitors.value : null;
       this.dayCount(kioskId, s.today, s.queued ?? 0);
     }
     const now = remembered(row);
@@ -307,9 +325,10 @@ export class FleetState {
         k.row.accountTrouble++;
       }
       const avatar = k.labels.value('avatar', record.avatar ?? 'unknown');
-      inc(c.creditsByAvatar, avatar, record.credits);
-      this.spend.addCall(kioskId, record.endAtMs, avatar, record.credits);
-      this.options.memory?.call(kioskId, eventId, record.endAtMs, avatar, record.credits, record.endReason);
+      // A demo call (the kiosk's built-in emulator) is play money: never in the credits billed.
+      if (!record.demo) inc(c.creditsByAvatar, avatar, record.credits);
+      this.spend.addCall(kioskId, record.endAtMs, avatar, record.credits, record.demo);
+      this.options.memory?.call(kioskId, eventId, record.endAtMs, avatar, record.credits, record.endReason, record.demo);
       this.dirty.add(kioskId);
       return;
     }
@@ -402,6 +421,11 @@ export class FleetState {
     return [...this.kiosks.values()].map((k) => ({ row: k.row, counts: k.counts }));
   }
 
+  /** Each kiosk's latest funnel day, with its group (visitors.ts adds them up). */
+  funnels(): KioskFunnel[] {
+    return [...this.kiosks.values()].map((k) => ({ kioskId: k.row.kioskId, group: k.row.group, visitors: k.visitors }));
+  }
+
   /** The lowest version a kiosk says its fleet's signer allows (update-pin below it is refused), or null. */
   updateFloor(kioskId: string): string | null {
     return this.floors.get(kioskId) ?? null;
@@ -450,11 +474,9 @@ function remembered(row: KioskRow): RememberedKiosk {
 
 /** Spend as CSV (RFC 4180, formula-safe: core/csv.ts): one row per kiosk, day and avatar. */
 export function spendCsv(rows: SpendRow[]): string {
-  const lines = ['day,kiosk,avatar,sessions,credits', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, round(r.credits)].map(csvCell).join(','))];
+  const lines = ['day,kiosk,avatar,sessions,credits,demo', ...rows.map((r) => [r.day, r.kioskId, r.avatar, r.sessions, r.credits, r.demo ? 'yes' : 'no'].map(csvCell).join(','))];
   return `${lines.join('\r\n')}\r\n`;
 }
-
-const round = (n: number) => Math.round(n * 1000) / 1000;
 
 function inc(map: Map<string, number>, key: string, by: number): void {
   map.set(key, (map.get(key) ?? 0) + by);

@@ -22,8 +22,11 @@ export interface KioskRow {
   mode: string | null;
   /** The kiosk's update state, when its status carries one (`update.state`). */
   update: string | null;
+  /** Today's real calls and their credits (whole numbers), as the kiosk reports them. */
   todaySessions: number;
   todayCredits: number;
+  /** Today's demo calls (the kiosk's built-in emulator, nobody paid), apart from the real ones. */
+  todayDemoSessions: number;
   /** The end of the last call the console received (the kiosk's own time), its end reason. */
   lastCallAt: string | null;
   lastCallEnd: string | null;
@@ -35,12 +38,19 @@ export interface KioskRow {
   policyError: string | null;
   /** Account trouble seen from this kiosk (a create refused for balance, a credit_insufficient hang-up). */
   accountTrouble: number;
+  /** Who the kiosk is for, as its status says (null: an older kiosk that does not say). */
+  safety: { audience: 'public' | 'adult'; moderation: 'strict' | 'disabled'; region: string | null; refusal: string | null } | null;
+  /** Calls the service's content review ended (audit_violation) since the kiosk started, as its status says. */
+  auditViolations: number;
   /** The avatar's volume on this kiosk (0–100 %), when its status says. */
   avatarVolume: number | null;
   /** The last command answer from this kiosk (only answers to commands this console sent it). */
   lastAnswer: AnswerView | null;
   /** Payloads from this kiosk the console refused: figures out of bounds, answers to nothing it was asked. */
   refused: number;
+  /** Whether the kiosk reaches its service, as its status says (`connected`, `unreachable`, `demo`, …, with what
+   *  is the case and what to do); null: an older kiosk that does not say. */
+  service: { status: string; message: string; action: string | null } | null;
 }
 
 export interface AnswerView {
@@ -186,7 +196,7 @@ export function kioskMatches(r: KioskRow, filter: KioskFilter): boolean {
     case 'closed':
       return r.open === false;
     case 'problems':
-      return !r.online || r.lastErrorCode !== null || r.droppedEvents > 0 || r.policyError !== null || r.accountTrouble > 0;
+      return !r.online || r.lastErrorCode !== null || r.droppedEvents > 0 || r.policyError !== null || r.accountTrouble > 0 || r.auditViolations > 0 || r.safety?.refusal != null;
     default:
       return true;
   }
@@ -209,7 +219,10 @@ export interface SpendRow {
   /** The cast member, or `(not received)`: calls the kiosk's day counter has that never arrived as events. */
   avatar: string;
   sessions: number;
+  /** Whole credits (the service bills whole credits). */
   credits: number;
+  /** Calls on a kiosk's built-in emulator (demo mode): play money, never in the real totals. */
+  demo: boolean;
 }
 
 /** The console's broker link as the page shows it (link-health.ts). */
@@ -229,3 +242,48 @@ export type ConsoleFrame =
   | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; link: LinkView; me: Me; kiosks: KioskRow[]; commands: CommandView[]; log: CommandRecord[] }
   /** `log`: the command records that changed. */
   | { type: 'rows'; connected: boolean; link: LinkView; kiosks: KioskRow[]; log: CommandRecord[] };
+
+/** The steps of the visitor funnel the console shows (core/funnel.ts; `refused` adds up its kinds). */
+export type VisitorStep = 'noticed' | 'approached' | 'greeted' | 'tapped' | 'refused' | 'gaveUp' | 'failed' | 'live' | 'endedWell' | 'endedBadly';
+
+/**
+ * One figure of a funnel as it may leave the console. A kiosk's count under the threshold has no value,
+ * only its words ("fewer than 5"). A total adds up only the kiosks' counts it may show: `leftOut` kiosks had
+ * fewer than the threshold and are not in `value` (docs/analytics.md, its fleet section, says why), and `text` says so.
+ */
+export interface VisitorFigure {
+  value: number | null;
+  leftOut: number;
+  /** What the page, the CSV and the CLI print: `42`, `fewer than 5`, `at least 42 (2 kiosks with fewer than 5 not added)`. */
+  text: string;
+}
+
+/** The conversion from one step to the next, in whole percent (null: a figure is not shown, or nobody reached `from`). */
+export interface VisitorConversion {
+  from: VisitorStep;
+  to: VisitorStep;
+  percent: number | null;
+}
+
+/** One funnel line: a kiosk, a group or the fleet. */
+export interface VisitorLine {
+  figures: Record<VisitorStep, VisitorFigure>;
+  conversions: VisitorConversion[];
+  /** The largest drop as a sentence ("38 % of taps gave up while connecting."), or null when none can be told. */
+  largestDrop: string | null;
+}
+
+/** The visitors view (`/api/visitors`): the day's funnel per kiosk, per group and for the fleet. */
+export interface VisitorsView {
+  /** The day added up (the latest any kiosk reported, its own calendar day); null: no kiosk reported one. */
+  day: string | null;
+  threshold: number;
+  kiosks: Array<VisitorLine & { kioskId: string; group: string | null }>;
+  /** Groups of the kiosks that reported the day; `group` null: kiosks with none. */
+  groups: Array<VisitorLine & { group: string | null; kiosks: number }>;
+  fleet: VisitorLine & { kiosks: number };
+  /** Kiosks whose latest funnel is of another day: not added up (a kiosk offline since, another time zone). */
+  otherDays: Array<{ kioskId: string; day: string }>;
+  /** Kiosks that sent no funnel (an older kiosk, or its malformed one was refused). */
+  silent: number;
+}

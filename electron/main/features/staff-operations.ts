@@ -32,6 +32,8 @@ export function staffOperations(): StaffOperationsFeature {
         logger,
         version: app.getVersion(),
         configError: settings.configError,
+        // Said on the PIN pad, where staff read it before they can open the panel.
+        settingsNotUsed: settings.configProblems.map((p) => p.line),
         policy: settings.policy,
         logTail: () => mainLog?.tail() ?? [],
         platform: {

@@ -75,3 +75,16 @@ export async function readEvents(path: string, name: string, onData: (data: stri
     }
   }
 }
+
+/** Download `path` as the file `name`: fetched with the page key (a plain link would carry none), then handed to the browser. */
+export async function download(path: string, name: string): Promise<{ ok: true } | { ok: false; status: number }> {
+  const res = await api(path);
+  if (!res.ok) return { ok: false, status: res.status };
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return { ok: true };
+}

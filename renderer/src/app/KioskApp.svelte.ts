@@ -6,6 +6,7 @@
  * Screens: boot → attract → connecting → live → ended | error → attract (by itself after
  * `returnToAttractSeconds`, or "Done").
  */
+import { AgeGate } from '../safety/AgeGate.svelte.ts';
 import type { CallMode, ErrorInfo, KioskApi, KioskEvent, HoldReason, OpeningInfo, PublicConfig, SessionState, SessionSummary } from '../../../electron/contract.ts';
 import type { RtcError, VisitorNotice } from '../rtc/engine.ts';
 import { errorViewFor, errorViewForMedia, causeForHangupReason, type ErrorView } from './error-copy.ts';
@@ -51,6 +52,8 @@ export class KioskApp {
   #opening = $state<OpeningInfo | null>(null);
   /** Calls held for a moment (an update is being installed): the calm "back in a moment" screen shows. */
   #hold = $state<HoldReason | null>(null);
+  /** Whether the service answers: while it does not, a calm out-of-order screen instead of the attract screen. */
+  #service = $state<PublicConfig['service'] | null>(null);
   #timer: ReturnType<typeof setInterval> | null = null;
   #unsubscribe: (() => void) | null = null;
   readonly #getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>; // the idle hang-up's own microphone where the engine captures natively
@@ -66,6 +69,9 @@ export class KioskApp {
   // --- fast start: after a tap, attract holds for CONNECTING_SCREEN_DELAY_MS ---
   #holdConnecting = $state(false);
   #holdTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** The age gate before each call on an adult kiosk (safety/AgeGate.svelte.ts). */
+  readonly ageGate: AgeGate = new AgeGate({ kiosk: () => this.#kiosk, onPassed: () => void this.startCall() });
 
   constructor(kiosk: KioskApi | null, getUserMedia: (c: MediaStreamConstraints) => Promise<MediaStream>) {
     this.#kiosk = kiosk;
@@ -131,6 +137,8 @@ export class KioskApp {
     this.#opening = config.value.opening ?? null;
     this.#hold = config.value.hold ?? null;
     this.call.setAvatarVolume(config.value.avatarVolume ?? 100);
+    // An event heard while the answer was on its way is newer than the answer.
+    this.#service ??= config.value.service ?? null;
     this.#mode = config.value.callMode;
     this.visitor.reset(config.value);
     this.cast.reset(); // the first avatar, with its call mode
@@ -256,13 +264,9 @@ export class KioskApp {
       status: live ? 'done' : created ? 'active' : 'pending',
       detail: null,
     };
-    if (s.phase === 'warming') {
-      const waitS = Math.max(0, Math.ceil((s.retryAtMs - this.#now) / 1000));
-      warm.label = th('connecting.gettingReady', { name, attempt: s.notReadyRetries + 1 });
-      warm.detail = waitS > 0 ? t('connecting.checkingIn', { count: waitS }) : t('connecting.checkingNow');
-    } else if (s.phase === 'connecting' && s.attempt > 1) {
-      warm.detail = t('connecting.attempt', { attempt: s.attempt });
-    }
+    // A calm "getting ready": the warm-up's retries, waits and attempts are staff's business (the log, the
+    // ledger), never a visitor's count to watch.
+    if (s.phase === 'warming') warm.label = th('connecting.gettingReady', { name });
     const engine = this.call.engineState;
     const joinDone = engine === 'waiting' || engine === 'playing' || engine === 'reconnecting';
     return orderSteps([
@@ -310,6 +314,11 @@ export class KioskApp {
     return this.#hold !== null;
   }
 
+  /** The service cannot be reached (or is misconfigured): a tap would only fail, so none is offered. */
+  get isServiceDown(): boolean {
+    return this.#service?.ok === false;
+  }
+
   /** The opening hours as main last said them (null: none set). */
   get opening(): OpeningInfo | null {
     return this.#opening;
@@ -317,7 +326,9 @@ export class KioskApp {
 
   async startCall(): Promise<void> {
     const kiosk = this.#kiosk;
-    if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract' || this.isClosed) return;
+    if (!kiosk || this.#starting || this.#holdConnecting || this.screen !== 'attract' || this.isClosed || this.isServiceDown) return;
+    // An adult kiosk: the age gate first (its "yes" comes back here with a pass); main refuses without one.
+    if (this.#config?.safety?.audience === 'adult' && !this.ageGate.takePass()) return void this.ageGate.open();
     this.#starting = true;
     // Fast start: attract stays a moment (a warmed spare goes live at once), and the devices open now.
     this.#holdConnecting = true;
@@ -387,6 +398,11 @@ export class KioskApp {
     if (screen === 'live' && this.idle.isPrompting) {
       if (key === 'Escape') this.idle.touch();
       return key === 'Escape' || key === 'Enter' || key === ' ';
+    }
+    // The age gate is a screen of its own: its buttons take Enter/Space; Escape means "no".
+    if (screen === 'attract' && this.ageGate.isOpen) {
+      if (key === 'Escape') void this.ageGate.answer(false);
+      return key === 'Escape';
     }
     if ((key === 'Enter' || key === ' ') && screen === 'attract') {
       void this.startCall();
@@ -552,6 +568,9 @@ export class KioskApp {
         break;
       case 'hold':
         this.#hold = event.hold;
+        break;
+      case 'service':
+        this.#service = { status: event.service.status, ok: event.service.ok };
         break;
       case 'config-changed':
         void this.reloadConfig();

@@ -5,7 +5,7 @@
  * nothing when the visible state has not changed (the region then keeps quiet).
  *
  * Only changes of meaning are spoken, each once: never a countdown's every second (the connecting
- * step's retry countdown, the call's time left, the idle prompt, the return to the start). Time is
+ * screen's steps, the call's time left, the idle prompt, the return to the start). Time is
  * spoken by `timeAnnouncementFor` at the moments that matter: the call's warning and its last 10 s,
  * the idle prompt's last 10 s.
  */

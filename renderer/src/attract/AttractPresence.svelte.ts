@@ -22,6 +22,8 @@ export const INVITE_MS = 10_000;
 /** …then rest, and invite again briefly every this long. */
 export const INVITE_EVERY_MS = 60_000;
 export const INVITE_AGAIN_MS = 6_000;
+/** Someone who stays in front this long has approached (the visitor funnel's second step). */
+export const APPROACHED_MS = 3_000;
 
 export interface StartableDetector extends PresenceDetector {
   start(): Promise<void>;
@@ -45,6 +47,7 @@ export class AttractPresence {
   #detector: StartableDetector | null = null;
   #offDetector: (() => void) | null = null;
   #calmTimer: ReturnType<typeof setTimeout> | null = null;
+  #approachTimer: ReturnType<typeof setTimeout> | null = null;
   #lastReport = '';
 
   constructor(deps: AttractPresenceDeps) {
@@ -124,6 +127,7 @@ export class AttractPresence {
   }
 
   #stopDetector(): void {
+    this.#clearApproachTimer();
     this.#offDetector?.();
     this.#offDetector = null;
     this.#detector?.stop();
@@ -134,7 +138,9 @@ export class AttractPresence {
 
   #onPresence(value: boolean | null): void {
     if (!this.#showing) return;
+    const arrived = value === true && this.#present !== true;
     this.#present = value;
+    this.#countSteps(arrived);
     this.#report(true, value);
     if (value) this.#setCalm(false);
     this.#scheduleCalm();
@@ -145,6 +151,32 @@ export class AttractPresence {
     if (key === this.#lastReport) return;
     this.#lastReport = key;
     void this.#deps.kiosk?.attract?.report({ showing, present });
+  }
+
+  // --- the visitor funnel: the step's name only, nothing about the person (main counts and limits them)
+
+  #countSteps(arrived: boolean): void {
+    if (!arrived) {
+      if (this.#present !== true) this.#clearApproachTimer();
+      return;
+    }
+    // The greeting shows the moment someone is noticed (isGreeting), so both are said together.
+    this.#step('noticed');
+    this.#step('greeted');
+    this.#clearApproachTimer();
+    this.#approachTimer = setTimeout(() => {
+      this.#approachTimer = null;
+      if (this.#showing && this.#present === true) this.#step('approached');
+    }, APPROACHED_MS);
+  }
+
+  #step(step: 'noticed' | 'approached' | 'greeted'): void {
+    void this.#deps.kiosk?.attract?.visitorStep?.({ step });
+  }
+
+  #clearApproachTimer(): void {
+    if (this.#approachTimer) clearTimeout(this.#approachTimer);
+    this.#approachTimer = null;
   }
 
   // --- animations at rest ---------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * The staff panel's state: the hidden way in (long-press the top-left corner for 3 s, or
  * Ctrl+Shift+S / Ctrl+Alt+K), the PIN pad (first use: choose and confirm a PIN; wrong tries; lock-out),
- * and the tabs (Status, Settings, Voices, Diagnostics, Ledger, Logs, System). Main holds the PIN hash,
+ * and the tabs (Status, Settings, Voices, Diagnostics, Ledger, Visitors, Logs, System). Main holds the PIN hash,
  * the unlock and every secret; this class only asks it (`window.kiosk.staff`) and shows the answers.
  *
  * Rules kept here: the panel never opens while a call is active (`canOpen`), it closes itself after
@@ -9,7 +9,7 @@
  * to the PIN pad. Timers run on an injected clock; `dispose()` leaves none.
  *
  * This class is the composition the components talk to: the PIN pad's state is `pin.svelte.ts`, each
- * tab's is its own file (status, settings, voices, diagnostics, ledger, logs, system), and every staff
+ * tab's is its own file (status, settings, voices, diagnostics, ledger, visitors, logs, system), and every staff
  * call goes through `calls.svelte.ts`.
  */
 import type { DoctorReport, ErrorInfo, KioskApi, LedgerTotals, StaffSettings, StaffStatus, VoiceList } from '../../../electron/contract.ts';
@@ -24,6 +24,7 @@ import { SettingsForm, type SettingsDraft } from './settings.svelte.ts';
 import { Voices } from './voices.svelte.ts';
 import { Doctor } from './diagnostics.svelte.ts';
 import { Ledger } from './ledger.svelte.ts';
+import { Visitors } from './visitors.svelte.ts';
 import { LogTail } from './logs.svelte.ts';
 import { SystemActions } from './system.svelte.ts';
 
@@ -31,7 +32,7 @@ export { PIN_MIN, NEW_PIN_MIN, PIN_MAX, type PinStep } from './pin.svelte.ts';
 export { MAX_PICTURE_BYTES, localFieldErrors, cleanSettings, megabytes, type SettingsDraft } from './settings.svelte.ts';
 
 export type StaffView = 'closed' | 'pin' | 'panel';
-export type StaffTab = 'status' | 'settings' | 'voices' | 'diagnostics' | 'ledger' | 'logs' | 'system';
+export type StaffTab = 'status' | 'settings' | 'voices' | 'diagnostics' | 'ledger' | 'visitors' | 'logs' | 'system';
 
 export const STAFF_TABS: ReadonlyArray<{ id: StaffTab; label: string }> = [
   { id: 'status', label: 'Status' },
@@ -39,6 +40,7 @@ export const STAFF_TABS: ReadonlyArray<{ id: StaffTab; label: string }> = [
   { id: 'voices', label: 'Voices' },
   { id: 'diagnostics', label: 'Diagnostics' },
   { id: 'ledger', label: 'Ledger' },
+  { id: 'visitors', label: 'Visitors' },
   { id: 'logs', label: 'Logs' },
   { id: 'system', label: 'System' },
 ];
@@ -73,6 +75,8 @@ export class StaffPanel {
   /** Diagnostics: "Record the service's wire report" (the service check, recorded; nothing billed). */
   readonly wireReport: WireReportRun;
   readonly #ledger: Ledger;
+  /** Visitors: the kiosk's visitor report and the language it is read in. */
+  readonly visitors: Visitors;
   readonly #logs: LogTail;
   readonly #system: SystemActions;
   /** Each tab's (re)load; the error when it could not. */
@@ -95,12 +99,13 @@ export class StaffPanel {
       onUnlocked: () => this.#enterPanel(),
     });
     this.#status = new KioskStatus(this.#calls);
-    this.#settings = new SettingsForm({ calls: this.#calls, onSettingsSaved: () => this.#deps.onSettingsSaved() });
+    this.#settings = new SettingsForm({ calls: this.#calls, onSettingsSaved: () => this.#deps.onSettingsSaved(), canRestart: () => this.#status.status?.canRestart ?? true });
     this.#voices = new Voices(this.#calls, this.#settings);
     this.#doctor = new Doctor(this.#calls);
     this.networkCheck = new NetworkCheckRun({ calls: this.#calls, engineFor: deps.network?.engineFor ?? null, view: deps.network?.view ?? detachedView });
     this.wireReport = new WireReportRun(this.#calls);
     this.#ledger = new Ledger(this.#calls);
+    this.visitors = new Visitors(this.#calls, (s) => s.visitors());
     this.#logs = new LogTail(this.#calls);
     this.#system = new SystemActions(this.#calls, this.#status);
     this.#load = {
@@ -109,6 +114,7 @@ export class StaffPanel {
       voices: () => this.#voices.load(),
       diagnostics: () => this.#doctor.run(),
       ledger: () => this.#ledger.load(),
+      visitors: () => this.visitors.load(),
       logs: () => this.#logs.load(),
       system: () => this.#status.load(),
     };
@@ -139,6 +145,10 @@ export class StaffPanel {
   /** Whole seconds the pad stays locked (null when not locked). */
   get lockedForS(): number | null {
     return this.#pin.lockedForS;
+  }
+  /** Settings main did not use, one line each (shown on the PIN pad). */
+  get settingsNotUsed(): string[] {
+    return this.#pin.settingsNotUsed;
   }
   get attemptsLeft(): number | null {
     return this.#pin.attemptsLeft;
@@ -408,6 +418,7 @@ export class StaffPanel {
     this.#voices.clear();
     this.#doctor.clear();
     this.#ledger.clear();
+    this.visitors.clear();
     this.#logs.clear();
     this.#tabError = null;
     this.#calls.notice = null;

@@ -35,6 +35,7 @@ export class PinEntry {
   #message = $state<string | null>(null);
   #lockedUntilMs = $state<number | null>(null);
   #attemptsLeft = $state<number | null>(null);
+  #settingsNotUsed = $state<string[]>([]);
   #now = $state(0);
   #lockTicker: unknown = null;
 
@@ -61,6 +62,10 @@ export class PinEntry {
   }
   get attemptsLeft(): number | null {
     return this.#attemptsLeft;
+  }
+  /** Settings main did not use (one line each), said on the pad: staff read them without the panel. */
+  get settingsNotUsed(): string[] {
+    return this.#settingsNotUsed;
   }
   /** The fewest digits this step takes. */
   get minLength(): number {
@@ -167,6 +172,7 @@ export class PinEntry {
 
   #applyPinState(state: PinState): void {
     this.#attemptsLeft = state.attemptsLeft;
+    this.#settingsNotUsed = state.settingsNotUsed ?? [];
     this.#now = this.#deps.clock.now();
     this.#lockedUntilMs = state.lockedForMs > 0 ? this.#now + state.lockedForMs : null;
     if (this.#lockedUntilMs !== null) this.#tickLock();

@@ -16,6 +16,8 @@ export interface SettingsFormDeps {
   calls: StaffCalls;
   /** Settings were saved: reload what the kiosk shows (attract screen name, picture, mode). */
   onSettingsSaved: () => void | Promise<void>;
+  /** Whether this host can restart the kiosk (browser mode cannot: "after a restart" would point nowhere). */
+  canRestart?: () => boolean;
 }
 
 export class SettingsForm {
@@ -82,7 +84,8 @@ export class SettingsForm {
       return false;
     }
     this.loadSettings(r.value.settings);
-    this.#saveMessage = r.value.restartRequired ? 'Saved. Some changes apply after a restart (System tab).' : 'Saved. The kiosk uses the new settings now.';
+    const restartHint = (this.#deps.canRestart?.() ?? true) ? 'Some changes apply after a restart (System tab).' : 'Some changes apply when the kiosk is next started.';
+    this.#saveMessage = r.value.restartRequired ? `Saved. ${restartHint}` : 'Saved. The kiosk uses the new settings now.';
     // The key belongs to the old service address; saying so keeps staff from wondering why calls stopped.
     if (r.value.apiKeyCleared) this.#saveMessage += ' The service address changed, so the stored API key was removed: enter the key again.';
     await this.#deps.onSettingsSaved();
@@ -173,6 +176,8 @@ export function cleanSettings(s: SettingsDraft): EditableSettings {
   if (max === undefined || max === null || Number.isNaN(max)) delete out.maxCallSeconds;
   if (out.moderation === undefined) delete out.moderation;
   if (out.extraMotion === undefined) delete out.extraMotion;
+  if (!out.region?.trim()) delete out.region;
+  else out.region = out.region.trim().toUpperCase();
   return out;
 }
 

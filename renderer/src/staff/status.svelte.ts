@@ -39,4 +39,5 @@ export const ATTENTION_LABELS: Record<AttentionKind, string> = {
   cast: 'Avatar',
   key: 'API key',
   sandbox: 'Security sandbox',
+  visitors: 'Visitor counts',
 };

@@ -32,9 +32,11 @@ delete process.env.AVATAR_API_KEY;
 const configFile = join(userData, 'config.json');
 writeFileSync(
   configFile,
+  // `broken-config`: a file cut short (as a full disk leaves it), which no reader can use;
+  // `bad-key`: one invalid value in a good file, which costs that value only.
   scenario === 'broken-config'
-    ? JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 'wide' } })
-    : JSON.stringify({ callMode: 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
+    ? '{"callMode": "audio", "window": {"mode": "windowed", "wid'
+    : JSON.stringify({ callMode: scenario === 'bad-key' ? 'hologram' : 'audio', window: { mode: 'windowed', width: 800, height: 600 } }),
 );
 // `default-window`: nothing sets the window mode (run with STUB_IS_PACKAGED=1 for an installed app).
 if (scenario === 'default-window') writeFileSync(configFile, JSON.stringify({ callMode: 'audio' }));
@@ -334,11 +336,13 @@ if (scenario === 'fatal') {
   facts.logHasFatal = readLog().includes('Fatal error in main: hanging up and relaunching the kiosk');
 }
 if (scenario === 'no-sandbox') await until('the fleet link', () => readLog().includes('Fleet link: connected'), 15_000);
-if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang' || scenario === 'no-sandbox' || scenario === 'newer-config') {
-  // What staff see: the Status tab, once unlocked (an installed kiosk has its PIN; a broken config.json
-  // cannot store one, which the answer says). The PIN was set above, which wrote config.json.
+if (scenario === 'broken-config' || scenario === 'companion' || scenario === 'keyring-hang' || scenario === 'no-sandbox' || scenario === 'newer-config' || scenario === 'bad-key') {
+  // What staff see: the PIN pad (before unlocking), then the Status tab (an installed kiosk has its PIN; a
+  // broken config.json cannot store one, which the answer says). The PIN was set above, which wrote config.json.
+  facts.pinState = await invoke(CHANNELS.staffPinState);
   facts.setPinAnswer = await invoke(scenario === 'broken-config' ? CHANNELS.staffSetPin : CHANNELS.staffUnlock, { pin: '246813' });
-  facts.configFileAfter = JSON.parse(readFileSync(configFile, 'utf8'));
+  const fileAfter = readFileSync(configFile, 'utf8');
+  facts.configFileAfter = scenario === 'broken-config' ? fileAfter : JSON.parse(fileAfter);
   const status = (await invoke(CHANNELS.staffStatus)) as { ok: boolean; value?: { attention: unknown; mode: string; apiKeySource: string } };
   facts.statusAttention = status.value?.attention ?? null;
   facts.statusMode = status.value?.mode ?? null;

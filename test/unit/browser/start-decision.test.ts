@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decideStart, electronMissingLine, findElectronIn, firstErrorLine, type InstallOutcome, type StartSteps } from '../../../electron/browser/start.ts';
+import { decideStart, electronMissingLine, type StartSteps } from '../../../electron/browser/start.ts';
+import { findElectronIn, firstErrorLine, type InstallOutcome } from '../../../electron/browser/install-electron.ts';
 
 function steps(options: { electron: Array<string | null>; install?: InstallOutcome }): StartSteps & { log: string[] } {
   const log: string[] = [];

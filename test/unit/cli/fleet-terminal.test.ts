@@ -10,6 +10,10 @@ import { runFleetCommand, type FleetCliOptions } from '../../../electron/cli/fle
 import type { CliIo } from '../../../electron/cli/probe.ts';
 import { silentLogger } from '../../../electron/core/log.ts';
 import type { KioskRow } from '../../../electron/fleet/console/view.ts';
+import { emptyFunnelCounts } from '../../../electron/core/funnel.ts';
+import { FleetState } from '../../../electron/fleet/console/state.ts';
+import { visitorsView } from '../../../electron/fleet/console/visitors.ts';
+import { onlineStatus, T0 } from '../../helpers/fleet-payloads.ts';
 
 const OPTIONS: FleetCliOptions = { consoleUrl: 'http://console.test', tokenFile: undefined, group: undefined, all: false, waitS: 1, json: false };
 const EVIL = '\u001b[2J\u001b]0;owned\u0007\u009b31m\nlobby-9\tonline\u202eevil';
@@ -71,6 +75,43 @@ describe('cli fleet: kiosk-supplied text on the terminal', () => {
       assert.equal(lines.length, 1);
       assert.doesNotMatch(lines[0]!.replaceAll('\t', ' '), RAW);
       if (!json) assert.equal(lines[0]!.split('\t').length, 5);
+    }
+  });
+
+  it('visitors: the fleet\'s funnel as the console works it out, thresholded, a kiosk\'s group escaped', async () => {
+    // The view the console serves, from two kiosks' statuses as they arrive (one claims an evil group).
+    const state = new FleetState({ now: () => T0 });
+    const day = (tapped: number, live: number) => ({ day: '2026-11-24', counts: { ...emptyFunnelCounts(), noticed: 40, tapped, live, endedWell: live } });
+    state.onStatus('k-1', onlineStatus({ kioskId: 'k-1', group: 'lobby', visitors: day(12, 9) }), false);
+    state.onStatus('k-2', onlineStatus({ kioskId: 'k-2', group: EVIL, visitors: day(6, 3) }), false);
+    const view = visitorsView(state.funnels());
+    for (const json of [false, true]) {
+      const out = io();
+      assert.equal(await runFleetCommand(['visitors'], { ...OPTIONS, json }, out, (async () => Response.json(view)) as unknown as typeof fetch), 0);
+      const lines = printed(out.out);
+      for (const line of lines) assert.doesNotMatch(line.replaceAll('\t', ' '), RAW, line);
+      if (json) {
+        assert.equal(lines.length, 1);
+        assert.equal((JSON.parse(lines[0]!) as typeof view).groups[0]!.group, EVIL);
+        continue;
+      }
+      assert.deepEqual(lines, [
+        'Visitors on 2026-11-24 (each kiosk\'s own day), 2 kiosks; counts under 5 show as "fewer than 5".',
+        'noticed                   80',
+        'stopped                   fewer than 5 at each of 2 kiosks',
+        'greeted                   fewer than 5 at each of 2 kiosks',
+        'tapped                    18',
+        'refused before the call   fewer than 5 at each of 2 kiosks',
+        'gave up while connecting  fewer than 5 at each of 2 kiosks',
+        'failed before live        fewer than 5 at each of 2 kiosks',
+        'went live                 at least 9 (1 kiosk with fewer than 5 not added)',
+        'ended well                at least 9 (1 kiosk with fewer than 5 not added)',
+        'ended badly               fewer than 5 at each of 2 kiosks',
+        'No drop can be told yet: too few visitors at each step.',
+        'GROUP\tKIOSKS\tTAPPED\tWENT LIVE\tLARGEST DROP',
+        '\\u001b[2J\\u001b]0;owned\\u0007\\u009b31m\\u000alobby-9\\u0009online\\u202eevil\t1\t6\tfewer than 5 (1 kiosk)\t-',
+        'lobby\t1\t12\t9\t-',
+      ]);
     }
   });
 });

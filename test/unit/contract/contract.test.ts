@@ -40,6 +40,18 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{ muted: true }, { muted: false }],
     invalid: [undefined, {}, { muted: 'yes' }, { muted: 1 }, { muted: true, extra: 1 }, true],
   },
+  [CHANNELS.sessionAgeGateAsk]: {
+    valid: [undefined, {}],
+    invalid: [null, true, { age: 18 }],
+  },
+  [CHANNELS.sessionAgeGateAnswer]: {
+    valid: [{ confirmed: true }, { confirmed: false }],
+    invalid: [undefined, {}, null, { confirmed: 'yes' }, { confirmed: 1 }, { confirmed: true, age: 18 }, true],
+  },
+  [CHANNELS.sessionAgeGateStaffUnlock]: {
+    valid: [undefined, {}],
+    invalid: [null, true, { pin: '123456' }],
+  },
   [CHANNELS.sessionRtcReady]: {
     valid: [{ liveId: 'live-1' }, { liveId: 'x'.repeat(200) }],
     invalid: [undefined, {}, null, 'live-1', { liveId: '' }, { liveId: 'x'.repeat(201) }, { liveId: 7 }, { liveId: 'a', extra: 1 }],
@@ -142,6 +154,7 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
     valid: [{}, { since: '2026-11-01' }],
     invalid: [undefined, { since: 'yesterday' }, { since: '2026-11-01', format: 'xlsx' }],
   },
+  [CHANNELS.staffVisitors]: NO_ARGS,
   [CHANNELS.staffLogTail]: NO_ARGS,
   [CHANNELS.staffSetAvatarVolume]: {
     valid: [{ percent: 0 }, { percent: 40 }, { percent: 100 }],
@@ -160,6 +173,11 @@ const CASES: Record<Channel, { valid: unknown[]; invalid: unknown[] }> = {
   [CHANNELS.attractReport]: {
     valid: [{ showing: true, present: null }, { showing: true, present: true }, { showing: false, present: false }],
     invalid: [undefined, {}, { showing: true }, { showing: 'yes', present: null }, { showing: true, present: 1 }, { showing: true, present: null, frame: 'x' }],
+  },
+  [CHANNELS.attractVisitorStep]: {
+    valid: [{ step: 'noticed' }, { step: 'approached' }, { step: 'greeted' }],
+    // Only the step's name: no time, count, image or anything else may ride along.
+    invalid: [undefined, {}, 'noticed', { step: 'tapped' }, { step: 'noticed', atMs: 1 }, { step: 'noticed', count: 5 }, { step: 'noticed', face: 'x' }, { step: null }],
   },
 };
 

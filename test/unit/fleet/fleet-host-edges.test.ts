@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { emptyFunnelCounts } from '../../../electron/core/funnel.ts';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { Registry } from 'prom-client';
 import type { CallFigures, KioskEvent, OpeningInfo, SessionState } from '../../../electron/contract.ts';
@@ -59,6 +60,8 @@ function scriptedService(config: KioskConfig) {
     hangups: [] as string[],
     reconfigured: [] as KioskConfig[],
     avatarVolume: memoryAvatarVolume(),
+    /** The day of the visitor funnel the kiosk reports (its counter is visitor-funnel.test.ts's). */
+    visitorsDay: { day: '2026-11-23', counts: Object.assign(emptyFunnelCounts(), { tapped: 3, live: 2 }) },
     setOpening(info: OpeningInfo) {
       service.openings.push(info);
     },
@@ -106,7 +109,10 @@ function fleetKioskOf(service: ScriptedService): FleetKiosk {
       },
     },
     availability: { setOpening: (info: OpeningInfo) => service.setOpening(info) },
+    ageGateCounts: () => ({ asked: 0, confirmed: 0, declined: 0 }),
+    auditViolations: () => 0,
     avatarVolume: service.avatarVolume,
+    visitors: { today: () => service.visitorsDay },
   } as unknown as FleetKiosk;
 }
 
@@ -344,7 +350,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
         cast: ['ava', 'max'],
         open: false,
         nextChangeAt: '2026-11-23T08:00:00.000Z',
-        today: { sessions: 2, credits: 5 },
+        today: { sessions: 2, credits: 5, demoSessions: 0 },
         lastErrorCode: 'network_error',
         policyError: 'policy.json: "avatar.name" is not a string',
         sandbox: true,
@@ -352,6 +358,10 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
         avatarVolume: 100,
         queued: 0,
         droppedEvents: 0,
+        // Who the kiosk is for: public by default, moderation strict, nothing refused, nothing counted yet.
+        safety: { audience: 'public', moderation: 'strict', region: null, refusal: null, ageGate: { asked: 0, confirmed: 0, declined: 0 }, auditViolations: 0 },
+        // The day's visitor funnel, exact (the console thresholds what it shows).
+        visitors: { day: '2026-11-23', counts: Object.assign(emptyFunnelCounts(), { tapped: 3, live: 2 }) },
       });
       // A ledger record goes to the events topic, and today's totals to the status.
       await clock.advance(1_000);
@@ -377,7 +387,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
     const { fleet, clock } = host(service, { updates: () => null });
     try {
       const first = await statusWith(clock, 'k-defaults', (s) => s.online === true, 'online');
-      assert.deepEqual([first.nextChangeAt, first.today, first.lastErrorCode, first.policyError, first.update, 'sandbox' in first, 'callFigures' in first], [null, { sessions: 0, credits: 0 }, null, null, null, false, false]);
+      assert.deepEqual([first.nextChangeAt, first.today, first.lastErrorCode, first.policyError, first.update, 'sandbox' in first, 'callFigures' in first], [null, { sessions: 0, credits: 0, demoSessions: 0 }, null, null, null, false, false]);
       await clock.advance(1_000);
       service.state = FAILED;
       service.emit({ type: 'state', state: service.state, previous: 'live' });

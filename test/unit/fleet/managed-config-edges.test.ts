@@ -13,7 +13,17 @@ import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.ts';
 
 const tempDir = tempDirsRemovedAfterEach('ak-policy-edges-');
 const rootOwned = (): OwnerAndMode => ({ uid: 0, mode: 0o100644 });
-const ignored = (path: string, problem: string, namesStaffPin = false) => ({ path, found: true, policy: {}, managedKeys: [], problems: [problem], refusedBlocks: [], namesStaffPin });
+const AUDIENCE_LOCKED = { audience: undefined, adult: undefined, region: undefined };
+// A refused file still holds the audience keys, locked with no value (public): the administrator meant to manage the kiosk.
+const ignored = (path: string, problem: string, namesStaffPin = false) => ({
+  path,
+  found: true,
+  policy: { audience: undefined, adult: undefined, region: undefined },
+  managedKeys: ['adult', 'audience', 'region'],
+  problems: [problem],
+  refusedBlocks: [],
+  namesStaffPin,
+});
 
 describe('where the policy is looked for', () => {
   it('a blank or padded %ProgramData% on Windows is trimmed, and a blank one falls back to C:\\ProgramData', () => {
@@ -43,9 +53,9 @@ describe('what a policy locks', () => {
 });
 
 describe('what a refused policy still says', () => {
-  it('a policy that is no JSON object, read without a path, is named "policy" and locks nothing', () => {
+  it('a policy that is no JSON object, read without a path, is named "policy" and locks nothing (parsePolicy alone; loadPolicy adds the audience locks)', () => {
     for (const raw of [[1, 2], null, 'text']) {
-      assert.deepEqual(parsePolicy(raw), ignored('policy', 'The policy file policy must hold a JSON object; it was ignored.'), JSON.stringify(raw));
+      assert.deepEqual(parsePolicy(raw), { ...ignored('policy', 'The policy file policy must hold a JSON object; it was ignored.'), policy: {}, managedKeys: [] }, JSON.stringify(raw));
     }
   });
 
@@ -77,7 +87,7 @@ describe('what a refused policy still says', () => {
 
   it('only a byte order mark at the very start is dropped; one inside a value is kept', () => {
     const layer = loadPolicy({ path: '/p/policy.json', readText: () => '{"avatar":{"name":"Max\uFEFF"}}' });
-    assert.deepEqual(layer.policy, { avatar: { name: 'Max\uFEFF' } });
+    assert.deepEqual(layer.policy, { avatar: { name: 'Max\uFEFF' }, ...AUDIENCE_LOCKED });
   });
 });
 
@@ -88,7 +98,7 @@ describe('the owner check when a status cannot be read', () => {
       return rootOwned();
     };
     assert.equal(policyWriteProblem('/p/policy.json', folderUnreadable, 'linux'), null);
-    assert.deepEqual(loadPolicy({ path: '/p/policy.json', readText: () => '{"callMode":"audio"}', statOf: folderUnreadable, platform: 'linux' }).policy, { callMode: 'audio' });
+    assert.deepEqual(loadPolicy({ path: '/p/policy.json', readText: () => '{"callMode":"audio"}', statOf: folderUnreadable, platform: 'linux' }).policy, { callMode: 'audio', ...AUDIENCE_LOCKED });
   });
 });
 
@@ -96,7 +106,7 @@ describe('reading a real policy file', () => {
   it('the default reader reads the file as UTF-8 text', () => {
     const path = join(tempDir(), 'policy.json');
     writeFileSync(path, '{"avatar":{"name":"Zoë"}}');
-    assert.deepEqual(loadPolicy({ path, statOf: rootOwned, platform: 'linux' }).policy, { avatar: { name: 'Zoë' } });
+    assert.deepEqual(loadPolicy({ path, statOf: rootOwned, platform: 'linux' }).policy, { avatar: { name: 'Zoë' }, ...AUDIENCE_LOCKED });
   });
 
   it('the default owner check reads the file\'s real owner and mode', { skip: process.platform === 'win32' ? 'POSIX owners' : false }, () => {
@@ -107,7 +117,7 @@ describe('reading a real policy file', () => {
     chmodSync(path, 0o644);
     const { uid } = statSync(path);
     const layer = loadPolicy({ path });
-    if (uid === 0) assert.deepEqual(layer.policy, { callMode: 'audio' }, 'root owns it, only root may write it');
+    if (uid === 0) assert.deepEqual(layer.policy, { callMode: 'audio', ...AUDIENCE_LOCKED }, 'root owns it, only root may write it');
     else assert.deepEqual(layer.problems, [`The policy file ${path} belongs to user id ${uid}, not root, so a non-administrator could change it; it was ignored. Make it root's (chown root).`]);
   });
 
@@ -118,12 +128,12 @@ describe('reading a real policy file', () => {
     assert.deepEqual(loadPolicy({ path }), { path, found: false, policy: {}, managedKeys: [], problems: [], refusedBlocks: [], namesStaffPin: false });
   });
 
-  it('a dangling symbolic link at the path, or for its folder, is a policy that could not be read, not "no policy" (setup stays shut)', () => {
+  it('a dangling symbolic link at the path, or for its folder, is a policy that could not be read, not "no policy" (setup stays shut, the audience stays public)', () => {
     const dir = tempDir();
     const path = join(dir, 'policy.json');
     symlinkSync(join(dir, 'moved.json'), path);
     assert.deepEqual(loadPolicy({ path }), {
-      path, found: true, policy: {}, managedKeys: [], refusedBlocks: [], namesStaffPin: false,
+      path, found: true, policy: { adult: undefined, audience: undefined, region: undefined }, managedKeys: ['adult', 'audience', 'region'], refusedBlocks: [], namesStaffPin: false,
       problems: [`The policy file ${path} could not be read: ${path} is a symbolic link to ${join(dir, 'moved.json')}, which does not exist; it was ignored. Restore the file the link points to, or remove the link.`],
     });
     const folder = join(dir, 'avatar-kiosk');

@@ -103,6 +103,10 @@ describe('parsePolicy: block by block', () => {
   });
 });
 
+/** What a policy file that exists holds even when it says nothing of the audience (safety-config.ts). */
+const AUDIENCE_LOCKED = { audience: undefined, adult: undefined, region: undefined };
+const AUDIENCE_KEYS = ['adult', 'audience', 'region'];
+
 describe('loadPolicy', () => {
   const files: Record<string, string> = { '/p/good.json': '\uFEFF{"callMode":"audio"}', '/p/bad.json': '{"callMode": ' };
   const readText = (path: string) => {
@@ -112,7 +116,7 @@ describe('loadPolicy', () => {
   };
   it('no file: no policy, no problem; a file: parsed (BOM tolerated); bad JSON or unreadable: reported and ignored', () => {
     assert.deepEqual(loadPolicy({ path: '/p/none.json', readText }), { path: '/p/none.json', found: false, policy: {}, managedKeys: [], problems: [], refusedBlocks: [], namesStaffPin: false });
-    assert.deepEqual(loadPolicy({ env: { AVATAR_KIOSK_POLICY: '/p/good.json' }, readText }).policy, { callMode: 'audio' });
+    assert.deepEqual(loadPolicy({ env: { AVATAR_KIOSK_POLICY: '/p/good.json' }, readText }).policy, { callMode: 'audio', ...AUDIENCE_LOCKED });
     assert.deepEqual(loadPolicy({ path: '/p/bad.json', readText }).problems, ['The policy file /p/bad.json is not valid JSON; it was ignored.']);
     assert.deepEqual(loadPolicy({ path: '/p/locked.json', readText }).problems, ['The policy file /p/locked.json could not be read (EACCES); it was ignored.']);
   });
@@ -121,12 +125,13 @@ describe('loadPolicy', () => {
     // A standard user who could write the policy would set the PIN hash and the service URL.
     const stats = (file: { uid: number; mode: number }, folder = { uid: 0, mode: 0o40755 }) => (p: string) => (p === '/p/good.json' ? file : folder);
     const load = (statOf: (p: string) => { uid: number; mode: number }, platform: NodeJS.Platform = 'linux') => loadPolicy({ path: '/p/good.json', readText, statOf, platform });
-    assert.deepEqual(load(stats({ uid: 0, mode: 0o100644 })).policy, { callMode: 'audio' }, 'root, 0644: applied');
+    assert.deepEqual(load(stats({ uid: 0, mode: 0o100644 })).policy, { callMode: 'audio', ...AUDIENCE_LOCKED }, 'root, 0644: applied');
     assert.deepEqual(load(stats({ uid: 1000, mode: 0o100644 })), {
       path: '/p/good.json',
       found: true,
-      policy: {},
-      managedKeys: [],
+      // Refused whole, it still holds the audience: the administrator meant to manage this kiosk.
+      policy: AUDIENCE_LOCKED,
+      managedKeys: AUDIENCE_KEYS,
       problems: ['The policy file /p/good.json belongs to user id 1000, not root, so a non-administrator could change it; it was ignored. Make it root\'s (chown root).'],
       refusedBlocks: [],
       namesStaffPin: false,
@@ -135,7 +140,20 @@ describe('loadPolicy', () => {
     assert.deepEqual(load(stats({ uid: 0, mode: 0o100644 }, { uid: 0, mode: 0o41777 })).problems, ['The policy folder /p can be written by other users (mode 777); it was ignored. Remove their write access (chmod go-w).']);
     assert.deepEqual(load(stats({ uid: 0, mode: 0o100644 }, { uid: 501, mode: 0o40755 })).problems, ['The policy folder /p belongs to user id 501, not root, so a non-administrator could change it; it was ignored. Make it root\'s (chown root).']);
     // Windows ACLs are the installer's to set (docs/security.md); they are not read here.
-    assert.deepEqual(load(stats({ uid: 1000, mode: 0o100666 }), 'win32').policy, { callMode: 'audio' });
+    assert.deepEqual(load(stats({ uid: 1000, mode: 0o100666 }), 'win32').policy, { callMode: 'audio', ...AUDIENCE_LOCKED });
+  });
+
+  it('a policy file that exists holds the audience: the keys it does not set are locked (public), the ones it sets are its own', () => {
+    const layer = loadPolicy({ path: '/p/good.json', readText });
+    assert.deepEqual(layer.managedKeys, ['adult', 'audience', 'callMode', 'region']);
+    files['/p/adult.json'] = '{"audience":"adult","region":"DE","adult":{"allowedRegions":["DE"]}}';
+    const adult = loadPolicy({ path: '/p/adult.json', readText });
+    assert.deepEqual(adult.policy, { audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'] } });
+    // The adult block is the policy's as a whole: config.json cannot lower minimumAge under it.
+    assert.deepEqual(adult.managedKeys, ['adult', 'audience', 'region']);
+    const user = { audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'], minimumAge: 13 } };
+    assert.deepEqual(resolveConfig(user, {}, { ...opts, policy: adult.policy }).safety.ageGate, { minimumAge: 18, ageCheck: 'self' });
+    assert.equal(resolveConfig(user, {}, { ...opts, policy: layer.policy }).safety.audience, 'public');
   });
 });
 

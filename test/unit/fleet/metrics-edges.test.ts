@@ -10,6 +10,7 @@ import { register } from 'prom-client';
 import type { CallFigures, HangupCause, LastCallQuality, SpareEvent } from '../../../electron/contract.ts';
 import type { ErrorCode } from '../../../electron/core/errors.ts';
 import type { SessionState } from '../../../electron/core/session-types.ts';
+import { emptyFunnelCounts } from '../../../electron/core/funnel.ts';
 import { createKioskMetrics, CALL_FIGURE_BUCKETS, METRIC_PREFIX, TIME_TO_LIVE_BUCKETS } from '../../../electron/fleet/metrics.ts';
 import { scriptedMetricsSource, sessionSummary } from '../../helpers/metrics-source.ts';
 
@@ -97,6 +98,25 @@ avatar_kiosk_media_stalled_total 0
 # HELP avatar_kiosk_call_rtc_join_seconds The RTC channel join itself (client.join), seconds. Labels: call mode, cloud proxy mode.
 # TYPE avatar_kiosk_call_rtc_join_seconds histogram
 
+# HELP avatar_kiosk_audit_violations_total Calls the avatar service's content review ended (hang-up reason audit_violation).
+# TYPE avatar_kiosk_audit_violations_total counter
+avatar_kiosk_audit_violations_total 0
+
+# HELP avatar_kiosk_age_gate_total Visitors at the age gate of an adult kiosk since start, by outcome (asked, confirmed, declined); only counts are kept.
+# TYPE avatar_kiosk_age_gate_total counter
+
+# HELP avatar_kiosk_visitor_funnel_total The visitor funnel since start, by step (noticed, approached, greeted, tapped, gaveUp, failed, live, endedWell, endedBadly); counts only.
+# TYPE avatar_kiosk_visitor_funnel_total counter
+
+# HELP avatar_kiosk_visitor_refusals_total Taps that created nothing since start, by what refused them (ageGate, closed, outOfOrder).
+# TYPE avatar_kiosk_visitor_refusals_total counter
+
+# HELP avatar_kiosk_visitor_call_length_total Conversations that went live since start, by length (under1m, from1to3m, from3to10m, over10m).
+# TYPE avatar_kiosk_visitor_call_length_total counter
+
+# HELP avatar_kiosk_safety_info Always 1: the audience the kiosk runs as, the moderation every create sends, its region, and whether an adult setting was refused.
+# TYPE avatar_kiosk_safety_info gauge
+
 # HELP avatar_kiosk_session_active 1 while a session is under way (creating to ending), else 0.
 # TYPE avatar_kiosk_session_active gauge
 avatar_kiosk_session_active 0
@@ -128,7 +148,8 @@ async function billing(metrics: { render(): Promise<string> }): Promise<string[]
 /** A new instance (version 1) observing a scripted source. */
 function observed() {
   const metrics = createKioskMetrics({ version: '1' });
-  const source = scriptedMetricsSource();
+  // The real service: its billing figures are counted (a demo call's are not, see below).
+  const source = scriptedMetricsSource({ mode: 'direct' });
   metrics.observe(source);
   return { metrics, source };
 }
@@ -258,6 +279,67 @@ describe('fleet metrics: sessions', () => {
     source.enter(LIVE);
     assert.equal(await metrics.render(), FRESH.replace('mode="unknown"', 'mode="demo"').replace('avatar_kiosk_session_active 0', 'avatar_kiosk_session_active 1'));
     assert.equal(metrics.health().lastErrorCode, null);
+  });
+
+  it('a call the content review ended is counted once in its own series; the age gate\'s counts and the audience are read at each scrape', async () => {
+    const { metrics, source } = observed();
+    let counts = { asked: 3, confirmed: 1, declined: 1 };
+    Object.assign(source, {
+      safety: { audience: 'adult', moderation: 'disabled', region: 'DE', refusal: null },
+      ageGateCounts: () => counts,
+    });
+    source.enter({ phase: 'creating' });
+    source.enter(ended(sessionSummary({ hangupReason: 'audit_violation' })));
+    source.enter(ended(sessionSummary({ hangupReason: 'audit_violation' }))); // the same end told again
+    source.enter({ phase: 'creating' });
+    source.enter(ended(sessionSummary({ hangupReason: 'user_end' })));
+    assert.deepEqual(await lines(metrics, 'audit_violations'), ['avatar_kiosk_audit_violations_total 1']);
+    assert.deepEqual(await lines(metrics, 'age_gate'), [
+      'avatar_kiosk_age_gate_total{outcome="asked"} 3',
+      'avatar_kiosk_age_gate_total{outcome="confirmed"} 1',
+      'avatar_kiosk_age_gate_total{outcome="declined"} 1',
+    ]);
+    counts = { asked: 4, confirmed: 2, declined: 1 };
+    assert.deepEqual(await lines(metrics, 'age_gate'), [
+      'avatar_kiosk_age_gate_total{outcome="asked"} 4',
+      'avatar_kiosk_age_gate_total{outcome="confirmed"} 2',
+      'avatar_kiosk_age_gate_total{outcome="declined"} 1',
+    ]);
+    assert.deepEqual(await lines(metrics, 'safety_info'), ['avatar_kiosk_safety_info{audience="adult",moderation="disabled",region="DE",adult_refused="false"} 1']);
+  });
+
+  it('the visitor funnel\'s counts are read at each scrape: one series per step, refusal kind and call-length bucket', async () => {
+    const { metrics, source } = observed();
+    const counts = emptyFunnelCounts();
+    Object.assign(counts, { noticed: 9, approached: 4, greeted: 9, tapped: 6, gaveUp: 1, live: 3, endedWell: 2, endedBadly: 1 });
+    counts.refused.closed = 2;
+    counts.callLength.over10m = 3;
+    counts.byLanguage = { de: { tapped: 4, live: 3 } }; // breakdowns stay on the kiosk: no series of their own
+    Object.assign(source, { visitorCounts: () => counts });
+    assert.deepEqual(await lines(metrics, 'visitor_funnel'), [
+      'avatar_kiosk_visitor_funnel_total{step="noticed"} 9',
+      'avatar_kiosk_visitor_funnel_total{step="approached"} 4',
+      'avatar_kiosk_visitor_funnel_total{step="greeted"} 9',
+      'avatar_kiosk_visitor_funnel_total{step="tapped"} 6',
+      'avatar_kiosk_visitor_funnel_total{step="gaveUp"} 1',
+      'avatar_kiosk_visitor_funnel_total{step="failed"} 0',
+      'avatar_kiosk_visitor_funnel_total{step="live"} 3',
+      'avatar_kiosk_visitor_funnel_total{step="endedWell"} 2',
+      'avatar_kiosk_visitor_funnel_total{step="endedBadly"} 1',
+    ]);
+    counts.refused.ageGate = 1;
+    assert.deepEqual(await lines(metrics, 'visitor_refusals'), [
+      'avatar_kiosk_visitor_refusals_total{kind="ageGate"} 1',
+      'avatar_kiosk_visitor_refusals_total{kind="closed"} 2',
+      'avatar_kiosk_visitor_refusals_total{kind="outOfOrder"} 0',
+    ]);
+    assert.deepEqual(await lines(metrics, 'visitor_call_length'), [
+      'avatar_kiosk_visitor_call_length_total{bucket="under1m"} 0',
+      'avatar_kiosk_visitor_call_length_total{bucket="from1to3m"} 0',
+      'avatar_kiosk_visitor_call_length_total{bucket="from3to10m"} 0',
+      'avatar_kiosk_visitor_call_length_total{bucket="over10m"} 3',
+    ]);
+    assert.doesNotMatch(await metrics.render(), /byLanguage|de"/);
   });
 
   it('a summary without a live time, or not live, is not observed; figures that are not positive are not added', async () => {

@@ -34,13 +34,17 @@ describe('the page’s view of the kiosk (PublicConfig)', () => {
       'attention', // start-up problems waiting for staff (a count)
       'opening', // opening hours: open or closed, and the next opening
       'hold', // calls held for a moment (an update being installed)
+      'service', // whether the service answers (the out-of-order screen while it does not): a status, no reason
       'demoDevices', // synthetic microphone and camera, demo mode only
       'languages', 'defaultLanguage', 'accessibility', // every visitor: languages and accessibility mode
+      'safety', // the audience, the age gate, the venue's privacy notice
       'avatarVolume', // how loud the avatar speaks (staff, the fleet)
     ].sort());
+    assert.deepEqual(r.value.safety, { audience: 'public', ageGate: null, privacy: { notice: null, url: null, qr: null } });
     assert.deepEqual([r.value.languages, r.value.defaultLanguage, r.value.accessibility], [['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'], 'en', { default: false, reachBandPercent: 50 }]);
     assert.deepEqual([r.value.idle, r.value.maxCallSeconds], [{ promptSeconds: 45, hangupSeconds: 15 }, null]);
     assert.deepEqual(Object.keys(r.value.avatar).sort(), ['imageDataUrl', 'name', 'voice']);
+    assert.deepEqual(r.value.service, { status: 'demo', ok: true });
     await kiosk.shutdown();
   });
 });
@@ -90,5 +94,29 @@ describe('the attract screen’s picture loader', () => {
     ftruncateSync(fd2, 20 * 1024 * 1024);
     closeSync(fd2);
     assert.match((await readImageAsDataUrl(limit))!, /^data:image\/png;base64,AAAA/);
+  });
+});
+
+describe('what the page is told of the kiosk\'s audience and privacy notice', () => {
+  it('an adult kiosk\'s gate, the notice per language, and the URL as a QR code the page draws', async () => {
+    const { kiosk } = await stubKiosk({
+      awaitRendererRtc: false,
+      config: cfg({ audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'], ageCheck: 'staff', minimumAge: 21 }, privacy: { url: 'https://venue.example/privacy', notice: { de: 'Hinweis.' } } }),
+    });
+    const r = await kiosk.appearance.getConfig();
+    assert.ok(r.ok);
+    const { audience, ageGate, privacy } = r.value.safety;
+    assert.deepEqual([audience, ageGate, privacy.notice, privacy.url], ['adult', { minimumAge: 21, ageCheck: 'staff' }, { de: 'Hinweis.' }, 'https://venue.example/privacy']);
+    assert.equal(privacy.qr?.size, 29, 'version 3 (29 modules) at error correction M for 29 bytes');
+    assert.match(privacy.qr!.path, /^(M\d+ \d+h1v1h-1z)+$/);
+    await kiosk.shutdown();
+  });
+
+  it('a refused adult setting is a start-up problem staff see (the Status tab, /metrics count)', async () => {
+    const { kiosk } = await stubKiosk({ awaitRendererRtc: false, config: cfg({ audience: 'adult', adult: { allowedRegions: ['DE'] } }) });
+    assert.deepEqual(kiosk.appearance.attention, [
+      { kind: 'policy', code: 'invalid_config', message: 'Audience "adult" needs the venue\'s region (ISO 3166, e.g. "DE"); none is set, so the kiosk runs as public (moderation strict).' },
+    ]);
+    await kiosk.shutdown();
   });
 });

@@ -103,11 +103,11 @@ describe('what a session is created with', () => {
     assert.equal(h.kiosk.telemetry.callAvatarId, 'bo');
   });
 
-  it('without moderation or extra motion configured, neither is sent', async () => {
+  it('with nothing configured, a public kiosk asks for moderation "strict" itself, and sends no extra motion', async () => {
     const h = await setup({ kiosk: { awaitRendererRtc: false } });
     const liveId = await tap(h);
     const req = request(h.session(liveId));
-    assert.equal('moderation' in req, false);
+    assert.equal(req.moderation, 'strict');
     assert.equal('extra_motion' in req, false);
     assert.equal(h.kiosk.telemetry.callAvatarId, 'default');
   });
@@ -188,6 +188,8 @@ describe('connections to the service', () => {
     const channels = createChannelRegistry();
     const kiosk = await createKiosk({ channels, config, apiKey: emu.apiKey, apiKeySource: 'env', clock, awaitRendererRtc: false });
     try {
+      // The start-up service check answered first (on the connection the tap then reuses).
+      await advanceUntil(clock, () => kiosk.health.current.status === 'connected', { stepMs: 10 });
       const r = (await driveUntilSettled(clock, channels.dispatch(CHANNELS.sessionStart, {}), { stepMs: 10 })) as Result<{ liveId: string | null }>;
       assert.ok(value(r).liveId);
       await advanceUntil(clock, () => kiosk.calls.state.phase === 'live', { stepMs: 10 });

@@ -85,22 +85,24 @@ describe('the staff panel’s gate', () => {
 });
 
 describe('a kiosk still in its first-run setup', () => {
-  it('refuses a call and the attract report, and only those; once set up, both go through', async () => {
+  it('refuses a call, the attract report and a visitor step, and only those; once set up, all three go through', async () => {
     const registry = createChannelRegistry();
     const calls: Array<[string, unknown]> = [];
     let pending = true;
     const gate: StaffGate = { touch: () => false, setupPending: () => pending };
     registry.register('session', recordingSession(calls));
-    registry.register('attract', { report: (args) => (calls.push(['report', args]), ok(undefined)) });
+    registry.register('attract', { report: (args) => (calls.push(['report', args]), ok(undefined)), visitorStep: (args) => (calls.push(['visitorStep', args]), ok({ counted: true })) });
     registry.setGate(gate);
     assert.deepEqual(await registry.dispatch(CHANNELS.sessionStart, {}), refused('invalid_request', SETUP_PENDING_MESSAGE));
     assert.deepEqual(await registry.dispatch(CHANNELS.attractReport, { showing: true, present: null }), refused('invalid_request', SETUP_PENDING_MESSAGE));
+    assert.deepEqual(await registry.dispatch(CHANNELS.attractVisitorStep, { step: 'noticed' }), refused('invalid_request', SETUP_PENDING_MESSAGE));
     assert.deepEqual(await registry.dispatch(CHANNELS.sessionHangup, undefined), { ok: true, value: null });
     assert.deepEqual(calls, [['hangup', undefined]]);
     pending = false;
     assert.deepEqual(await registry.dispatch(CHANNELS.sessionStart, {}), { ok: true, value: null });
     assert.deepEqual(await registry.dispatch(CHANNELS.attractReport, { showing: true, present: null }), { ok: true, value: undefined });
-    assert.deepEqual(calls.slice(1), [['start', {}], ['report', { showing: true, present: null }]]);
+    assert.deepEqual(await registry.dispatch(CHANNELS.attractVisitorStep, { step: 'noticed' }), { ok: true, value: { counted: true } });
+    assert.deepEqual(calls.slice(1), [['start', {}], ['report', { showing: true, present: null }], ['visitorStep', { step: 'noticed' }]]);
   });
 });
 

@@ -1,11 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import { LANGUAGE_CODES } from '../../../electron/contract.ts';
 import {
-  configJsonSchema,
   defaultConfig,
   DEFAULT_AVATAR_IMAGE,
   keepUnknownKeys,
@@ -59,6 +56,9 @@ describe('resolveConfig', () => {
         languages: ['en', 'es', 'fr', 'de', 'zh-Hans', 'ja', 'ar'],
         defaultLanguage: 'en',
         accessibility: { default: false, reachBandPercent: 50 },
+        // Safe by default: public, and every create asks for moderation "strict".
+        audience: 'public',
+        safety: { audience: 'public', requested: 'public', moderation: 'strict', region: null, refusal: null, ageGate: null },
       });
     });
     it('rtc.cloudProxy takes off, udp or tcp and refuses anything else with the field named', () => {
@@ -225,33 +225,3 @@ describe('resolveConfig', () => {
   });
 });
 
-describe('configJsonSchema (electron-store)', () => {
-  const { properties, rootSchema } = configJsonSchema();
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
-  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-  const validate = ajv.compile({ type: 'object', ...rootSchema, properties });
-
-  it('compiles under ajv strict mode (as conf uses it) and carries no defaults', () => {
-    assert.doesNotMatch(JSON.stringify(properties), /"default"/);
-  });
-  it('accepts an empty file and a full valid file', () => {
-    assert.equal(validate({}), true);
-    assert.equal(
-      validate({
-        service: { surface: 'direct', baseUrl: 'https://x.example.com' },
-        callMode: 'audio',
-        window: { mode: 'windowed', width: 800, height: 600 },
-        encryptedApiKey: 'AAAA',
-      }),
-      true,
-      JSON.stringify(validate.errors),
-    );
-  });
-  it('rejects what zod rejects', () => {
-    assert.equal(validate({ callMode: 'hologram' }), false);
-    assert.equal(validate({ window: { width: 'wide' } }), false);
-    // Unknown keys pass (a newer version's file stays readable after a rollback); zod leaves them out.
-    assert.equal(validate({ typo: 1, window: { hdr: true } }), true);
-    assert.equal(validate({ encryptedApiKey: 'not base64!' }), false);
-  });
-});

@@ -119,13 +119,47 @@ describe('main process wiring: an invalid config file', () => {
     const { facts, output } = await runHarness('broken-config', { STUB_IS_PACKAGED: '1' });
     assert.deepEqual(facts.errorBoxes, []);
     assert.equal(facts.configGet.value.attention, 1, 'the attract screen marks the staff corner');
-    assert.match(output, /Invalid configuration file; running with safe defaults .*window\/width/);
-    // Nothing can be written into the unreadable file, so no PIN can be chosen: the pad says why.
-    assert.deepEqual(facts.setPinAnswer, { ok: false, error: { code: 'invalid_config', message: 'The configuration file is invalid; fix it (or delete it) before saving settings.' } });
+    assert.match(output, /Invalid configuration file; running with safe defaults .*The config file `[^`]*config\.json` is not valid JSON\./);
+    assert.equal(facts.configFileAfter, '{"callMode": "audio", "window": {"mode": "windowed", "wid', 'not written over');
+    // The unreadable file may hold the PIN's hash: no PIN can be chosen over it, and the kiosk says which
+    // file to fix (the same sentence its out-of-order screen gives staff).
+    assert.equal(facts.setPinAnswer.ok, false);
+    assert.equal(facts.setPinAnswer.error.code, 'forbidden');
+    assert.match(facts.setPinAnswer.error.message, /^No staff PIN could be read: config\.json in \S+ was not used \(The config file `[^`]*config\.json` is not valid JSON\)\. First-run setup does not open over a settings file that cannot be read: fix config\.json \(or move it away to start afresh\) and restart\.$/);
     assert.equal(facts.configGet.ok, true);
     assert.equal(facts.configGet.value.windowMode, 'kiosk', 'defaults, not the broken file');
     assert.deepEqual(facts.configGet.value.video, { fit: 'contain' }, 'kiosk mode on a landscape display');
     assert.equal(facts.windowOptions.kiosk, true);
+  });
+});
+
+describe('main process wiring: one bad setting in config.json', () => {
+  let facts: Record<string, any>;
+  let output: string;
+  before(async () => {
+    // An installed kiosk (its PIN chosen) whose callMode someone set to a value this version does not know.
+    ({ facts, output } = await runHarness('bad-key', { STUB_IS_PACKAGED: '1' }));
+  });
+
+  it('drops that setting only: the staff PIN still unlocks and the rest of the file applies', () => {
+    assert.deepEqual(facts.errorBoxes, []);
+    assert.deepEqual(facts.setPinAnswer, { ok: true, value: { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null } });
+    assert.equal(facts.configGet.value.callMode, 'video', 'the default in place of the bad value');
+    assert.equal(facts.configGet.value.windowMode, 'windowed', 'the file\'s window, not the defaults');
+    assert.equal(facts.windowOptions.width, 800);
+    assert.equal(facts.configFileAfter.callMode, 'hologram', 'the file is not rewritten behind staff\'s back');
+    assert.match(facts.configFileAfter.staffPinHash, /^scrypt/);
+  });
+
+  it('names the setting on the PIN pad, on the Status tab and in the log', () => {
+    assert.deepEqual(facts.pinState.value.settingsNotUsed, ['config.json: callMode is invalid, using video']);
+    assert.deepEqual(
+      facts.statusAttention.map((a: { kind: string; code: string }) => [a.kind, a.code]),
+      [['config', 'invalid_config']],
+    );
+    assert.match(facts.statusAttention[0].message, /callMode/);
+    assert.match(output, /A setting was not used .*config\.json: callMode is invalid, using video/);
+    assert.doesNotMatch(output, /Invalid configuration file/);
   });
 });
 

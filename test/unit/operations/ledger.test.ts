@@ -208,7 +208,7 @@ describe('the ledger file', () => {
     it('a ledger folder that does not exist yet reads as empty, with zero totals and a header-only CSV', () => {
       const ledger = createLedger({ dir: join(tmp(), 'never-written') });
       assert.deepEqual(ledger.read(), { records: [], skipped: 0 });
-      const zero = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0 };
+      const zero = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 0 };
       assert.deepEqual(ledger.totals(at(2026, 3, 9)), { today: zero, last7Days: zero, month: zero });
       assert.equal(ledger.csv(), `${toCsv([]).split('\r\n')[0]}\r\n`);
     });
@@ -234,7 +234,7 @@ describe('the ledger file', () => {
 });
 
 describe('totals and CSV', () => {
-  const row = (sessions: number, credits: number) => ({ sessions, credits, billedSeconds: sessions * 50, unknownCredits: 0 });
+  const row = (sessions: number, credits: number) => ({ sessions, credits, billedSeconds: sessions * 50, unknownCredits: 0, demoSessions: 0 });
 
   it('today / last 7 days / month, by end time; unknown costs are counted apart', () => {
     const now = at(2026, 11, 23, 15);
@@ -249,9 +249,9 @@ describe('totals and CSV', () => {
       { kind: 'spare' as const, v: 1 as const, at: new Date(at(2026, 11, 23, 10)).toISOString(), live_id: 'sp', surface: 'direct' as const, call_mode: 'video' as const, status: 'expired' as const },
     ];
     assert.deepEqual(totalsOf(records, now), {
-      today: { sessions: 2, credits: 90, billedSeconds: 60, unknownCredits: 1 },
-      last7Days: { sessions: 3, credits: 105, billedSeconds: 70, unknownCredits: 1 },
-      month: { sessions: 5, credits: 138, billedSeconds: 92, unknownCredits: 1 },
+      today: { sessions: 2, credits: 90, billedSeconds: 60, unknownCredits: 1, demoSessions: 0 },
+      last7Days: { sessions: 3, credits: 105, billedSeconds: 70, unknownCredits: 1, demoSessions: 0 },
+      month: { sessions: 5, credits: 138, billedSeconds: 92, unknownCredits: 1, demoSessions: 0 },
     });
   });
   it('a session ending exactly now counts; one ending exactly at midnight counts for today', () => {

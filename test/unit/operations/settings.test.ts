@@ -48,6 +48,7 @@ describe('settings', () => {
         callMode: 'video',
         allowModeChoice: true,
         avatar: { imagePath: 'resources/demo-avatar.png', name: 'Ava', voice: 'Tina' },
+        audience: 'public',
         window: { mode: 'kiosk', width: 1080, height: 1920 },
         rtcEngine: 'auto',
         returnToAttractSeconds: 15,
@@ -63,6 +64,9 @@ describe('settings', () => {
         moderation: 'strict',
         extraMotion: false,
         maxCallSeconds: 300,
+        audience: 'adult',
+        region: 'AT',
+        adult: { allowedRegions: ['AT'] },
       };
       assert.deepEqual(editableFromFile(file), {
         service: { surface: 'gateway', baseUrl: 'https://api.example.com', gatewayUrl: 'https://gw.example.com' },
@@ -71,6 +75,9 @@ describe('settings', () => {
         avatar: { imagePath: '/img/ok.png', persona: 'Be brief.', name: 'Nova', voice: 'Tina' },
         moderation: 'strict',
         extraMotion: false,
+        audience: 'adult',
+        region: 'AT',
+        adult: { allowedRegions: ['AT'], minimumAge: 18, ageCheck: 'self' },
         window: { mode: 'kiosk', width: 1080, height: 1920 },
         rtcEngine: 'auto',
         returnToAttractSeconds: 15,
@@ -229,6 +236,35 @@ describe('settings', () => {
       const kept = validateSettings({ staffPinHash: 'scrypt$x', avatars: cast }, next, opts);
       assert.ok(kept.ok);
       assert.deepEqual(kept.file, { ...next, staffPinHash: 'scrypt$x', avatars: cast });
+    });
+    it('a form without the audience keys (an older panel) keeps the file\'s audience, adult rules and region; the privacy notice is always kept', () => {
+      const { audience: _audience, ...next } = { ...defaults, callMode: 'audio' as const };
+      const safety = {
+        audience: 'adult',
+        region: 'DE',
+        adult: { allowedRegions: ['DE'], ageCheck: 'staff' },
+        privacy: { url: 'https://venue.example/privacy', notice: { en: 'The venue is responsible.' } },
+      };
+      const kept = validateSettings(safety, next, opts);
+      assert.ok(kept.ok);
+      assert.deepEqual(kept.file, { ...next, ...safety });
+      assert.equal(kept.config.safety.audience, 'adult');
+      assert.deepEqual(kept.config.privacy, safety.privacy);
+    });
+    it('staff make a kiosk adult from the form where no policy file exists; under a policy file the policy\'s audience wins and staff are told why', () => {
+      const form = { ...defaults, audience: 'adult' as const, region: 'AT', adult: { allowedRegions: ['AT', 'DE'], minimumAge: 18, ageCheck: 'staff' as const } };
+      const free = validateSettings({}, form, opts);
+      assert.ok(free.ok);
+      assert.deepEqual([free.file.audience, free.file.region, free.file.adult], ['adult', 'AT', { allowedRegions: ['AT', 'DE'], minimumAge: 18, ageCheck: 'staff' }]);
+      assert.deepEqual(free.config.safety.ageGate, { minimumAge: 18, ageCheck: 'staff' });
+      const managed = validateSettings({}, form, { ...opts, policy: { audience: undefined, adult: undefined, region: undefined } });
+      assert.ok(managed.ok);
+      assert.equal(managed.config.safety.audience, 'public');
+      assert.match(managed.config.safety.refusal ?? '', /^config\.json asks for audience "adult", but an administrator's policy file manages this kiosk/);
+      // An emptied region box is "not set", not an invalid code.
+      const empty = validateSettings({}, { ...form, region: ' ' }, opts);
+      assert.ok(empty.ok);
+      assert.equal('region' in empty.file, false);
     });
     it('says a restart is needed only for the window', () => {
       const e = editableFromFile({});

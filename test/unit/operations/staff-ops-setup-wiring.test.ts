@@ -74,7 +74,8 @@ function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService {
   };
   scriptedKiosks.set(s, {
     get config() {
-      return s.config;
+      // The audience as a kiosk resolves it with nothing configured: public, strict.
+      return { safety: { audience: 'public', requested: 'public', moderation: 'strict', region: null, refusal: null, ageGate: null }, ...s.config };
     },
     async reconfigure(config: Record<string, unknown>) {
       s.reconfigured.push(config);
@@ -132,6 +133,8 @@ function scriptedService(over: Partial<ScriptedService> = {}): ScriptedService {
         return s.attention;
       },
     },
+    ageGateCounts: () => ({ asked: 0, confirmed: 0, declined: 0 }),
+    auditViolations: () => 0,
   } as unknown as StaffKiosk);
   return s;
 }

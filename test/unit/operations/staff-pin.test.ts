@@ -13,6 +13,7 @@ import { FakeClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import {
   createStaffPin,
+  guessablePinReason,
   hashPin,
   parsePinHash,
   verifyPin,
@@ -178,11 +179,42 @@ describe('StaffPin', () => {
     it('first use: no PIN, setting one stores only a hash and opens the panel', async () => {
       const { pin, saved } = setup();
       assert.deepEqual(pin.state(), { pinSet: false, unlocked: false, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null });
-      await rejects(pin.unlock('123456'), 'invalid_request', /No staff PIN is set/);
-      const s = await pin.setPin('123456');
+      await rejects(pin.unlock('470258'), 'invalid_request', /No staff PIN is set/);
+      const s = await pin.setPin('470258');
       assert.deepEqual(s, { pinSet: true, unlocked: true, lockedForMs: 0, attemptsLeft: 5, outOfOrder: null });
       assert.equal(saved.length, 1);
-      assert.equal(await verifyPin('123456', saved[0]!), true);
+      assert.equal(await verifyPin('470258', saved[0]!), true);
+    });
+    it('refuses a guessable PIN at setup and says why: repeats, runs, repeated blocks, the most common ones', async () => {
+      const { pin, saved } = setup();
+      const refusals: Array<[string, string]> = [];
+      for (const guessable of ['123456', '111111', '00000000', '654321', '7890123', '98765432', '121212', '123123', '12341234', '112233', '159753', '696969']) {
+        try {
+          await pin.setPin(guessable);
+          refusals.push([guessable, 'accepted']);
+        } catch (error) {
+          refusals.push([guessable, (error as Error).message.replace(/^This PIN is easy to guess: (.*)\. Choose 6 to 8 digits with no pattern\.$/, '$1')]);
+        }
+      }
+      assert.deepEqual(refusals, [
+        ['123456', 'it is a run of digits'],
+        ['111111', 'it is one digit repeated'],
+        ['00000000', 'it is one digit repeated'],
+        ['654321', 'it is a run of digits'],
+        ['7890123', 'it is a run of digits'],
+        ['98765432', 'it is a run of digits'],
+        ['121212', 'it repeats a short block of digits'],
+        ['123123', 'it repeats a short block of digits'],
+        ['12341234', 'it repeats a short block of digits'],
+        ['112233', 'it is one of the most common PINs'],
+        ['159753', 'it is one of the most common PINs'],
+        ['696969', 'it repeats a short block of digits'],
+      ]);
+      assert.equal(saved.length, 0, 'nothing stored');
+      assert.equal(guessablePinReason('470258'), null);
+      assert.equal(guessablePinReason('246813'), null);
+      await pin.setPin('470258');
+      assert.equal(saved.length, 1);
     });
     it('a first PIN of the wrong length is refused as invalid, and setup stays open for a good one', async () => {
       const { pin, store } = setupWith();
@@ -251,11 +283,11 @@ describe('StaffPin', () => {
   describe('changing the PIN', () => {
     it('a PIN from config unlocks; changing it later needs the panel unlocked', async () => {
       const { pin, saved } = setup(await hashPin('999999'));
-      await rejects(pin.setPin('111111'), 'unauthorized', /Unlock the staff panel/);
+      await rejects(pin.setPin('583016'), 'unauthorized', /Unlock the staff panel/);
       assert.equal(saved.length, 0);
       assert.equal((await pin.unlock('999999')).unlocked, true);
-      await pin.setPin('111111');
-      assert.equal(await verifyPin('111111', saved[0]!), true);
+      await pin.setPin('583016');
+      assert.equal(await verifyPin('583016', saved[0]!), true);
       pin.lock();
       assert.equal(pin.state().unlocked, false);
     });

@@ -30,7 +30,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'electron/cli': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
   // The fleet console's page: the plain types it shares with the console's server, nothing that runs.
   'renderer/fleet-console': ['electron/fleet/console/view.ts'],
-  'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/protocol-constants.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts', 'electron/core/kiosk-api.ts', 'electron/core/languages.ts'],
+  'renderer/src': ['electron/contract.ts', 'electron/core/protocol.ts', 'electron/core/protocol-constants.ts', 'electron/core/errors.ts', 'electron/core/session-types.ts', 'electron/core/rtc-ids.ts', 'electron/core/kiosk-api.ts', 'electron/core/languages.ts', 'electron/core/funnel.ts'],
 };
 /** Packages only the Electron glue may load: everything else must run under plain Node or in Chromium. */
 const GLUE_ONLY_PACKAGES = ['electron', 'electron-store'];
@@ -125,6 +125,35 @@ describe('import direction', () => {
     };
     for (const file of GRAPH.keys()) if (!state.has(file)) visit(file);
     assert.deepEqual(circles, []);
+  });
+
+  it('what the renderer runs from electron/ loads no package (zod and the rest stay out of the bundle)', () => {
+    // `import type` is erased by the build; any other import of electron/ is bundled with what it imports.
+    const VALUE_IMPORT = /(?:^|[\s;])import\s+(?!type\s)(?:[^'"`;]*?\s+from\s+)?['"]([^'"]+)['"]/g;
+    const valueImports = (file: string) => [...readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').matchAll(VALUE_IMPORT)].map((m) => m[1]!);
+    const wrong: string[] = [];
+    const seen = new Set<string>();
+    const walk = (file: string, via: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const spec of valueImports(file)) {
+        if (spec.startsWith('.')) walk(resolve(dirname(file), spec), via);
+        else if (!spec.startsWith('node:')) wrong.push(`${show(file)} loads ${spec} (bundled through ${via})`);
+        else wrong.push(`${show(file)} loads ${spec}, which a page has not (bundled through ${via})`);
+      }
+    };
+    let checked = 0;
+    for (const file of sourceFiles('renderer/src')) {
+      for (const spec of valueImports(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = resolve(dirname(file), spec);
+        if (!show(target).startsWith('electron/')) continue;
+        checked += 1;
+        walk(target, show(file));
+      }
+    }
+    assert.ok(checked > 5, `${checked} value imports of electron/ read`);
+    assert.deepEqual(wrong, []);
   });
 
   it('reads the imports it judges (a checker that reads nothing would pass everything)', () => {

@@ -21,7 +21,7 @@ describe('locale', () => {
     assert.equal(t('idle.body', { count: 5 }), 'The conversation will end in 5 seconds unless you tap or speak.');
     locale.set('de');
     assert.equal(t('ended.thanks', { name: 'Ava' }), 'Danke für Ihr Gespräch mit Ava');
-    assert.equal(t('ended.creditCount', { count: 1 }), '1 Credit');
+    assert.equal(t('ended.backIn', { count: 1 }), 'Zurück zum Start in 1 s');
     locale.set('ar');
     assert.equal(locale.dir, 'rtl');
     assert.equal(t('ended.backIn', { count: 2 }), 'العودة إلى البداية بعد ثانيتين');

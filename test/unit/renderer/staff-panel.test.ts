@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { EditableSettings, KioskApi, PinState, Result, StaffSettings, WireReport } from '../../../electron/contract.ts';
+import { emptyFunnelCounts } from '../../../electron/core/funnel.ts';
 
 const { StaffPanel, localFieldErrors, cleanSettings, LONG_PRESS_MS, INACTIVITY_CLOSE_MS, MAX_PICTURE_BYTES } = await import('../../../renderer/src/staff/StaffPanel.svelte.ts');
 
@@ -55,6 +56,8 @@ const WIRE_REPORT: WireReport = {
 
 /** A fake of main's staff API with the real rules: 5 tries, then locked for 60 s; 60 s unlock. */
 class FakeStaff {
+  /** What the status says about restarting (absent: a host that can). */
+  canRestart: boolean | undefined = undefined;
   pin: string | null = null;
   unlocked = false;
   tries = 5;
@@ -102,7 +105,7 @@ class FakeStaff {
         this.unlocked = false;
         return ok(undefined);
       },
-      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0 }, openAtLogin: null, avatarVolume: 100 })),
+      status: guarded('status', () => ({ mode: 'demo' as const, serviceUrl: null, hasApiKey: false, apiKeySource: 'none' as const, apiKeyWeaklyProtected: false, attention: [], errors: [], version: '0.1.0', uptimeS: 5, today: { sessions: 0, credits: 0, unknownCredits: 0, demoSessions: 0 }, openAtLogin: null, avatarVolume: 100, safety: { audience: 'public' as const, moderation: 'strict' as const, region: null, refusal: null, ageGate: null, auditViolations: 0 }, ...(this.canRestart === undefined ? {} : { canRestart: this.canRestart }) })),
       getSettings: guarded('getSettings', () => this.settings()),
       saveSettings: async ({ settings }) => {
         log(`saveSettings:${settings.avatar.name}`);
@@ -117,10 +120,11 @@ class FakeStaff {
       networkCheckStart: guarded('networkCheckStart', () => ({ checkId: 'live-check', rtc: { app_id: 'a', channel_id: 'c', user_id: 'u', token: 't', token_expire_at: '0' }, cloudProxy: 'off' as const })),
       networkCheckFinish: async ({ outcome }) => (log('networkCheckFinish'), ok({ ...outcome, sessionClosed: true, creditsCost: 0 })),
       ledgerTotals: guarded('ledgerTotals', () => {
-        const row = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0 };
+        const row = { sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 0 };
         return { today: row, last7Days: row, month: row };
       }),
       ledgerCsv: async () => ok({ fileName: 'ledger.csv', csv: 'a,b\n' }),
+      visitors: guarded('visitors', () => ({ timeZone: 'UTC', threshold: 5, today: { day: '2026-01-01', counts: emptyFunnelCounts() }, hours: [], days: [], counting: { presence: false } })),
       logTail: guarded('logTail', () => ({ lines: [] })),
       setAvatarVolume: async ({ percent }) => (log(`setAvatarVolume:${percent}`), this.unlocked ? ok({ percent }) : fail('unauthorized', 'The staff panel is locked.')),
       setOpenAtLogin: async () => ok(undefined),
@@ -321,6 +325,23 @@ describe('StaffPanel', () => {
       assert.equal(panel.saveMessage, 'Saved. The kiosk uses the new settings now.');
       assert.equal(saves(), 1);
       assert.deepEqual(fake.calls.filter((c) => c.startsWith('saveSettings')), ['saveSettings:Max', 'saveSettings:Max']);
+    });
+
+    it('a save that needs a restart points to the System tab where the host can restart, and to the next start where it cannot', async () => {
+      for (const [canRestart, message] of [
+        [undefined, 'Saved. Some changes apply after a restart (System tab).'],
+        [false, 'Saved. Some changes apply when the kiosk is next started.'],
+      ] as const) {
+        const { panel, type, fake } = setup();
+        fake.canRestart = canRestart;
+        await panel.open();
+        await type('2468');
+        await settle();
+        await panel.setTab('settings');
+        fake.saveAnswer = ok({ saved: true, settings: fake.settings(), restartRequired: true });
+        assert.equal(await panel.saveSettings(), true);
+        assert.equal(panel.saveMessage, message, String(canRestart));
+      }
     });
 
     it('refuses a picture that is not PNG/JPEG/WEBP or too large, and turns a good one into a data: URI', async () => {

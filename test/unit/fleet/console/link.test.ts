@@ -183,7 +183,7 @@ describe('console link: what arrives', () => {
     broker.deliver('fleet(1)*/k-2/status', status('k-2', 'shop'));
     await until(() => state.row('k-2')?.group === 'shop', { message: 'the last message filed' });
     assert.deepEqual(state.rows().map((r) => [r.kioskId, r.sinceAt]), [['k-1', null], ['k-2', '2026-11-24T10:00:00.000Z']]);
-    assert.deepEqual(state.spendRows(), [{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 2 }]);
+    assert.deepEqual(state.spendRows(), [{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 2, demo: false }]);
     assert.equal(state.row('k-2')!.lastAnswer!.id, ping.id);
     assert.equal(state.row('k-1')!.lastAnswer, null);
     assert.deepEqual(state.malformed, { status: 0, events: 0, results: 0 });

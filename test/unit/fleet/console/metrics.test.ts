@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { emptyFunnelCounts } from '../../../../electron/core/funnel.ts';
 import { createConsoleMetrics } from '../../../../electron/fleet/console/metrics.ts';
 import { FleetState } from '../../../../electron/fleet/console/state.ts';
 
@@ -20,9 +21,23 @@ const call = (id: string, record: Record<string, unknown>) => JSON.stringify({ i
 function fleet() {
   let now = STARTED;
   const state = new FleetState({ now: () => now });
-  state.onStatus('a', status('a', { phase: 'live' }), true);
+  // Kiosk a counted its visitors today: 12 noticed, 6 tapped, 3 live (under the threshold: no series).
+  const counts = { ...emptyFunnelCounts(), noticed: 12, tapped: 6, live: 3, endedWell: 3 };
+  state.onStatus('a', status('a', { phase: 'live', visitors: { day: '2026-11-24', counts } }), true);
   now = T0;
-  state.onStatus('b', status('b', { open: false, group: null, policyError: 'refused', today: { sessions: 1, credits: 0.5 }, queued: 9, droppedEvents: 0 }), false);
+  state.onStatus(
+    'b',
+    status('b', {
+      open: false,
+      group: null,
+      policyError: 'refused',
+      today: { sessions: 1, credits: 0.5 },
+      queued: 9,
+      droppedEvents: 0,
+      safety: { audience: 'public', moderation: 'strict', region: 'FR', refusal: 'Audience "adult" is not allowed in region FR.', ageGate: { asked: 0, confirmed: 0, declined: 0 }, auditViolations: 2 },
+    }),
+    false,
+  );
   state.onStatus('c', JSON.stringify({ online: false, kioskId: 'c', reason: 'gone' }), true);
   state.onEvent('a', call('e1', { end_at: '2026-11-24T09:59:00Z', end_reason: 'media_stalled' }));
   state.onEvent('a', call('e2', { end_at: '2026-11-24T09:58:00Z', end_reason: 'user_end', credits_cost: 1.5, error_code: 'credit_insufficient' }));
@@ -119,6 +134,16 @@ avatar_fleet_account_trouble_total{kiosk="a",reason="credit_insufficient"} 1
 # HELP avatar_fleet_kiosk_refused_payloads_total Messages from the kiosk the console refused (figures out of bounds, answers to nothing it asked); absent at 0.
 # TYPE avatar_fleet_kiosk_refused_payloads_total counter
 
+# HELP avatar_fleet_audit_violations_total Calls the avatar service's content review ended (audit_violation), as each kiosk's status counts them since its start.
+# TYPE avatar_fleet_audit_violations_total counter
+avatar_fleet_audit_violations_total{kiosk="a"} 0
+avatar_fleet_audit_violations_total{kiosk="b"} 2
+avatar_fleet_audit_violations_total{kiosk="c"} 0
+
+# HELP avatar_fleet_kiosk_public 1 while the kiosk runs as public (moderation strict on every create), 0 as adult; absent when it does not say.
+# TYPE avatar_fleet_kiosk_public gauge
+avatar_fleet_kiosk_public{kiosk="b"} 1
+
 # HELP avatar_fleet_media_stalls_total Calls hung up by the media watchdog (end reason media_stalled).
 # TYPE avatar_fleet_media_stalls_total counter
 avatar_fleet_media_stalls_total{kiosk="a"} 1
@@ -157,6 +182,24 @@ avatar_fleet_group_kiosks_offline{group=""} 1
 
 # HELP avatar_fleet_broker_session_problems_total The console's broker session: taken over (another connection under its client id) or lost (the broker no longer had it).
 # TYPE avatar_fleet_broker_session_problems_total counter
+
+# HELP avatar_fleet_kiosk_visitors The kiosk's visitor funnel of the day the fleet reports, by step; absent while under the threshold (5).
+# TYPE avatar_fleet_kiosk_visitors gauge
+avatar_fleet_kiosk_visitors{kiosk="a",step="noticed"} 12
+avatar_fleet_kiosk_visitors{kiosk="a",step="tapped"} 6
+
+# HELP avatar_fleet_visitors The fleet's visitor funnel of the day, by step: the kiosks' counts at or above the threshold, added up.
+# TYPE avatar_fleet_visitors gauge
+avatar_fleet_visitors{step="noticed"} 12
+avatar_fleet_visitors{step="approached"} 0
+avatar_fleet_visitors{step="greeted"} 0
+avatar_fleet_visitors{step="tapped"} 6
+avatar_fleet_visitors{step="refused"} 0
+avatar_fleet_visitors{step="gave_up"} 0
+avatar_fleet_visitors{step="failed"} 0
+avatar_fleet_visitors{step="live"} 0
+avatar_fleet_visitors{step="ended_well"} 0
+avatar_fleet_visitors{step="ended_badly"} 0
 
 # HELP avatar_fleet_scrape_errors_total Metric families left out of a scrape because building them failed, by family.
 # TYPE avatar_fleet_scrape_errors_total counter

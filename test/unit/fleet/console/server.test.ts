@@ -364,11 +364,11 @@ describe('fleet console server: what it serves', () => {
   it('gives the spend as rows and as a CSV attachment', async () => {
     const { get, state } = await rig();
     state.onEvent('k-1', call('e-1'));
-    assert.deepEqual(JSON.parse((await get('/api/spend')).body), { rows: [{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 2.5 }] });
+    assert.deepEqual(JSON.parse((await get('/api/spend')).body), { rows: [{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 2.5, demo: false }] });
     const csv = await get('/api/spend.csv');
     assert.deepEqual(
       { status: csv.status, type: csv.headers['content-type'], disposition: csv.headers['content-disposition'], body: csv.body },
-      { status: 200, type: 'text/csv; charset=utf-8', disposition: 'attachment; filename="fleet-spend.csv"', body: 'day,kiosk,avatar,sessions,credits\r\n2026-11-24,k-1,ava,1,2.5\r\n' },
+      { status: 200, type: 'text/csv; charset=utf-8', disposition: 'attachment; filename="fleet-spend.csv"', body: 'day,kiosk,avatar,sessions,credits,demo\r\n2026-11-24,k-1,ava,1,2.5,no\r\n' },
     );
   });
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { FakeClock } from '../../../helpers/fake-clock.ts';
+import { emptyFunnelCounts } from '../../../../electron/core/funnel.ts';
 import { COMMAND_NAMES, FLEET_COMMANDS } from '../../../../electron/fleet/command-table.ts';
 import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk, type SimulatedKioskOptions } from '../../../../electron/fleet/console/simulated.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type Broker, type SeenMessage } from '../../../helpers/mosquitto.ts';
@@ -80,7 +81,9 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
     const kiosk = start('sim-1', clock, { group: 'lobby' });
     assert.deepEqual(await statusOf('sim-1', () => true), {
       online: true, kioskId: 'sim-1', group: 'lobby', version: '0.1.0', mode: 'simulated', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null,
-      today: { sessions: 0, credits: 0, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' }, lastErrorCode: null, avatarVolume: 100, queued: 0, droppedEvents: 0, policyError: null, at: iso(T0),
+      today: { sessions: 0, credits: 0, demoSessions: 0, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' }, lastErrorCode: null, avatarVolume: 100, queued: 0, droppedEvents: 0, policyError: null, at: iso(T0),
+      service: { status: 'demo', message: 'Demo mode: the built-in emulator, no key needed.', action: null },
+      visitors: { day: '2026-11-24', counts: emptyFunnelCounts() },
     });
     kiosk.endCall();
     await clock.advance(1_000);
@@ -93,8 +96,9 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
       kind: 'session', v: 1, start_at: iso(T0 + 1_000), live_at: iso(T0 + 2_000), end_at: iso(T0 + 92_400), live_id: null, surface: 'demo', call_mode: 'video',
       time_to_live_ms: 1000, not_ready_retries: 0, reconnects: 0, end_reason: 'user_end', ended_by: 'client', billed_seconds: 91, credits_cost: 2, recovered: false, avatar: 'ava',
     });
-    const after = await statusOf('sim-1', (s) => s.phase === 'idle' && (s.today as { sessions: number }).sessions === 1);
-    assert.deepEqual(after.today, { sessions: 1, credits: 2, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' });
+    // A simulated kiosk's calls are demo calls: counted apart, never as real money.
+    const after = await statusOf('sim-1', (s) => s.phase === 'idle' && (s.today as { demoSessions: number }).demoSessions === 1);
+    assert.deepEqual(after.today, { sessions: 0, credits: 0, demoSessions: 1, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' });
     assert.equal(on('sim-1', 'events').length, 1, 'the end of a call never started is no call');
     assert.deepEqual(kiosk.did, []);
   });
@@ -109,12 +113,43 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
     kiosk.endCall('failed', 0, 'rtc_failed');
     kiosk.startCall();
     await clock.advance(10_000);
-    kiosk.endCall('user_end', 1.5);
+    kiosk.endCall('user_end', 3);
     const [one, two] = [await nthRecord('sim-2', 1), await nthRecord('sim-2', 2)];
     assert.deepEqual([one.end_reason, one.credits_cost, one.error_code, one.avatar, one.billed_seconds], ['failed', 0, 'rtc_failed', 'max', 30]);
-    assert.deepEqual([two.end_reason, two.credits_cost, 'error_code' in two, two.avatar, two.billed_seconds], ['user_end', 1.5, false, 'ava', 10]);
+    assert.deepEqual([two.end_reason, two.credits_cost, 'error_code' in two, two.avatar, two.billed_seconds], ['user_end', 3, false, 'ava', 10]);
     await clock.advance(1_000);
-    assert.deepEqual((await statusOf('sim-2', (s) => (s.today as { sessions: number }).sessions === 2)).today, { sessions: 2, credits: 1.5, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' });
+    assert.deepEqual((await statusOf('sim-2', (s) => (s.today as { demoSessions: number }).demoSessions === 2)).today, { sessions: 0, credits: 0, demoSessions: 2, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' });
+  });
+
+  it("counts its visitors' day into its status as a kiosk does, and says when its service is unreachable", async () => {
+    const clock = new FakeClock(T0);
+    const kiosk = start('sim-4', clock, { avatars: ['ava', 'max'], surface: 'direct' });
+    kiosk.visitor('walks-past');
+    kiosk.visitor('stops-and-leaves');
+    kiosk.visitor('taps-and-gives-up');
+    kiosk.visitor('taps-and-fails');
+    kiosk.visitor('is-refused');
+    kiosk.startCall();
+    await clock.advance(200_000);
+    kiosk.endCall('user_end', 3);
+    kiosk.startCall();
+    await clock.advance(20_000);
+    kiosk.endCall('media_stalled', 1);
+    kiosk.setService({ status: 'unreachable', message: 'The service does not answer.', action: 'Check the network.' });
+    const counts = {
+      ...emptyFunnelCounts(), noticed: 7, approached: 6, greeted: 6, tapped: 5, refused: { ageGate: 0, closed: 1, outOfOrder: 0 }, gaveUp: 1, failed: 1, live: 2, endedWell: 1, endedBadly: 1,
+      callLength: { under1m: 1, from1to3m: 0, from3to10m: 1, over10m: 0 },
+      byLanguage: { en: { tapped: 2, live: 2 } }, byCallMode: { video: { tapped: 2, live: 2 } }, byAvatar: { max: { tapped: 1, live: 1 }, ava: { tapped: 1, live: 1 } },
+    };
+    await clock.advance(1_000);
+    const status = await statusOf('sim-4', (s) => (s.service as { status: string }).status === 'unreachable' && (s.visitors as { counts: { live: number } }).counts.live === 2);
+    assert.deepEqual(status.visitors, { day: '2026-11-24', counts });
+    assert.deepEqual(status.service, { status: 'unreachable', message: 'The service does not answer.', action: 'Check the network.' });
+    assert.deepEqual(kiosk.visitors, { day: '2026-11-24', counts });
+    // A new day starts a new funnel.
+    await clock.advance(24 * 60 * 60 * 1000);
+    kiosk.visitor('walks-past');
+    assert.deepEqual(kiosk.visitors, { day: '2026-11-25', counts: { ...emptyFunnelCounts(), noticed: 1 } });
   });
 
   it('answers every command, and does them in order', async () => {

@@ -27,7 +27,7 @@ function fleet(startMs = T0) {
 /** The row of a kiosk the console has heard nothing from but `over`. */
 const blankRow = (kioskId: string, over: Partial<KioskRow> = {}): KioskRow => ({
   kioskId, online: false, sinceAt: null, sinceNotBefore: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
-  todaySessions: 0, todayCredits: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, lastAnswer: null, refused: 0,
+  todaySessions: 0, todayCredits: 0, todayDemoSessions: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, safety: null, auditViolations: 0, lastAnswer: null, refused: 0, service: null,
   ...over,
 });
 
@@ -41,10 +41,12 @@ describe('FleetState: a kiosk\'s status', () => {
     state.onStatus('k', onlineStatus({
       group: 'lobby', phase: 'live', open: true, version: '1.4.2', mode: 'gateway', today: { sessions: 4, credits: 12.5 }, lastErrorCode: 'media_stalled',
       queued: 2, droppedEvents: 5, policyError: 'hours: bad time "25:00"', update: { phase: 'off', ready: null, pinned: null, off: 'no update feed configured' },
+      service: { status: 'unreachable', message: 'The service at api.example.com does not answer.', action: 'Check the network.' },
     }), false);
     const online = blankRow('k', {
       online: true, sinceAt: iso(T0), group: 'lobby', phase: 'live', open: true, version: '1.4.2', mode: 'gateway', update: 'off',
       todaySessions: 4, todayCredits: 12.5, lastErrorCode: 'media_stalled', queued: 2, droppedEvents: 5, policyError: 'hours: bad time "25:00"',
+      service: { status: 'unreachable', message: 'The service at api.example.com does not answer.', action: 'Check the network.' },
     });
     assert.deepEqual(state.row('k'), online);
     clock.ms += 1_000;
@@ -195,7 +197,7 @@ describe('FleetState: ledger events', () => {
     state.onEvent('k', eventPayload('k-1', session(T0, { credits_cost: 'unknown', avatar: 'ava' })));
     assert.equal(state.malformed.events, 0);
     assert.deepEqual(Object.fromEntries(countsOf('k').creditsByAvatar), { ava: 0 });
-    assert.deepEqual(state.spendRows(), [{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 0 }]);
+    assert.deepEqual(state.spendRows(), [{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 0, demo: false }]);
   });
 
   it('counts as account trouble only a failed spare whose reason names the balance', () => {
@@ -301,6 +303,6 @@ describe('FleetState: command answers', () => {
 
 describe('spendCsv: numbers', () => {
   it('writes a negative figure as a number, not as a defused formula', () => {
-    assert.equal(spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: -1.5 }]), 'day,kiosk,avatar,sessions,credits\r\n2026-11-24,k,ava,1,-1.5\r\n');
+    assert.equal(spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: -2, demo: false }]), 'day,kiosk,avatar,sessions,credits,demo\r\n2026-11-24,k,ava,1,-2,no\r\n');
   });
 });

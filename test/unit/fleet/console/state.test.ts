@@ -75,8 +75,8 @@ describe('FleetState', () => {
     assert.deepEqual(Object.fromEntries(counts.accountTroubleByReason), { credit_insufficient: 1, insufficient_credits: 1 });
     assert.equal(row.accountTrouble, 2);
     assert.deepEqual(state.spendRows(), [
-      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 2, credits: 3 },
-      { kioskId: 'k', day: '2026-11-24', avatar: 'unknown', sessions: 1, credits: 0.5 },
+      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 2, credits: 3, demo: false },
+      { kioskId: 'k', day: '2026-11-24', avatar: 'unknown', sessions: 1, credits: 0.5, demo: false },
     ]);
   });
 
@@ -110,8 +110,8 @@ describe('FleetState', () => {
 describe('spendCsv', () => {
   it('quotes what needs quoting and defuses spreadsheet formulas', () => {
     assert.equal(
-      spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: '=HYPERLINK("x")', sessions: 1, credits: 1.23456 }]),
-      'day,kiosk,avatar,sessions,credits\r\n2026-11-24,k,"\'=HYPERLINK(""x"")",1,1.235\r\n',
+      spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar: '=HYPERLINK("x")', sessions: 1, credits: 12, demo: true }]),
+      'day,kiosk,avatar,sessions,credits,demo\r\n2026-11-24,k,"\'=HYPERLINK(""x"")",1,12,yes\r\n',
     );
   });
 });
@@ -122,11 +122,11 @@ describe('spendCsv: every formula trigger a spreadsheet knows', () => {
   const triggers = ['=1+1', '+1+1', '-1+1', '@SUM(A1)', '\t=1+1', '\r=1+1', '\n=1+1', ' =1+1', '  +1', '\u00a0=1', '\u3000=1', '\u200b=1', '\uff1d1+1', '\uff0b1', '\uff0d1', '\uff201', '\t', '\rx'];
   for (const avatar of triggers) {
     it(`defuses an avatar named ${JSON.stringify(avatar)}`, () => {
-      const cell = spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar, sessions: 1, credits: 1 }]).split('\r\n')[1]!.split(',')[2]!;
+      const cell = spendCsv([{ kioskId: 'k', day: '2026-11-24', avatar, sessions: 1, credits: 1, demo: false }]).split('\r\n')[1]!.split(',')[2]!;
       assert.ok(cell.startsWith("'") || cell.startsWith(`"'`), cell);
     });
   }
   it('leaves a plain name and a number as they are', () => {
-    assert.equal(spendCsv([{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava 2', sessions: 1, credits: -2 }]).split('\r\n')[1], '2026-11-24,k-1,ava 2,1,-2');
+    assert.equal(spendCsv([{ kioskId: 'k-1', day: '2026-11-24', avatar: 'ava 2', sessions: 1, credits: -2, demo: false }]).split('\r\n')[1], '2026-11-24,k-1,ava 2,1,-2,no');
   });
 });

@@ -1,0 +1,154 @@
+/**
+ * Who the kiosk is for, decided from its settings (kiosk/safety-config.ts), the age gate before an adult
+ * call (kiosk/age-gate.ts, on a fake clock), its counts (kiosk/age-gate-counts.ts), the calls the content
+ * review ended (kiosk/audit-count.ts), and the privacy address's QR code (kiosk/privacy-qr.ts), read back
+ * with a QR reader from the pixels the page would draw.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import jsQR from 'jsqr';
+import { FakeClock } from '../../helpers/fake-clock.ts';
+import { createAgeGate, GATE_CLOSED_MESSAGE, PASS_TTL_MS, STAFF_CHECK_MESSAGE } from '../../../electron/kiosk/age-gate.ts';
+import { createAgeGateCounter } from '../../../electron/kiosk/age-gate-counts.ts';
+import { createAuditCount } from '../../../electron/kiosk/audit-count.ts';
+import { qrDrawing } from '../../../electron/kiosk/privacy-qr.ts';
+import { regionAllowed, resolveSafety, type SafetyPosture } from '../../../electron/kiosk/safety-config.ts';
+import { resolveConfig } from '../../../electron/kiosk/config.ts';
+import type { KioskEvent } from '../../../electron/contract.ts';
+
+const opts = { appRoot: '/opt/kiosk', readText: () => 'A persona.' };
+const adult = (over: Record<string, unknown> = {}) => resolveSafety({ audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'], minimumAge: 18, ageCheck: 'self' }, ...over });
+
+describe('the audience a kiosk runs as', () => {
+  it('public by default: moderation strict, no gate; config.json\'s moderation "disabled" does not change that', () => {
+    assert.deepEqual(resolveConfig({ moderation: 'disabled' }, {}, opts).safety, { audience: 'public', requested: 'public', moderation: 'strict', region: null, refusal: null, ageGate: null });
+  });
+
+  it('adult in an allowed region: moderation disabled (or its own strict), the gate with its age and check', () => {
+    assert.deepEqual(adult(), { audience: 'adult', requested: 'adult', moderation: 'disabled', region: 'DE', refusal: null, ageGate: { minimumAge: 18, ageCheck: 'self' } });
+    assert.equal(adult({ moderation: 'strict' }).moderation, 'strict');
+  });
+
+  it('a country allows its subdivisions; a subdivision allows only itself', () => {
+    assert.equal(regionAllowed('US-NV', ['US']), true);
+    assert.equal(regionAllowed('US-CA', ['US-NV']), false);
+    assert.equal(regionAllowed('US', ['US-NV']), false);
+    assert.equal(regionAllowed('DEU', ['DE']), false);
+    assert.equal(regionAllowed('DE', []), false);
+  });
+
+  it('adult outside its regions, or without one, runs public and says why', () => {
+    assert.deepEqual(adult({ region: 'FR' }), {
+      audience: 'public',
+      requested: 'adult',
+      moderation: 'strict',
+      region: 'FR',
+      refusal: 'Audience "adult" is not allowed in region FR (adult.allowedRegions: DE), so the kiosk runs as public (moderation strict).',
+      ageGate: null,
+    });
+    assert.equal(resolveSafety({ audience: 'adult', region: 'DE' }).refusal, 'Audience "adult" is not allowed in region DE (adult.allowedRegions: none), so the kiosk runs as public (moderation strict).');
+  });
+
+  it('refuses a region that is not an ISO 3166 code, naming the field', () => {
+    assert.throws(() => resolveConfig({ region: 'Germany' }, {}, opts), /"region": must be an ISO 3166 code such as "DE" or "US-CA" \(upper case\)/);
+    assert.throws(() => resolveConfig({ adult: { allowedRegions: ['de'] } }, {}, opts), /"adult\.allowedRegions\.0"/);
+    assert.throws(() => resolveConfig({ adult: { minimumAge: 12 } }, {}, opts), /"adult\.minimumAge"/);
+    assert.throws(() => resolveConfig({ privacy: { url: 'ftp://venue.example/privacy' } }, {}, opts), /"privacy\.url"/);
+  });
+});
+
+describe('the age gate', () => {
+  const setup = (posture: SafetyPosture = adult()) => {
+    const clock = new FakeClock();
+    const counts = createAgeGateCounter();
+    let current = posture;
+    const gate = createAgeGate({ posture: () => current, counts, clock });
+    return { clock, counts, gate, set: (p: SafetyPosture) => (current = p) };
+  };
+
+  it('a public kiosk has none: every start may go on, nothing is counted', () => {
+    const { gate, counts } = setup(resolveSafety({ audience: 'public' }));
+    assert.deepEqual(gate.ask(), { required: false });
+    assert.equal(gate.admit(), null);
+    assert.throws(() => gate.answer(true), /This kiosk has no age gate\./);
+    assert.deepEqual(counts.snapshot(), { asked: 0, confirmed: 0, declined: 0 });
+  });
+
+  it('without a pass nothing starts; "yes" gives a pass for one start; "no" none', () => {
+    const { gate, counts } = setup();
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE);
+    assert.deepEqual(gate.ask(), { required: true, minimumAge: 18, ageCheck: 'self' });
+    assert.deepEqual(gate.answer(false), { passed: false });
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE);
+    gate.ask();
+    assert.deepEqual(gate.answer(true), { passed: true });
+    assert.equal(gate.admit(), null);
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE, 'the pass was used');
+    assert.deepEqual(counts.snapshot(), { asked: 2, confirmed: 1, declined: 1 });
+  });
+
+  it('a pass not used within its time is gone; a new visitor at the gate drops an earlier pass', async () => {
+    const { gate, clock } = setup();
+    gate.ask();
+    gate.answer(true);
+    await clock.advance(PASS_TTL_MS + 1);
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE);
+    gate.ask();
+    gate.answer(true);
+    gate.ask();
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE);
+  });
+
+  it('ageCheck staff: the visitor cannot say yes for themselves (but may say no); staff unlock one start', () => {
+    const { gate, counts } = setup(adult({ adult: { allowedRegions: ['DE'], minimumAge: 21, ageCheck: 'staff' } }));
+    assert.deepEqual(gate.ask(), { required: true, minimumAge: 21, ageCheck: 'staff' });
+    assert.throws(() => gate.answer(true), (e: Error & { code?: string }) => e.code === 'forbidden' && e.message === STAFF_CHECK_MESSAGE);
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE);
+    gate.ask();
+    assert.deepEqual(gate.staffUnlock(), { passed: true });
+    assert.equal(gate.admit(), null);
+    assert.deepEqual(counts.snapshot(), { asked: 2, confirmed: 1, declined: 0 });
+  });
+
+  it('counts are copies: a snapshot does not change afterwards', () => {
+    const counts = createAgeGateCounter();
+    counts.count('asked');
+    const before = counts.snapshot();
+    counts.count('asked');
+    assert.deepEqual([before, counts.snapshot()], [{ asked: 1, confirmed: 0, declined: 0 }, { asked: 2, confirmed: 0, declined: 0 }]);
+  });
+});
+
+describe('calls the content review ended', () => {
+  const ended = (liveId: string, reason: string): KioskEvent =>
+    ({ type: 'state', previous: 'live', state: { phase: 'ended', liveId, summary: { hangupReason: reason } } }) as unknown as KioskEvent;
+  it('counts each session once, by its hang-up reason or the content_blocked failure; nothing else', () => {
+    const audits = createAuditCount();
+    audits.observe(ended('a', 'audit_violation'));
+    audits.observe(ended('a', 'audit_violation')); // told again
+    audits.observe(ended('b', 'user_end'));
+    audits.observe({ type: 'state', previous: 'live', state: { phase: 'failed', liveId: 'c', error: { code: 'content_blocked', message: 'x' }, summary: null } } as unknown as KioskEvent);
+    audits.observe({ type: 'muted', muted: true } as KioskEvent);
+    assert.equal(audits.count, 2);
+  });
+});
+
+describe('the privacy address as a QR code', () => {
+  /** The drawing as the page renders it: 8 px modules, a 4-module white quiet zone. */
+  function pixels(drawing: { size: number; path: string }): { data: Uint8ClampedArray; width: number } {
+    const scale = 8;
+    const width = (drawing.size + 8) * scale;
+    const data = new Uint8ClampedArray(width * width * 4).fill(255);
+    for (const m of drawing.path.matchAll(/M(\d+) (\d+)h1v1h-1z/g)) {
+      const [x, y] = [Number(m[1]) + 4, Number(m[2]) + 4];
+      for (let dy = 0; dy < scale; dy++) for (let dx = 0; dx < scale; dx++) data.fill(0, ((y * scale + dy) * width + x * scale + dx) * 4, ((y * scale + dy) * width + x * scale + dx) * 4 + 3);
+    }
+    return { data, width };
+  }
+  it('decodes to the URL it was made from', () => {
+    for (const url of ['https://venue.example/privacy', 'https://grand-hotel.example/privacy?kiosk=lobby-1&lang=de#rights']) {
+      const { data, width } = pixels(qrDrawing(url));
+      assert.equal(jsQR(data, width, width)?.data, url);
+    }
+  });
+});
