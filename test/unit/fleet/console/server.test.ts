@@ -198,7 +198,7 @@ describe('fleet console server: who gets in', () => {
     assert.equal((await r.get('/api/kiosks', { host: r.auth.host!, authorization: `Bearer ${VIEWER_TOKEN}` })).status, 200);
     const refused = await r.post('/api/command', JSON.stringify({ target: { kiosks: ['k-1'] }, command: { cmd: 'ping' } }), { authorization: `Bearer ${VIEWER_TOKEN}` });
     assert.equal(refused.status, 403);
-    assert.equal((JSON.parse(refused.body) as { error: { code: string } }).error.code, 'forbidden');
+    assert.deepEqual(JSON.parse(refused.body), { ok: false, error: { code: 'forbidden', message: '"wall" is a read-only account (viewer): it cannot send commands. An operator account can.' } });
     assert.deepEqual(r.link.sent, []);
     const sent = await r.post('/api/command', JSON.stringify({ target: { kiosks: ['k-1'] }, command: { cmd: 'ping' } }));
     assert.equal(sent.status, 200);
