@@ -57,6 +57,8 @@ const snapshotSchema = z.strictObject({
   v: z.literal(1),
   /** When the console last heard the broker, as of the snapshot (ms), or null. */
   alive: ms.nullable(),
+  /** Since when this folder has kept count (spend.ts); absent in a snapshot from before it was kept. */
+  began: ms.optional(),
   kiosks: z.array(rememberedSchema),
   spend: z.strictObject({
     rows: z.array(spendRowSchema),
@@ -70,6 +72,7 @@ const recordSchema = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('kiosk'), row: rememberedSchema }),
   z.strictObject({ t: z.literal('day'), k: kioskId, count: dayCountSchema }),
   z.strictObject({ t: z.literal('alive'), at: ms }),
+  z.strictObject({ t: z.literal('began'), at: ms }),
 ]);
 type MemoryRecord = z.infer<typeof recordSchema>;
 
@@ -106,7 +109,8 @@ export function openFleetMemory(options: { dir: string; clock: Clock; logger?: L
   const logger = options.logger ?? silentLogger;
   const journal: Journal = openJournal({ dir: options.dir, name: MEMORY_NAME, clock, logger });
   const kiosks = new Map<string, RememberedKiosk>();
-  const spend = new SpendBook();
+  const spend = new SpendBook(clock.now());
+  let began: number | null = null;
   const seen = new Map<string, { epoch: string; seq: number }>();
   let lastAliveAtMs: number | null = null;
   let skipped = journal.skipped;
@@ -119,6 +123,7 @@ export function openFleetMemory(options: { dir: string; clock: Clock; logger?: L
       spend.restore(s.spend as SpendSnapshot);
       for (const [k, epoch, seq] of s.seen) seen.set(k, { epoch, seq });
       lastAliveAtMs = s.alive;
+      began = s.began ?? null;
     } else {
       skipped++;
       logger.error('Fleet console: the remembered fleet (snapshot) does not validate; starting from the journal alone', { issue: parsed.error.issues[0]?.message });
@@ -152,6 +157,9 @@ export function openFleetMemory(options: { dir: string; clock: Clock; logger?: L
         return;
       case 'alive':
         lastAliveAtMs = Math.max(lastAliveAtMs ?? 0, r.at);
+        return;
+      case 'began':
+        began = began === null ? r.at : Math.min(began, r.at);
     }
   };
   for (const raw of journal.records) {
@@ -163,8 +171,15 @@ export function openFleetMemory(options: { dir: string; clock: Clock; logger?: L
   const startAliveAtMs = lastAliveAtMs;
   let latestAliveMs = lastAliveAtMs;
 
-  const snapshotOf = (rows: RememberedKiosk[]) => ({ v: 1, alive: latestAliveMs, kiosks: rows, spend: spend.snapshot(), seen: [...seen].map(([k, s]) => [k, s.epoch, s.seq]) });
+  const snapshotOf = (rows: RememberedKiosk[]) => ({ v: 1, alive: latestAliveMs, began: spend.recordBegan, kiosks: rows, spend: spend.snapshot(), seen: [...seen].map(([k, s]) => [k, s.epoch, s.seq]) });
   const write = (record: MemoryRecord) => journal.append(record as unknown as Record<string, unknown>);
+  // A new folder (or one from before this was kept) begins its record now: differences in a kiosk-day that
+  // began earlier are not claimed as calls that never came (spend.ts).
+  if (began === null) {
+    began = clock.now();
+    write({ t: 'began', at: began });
+  }
+  spend.recordBegan = began;
 
   return {
     kiosks,

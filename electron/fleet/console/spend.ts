@@ -14,6 +14,11 @@
  * kiosk's built-in emulator is counted apart), so only real calls are put in the slots it is compared
  * with; demo calls get rows of their own (`demo: true`) and never a `(not received)` one.
  *
+ * A kiosk-day that began before the console's record did (its first start with this data folder, or
+ * this start without one) is not compared as `(not received)`: its calls before that may well have been
+ * received, by an earlier run that kept nothing, or happened before the console ever ran. The
+ * difference is shown apart, as BEFORE_RECORD, so no row claims a loss the console cannot know of.
+ *
  * Bounded: rows older than KEEP_SPEND_DAYS and slots and counters older than KEEP_COUNT_DAYS are
  * dropped (a counter's difference is kept as a row first).
  */
@@ -21,6 +26,8 @@ import type { SpendRow } from './view.ts';
 
 /** The avatar of a row made from a kiosk's day counter: calls the kiosk counted whose events never came. */
 export const NOT_RECEIVED = '(not received)';
+/** The avatar of a row made from the counter of a kiosk-day that began before the console's record. */
+export const BEFORE_RECORD = '(before the console kept count)';
 export const SLOT_MS = 15 * 60_000;
 export const DAY_MS = 24 * 60 * 60_000;
 export const KEEP_SPEND_DAYS = 62;
@@ -53,6 +60,19 @@ interface Sum {
 }
 
 export class SpendBook {
+  /** `recordBeganMs`: since when the console has kept count (see the header). */
+  constructor(private recordBeganMs: number) {}
+
+  /** Since when the console has kept count (ms). */
+  get recordBegan(): number {
+    return this.recordBeganMs;
+  }
+
+  /** The record began earlier than thought (read back from the console's memory). */
+  set recordBegan(ms: number) {
+    this.recordBeganMs = ms;
+  }
+
   private readonly byKey = new Map<string, SpendRow>();
   private readonly slots = new Map<string, Map<number, Sum>>();
   private readonly counts = new Map<string, Map<string, DayCount>>();
@@ -88,11 +108,12 @@ export class SpendBook {
       for (const count of days.values()) {
         const gap = this.gap(kioskId, count);
         if (!gap) continue;
-        const kept = out.find((r) => r.kioskId === kioskId && r.day === count.day && r.avatar === NOT_RECEIVED && !r.demo);
+        const avatar = this.gapLabel(count);
+        const kept = out.find((r) => r.kioskId === kioskId && r.day === count.day && r.avatar === avatar && !r.demo);
         if (kept) {
           kept.sessions += gap.sessions;
           kept.credits += gap.credits;
-        } else out.push({ kioskId, day: count.day, avatar: NOT_RECEIVED, ...gap, demo: false });
+        } else out.push({ kioskId, day: count.day, avatar, ...gap, demo: false });
       }
     }
     return out.sort((a, b) => a.day.localeCompare(b.day) || a.kioskId.localeCompare(b.kioskId) || a.avatar.localeCompare(b.avatar) || Number(a.demo) - Number(b.demo));
@@ -107,7 +128,7 @@ export class SpendBook {
       for (const [day, count] of days) {
         if (count.toMs > countsBefore) continue;
         const gap = this.gap(kioskId, count);
-        if (gap) this.addRow(kioskId, day, NOT_RECEIVED, gap.sessions, gap.credits, false);
+        if (gap) this.addRow(kioskId, day, this.gapLabel(count), gap.sessions, gap.credits, false);
         days.delete(day);
       }
       if (!days.size) this.counts.delete(kioskId);
@@ -135,6 +156,11 @@ export class SpendBook {
       m.set(slot, { sessions, credits });
     }
     for (const [kioskId, count] of snapshot.counts) this.dayCount(kioskId, count);
+  }
+
+  /** A kiosk-day that began before the record: what it counted beyond the calls received may have been received by an earlier run. */
+  private gapLabel(count: DayCount): string {
+    return count.fromMs < this.recordBeganMs ? BEFORE_RECORD : NOT_RECEIVED;
   }
 
   /** What the kiosk counted in its day beyond the calls received in the same hours, or null. */

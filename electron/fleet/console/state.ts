@@ -104,7 +104,8 @@ export class FleetState {
   constructor(private readonly options: FleetStateOptions) {
     this.startedAtMs = options.now();
     this.sent = new SentCommands(options.now);
-    this.spend = options.memory?.spend ?? new SpendBook();
+    // Without a memory the record begins with this start: what came before it is not known here.
+    this.spend = options.memory?.spend ?? new SpendBook(this.startedAtMs);
     this.awayFromMs = options.memory?.lastAliveAtMs ?? null;
     for (const r of options.memory?.kiosks.values() ?? []) {
       const k = this.kiosk(r.kioskId);

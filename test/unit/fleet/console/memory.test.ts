@@ -10,6 +10,7 @@ import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MEMORY_NAME, openFleetMemory, type FleetMemory } from '../../../../electron/fleet/console/memory.ts';
+import { BEFORE_RECORD, NOT_RECEIVED } from '../../../../electron/fleet/console/spend.ts';
 import { FleetState } from '../../../../electron/fleet/console/state.ts';
 import { FakeClock } from '../../../helpers/fake-clock.ts';
 import { eventPayload, offlineStatus, onlineStatus } from '../../../helpers/fleet-payloads.ts';
@@ -156,5 +157,46 @@ describe('the fleet console\'s memory', () => {
     assert.deepEqual(again.spend.rows(), [{ kioskId: 'k', day: '2026-11-23', avatar: 'ava', sessions: 40, credits: 40, demo: false }]);
     assert.equal(readFileSync(journal, 'utf8'), '', 'close leaves everything in the snapshot');
     again.close([]);
+  });
+
+  it('a console restarted without its memory does not call the calls its earlier run received "(not received)"', async () => {
+    const clock = new FakeClock(TODAY);
+    // The kiosk's status with its count of the day (a UTC day here) and nothing queued.
+    const counted = (sessions: number, credits: number) => onlineStatus({ today: { sessions, credits, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' } });
+    const first = new FleetState({ now: () => clock.now() });
+    first.onEvent('k', call('0000000a-1', TODAY, 3));
+    first.onStatus('k', counted(1, 3), false);
+    assert.deepEqual(first.spendRows(), [{ kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 3, demo: false }]);
+    await clock.advance(60 * 60_000);
+    // Restarted with no data folder: the first call's event was acknowledged to the earlier run, so it never
+    // comes again; the kiosk's retained status counts it; the call made meanwhile arrives.
+    const second = new FleetState({ now: () => clock.now() });
+    second.onStatus('k', counted(2, 5), true);
+    second.onEvent('k', call('0000000a-2', TODAY + 30 * 60_000, 2));
+    assert.deepEqual(second.spendRows(), [
+      { kioskId: 'k', day: '2026-11-24', avatar: BEFORE_RECORD, sessions: 1, credits: 3, demo: false },
+      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 2, demo: false },
+    ]);
+  });
+
+  it('with its memory the restarted console has every call, and a call lost after its record began is "(not received)"', async () => {
+    const dir = tempDir();
+    const clock = new FakeClock(Date.parse('2026-11-23T20:00:00Z'));
+    const counted = (sessions: number, credits: number) => onlineStatus({ today: { sessions, credits, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' } });
+    const first = consoleOver(dir, clock);
+    await clock.advance(TODAY - clock.now());
+    first.state.onEvent('k', call('0000000a-1', TODAY, 3));
+    first.state.onStatus('k', counted(1, 3), false);
+    first.memory.close(first.state.remembered());
+    await clock.advance(60 * 60_000);
+    const { memory, state } = consoleOver(dir, clock);
+    state.onStatus('k', counted(3, 9), true);
+    state.onEvent('k', call('0000000a-3', TODAY + 30 * 60_000, 2));
+    assert.equal(memory.spend.recordBegan, Date.parse('2026-11-23T20:00:00Z'), 'the record began with the folder, not with this start');
+    assert.deepEqual(state.spendRows(), [
+      { kioskId: 'k', day: '2026-11-24', avatar: NOT_RECEIVED, sessions: 1, credits: 4, demo: false },
+      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 2, credits: 5, demo: false },
+    ]);
+    memory.close(state.remembered());
   });
 });
