@@ -22,12 +22,10 @@
  * Bounded: rows older than KEEP_SPEND_DAYS and slots and counters older than KEEP_COUNT_DAYS are
  * dropped (a counter's difference is kept as a row first).
  */
-import type { SpendRow } from './view.ts';
+import { BEFORE_RECORD, NOT_RECEIVED, type SpendRow } from './view.ts';
 
-/** The avatar of a row made from a kiosk's day counter: calls the kiosk counted whose events never came. */
-export const NOT_RECEIVED = '(not received)';
-/** The avatar of a row made from the counter of a kiosk-day that began before the console's record. */
-export const BEFORE_RECORD = '(before the console kept count)';
+// The labels of the rows made from counters live with the view (the page names them too).
+export { BEFORE_RECORD, NOT_RECEIVED } from './view.ts';
 export const SLOT_MS = 15 * 60_000;
 export const DAY_MS = 24 * 60 * 60_000;
 export const KEEP_SPEND_DAYS = 62;

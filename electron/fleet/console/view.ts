@@ -212,6 +212,11 @@ export interface KioskPage {
   kiosks: KioskRow[];
 }
 
+/** The avatar of a spend row made from a kiosk's day counter: calls the kiosk counted whose events never came (spend.ts). */
+export const NOT_RECEIVED = '(not received)';
+/** The avatar of a spend row made from the counter of a kiosk-day that began before the console kept count (spend.ts). */
+export const BEFORE_RECORD = '(before the console kept count)';
+
 export interface SpendRow {
   kioskId: string;
   /** The day of the session's end, YYYY-MM-DD (UTC); for a `(not received)` row, the kiosk's own day. */
