@@ -14,24 +14,14 @@ import type { Clock } from '../../core/clock.ts';
 import { silentLogger, type Logger } from '../../core/log.ts';
 import { openJournal, type Journal } from './journal.ts';
 import { SpendBook, type DayCount, type SpendSnapshot } from './spend.ts';
+import type { KioskRow } from './view.ts';
 
 export const MEMORY_NAME = 'fleet';
 /** The journal is rewritten as a snapshot once it is larger than this and than the last snapshot. */
 export const COMPACT_AFTER_BYTES = 8 * 1024 * 1024;
 
-/** What is kept of a kiosk's row. */
-export interface RememberedKiosk {
-  kioskId: string;
-  online: boolean;
-  sinceAt: string | null;
-  sinceNotBefore: string | null;
-  offlineReason: string | null;
-  group: string | null;
-  version: string | null;
-  mode: string | null;
-  lastCallAt: string | null;
-  lastCallEnd: string | null;
-}
+/** What is kept of a kiosk's row (the rest comes with its next status). */
+export type RememberedKiosk = Pick<KioskRow, 'kioskId' | 'online' | 'sinceAt' | 'sinceNotBefore' | 'offlineReason' | 'group' | 'version' | 'mode' | 'lastCallAt' | 'lastCallEnd'>;
 
 const text = (max: number) => z.string().max(max);
 const iso = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO time');

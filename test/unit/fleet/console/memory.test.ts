@@ -103,34 +103,33 @@ describe('the fleet console\'s memory', () => {
     first.memory.close([]);
   });
 
-  it('a crash mid-write (a torn last line) loses that record only, and says how many were skipped', async () => {
+  /** A console after a crash whose journal ends with `line` (its last record torn or not valid). */
+  async function restartedAfter(line: string) {
     const dir = tempDir();
     const clock = new FakeClock(YESTERDAY);
     const first = await aDayAndABit(dir, clock);
     first.memory.flush();
-    appendFileSync(join(dir, `${MEMORY_NAME}.jsonl`), '{"s":99,"t":"call","k":"k","id":"0000000a-3","end":17');
-    const { memory, state, logger } = consoleOver(dir, clock);
+    appendFileSync(join(dir, `${MEMORY_NAME}.jsonl`), line);
+    const again = consoleOver(dir, clock);
+    return { ...again, dir, done: () => (again.memory.close(again.state.remembered()), first.memory.close([])) };
+  }
+
+  it('a crash mid-write (a torn last line) loses that record only, and says how many were skipped', async () => {
+    const { memory, state, logger, dir, done } = await restartedAfter('{"s":99,"t":"call","k":"k","id":"0000000a-3","end":17');
     assert.deepEqual(state.spendRows(), SPEND, 'everything before the torn line is there');
     assert.equal(memory.skipped, 1);
     assert.deepEqual(logger.lines.map((l) => [l.level, l.message, l.data]), [
       ['warn', 'Fleet console: lines of the store that did not parse were skipped (a write cut short)', { file: join(dir, `${MEMORY_NAME}.jsonl`), skipped: 1 }],
       ['warn', 'Fleet console: some remembered records were skipped', { skipped: 1 }],
     ]);
-    memory.close(state.remembered());
-    first.memory.close([]);
+    done();
   });
 
   it('a record that parses but does not validate is skipped and counted, the others kept', async () => {
-    const dir = tempDir();
-    const clock = new FakeClock(YESTERDAY);
-    const first = await aDayAndABit(dir, clock);
-    first.memory.flush();
-    appendFileSync(join(dir, `${MEMORY_NAME}.jsonl`), '{"s":99,"t":"call","k":"k","id":"x","end":-1,"av":"ava","cr":1,"why":"user_end"}\n');
-    const { memory, state } = consoleOver(dir, clock);
+    const { memory, state, done } = await restartedAfter('{"s":99,"t":"call","k":"k","id":"x","end":-1,"av":"ava","cr":1,"why":"user_end"}\n');
     assert.equal(memory.skipped, 1);
     assert.deepEqual(state.spendRows(), SPEND);
-    memory.close(state.remembered());
-    first.memory.close([]);
+    done();
   });
 
   it('stays bounded: once the journal outgrows its bound (and the last snapshot) it is rewritten as one snapshot', async () => {
