@@ -3,23 +3,27 @@
  * console on this computer (electron/fleet/console). With no --broker it starts a demo: its own
  * Mosquitto on 127.0.0.1 and a few simulated kiosks, so a newcomer sees it work.
  *
- * It prints the address to open (it carries the operator token once). The token for scripts and
- * Prometheus is the same (`Authorization: Bearer …`); --token-file keeps one across restarts.
+ * It keeps what it remembers, its audit log and its accounts in its data folder (--data-dir). On the
+ * first start it makes the operator account "admin" and shows its token once (also written to
+ * admin.token there); after that it never prints a token: the page asks for one.
+ * `npm run fleet -- account add|list|remove` manages the accounts (operator or read-only viewer).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../core/clock.ts';
 import { readRegularFile } from '../core/bounded-read.ts';
 import { createLogger } from '../core/log.ts';
 import { brokerUrlProblem } from '../kiosk/fleet-config.ts';
+import { ACCOUNTS_FILE, addAccount, FIRST_ACCOUNT, listAccounts, openAccountsFile, removeAccount, ROLES, type Role } from '../fleet/console/accounts.ts';
 import { startDemoBroker, type DemoBroker } from '../fleet/console/demo-broker.ts';
 import { startFleetConsole } from '../fleet/console/index.ts';
 import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk } from '../fleet/console/simulated.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 export const FLEET_USAGE = `Fleet console: npm run fleet -- [options]
+       npm run fleet -- account add NAME [--role operator|viewer] [--token-file PATH] | account list | account remove NAME
 
   --broker URL          the fleet's broker (mqtts://host:8883; mqtt:// only on this computer).
                         None: a demo with its own Mosquitto and simulated kiosks.
@@ -31,9 +35,23 @@ export const FLEET_USAGE = `Fleet console: npm run fleet -- [options]
   --listen ADDRESS      default 127.0.0.1. Anything else opens the console to the network: only
                         behind a TLS reverse proxy, and the token is then all that guards it.
   --allowed-host NAME   a host name the page may be reached under (a reverse proxy's), repeatable
-  --token-file PATH     a fixed operator token (default: a new one each start)
+  --data-dir DIR        what the console remembers, its audit log and its accounts (default
+                        ~/.config/avatar-kiosk-fleet; the demo: a new temporary folder)
   --demo-kiosks N       simulated kiosks in the demo (default 6)
+
+Accounts (each with its own token; the audit log names who sent what):
+  account add NAME      a new account; its token is printed once (or written to --token-file PATH,
+                        0600, for Prometheus or a script). --role operator (default) sends commands,
+                        --role viewer only looks.
+  account list          the accounts and their roles (never the tokens)
+  account remove NAME   its token and its browser sessions stop working at once
 `;
+
+/** The console's data folder when none is given: beside the kiosk's own settings folder. */
+export function defaultDataDir(env: Record<string, string | undefined> = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+  const base = platform === 'win32' ? (env.APPDATA ?? join(home, 'AppData', 'Roaming')) : platform === 'darwin' ? join(home, 'Library', 'Application Support') : (env.XDG_CONFIG_HOME || join(home, '.config'));
+  return join(base, 'avatar-kiosk-fleet');
+}
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -43,7 +61,47 @@ async function readSecret(path: string, what: string): Promise<string> {
   return text;
 }
 
+/** `account add|list|remove`: prints one line per result; the token once (or into --token-file). */
+function accounts(argv: string[]): number {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { role: { type: 'string' }, 'token-file': { type: 'string' }, 'data-dir': { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    return usage((error as Error).message.split('\n')[0]!);
+  }
+  const [action, name] = parsed.positionals;
+  const dir = parsed.values['data-dir'] ?? defaultDataDir();
+  const file = join(dir, ACCOUNTS_FILE);
+  try {
+    if (action === 'list') {
+      const all = listAccounts(file);
+      say(all.length ? all.map((a) => `${a.name}\t${a.role}`).join('\n') : `No accounts yet in ${file} (the console makes "${FIRST_ACCOUNT}" on its first start).`);
+      return 0;
+    }
+    if (!name || (action !== 'add' && action !== 'remove')) return usage('account needs add NAME, list or remove NAME.');
+    if (action === 'remove') {
+      if (!removeAccount(file, name)) return usage(`There is no account "${name}" in ${file}.`);
+      say(`Removed "${name}": its token and its browser sessions no longer work.`);
+      return 0;
+    }
+    const role = (parsed.values.role ?? 'operator') as Role;
+    if (!(ROLES as readonly string[]).includes(role)) return usage(`--role must be ${ROLES.join(' or ')} (got "${role}").`);
+    const tokenFile = parsed.values['token-file'];
+    if (tokenFile && existsSync(tokenFile)) return usage(`${tokenFile} exists; choose a new file for the token.`);
+    const token = addAccount(file, name, role, Date.now());
+    if (tokenFile) {
+      writeFileSync(tokenFile, `${token}\n`, { mode: 0o600, flag: 'wx' });
+      say(`Added "${name}" (${role}); its token is in ${tokenFile} (readable by you only). It is not shown again.`);
+    } else say(`Added "${name}" (${role}). Its token, shown this once (keep it like a password):\n  ${token}`);
+    return 0;
+  } catch (error) {
+    say(`fleet: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'account') return accounts(argv.slice(1));
   let values;
   try {
     values = parseArgs({
@@ -59,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
         listen: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
         'token-file': { type: 'string' },
+        'data-dir': { type: 'string' },
         'demo-kiosks': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -72,6 +131,7 @@ async function main(argv: string[]): Promise<number> {
     say(FLEET_USAGE);
     return 0;
   }
+  if (values['token-file']) return usage('--token-file is replaced by accounts, each with its own token: `npm run fleet -- account add prometheus --role viewer --token-file PATH` writes one for Prometheus.');
   const port = Number(values.port ?? 8790);
   const kioskCount = Number(values['demo-kiosks'] ?? 6);
   if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`--port must be 0 to 65535 (got "${values.port}").`);
@@ -88,6 +148,7 @@ async function main(argv: string[]): Promise<number> {
   let demo: DemoBroker | null = null;
   const kiosks: SimulatedKiosk[] = [];
   let dataRoot: string | null = null;
+  let demoDir: string | null = null;
   let console_: Awaited<ReturnType<typeof startFleetConsole>> | null = null;
   // Ctrl+C, a service manager's SIGTERM or a hang-up at any moment, start-up included, stops what was
   // started and removes the demo's temporary folders (a signal's default action would skip both).
@@ -101,6 +162,7 @@ async function main(argv: string[]): Promise<number> {
     await within(CLOSE_WAIT_MS, console_?.close() ?? Promise.resolve()).catch(() => undefined);
     await within(CLOSE_WAIT_MS, demo?.stop() ?? Promise.resolve()).catch(() => undefined);
     if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
+    if (demoDir) rmSync(demoDir, { recursive: true, force: true });
     process.exit(0);
   };
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, () => void stop());
@@ -109,6 +171,20 @@ async function main(argv: string[]): Promise<number> {
     demo = await startDemoBroker();
     url = demo.url;
   }
+  // The demo starts afresh each time (its broker is new), unless told where to keep things.
+  if (demo && !values['data-dir']) {
+    const made = mkdtempSync(join(tmpdir(), 'ak-fleet-demo-console-'));
+    demoDir = made;
+    // Any exit that skips stop() (an uncaught error) still removes it.
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  }
+  const dataDir = values['data-dir'] ?? demoDir ?? defaultDataDir();
+  const accountsFile = join(dataDir, ACCOUNTS_FILE);
+  let firstToken: string | null = null;
+  if (!listAccounts(accountsFile).length) {
+    firstToken = addAccount(accountsFile, FIRST_ACCOUNT, 'operator', Date.now());
+    writeFileSync(join(dataDir, `${FIRST_ACCOUNT}.token`), `${firstToken}\n`, { mode: 0o600 });
+  }
   console_ = await startFleetConsole({
     brokerUrl: url,
     topicPrefix: prefix,
@@ -116,7 +192,8 @@ async function main(argv: string[]): Promise<number> {
     ...(values.username ? { username: values.username } : {}),
     ...(values['password-file'] ? { password: await readSecret(values['password-file'], 'The password file') } : {}),
     ...(values['ca-file'] ? { ca: readFileSync(values['ca-file']) } : {}),
-    ...(values['token-file'] ? { token: await readSecret(values['token-file'], 'The token file') } : {}),
+    accounts: openAccountsFile(accountsFile, { logger }),
+    dataDir,
     pageDir: join(ROOT, 'out', 'fleet-console'),
     ...(values.listen ? { host: values.listen } : {}),
     ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
@@ -144,9 +221,16 @@ async function main(argv: string[]): Promise<number> {
     }, 3000).unref();
   }
   await console_.link.ready(20_000).catch((error: Error) => say(`Warning: ${error.message} The console keeps trying.`));
-  say(`Fleet console for ${demo ? `a demo (${kioskCount} simulated kiosks, Mosquitto at ${url})` : url}, topics ${prefix}/…`);
-  say(`Open (the address carries the operator token; keep it private):\n  ${console_.server.pageUrl}`);
-  say(`Prometheus: scrape ${console_.server.origin}/metrics with "Authorization: Bearer <the token>". Stop with Ctrl+C.`);
+  say(`Fleet console for ${demo ? `a demo (${kioskCount} simulated kiosks, Mosquitto at ${url})` : url}, topics ${prefix}/…; it keeps its memory and audit log in ${dataDir}`);
+  if (firstToken) {
+    // The one time a token is printed: the first start, when nobody has one yet.
+    say(`First start: the operator account "${FIRST_ACCOUNT}" was made. Its token, shown this once (also in ${join(dataDir, `${FIRST_ACCOUNT}.token`)}, readable by you only):`);
+    say(`  ${firstToken}`);
+    say(`Open (signs you in; keep it private):\n  ${console_.server.origin}/#token=${firstToken}`);
+  } else {
+    say(`Open ${console_.server.origin}/ and sign in with your account's token (accounts: ${listAccounts(accountsFile).map((a) => `${a.name} (${a.role})`).join(', ')}).`);
+  }
+  say(`Prometheus: scrape ${console_.server.origin}/metrics with a viewer's token ("npm run fleet -- account add prometheus --role viewer --token-file PATH"). Stop with Ctrl+C.`);
   return -1;
 }
 

@@ -1,17 +1,21 @@
 /**
- * `cli fleet list | send KIOSK|--group G|--all COMMAND [ARG] | watch | visitors`: the fleet console for scripts.
- * It talks to a running console (`npm run fleet`) over its HTTP API with the operator token, so a
- * script needs no broker login of its own and sees exactly what the page sees; commands get the same
- * checks and refusals. The commands, their one argument and their help lines come from the kiosk's table
- * (fleet/command-table.ts).
+ * `cli fleet list | send KIOSK|--group G|--all COMMAND [ARG] | watch | audit | visitors`: the fleet console
+ * for scripts. It talks to a running console (`npm run fleet`) over its HTTP API with an account's token,
+ * so a script needs no broker login of its own, sees exactly what the page sees, and is named in the audit
+ * log; commands get the same checks and refusals (a viewer's token sends nothing). The commands, their
+ * one argument and their help lines come from the kiosk's table (fleet/command-table.ts).
  *   --console URL   default http://127.0.0.1:8790 (or FLEET_CONSOLE_URL)
- *   --token-file F  the operator token (or FLEET_CONSOLE_TOKEN)
- * Exit: 0 ok; 1 a kiosk refused, or did not answer within --wait seconds; 2 bad usage or unreachable.
+ *   --token-file F  the account's token (or FLEET_CONSOLE_TOKEN)
+ * `list` asks the console for one page of the filtered list (it never downloads the whole fleet to filter
+ * it here); `send` follows its own command's answers on the console's stream of that command, until every
+ * kiosk answered or expired, or --wait seconds.
+ * Exit: 0 ok; 1 a kiosk refused or expired, or did not answer within --wait seconds, or a staged command
+ * stopped; 2 bad usage, a command the console refused, or unreachable.
  */
 import { AvatarError } from '../core/errors.ts';
 import { readRegularFile } from '../core/bounded-read.ts';
 import { COMMAND_NAMES, commandRow, type CommandName } from '../fleet/command-table.ts';
-import type { CommandResponse, CommandTarget, ConsoleFrame, KioskRow, VisitorsView } from '../fleet/console/view.ts';
+import { STATUS_FILTERS, type CommandAnswer, type CommandFrame, type CommandRecord, type CommandRequest, type CommandResponse, type CommandTarget, type ConsoleFrame, type KioskPage, type KioskRow, type StatusFilter, type VisitorsView } from '../fleet/console/view.ts';
 import { STEP_WORDS, VISITOR_STEPS } from '../fleet/console/visitors.ts';
 import type { CliIo } from './probe.ts';
 import { cell, jsonLine } from './terminal-safe.ts';
@@ -23,11 +27,25 @@ export interface FleetCliOptions {
   all: boolean;
   waitS: number;
   json: boolean;
+  /** send: how long the command stays valid for a kiosk that is offline (seconds). */
+  expiresS?: number | undefined;
+  /** send: a staged command's first wave (kiosks). */
+  firstWave?: number | undefined;
+  /** list: online, offline, in-call, closed, problems. */
+  status?: string | undefined;
+  /** list: words in the id, group, version or last error. */
+  search?: string | undefined;
+  /** list, audit: rows per page (list: 0 for all). */
+  limit?: number | undefined;
+  offset?: number | undefined;
+  /** audit: one command's answers. */
+  id?: string | undefined;
 }
 
 export const DEFAULT_CONSOLE_URL = 'http://127.0.0.1:8790';
-/** How often `send` looks for the answers. */
-const POLL_MS = 250;
+/** `fleet list` prints this many rows unless --limit says. */
+export const DEFAULT_LIST_LIMIT = 100;
+const PAGE = 10_000;
 
 /** `fleet send`'s list in --help: each command of the table, the name of its one argument, what it does. */
 export function fleetCommandHelp(indent = '    ', width = 20): string {
@@ -68,7 +86,7 @@ export async function runFleetCommand(args: string[], options: FleetCliOptions, 
   const base = (options.consoleUrl ?? io.env.FLEET_CONSOLE_URL ?? DEFAULT_CONSOLE_URL).replace(/\/+$/, '');
   let token = io.env.FLEET_CONSOLE_TOKEN?.trim();
   if (options.tokenFile) token = new TextDecoder().decode(await readRegularFile(options.tokenFile, 4096, 'The token file')).trim();
-  if (!token) throw new AvatarError('invalid_request', 'The fleet console needs its operator token: --token-file PATH or FLEET_CONSOLE_TOKEN (the token is in the address `npm run fleet` printed).');
+  if (!token) throw new AvatarError('invalid_request', 'The fleet console needs an account\'s token: --token-file PATH or FLEET_CONSOLE_TOKEN (`npm run fleet -- account add NAME --token-file PATH` makes one).');
   const headers = { authorization: `Bearer ${token}` };
   const call = async (path: string, init: RequestInit = {}): Promise<Response> => {
     try {
@@ -80,21 +98,16 @@ export async function runFleetCommand(args: string[], options: FleetCliOptions, 
       throw new AvatarError('network', `The fleet console at ${base} did not answer (${error instanceof Error ? error.message : String(error)}); is \`npm run fleet\` running?`);
     }
   };
-  const kiosks = async () => ((await (await call('/api/kiosks')).json()) as { kiosks: KioskRow[] }).kiosks;
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await call(path);
+    const body = (await res.json()) as T & { ok?: false; error?: { message: string } };
+    if (!res.ok) throw new AvatarError(res.status === 404 ? 'not_found' : 'invalid_request', body.error?.message ?? `The console answered HTTP ${res.status}.`);
+    return body;
+  };
 
   switch (sub) {
-    case 'list': {
-      const rows = (await kiosks()).sort((a, b) => a.kioskId.localeCompare(b.kioskId));
-      if (options.json) {
-        io.stdout(`${jsonLine(rows)}\n`);
-        return 0;
-      }
-      io.stdout(`${['KIOSK', 'STATUS', 'SINCE', 'GROUP', 'PHASE', 'VERSION', 'CALLS', 'CREDITS', 'LAST ERROR'].join('\t')}\n`);
-      for (const r of rows) {
-        io.stdout(`${[r.kioskId, r.online ? 'online' : 'offline', r.sinceAt ?? '-', r.group ?? '-', r.online ? (r.phase ?? '-') : '-', r.version ?? '-', r.todaySessions, r.todayCredits, r.lastErrorCode ?? '-'].map(cell).join('\t')}\n`);
-      }
-      return 0;
-    }
+    case 'list':
+      return list(get, options, io);
     case 'send': {
       let target: CommandTarget;
       let words = rest;
@@ -106,35 +119,151 @@ export async function runFleetCommand(args: string[], options: FleetCliOptions, 
         target = { kiosks: kiosk.split(',') };
         words = more;
       }
-      const command = commandFromWords(words[0], words[1]);
-      const res = (await (await call('/api/command', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ target, command }) })).json()) as CommandResponse;
+      const request: CommandRequest = { target, command: commandFromWords(words[0], words[1]), ...(options.expiresS !== undefined ? { expiresInS: options.expiresS } : {}), ...(options.firstWave !== undefined ? { firstWave: options.firstWave } : {}) };
+      const res = (await (await call('/api/command', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })).json()) as CommandResponse;
       if (!res.ok) throw new AvatarError('invalid_request', res.error.message);
-      const deadline = Date.now() + options.waitS * 1000;
-      let answered: KioskRow[] = [];
-      for (;;) {
-        answered = (await kiosks()).filter((r) => r.lastAnswer?.id === res.id);
-        if (answered.length >= res.expected.length || Date.now() >= deadline) break;
-        await new Promise((r) => setTimeout(r, POLL_MS));
-      }
-      const missing = res.expected.filter((k) => !answered.some((r) => r.kioskId === k));
-      if (options.json) io.stdout(`${jsonLine({ id: res.id, answers: answered.map((r) => ({ kiosk: r.kioskId, ...r.lastAnswer })), missing })}\n`);
+      const followed = await follow(call, res.id, options.waitS * 1000, io);
+      const answered = new Set(followed.answers.map((a) => a.kioskId));
+      const missing = res.expected.filter((k) => !answered.has(k));
+      const record = followed.record;
+      if (options.json) io.stdout(`${jsonLine({ id: res.id, answers: followed.answers, missing, state: record?.state ?? 'waiting', note: record?.note ?? null })}\n`);
       else {
-        for (const r of answered) io.stdout(`${[r.kioskId, r.lastAnswer!.ok ? 'ok' : 'refused', r.lastAnswer!.summary, ...(r.lastAnswer!.screenshotUrl ? [`${base}${r.lastAnswer!.screenshotUrl}`] : [])].map(cell).join('\t')}\n`);
+        for (const a of followed.answers) io.stdout(`${[a.kioskId, a.expired ? 'expired' : a.ok ? 'ok' : 'refused', a.summary, ...(a.screenshotUrl ? [`${base}${a.screenshotUrl}`] : [])].map(cell).join('\t')}\n`);
         for (const k of missing) io.stdout(`${cell(k)}\tno answer within ${options.waitS} s (offline? the command waits in the broker until ${res.expiresAt})\n`);
+        if (res.waves && record) io.stdout(`${cell(`staged: ${record.waves?.length ?? 1} wave(s) sent to ${record.expected} of ${record.expected + record.notSent} kiosks; ${record.note ?? `${record.ok} ok`}`)}\n`);
       }
-      return missing.length || answered.some((r) => !r.lastAnswer!.ok) ? 1 : 0;
+      const failed = missing.length > 0 || followed.answers.some((a) => !a.ok) || record?.state === 'stopped' || (record !== null && record.notSent > 0);
+      return failed ? 1 : 0;
     }
     case 'watch':
       return watch(call, options, io);
+    case 'audit':
+      return audit(get, options, io);
     case 'visitors': {
-      const view = (await (await call('/api/visitors')).json()) as VisitorsView;
+      const view = await get<VisitorsView>('/api/visitors');
       if (options.json) io.stdout(`${jsonLine(view)}\n`);
       else io.stdout(visitorsText(view));
       return 0;
     }
     default:
-      throw new AvatarError('invalid_request', `fleet needs list, send, watch or visitors (got "${sub ?? ''}").`);
+      throw new AvatarError('invalid_request', `fleet needs list, send, watch, audit or visitors (got "${sub ?? ''}").`);
   }
+}
+
+type Get = <T>(path: string) => Promise<T>;
+
+/** One page of the filtered list (or every page with --limit 0), in kiosk id order. */
+async function list(get: Get, options: FleetCliOptions, io: CliIo): Promise<number> {
+  const status = options.status ?? 'all';
+  if (!(STATUS_FILTERS as readonly string[]).includes(status)) throw new AvatarError('invalid_request', `--status must be one of ${STATUS_FILTERS.join(', ')} (got "${status}").`);
+  const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+  const offset = options.offset ?? 0;
+  const query = (from: number, size: number) => {
+    const q = new URLSearchParams({ status: status as StatusFilter, offset: String(from), limit: String(size) });
+    if (options.group) q.set('group', options.group);
+    if (options.search) q.set('search', options.search);
+    return `/api/kiosks?${q}`;
+  };
+  let page = await get<KioskPage>(query(offset, limit === 0 ? PAGE : limit));
+  const rows = [...page.kiosks];
+  while (limit === 0 && offset + rows.length < page.total && page.kiosks.length > 0) {
+    page = await get<KioskPage>(query(offset + rows.length, PAGE));
+    rows.push(...page.kiosks);
+  }
+  if (options.json) io.stdout(`${jsonLine(rows)}\n`);
+  else {
+    io.stdout(`${['KIOSK', 'STATUS', 'SINCE', 'GROUP', 'PHASE', 'VERSION', 'CALLS', 'CREDITS', 'LAST ERROR'].join('\t')}\n`);
+    for (const r of rows) io.stdout(`${[r.kioskId, r.online ? 'online' : 'offline', since(r), r.group ?? '-', r.online ? (r.phase ?? '-') : '-', r.version ?? '-', r.todaySessions, r.todayCredits, r.lastErrorCode ?? '-'].map(cell).join('\t')}\n`);
+  }
+  if (rows.length < page.total) {
+    const next = offset + rows.length;
+    io.stderr(`fleet list: kiosks ${rows.length ? `${offset + 1}-${next}` : 'none'} of ${page.total}${next < page.total ? ` (--offset ${next} for the next page, --limit 0 for all)` : ''}\n`);
+  }
+  return 0;
+}
+
+/** "since" as one cell: the time, a window `not-before/at` when the change fell while the console was away, or "-". */
+function since(r: KioskRow): string {
+  if (!r.sinceAt) return '-';
+  return r.sinceNotBefore ? `${r.sinceNotBefore}/${r.sinceAt}` : r.sinceAt;
+}
+
+/**
+ * The command's own stream on the console: its answers so far, then each as it comes, until it is done
+ * (every kiosk answered or expired, no wave pending) or `waitMs` passes.
+ */
+async function follow(call: (path: string, init?: RequestInit) => Promise<Response>, id: string, waitMs: number, io: CliIo): Promise<{ answers: CommandAnswer[]; record: CommandRecord | null }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), waitMs);
+  const off = io.onSignal(() => controller.abort());
+  const answers = new Map<string, CommandAnswer>();
+  let record: CommandRecord | null = null;
+  try {
+    const res = await call(`/api/commands/${encodeURIComponent(id)}/stream`, { signal: controller.signal });
+    if (!res.ok || !res.body) throw new AvatarError('network', `The console did not stream command ${id} (HTTP ${res.status}).`);
+    await readEvents(res.body, controller.signal, (data) => {
+      const frame = JSON.parse(data) as CommandFrame;
+      if (frame.type === 'answer') answers.set(frame.answer.kioskId, frame.answer);
+      else {
+        record = frame.command;
+        if (frame.type === 'record') for (const a of frame.answers) answers.set(a.kioskId, a);
+      }
+      return frame.type === 'done';
+    });
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  } finally {
+    clearTimeout(timer);
+    off();
+  }
+  return { answers: [...answers.values()], record };
+}
+
+/** Server-sent events from `body`: `onData` gets each event's data; true from it ends the reading. */
+async function readEvents(body: NonNullable<Response['body']>, signal: AbortSignal, onData: (data: string) => boolean): Promise<void> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  signal.addEventListener('abort', cancel);
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = block.split('\n').find((l) => l.startsWith('data: '));
+        if (data && onData(data.slice(6))) return cancel();
+      }
+    }
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+}
+
+/** The audit log: the latest commands (who, when, what, to whom, how it went), or one command's answers. */
+async function audit(get: Get, options: FleetCliOptions, io: CliIo): Promise<number> {
+  const outcome = (c: CommandRecord) => `${c.ok} ok, ${c.refused} refused, ${c.expired} expired, of ${c.expected}${c.notSent ? ` (${c.notSent} not sent)` : ''}; ${c.state}${c.note ? `: ${c.note}` : ''}`;
+  if (options.id) {
+    const one = await get<{ command: CommandRecord; answers: CommandAnswer[] }>(`/api/commands/${encodeURIComponent(options.id)}`);
+    if (options.json) io.stdout(`${jsonLine(one)}\n`);
+    else {
+      const c = one.command;
+      io.stdout(`${[c.at, c.by, `${c.cmd} ${c.args}`, c.target, outcome(c)].map(cell).join('\t')}\n`);
+      const shown = new Set(one.answers.map((a) => a.kioskId));
+      for (const a of [...one.answers, ...c.problems.filter((p) => !shown.has(p.kioskId))]) io.stdout(`${[a.kioskId, a.expired ? 'expired' : a.ok ? 'ok' : 'refused', a.at, a.summary].map(cell).join('\t')}\n`);
+    }
+    return 0;
+  }
+  const { commands } = await get<{ commands: CommandRecord[] }>(`/api/commands?limit=${options.limit ?? 20}`);
+  if (options.json) io.stdout(`${jsonLine(commands)}\n`);
+  else {
+    io.stdout(`${['AT', 'BY', 'COMMAND', 'TARGET', 'ID', 'OUTCOME'].join('\t')}\n`);
+    for (const c of commands) io.stdout(`${[c.at, c.by, `${c.cmd}${c.args === '{}' ? '' : ` ${c.args}`}`, c.target, c.id, outcome(c)].map(cell).join('\t')}\n`);
+  }
+  return 0;
 }
 
 /**
@@ -166,23 +295,11 @@ async function watch(call: (path: string) => Promise<Response>, options: FleetCl
   };
   try {
     const res = await call('/api/stream');
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    controller.signal.addEventListener('abort', () => void reader.cancel());
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block.split('\n').find((l) => l.startsWith('data: '));
-        if (!data) continue;
-        const frame = JSON.parse(data.slice(6)) as ConsoleFrame;
-        for (const r of frame.kiosks) line(r);
-      }
-    }
+    await readEvents(res.body!, controller.signal, (data) => {
+      const frame = JSON.parse(data) as ConsoleFrame;
+      for (const r of frame.kiosks) line(r);
+      return false;
+    });
   } catch (error) {
     if (!controller.signal.aborted) throw error;
   } finally {

@@ -24,6 +24,7 @@ import { runVisitorsCommand } from './visitors-command.ts';
 import { forCli } from './messages.ts';
 import { runUpdateKeygen, runUpdateSign } from './update-commands.ts';
 import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS } from '../fleet/feed-binding.ts';
+import { MAX_COMMAND_TTL_S, MIN_COMMAND_TTL_S } from '../fleet/console/link.ts';
 import { WIRE_REPORT_HOLD_S } from './wire-report.ts';
 
 export const USAGE = `Avatar Kiosk CLI
@@ -52,15 +53,22 @@ Commands:
                         each bound to its channel, platform and version; [--min-version V] the lowest
                         version kiosks may go to (default: the current release), [--expires-in-days N]
                         after which kiosks refuse it (default 30)
-  fleet list            every kiosk the fleet console knows (npm run fleet must be running) [--json]
+  fleet list            the kiosks the fleet console knows (npm run fleet must be running), a page at a
+                        time: [--status online|offline|in-call|closed|problems] [--group G] [--search TEXT]
+                        [--limit N (100; 0: all)] [--offset N] [--json]
   fleet send KIOSK[,KIOSK…]|--group G|--all COMMAND [ARG]
-                        prints each kiosk's answer; exit 1 if one refused or none came in --wait S (10).
-                        ARG: the command's argument (set-volume 40), or a JSON object of the whole
-                        command ('{"force":true}'). COMMAND is one of:
+                        prints each kiosk's answer as it comes; exit 1 if one refused or expired, or none
+                        came in --wait S (10). [--expires S] how long it stays valid for a kiosk that is
+                        offline (120; 10 to 86400); [--first-wave N] staged: N kiosks first, the rest only
+                        if all of them ran it. ARG: the command's argument (set-volume 40), or a JSON
+                        object of the whole command ('{"force":true}'). COMMAND is one of:
 ${fleetCommandHelp()}  fleet watch           one line per kiosk change (online/offline, phase, error) until Ctrl+C [--json]
+  fleet audit           the latest commands: when, who, what, to whom, how it went [--limit N (20)]
+                        [--id ID: that command's answers] [--json]
   fleet visitors        the day's visitor funnel of the fleet and its groups (thresholded) [--json]
                         --console URL (default http://127.0.0.1:8790, or FLEET_CONSOLE_URL),
-                        --token-file PATH (or FLEET_CONSOLE_TOKEN): the console's operator token
+                        --token-file PATH (or FLEET_CONSOLE_TOKEN): an account's token (a viewer's
+                        lists and watches; an operator's also sends)
 
 Service (probe, voices). With neither URL the embedded emulator is used:
   --base-url URL        direct surface root {base_url} (needs an API key)
@@ -125,6 +133,13 @@ export const CLI_OPTIONS = {
   group: { type: 'string' },
   all: { type: 'boolean' },
   wait: { type: 'string' },
+  expires: { type: 'string' },
+  'first-wave': { type: 'string' },
+  status: { type: 'string' },
+  search: { type: 'string' },
+  limit: { type: 'string' },
+  offset: { type: 'string' },
+  id: { type: 'string' },
   'wire-report': { type: 'string' },
 } as const;
 
@@ -145,6 +160,12 @@ export function numberOption(value: string | undefined, name: string, fallback: 
   if (!Number.isFinite(n) || n < min || n > max) {
     throw new AvatarError('invalid_request', `--${name} must be a number from ${min} to ${max} (got "${value}").`);
   }
+  return n;
+}
+
+function integerOption(value: string, name: string, min: number, max: number): number {
+  const n = numberOption(value, name, 0, { min, max });
+  if (!Number.isInteger(n)) throw new AvatarError('invalid_request', `--${name} must be a whole number from ${min} to ${max} (got "${value}").`);
   return n;
 }
 
@@ -287,7 +308,21 @@ export async function main(argv: string[]): Promise<number> {
       case 'fleet':
         return await runFleetCommand(
           positionals.slice(1),
-          { consoleUrl: values.console, tokenFile: values['token-file'], group: values.group, all: values.all ?? false, waitS: numberOption(values.wait, 'wait', 10, { max: 3600 }), json: values.json ?? false },
+          {
+            consoleUrl: values.console,
+            tokenFile: values['token-file'],
+            group: values.group,
+            all: values.all ?? false,
+            waitS: numberOption(values.wait, 'wait', 10, { max: 3600 }),
+            json: values.json ?? false,
+            expiresS: values.expires === undefined ? undefined : integerOption(values.expires, 'expires', MIN_COMMAND_TTL_S, MAX_COMMAND_TTL_S),
+            firstWave: values['first-wave'] === undefined ? undefined : integerOption(values['first-wave'], 'first-wave', 1, 100_000),
+            status: values.status,
+            search: values.search,
+            limit: values.limit === undefined ? undefined : integerOption(values.limit, 'limit', 0, 1_000_000),
+            offset: values.offset === undefined ? undefined : integerOption(values.offset, 'offset', 0, 1_000_000),
+            id: values.id,
+          },
           io,
         );
       default:

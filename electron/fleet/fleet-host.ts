@@ -11,7 +11,7 @@ import type { Clock } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
 import { overlay, resolveConfig, type ConfigEnv } from '../kiosk/config.ts';
-import { DayFigures } from '../kiosk/call-figures.ts';
+import { DayFigures, localDayBounds } from '../kiosk/call-figures.ts';
 import type { Kiosk } from '../kiosk/compose.ts';
 import { policyLocks } from './managed-config.ts';
 import { METRIC_PREFIX } from './metrics.ts';
@@ -165,7 +165,7 @@ export function startFleetHost(options: FleetHostOptions): FleetHost {
             cast: kiosk.config.cast.map((m) => m.id),
             open: state.open,
             nextChangeAt: state.nextChangeAtMs === null ? null : new Date(state.nextChangeAtMs).toISOString(),
-            today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0, demoSessions: totals?.demoSessions ?? 0 },
+            today: { sessions: totals?.sessions ?? 0, credits: totals?.credits ?? 0, demoSessions: totals?.demoSessions ?? 0, ...localDayBounds(clock.now()) },
             lastErrorCode: options.lastErrorCode?.() ?? lastFailure,
             policyError: options.policyError ?? null,
             safety: {

@@ -61,8 +61,11 @@ export interface FleetStatusFields {
   open: boolean;
   /** When open/closed next changes (ISO), or null. */
   nextChangeAt: string | null;
-  /** Real calls only; demo calls (the built-in emulator, nobody paid) apart in `demoSessions`. */
-  today: { sessions: number; credits: number; demoSessions?: number };
+  /**
+   * The ledger's totals of the kiosk's local day `day` (from `from` to `to`, ISO times): real calls only;
+   * demo calls (the built-in emulator, nobody paid) apart in `demoSessions`.
+   */
+  today: { sessions: number; credits: number; demoSessions?: number; day?: string; from?: string; to?: string };
   lastErrorCode: string | null;
   /** Whether Chromium's sandbox is on (false: started with --no-sandbox, e.g. by an AppImage's launcher). */
   sandbox?: boolean;

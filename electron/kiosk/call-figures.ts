@@ -31,6 +31,15 @@ const localDay = (ms: number): string => {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 };
 
+/** The kiosk's local day at `nowMs`: its date and its start and end as ISO times (the status' `today`
+ *  says which day its counters are for, so the console can compare them with the calls it received). */
+export function localDayBounds(nowMs: number): { day: string; from: string; to: string } {
+  const d = new Date(nowMs);
+  const from = new Date(d.getFullYear(), d.getMonth(), d.getDate());
+  const to = new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1);
+  return { day: localDay(nowMs), from: from.toISOString(), to: to.toISOString() };
+}
+
 export class DayFigures {
   #day = '';
   #calls: CallFigures[] = [];

@@ -100,7 +100,8 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
     context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
     page = await context.newPage();
     problems = pageProblems(page);
-    await page.goto(fleet.server.pageUrl);
+    // The first-start link: the token after `#` signs the page in (it never reaches the server).
+    await page.goto(`${fleet.server.origin}/#token=${fleet.token!}`);
   });
 
   after(async () => {
@@ -244,7 +245,8 @@ describe('fleet console (E2E: Chromium, the built page, a real Mosquitto, real a
     // The console's view of that kiosk, from the status it received over Mosquitto: the same day, and each
     // step the kiosk's own count as the console shows a kiosk's count (under 5: "fewer than 5").
     const line = async () => {
-      const view = (await page.evaluate(async () => (await fetch('/api/visitors')).json())) as VisitorsView;
+      // Asked as the page asks: its session's cookie and its key (session.ts keeps the key in sessionStorage).
+      const view = (await page.evaluate(async () => (await fetch('/api/visitors', { headers: { 'X-Fleet-Key': sessionStorage.getItem('fleet-console-key') ?? '' } })).json())) as VisitorsView;
       return { day: view.day, line: view.kiosks.find((l) => l.kioskId === 'real-b') ?? null };
     };
     const shown = (l: VisitorsView['kiosks'][number] | null) => VISITOR_STEPS.map((step) => `${step} ${l?.figures[step].text ?? '-'}`);

@@ -47,6 +47,8 @@ export class FakeMqttBroker {
   #heldConnack: Socket | null = null;
   /** The SUBACK reason codes for a SUBSCRIBE; default: each subscription granted at the QoS it asked. */
   suback: ((subscribed: Array<{ topic: string; qos: number }>) => number[]) | null = null;
+  /** Answer nothing at all while set (a broker process that hangs, its connections still open). */
+  silent = false;
   /** The PUBACK reason code for a QoS 1 PUBLISH; 'hold' keeps it back until `releasePuback`. */
   puback: (packet: IPublishPacket) => number | 'hold' = () => 0;
   #held: number[] = [];
@@ -154,6 +156,7 @@ export class FakeMqttBroker {
   }
 
   #answer(socket: Socket, packet: Packet): void {
+    if (this.silent) return;
     const write = (p: Packet) => void socket.write(generate(p, { protocolVersion: 5 }));
     switch (packet.cmd) {
       case 'connect':

@@ -15,7 +15,9 @@ import { after, before, describe, it } from 'node:test';
 import { connectAsync } from 'mqtt';
 import { systemClock } from '../../electron/core/clock.ts';
 import { startFleetConsole, type FleetConsole } from '../../electron/fleet/console/index.ts';
-import { COOKIE, CONSOLE_CSP } from '../../electron/fleet/console/server.ts';
+import { CONSOLE_CSP } from '../../electron/fleet/console/server.ts';
+import { NOT_RECEIVED } from '../../electron/fleet/console/spend.ts';
+import { KEY_HEADER, SECURE_COOKIE } from '../../electron/fleet/console/sessions.ts';
 import { startSimulatedKiosk, type SimulatedKiosk } from '../../electron/fleet/console/simulated.ts';
 import type { VisitorsView } from '../../electron/fleet/console/view.ts';
 import { CONSOLE_LOGIN, mosquittoMissing, PREFIX, startBroker, type Broker } from '../helpers/mosquitto.ts';
@@ -79,20 +81,28 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
       const origin = fleet.server.origin;
       assert.equal((await http(origin, '/api/kiosks')).status, 401);
       assert.equal((await http(origin, '/metrics')).status, 401);
-      assert.equal((await http(origin, '/?token=not-the-token')).status, 401);
       assert.equal((await http(origin, '/api/kiosks', { headers: { authorization: 'Bearer not-the-token' } })).status, 401);
       // A DNS-rebinding page reaches 127.0.0.1 under its own name: refused even with the cookie.
       const rebound = await http(origin, '/api/kiosks', { headers: { ...bearer(), host: `evil.example:${new URL(origin).port}` } });
       assert.equal(rebound.status, 421);
     });
 
-    it('exchanges the token in the printed address for an HttpOnly SameSite=Strict cookie and drops it from the address', async () => {
-      const first = await http(fleet.server.pageUrl, fleet.server.pageUrl.slice(fleet.server.origin.length));
-      assert.equal(first.status, 303);
-      assert.equal(first.headers.location, '/');
-      const cookie = String(first.headers['set-cookie']);
-      assert.match(cookie, new RegExp(`^${COOKIE}=[^;]+; HttpOnly; SameSite=Strict; Path=/$`));
-      const page = await http(fleet.server.origin, '/', { headers: { cookie: cookie.split(';')[0]! } });
+    it("signs in with the token for a session cookie that is not the token, which another server on 127.0.0.1 receives but cannot use", async () => {
+      const origin = fleet.server.origin;
+      const signed = await http(origin, '/api/sign-in', { method: 'POST', headers: { host: new URL(origin).host, 'content-type': 'application/json', origin }, body: JSON.stringify({ token: fleet.token }) });
+      assert.equal(signed.status, 200);
+      const cookie = String(signed.headers['set-cookie']);
+      assert.match(cookie, new RegExp(`^${SECURE_COOKIE.replace('-', '\\-')}=[^;]+; Secure; HttpOnly; SameSite=Strict; Path=/$`));
+      const sent = cookie.split(';')[0]!;
+      assert.ok(!sent.includes(fleet.token!), 'the cookie is not the token');
+      // What another server on 127.0.0.1 the operator visits receives: the cookie. Neither as a cookie alone
+      // nor as a bearer does it open the console.
+      const value = sent.slice(sent.indexOf('=') + 1);
+      assert.equal((await http(origin, '/api/kiosks', { headers: { host: new URL(origin).host, cookie: sent } })).status, 401);
+      assert.equal((await http(origin, '/api/kiosks', { headers: { host: new URL(origin).host, authorization: `Bearer ${value}` } })).status, 401);
+      const key = (JSON.parse(signed.body) as { key: string }).key;
+      assert.equal((await http(origin, '/api/kiosks', { headers: { host: new URL(origin).host, cookie: sent, [KEY_HEADER]: key } })).status, 200);
+      const page = await http(origin, '/', { headers: { host: new URL(origin).host } });
       assert.equal(page.status, 200);
       assert.match(page.body, /<title>console<\/title>/);
       assert.equal(page.headers['content-security-policy'], CONSOLE_CSP);
@@ -194,7 +204,7 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
   });
 
   describe('cli fleet (the real CLI process against the console)', () => {
-    const env = () => ({ FLEET_CONSOLE_URL: fleet.server.origin, FLEET_CONSOLE_TOKEN: fleet.token });
+    const env = () => ({ FLEET_CONSOLE_URL: fleet.server.origin, FLEET_CONSOLE_TOKEN: fleet.token! });
 
     it('list prints every kiosk; a wrong token is refused', async () => {
       const listed = await cli(['fleet', 'list'], env());
@@ -267,7 +277,7 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
     await until(() => kiosks['k-1']!.link.connected && kiosks['k-2']!.link.connected, { realTimeoutMs: WAIT_MS });
     await realDelay(500); // published to the broker, which holds them for the console's session
     fleet = await consoleOn();
-    await until(() => fleet.state.spendRows().reduce((n, r) => n + r.sessions, 0) === 2, { realTimeoutMs: WAIT_MS, message: 'the calls ended while the console was down' });
+    await until(() => fleet.state.spendRows().filter((r) => r.avatar !== NOT_RECEIVED).reduce((n, r) => n + r.sessions, 0) === 2, { realTimeoutMs: WAIT_MS, message: 'the calls ended while the console was down' });
     assert.equal(fleet.state.row('k-2')!.accountTrouble, 1);
     const csv = await http(fleet.server.origin, '/api/spend.csv', { headers: bearer() });
     assert.equal(csv.status, 200);

@@ -170,7 +170,11 @@ describe('fleet host', () => {
       await clock.advance(1_000); // the status throttle
       await until(() => seen.some((s) => s.topic === `${PREFIX}/kiosk-a/status` && (s.body.today as { sessions: number }).sessions === 1), { realTimeoutMs: 15_000, message: 'totals in the status' });
       const status = seen.filter((s) => s.topic === `${PREFIX}/kiosk-a/status`).at(-1)!.body;
-      assert.deepEqual([status.version, status.mode, status.open, status.today], ['1.2.3', 'demo', true, { sessions: 1, credits: 3, demoSessions: 0 }]);
+      // With the kiosk's local day the totals are for (its start and end), so the console can tell its days apart.
+      const d = new Date(clock.now());
+      const midnight = (plusDays: number) => new Date(d.getFullYear(), d.getMonth(), d.getDate() + plusDays).toISOString();
+      const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+      assert.deepEqual([status.version, status.mode, status.open, status.today], ['1.2.3', 'demo', true, { sessions: 1, credits: 3, demoSessions: 0, day, from: midnight(0), to: midnight(1) }]);
       assert.ok(logged.some((l) => l.startsWith('info Fleet link: connecting to the broker') && l.includes('"username":"kiosk-a"')), logged.join('\n'));
       assert.equal(logged.filter((l) => l.includes('a-pass')).length, 0, 'the broker password is never logged');
       // A clean stop says offline (retained) before leaving.

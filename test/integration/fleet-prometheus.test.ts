@@ -113,7 +113,7 @@ describe('Prometheus scrapes the fleet console', { skip: skipScrape ?? false }, 
     for (let i = 0; i < 6; i++) kiosks[0]!.visitor('walks-past');
     await until(() => fleet.state.funnels().find((f) => f.kioskId === 'k-1')?.visitors?.counts.noticed === 7, { realTimeoutMs: 20_000, message: "k-1's funnel on the console" });
 
-    writeFileSync(join(dir, 'token'), fleet.token, { mode: 0o600 });
+    writeFileSync(join(dir, 'token'), fleet.token!, { mode: 0o600 });
     const port = await freePort();
     const target = new URL(fleet.server.origin).host;
     writeFileSync(

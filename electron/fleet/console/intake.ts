@@ -56,7 +56,17 @@ const statusSchema = z.looseObject({
   open: z.boolean().optional(),
   version: z.string().max(64).optional(),
   mode: z.string().max(40).optional(),
-  today: z.object({ sessions: figure(MAX_DAY_SESSIONS).int(), credits: figure(MAX_DAY_CREDITS), demoSessions: figure(MAX_DAY_SESSIONS).int().optional() }).optional(),
+  // `day`, `from`, `to`: the kiosk's local day the counters are for (a kiosk before these fields sends none).
+  today: z
+    .object({
+      sessions: figure(MAX_DAY_SESSIONS).int(),
+      credits: figure(MAX_DAY_CREDITS),
+      demoSessions: figure(MAX_DAY_SESSIONS).int().optional(),
+      day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+      from: z.string().max(40).optional(),
+      to: z.string().max(40).optional(),
+    })
+    .optional(),
   lastErrorCode: z.string().max(64).nullable().optional(),
   queued: figure(MAX_QUEUE_FIGURE).int().optional(),
   droppedEvents: figure(MAX_QUEUE_FIGURE).int().optional(),

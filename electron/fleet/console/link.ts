@@ -6,11 +6,22 @@
  *   broker keeps the events and answers that arrive while the console is away, and hands them over
  *   when it is back.
  * - Commands are checked here with the kiosk's own parser (commands.ts) before they leave, so the page
- *   gets the same refusal the kiosk would give; each carries `expiresAt` and goes out with the MQTT 5
- *   message expiry, never retained (a retained command would run again at every reconnect).
+ *   gets the same refusal the kiosk would give; each carries `expiresAt` (the operator chooses how far
+ *   ahead) and goes out with the MQTT 5 message expiry, never retained (a retained command would run
+ *   again at every reconnect).
+ * - A broker that stops answering with its connection still open (a hung process, a dead path that
+ *   keeps TCP up) is noticed within seconds: a PINGREQ every PROBE_EVERY_MS, and the broker counts as
+ *   not answering when nothing at all has come back for UNRESPONSIVE_AFTER_MS since one was sent. The
+ *   link then says it is not connected (page, `/metrics`), and a command is refused at once with that
+ *   reason rather than waiting on a PUBACK that will not come; one already sent waits PUBLISH_CONFIRM_MS
+ *   at most. The MQTT keep-alive (KEEPALIVE_S) then drops the connection and the link reconnects.
+ * - Remembering: an event is acknowledged to the broker only after the console's memory has it on disk
+ *   (`beforeAck`), so a crash cannot lose a call the broker already let go of; the state hears when the
+ *   link goes down and comes back, so changes queued meanwhile get a "since" window (state.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import { systemClock, type Clock, type TimerHandle } from '../../core/clock.ts';
 import { silentLogger, type Logger, addSecret } from '../../core/log.ts';
 import { parseCommand } from '../commands.ts';
 import { pinRefusal } from '../feed-binding.ts';
@@ -19,10 +30,23 @@ import { watchLink, type LinkHealth } from './link-health.ts';
 import type { FleetState } from './state.ts';
 import type { CommandResponse, CommandTarget } from './view.ts';
 
-/** How long a command may wait in the broker for an offline kiosk. */
+/** How long a command may wait in the broker for an offline kiosk, unless the operator says. */
 export const DEFAULT_COMMAND_TTL_S = 120;
+/** The operator's choice of expiry: at least this… */
+export const MIN_COMMAND_TTL_S = 10;
+/** …and at most what a kiosk accepts (command-guard.ts MAX_COMMAND_LIFETIME_MS). */
+export const MAX_COMMAND_TTL_S = 24 * 60 * 60;
 /** How long the broker keeps the console's session (its queued messages) while it is away. */
 export const SESSION_EXPIRY_S = 24 * 60 * 60;
+/** MQTT keep-alive: the broker drops a silent console after 1.5 times this, and mqtt.js drops a silent
+ *  broker as soon (it pings after KEEPALIVE_S without an answer and gives up half that later). */
+export const KEEPALIVE_S = 10;
+/** A PINGREQ this often while connected… */
+export const PROBE_EVERY_MS = 2_000;
+/** …and the broker is "not answering" once nothing came back this long after one was sent. */
+export const UNRESPONSIVE_AFTER_MS = 4_000;
+/** A command's PUBLISH not confirmed (PUBACK) within this is reported as not confirmed. */
+export const PUBLISH_CONFIRM_MS = 5_000;
 
 export interface ConsoleLinkOptions {
   url: string;
@@ -33,16 +57,27 @@ export interface ConsoleLinkOptions {
   ca?: Buffer;
   state: FleetState;
   now(): number;
+  /** For the probe's timers (default: the system's). */
+  clock?: Clock;
   logger?: Logger;
   commandTtlS?: number;
   reconnectMs?: number;
+  /** Called before an event is acknowledged to the broker: the memory's flush to disk. */
+  beforeAck?: () => void;
+}
+
+/** How long a command stays valid (default: the link's), and its id when the caller chose it (a wave). */
+export interface SendOptions {
+  ttlS?: number;
+  id?: string;
 }
 
 export interface ConsoleLink {
+  /** Connected, and the broker answers. */
   readonly connected: boolean;
   /** Resolves once the first connection is up (rejects after `timeoutMs`). */
   ready(timeoutMs: number): Promise<void>;
-  send(target: CommandTarget, command: Record<string, unknown>): Promise<CommandResponse>;
+  send(target: CommandTarget, command: Record<string, unknown>, options?: SendOptions): Promise<CommandResponse>;
   onConnectionChange(listener: (connected: boolean) => void): () => void;
   /** Since when it is cut off, its session's problems, the broker's drops and heartbeat (link-health.ts). */
   health(): LinkHealth;
@@ -62,33 +97,98 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
     protocolVersion: 5,
     clean: false,
     properties: { sessionExpiryInterval: SESSION_EXPIRY_S, maximumPacketSize: 16 * 1024 * 1024 },
-    keepalive: 30,
+    keepalive: KEEPALIVE_S,
     connectTimeout: 15_000,
     reconnectPeriod: options.reconnectMs ?? 3000,
     rejectUnauthorized: true,
   };
   logger.info('Fleet console: connecting to the broker', { url: options.url, clientId: options.clientId, username: options.username ?? null });
+  const clock = options.clock ?? systemClock;
   const client: MqttClient = connect(options.url, clientOptions);
   const watch = watchLink(client, { broker: brokerLabel(options.url), now: options.now, logger });
   const listeners = new Set<(connected: boolean) => void>();
   const statusTopic = new RegExp(`^${escape(prefix)}/([^/]+)/(status|events|cmd/result)$`);
+  const eventTopic = new RegExp(`^${escape(prefix)}/[^/]+/events$`);
+
+  // The probe: when the broker was last heard from, and since when a PINGREQ waits for anything at all.
+  let answering = true;
+  let lastHeardMs = clock.now();
+  let waitingSinceMs: number | null = null;
+  let probeTimer: TimerHandle | null = null;
+  let shownConnected = false;
+  const notify = () => {
+    const now = client.connected && answering;
+    if (now === shownConnected) return;
+    shownConnected = now;
+    for (const l of listeners) l(now);
+  };
+  const probe = () => {
+    probeTimer = null;
+    if (!client.connected) return;
+    const now = clock.now();
+    if (waitingSinceMs !== null && answering && now - waitingSinceMs >= UNRESPONSIVE_AFTER_MS) {
+      answering = false;
+      logger.warn('Fleet console: the broker does not answer (its connection is open); commands are refused until it does', { silentForMs: now - lastHeardMs });
+      notify();
+    }
+    if (waitingSinceMs === null) waitingSinceMs = now;
+    client.sendPing();
+    probeTimer = clock.setTimeout(probe, PROBE_EVERY_MS);
+  };
+  const stopProbe = () => {
+    if (probeTimer !== null) clock.clearTimeout(probeTimer);
+    probeTimer = null;
+  };
+  client.on('packetreceive', () => {
+    lastHeardMs = clock.now();
+    waitingSinceMs = null;
+    if (!answering) {
+      answering = true;
+      logger.warn('Fleet console: the broker answers again');
+      notify();
+    }
+  });
+  // An event is acknowledged (PUBACK) only once the memory has written it: mqtt.js sends the PUBACK when
+  // this calls back. A failed write leaves it unacknowledged, so the broker hands it over again.
+  client.handleMessage = (packet, callback) => {
+    if (options.beforeAck && eventTopic.test(packet.topic)) {
+      try {
+        options.beforeAck();
+      } catch (error) {
+        logger.error('Fleet console: an event could not be written to disk; it is left for the broker to send again', { error: String(error) });
+        callback(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+    }
+    callback();
+  };
 
   client.on('connect', () => {
     logger.info('Fleet console: connected');
+    answering = true;
+    lastHeardMs = clock.now();
+    waitingSinceMs = null;
+    state.linkUp();
+    stopProbe();
+    probeTimer = clock.setTimeout(probe, PROBE_EVERY_MS);
     // Subscribed again on each connect: a broker that lost the session (restart without persistence)
     // would otherwise leave the console deaf.
     const topics = [`${prefix}/+/status`, `${prefix}/+/events`, `${prefix}/+/cmd/result`];
     client.subscribe(topics, { qos: 1 }, (error, _granted, suback) => {
+      // What the broker kept for the session arrives before this answer: from here on, it is live.
+      state.caughtUp();
       // mqtt.js turns a refusal into an error and leaves `granted` at the QoS asked for: the SUBACK's
       // reason codes (0x80 and above: refused, 0x87 not authorized under MQTT 5) name the topics.
       const codes = (suback?.granted ?? []) as number[];
       const refused = topics.filter((_, i) => (codes[i] ?? 0) >= 0x80);
       if (error || refused.length) logger.error('Fleet console: the broker refused a subscription (check the operator ACL)', { topics: refused });
     });
-    for (const l of listeners) l(true);
+    notify();
   });
   client.on('close', () => {
-    for (const l of listeners) l(false);
+    stopProbe();
+    state.linkDown();
+    notify();
   });
   client.on('error', (error) => logger.warn('Fleet console: broker error', { error: error.message }));
   client.on('message', (topic, payload, packet) => {
@@ -105,9 +205,10 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
     else state.onResult(kioskId, payload);
   });
 
+  const at = (ms: number) => new Date(ms).toISOString().slice(11, 19);
   return {
     get connected() {
-      return client.connected;
+      return client.connected && answering;
     },
     ready(timeoutMs) {
       if (client.connected) return Promise.resolve();
@@ -123,9 +224,13 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
         client.once('connect', ok);
       });
     },
-    async send(target, command) {
-      const id = `c-${options.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-      const expiresAt = new Date(options.now() + ttlS * 1000).toISOString();
+    async send(target, command, sendOptions = {}) {
+      const id = sendOptions.id ?? newCommandId(options.now());
+      const commandTtlS = sendOptions.ttlS ?? ttlS;
+      if (!Number.isInteger(commandTtlS) || commandTtlS < MIN_COMMAND_TTL_S || commandTtlS > MAX_COMMAND_TTL_S) {
+        return { ok: false, error: { code: 'invalid_request', message: `The expiry must be a whole number of seconds from ${MIN_COMMAND_TTL_S} to ${MAX_COMMAND_TTL_S} (${MAX_COMMAND_TTL_S / 3600} h, the longest a kiosk accepts); got ${commandTtlS}.` } };
+      }
+      const expiresAt = new Date(options.now() + commandTtlS * 1000).toISOString();
       const body = { ...command, id, expiresAt };
       const parsed = parseCommand(JSON.stringify(body));
       if (!parsed.ok) return { ok: false, error: { code: 'invalid_request', message: parsed.message } };
@@ -151,15 +256,26 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
         if (below) return { ok: false, error: { code: 'forbidden', message: `update-pin ${pin} is refused for ${kioskId}: ${below}.` } };
       }
       if (!client.connected) return { ok: false, error: { code: 'network', message: 'The console is not connected to the broker; try again when it is.' } };
+      if (!answering) {
+        return { ok: false, error: { code: 'network', message: `The broker has not answered the console since ${at(lastHeardMs)} (${Math.round((clock.now() - lastHeardMs) / 1000)} s; its connection is still open): the command was not sent. Try again when the console shows the broker connected.` } };
+      }
       const payload = JSON.stringify(parsed.command);
       // Who was asked, before it leaves: an answer may arrive before the broker's acknowledgement, and only
       // these kiosks' answers to this id count.
       state.commandSent({ id, cmd: parsed.command.cmd, expected: new Set(expected), expiresAtMs: Date.parse(expiresAt) });
+      let timer: TimerHandle | null = null;
+      const unconfirmed = new Promise<'timeout'>((resolve) => (timer = clock.setTimeout(() => resolve('timeout'), PUBLISH_CONFIRM_MS)));
       try {
-        await Promise.all(topics.map((t) => client.publishAsync(t, payload, { qos: 1, retain: false, properties: { messageExpiryInterval: ttlS } })));
+        const published = Promise.all(topics.map((t) => client.publishAsync(t, payload, { qos: 1, retain: false, properties: { messageExpiryInterval: commandTtlS } })));
+        published.catch(() => undefined);
+        if ((await Promise.race([published, unconfirmed])) === 'timeout') {
+          return { ok: false, error: { code: 'timeout', message: `The broker did not confirm the command within ${PUBLISH_CONFIRM_MS / 1000} s. It may not have reached it; if the broker recovers before ${expiresAt}, kiosks may still run it (command ${id}).` } };
+        }
       } catch (error) {
         state.sent.forget(id);
         return { ok: false, error: { code: 'network', message: `The broker did not take the command: ${error instanceof Error ? error.message : String(error)}` } };
+      } finally {
+        if (timer !== null) clock.clearTimeout(timer);
       }
       logger.info('Fleet console: command sent', { id, cmd: parsed.command.cmd, topics: topics.length, expected: expected.length });
       return { ok: true, id, expected, expiresAt };
@@ -170,9 +286,17 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       return () => listeners.delete(listener);
     },
     async close() {
-      await client.endAsync().catch(() => undefined);
+      stopProbe();
+      // A broker that does not answer would hold the polite DISCONNECT forever.
+      await client.endAsync(!answering).catch(() => undefined);
+      stopProbe();
     },
   };
+}
+
+/** A command id: the console's time and a random part, so ids never repeat across restarts. */
+export function newCommandId(nowMs: number): string {
+  return `c-${nowMs.toString(36)}-${randomBytes(4).toString('hex')}`;
 }
 
 /** The broker's address without any login in it: a label for metrics and the page. */

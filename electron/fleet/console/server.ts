@@ -1,17 +1,22 @@
 /**
  * The fleet console's web server (node:http): the built page, a server-sent stream of the fleet (its first
- * frame carries the commands the page offers, from command-table.ts), the command endpoint, screenshots, the spend CSV, the visitor funnel (JSON and CSV) and the fleet-wide `/metrics`.
+ * frame carries the commands the page offers, from command-table.ts, and the latest commands sent), the
+ * command endpoint, each command's answers as a stream, the kiosk list filtered and paged, screenshots,
+ * the spend CSV, the visitor funnel (JSON and CSV) and the fleet-wide `/metrics`.
  *
  * It is an operator's tool that can hang up calls across the fleet, so:
  *  - it listens on 127.0.0.1 unless told otherwise, and checks the Host header (a DNS-rebinding page
  *    cannot reach it under another name);
- *  - every request needs the operator token: once in the address the console prints (`/?token=…`,
- *    exchanged for an HttpOnly, SameSite=Strict cookie and a redirect that drops it from the address
- *    bar), or as `Authorization: Bearer …` (Prometheus, scripts); compared in constant time;
+ *  - the page's files are public (they hold no data); everything else needs an account (accounts.ts):
+ *    its token as `Authorization: Bearer …` (the CLI, Prometheus, scripts), or a browser session made by
+ *    signing in with it (sessions.ts: a cookie and a page key, neither of them the token);
+ *  - a viewer account reads; only an operator sends (commander.ts), and the audit log says who did;
+ *  - a request another site makes — another port on 127.0.0.1 included — is refused (Fetch Metadata),
+ *    and every answer says it may not be framed or embedded elsewhere (frame-ancestors, X-Frame-Options,
+ *    Cross-Origin-Resource-Policy);
  *  - a POST needs its own Origin and a JSON body (no form can send one);
  *  - the page runs under a strict CSP: only its own scripts, styles, images and connections.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,31 +24,44 @@ import { extname, join, normalize, sep } from 'node:path';
 import { z } from 'zod';
 import { silentLogger, type Logger } from '../../core/log.ts';
 import { commandViews } from '../command-table.ts';
+import type { Account } from './accounts.ts';
+import type { CommandLog } from './command-log.ts';
+import type { Commander } from './commander.ts';
 import type { ConsoleLink } from './link.ts';
 import type { ConsoleMetrics } from './metrics.ts';
+import type { ConsoleSessions } from './sessions.ts';
 import { spendCsv, type FleetState } from './state.ts';
-import type { CommandResponse, ConsoleFrame, LinkView } from './view.ts';
+import { kioskMatches, STATUS_FILTERS, type CommandFrame, type ConsoleFrame, type KioskFilter, type KioskPage, type LinkView, type StatusFilter } from './view.ts';
 import { visitorsCsv, visitorsView } from './visitors.ts';
 
-export const COOKIE = 'fleet_console';
 export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** How often changed rows are pushed to the page. */
 export const PUSH_INTERVAL_MS = 250;
+/** The latest commands the page's first frame carries. */
+export const LOG_IN_SNAPSHOT = 50;
 const MAX_BODY_BYTES = 256 * 1024;
+const MAX_PAGE = 10_000;
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2' };
+const TEXT = 'text/plain; charset=utf-8';
+export const NEEDS_ACCOUNT = 'The fleet console needs an account: sign in on its page with your token, or send "Authorization: Bearer <token>".';
 
 const requestSchema = z.strictObject({
   target: z.union([z.strictObject({ kiosks: z.array(z.string().max(64)).min(1).max(10_000) }), z.strictObject({ group: z.string().max(64) }), z.strictObject({ fleet: z.literal(true) })]),
   command: z.record(z.string(), z.unknown()),
+  expiresInS: z.number().int().optional(),
+  firstWave: z.number().int().optional(),
 });
+const signInSchema = z.strictObject({ token: z.string().min(1).max(200) });
 
 export interface ConsoleServerOptions {
   state: FleetState;
   link: ConsoleLink;
   metrics: ConsoleMetrics;
+  sessions: ConsoleSessions;
+  commander: Commander;
+  log: CommandLog;
   /** The built page (out/fleet-console). */
   pageDir: string;
-  token: string;
   brokerLabel: string;
   /** Default 127.0.0.1. */
   host?: string;
@@ -57,35 +75,25 @@ export interface ConsoleServerOptions {
 
 export interface ConsoleServer {
   readonly origin: string;
-  /** The address to open: it carries the token once. */
-  readonly pageUrl: string;
   close(): Promise<void>;
 }
 
+/** A Host header naming this computer (where browsers take a Secure cookie over http). */
+const LOOPBACK_HOST = /^(127(\.\d{1,3}){3}|localhost|\[::1\])(:\d+)?$/i;
+
 export async function startConsoleServer(options: ConsoleServerOptions): Promise<ConsoleServer> {
-  const { state, link, metrics } = options;
+  const { state, link, metrics, sessions, commander, log } = options;
   const logger = options.logger ?? silentLogger;
   const bind = options.host ?? '127.0.0.1';
-  const tokenHash = createHash('sha256').update(options.token).digest();
   const startedAt = new Date(options.now()).toISOString();
-  const streams = new Set<ServerResponse>();
+  const streams = new Map<ServerResponse, Account>();
+  const followers = new Set<() => void>();
   let allowedHosts = new Set<string>();
-
-  const tokenOk = (given: string | null | undefined) => given != null && timingSafeEqual(createHash('sha256').update(given).digest(), tokenHash);
-  const authed = (req: IncomingMessage) => {
-    const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ') && tokenOk(auth.slice(7).trim())) return true;
-    const cookie = (req.headers.cookie ?? '')
-      .split(';')
-      .map((c) => c.trim().split('='))
-      .find(([name]) => name === COOKIE);
-    return tokenOk(cookie?.[1] ? decodeURIComponent(cookie[1]) : null);
-  };
 
   const server: Server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
       logger.error('Fleet console: request failed', { error: error instanceof Error ? error.message : String(error) });
-      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'Internal error.');
+      if (!res.headersSent) send(res, 500, TEXT, 'Internal error.');
       else res.end();
     });
   });
@@ -95,32 +103,53 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+    res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
     res.setHeader('Cache-Control', 'no-store');
-    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return send(res, 421, 'text/plain; charset=utf-8', 'Wrong host name for the fleet console.');
+    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return send(res, 421, TEXT, 'Wrong host name for the fleet console.');
     const url = new URL(req.url ?? '/', 'http://console.invalid');
     const path = url.pathname;
+    const isApi = path.startsWith('/api/') || path === '/metrics';
 
+    // Fetch Metadata: a request made by another site's page (another port on this computer is "same-site")
+    // is refused, but a link followed to the page itself is fine.
+    const site = req.headers['sec-fetch-site'];
+    if ((site === 'cross-site' || site === 'same-site') && !(req.method === 'GET' && req.headers['sec-fetch-mode'] === 'navigate' && !isApi)) {
+      return send(res, 403, TEXT, 'Requests from another site (another port on this computer included) are refused.');
+    }
     if (path === '/favicon.ico') return void res.writeHead(204).end();
-    if (req.method === 'GET' && path === '/' && url.searchParams.has('token')) {
-      if (!tokenOk(url.searchParams.get('token'))) return send(res, 401, 'text/plain; charset=utf-8', 'This token is not the console\'s. Open the address the console printed.');
-      res.setHeader('Set-Cookie', `${COOKIE}=${encodeURIComponent(options.token)}; HttpOnly; SameSite=Strict; Path=/`);
-      res.writeHead(303, { Location: '/' });
-      return void res.end();
-    }
-    if (!authed(req)) {
-      return send(res, 401, 'text/plain; charset=utf-8', 'The fleet console needs its operator token: open the address it printed when it started (…/?token=…), or send "Authorization: Bearer <token>".');
-    }
+
     if (req.method === 'POST') {
       const origin = req.headers.origin;
-      if (origin !== undefined && !allowedHosts.has(origin.replace(/^https?:\/\//, '').toLowerCase())) return send(res, 403, 'text/plain; charset=utf-8', 'Cross-origin requests are refused.');
-      if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return send(res, 415, 'text/plain; charset=utf-8', 'Send JSON (Content-Type: application/json).');
-      if (path === '/api/command') return command(req, res);
-      return send(res, 404, 'text/plain; charset=utf-8', 'Not found.');
+      if (origin !== undefined && !allowedHosts.has(origin.replace(/^https?:\/\//, '').toLowerCase())) return send(res, 403, TEXT, 'Cross-origin requests are refused.');
+      if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return send(res, 415, TEXT, 'Send JSON (Content-Type: application/json).');
+      if (path === '/api/sign-in') return signIn(req, res);
+      const who = sessions.who(req.headers);
+      if (!who) return send(res, 401, TEXT, NEEDS_ACCOUNT);
+      if (path === '/api/sign-out') {
+        sessions.signOut(req.headers);
+        res.setHeader('Set-Cookie', sessions.clearCookies(secureCookie(req)));
+        return void res.writeHead(204).end();
+      }
+      if (path === '/api/command') return command(req, res, who);
+      return send(res, 404, TEXT, 'Not found.');
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed.');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, TEXT, 'Method not allowed.');
+    if (!isApi) return staticFile(path === '/' ? '/index.html' : path, res);
+
+    // Screenshots are shown as images, which carry no header: the cookie alone opens them, under a random name (state.ts).
+    const shot = /^\/api\/screenshots\/([0-9a-f]{32})\.png$/.exec(path);
+    if (shot) {
+      if (!sessions.whoByCookie(req.headers)) return send(res, 401, TEXT, NEEDS_ACCOUNT);
+      const found = state.screenshot(shot[1]!);
+      return found ? send(res, 200, 'image/png', found.png) : send(res, 404, TEXT, 'That screenshot is no longer kept.');
+    }
+    const who = sessions.who(req.headers);
+    if (!who) return send(res, 401, TEXT, NEEDS_ACCOUNT);
 
     if (path === '/metrics') return send(res, 200, metrics.registry.contentType, await metrics.render());
-    if (path === '/api/kiosks') return json(res, 200, { consoleStartedAt: startedAt, connected: link.connected, kiosks: state.rows() });
+    if (path === '/api/me') return json(res, 200, who);
+    if (path === '/api/kiosks') return kiosks(url, res);
     if (path === '/api/spend.csv') {
       res.setHeader('Content-Disposition', 'attachment; filename="fleet-spend.csv"');
       return send(res, 200, 'text/csv; charset=utf-8', spendCsv(state.spendRows()));
@@ -131,54 +160,120 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       res.setHeader('Content-Disposition', 'attachment; filename="fleet-visitors.csv"');
       return send(res, 200, 'text/csv; charset=utf-8', visitorsCsv(visitorsView(state.funnels())));
     }
-    if (path === '/api/stream') return stream(req, res);
-    const shot = /^\/api\/screenshots\/(\d{1,10})\.png$/.exec(path);
-    if (shot) {
-      const found = state.screenshot(shot[1]!);
-      return found ? send(res, 200, 'image/png', found.png) : send(res, 404, 'text/plain; charset=utf-8', 'That screenshot is no longer kept.');
+    if (path === '/api/stream') return stream(req, res, who);
+    if (path === '/api/commands') {
+      const limit = Number(url.searchParams.get('limit') ?? 50);
+      return json(res, 200, { commands: log.recent(Number.isInteger(limit) && limit > 0 ? Math.min(limit, 1000) : 50) });
     }
-    return staticFile(path === '/' ? '/index.html' : path, res);
+    const one = /^\/api\/commands\/([A-Za-z0-9_.:-]{1,64})(\/stream)?$/.exec(path);
+    if (one) {
+      const found = log.get(one[1]!);
+      if (!found) return json(res, 404, { ok: false, error: { code: 'not_found', message: `The console keeps no command "${one[1]}" (it keeps the latest ones).` } });
+      return one[2] ? followCommand(req, res, one[1]!) : json(res, 200, found);
+    }
+    return send(res, 404, TEXT, 'Not found.');
   }
 
-  async function staticFile(path: string, res: ServerResponse): Promise<void> {
-    const file = normalize(join(options.pageDir, decodeURIComponent(path)));
-    if (!file.startsWith(options.pageDir + sep)) return send(res, 404, 'text/plain; charset=utf-8', 'Not found.');
-    try {
-      const body = await readFile(file);
-      send(res, 200, TYPES[extname(file)] ?? 'application/octet-stream', body);
-    } catch {
-      send(res, 404, 'text/plain; charset=utf-8', path === '/index.html' ? 'The console page is not built: run `npm run build`.' : 'Not found.');
-    }
-  }
-
-  async function command(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; body: unknown } | { ok: false }> {
     let raw = '';
     let size = 0;
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) return json(res, 413, { ok: false, error: { code: 'invalid_request', message: `The command is larger than ${MAX_BODY_BYTES} bytes.` } });
+      if (size > MAX_BODY_BYTES) {
+        json(res, 413, { ok: false, error: { code: 'invalid_request', message: `The request is larger than ${MAX_BODY_BYTES} bytes.` } });
+        return { ok: false };
+      }
       raw += chunk.toString('utf8');
     }
-    let body: unknown;
     try {
-      body = JSON.parse(raw);
+      return { ok: true, body: JSON.parse(raw) };
     } catch {
-      return json(res, 400, { ok: false, error: { code: 'invalid_request', message: 'The body is not JSON.' } });
+      json(res, 400, { ok: false, error: { code: 'invalid_request', message: 'The body is not JSON.' } });
+      return { ok: false };
     }
-    const parsed = requestSchema.safeParse(body);
-    if (!parsed.success) return json(res, 400, { ok: false, error: { code: 'invalid_request', message: `Invalid request at "${parsed.error.issues[0]!.path.join('.')}": ${parsed.error.issues[0]!.message}.` } });
-    const result: CommandResponse = await link.send(parsed.data.target, parsed.data.command);
-    // A refusal is an answer, not a failed request: the page shows its message.
-    json(res, 200, result);
   }
 
-  function stream(req: IncomingMessage, res: ServerResponse): void {
+  async function signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const read = await readJson(req, res);
+    if (!read.ok) return;
+    const parsed = signInSchema.safeParse(read.body);
+    const signed = parsed.success ? sessions.signIn(parsed.data.token) : null;
+    if (!signed) return json(res, 401, { ok: false, error: { code: 'unauthorized', message: 'That token is not one of the console\'s accounts.' } });
+    log.signedIn(signed.who.name, signed.who.role);
+    res.setHeader('Set-Cookie', sessions.cookies(signed.sessionId, secureCookie(req)));
+    json(res, 200, { ok: true, me: signed.who, key: signed.key });
+  }
+
+  async function command(req: IncomingMessage, res: ServerResponse, who: Account): Promise<void> {
+    const read = await readJson(req, res);
+    if (!read.ok) return;
+    const parsed = requestSchema.safeParse(read.body);
+    if (!parsed.success) return json(res, 400, { ok: false, error: { code: 'invalid_request', message: `Invalid request at "${parsed.error.issues[0]!.path.join('.')}": ${parsed.error.issues[0]!.message}.` } });
+    const { expiresInS, firstWave, ...rest } = parsed.data;
+    const result = await commander.send({ ...rest, ...(expiresInS !== undefined ? { expiresInS } : {}), ...(firstWave !== undefined ? { firstWave } : {}) }, who);
+    // A refusal is an answer, not a failed request: the page shows its message. A viewer's is forbidden.
+    json(res, !result.ok && result.error.code === 'forbidden' && who.role !== 'operator' ? 403 : 200, result);
+  }
+
+  function kiosks(url: URL, res: ServerResponse): void {
+    const q = url.searchParams;
+    const status = q.get('status') ?? 'all';
+    if (!(STATUS_FILTERS as readonly string[]).includes(status)) return json(res, 400, { ok: false, error: { code: 'invalid_request', message: `status must be one of ${STATUS_FILTERS.join(', ')} (got "${status}").` } });
+    const offset = Number(q.get('offset') ?? 0);
+    const limit = Number(q.get('limit') ?? MAX_PAGE);
+    if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+      return json(res, 400, { ok: false, error: { code: 'invalid_request', message: `offset must be 0 or more and limit 1 to ${MAX_PAGE}.` } });
+    }
+    const filter: KioskFilter = { status: status as StatusFilter, ...(q.get('group') ? { group: q.get('group')! } : {}), ...(q.get('search') ? { search: q.get('search')! } : {}) };
+    const rows = state
+      .rows()
+      .filter((r) => kioskMatches(r, filter))
+      .sort((a, b) => a.kioskId.localeCompare(b.kioskId));
+    const page: KioskPage = { consoleStartedAt: startedAt, connected: link.connected, total: rows.length, offset, kiosks: rows.slice(offset, offset + limit) };
+    json(res, 200, page);
+  }
+
+  async function staticFile(path: string, res: ServerResponse): Promise<void> {
+    const file = normalize(join(options.pageDir, decodeURIComponent(path)));
+    if (!file.startsWith(options.pageDir + sep)) return send(res, 404, TEXT, 'Not found.');
+    try {
+      const body = await readFile(file);
+      send(res, 200, TYPES[extname(file)] ?? 'application/octet-stream', body);
+    } catch {
+      send(res, 404, TEXT, path === '/index.html' ? 'The console page is not built: run `npm run build`.' : 'Not found.');
+    }
+  }
+
+  function stream(req: IncomingMessage, res: ServerResponse, who: Account): void {
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
     // The page's buttons come from the kiosks' own table of commands (plain data: no code goes to the page).
-    const snapshot: ConsoleFrame = { type: 'snapshot', consoleStartedAt: startedAt, broker: options.brokerLabel, connected: link.connected, link: linkView(), kiosks: state.rows(), commands: commandViews() };
+    const snapshot: ConsoleFrame = { type: 'snapshot', consoleStartedAt: startedAt, broker: options.brokerLabel, connected: link.connected, link: linkView(), me: who, kiosks: state.rows(), commands: commandViews(), log: log.recent(LOG_IN_SNAPSHOT) };
     res.write(`retry: 2000\nevent: fleet\ndata: ${JSON.stringify(snapshot)}\n\n`);
-    streams.add(res);
+    streams.set(res, who);
     req.on('close', () => streams.delete(res));
+  }
+
+  /** One command's answers as they come, until every kiosk answered or expired (then the stream ends). */
+  function followCommand(req: IncomingMessage, res: ServerResponse, id: string): void {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
+    const write = (frame: CommandFrame) => res.write(`event: command\ndata: ${JSON.stringify(frame)}\n\n`);
+    const found = log.get(id)!;
+    write({ type: 'record', command: found.command, answers: found.answers });
+    if (found.command.state !== 'waiting') {
+      write({ type: 'done', command: found.command });
+      return void res.end();
+    }
+    const end = () => {
+      stop();
+      followers.delete(end);
+      res.end();
+    };
+    const stop = log.follow(id, (frame) => {
+      write(frame);
+      if (frame.type === 'done') end();
+    });
+    followers.add(end);
+    req.on('close', end);
   }
 
   const linkView = (): LinkView => {
@@ -189,15 +284,16 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   let lastLink = JSON.stringify(linkView());
   const pushTimer = setInterval(() => {
     const rows = state.takeChanged();
+    const changedLog = log.takeChanged();
     const connected = link.connected;
     const linkNow = linkView();
     const linkText = JSON.stringify(linkNow);
-    if (rows.length === 0 && connected === lastConnected && linkText === lastLink) return;
+    if (rows.length === 0 && changedLog.length === 0 && connected === lastConnected && linkText === lastLink) return;
     lastConnected = connected;
     lastLink = linkText;
-    const frame: ConsoleFrame = { type: 'rows', connected, link: linkNow, kiosks: rows };
+    const frame: ConsoleFrame = { type: 'rows', connected, link: linkNow, kiosks: rows, log: changedLog };
     const text = `event: fleet\ndata: ${JSON.stringify(frame)}\n\n`;
-    for (const s of streams) s.write(text);
+    for (const s of streams.keys()) s.write(text);
   }, PUSH_INTERVAL_MS);
   pushTimer.unref();
 
@@ -212,16 +308,22 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   logger.info('Fleet console: serving', { origin });
   return {
     origin,
-    pageUrl: `${origin}/?token=${encodeURIComponent(options.token)}`,
     async close() {
       clearInterval(pushTimer);
-      for (const s of streams) s.end();
+      for (const end of [...followers]) end();
+      for (const s of streams.keys()) s.end();
       streams.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
     },
   };
+}
+
+/** Whether the browser takes a Secure (`__Host-`) cookie for this request: over https (a reverse proxy
+ *  says so), or on 127.0.0.1 / localhost / [::1], which browsers treat as secure. */
+function secureCookie(req: IncomingMessage): boolean {
+  return req.headers['x-forwarded-proto'] === 'https' || LOOPBACK_HOST.test(req.headers.host ?? '');
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {

@@ -12,6 +12,7 @@ import { AvatarError } from '../../core/errors.ts';
 import { CALL_LENGTH_BOUNDS_S, CALL_LENGTH_BUCKETS, emptyFunnelCounts, type FunnelCounts, type TapsAndLive } from '../../core/funnel.ts';
 import { mqttSchema } from '../../kiosk/fleet-config.ts';
 import { memoryAvatarVolume } from '../../kiosk/avatar-volume.ts';
+import { localDayBounds } from '../../kiosk/call-figures.ts';
 import type { FleetControl } from '../command-table.ts';
 import { startMqttLink, type MqttLink } from '../mqtt-link.ts';
 import type { UpdateStatus } from '../safe-updates.ts';
@@ -52,6 +53,8 @@ export interface SimulatedKiosk {
   startCall(): void;
   /** End the call as a visitor would, with a ledger record (`end_reason`, credits). */
   endCall(endReason?: string, credits?: number, errorCode?: string): void;
+  /** The next call's event is counted in the day's totals but never sent (as when a full queue drops it). */
+  dropNextEvent(): void;
   /** A visitor who does not reach a conversation, counted in the day's funnel. */
   visitor(kind: PretendVisitor): void;
   /** The day's funnel so far, as the status carries it. */
@@ -71,7 +74,25 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
   let phase = 'idle';
   let callStartMs: number | null = null;
   let open = true;
+  // Today's totals, as the kiosk's ledger counts them: per local day of its clock.
   let sessions = 0;
+  let credits = 0;
+  let day = localDayBounds(clock.now()).day;
+  const roll = () => {
+    const now = localDayBounds(clock.now()).day;
+    if (now === day) return;
+    day = now;
+    sessions = 0;
+    credits = 0;
+  };
+  // As a kiosk's ledger counts its day: real calls in `sessions` and `credits`, demo calls (surface
+  // `demo`, the default here: the demo fleet's calls are no real money) apart in `demoSessions`.
+  const today = () => {
+    roll();
+    const bounds = localDayBounds(clock.now());
+    return (options.surface ?? 'demo') === 'demo' ? { sessions: 0, credits: 0, demoSessions: sessions, ...bounds } : { sessions, credits, demoSessions: 0, ...bounds };
+  };
+  let dropNext = false;
   let name = 'Ava';
   const did: string[] = [];
   let service: PretendService =
@@ -106,7 +127,9 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
   const record = (endReason: string, cost: number, errorCode?: string) => {
     const end = clock.now();
     const start = callStartMs ?? end - 60_000;
+    roll();
     sessions++;
+    credits += cost;
     return {
       kind: 'session',
       v: 1,
@@ -141,8 +164,7 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
       cast: avatars,
       open,
       nextChangeAt: null,
-      // The simulated kiosks' calls are demo calls (their records say `surface: 'demo'`): none is real money.
-      today: { sessions: 0, credits: 0, demoSessions: sessions },
+      today: today(),
       lastErrorCode: null,
       avatarVolume: volume.percent,
       service,
@@ -201,7 +223,9 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
     const lengthS = (clock.now() - (callStartMs ?? clock.now())) / 1000;
     const counts = count([NORMAL_ENDS.has(endReason) && !errorCode ? 'endedWell' : 'endedBadly']);
     counts.callLength[CALL_LENGTH_BUCKETS.find((b) => lengthS < CALL_LENGTH_BOUNDS_S[b])!]++;
-    link.publishRecord(record(endReason, cost, errorCode));
+    const r = record(endReason, cost, errorCode);
+    if (dropNext) dropNext = false;
+    else link.publishRecord(r);
     phase = 'idle';
     callStartMs = null;
     link.statusChanged();
@@ -224,6 +248,9 @@ export function startSimulatedKiosk(options: SimulatedKioskOptions): SimulatedKi
     },
     endCall(endReason = 'user_end', cost = 2, errorCode) {
       finish(endReason, cost, errorCode);
+    },
+    dropNextEvent() {
+      dropNext = true;
     },
     visitor(kind) {
       if (kind === 'walks-past') count(['noticed']);

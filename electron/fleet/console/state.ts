@@ -4,8 +4,12 @@
  * and clock-injected; the MQTT side (link.ts) feeds it, the server and the metrics read it.
  *
  * - Online/offline carry the console's own time of the change ("since"): a last will has no time of
- *   its own, so the console stamps it when it arrives. A status the broker already held when the
- *   console subscribed (retained) has no known time (`sinceAt: null`: "since before the console started").
+ *   its own, so the console stamps it when it arrives. A change that happened while the console did not
+ *   hear the broker (it was stopped, or the broker was away) arrives when it is back — queued for its
+ *   session, or as the retained status — and is shown as a window: not before the console last heard
+ *   the broker (`sinceNotBefore`), not after it heard of it (`sinceAt`). A kiosk the console never knew
+ *   whose retained status it finds has no known time (`sinceAt: null`: "since before the console started").
+ * - With a memory (memory.ts) the rows, spend and the last event of each kiosk outlive a restart.
  * - Events may arrive twice (QoS 1, a persistent session): each kiosk's recent event ids are kept and
  *   a repeat is not counted again.
  * - Every payload is read by intake.ts, which checks and bounds each figure and each label's values; a
@@ -13,10 +17,13 @@
  * - An answer counts only when it answers a command this console sent to that kiosk (sent-commands.ts);
  *   only the answer to a screenshot command it sent can carry a picture, and only a PNG.
  */
+import { randomBytes } from 'node:crypto';
 import { csvCell } from '../../core/csv.ts';
 import { MAX_SCREENSHOT_BYTES } from '../command-table.ts';
 import { LabelBudget, readAnswer, readEvent, readPng, readStatus, readVisitors, Refusals, type BoundedLabel, type RefusalReason, type Topic } from './intake.ts';
+import type { FleetMemory, RememberedKiosk } from './memory.ts';
 import { SentCommands, type SentCommand } from './sent-commands.ts';
+import { SpendBook } from './spend.ts';
 import type { AnswerView, KioskRow, SpendRow } from './view.ts';
 import type { FunnelDay } from '../../core/funnel.ts';
 import type { KioskFunnel } from './visitors.ts';
@@ -61,6 +68,8 @@ export interface Screenshot {
 
 export interface FleetStateOptions {
   now(): number;
+  /** What the console remembers on disk: the rows and spend start from it, and every change goes to it. */
+  memory?: FleetMemory;
 }
 
 /** One short cell: the phase, the version waiting, a pin. */
@@ -71,11 +80,10 @@ function updateText(u: { phase: string; ready?: string | null | undefined; pinne
 export class FleetState {
   private readonly kiosks = new Map<string, Kiosk>();
   private readonly dirty = new Set<string>();
-  private readonly spend = new Map<string, SpendRow>();
+  private readonly spend: SpendBook;
   private readonly shots = new Map<string, Screenshot>();
   /** Each kiosk's floor for update-pin (its status' `update.floor`: the lowest version the signer allows). */
   private readonly floors = new Map<string, string>();
-  private shotSeq = 0;
   private shotBytes = 0;
   /** Payloads refused, by topic and reason (intake.ts). */
   readonly refusals = new Refusals();
@@ -87,10 +95,23 @@ export class FleetState {
 
   /** When the console started (ms): what "since before" refers to. */
   readonly startedAtMs: number;
+  /** When the console last heard the broker before the current connection (ms), or null (never known). */
+  private awayFromMs: number | null;
+  private linkIsUp = false;
+  /** Between a connect and the answer to its subscriptions: what arrives was queued while away. */
+  private catchingUp = false;
 
   constructor(private readonly options: FleetStateOptions) {
     this.startedAtMs = options.now();
     this.sent = new SentCommands(options.now);
+    // Without a memory the record begins with this start: what came before it is not known here.
+    this.spend = options.memory?.spend ?? new SpendBook(this.startedAtMs);
+    this.awayFromMs = options.memory?.lastAliveAtMs ?? null;
+    for (const r of options.memory?.kiosks.values() ?? []) {
+      const k = this.kiosk(r.kioskId);
+      Object.assign(k.row, r);
+      k.counts.lastCallAtMs = r.lastCallAt === null ? null : Date.parse(r.lastCallAt);
+    }
   }
 
   /** Payloads that did not parse or did not have the expected shape, by topic kind. */
@@ -124,6 +145,30 @@ export class FleetState {
     this.sent.record(command);
   }
 
+  /** The link is connected: until `caughtUp`, what arrives was queued for the console while it was away. */
+  linkUp(): void {
+    this.linkIsUp = true;
+    this.catchingUp = true;
+  }
+
+  /** Whether what arrives now is live (the link is up and its subscriptions answered). */
+  get isLive(): boolean {
+    return this.linkIsUp && !this.catchingUp;
+  }
+
+  /** The broker answered the subscriptions: what arrives now is live (retained copies aside). */
+  caughtUp(): void {
+    this.catchingUp = false;
+  }
+
+  /** The link is down: changes that arrive after it is back happened after now at the earliest. */
+  linkDown(): void {
+    if (!this.linkIsUp) return;
+    this.linkIsUp = false;
+    this.catchingUp = false;
+    this.awayFromMs = this.options.now();
+  }
+
   private iso(): string {
     return new Date(this.options.now()).toISOString();
   }
@@ -136,6 +181,7 @@ export class FleetState {
           kioskId,
           online: false,
           sinceAt: null,
+          sinceNotBefore: null,
           offlineReason: null,
           group: null,
           phase: null,
@@ -178,11 +224,9 @@ export class FleetState {
     const s = parsed.value;
     const k = this.kiosk(kioskId);
     const row = k.row;
-    const isNew = row.sinceAt === null && !row.online && row.phase === null && row.offlineReason === null;
-    if (s.online !== row.online || isNew) {
-      // A stored copy tells nothing about when it changed: the console was not there to see it.
-      row.sinceAt = retained ? null : this.iso();
-    }
+    const isNew = row.sinceAt === null && !row.online && row.phase === null && row.offlineReason === null && !this.options.memory?.kiosks.has(kioskId);
+    const before = remembered(row);
+    if (s.online !== row.online || isNew) this.since(row, isNew, retained);
     row.online = s.online;
     if (!s.online) {
       row.offlineReason = s.reason ?? 'offline';
@@ -212,8 +256,42 @@ export class FleetState {
       // figures as if they were its latest.
       if (visitors !== undefined && !visitors.ok) this.refuse('status', visitors.reason, kioskId);
       k.visitors = visitors?.ok ? visitors.value : null;
+      this.dayCount(kioskId, s.today, s.queued ?? 0);
     }
+    const now = remembered(row);
+    if (JSON.stringify(now) !== JSON.stringify(before)) this.options.memory?.kiosk(now);
     this.dirty.add(kioskId);
+  }
+
+  /** Since when the row's online/offline holds (see the header: exact, a window, or unknown). */
+  private since(row: KioskRow, isNew: boolean, retained: boolean): void {
+    const live = !retained && !this.catchingUp;
+    if (live) {
+      row.sinceAt = this.iso();
+      row.sinceNotBefore = null;
+    } else if (this.awayFromMs === null || (retained && isNew)) {
+      // A stored copy of a kiosk never seen tells nothing about when it changed.
+      row.sinceAt = null;
+      row.sinceNotBefore = null;
+    } else {
+      row.sinceAt = this.iso();
+      row.sinceNotBefore = new Date(Math.min(this.awayFromMs, this.options.now())).toISOString();
+    }
+  }
+
+  /** The kiosk's own count of its day, for the calls whose events never came (spend.ts). */
+  private dayCount(kioskId: string, today: { sessions: number; credits: number; day?: string | undefined; from?: string | undefined; to?: string | undefined } | undefined, queued: number): void {
+    if (!today?.day || !today.from || !today.to) return;
+    const fromMs = Date.parse(today.from);
+    const toMs = Date.parse(today.to);
+    if (Number.isNaN(fromMs) || Number.isNaN(toMs) || toMs <= fromMs) return;
+    const count = { day: today.day, fromMs, toMs, sessions: Math.floor(today.sessions), credits: today.credits, queued };
+    if (this.spend.dayCount(kioskId, count)) this.options.memory?.dayCount(kioskId, count);
+  }
+
+  /** Every row as the memory keeps it (its snapshot). */
+  remembered(): RememberedKiosk[] {
+    return [...this.kiosks.values()].map((k) => remembered(k.row));
   }
 
   /** One ledger record from `<kiosk>/events`. */
@@ -222,7 +300,7 @@ export class FleetState {
     if (!parsed.ok) return this.refuse('events', parsed.reason, kioskId);
     const k = this.kiosk(kioskId);
     const { id: eventId, record } = parsed.value;
-    if (k.seenSet.has(eventId)) return;
+    if (k.seenSet.has(eventId) || this.options.memory?.isRepeat(kioskId, eventId)) return;
     k.seen.push(eventId);
     k.seenSet.add(eventId);
     if (k.seen.length > SEEN_EVENT_IDS) k.seenSet.delete(k.seen.shift()!);
@@ -250,12 +328,8 @@ export class FleetState {
       const avatar = k.labels.value('avatar', record.avatar ?? 'unknown');
       // A demo call (the kiosk's built-in emulator) is play money: never in the credits billed.
       if (!record.demo) inc(c.creditsByAvatar, avatar, record.credits);
-      const day = new Date(record.endAtMs).toISOString().slice(0, 10);
-      const key = `${kioskId}\u0000${day}\u0000${avatar}\u0000${record.demo ? 'demo' : 'real'}`;
-      const spend = this.spend.get(key) ?? { kioskId, day, avatar, sessions: 0, credits: 0, demo: record.demo };
-      spend.sessions++;
-      spend.credits += record.credits;
-      this.spend.set(key, spend);
+      this.spend.addCall(kioskId, record.endAtMs, avatar, record.credits, record.demo);
+      this.options.memory?.call(kioskId, eventId, record.endAtMs, avatar, record.credits, record.endReason, record.demo);
       this.dirty.add(kioskId);
       return;
     }
@@ -314,7 +388,9 @@ export class FleetState {
   }
 
   private keepScreenshot(png: Buffer, kioskId: string): string {
-    const name = `${++this.shotSeq}`;
+    // A random name: the page shows it as an image on the session cookie alone (sessions.ts), so the name
+    // is learnt only from the keyed API.
+    const name = randomBytes(16).toString('hex');
     this.shots.set(name, { png, kioskId });
     this.shotBytes += png.length;
     while (this.shots.size > KEPT_SCREENSHOTS || this.shotBytes > KEPT_SCREENSHOT_BYTES) {
@@ -370,9 +446,31 @@ export class FleetState {
     return rows;
   }
 
+  /** Spend per kiosk, day and avatar, with what the kiosks counted but never sent (spend.ts). */
   spendRows(): SpendRow[] {
-    return [...this.spend.values()].sort((a, b) => a.day.localeCompare(b.day) || a.kioskId.localeCompare(b.kioskId) || a.avatar.localeCompare(b.avatar));
+    return this.spend.rows();
   }
+
+  /** Drop spend beyond its bounds (spend.ts); run now and then. */
+  pruneSpend(): void {
+    this.spend.prune(this.options.now());
+  }
+}
+
+/** What the memory keeps of a row. */
+function remembered(row: KioskRow): RememberedKiosk {
+  return {
+    kioskId: row.kioskId,
+    online: row.online,
+    sinceAt: row.sinceAt,
+    sinceNotBefore: row.sinceNotBefore,
+    offlineReason: row.offlineReason,
+    group: row.group,
+    version: row.version,
+    mode: row.mode,
+    lastCallAt: row.lastCallAt,
+    lastCallEnd: row.lastCallEnd,
+  };
 }
 
 /** Spend as CSV (RFC 4180, formula-safe: core/csv.ts): one row per kiosk, day and avatar. */

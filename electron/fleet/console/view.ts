@@ -1,14 +1,18 @@
 /**
- * What the fleet console's page receives and sends: plain types only, no imports, so the page
- * (renderer/fleet-console) can share them without pulling Node code into its bundle.
+ * What the fleet console's page receives and sends: plain types and pure functions only, no imports, so
+ * the page (renderer/fleet-console) can share them without pulling Node code into its bundle. The list
+ * filter is here so the page, the server's `/api/kiosks` and the CLI's `fleet list` filter alike.
  */
 
 /** One kiosk as the console sees it. Times are ISO strings from the console's clock unless said otherwise. */
 export interface KioskRow {
   kioskId: string;
   online: boolean;
-  /** When the console saw it go online or offline; null: it was already offline when the console started. */
+  /** When the console saw it go online or offline; null: it was already so when the console first saw it. */
   sinceAt: string | null;
+  /** Set when the change happened while the console did not hear the broker: the earliest it can have
+   *  been (the console last heard the broker then); `sinceAt` is then the latest. */
+  sinceNotBefore: string | null;
   /** Why it is offline (`connection lost`, `stopped`), as the kiosk or its last will said. */
   offlineReason: string | null;
   group: string | null;
@@ -91,16 +95,133 @@ export interface CommandRequest {
   target: CommandTarget;
   /** The command without id/expiresAt: `{ "cmd": "apply", "settings": {…} }`. */
   command: Record<string, unknown>;
+  /** How long it stays valid for a kiosk that is offline (seconds; default 120, at most 24 h). */
+  expiresInS?: number;
+  /** Send it to this many kiosks first (online ones first); the rest only if every one of them ran it. */
+  firstWave?: number;
 }
 
 export type CommandResponse =
-  | { ok: true; id: string; expected: string[]; expiresAt: string }
+  | { ok: true; id: string; expected: string[]; expiresAt: string; waves?: { first: number; rest: number } }
   | { ok: false; error: { code: string; message: string } };
+
+/** Who is signed in (or whose token a request carries). */
+export interface Me {
+  name: string;
+  /** `operator` sends commands; `viewer` only looks. */
+  role: 'operator' | 'viewer';
+}
+
+/** One kiosk's answer to a command, as the command's record keeps it. */
+export interface CommandAnswer {
+  kioskId: string;
+  ok: boolean;
+  /** The kiosk never ran it: its expiry passed first (no answer by then, or the kiosk said "expired"). */
+  expired: boolean;
+  summary: string;
+  screenshotUrl: string | null;
+  at: string;
+}
+
+/** A command as the audit log keeps it: who sent what to whom, when, and how it went. */
+export interface CommandRecord {
+  id: string;
+  at: string;
+  by: string;
+  cmd: string;
+  /** Its arguments, short (`{"percent":40}`); `force` included. */
+  args: string;
+  /** `kiosks lobby-1, lobby-2`, `group lobby`, `the fleet`. */
+  target: string;
+  /** When the last wave sent expires. */
+  expiresAt: string;
+  /** Kiosks it was sent to so far (every wave). */
+  expected: number;
+  ok: number;
+  refused: number;
+  /** "Expired, never ran". */
+  expired: number;
+  /** `waiting` for answers; `done`; `stopped` (a wave failed, or the console restarted before the next). */
+  state: 'waiting' | 'done' | 'stopped';
+  /** Staged: each wave's size and time; null when sent at once. */
+  waves: Array<{ kiosks: number; sentAt: string; expiresAt: string }> | null;
+  /** Kiosks of a staged command not sent it (yet, or ever). */
+  notSent: number;
+  /** Why it stopped, or what is pending. */
+  note: string | null;
+  /** The refusals and expiries (at most 50), for the page. */
+  problems: CommandAnswer[];
+}
+
+/** A command the console refused to send, in the audit log. */
+export interface RefusedCommand {
+  at: string;
+  by: string;
+  cmd: string;
+  target: string;
+  code: string;
+  message: string;
+}
+
+/** `/api/commands/<id>/stream` frames (event name `command`). */
+export type CommandFrame =
+  | { type: 'record'; command: CommandRecord; answers: CommandAnswer[] }
+  | { type: 'answer'; answer: CommandAnswer }
+  /** Every kiosk answered or expired and no wave is pending; the stream ends. */
+  | { type: 'done'; command: CommandRecord };
+
+/** The list's filters (the page's, `/api/kiosks`' query, `cli fleet list`'s flags). */
+export type StatusFilter = 'all' | 'online' | 'offline' | 'in-call' | 'closed' | 'problems';
+export const STATUS_FILTERS: readonly StatusFilter[] = ['all', 'online', 'offline', 'in-call', 'closed', 'problems'];
+
+export interface KioskFilter {
+  status?: StatusFilter;
+  group?: string;
+  /** Words found in the kiosk id, group, version or last error. */
+  search?: string;
+}
+
+/** Whether a row passes the filter. */
+export function kioskMatches(r: KioskRow, filter: KioskFilter): boolean {
+  const q = (filter.search ?? '').trim().toLowerCase();
+  if (q && !`${r.kioskId} ${r.group ?? ''} ${r.version ?? ''} ${r.lastErrorCode ?? ''}`.toLowerCase().includes(q)) return false;
+  if (filter.group && r.group !== filter.group) return false;
+  switch (filter.status ?? 'all') {
+    case 'online':
+      return r.online;
+    case 'offline':
+      return !r.online;
+    case 'in-call':
+      return r.online && r.phase === 'live';
+    case 'closed':
+      return r.open === false;
+    case 'problems':
+      return !r.online || r.lastErrorCode !== null || r.droppedEvents > 0 || r.policyError !== null || r.accountTrouble > 0 || r.auditViolations > 0 || r.safety?.refusal != null;
+    default:
+      return true;
+  }
+}
+
+/** A page of `/api/kiosks`. */
+export interface KioskPage {
+  consoleStartedAt: string;
+  connected: boolean;
+  /** Rows that pass the filter (all pages). */
+  total: number;
+  offset: number;
+  kiosks: KioskRow[];
+}
+
+/** The avatar of a spend row made from a kiosk's day counter: calls the kiosk counted whose events never came (spend.ts). */
+export const NOT_RECEIVED = '(not received)';
+/** The avatar of a spend row made from the counter of a kiosk-day that began before the console kept count (spend.ts). */
+export const BEFORE_RECORD = '(before the console kept count)';
 
 export interface SpendRow {
   kioskId: string;
-  /** Local day of the session's end, YYYY-MM-DD (UTC). */
+  /** The day of the session's end, YYYY-MM-DD (UTC); for a `(not received)` row, the kiosk's own day. */
   day: string;
+  /** The cast member, or `(not received)`: calls the kiosk's day counter has that never arrived as events. */
   avatar: string;
   sessions: number;
   /** Whole credits (the service bills whole credits). */
@@ -121,9 +242,11 @@ export interface LinkView {
 
 /** Server-sent frames (`/api/stream`, event name `fleet`). */
 export type ConsoleFrame =
-  /** The first frame; `commands`: every fleet command the kiosks take, in the table's order. */
-  | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; link: LinkView; kiosks: KioskRow[]; commands: CommandView[] }
-  | { type: 'rows'; connected: boolean; link: LinkView; kiosks: KioskRow[] };
+  /** The first frame; `commands`: every fleet command the kiosks take, in the table's order; `log`: the
+   *  latest commands sent (newest first), as the audit log has them; `link`: the broker link's state. */
+  | { type: 'snapshot'; consoleStartedAt: string; broker: string; connected: boolean; link: LinkView; me: Me; kiosks: KioskRow[]; commands: CommandView[]; log: CommandRecord[] }
+  /** `log`: the command records that changed. */
+  | { type: 'rows'; connected: boolean; link: LinkView; kiosks: KioskRow[]; log: CommandRecord[] };
 
 /** The steps of the visitor funnel the console shows (core/funnel.ts; `refused` adds up its kinds). */
 export type VisitorStep = 'noticed' | 'approached' | 'greeted' | 'tapped' | 'refused' | 'gaveUp' | 'failed' | 'live' | 'endedWell' | 'endedBadly';

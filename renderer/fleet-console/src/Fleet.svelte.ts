@@ -4,10 +4,11 @@
  * own table, so the page names none itself), and the commands sent with their answers. The rows array is
  * `$state.raw` and replaced per frame: 1,000 deeply proxied rows would make every frame slow.
  */
-import type { AnswerView, CommandResponse, CommandTarget, CommandView, ConsoleFrame, KioskRow, LinkView } from '../../../electron/fleet/console/view.ts';
+import { kioskMatches, type AnswerView, type CommandRecord, type CommandResponse, type CommandTarget, type CommandView, type ConsoleFrame, type KioskRow, type LinkView, type Me, type StatusFilter } from '../../../electron/fleet/console/view.ts';
+import { api, readEvents } from './session.ts';
 
 export type SortKey = 'kioskId' | 'status' | 'group' | 'phase' | 'version' | 'todaySessions' | 'todayCredits' | 'lastCallAt' | 'lastErrorCode' | 'droppedEvents' | 'avatarVolume';
-export type StatusFilter = 'all' | 'online' | 'offline' | 'in-call' | 'closed' | 'problems';
+export type { StatusFilter };
 
 export interface SentCommand {
   id: string;
@@ -39,7 +40,12 @@ export class Fleet {
   /** Ticks every second so "since" stays current. */
   nowMs = $state(Date.now());
   private index = new Map<string, number>();
-  private source: EventSource | null = null;
+  /** Who is signed in (the stream's first frame); null until then. */
+  me = $state.raw<Me | null>(null);
+  /** The session ended or never began: the page asks for a token. */
+  signedOut = $state(false);
+  /** The latest commands as the audit log keeps them (who, what, to whom, how it went), newest first. */
+  log = $state.raw<CommandRecord[]>([]);
 
   groups = $derived.by(() => [...new Set(this.rows.map((r) => r.group).filter((g): g is string => g !== null))].sort());
 
@@ -54,25 +60,9 @@ export class Fleet {
   });
 
   visible = $derived.by(() => {
-    const q = this.search.trim().toLowerCase();
-    const filtered = this.rows.filter((r) => {
-      if (q && !`${r.kioskId} ${r.group ?? ''} ${r.version ?? ''} ${r.lastErrorCode ?? ''}`.toLowerCase().includes(q)) return false;
-      if (this.group && r.group !== this.group) return false;
-      switch (this.status) {
-        case 'online':
-          return r.online;
-        case 'offline':
-          return !r.online;
-        case 'in-call':
-          return r.online && r.phase === 'live';
-        case 'closed':
-          return r.open === false;
-        case 'problems':
-          return !r.online || r.lastErrorCode !== null || r.droppedEvents > 0 || r.policyError !== null || r.accountTrouble > 0 || r.auditViolations > 0 || r.safety?.refusal != null;
-        default:
-          return true;
-      }
-    });
+    // The same filter as the console's /api/kiosks and `cli fleet list` (view.ts).
+    const filter = { status: this.status, ...(this.group ? { group: this.group } : {}), search: this.search };
+    const filtered = this.rows.filter((r) => kioskMatches(r, filter));
     const key = this.sortKey;
     const dir = this.sortAsc ? 1 : -1;
     const value = (r: KioskRow): string | number => (key === 'status' ? STATUS_ORDER(r) : (r[key] ?? ''));
@@ -84,17 +74,26 @@ export class Fleet {
     });
   });
 
+  /** Reads the console's stream (again after 2 s when it drops) until the returned function is called. */
   connect(): () => void {
-    const source = new EventSource('/api/stream');
-    this.source = source;
-    source.addEventListener('fleet', (e) => this.apply(JSON.parse((e as MessageEvent<string>).data) as ConsoleFrame));
-    source.onopen = () => (this.streamUp = true);
-    source.onerror = () => (this.streamUp = false);
+    const stop = new AbortController();
+    const run = async () => {
+      while (!stop.signal.aborted) {
+        const status = await readEvents('/api/stream', 'fleet', (data) => this.apply(JSON.parse(data) as ConsoleFrame), stop.signal, () => (this.streamUp = true)).catch(() => 0);
+        this.streamUp = false;
+        if (status === 401) {
+          this.signedOut = true;
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    };
+    this.signedOut = false;
+    void run();
     const tick = setInterval(() => (this.nowMs = Date.now()), 1000);
     return () => {
       clearInterval(tick);
-      source.close();
-      this.source = null;
+      stop.abort();
     };
   }
 
@@ -102,12 +101,18 @@ export class Fleet {
     this.connected = frame.connected;
     this.link = frame.link;
     if (frame.type === 'snapshot') {
+      this.me = frame.me;
+      this.log = frame.log;
       this.broker = frame.broker;
       this.consoleStartedAt = frame.consoleStartedAt;
       this.commands = frame.commands;
       this.index = new Map(frame.kiosks.map((r, i) => [r.kioskId, i]));
       this.rows = frame.kiosks;
       return;
+    }
+    if (frame.log.length) {
+      const changed = new Map(frame.log.map((c) => [c.id, c]));
+      this.log = [...frame.log.filter((c) => !this.log.some((o) => o.id === c.id)), ...this.log.map((c) => changed.get(c.id) ?? c)].slice(0, 50);
     }
     const next = this.rows.slice();
     for (const row of frame.kiosks) {
@@ -146,10 +151,10 @@ export class Fleet {
     return out;
   }
 
-  async send(target: CommandTarget, command: Record<string, unknown>, targetLabel: string): Promise<CommandResponse> {
+  async send(target: CommandTarget, command: Record<string, unknown>, targetLabel: string, options: { expiresInS?: number; firstWave?: number } = {}): Promise<CommandResponse> {
     let response: CommandResponse;
     try {
-      const res = await fetch('/api/command', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ target, command }) });
+      const res = await api('/api/command', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ target, command, ...options }) });
       response = (await res.json()) as CommandResponse;
     } catch (error) {
       response = { ok: false, error: { code: 'network', message: `The console did not answer: ${error instanceof Error ? error.message : String(error)}` } };

@@ -49,10 +49,14 @@ describe('cli fleet: kiosk-supplied text on the terminal', () => {
   });
 
   it('send: the answer and its kiosk escaped', async () => {
+    // The command's answers as the console streams them (/api/commands/<id>/stream).
+    const answer = { kioskId: 'k-1', ok: true, expired: false, summary: EVIL, screenshotUrl: null, at: 'x' };
+    const record = { id: 'c-1', at: 'x', by: 'ops', cmd: 'ping', args: '{}', target: 'kiosk k-1', expiresAt: 'x', expected: 1, ok: 1, refused: 0, expired: 0, state: 'done', waves: null, notSent: 0, note: null, problems: [] };
+    const frames = [{ type: 'answer', answer }, { type: 'done', command: record }];
     const fake = (async (url: string) =>
       url.endsWith('/api/command')
         ? Response.json({ ok: true, id: 'c-1', expected: ['k-1'], expiresAt: '2026-11-24T10:02:00.000Z' })
-        : Response.json({ kiosks: [{ kioskId: 'k-1', lastAnswer: { id: 'c-1', cmd: 'ping', ok: true, summary: EVIL, screenshotUrl: null, at: 'x' } }] })) as typeof fetch;
+        : new Response(frames.map((f) => `event: command\ndata: ${JSON.stringify(f)}\n\n`).join(''))) as typeof fetch;
     const out = io();
     await runFleetCommand(['send', 'k-1', 'ping'], OPTIONS, out, fake);
     const lines = printed(out.out);

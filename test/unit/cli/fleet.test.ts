@@ -81,11 +81,16 @@ describe('cli fleet send: over the console\'s API', () => {
         posted.push([url, (init?.headers as Record<string, string>).authorization, JSON.parse(String(init?.body))]);
         return Response.json({ ok: true, id: 'c-1', expected: ['lobby-1'], expiresAt: '2026-11-24T10:02:00.000Z' });
       }
-      return Response.json({ kiosks: [row('lobby-1', { id: 'c-1', cmd: 'set-volume', ok: true, summary: '{"avatarVolume":40}', screenshotUrl: null, at: '2026-11-24T10:00:01.000Z' })] });
+      posted.push([url]);
+      // The command's own answers, as the console streams them (/api/commands/<id>/stream), until done.
+      const answer = { kioskId: 'lobby-1', ok: true, expired: false, summary: '{"avatarVolume":40}', screenshotUrl: null, at: '2026-11-24T10:00:01.000Z' };
+      const record = { id: 'c-1', at: '2026-11-24T10:00:00.000Z', by: 'ops', cmd: 'set-volume', args: '{"percent":40}', target: 'kiosks lobby-1', expiresAt: '2026-11-24T10:02:00.000Z', expected: 1, ok: 1, refused: 0, expired: 0, state: 'done', waves: null, notSent: 0, note: null, problems: [] };
+      const frames = [{ type: 'record', command: { ...record, ok: 0, state: 'waiting' }, answers: [] }, { type: 'answer', answer }, { type: 'done', command: record }];
+      return new Response(frames.map((f) => `event: command\ndata: ${JSON.stringify(f)}\n\n`).join(''));
     }) as typeof fetch;
     const out = io();
     assert.equal(await runFleetCommand(['send', 'lobby-1', 'set-volume', '40'], OPTIONS, out, fake), 0);
-    assert.deepEqual(posted, [['http://console.test/api/command', 'Bearer tok-1', { target: { kiosks: ['lobby-1'] }, command: { cmd: 'set-volume', percent: 40 } }]]);
+    assert.deepEqual(posted, [['http://console.test/api/command', 'Bearer tok-1', { target: { kiosks: ['lobby-1'] }, command: { cmd: 'set-volume', percent: 40 } }], ['http://console.test/api/commands/c-1/stream']]);
     assert.deepEqual(out.out, ['lobby-1\tok\t{"avatarVolume":40}\n']);
   });
 

@@ -28,6 +28,12 @@ import { realDelay, until } from '../../helpers/until.ts';
 const ROOT = new URL('../../..', import.meta.url).pathname;
 const tempDir = tempDirsRemovedAfterEach('ak-fleet-host-edges-');
 const MONDAY_7Z = Date.parse('2026-11-23T07:00:00Z');
+/** The kiosk's local day its totals are for, and its start and end (the machine's time zone). */
+const kioskDay = (ms: number) => {
+  const d = new Date(ms);
+  const midnight = (plusDays: number) => new Date(d.getFullYear(), d.getMonth(), d.getDate() + plusDays).toISOString();
+  return { day: `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`, from: midnight(0), to: midnight(1) };
+};
 const BERLIN = { timeZone: 'Europe/Berlin', weekly: { mon: ['09:00-17:00'] } };
 const AVATARS = [
   { id: 'ava', name: 'Ava', imagePath: 'resources/demo-avatar.png' },
@@ -350,7 +356,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
         cast: ['ava', 'max'],
         open: false,
         nextChangeAt: '2026-11-23T08:00:00.000Z',
-        today: { sessions: 2, credits: 5, demoSessions: 0 },
+        today: { sessions: 2, credits: 5, demoSessions: 0, ...kioskDay(clock.now()) },
         lastErrorCode: 'network_error',
         policyError: 'policy.json: "avatar.name" is not a string',
         sandbox: true,
@@ -387,7 +393,7 @@ describe('fleet host on a real broker', { skip: missing ?? false }, () => {
     const { fleet, clock } = host(service, { updates: () => null });
     try {
       const first = await statusWith(clock, 'k-defaults', (s) => s.online === true, 'online');
-      assert.deepEqual([first.nextChangeAt, first.today, first.lastErrorCode, first.policyError, first.update, 'sandbox' in first, 'callFigures' in first], [null, { sessions: 0, credits: 0, demoSessions: 0 }, null, null, null, false, false]);
+      assert.deepEqual([first.nextChangeAt, first.today, first.lastErrorCode, first.policyError, first.update, 'sandbox' in first, 'callFigures' in first], [null, { sessions: 0, credits: 0, demoSessions: 0, ...kioskDay(clock.now()) }, null, null, null, false, false]);
       await clock.advance(1_000);
       service.state = FAILED;
       service.emit({ type: 'state', state: service.state, previous: 'live' });

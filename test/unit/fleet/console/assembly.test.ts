@@ -44,7 +44,7 @@ describe('startFleetConsole', () => {
     assert.deepEqual(sent.ok && sent.expiresAt, '2026-11-24T10:00:30.000Z');
     const headers = { host: 'console.example.com', authorization: 'Bearer asm-token-1' };
     const listed = await httpRequest(fleet.server.origin, '/api/kiosks', { headers });
-    assert.deepEqual(JSON.parse(listed.body), { consoleStartedAt: '2026-11-24T10:00:00.000Z', connected: true, kiosks: [] });
+    assert.deepEqual(JSON.parse(listed.body), { consoleStartedAt: '2026-11-24T10:00:00.000Z', connected: true, total: 0, offset: 0, kiosks: [] });
     assert.match((await httpRequest(fleet.server.origin, '/metrics', { headers })).body, /^avatar_fleet_broker_connected 1$/m);
     const stream = await new Promise<string>((resolve, reject) => {
       const url = new URL('/api/stream', fleet.server.origin);
@@ -84,10 +84,11 @@ describe('startFleetConsole', () => {
 
   it('makes a new random token when none is given, and keeps it out of the logs', async () => {
     const { fleet } = await assembled();
-    assert.match(fleet.token, /^[A-Za-z0-9_-]{32}$/);
+    const token = fleet.token!;
+    assert.match(token, /^[A-Za-z0-9_-]{32}$/);
     assert.notEqual(newToken(), newToken());
-    assert.equal(redact(`the token ${fleet.token}`), 'the token ***');
-    assert.ok(Math.abs(Date.parse(JSON.parse((await httpRequest(fleet.server.origin, '/api/kiosks', { headers: { host: new URL(fleet.server.origin).host, authorization: `Bearer ${fleet.token}` } })).body).consoleStartedAt as string) - Date.now()) < 60_000, 'the real clock by default');
+    assert.equal(redact(`the token ${token}`), 'the token ***');
+    assert.ok(Math.abs(Date.parse(JSON.parse((await httpRequest(fleet.server.origin, '/api/kiosks', { headers: { host: new URL(fleet.server.origin).host, authorization: `Bearer ${token}` } })).body).consoleStartedAt as string) - Date.now()) < 60_000, 'the real clock by default');
   });
 
   it('takes the link down again when the server cannot start, and says why', async () => {

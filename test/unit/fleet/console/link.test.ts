@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { redact } from '../../../../electron/core/log.ts';
-import { DEFAULT_COMMAND_TTL_S, SESSION_EXPIRY_S, startConsoleLink, type ConsoleLink, type ConsoleLinkOptions } from '../../../../electron/fleet/console/link.ts';
+import { DEFAULT_COMMAND_TTL_S, KEEPALIVE_S, SESSION_EXPIRY_S, startConsoleLink, type ConsoleLink, type ConsoleLinkOptions } from '../../../../electron/fleet/console/link.ts';
 import { FleetState } from '../../../../electron/fleet/console/state.ts';
 import type { CommandTarget } from '../../../../electron/fleet/console/view.ts';
 import { pinRefusal } from '../../../../electron/fleet/feed-binding.ts';
@@ -49,6 +49,8 @@ async function linked(options: Partial<ConsoleLinkOptions> = {}, wait = true): P
   if (wait) {
     await link.ready(2_000);
     await until(() => kioskSubscribes(broker).length === 1, { message: 'subscribed' });
+    // What arrives before the SUBACK is handled was queued for the console while it was away (state.ts).
+    await until(() => state.isLive, { message: 'the SUBACK handled' });
   }
   return { broker, link, state, logger, changes };
 }
@@ -59,7 +61,7 @@ describe('console link: the session', () => {
     const c = broker.packets('connect')[0]!;
     assert.deepEqual(
       { clientId: c.clientId, username: c.username, password: c.password?.toString(), protocolVersion: c.protocolVersion, clean: c.clean, keepalive: c.keepalive, properties: c.properties },
-      { clientId: 'console-a', username: 'operator', password: 'op-secret-for-link-test', protocolVersion: 5, clean: false, keepalive: 30, properties: { sessionExpiryInterval: SESSION_EXPIRY_S, maximumPacketSize: 16 * 1024 * 1024 } },
+      { clientId: 'console-a', username: 'operator', password: 'op-secret-for-link-test', protocolVersion: 5, clean: false, keepalive: KEEPALIVE_S, properties: { sessionExpiryInterval: SESSION_EXPIRY_S, maximumPacketSize: 16 * 1024 * 1024 } },
     );
     assert.equal(SESSION_EXPIRY_S, 86_400);
     assert.deepEqual(logger.lines.slice(0, 2), [

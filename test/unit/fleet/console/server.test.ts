@@ -13,7 +13,11 @@ import { commandViews } from '../../../../electron/fleet/command-table.ts';
 import type { ConsoleLink } from '../../../../electron/fleet/console/link.ts';
 import type { LinkHealth } from '../../../../electron/fleet/console/link-health.ts';
 import { createConsoleMetrics } from '../../../../electron/fleet/console/metrics.ts';
-import { COOKIE, PUSH_INTERVAL_MS, startConsoleServer, type ConsoleServer, type ConsoleServerOptions } from '../../../../electron/fleet/console/server.ts';
+import { accountsFromTokens } from '../../../../electron/fleet/console/accounts.ts';
+import { openCommandLog } from '../../../../electron/fleet/console/command-log.ts';
+import { createCommander } from '../../../../electron/fleet/console/commander.ts';
+import { NEEDS_ACCOUNT, PUSH_INTERVAL_MS, startConsoleServer, type ConsoleServer, type ConsoleServerOptions } from '../../../../electron/fleet/console/server.ts';
+import { consoleSessions, KEY_HEADER, PLAIN_COOKIE, SECURE_COOKIE } from '../../../../electron/fleet/console/sessions.ts';
 import { FleetState } from '../../../../electron/fleet/console/state.ts';
 import type { CommandResponse, CommandTarget } from '../../../../electron/fleet/console/view.ts';
 import { PNG_1x1 } from '../../../helpers/fleet-payloads.ts';
@@ -26,11 +30,12 @@ import { until } from '../../../helpers/until.ts';
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 /** Needs escaping in an address and a cookie. */
 const TOKEN = 'op tok+en/=1';
-const ENCODED = 'op%20tok%2Ben%2F%3D1';
+/** A read-only viewer's token. */
+const VIEWER_TOKEN = 'viewer-token-0123456789';
 const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const NEEDS_TOKEN = 'The fleet console needs its operator token: open the address it printed when it started (…/?token=…), or send "Authorization: Bearer <token>".';
+const NEEDS_TOKEN = NEEDS_ACCOUNT;
 const SENT: CommandResponse = { ok: true, id: 'c-1', expected: ['k-1'], expiresAt: '2026-11-24T10:02:00.000Z' };
 
 /** The broker link as the server sees it: connected or not, and each command it was asked to send. */
@@ -89,7 +94,13 @@ async function rig(options: Partial<ConsoleServerOptions> & { page?: boolean } =
   const state = options.state ?? new FleetState({ now: () => T0 });
   const link = new ScriptedLink();
   const logger = recordingLogger();
-  const server = await startConsoleServer({ state, link, metrics: createConsoleMetrics(state, () => link.connected), pageDir, token: TOKEN, brokerLabel: 'mqtt://broker.test:1883', now: () => T0, logger, ...options });
+  const accounts = accountsFromTokens([
+    { name: 'ops', role: 'operator', token: TOKEN },
+    { name: 'wall', role: 'viewer', token: VIEWER_TOKEN },
+  ]);
+  const log = openCommandLog({ clock: { now: () => T0, setTimeout: () => 0 as never, clearTimeout: () => undefined }, logger });
+  const commander = createCommander({ link, state, log, now: () => T0, logger });
+  const server = await startConsoleServer({ state, link, metrics: createConsoleMetrics(state, () => link.connected), sessions: consoleSessions(accounts, () => T0), commander, log, pageDir, brokerLabel: 'mqtt://broker.test:1883', now: () => T0, logger, ...options });
   open.push(server);
   const auth = { host: new URL(server.origin).host, authorization: `Bearer ${TOKEN}` };
   return {
@@ -129,32 +140,80 @@ describe('fleet console server: who gets in', () => {
     assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, authorization: 'Bearer not-the-token' })), text(401, NEEDS_TOKEN));
     assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, authorization: `Basic ${TOKEN}` })), text(401, NEEDS_TOKEN));
     assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, authorization: `Token: ${TOKEN}` })), text(401, NEEDS_TOKEN), 'seven characters, but not "Bearer "');
-    assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, cookie: `other=${ENCODED}; ${COOKIE}=` })), text(401, NEEDS_TOKEN));
-    assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, cookie: `${COOKIE}=wrong` })), text(401, NEEDS_TOKEN));
+    assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, cookie: `other=1; ${PLAIN_COOKIE}=` })), text(401, NEEDS_TOKEN));
+    assert.deepEqual(said(await get('/api/kiosks', { host: auth.host!, cookie: `${PLAIN_COOKIE}=wrong` })), text(401, NEEDS_TOKEN));
+    assert.deepEqual(said(await get(`/api/spend?token=${encodeURIComponent(TOKEN)}`, { host: auth.host! })), text(401, NEEDS_TOKEN), 'a token in the address counts for nothing');
   });
 
-  it('takes the bearer token with spaces around it, and the cookie among others', async () => {
+  it('takes the bearer token with spaces around it', async () => {
     const { get, auth } = await rig();
     assert.equal((await get('/api/spend', { host: auth.host!, authorization: `Bearer   ${TOKEN}  ` })).status, 200);
-    const cookie = await get('/api/spend', { host: auth.host!, cookie: `theme=dark;  ${COOKIE}=${ENCODED} ; x=1` });
-    assert.deepEqual({ status: cookie.status, body: cookie.body }, { status: 200, body: '{"rows":[]}' });
   });
 
-  it('exchanges the token in the printed address for a cookie and a redirect to /', async () => {
-    const { server, get, auth } = await rig();
-    assert.equal(server.pageUrl, `${server.origin}/?token=${ENCODED}`);
-    const first = await get(server.pageUrl.slice(server.origin.length), { host: auth.host! });
-    assert.deepEqual({ status: first.status, location: first.headers.location, cookie: first.headers['set-cookie'], body: first.body }, { status: 303, location: '/', cookie: [`fleet_console=${ENCODED}; HttpOnly; SameSite=Strict; Path=/`], body: '' });
-    assert.equal(COOKIE, 'fleet_console');
-    const page = await get('/', { host: auth.host!, cookie: `${COOKIE}=${ENCODED}` });
-    assert.deepEqual({ status: page.status, body: page.body }, { status: 200, body: '<!doctype html><title>console</title>' });
+  /** Sign in on `host` with `token`: the reply, the session cookie's value and the page key. */
+  const signIn = async (r: Rig, token: string, host = r.auth.host!) => {
+    const reply = await r.post('/api/sign-in', JSON.stringify({ token }), { host, authorization: '' });
+    const cookie = (reply.headers['set-cookie'] as string[] | undefined)?.[0] ?? '';
+    return { reply, cookie, id: /^[^=]+=([^;]+)/.exec(cookie)?.[1] ?? '', key: reply.status === 200 ? (JSON.parse(reply.body) as { key: string }).key : '' };
+  };
+
+  it('signs in with a token: a session cookie that is not the token (HttpOnly, SameSite=Strict, __Host- on 127.0.0.1) and a page key', async () => {
+    const r = await rig();
+    const { reply, cookie, id, key } = await signIn(r, TOKEN);
+    assert.equal(reply.status, 200);
+    assert.deepEqual(JSON.parse(reply.body), { ok: true, me: { name: 'ops', role: 'operator' }, key });
+    assert.equal(cookie, `${SECURE_COOKIE}=${id}; Secure; HttpOnly; SameSite=Strict; Path=/`);
+    assert.ok(!cookie.includes(TOKEN) && !cookie.includes(encodeURIComponent(TOKEN)), 'the cookie is not the token');
+    assert.match(id, /^[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(key, id);
+    // Cookie and key together open the API; the cookie alone does not (another server on 127.0.0.1 gets the
+    // cookie, never the key), and neither is a bearer token.
+    const both = await r.get('/api/me', { host: r.auth.host!, cookie: `${SECURE_COOKIE}=${id}`, [KEY_HEADER]: key });
+    assert.deepEqual({ status: both.status, body: JSON.parse(both.body) as unknown }, { status: 200, body: { name: 'ops', role: 'operator' } });
+    const tries: Array<Record<string, string>> = [{ cookie: `${SECURE_COOKIE}=${id}` }, { authorization: `Bearer ${id}` }, { authorization: `Bearer ${key}` }, { cookie: `${SECURE_COOKIE}=${id}`, [KEY_HEADER]: 'wrong' }, { [KEY_HEADER]: key }];
+    for (const headers of tries) {
+      assert.deepEqual(said(await r.get('/api/kiosks', { host: r.auth.host!, ...headers })), text(401, NEEDS_TOKEN), JSON.stringify(headers));
+    }
   });
 
-  it("refuses another token in the address; the exchange is only a GET of / (elsewhere the token in the address counts for nothing)", async () => {
-    const { get, post, auth } = await rig();
-    assert.deepEqual(said(await get('/?token=not-it', { host: auth.host! })), text(401, "This token is not the console's. Open the address the console printed."));
-    assert.deepEqual(said(await get(`/api/spend?token=${ENCODED}`, { host: auth.host! })), text(401, NEEDS_TOKEN));
-    assert.deepEqual(said(await post(`/?token=${ENCODED}`, '{}', { authorization: '' })), text(401, NEEDS_TOKEN));
+  it('takes a plain cookie under a host name that is not this computer (no Secure cookie over http there), and refuses a wrong token', async () => {
+    const r = await rig({ allowedHosts: ['console.example.com'] });
+    const plain = await signIn(r, TOKEN, 'console.example.com');
+    assert.equal(plain.cookie, `${PLAIN_COOKIE}=${plain.id}; HttpOnly; SameSite=Strict; Path=/`);
+    const wrong = await signIn(r, 'not-a-token');
+    assert.deepEqual({ status: wrong.reply.status, cookie: wrong.cookie, body: JSON.parse(wrong.reply.body) as unknown }, { status: 401, cookie: '', body: { ok: false, error: { code: 'unauthorized', message: "That token is not one of the console's accounts." } } });
+  });
+
+  it('signs out: the session ends, and the cookie is cleared', async () => {
+    const r = await rig();
+    const { id, key } = await signIn(r, TOKEN);
+    const headers = { host: r.auth.host!, cookie: `${SECURE_COOKIE}=${id}`, [KEY_HEADER]: key, authorization: '' };
+    const out = await r.post('/api/sign-out', '{}', headers);
+    assert.deepEqual({ status: out.status, cookie: out.headers['set-cookie'] }, { status: 204, cookie: [`${SECURE_COOKIE}=; Secure; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`] });
+    assert.equal((await r.get('/api/me', headers)).status, 401);
+  });
+
+  it('a viewer sees but cannot send (403, nothing sent); an operator can', async () => {
+    const r = await rig();
+    assert.equal((await r.get('/api/kiosks', { host: r.auth.host!, authorization: `Bearer ${VIEWER_TOKEN}` })).status, 200);
+    const refused = await r.post('/api/command', JSON.stringify({ target: { kiosks: ['k-1'] }, command: { cmd: 'ping' } }), { authorization: `Bearer ${VIEWER_TOKEN}` });
+    assert.equal(refused.status, 403);
+    assert.deepEqual(JSON.parse(refused.body), { ok: false, error: { code: 'forbidden', message: '"wall" is a read-only account (viewer): it cannot send commands. An operator account can.' } });
+    assert.deepEqual(r.link.sent, []);
+    const sent = await r.post('/api/command', JSON.stringify({ target: { kiosks: ['k-1'] }, command: { cmd: 'ping' } }));
+    assert.equal(sent.status, 200);
+    assert.equal(r.link.sent.length, 1);
+  });
+
+  it('refuses a request another site makes (another port on 127.0.0.1 is "same-site"), and every answer refuses embedding', async () => {
+    const r = await rig();
+    for (const site of ['same-site', 'cross-site']) {
+      const api = await r.get('/api/kiosks', { ...r.auth, 'sec-fetch-site': site, 'sec-fetch-mode': 'cors' });
+      assert.equal(api.status, 403, site);
+      assert.equal((await r.get('/api/screenshots/0123456789abcdef0123456789abcdef.png', { ...r.auth, 'sec-fetch-site': site, 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors' })).status, 403, `${site} image`);
+    }
+    const shot = await r.get('/api/screenshots/0123456789abcdef0123456789abcdef.png');
+    assert.deepEqual([shot.headers['x-frame-options'], shot.headers['cross-origin-resource-policy'], /frame-ancestors 'none'/.test(String(shot.headers['content-security-policy']))], ['DENY', 'same-origin', true]);
   });
 
   it('answers the favicon with 204 before asking for the token', async () => {
@@ -250,7 +309,7 @@ describe('fleet console server: POST /api/command', () => {
       return base.replace('"pad":""', `"pad":"${'x'.repeat(bytes - base.length)}"`);
     };
     assert.equal((await post('/api/command', padded(256 * 1024))).status, 200);
-    assert.deepEqual(answer(await post('/api/command', padded(256 * 1024 + 1))), { status: 413, body: { ok: false, error: { code: 'invalid_request', message: 'The command is larger than 262144 bytes.' } } });
+    assert.deepEqual(answer(await post('/api/command', padded(256 * 1024 + 1))), { status: 413, body: { ok: false, error: { code: 'invalid_request', message: 'The request is larger than 262144 bytes.' } } });
     assert.equal(link.sent.length, 1);
   });
 
@@ -298,7 +357,7 @@ describe('fleet console server: what it serves', () => {
     link.connected = false;
     const listed = await get('/api/kiosks');
     assert.equal(listed.headers['content-type'], JSON_TYPE);
-    assert.deepEqual(JSON.parse(listed.body), { consoleStartedAt: '2026-11-24T10:00:00.000Z', connected: false, kiosks: JSON.parse(JSON.stringify(state.rows())) as unknown });
+    assert.deepEqual(JSON.parse(listed.body), { consoleStartedAt: '2026-11-24T10:00:00.000Z', connected: false, total: 1, offset: 0, kiosks: JSON.parse(JSON.stringify(state.rows())) as unknown });
     assert.equal((JSON.parse(listed.body) as { kiosks: Array<{ kioskId: string }> }).kiosks[0]!.kioskId, 'k-1');
   });
 
@@ -324,15 +383,16 @@ describe('fleet console server: what it serves', () => {
     assert.match(metrics.body, /^avatar_fleet_kiosk_online\{kiosk="k-1"\} 1$/m);
   });
 
-  it('serves a kept screenshot by its number; a forgotten one, or a name that is not a number, is 404', async () => {
-    const { get, state } = await rig();
+  it('serves a kept screenshot under its random name (the cookie alone opens it); a forgotten one is 404, any other name Not found', async () => {
+    const { get, state, auth } = await rig();
     state.commandSent({ id: 'c-1', cmd: 'screenshot', expected: new Set(['k-1']), expiresAtMs: Date.now() + 60_000 });
     const shot = state.onResult('k-1', JSON.stringify({ id: 'c-1', cmd: 'screenshot', ok: true, result: { width: 1, height: 1, png: PNG_1x1.toString('base64') } }))!;
-    const name = /(\d+)\.png$/.exec(shot.screenshotUrl!)![1]!;
+    const name = /([0-9a-f]{32})\.png$/.exec(shot.screenshotUrl!)![1]!;
     const png = await get(`/api/screenshots/${name}.png`);
     assert.deepEqual({ status: png.status, type: png.headers['content-type'], bytes: png.bytes }, { status: 200, type: 'image/png', bytes: PNG_1x1 });
-    assert.deepEqual(said(await get('/api/screenshots/999.png')), text(404, 'That screenshot is no longer kept.'));
-    for (const path of [`/api/screenshots/${name.padStart(11, '0')}.png`, `/x/api/screenshots/${name}.png`, `/api/screenshots/${name}.pngx`, `/api/screenshots/${name}xpng`, `/api/screenshots/a${name}.png`])
+    assert.deepEqual(said(await get(`/api/screenshots/${'0'.repeat(32)}.png`)), text(404, 'That screenshot is no longer kept.'));
+    assert.deepEqual(said(await get(`/api/screenshots/${name}.png`, { host: auth.host! })), text(401, NEEDS_TOKEN));
+    for (const path of ['/api/screenshots/1.png', `/x/api/screenshots/${name}.png`, `/api/screenshots/${name}.pngx`, `/api/screenshots/${name}xpng`, `/api/screenshots/a${name}.png`])
       assert.deepEqual(said(await get(path)), text(404, 'Not found.'), path);
   });
 
@@ -394,14 +454,14 @@ describe('fleet console server: the pushed stream', () => {
     assert.equal(stream.res.statusCode, 200);
     assert.equal(stream.res.headers['content-type'], 'text/event-stream; charset=utf-8');
     assert.equal(stream.res.headers.connection, 'keep-alive');
-    const snapshot = `retry: 2000\nevent: fleet\ndata: {"type":"snapshot","consoleStartedAt":"2026-11-24T10:00:00.000Z","broker":"mqtt://broker.test:1883","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":${rows},"commands":${JSON.stringify(commandViews())}}\n\n`;
+    const snapshot = `retry: 2000\nevent: fleet\ndata: {"type":"snapshot","consoleStartedAt":"2026-11-24T10:00:00.000Z","broker":"mqtt://broker.test:1883","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"me":{"name":"ops","role":"operator"},"kiosks":${rows},"commands":${JSON.stringify(commandViews())},"log":[]}\n\n`;
     await until(() => stream.text() === snapshot, { message: 'the snapshot' });
 
     t.mock.timers.tick(PUSH_INTERVAL_MS); // nothing changed: nothing sent
     state.onStatus('k-2', status('k-2'), false);
     t.mock.timers.tick(PUSH_INTERVAL_MS - 1);
     t.mock.timers.tick(1);
-    const k2 = `event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":${JSON.stringify(state.rows().filter((r) => r.kioskId === 'k-2'))}}\n\n`;
+    const k2 = `event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":${JSON.stringify(state.rows().filter((r) => r.kioskId === 'k-2'))},"log":[]}\n\n`;
     await until(() => stream.text().length >= snapshot.length + k2.length, { message: 'the changed row' });
     link.connected = false;
     link.lostAt = '2026-11-24T10:00:00.000Z';
@@ -412,9 +472,9 @@ describe('fleet console server: the pushed stream', () => {
     t.mock.timers.tick(PUSH_INTERVAL_MS);
     link.droppedMessages = 5; // the broker's drop counter changed: told too
     t.mock.timers.tick(PUSH_INTERVAL_MS);
-    const off = 'event: fleet\ndata: {"type":"rows","connected":false,"link":{"lostAt":"2026-11-24T10:00:00.000Z","droppedMessages":null,"notice":null},"kiosks":[]}\n\n';
-    const on = 'event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":[]}\n\n';
-    const dropped = 'event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":5,"notice":null},"kiosks":[]}\n\n';
+    const off = 'event: fleet\ndata: {"type":"rows","connected":false,"link":{"lostAt":"2026-11-24T10:00:00.000Z","droppedMessages":null,"notice":null},"kiosks":[],"log":[]}\n\n';
+    const on = 'event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":null,"notice":null},"kiosks":[],"log":[]}\n\n';
+    const dropped = 'event: fleet\ndata: {"type":"rows","connected":true,"link":{"lostAt":null,"droppedMessages":5,"notice":null},"kiosks":[],"log":[]}\n\n';
     await until(() => stream.text().length >= snapshot.length + k2.length + off.length + on.length + dropped.length, { message: 'the link state' });
     assert.equal(stream.text(), snapshot + k2 + off + on + dropped);
 

@@ -81,7 +81,7 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
     const kiosk = start('sim-1', clock, { group: 'lobby' });
     assert.deepEqual(await statusOf('sim-1', () => true), {
       online: true, kioskId: 'sim-1', group: 'lobby', version: '0.1.0', mode: 'simulated', phase: 'idle', cast: ['ava'], open: true, nextChangeAt: null,
-      today: { sessions: 0, credits: 0, demoSessions: 0 }, lastErrorCode: null, avatarVolume: 100, queued: 0, droppedEvents: 0, policyError: null, at: iso(T0),
+      today: { sessions: 0, credits: 0, demoSessions: 0, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' }, lastErrorCode: null, avatarVolume: 100, queued: 0, droppedEvents: 0, policyError: null, at: iso(T0),
       service: { status: 'demo', message: 'Demo mode: the built-in emulator, no key needed.', action: null },
       visitors: { day: '2026-11-24', counts: emptyFunnelCounts() },
     });
@@ -98,7 +98,7 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
     });
     // A simulated kiosk's calls are demo calls: counted apart, never as real money.
     const after = await statusOf('sim-1', (s) => s.phase === 'idle' && (s.today as { demoSessions: number }).demoSessions === 1);
-    assert.deepEqual(after.today, { sessions: 0, credits: 0, demoSessions: 1 });
+    assert.deepEqual(after.today, { sessions: 0, credits: 0, demoSessions: 1, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' });
     assert.equal(on('sim-1', 'events').length, 1, 'the end of a call never started is no call');
     assert.deepEqual(kiosk.did, []);
   });
@@ -118,7 +118,7 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
     assert.deepEqual([one.end_reason, one.credits_cost, one.error_code, one.avatar, one.billed_seconds], ['failed', 0, 'rtc_failed', 'max', 30]);
     assert.deepEqual([two.end_reason, two.credits_cost, 'error_code' in two, two.avatar, two.billed_seconds], ['user_end', 3, false, 'ava', 10]);
     await clock.advance(1_000);
-    assert.deepEqual((await statusOf('sim-2', (s) => (s.today as { demoSessions: number }).demoSessions === 2)).today, { sessions: 0, credits: 0, demoSessions: 2 });
+    assert.deepEqual((await statusOf('sim-2', (s) => (s.today as { demoSessions: number }).demoSessions === 2)).today, { sessions: 0, credits: 0, demoSessions: 2, day: '2026-11-24', from: '2026-11-24T00:00:00.000Z', to: '2026-11-25T00:00:00.000Z' });
   });
 
   it("counts its visitors' day into its status as a kiosk does, and says when its service is unreachable", async () => {

@@ -26,7 +26,7 @@ function fleet(startMs = T0) {
 
 /** The row of a kiosk the console has heard nothing from but `over`. */
 const blankRow = (kioskId: string, over: Partial<KioskRow> = {}): KioskRow => ({
-  kioskId, online: false, sinceAt: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
+  kioskId, online: false, sinceAt: null, sinceNotBefore: null, offlineReason: null, group: null, phase: null, open: null, version: null, mode: null, update: null,
   todaySessions: 0, todayCredits: 0, todayDemoSessions: 0, lastCallAt: null, lastCallEnd: null, lastErrorCode: null, droppedEvents: 0, queued: 0, policyError: null, accountTrouble: 0, avatarVolume: null, safety: null, auditViolations: 0, lastAnswer: null, refused: 0, service: null,
   ...over,
 });
@@ -275,27 +275,29 @@ describe('FleetState: command answers', () => {
 
   it(`keeps exactly the newest ${KEPT_SCREENSHOTS} screenshots`, () => {
     const { state } = fleet();
-    const urls = Array.from({ length: KEPT_SCREENSHOTS + 1 }, (_, i) => {
+    const names = Array.from({ length: KEPT_SCREENSHOTS + 1 }, (_, i) => {
       ask(state, 'screenshot', `s-${i}`);
-      return state.onResult('k', resultPayload({ id: `s-${i}`, cmd: 'screenshot', ok: true, result: { png: PNG_1x1.toString('base64'), width: 1, height: 1 } }))!.screenshotUrl;
+      return /([0-9a-f]{32})\.png$/.exec(state.onResult('k', resultPayload({ id: `s-${i}`, cmd: 'screenshot', ok: true, result: { png: PNG_1x1.toString('base64'), width: 1, height: 1 } }))!.screenshotUrl!)![1]!;
     });
-    assert.equal(urls[0], '/api/screenshots/1.png');
-    assert.equal(state.screenshot('1'), null);
-    assert.deepEqual(state.screenshot('2'), { png: PNG_1x1, kioskId: 'k' });
-    assert.notEqual(state.screenshot(String(KEPT_SCREENSHOTS + 1)), null);
+    assert.equal(new Set(names).size, names.length, 'each under a random name of its own');
+    assert.equal(state.screenshot(names[0]!), null);
+    assert.deepEqual(state.screenshot(names[1]!), { png: PNG_1x1, kioskId: 'k' });
+    assert.notEqual(state.screenshot(names[KEPT_SCREENSHOTS]!), null);
   });
 
   it(`keeps at most ${KEPT_SCREENSHOT_BYTES / 1024 / 1024} MB of screenshots: the oldest go first`, () => {
     const { state } = fleet();
     // 8 MB pictures (the most a kiosk sends): 8 of them fill the budget, a 9th pushes the first out.
     const big = Buffer.concat([PNG_1x1, Buffer.alloc(MAX_SCREENSHOT_BYTES - PNG_1x1.length)]);
+    const names: string[] = [];
     for (let i = 0; i < 9; i++) {
       ask(state, 'screenshot', `s-${i}`);
-      state.onResult('k', resultPayload({ id: `s-${i}`, cmd: 'screenshot', ok: true, result: { png: big.toString('base64'), width: 1, height: 1 } }));
+      const url = state.onResult('k', resultPayload({ id: `s-${i}`, cmd: 'screenshot', ok: true, result: { png: big.toString('base64'), width: 1, height: 1 } }))!.screenshotUrl!;
+      names.push(/([0-9a-f]{32})\.png$/.exec(url)![1]!);
     }
-    assert.equal(state.screenshot('1'), null);
-    assert.equal(state.screenshot('2')?.png.length, MAX_SCREENSHOT_BYTES);
-    assert.equal(state.screenshot('9')?.png.length, MAX_SCREENSHOT_BYTES);
+    assert.equal(state.screenshot(names[0]!), null);
+    assert.equal(state.screenshot(names[1]!)?.png.length, MAX_SCREENSHOT_BYTES);
+    assert.equal(state.screenshot(names[8]!)?.png.length, MAX_SCREENSHOT_BYTES);
   });
 });
 

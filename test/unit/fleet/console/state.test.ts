@@ -96,13 +96,14 @@ describe('FleetState', () => {
     ask('c-1');
     const answer = state.onResult('k', JSON.stringify({ id: 'c-1', cmd: 'screenshot', ok: true, result: { mime: 'image/png', width: 2, height: 3, png: PNG_1x1.toString('base64') }, at: 'x' }))!;
     assert.equal(answer.summary, 'screenshot 2×3');
-    assert.deepEqual(state.screenshot(answer.screenshotUrl!.match(/(\d+)\.png$/)![1]!)!.png, PNG_1x1);
+    const name = answer.screenshotUrl!.match(/([0-9a-f]{32})\.png$/)![1]!;
+    assert.deepEqual(state.screenshot(name)!.png, PNG_1x1);
     assert.ok(!JSON.stringify(state.rows()).includes(PNG_1x1.toString('base64')), 'the picture is not inlined in the rows');
     for (let i = 0; i < 40; i++) {
       ask(`c-${i + 2}`);
       state.onResult('k', JSON.stringify({ id: `c-${i + 2}`, cmd: 'screenshot', ok: true, result: { png: PNG_1x1.toString('base64') } }));
     }
-    assert.equal(state.screenshot('1'), null);
+    assert.equal(state.screenshot(name), null);
   });
 });
 
