@@ -97,6 +97,46 @@ describe('a real start says the truth about the service (terminal, screen, Statu
     await stop(r);
   });
 
+  it('where the voice and picture go, as the visitor reads it: on the service they go to it; in the demo they stay on the device', async () => {
+    /** The attract screen's sentence and the Privacy sheet's, in video and in audio. */
+    const said = async (r: Running): Promise<string[]> => {
+      const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+      const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+      const page: Page = await context.newPage();
+      try {
+        await page.goto(address);
+        await screenIs(page, 'attract', 20_000);
+        const out = [(await page.locator('[data-testid=sends]').innerText()).trim()];
+        await page.click('[data-testid=privacy-open]');
+        out.push((await page.locator('[data-testid=privacy-sends]').innerText()).trim());
+        await page.click('[data-testid=privacy-close]');
+        await page.click('[data-testid=mode-audio]');
+        out.push((await page.locator('[data-testid=sends]').innerText()).trim());
+        return out;
+      } finally {
+        await context.close();
+      }
+    };
+    // The service (an emulator reached as the service: its URL and key in the environment).
+    const emu = await emulator();
+    const service = await start({ AVATAR_API_KEY: emu.apiKey, AVATAR_BASE_URL: emu.baseUrl }, { allowModeChoice: true });
+    assert.equal(await serviceLine(service), `Service: Connected: the service at ${emu.baseUrl} answered and accepted the key.`);
+    assert.deepEqual(await said(service), [
+      'Your voice and camera picture go to the avatar service, which makes the conversation.',
+      'Your voice and camera picture go to the avatar service, which makes the conversation.',
+      'Your voice goes to the avatar service, which makes the conversation.',
+    ]);
+    await stop(service);
+    // The demo (no key: the built-in emulator and the demo engine, nothing leaves the machine).
+    const demo = await start({}, { allowModeChoice: true });
+    assert.deepEqual(await said(demo), [
+      'This is a demo: your voice and camera picture stay on this device.',
+      'This is a demo: your voice and camera picture stay on this device.',
+      'This is a demo: your voice stays on this device.',
+    ]);
+    await stop(demo);
+  });
+
   it('a key with no URL: "no service URL", and which variable to set', async () => {
     const r = await start({ AVATAR_API_KEY: 'sk-some-key-1234567890' });
     assert.equal(
