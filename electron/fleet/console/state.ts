@@ -248,8 +248,14 @@ export class FleetState {
         k.row.accountTrouble++;
       }
       const avatar = k.labels.value('avatar', record.avatar ?? 'unknown');
-      // A demo call (the kiosk's built-in emulator) is play money: never in the credits billed.
+      // A demo call (the kiosk's built-in emulator) is play money: never in the credits billed. A demo
+      // attempt that never went live was no call: the Spend view's "demo calls" leave it out, as the
+      // kiosk's own Status tab and `cli ledger` do.
       if (!record.demo) inc(c.creditsByAvatar, avatar, record.credits);
+      if (record.demo && !record.wentLive) {
+        this.dirty.add(kioskId);
+        return;
+      }
       const day = new Date(record.endAtMs).toISOString().slice(0, 10);
       const key = `${kioskId}\u0000${day}\u0000${avatar}\u0000${record.demo ? 'demo' : 'real'}`;
       const spend = this.spend.get(key) ?? { kioskId, day, avatar, sessions: 0, credits: 0, demo: record.demo };
