@@ -29,7 +29,8 @@ describe('Safe and honest in front of the public (E2E)', () => {
       assert.equal((await page.locator('body').textContent())?.includes('avatar service'), false, 'nothing says the demo sends anything to a service');
       const heard = await page.locator('[data-testid=screen-attract]').ariaSnapshot();
       assert.match(heard, /heading "Ava" \[level=1\]\n\s*- paragraph: Ava is an AI, not a person/);
-      assert.match(heard, /paragraph: This is a demo: your voice and camera picture stay on this device\./);
+      // (The snapshot is YAML: a text with a colon in it is quoted.)
+      assert.match(heard, /paragraph: "This is a demo: your voice and camera picture stay on this device\."/);
       assert.match(heard, /img "Scan for the venue’s privacy notice"/);
       assert.match(heard, /button "Privacy"/);
       await page.click('[data-testid=mode-audio]');
