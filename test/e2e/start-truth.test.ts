@@ -75,6 +75,11 @@ async function serviceLine(r: Running): Promise<string> {
   return eventually(() => r.lines().find((l) => l.startsWith('Service:') && l !== 'Service: checking…'), `a service line in:\n${r.lines().join('\n')}`, WAIT_MS);
 }
 
+/** The address the start printed for opening the kiosk. */
+function printedAddress(r: Running): Promise<string> {
+  return eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+}
+
 async function stop(r: Running): Promise<void> {
   r.child.kill('SIGINT');
   assert.equal(await r.exited, 0);
@@ -100,7 +105,7 @@ describe('a real start says the truth about the service (terminal, screen, Statu
   it('where the voice and picture go, as the visitor reads it: on the service they go to it; in the demo they stay on the device', async () => {
     /** The attract screen's sentence and the Privacy sheet's, in video and in audio. */
     const said = async (r: Running): Promise<string[]> => {
-      const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+      const address = await printedAddress(r);
       const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
       const page: Page = await context.newPage();
       try {
@@ -158,7 +163,7 @@ describe('a real start says the truth about the service (terminal, screen, Statu
 
   it('one bad key in config.json: only that key is dropped, named in the terminal and on the PIN pad; the PIN still opens the panel', async () => {
     const r = await start({}, { callMode: 'hologram', avatar: { name: 'Nova' }, calMode: 'audio' });
-    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const address = await printedAddress(r);
     assert.ok(r.lines().includes('Setting not used: config.json: callMode is invalid, using video. Invalid configuration at "callMode": Invalid option: expected one of "audio"|"video".'), r.lines().join('\n'));
     // A misspelt key is named too (it would otherwise do nothing, silently).
     assert.ok(r.lines().includes('Settings this version does not know in config.json (misspelt, or from a newer version): calMode. They are ignored and kept in the file.'), r.lines().join('\n'));
@@ -186,7 +191,7 @@ describe('a real start says the truth about the service (terminal, screen, Statu
   it('a config.json that is not JSON (a trailing comma): out of order, never setup; staff read which file to fix, and nothing is written over it', async () => {
     const raw = `{\n  "staffPinHash": "${await hashPin(PIN)}",\n  "callMode": "audio",\n}\n`;
     const r = await start({}, {}, raw);
-    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const address = await printedAddress(r);
     const said = r.lines().find((l) => l.includes('was not used')) ?? r.lines().join('\n');
     // (The parser's own words in the middle are Node's, and change with its version.)
     assert.ok(said.startsWith(`config.json (${join(r.data, 'config.json')}) was not used: The configuration file is not valid JSON (`), said);
@@ -209,7 +214,7 @@ describe('a real start says the truth about the service (terminal, screen, Statu
 
   it('setup refuses a guessable PIN and says why; a PIN with no pattern is taken', async () => {
     const r = await start({}, { staffPinHash: null });
-    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const address = await printedAddress(r);
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page: Page = await context.newPage();
     const typePin = async (pin: string) => {
@@ -254,7 +259,7 @@ describe('a real start says the truth about the service (terminal, screen, Statu
     const r = await start({ AVATAR_API_KEY: DEMO_API_KEY, AVATAR_BASE_URL: baseUrl });
     const line = await serviceLine(r);
     assert.equal(line, `Service: NOT CONNECTED. The service at ${baseUrl} could not be reached (connection refused). What to do: Check the address, the network and the venue's proxy or firewall. The kiosk checks again by itself.`);
-    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const address = await printedAddress(r);
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page: Page = await context.newPage();
