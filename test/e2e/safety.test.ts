@@ -106,6 +106,7 @@ describe('Safe and honest in front of the public (E2E)', () => {
       await page.click('[data-testid=start]');
       await screenIs(page, 'age-gate');
       assert.equal(await page.locator('[data-testid=gate-yes]').count(), 0, 'no "yes" for the visitor');
+      assert.equal(await testIdText(page, 'gate-consent'), 'This is a demo: when staff unlock the call, your voice and, in a video call, your camera picture stay on this device.');
       await checkScreen(page, 'age gate, staff check', KIOSK_SIZES);
       await screenshot(page, 'safety-age-gate-staff-en', 'portrait');
       for (const d of '111111') await page.click(`[data-testid=gate-key-${d}]`);
