@@ -696,8 +696,9 @@ export interface LedgerTotalsRow {
   billedSeconds: number;
   /** Sessions whose cost could not be read (not counted in `credits`). */
   unknownCredits: number;
-  /** Calls on the built-in emulator (demo mode): never in `sessions`, `credits` or `billedSeconds`, since
-   *  nobody paid for them; counted here so the ledger can say they happened. */
+  /** Calls on the built-in emulator (demo mode) that went live: never in `sessions`, `credits` or
+   *  `billedSeconds`, since nobody paid for them; counted here so the ledger can say they happened. A demo
+   *  attempt that never went live (cancelled or failed while connecting) is in none of the figures. */
   demoSessions: number;
 }
 export interface LedgerTotals {

@@ -211,10 +211,11 @@ export function startOfMonth(nowMs: number): number {
 
 const emptyRow = (): LedgerTotalsRow => ({ sessions: 0, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 0 });
 
-/** Add one session to a totals row: a demo call (the built-in emulator's, nobody paid) only to `demoSessions`. */
+/** Add one session to a totals row: a demo call (the built-in emulator's, nobody paid) only to `demoSessions`,
+ *  and only once it went live (`live_at`): a demo attempt cancelled or failed while connecting was no call. */
 export function addSession(row: LedgerTotalsRow, r: SessionRecord): void {
   if (r.surface === 'demo') {
-    row.demoSessions += 1;
+    if (r.live_at !== null) row.demoSessions += 1;
     return;
   }
   row.sessions += 1;

@@ -25,6 +25,7 @@ describe('The age gate of an adult kiosk (E2E)', () => {
         await screenIs(page, 'age-gate');
         assert.equal(await testIdText(page, 'gate-yes'), message(lang, 'ageGate.yes', { age: '18' }), lang);
         assert.equal(await testIdText(page, 'ai-label'), message(lang, 'disclosure.aiLabel', { name: 'Ava' }));
+        assert.equal(await testIdText(page, 'gate-consent'), message(lang, 'ageGate.demoConsent', { age: '18' }), `${lang}: the demo keeps the voice and picture on the device`);
         await screenshotBoth(page, `safety-age-gate-${lang}`, 'portrait');
         await checkScreen(page, `age gate (${lang})`, KIOSK_SIZES);
         await page.click('[data-testid=gate-no]');

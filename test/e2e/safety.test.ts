@@ -23,15 +23,18 @@ describe('Safe and honest in front of the public (E2E)', () => {
     try {
       const { page } = k;
       assert.equal(await testIdText(page, 'ai-label'), 'Ava is an AI, not a person');
-      assert.equal(await testIdText(page, 'sends'), message('en', 'attract.sendsVoicePicture'));
+      // Demo mode (the built-in emulator): the demo engine keeps the voice and picture on the device.
+      assert.equal(await testIdText(page, 'sends'), 'This is a demo: your voice and camera picture stay on this device.');
       assert.equal((await page.locator('body').textContent())?.includes('recorded here'), false, 'the false sentence is gone');
+      assert.equal((await page.locator('body').textContent())?.includes('avatar service'), false, 'nothing says the demo sends anything to a service');
       const heard = await page.locator('[data-testid=screen-attract]').ariaSnapshot();
       assert.match(heard, /heading "Ava" \[level=1\]\n\s*- paragraph: Ava is an AI, not a person/);
-      assert.match(heard, /paragraph: Your voice and camera picture go to the avatar service/);
+      // (The snapshot is YAML: a text with a colon in it is quoted.)
+      assert.match(heard, /paragraph: "This is a demo: your voice and camera picture stay on this device\."/);
       assert.match(heard, /img "Scan for the venue’s privacy notice"/);
       assert.match(heard, /button "Privacy"/);
       await page.click('[data-testid=mode-audio]');
-      assert.equal(await testIdText(page, 'sends'), message('en', 'attract.sendsVoice'));
+      assert.equal(await testIdText(page, 'sends'), 'This is a demo: your voice stays on this device.');
       await page.click('[data-testid=mode-video]');
 
       assert.equal(await tapsToLive(page, ['start']), 1, 'public: one tap from attract to live');
@@ -103,6 +106,7 @@ describe('Safe and honest in front of the public (E2E)', () => {
       await page.click('[data-testid=start]');
       await screenIs(page, 'age-gate');
       assert.equal(await page.locator('[data-testid=gate-yes]').count(), 0, 'no "yes" for the visitor');
+      assert.equal(await testIdText(page, 'gate-consent'), 'This is a demo: when staff unlock the call, your voice and, in a video call, your camera picture stay on this device.');
       await checkScreen(page, 'age gate, staff check', KIOSK_SIZES);
       await screenshot(page, 'safety-age-gate-staff-en', 'portrait');
       for (const d of '111111') await page.click(`[data-testid=gate-key-${d}]`);

@@ -10,6 +10,9 @@
  * hangs up), and one that fails (the service refuses the connection). Each tap comes within a few
  * seconds of the attract screen, before the scene's visitor walks in again.
  *
+ * Afterwards the Status tab and `cli ledger` (its own process, on the kiosk's data folder) count the five
+ * demo calls that went live, not the seven sessions created.
+ *
  * Screenshots: staff-visitors-walk-<en|de|accessible>-<funnel|week>-<w>x<h>.png in test/artifacts/screens/.
  * Build first: npm run build.   Run: node --import tsx --test --test-timeout=180000 test/e2e/staff-visitors-walk.test.ts
  */
@@ -18,9 +21,23 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright';
 import { KIOSK_SIZES, axeViolations } from './access-helpers.ts';
 import { crossing, standing, type Scene } from './fake-camera.ts';
-import { eventually, openStaffKiosk, screenIs, type StaffKioskPage } from './harness.ts';
+import { eventually, openStaffKiosk, ROOT, screenIs, type StaffKioskPage } from './harness.ts';
 import { PIN, conclusions, funnel, layoutAtSizes, showVisitors, useCameraBrowser } from './staff-visitors.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/** The CLI as staff run it (`npm run cli -- …`), in its own process. */
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/cli/index.ts'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 
 /** Someone walks past at 5 s; someone walks in at 10 s, stands in front until 17 s, walks out by 18.2 s. */
@@ -141,9 +158,15 @@ describe('Visitors walked through the kiosk, read on the Visitors tab (E2E: fake
       assert.deepEqual(await axeViolations(page), [], 'axe: Visitors in German');
       assert.deepEqual(await layoutAtSizes(page, 'walk-de', KIOSK_SIZES), []);
       // The Status tab's day: demo calls apart from real ones, each part of the line spaced as it reads.
+      // Seven sessions were created, but only the five that went live were calls: the one cancelled while
+      // connecting and the one the service refused are not.
       await page.click('[data-testid=tab-status]');
       const today = (await page.locator('[data-testid=status-today]').innerText()).replace(/\s+/g, ' ').trim();
-      assert.equal(today, `0 sessions · 0 credits · ${sessions.length} demo calls (not billed)`);
+      assert.equal(today, '0 sessions · 0 credits · 5 demo calls (not billed)');
+      // `cli ledger` on the kiosk's data folder (AVATAR_KIOSK_DATA, as staff would run it) says the same.
+      const ledger = await runCli(['ledger'], { AVATAR_KIOSK_DATA: k.dataDir });
+      assert.equal(ledger.code, 0, ledger.stderr);
+      assert.deepEqual(ledger.stdout.split('\n').find((l) => l.trimStart().startsWith('today'))?.trim().split(/\s+/), ['today', '0', '0', '0', '5']);
       assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);
     } finally {
       await k.close();

@@ -75,6 +75,11 @@ async function serviceLine(r: Running): Promise<string> {
   return eventually(() => r.lines().find((l) => l.startsWith('Service:') && l !== 'Service: checking…'), `a service line in:\n${r.lines().join('\n')}`, WAIT_MS);
 }
 
+/** The address the start printed for opening the kiosk. */
+function printedAddress(r: Running): Promise<string> {
+  return eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+}
+
 async function stop(r: Running): Promise<void> {
   r.child.kill('SIGINT');
   assert.equal(await r.exited, 0);
@@ -95,6 +100,46 @@ describe('a real start says the truth about the service (terminal, screen, Statu
     assert.equal(r.lines()[0], 'Avatar Kiosk is running (the real service).');
     assert.ok(!r.lines().some((l) => /connected to the service \(direct\)/.test(l)));
     await stop(r);
+  });
+
+  it('where the voice and picture go, as the visitor reads it: on the service they go to it; in the demo they stay on the device', async () => {
+    /** The attract screen's sentence and the Privacy sheet's, in video and in audio. */
+    const said = async (r: Running): Promise<string[]> => {
+      const address = await printedAddress(r);
+      const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+      const page: Page = await context.newPage();
+      try {
+        await page.goto(address);
+        await screenIs(page, 'attract', 20_000);
+        const out = [(await page.locator('[data-testid=sends]').innerText()).trim()];
+        await page.click('[data-testid=privacy-open]');
+        out.push((await page.locator('[data-testid=privacy-sends]').innerText()).trim());
+        await page.click('[data-testid=privacy-close]');
+        await page.click('[data-testid=mode-audio]');
+        out.push((await page.locator('[data-testid=sends]').innerText()).trim());
+        return out;
+      } finally {
+        await context.close();
+      }
+    };
+    // The service (an emulator reached as the service: its URL and key in the environment).
+    const emu = await emulator();
+    const service = await start({ AVATAR_API_KEY: emu.apiKey, AVATAR_BASE_URL: emu.baseUrl }, { allowModeChoice: true });
+    assert.equal(await serviceLine(service), `Service: Connected: the service at ${emu.baseUrl} answered and accepted the key.`);
+    assert.deepEqual(await said(service), [
+      'Your voice and camera picture go to the avatar service, which makes the conversation.',
+      'Your voice and camera picture go to the avatar service, which makes the conversation.',
+      'Your voice goes to the avatar service, which makes the conversation.',
+    ]);
+    await stop(service);
+    // The demo (no key: the built-in emulator and the demo engine, nothing leaves the machine).
+    const demo = await start({}, { allowModeChoice: true });
+    assert.deepEqual(await said(demo), [
+      'This is a demo: your voice and camera picture stay on this device.',
+      'This is a demo: your voice and camera picture stay on this device.',
+      'This is a demo: your voice stays on this device.',
+    ]);
+    await stop(demo);
   });
 
   it('a key with no URL: "no service URL", and which variable to set', async () => {
@@ -118,7 +163,7 @@ describe('a real start says the truth about the service (terminal, screen, Statu
 
   it('one bad key in config.json: only that key is dropped, named in the terminal and on the PIN pad; the PIN still opens the panel', async () => {
     const r = await start({}, { callMode: 'hologram', avatar: { name: 'Nova' }, calMode: 'audio' });
-    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const address = await printedAddress(r);
     assert.ok(r.lines().includes('Setting not used: config.json: callMode is invalid, using video. Invalid configuration at "callMode": Invalid option: expected one of "audio"|"video".'), r.lines().join('\n'));
     // A misspelt key is named too (it would otherwise do nothing, silently).
     assert.ok(r.lines().includes('Settings this version does not know in config.json (misspelt, or from a newer version): calMode. They are ignored and kept in the file.'), r.lines().join('\n'));
@@ -146,7 +191,7 @@ describe('a real start says the truth about the service (terminal, screen, Statu
   it('a config.json that is not JSON (a trailing comma): out of order, never setup; staff read which file to fix, and nothing is written over it', async () => {
     const raw = `{\n  "staffPinHash": "${await hashPin(PIN)}",\n  "callMode": "audio",\n}\n`;
     const r = await start({}, {}, raw);
-    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const address = await printedAddress(r);
     const said = r.lines().find((l) => l.includes('was not used')) ?? r.lines().join('\n');
     // (The parser's own words in the middle are Node's, and change with its version.)
     assert.ok(said.startsWith(`config.json (${join(r.data, 'config.json')}) was not used: The configuration file is not valid JSON (`), said);
@@ -169,7 +214,7 @@ describe('a real start says the truth about the service (terminal, screen, Statu
 
   it('setup refuses a guessable PIN and says why; a PIN with no pattern is taken', async () => {
     const r = await start({}, { staffPinHash: null });
-    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const address = await printedAddress(r);
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page: Page = await context.newPage();
     const typePin = async (pin: string) => {
@@ -214,7 +259,7 @@ describe('a real start says the truth about the service (terminal, screen, Statu
     const r = await start({ AVATAR_API_KEY: DEMO_API_KEY, AVATAR_BASE_URL: baseUrl });
     const line = await serviceLine(r);
     assert.equal(line, `Service: NOT CONNECTED. The service at ${baseUrl} could not be reached (connection refused). What to do: Check the address, the network and the venue's proxy or firewall. The kiosk checks again by itself.`);
-    const address = await eventually(() => r.lines().find((l) => l.trim().startsWith('http://127.0.0.1:') && l.includes('/launch?code='))?.trim(), 'the printed address');
+    const address = await printedAddress(r);
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page: Page = await context.newPage();

@@ -101,6 +101,7 @@ export type KioskStatus = z.infer<typeof statusSchema>;
 const sessionSchema = z.looseObject({
   kind: z.literal('session'),
   end_at: z.string().max(40),
+  live_at: z.string().max(40).nullable().optional(),
   end_reason: z.string().max(64),
   credits_cost: z.union([figure(MAX_CALL_CREDITS), z.literal('unknown')]).optional(),
   surface: z.string().max(20).optional(),
@@ -133,6 +134,8 @@ export interface CallRecord {
   credits: number;
   /** A call on the kiosk's built-in emulator (ledger surface `demo`): play money. */
   demo: boolean;
+  /** Whether it went live (`live_at` set); a record that does not say (an older kiosk) is taken as live. */
+  wentLive: boolean;
 }
 export interface SpareRecord {
   kind: 'spare';
@@ -170,7 +173,7 @@ export function readEvent(payload: Buffer | string, nowMs: number): Read<KioskEv
     const endAtMs = Date.parse(r.end_at);
     if (Number.isNaN(endAtMs) || endAtMs > nowMs + END_AHEAD_MS || endAtMs < nowMs - END_BEHIND_MS) return { ok: false, reason: 'bad_time' };
     const credits = typeof r.credits_cost === 'number' ? r.credits_cost : 0;
-    return { ok: true, value: { id, record: { kind: 'session', endAtMs, endReason: r.end_reason, errorCode: r.error_code ?? null, avatar: r.avatar ?? null, credits, demo: r.surface === 'demo' } } };
+    return { ok: true, value: { id, record: { kind: 'session', endAtMs, endReason: r.end_reason, errorCode: r.error_code ?? null, avatar: r.avatar ?? null, credits, demo: r.surface === 'demo', wentLive: r.live_at !== null } } };
   }
   if (kind === 'spare') {
     const spare = check(spareSchema, record);

@@ -326,8 +326,14 @@ export class FleetState {
         k.row.accountTrouble++;
       }
       const avatar = k.labels.value('avatar', record.avatar ?? 'unknown');
-      // A demo call (the kiosk's built-in emulator) is play money: never in the credits billed.
+      // A demo call (the kiosk's built-in emulator) is play money: never in the credits billed. A demo
+      // attempt that never went live was no call: the Spend view's "demo calls" leave it out, as the
+      // kiosk's own Status tab and `cli ledger` do.
       if (!record.demo) inc(c.creditsByAvatar, avatar, record.credits);
+      if (record.demo && !record.wentLive) {
+        this.dirty.add(kioskId);
+        return;
+      }
       this.spend.addCall(kioskId, record.endAtMs, avatar, record.credits, record.demo);
       this.options.memory?.call(kioskId, eventId, record.endAtMs, avatar, record.credits, record.endReason, record.demo);
       this.dirty.add(kioskId);

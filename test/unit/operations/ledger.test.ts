@@ -254,6 +254,17 @@ describe('totals and CSV', () => {
       month: { sessions: 5, credits: 138, billedSeconds: 92, unknownCredits: 1, demoSessions: 0 },
     });
   });
+  it('a demo call counts apart, and only once it went live: a demo attempt cancelled while connecting is no call', () => {
+    const now = at(2026, 11, 23, 15);
+    const notLive = { live_at: null, time_to_live_ms: null, billed_seconds: 0, credits_cost: 0, end_reason: 'user_end' } as const;
+    const records = [
+      session(at(2026, 11, 23, 9), { surface: 'demo', credits_cost: 6, billed_seconds: 4 }), // went live
+      session(at(2026, 11, 23, 10), { surface: 'demo', ...notLive }), // cancelled while connecting
+      session(at(2026, 11, 23, 11), { surface: 'direct', ...notLive }), // a real attempt: counted as today
+    ];
+    const today = { sessions: 1, credits: 0, billedSeconds: 0, unknownCredits: 0, demoSessions: 1 };
+    assert.deepEqual(totalsOf(records, now), { today, last7Days: today, month: today });
+  });
   it('a session ending exactly now counts; one ending exactly at midnight counts for today', () => {
     const now = at(2026, 3, 18, 15);
     const midnight = at(2026, 3, 18, 0);

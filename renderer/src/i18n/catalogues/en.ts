@@ -24,6 +24,9 @@ const en = {
     start: 'Tap to talk',
     sendsVoicePicture: 'Your voice and camera picture go to the avatar service, which makes the conversation.',
     sendsVoice: 'Your voice goes to the avatar service, which makes the conversation.',
+    /** Demo mode (the built-in emulator, the demo engine): nothing leaves the device. */
+    demoSendsVoicePicture: 'This is a demo: your voice and camera picture stay on this device.',
+    demoSendsVoice: 'This is a demo: your voice stays on this device.',
     cameraNotice: 'The camera only notices when someone is in front of this screen. No picture is recorded or sent.',
     headphones: 'You can plug in headphones to listen privately.',
     language: 'Language',
@@ -52,6 +55,8 @@ const en = {
     no: 'No, go back',
     staff: 'A member of staff checks your age. Staff: enter the PIN to unlock this call.',
     staffConsent: 'When staff unlock the call, your voice and, in a video call, your camera picture go to the avatar service to make the conversation.',
+    demoConsent: 'By tapping Yes you confirm you are {{age}} or older. This is a demo: your voice and, in a video call, your camera picture stay on this device.',
+    demoStaffConsent: 'This is a demo: when staff unlock the call, your voice and, in a video call, your camera picture stay on this device.',
     wrongPin: 'That PIN is not right.',
     unlock: 'Unlock',
     pin: 'Staff PIN',

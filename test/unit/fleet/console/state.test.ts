@@ -80,6 +80,19 @@ describe('FleetState', () => {
     ]);
   });
 
+  it("the Spend view's demo calls are those that went live: a demo attempt cancelled while connecting is left out; a record that does not say is counted", () => {
+    const state = new FleetState({ now: () => T0 });
+    state.onEvent('k', event('k-1', session({ surface: 'demo', live_at: '2026-11-24T09:59:02Z', credits_cost: 3, avatar: 'ava' })));
+    state.onEvent('k', event('k-2', session({ surface: 'demo', live_at: null, credits_cost: 0, avatar: 'ava' })));
+    state.onEvent('k', event('k-3', session({ surface: 'demo', credits_cost: 2, avatar: 'ava' })));
+    state.onEvent('k', event('k-4', session({ surface: 'direct', live_at: null, credits_cost: 0, avatar: 'ava' })));
+    assert.deepEqual(state.spendRows(), [
+      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 2, credits: 5, demo: true },
+      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 0, demo: false },
+    ]);
+    assert.deepEqual(Object.fromEntries(state.counts()[0]!.counts.sessionsByEnd), { user_end: 4 }, 'every session still ended');
+  });
+
   it('drops and counts what does not validate, never throws', () => {
     const state = new FleetState({ now: () => T0 });
     state.onStatus('k', 'not json', false);
