@@ -14,11 +14,10 @@ import type { SessionRecord } from '../../electron/operations/ledger.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'electron/cli/index.ts');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const HOME = mkdtempSync(join(tmpdir(), 'kiosk-cli-home-'));
 
 function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX, [CLI, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, AVATAR_API_KEY: '', HOME, XDG_CONFIG_HOME: join(HOME, '.config'), ...env },
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -10,7 +10,6 @@ import { startEmulator, type EmulatorHandle } from '../../electron/emulator/inde
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'electron/cli/index.ts');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
 interface Run {
   code: number | null;
@@ -20,7 +19,9 @@ interface Run {
 }
 
 function startCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<Run>; output: () => string } {
-  const child = spawn(TSX, [CLI, ...args], {
+  // Node itself, as `npm run cli` runs it: behind tsx's own parent process a signal is relayed, and on a
+  // loaded machine that parent SIGKILLs the CLI when it has not confirmed within 30 ms (no hang-up sent).
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, AVATAR_API_KEY: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -33,7 +33,9 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 /** The real CLI process (`npm run cli -- fleet …`). */
 function cli(args: string[], env: Record<string, string>, onLine?: (line: string, child: ChildProcess) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'electron/cli/index.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Node itself, as `npm run cli` runs it: behind tsx's own parent process a signal is relayed, and on a
+  // loaded machine that parent SIGKILLs the CLI when it has not confirmed within 30 ms (no hang-up sent).
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/cli/index.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => {

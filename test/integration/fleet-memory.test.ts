@@ -140,7 +140,7 @@ describe('npm run fleet: the token on stdout', { skip: missing ?? false }, () =>
     /** One start of the console, its stdout until it says how to scrape it, then stopped. */
     const run = () =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'electron/cli/fleet-console.ts'), '--broker', broker.url, '--username', CONSOLE_LOGIN, '--password-file', join(dir, 'password'), '--prefix', PREFIX, '--port', '0', '--data-dir', join(dir, 'console')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/cli/fleet-console.ts'), '--broker', broker.url, '--username', CONSOLE_LOGIN, '--password-file', join(dir, 'password'), '--prefix', PREFIX, '--port', '0', '--data-dir', join(dir, 'console')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no start within 60 s: ${out}`))), 60_000);
         child.stdout!.on('data', (d: Buffer) => {
