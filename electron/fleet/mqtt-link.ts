@@ -40,6 +40,24 @@ export { MAX_SCREENSHOT_BYTES, type FleetControl, type FleetUpdates } from './co
 
 /** Status is republished at most this often. */
 export const STATUS_MIN_INTERVAL_MS = 1000;
+/**
+ * How long closing waits for the broker, per step (the "stopped" status, then the goodbye): a broker
+ * that hangs with the connection open never answers, and mqtt.js leaves both promises pending then, so a
+ * kiosk quitting or restarting would wait forever. Past it the last will says "offline" for us.
+ */
+export const CLOSE_WAIT_MS = 2_000;
+
+/** True when `work` settled within `ms` of wall time. Wall time, not the injected clock: a clock that does
+ *  not move (a test's) must not hold a closing process open either. */
+async function withinWallTime(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 /** Answers kept for repeated command ids. */
 export const REMEMBERED_COMMANDS = 200;
 /** The largest packet the kiosk takes from the broker (MQTT 5 maximumPacketSize): the broker drops
@@ -435,10 +453,10 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
       if (statusTimer !== null) clock.clearTimeout(statusTimer);
       statusTimer = null;
       if (client.connected) {
-        await client.publishAsync(topics.status, JSON.stringify({ online: false, kioskId, reason: 'stopped', at: new Date(clock.now()).toISOString() }), { qos: 1, retain: true }).catch(() => undefined);
+        await withinWallTime(client.publishAsync(topics.status, JSON.stringify({ online: false, kioskId, reason: 'stopped', at: new Date(clock.now()).toISOString() }), { qos: 1, retain: true }), CLOSE_WAIT_MS);
       }
       closed = true;
-      await client.endAsync().catch(() => undefined);
+      if (!(await withinWallTime(client.endAsync(), CLOSE_WAIT_MS))) client.end(true);
     },
   };
 }

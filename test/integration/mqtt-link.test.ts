@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
+import { CLOSE_WAIT_MS } from '../../electron/fleet/mqtt-link.ts';
 import { mosquittoMissing, PREFIX, recordMessages, startBroker, type SeenMessage, type Broker } from '../helpers/mosquitto.ts';
 import { realDelay, until } from '../helpers/until.ts';
 
@@ -85,6 +86,13 @@ class Kiosk {
   }
   send(msg: unknown): void {
     this.proc.stdin!.write(`${JSON.stringify(msg)}\n`);
+  }
+  /** Starts or ends the pretend call, and waits until the child has: a command sent next travels by the
+   *  broker, and the child may read it before a line on its stdin that was written first. */
+  async setInCall(value: boolean): Promise<void> {
+    const seen = this.lines.filter((l) => 'inCallNow' in l).length;
+    this.send({ inCall: value });
+    await until(() => this.lines.filter((l) => 'inCallNow' in l).length > seen, { realTimeoutMs: 10_000, message: 'the kiosk child took the call state' });
   }
   did(): unknown[] {
     return this.lines.filter((l) => 'did' in l).map((l) => l.did);
@@ -255,13 +263,13 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     assert.deepEqual(badCast.error, { code: 'invalid_config', message: 'There is no cast member "nobody" in this kiosk\'s avatars.' });
 
     // A live call: reload, restart and apply need force; end-call does not.
-    k.send({ inCall: true });
+    await k.setInCall(true);
     const refused = await op.command('kiosk-a', { id: 'c5', cmd: 'restart' });
     assert.equal(refused.ok, false);
     assert.deepEqual(refused.error, { code: 'busy', message: 'A visitor is in a call; "restart" would interrupt it. Send it again with "force": true to end the call first.' });
     const forced = await op.command('kiosk-a', { id: 'c6', cmd: 'reload', force: true });
     assert.equal(forced.ok, true);
-    k.send({ inCall: true });
+    await k.setInCall(true);
     const ended = await op.command('kiosk-a', { id: 'c7', cmd: 'end-call' });
     assert.deepEqual(ended.result, { ended: true });
     const noCall = await op.command('kiosk-a', { id: 'c8', cmd: 'end-call' });
@@ -328,5 +336,26 @@ describe('fleet link with a real Mosquitto', { skip: missing ?? false }, () => {
     await realDelay(500);
     assert.equal(k.did().length, before);
     assert.equal(watcher.on(`${PREFIX}/kiosk-a/cmd/result`).filter((s) => s.body.id === 'x1').length, 0);
+  });
+
+  it('closes within its bound when the broker hangs (stopped, its connection open): a kiosk that quits is not held by its fleet link', async () => {
+    // Alone on its login: an earlier test's kiosk-a would take the session over and leave this one unconnected.
+    for (const earlier of kiosks) await earlier.kill();
+    const op = await operator();
+    const k = await kiosk('kiosk-a');
+    await until(() => op.on(`${PREFIX}/kiosk-a/status`).some((s) => s.body.online === true), { realTimeoutMs: 15_000 });
+    const exited = new Promise<number>((resolve) => k.proc.once('exit', () => resolve(Date.now())));
+    process.kill(broker.pid!, 'SIGSTOP');
+    try {
+      const t0 = Date.now();
+      k.send({ close: true });
+      const bound = CLOSE_WAIT_MS * 2 + 5_000;
+      const at = await Promise.race([exited, realDelay(bound).then(() => null)]);
+      assert.ok(at !== null, `the kiosk had not closed ${bound} ms after it was asked to`);
+      assert.ok(k.lines.some((l) => l.closingConnected === true), 'the link was connected when asked to close (so it tried the hung broker)');
+      assert.ok(at - t0 >= CLOSE_WAIT_MS - 200, `it waited for the broker first (${at - t0} ms)`);
+    } finally {
+      process.kill(broker.pid!, 'SIGCONT');
+    }
   });
 });
