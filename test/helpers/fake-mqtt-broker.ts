@@ -127,6 +127,15 @@ export class FakeMqttBroker {
     this.#heldConnack = null;
   }
 
+  /** Send the client an MQTT 5 DISCONNECT with this reason (0x8E: another connection took its session
+   *  over), then close its connection, as a broker that says why does. */
+  disconnectWith(reasonCode: number): void {
+    const socket = this.#socket;
+    if (!socket) return;
+    socket.end(generate({ cmd: 'disconnect', reasonCode }, { protocolVersion: 5 }));
+    this.#socket = null;
+  }
+
   /** Cut the client's connection (as a broker restart or a network fault would). */
   drop(): void {
     this.#socket?.destroy();

@@ -167,6 +167,27 @@ describe('console link: the session', () => {
   });
 });
 
+describe('console link: its own session taken', () => {
+  it('says so when a broker disconnects it because another connection took its client id (0x8E), and counts it', async () => {
+    const { broker, link, logger } = await linked();
+    assert.deepEqual([link.health().takeovers, link.health().notice], [0, null]);
+    broker.disconnectWith(0x8e);
+    await until(() => link.health().takeovers === 1, { message: 'the takeover counted' });
+    const message = "another connection took over this console's broker session (its client id). With the shipped broker set-up only the console's own login can: is a second console running with it?";
+    assert.deepEqual(link.health().notice, { at: new Date(T0).toISOString(), message });
+    assert.deepEqual(logger.lines.filter((l) => l.level === 'error'), [{ level: 'error', message: `Fleet console: ${message}`, data: { takeovers: 1 } }]);
+  });
+
+  it('does not call another reason for a disconnect a takeover', async () => {
+    const { broker, link, logger } = await linked();
+    broker.connack = { sessionPresent: true }; // the broker kept the session: nothing was lost either
+    broker.disconnectWith(0x8b); // server shutting down
+    await until(() => broker.connections === 2 && link.connected, { message: 'back after the disconnect (the broker still listens)' });
+    assert.equal(link.health().takeovers, 0);
+    assert.deepEqual(logger.lines.filter((l) => l.level === 'error'), []);
+  });
+});
+
 describe('console link: what arrives', () => {
   it("files each kiosk's status (retained or not), events and its answers to what it sent; ignores the command topics and others", async () => {
     const { broker, link, state } = await linked({ topicPrefix: 'fleet(1)*' });
