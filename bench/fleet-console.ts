@@ -40,19 +40,20 @@ export async function benchConsole(options: {
     writeFileSync(join(options.dataRoot, 'console-password'), options.consolePassword, { mode: 0o600 });
 
     const startedAt = performance.now();
-    consoleProc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/cli/fleet-console.ts'), '--broker', broker.url, '--username', 'fleet-console', '--password-file', join(options.dataRoot, 'console-password'), '--prefix', 'ak', '--port', '0', '--client-id', `bench-${Date.now()}`], {
+    consoleProc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/cli/fleet-console.ts'), '--broker', broker.url, '--username', 'fleet-console', '--password-file', join(options.dataRoot, 'console-password'), '--prefix', 'ak', '--port', '0', '--client-id', `bench-${Date.now()}`, '--data-dir', join(options.dataRoot, 'console')], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const pageUrl = await new Promise<string>((resolve, reject) => {
       createInterface({ input: consoleProc!.stdout! }).on('line', (line) => {
-        const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(line);
+        // A new data folder: its first start makes the operator account and prints the address that signs in.
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/#token=\S+)/.exec(line);
         if (m) resolve(m[1]!);
       });
       consoleProc!.once('exit', (code) => reject(new Error(`the console exited (${code})`)));
     });
     const origin = new URL(pageUrl).origin;
-    const token = new URL(pageUrl).searchParams.get('token')!;
+    const token = new URL(pageUrl).hash.slice('#token='.length);
     const headers = { authorization: `Bearer ${token}` };
 
     const { chromium } = await import('playwright');
