@@ -15,6 +15,16 @@
  * Plain JavaScript kept as text, like input-guard.ts; test/unit/browser/fit-window.test.ts runs this text.
  */
 
+/**
+ * A window that is not on the screen yet may ignore the first resize (its page can load before the window
+ * is mapped), so the script asks again, every FIT_RETRY_MS for at most FIT_TRIES times, until the window
+ * has the size. It runs on the start page and on the kiosk's page: when the host's session cookie is there
+ * before the browser's first request, /start answers with a redirect, the start page never shows, and the
+ * fragment rides the redirect to the kiosk's page (a redirect without a fragment keeps the request's).
+ */
+export const FIT_TRIES = 20;
+export const FIT_RETRY_MS = 250;
+
 /** Where the host serves the script (same origin, so the page's CSP allows it). */
 export const FIT_WINDOW_PATH = '/fit-window.js';
 
@@ -32,14 +42,20 @@ export function fittedSize(wanted: { width: number; height: number }, available:
 export const FIT_WINDOW_SOURCE = `(function (win) {
   var m = /^#fit=(\\d{2,5})x(\\d{2,5})$/.exec(String(win.location.hash || ''));
   if (!m) return;
-  var w = Number(m[1]), h = Number(m[2]);
-  var s = win.screen, aw = Number(s.availWidth), ah = Number(s.availHeight);
-  if (!(aw > 0 && ah > 0)) return;
-  var scale = Math.min(1, aw / w, ah / h);
-  var fw = Math.floor(w * scale), fh = Math.floor(h * scale);
-  if (win.outerWidth !== fw || win.outerHeight !== fh) win.resizeTo(fw, fh);
-  var left = Number(s.availLeft) || 0, top = Number(s.availTop) || 0;
-  var x = Math.min(Math.max(win.screenX, left), left + aw - fw), y = Math.min(Math.max(win.screenY, top), top + ah - fh);
-  if (x !== win.screenX || y !== win.screenY) win.moveTo(x, y);
+  var w = Number(m[1]), h = Number(m[2]), tries = 0;
+  function fit() {
+    var s = win.screen, aw = Number(s.availWidth), ah = Number(s.availHeight);
+    if (!(aw > 0 && ah > 0)) return true;
+    var scale = Math.min(1, aw / w, ah / h);
+    var fw = Math.floor(w * scale), fh = Math.floor(h * scale);
+    if (win.outerWidth !== fw || win.outerHeight !== fh) win.resizeTo(fw, fh);
+    var left = Number(s.availLeft) || 0, top = Number(s.availTop) || 0;
+    var x = Math.min(Math.max(win.screenX, left), left + aw - fw), y = Math.min(Math.max(win.screenY, top), top + ah - fh);
+    if (x !== win.screenX || y !== win.screenY) win.moveTo(x, y);
+    return win.outerWidth === fw && win.outerHeight === fh;
+  }
+  (function again() {
+    if (!fit() && ++tries < ${FIT_TRIES}) win.setTimeout(again, ${FIT_RETRY_MS});
+  })();
 })(window);
 `;

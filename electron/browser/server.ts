@@ -288,19 +288,21 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
 
 /** The script tag of the input guard, first in the head of every page the host serves. */
 const GUARD_TAG = `<script src="${GUARD_PATH}"></script>`;
+/** The app window's fit (fit-window.ts): it does nothing without its `#fit=` fragment (a kiosk window, Electron). */
+const FIT_TAG = `<script src="${FIT_WINDOW_PATH}"></script>`;
 
-/** The renderer's pages with the guard's script tag first in their head (after the doctype when there is
+/** The renderer's pages with the guard's script tag (and the window fit's) first in their head (after the doctype when there is
  *  no head tag: before it, the page would render in quirks mode); other files as they are. */
 export function withGuard(body: Buffer, file: string): Buffer {
   if (!file.endsWith('.html')) return body;
   const html = body.toString('utf8');
   const at = /<head[^>]*>/i.exec(html) ?? /^\s*<!doctype[^>]*>/i.exec(html);
   const cut = at ? at.index + at[0].length : 0;
-  return Buffer.from(`${html.slice(0, cut)}${GUARD_TAG}${html.slice(cut)}`, 'utf8');
+  return Buffer.from(`${html.slice(0, cut)}${GUARD_TAG}${FIT_TAG}${html.slice(cut)}`, 'utf8');
 }
 
 /** The host's browser's first page: blank until the session cookie is there (the kiosk shows next). */
-const START_PAGE = `<!doctype html><meta charset="utf-8">${GUARD_TAG}<script src="${FIT_WINDOW_PATH}"></script><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="${START_RETRY_SECONDS};url=${START_PATH}"><title>Avatar Kiosk</title>\n`;
+const START_PAGE = `<!doctype html><meta charset="utf-8">${GUARD_TAG}${FIT_TAG}<meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="${START_RETRY_SECONDS};url=${START_PATH}"><title>Avatar Kiosk</title>\n`;
 
 /** What a browser that was just let in gets: on to the kiosk's page. */
 const ENTER_PAGE = `<!doctype html><meta charset="utf-8">${GUARD_TAG}<meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=/"><title>Avatar Kiosk</title>\n`;

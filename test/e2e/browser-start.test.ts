@@ -132,15 +132,19 @@ describe('the browser kept on screen', { skip: !hasXvfb ? 'needs Xvfb (apt-get i
       assert.deepEqual([fitted.width, fitted.height], [450, 800], 'the aspect kept (1080:1920), as tall as the screen');
       assert.ok(fitted.x >= 0 && fitted.y >= 0 && fitted.x + fitted.width <= 1280 && fitted.y + fitted.height <= 800, JSON.stringify(fitted));
       // The screen as a person sees it (looked at: the attract screen with Tap to talk, whole, in the window).
-      // Taken once the page has painted below the browser's own bar (the window's lower half no longer black).
+      // Tap to talk is the one large gold shape: once the attract screen is drawn, about 8 % of the window's
+      // lower half is its colour (a loading spinner's thin arc is well under 1 %).
       mkdirSync(SCREENS_DIR, { recursive: true });
       const shot = join(SCREENS_DIR, 'browser-mode-app-window-1280x800.png');
-      const lowerHalfLit = () => {
+      const goldShare = () => {
         spawnSync('/usr/bin/import', ['-window', 'root', shot], { env: { ...process.env, DISPLAY: x.display }, timeout: 10_000 });
         const crop = `${fitted.width}x${fitted.height / 2}+${fitted.x}+${fitted.y + fitted.height / 2}`;
-        return Number(spawnSync('convert', [shot, '-crop', crop, '-format', '%[fx:maxima]', 'info:'], { encoding: 'utf8' }).stdout) > 0.2;
+        const args = [shot, '-crop', crop, '+repage', '-fuzz', '10%', '-fill', 'black', '+opaque', 'srgb(227,186,130)', '-fill', 'white', '-opaque', 'srgb(227,186,130)', '-format', '%[fx:mean]', 'info:'];
+        return Number(spawnSync('convert', args, { encoding: 'utf8' }).stdout);
       };
-      for (const deadline = Date.now() + WAIT_MS; !lowerHalfLit() && Date.now() < deadline; ) await new Promise((ok) => setTimeout(ok, 500));
+      let gold = goldShare();
+      for (const deadline = Date.now() + WAIT_MS; gold < 0.02 && Date.now() < deadline; gold = goldShare()) await new Promise((ok) => setTimeout(ok, 500));
+      assert.ok(gold >= 0.02, `Tap to talk drawn in the window's lower half, on the screen (${(gold * 100).toFixed(1)} % of it gold)`);
       run.child.kill('SIGTERM');
       assert.equal(await run.exited, 0);
     } finally {

@@ -20,6 +20,7 @@ import { startEmulator, type EmulatorHandle } from '../../electron/emulator/inde
 import { startBrowserKiosk, type BrowserKiosk } from '../../electron/browser/kiosk-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { GUARD_PATH, LOOPBACK_HOST, START_PATH, startBrowserHost, type BrowserHost } from '../../electron/browser/server.ts';
+import { FIT_WINDOW_PATH } from '../../electron/browser/fit-window.ts';
 import { INPUT_GUARD_SOURCE } from '../../electron/browser/input-guard.ts';
 import { STAFF_LOCKED_MESSAGE } from '../../electron/kiosk/channels.ts';
 import { CONTENT_SECURITY_POLICY } from '../../electron/kiosk/page-headers.ts';
@@ -203,7 +204,7 @@ describe('browser mode host', () => {
     it('loads the input guard first in every page it serves, from its own origin (the CSP allows it)', async () => {
       const host = `127.0.0.1:${kiosk.host.port}`;
       const page = await httpGet(kiosk.host.port, '/', host, { cookie });
-      assert.equal(page.body, `<!doctype html><script src="${GUARD_PATH}"></script><title>kiosk</title>`, 'a page without a head tag: right after the doctype');
+      assert.equal(page.body, `<!doctype html><script src="${GUARD_PATH}"></script><script src="${FIT_WINDOW_PATH}"></script><title>kiosk</title>`, 'a page without a head tag: right after the doctype');
       const guard = await httpGet(kiosk.host.port, GUARD_PATH, host);
       assert.equal(guard.status, 200);
       assert.equal(guard.headers['content-type'], 'text/javascript; charset=utf-8');
@@ -223,6 +224,10 @@ describe('browser mode host', () => {
       assert.doesNotMatch(without.body, new RegExp(kiosk.host.sessionCookie.value));
       const withSession = await httpGet(kiosk.host.port, START_PATH, host, { cookie });
       assert.deepEqual([withSession.status, withSession.headers.location, withSession.body], [303, '/', '']);
+      // The redirect names no fragment, so the browser keeps the start address's (`#fit=…`) for the kiosk's
+      // page, which runs the window's fit too: a browser that had the cookie before its first request never
+      // shows the start page.
+      assert.match((await httpGet(kiosk.host.port, '/', host, { cookie })).body, new RegExp(`<script src="${FIT_WINDOW_PATH}"></script>`));
       assert.equal(`${kiosk.host.sessionCookie.name}=${kiosk.host.sessionCookie.value}`, cookie, 'the cookie the host gives its own browser is the session');
     });
 
