@@ -60,11 +60,11 @@ describe('npm run fleet (the demo): its temporary folders and Mosquitto go on ev
     ['Ctrl+C (SIGINT to the group)', 'SIGINT', true],
     ['SIGTERM to the process', 'SIGTERM', false],
   ] as const) {
-    it(`${how}: both folders removed, Mosquitto ended, exit 0`, async () => {
+    it(`${how}: its three folders (broker, console's memory, kiosks) removed, Mosquitto ended, exit 0`, async () => {
       const run = start(scriptCommand('fleet'), {}, ['--port', '0', '--demo-kiosks', '2']);
       try {
         await until('the console to run', () => run.out().includes('Stop with Ctrl+C.') || run.child.exitCode !== null);
-        assert.deepEqual(ours(run.tmp).map((n) => n.replace(/-[^-]+$/, '')).sort(), ['ak-fleet-demo', 'ak-fleet-demo-kiosks'], run.out());
+        assert.deepEqual(ours(run.tmp).map((n) => n.replace(/-[^-]+$/, '')).sort(), ['ak-fleet-demo', 'ak-fleet-demo-console', 'ak-fleet-demo-kiosks'], run.out());
         if (toGroup) process.kill(-run.child.pid!, signal);
         else run.child.kill(signal);
         assert.equal(await run.exited, 0, run.out());
