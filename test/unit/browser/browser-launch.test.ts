@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { dataDirFrom, userDataDir } from '../../../electron/browser/kiosk-host.ts';
 import { browserArgs, explainBrowserExit, findBrowser, noSandboxOptIn, windowKindFor } from '../../../electron/browser/open-browser.ts';
 import { fileFor, GUARD_PATH, withGuard } from '../../../electron/browser/server.ts';
+import { FIT_WINDOW_PATH } from '../../../electron/browser/fit-window.ts';
 
 describe('browser mode: the data folder', () => {
   it('is AVATAR_KIOSK_DATA, else the folder the app uses under npm start', () => {
@@ -77,7 +78,8 @@ describe('browser mode: files served', () => {
 });
 
 describe('browser mode: the input guard in every page', () => {
-  const tag = `<script src="${GUARD_PATH}"></script>`;
+  // The guard first, then the app window's fit (which does nothing without its #fit= fragment).
+  const tag = `<script src="${GUARD_PATH}"></script><script src="${FIT_WINDOW_PATH}"></script>`;
   it('goes first in the head, else right after the doctype, else first; other files are left as they are', () => {
     const html = (text: string) => withGuard(Buffer.from(text), '/r/index.html').toString('utf8');
     assert.equal(html('<!doctype html>\n<html lang="en">\n  <head>\n    <meta charset="utf-8" />'), `<!doctype html>\n<html lang="en">\n  <head>${tag}\n    <meta charset="utf-8" />`);

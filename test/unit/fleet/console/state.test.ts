@@ -87,8 +87,8 @@ describe('FleetState', () => {
     state.onEvent('k', event('k-3', session({ surface: 'demo', credits_cost: 2, avatar: 'ava' })));
     state.onEvent('k', event('k-4', session({ surface: 'direct', live_at: null, credits_cost: 0, avatar: 'ava' })));
     assert.deepEqual(state.spendRows(), [
-      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 2, credits: 5, demo: true },
       { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 1, credits: 0, demo: false },
+      { kioskId: 'k', day: '2026-11-24', avatar: 'ava', sessions: 2, credits: 5, demo: true },
     ]);
     assert.deepEqual(Object.fromEntries(state.counts()[0]!.counts.sessionsByEnd), { user_end: 4 }, 'every session still ended');
   });
