@@ -40,13 +40,13 @@ export async function benchConsole(options: {
     writeFileSync(join(options.dataRoot, 'console-password'), options.consolePassword, { mode: 0o600 });
 
     const startedAt = performance.now();
-    consoleProc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/cli/fleet-console.ts'), '--broker', broker.url, '--username', 'fleet-console', '--password-file', join(options.dataRoot, 'console-password'), '--prefix', 'ak', '--port', '0', '--client-id', `bench-${Date.now()}`, '--data-dir', join(options.dataRoot, 'console')], {
+    consoleProc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron/cli/fleet-console.ts'), '--broker', broker.url, '--username', 'fleet-console', '--password-file', join(options.dataRoot, 'console-password'), '--prefix', 'ak', '--port', '0', '--client-id', `bench-${Date.now()}`, '--data-dir', join(options.dataRoot, `console-${n}`)], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const pageUrl = await new Promise<string>((resolve, reject) => {
       createInterface({ input: consoleProc!.stdout! }).on('line', (line) => {
-        // A new data folder: its first start makes the operator account and prints the address that signs in.
+        // A new data folder for each fleet size: its first start makes the operator account and prints the address that signs in.
         const m = /(http:\/\/127\.0\.0\.1:\d+\/#token=\S+)/.exec(line);
         if (m) resolve(m[1]!);
       });
