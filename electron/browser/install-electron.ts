@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { userCacheDir } from '../core/user-folders.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 export const ELECTRON_DIR = join(ROOT, 'node_modules', 'electron');
@@ -79,9 +80,7 @@ const DOWNLOAD_VARS = ['ELECTRON_MIRROR', 'ELECTRON_CUSTOM_DIR', 'electron_confi
 
 /** The user's cache folder for this app (XDG_CACHE_HOME on Linux), where the failed try is remembered. */
 export function cacheDir(env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
-  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'avatar-kiosk', 'Cache');
-  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'avatar-kiosk');
-  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'avatar-kiosk');
+  return userCacheDir(env, platform, home);
 }
 
 export interface FailedInstallMemory {

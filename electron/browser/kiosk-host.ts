@@ -34,6 +34,7 @@ import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
 import { startBrowserHost, type BrowserHost } from './server.ts';
+import { userConfigRoot } from '../core/user-folders.ts';
 
 /** The user-data folder's name when the app runs from a checkout (`npm start`, not packaged): the
  *  package's name. The browser mode always runs from a checkout, so it shares that folder. */
@@ -41,9 +42,7 @@ export const CHECKOUT_DATA_FOLDER = 'avatar-kiosk';
 
 /** The folder Electron's `app.getPath('userData')` names for this app under `npm start` (docs/operators.md). */
 export function userDataDir(platform: NodeJS.Platform, env: Record<string, string | undefined>, home: string): string {
-  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), CHECKOUT_DATA_FOLDER);
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', CHECKOUT_DATA_FOLDER);
-  return join(env.XDG_CONFIG_HOME || join(home, '.config'), CHECKOUT_DATA_FOLDER);
+  return join(userConfigRoot(env, platform, home), CHECKOUT_DATA_FOLDER);
 }
 
 /** The data folder: AVATAR_KIOSK_DATA, else the app's user-data folder. */

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { systemClock } from '../core/clock.ts';
+import { settledWithin, systemClock } from '../core/clock.ts';
 import { readRegularFile } from '../core/bounded-read.ts';
 import { createLogger } from '../core/log.ts';
 import { brokerUrlProblem } from '../kiosk/fleet-config.ts';
@@ -20,6 +20,7 @@ import { ACCOUNTS_FILE, addAccount, FIRST_ACCOUNT, listAccounts, openAccountsFil
 import { startDemoBroker, type DemoBroker } from '../fleet/console/demo-broker.ts';
 import { startFleetConsole } from '../fleet/console/index.ts';
 import { demoScreenshot, startSimulatedKiosk, type SimulatedKiosk } from '../fleet/console/simulated.ts';
+import { userConfigRoot } from '../core/user-folders.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 export const FLEET_USAGE = `Fleet console: npm run fleet -- [options]
@@ -49,8 +50,7 @@ Accounts (each with its own token; the audit log names who sent what):
 
 /** The console's data folder when none is given: beside the kiosk's own settings folder. */
 export function defaultDataDir(env: Record<string, string | undefined> = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
-  const base = platform === 'win32' ? (env.APPDATA ?? join(home, 'AppData', 'Roaming')) : platform === 'darwin' ? join(home, 'Library', 'Application Support') : (env.XDG_CONFIG_HOME || join(home, '.config'));
-  return join(base, 'avatar-kiosk-fleet');
+  return join(userConfigRoot(env, platform, home), 'avatar-kiosk-fleet');
 }
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -158,9 +158,9 @@ async function main(argv: string[]): Promise<number> {
     stopping = true;
     // Ctrl+C reaches the demo's Mosquitto too (one process group): a close that waits on a broker already
     // gone is given up after a moment, so the folders are still removed and the process still ends.
-    await Promise.allSettled(kiosks.map((k) => within(CLOSE_WAIT_MS, k.close())));
-    await within(CLOSE_WAIT_MS, console_?.close() ?? Promise.resolve()).catch(() => undefined);
-    await within(CLOSE_WAIT_MS, demo?.stop() ?? Promise.resolve()).catch(() => undefined);
+    await Promise.allSettled(kiosks.map((k) => settledWithin(k.close(), CLOSE_WAIT_MS)));
+    await settledWithin(console_?.close() ?? Promise.resolve(), CLOSE_WAIT_MS);
+    await settledWithin(demo?.stop() ?? Promise.resolve(), CLOSE_WAIT_MS);
     if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
     if (demoDir) rmSync(demoDir, { recursive: true, force: true });
     process.exit(0);
@@ -236,13 +236,6 @@ async function main(argv: string[]): Promise<number> {
 
 /** How long stopping waits for each part (a kiosk's, the console's link, the broker) to close. */
 const CLOSE_WAIT_MS = 2_000;
-
-/** `work`, or nothing after `ms` (what was not finished by then is left to the process's end). */
-function within(ms: number, work: Promise<unknown>): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise((done) => (timer = setTimeout(done, ms)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
 
 function usage(message: string): number {
   say(`fleet: ${message} (see --help)`);

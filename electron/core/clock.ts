@@ -41,3 +41,18 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Whether `work` settled (either way) within `ms` of wall time; what is left after that is the caller's to
+ * drop. Wall time, not an injected clock: it bounds a shutdown, and a clock that does not move (a test's)
+ * must not hold a closing process open.
+ */
+export async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

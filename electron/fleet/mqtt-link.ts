@@ -23,7 +23,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { connect, MqttClient, type IClientOptions, type IStream } from 'mqtt';
-import type { Clock, TimerHandle } from '../core/clock.ts';
+import { settledWithin, type Clock, type TimerHandle } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { addSecret, silentLogger, type Logger } from '../core/log.ts';
 import { DIRECT, proxyAgent, tunnelStream, type ProxyRoute } from '../core/proxy.ts';
@@ -46,18 +46,6 @@ export const STATUS_MIN_INTERVAL_MS = 1000;
  * kiosk quitting or restarting would wait forever. Past it the last will says "offline" for us.
  */
 export const CLOSE_WAIT_MS = 2_000;
-
-/** True when `work` settled within `ms` of wall time. Wall time, not the injected clock: a clock that does
- *  not move (a test's) must not hold a closing process open either. */
-async function withinWallTime(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([work.then(() => true, () => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 /** Answers kept for repeated command ids. */
 export const REMEMBERED_COMMANDS = 200;
 /** The largest packet the kiosk takes from the broker (MQTT 5 maximumPacketSize): the broker drops
@@ -453,10 +441,10 @@ export function startMqttLink(options: MqttLinkOptions): MqttLink {
       if (statusTimer !== null) clock.clearTimeout(statusTimer);
       statusTimer = null;
       if (client.connected) {
-        await withinWallTime(client.publishAsync(topics.status, JSON.stringify({ online: false, kioskId, reason: 'stopped', at: new Date(clock.now()).toISOString() }), { qos: 1, retain: true }), CLOSE_WAIT_MS);
+        await settledWithin(client.publishAsync(topics.status, JSON.stringify({ online: false, kioskId, reason: 'stopped', at: new Date(clock.now()).toISOString() }), { qos: 1, retain: true }), CLOSE_WAIT_MS);
       }
       closed = true;
-      if (!(await withinWallTime(client.endAsync(), CLOSE_WAIT_MS))) client.end(true);
+      if (!(await settledWithin(client.endAsync(), CLOSE_WAIT_MS))) client.end(true);
     },
   };
 }
