@@ -26,7 +26,7 @@ import { realDelay, until } from '../helpers/until.ts';
 
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the fleet console broker tests: ${missing}`);
-const USERS: Record<string, string> = { 'fleet-console': 'console-secret-1', operator: 'op-console-1', 'k-1': 'pw-1', 'k-2': 'pw-2', 'k-3': 'pw-3', 'v-1': 'pw-v1', 'v-2': 'pw-v2' };
+const USERS: Record<string, string> = { 'fleet-console': 'console-secret-1', operator: 'op-console-1', 'k-1': 'pw-1', 'k-2': 'pw-2', 'k-3': 'pw-3', 'v-1': 'pw-v1', 'v-2': 'pw-v2', 'w-1': 'pw-w1', 'w-2': 'pw-w2', 'w-3': 'pw-w3', 'x-1': 'pw-x1', 'x-2': 'pw-x2', 'x-3': 'pw-x3' };
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const WAIT_MS = 15_000;
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -52,8 +52,8 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
   let fleet: FleetConsole;
   let root: string;
   const kiosks: Record<string, SimulatedKiosk> = {};
-  const start = (id: string, group: string) => {
-    kiosks[id] = startSimulatedKiosk({ url: broker.url, kioskId: id, username: id, password: USERS[id], group, topicPrefix: PREFIX, dataDir: join(root, id), clock: systemClock, screenshotPng: PNG, avatars: ['ava', 'max'], reconnectMs: 300 });
+  const start = (id: string, group: string, avatars = ['ava', 'max']) => {
+    kiosks[id] = startSimulatedKiosk({ url: broker.url, kioskId: id, username: id, password: USERS[id], group, topicPrefix: PREFIX, dataDir: join(root, id), clock: systemClock, screenshotPng: PNG, avatars, reconnectMs: 300 });
     return kiosks[id];
   };
   const consoleOn = (token = 'operator-token-for-tests-0123456789') =>
@@ -61,7 +61,7 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
   const bearer = () => ({ authorization: `Bearer ${fleet.token}`, host: new URL(fleet.server.origin).host });
 
   before(async () => {
-    broker = await startBroker(USERS, { groups: { 'k-1': 'lobby', 'k-2': 'lobby', 'k-3': 'shop', 'v-1': 'hall', 'v-2': 'hall' } });
+    broker = await startBroker(USERS, { groups: { 'k-1': 'lobby', 'k-2': 'lobby', 'k-3': 'shop', 'v-1': 'hall', 'v-2': 'hall', 'w-1': 'wing', 'w-2': 'wing', 'w-3': 'wing', 'x-1': 'yard', 'x-2': 'yard', 'x-3': 'yard' } });
     root = mkdtempSync(join(tmpdir(), 'ak-fleet-console-'));
     mkdirSync(join(root, 'page'));
     writeFileSync(join(root, 'page', 'index.html'), '<!doctype html><title>console</title>');
@@ -264,6 +264,71 @@ describe('fleet console with a real Mosquitto', { skip: missing ?? false }, () =
         Object.fromEntries(Object.entries(group.figures).map(([step, f]) => [step, f.text])),
         { noticed: '21', approached: '13', greeted: '13', tapped: '13', refused: 'fewer than 5 at each of 2 kiosks', gaveUp: 'fewer than 5 at each of 2 kiosks', failed: 'fewer than 5 at each of 2 kiosks', live: '11', endedWell: '11', endedBadly: 'fewer than 5 at each of 2 kiosks' },
       );
+    });
+  });
+
+  describe('settings in waves (a staged apply through the broker)', () => {
+    type Staged = { ok: boolean; id?: string; waves?: { first: number; rest: number }; error?: { code: string; message: string } };
+    type Record_ = { state: string; ok: number; refused: number; expired: number; notSent: number; note: string | null; waves: Array<{ kiosks: number }> | null };
+    const stage = async (group: string, settings: unknown, firstWave: number, expiresInS?: number) => {
+      const body = { target: { group }, command: { cmd: 'apply', settings }, firstWave, ...(expiresInS ? { expiresInS } : {}) };
+      const res = await http(fleet.server.origin, '/api/command', { method: 'POST', headers: { ...bearer(), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return JSON.parse(res.body) as Staged;
+    };
+    const record = async (id: string) => (JSON.parse((await http(fleet.server.origin, `/api/commands/${id}`, { headers: bearer() })).body) as { command: Record_ }).command;
+    /** Polls the command's record until it reaches `state`. */
+    const settles = async (id: string, state: string, ms = WAIT_MS) => {
+      const end = Date.now() + ms;
+      for (;;) {
+        const r = await record(id);
+        if (r.state === state) return r;
+        if (Date.now() > end) assert.fail(`command ${id} is still "${r.state}" after ${ms} ms: ${JSON.stringify(r)}`);
+        await realDelay(100);
+      }
+    };
+    const applies = (id: string) => kiosks[id]!.did.filter((d) => d === 'apply').length;
+    const online = (ids: string[]) => until(() => ids.every((k) => fleet.state.row(k)?.online === true), { realTimeoutMs: WAIT_MS, message: `${ids.join(', ')} online` });
+
+    it('the rest gets it once the first wave ran it; a refusal in the first wave stops it and the rest is never sent it', async () => {
+      start('w-1', 'wing', ['ava']); // has no "max": it refuses a cast with "max" in it
+      start('w-2', 'wing');
+      start('w-3', 'wing');
+      await online(['w-1', 'w-2', 'w-3']);
+
+      const good = await stage('wing', { cast: ['ava'] }, 1);
+      assert.deepEqual(good.waves, { first: 1, rest: 2 }, JSON.stringify(good));
+      const ran = await settles(good.id!, 'done');
+      assert.deepEqual([ran.ok, ran.refused, ran.expired, ran.notSent, ran.waves?.map((w) => w.kiosks)], [3, 0, 0, 0, [1, 2]]);
+      assert.deepEqual(['w-1', 'w-2', 'w-3'].map(applies), [1, 1, 1]);
+
+      const bad = await stage('wing', { cast: ['max'] }, 1);
+      assert.deepEqual(bad.waves, { first: 1, rest: 2 });
+      const stopped = await settles(bad.id!, 'stopped');
+      assert.match(stopped.note!, /^Stopped after the first wave: w-1 refused \(.*There is no cast member \\?"max\\?" on this kiosk.*\)\. The other 2 kiosks were not sent it\.$/);
+      assert.deepEqual([stopped.ok, stopped.refused, stopped.notSent, stopped.waves?.map((w) => w.kiosks)], [0, 1, 2, [1]]);
+      await realDelay(1000);
+      assert.deepEqual(['w-1', 'w-2', 'w-3'].map(applies), [2, 1, 1], 'w-1 ran it and refused; w-2 and w-3 never got it');
+    });
+
+    it('a first-wave kiosk that is offline past the expiry: "expired, never ran", the rest never sent it, and back online it does not run it', async () => {
+      for (const k of ['x-1', 'x-2', 'x-3']) start(k, 'yard');
+      await online(['x-1', 'x-2', 'x-3']);
+      await kiosks['x-2']!.close();
+      await kiosks['x-3']!.close();
+      await until(() => !fleet.state.row('x-2')!.online && !fleet.state.row('x-3')!.online, { realTimeoutMs: WAIT_MS, message: 'x-2 and x-3 offline' });
+
+      // Online kiosks go first: x-1, then x-2 (offline); x-3 is the rest.
+      const sent = await stage('yard', { avatar: { name: 'Yard' } }, 2, 10);
+      assert.deepEqual(sent.waves, { first: 2, rest: 1 }, JSON.stringify(sent));
+      const stopped = await settles(sent.id!, 'stopped', 30_000); // 10 s expiry + the grace for a late answer
+      assert.equal(stopped.note, 'Stopped after the first wave: x-2 expired, never ran. The other 1 kiosk was not sent it.');
+      assert.deepEqual([stopped.ok, stopped.expired, stopped.notSent], [1, 1, 1]);
+      assert.equal(applies('x-1'), 1);
+
+      start('x-2', 'yard'); // its broker session was kept; the command expired in it
+      await online(['x-2']);
+      await realDelay(1000);
+      assert.equal(applies('x-2'), 0, 'the kiosk back after the expiry did not run it');
     });
   });
 

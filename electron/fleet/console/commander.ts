@@ -4,7 +4,8 @@
  * operator chose, and the audit log (command-log.ts) records it — or records the refusal, with who
  * asked. A staged command (`firstWave`) goes to that many kiosks first, online ones first; the rest get
  * it only once every kiosk of the first wave ran it: a refusal, an error or an expiry there stops it, and
- * the log says why and how many kiosks were never sent it. Electron-free.
+ * the log says why and how many kiosks were never sent it. Each command (and each wave) is in the log before
+ * it is published, so an answer that beats the broker's acknowledgement still counts. Electron-free.
  */
 import { silentLogger, type Logger } from '../../core/log.ts';
 import type { Account } from './accounts.ts';
@@ -30,12 +31,17 @@ export function createCommander(options: { link: ConsoleLink; state: FleetState;
       log.stopped(id, `Stopped after the first wave: ${describe(failed)}. The other ${rest.length} kiosk${rest.length === 1 ? ' was' : 's were'} not sent it.`);
       return;
     }
-    const res = await link.send({ kiosks: rest }, command, { id, ...(ttlS !== undefined ? { ttlS } : {}) });
-    if (!res.ok) {
-      log.stopped(id, `The first wave ran; the rest (${rest.length} kiosk${rest.length === 1 ? '' : 's'}) could not be sent: ${res.error.message}`);
-      return;
-    }
-    log.wave(id, rest, now(), Date.parse(res.expiresAt));
+    // The wave is in the log before it is published: an answer may come back before the broker's acknowledgement.
+    const res = await link.send({ kiosks: rest }, command, { id, ...(ttlS !== undefined ? { ttlS } : {}), onSending: (s) => log.wave(id, rest, now(), s.expiresAtMs) });
+    if (!res.ok) log.stopped(id, `The first wave ran; the rest (${rest.length} kiosk${rest.length === 1 ? '' : 's'}) could not be sent: ${res.error.message}`);
+  };
+  /** A command already in the log whose publish then failed or was not confirmed: the log says so (its
+   *  answers, if the broker did pass it on, still count); else the refusal. */
+  const failed = (loggedId: string | null, res: Extract<CommandResponse, { ok: false }>, refuse: (code: string, message: string) => CommandResponse): CommandResponse => {
+    if (loggedId === null) return refuse(res.error.code, res.error.message);
+    log.stopped(loggedId, res.error.message);
+    logger.warn('Fleet console: a command was not confirmed by the broker', { id: loggedId, code: res.error.code });
+    return res;
   };
 
   return {
@@ -52,9 +58,15 @@ export function createCommander(options: { link: ConsoleLink; state: FleetState;
       const args = argsText(request.command);
 
       if (request.firstWave === undefined) {
-        const res = await link.send(request.target, request.command, ttl);
-        if (!res.ok) return refuse(res.error.code, res.error.message);
-        log.sent({ id: res.id, by: who.name, cmd, args, target, kiosks: res.expected, sentAtMs: now(), expiresAtMs: Date.parse(res.expiresAt) });
+        let logged: string | null = null;
+        const res = await link.send(request.target, request.command, {
+          ...ttl,
+          onSending: (s) => {
+            logged = s.id;
+            log.sent({ id: s.id, by: who.name, cmd, args, target, kiosks: s.expected, sentAtMs: now(), expiresAtMs: s.expiresAtMs });
+          },
+        });
+        if (!res.ok) return failed(logged, res, refuse);
         logger.info('Fleet console: command sent', { id: res.id, by: who.name, cmd, target, expected: res.expected.length });
         return res;
       }
@@ -69,9 +81,16 @@ export function createCommander(options: { link: ConsoleLink; state: FleetState;
       const first = ordered.slice(0, n);
       const rest = ordered.slice(n);
       const id = newCommandId(now());
-      const res = await link.send({ kiosks: first }, request.command, { id, ...ttl });
-      if (!res.ok) return refuse(res.error.code, res.error.message);
-      log.sent({ id, by: who.name, cmd, args, target, kiosks: first, sentAtMs: now(), expiresAtMs: Date.parse(res.expiresAt), rest: rest.length });
+      let logged: string | null = null;
+      const res = await link.send({ kiosks: first }, request.command, {
+        id,
+        ...ttl,
+        onSending: (s) => {
+          logged = id;
+          log.sent({ id, by: who.name, cmd, args, target, kiosks: first, sentAtMs: now(), expiresAtMs: s.expiresAtMs, rest: rest.length });
+        },
+      });
+      if (!res.ok) return failed(logged, res, refuse);
       logger.info('Fleet console: staged command sent', { id, by: who.name, cmd, target, first: first.length, rest: rest.length });
       void nextWave(id, first, rest, request.command, request.expiresInS).catch((error: unknown) => log.stopped(id, `The next wave failed: ${error instanceof Error ? error.message : String(error)}`));
       return { ...res, waves: { first: first.length, rest: rest.length } };

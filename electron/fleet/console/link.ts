@@ -70,6 +70,10 @@ export interface ConsoleLinkOptions {
 export interface SendOptions {
   ttlS?: number;
   id?: string;
+  /** Called once the command is checked, just before it is published: a kiosk's answer can arrive before the
+   *  broker acknowledges the publish (and so before `send` resolves), so whoever counts answers learns of
+   *  the command here. */
+  onSending?: (sending: { id: string; expected: string[]; expiresAtMs: number }) => void;
 }
 
 export interface ConsoleLink {
@@ -263,6 +267,7 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       // Who was asked, before it leaves: an answer may arrive before the broker's acknowledgement, and only
       // these kiosks' answers to this id count.
       state.commandSent({ id, cmd: parsed.command.cmd, expected: new Set(expected), expiresAtMs: Date.parse(expiresAt) });
+      sendOptions.onSending?.({ id, expected, expiresAtMs: Date.parse(expiresAt) });
       let timer: TimerHandle | null = null;
       const unconfirmed = new Promise<'timeout'>((resolve) => (timer = clock.setTimeout(() => resolve('timeout'), PUBLISH_CONFIRM_MS)));
       try {

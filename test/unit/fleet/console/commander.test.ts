@@ -25,14 +25,24 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const OPERATOR = { name: 'ana', role: 'operator' as const };
 const VIEWER = { name: 'wall', role: 'viewer' as const };
 
-/** The broker link: each send as asked (target, command, options), answered as the real link does. */
+/** The broker link: each send as asked (target, command, options), answered as the real link does: it tells
+ *  `onSending` of the command before publishing it. A kiosk may answer before the broker's acknowledgement
+ *  (`answerBeforeAck`), and the publish may then fail (`failAfterSending`). */
 class ScriptedLink implements Pick<ConsoleLink, 'send'> {
-  sent: Array<{ target: CommandTarget; command: Record<string, unknown>; options: SendOptions | undefined }> = [];
+  sent: Array<{ target: CommandTarget; command: Record<string, unknown>; options: Omit<SendOptions, 'onSending'> | undefined }> = [];
+  answerBeforeAck: ((id: string, kiosks: string[]) => void) | null = null;
+  failAfterSending: { code: string; message: string } | null = null;
   constructor(private readonly clock: FakeClock) {}
   send(target: CommandTarget, command: Record<string, unknown>, options?: SendOptions): Promise<CommandResponse> {
-    this.sent.push({ target, command, options });
+    const { onSending, ...kept } = options ?? {};
+    this.sent.push({ target, command, options: options ? kept : undefined });
     const kiosks = 'kiosks' in target ? target.kiosks : [];
-    return Promise.resolve({ ok: true, id: options?.id ?? `c-${this.sent.length}`, expected: kiosks, expiresAt: iso(this.clock.now() + (options?.ttlS ?? DEFAULT_TTL_S) * 1000) });
+    const id = options?.id ?? `c-${this.sent.length}`;
+    const expiresAtMs = this.clock.now() + (options?.ttlS ?? DEFAULT_TTL_S) * 1000;
+    onSending?.({ id, expected: kiosks, expiresAtMs });
+    this.answerBeforeAck?.(id, kiosks);
+    if (this.failAfterSending) return Promise.resolve({ ok: false, error: this.failAfterSending });
+    return Promise.resolve({ ok: true, id, expected: kiosks, expiresAt: iso(expiresAtMs) });
   }
 }
 
@@ -117,6 +127,46 @@ describe('createCommander', () => {
     assert.deepEqual([record.state, record.expired, record.notSent, record.note], ['stopped', 1, 3, 'Stopped after the first wave: lobby-2 expired, never ran. The other 3 kiosks were not sent it.']);
     assert.deepEqual(record.problems.map((p) => [p.kioskId, p.summary]), [['lobby-2', `expired, never ran (no answer by ${iso(T0 + 60_000)})`]]);
     assert.equal(r.link.sent.length, 1);
+    r.close();
+  });
+
+  it('counts an answer that comes back before the broker acknowledged the publish, in either wave and unstaged', async () => {
+    const r = rig();
+    r.link.answerBeforeAck = (id, kiosks) => kiosks.forEach((k) => r.answer(k, id, true, '{}'));
+    const staged = await r.commander.send({ target: { group: 'lobby' }, command: { cmd: 'apply', avatar: 'max' }, firstWave: 2 }, OPERATOR);
+    assert.ok(staged.ok);
+    await r.clock.advance(0);
+    const record = r.log.get(staged.id)!.command;
+    assert.deepEqual([record.state, record.ok, record.expired, record.notSent, record.waves?.map((w) => w.kiosks)], ['done', 4, 0, 0, [2, 2]]);
+    const once = await r.commander.send({ target: { kiosks: ['lobby-2'] }, command: { cmd: 'reload' } }, OPERATOR);
+    assert.ok(once.ok);
+    assert.deepEqual([r.log.get(once.id)!.command.state, r.log.get(once.id)!.command.ok], ['done', 1]);
+    r.close();
+  });
+
+  it('a publish that fails once the command is in the log: the record stops with the reason and keeps the answers; no second refusal line', async () => {
+    const r = rig();
+    const problem = { code: 'timeout', message: 'The broker did not confirm the command within 10 s.' };
+    r.link.failAfterSending = problem;
+    r.link.answerBeforeAck = (id) => r.answer('lobby-2', id, true, '{}');
+    const res = await r.commander.send({ target: { kiosks: ['lobby-2', 'lobby-3'] }, command: { cmd: 'reload' } }, OPERATOR);
+    assert.deepEqual(res, { ok: false, error: problem });
+    const [record] = r.log.recent(1);
+    assert.deepEqual([record!.state, record!.by, record!.ok, record!.note], ['stopped', 'ana', 1, problem.message]);
+    assert.deepEqual(auditLines(r.dir).map((l) => l.t), ['sent', 'answer', 'stopped']);
+    r.close();
+  });
+
+  it('a second wave whose publish fails stops the command with the reason', async () => {
+    const r = rig();
+    const res = await r.commander.send({ target: { group: 'lobby' }, command: { cmd: 'apply', avatar: 'max' }, firstWave: 2 }, OPERATOR);
+    assert.ok(res.ok);
+    r.link.failAfterSending = { code: 'network', message: 'The console is not connected to the broker.' };
+    r.answer('lobby-2', res.id, true, '{}');
+    r.answer('lobby-3', res.id, true, '{}');
+    await r.clock.advance(0);
+    const record = r.log.get(res.id)!.command;
+    assert.deepEqual([record.state, record.note], ['stopped', 'The first wave ran; the rest (2 kiosks) could not be sent: The console is not connected to the broker.']);
     r.close();
   });
 
