@@ -225,7 +225,9 @@ export class ServiceClient {
       text = await readCappedText(res, MAX_RESPONSE_BYTES, status >= 200 && status < 300 ? 'throw' : 'empty');
     } catch (error) {
       const mapped = this.#transportError(error, call, timeout.signal);
-      this.#log.warn(`${call.method} ${path} failed: ${mapped.code}`, { method: call.method, path, code: mapped.code, ms: ms() });
+      // A request its caller cancelled did not fail: the caller said why (at its own level).
+      const level = call.signal?.aborted === true ? 'debug' : 'warn';
+      this.#log[level](`${call.method} ${path} failed: ${mapped.code}`, { method: call.method, path, code: mapped.code, ms: ms() });
       throw mapped;
     } finally {
       this.#clock.clearTimeout(timer);

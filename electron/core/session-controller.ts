@@ -613,6 +613,12 @@ export class SessionController {
         if (last.status === 'ended') break;
       } catch (error) {
         const code = toAvatarError(error).code;
+        // Our own cut-off (a shutdown that would not wait longer) is no failure of the service, and the
+        // cut-off itself was already warned about.
+        if (signal.aborted) {
+          this.#log.debug('session: final query cut off', { code });
+          break;
+        }
         this.#log.warn('session: final query failed', { code });
         if (code === 'cancelled' || code === 'not_found' || code === 'forbidden' || code === 'unauthorized') break;
       }

@@ -772,6 +772,21 @@ describe('ServiceClient', () => {
       assert.equal(err.code, 'cancelled');
       assert.equal(clock.pendingCount, 0);
     });
+    it('logs a request its caller cancelled at debug, not as a warning (the caller says why); a timeout is a warning', async () => {
+      const { client, lines, clock } = setup(hang);
+      const controller = new AbortController();
+      const pending = rejection(client.listVoices({ signal: controller.signal }));
+      await Promise.resolve();
+      controller.abort();
+      assert.equal((await pending).code, 'cancelled');
+      const late = rejection(client.listVoices());
+      await clock.advance(TIMEOUT_MS);
+      assert.equal((await late).code, 'timeout');
+      assert.deepEqual(lines.filter((l) => l.message.includes('failed:')).map((l) => [l.level, l.message]), [
+        ['debug', 'GET /live/v1/voices failed: cancelled'],
+        ['warn', 'GET /live/v1/voices failed: timeout'],
+      ]);
+    });
     it('says cancelled, with the abort reason as cause, when the caller aborts mid-request', async () => {
       const { client } = setup(hang);
       const controller = new AbortController();

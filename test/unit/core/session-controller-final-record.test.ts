@@ -212,6 +212,9 @@ describe('SessionController: the billing query after the end', () => {
     const terminal = await result;
     assert.ok(terminal.phase === 'ended');
     assert.equal(terminal.summary.finalStatus, null);
+    // The query we cut off is no failure of the service: nothing warned (whoever disposed says why).
+    assert.deepEqual(h.warnings('session: final query failed'), []);
+    assert.deepEqual(h.warnings('session: final query cut off').map((l) => [l.level, l.data]), [['debug', { code: 'cancelled' }]]);
   });
 
   it('a clock that cannot schedule the next poll ends the polling with the figures so far (no busy loop)', async () => {
