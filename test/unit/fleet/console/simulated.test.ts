@@ -18,7 +18,7 @@ import { until } from '../../../helpers/until.ts';
 
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the simulated kiosk tests: ${missing}`);
-const USERS: Record<string, string> = { operator: 'op-sim', 'sim-1': 'pw-1', 'sim-2': 'pw-2', 'sim-3': 'pw-3', 'sim-4': 'pw-4', 'sim-5': 'pw-5', 'sim-6': 'pw-6' };
+const USERS: Record<string, string> = { operator: 'op-sim', 'sim-1': 'pw-1', 'sim-2': 'pw-2', 'sim-3': 'pw-3', 'sim-4': 'pw-4', 'sim-5': 'pw-5', 'sim-6': 'pw-6', 'sim-7': 'pw-7' };
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 /** The first 24 bytes of a PNG: signature, IHDR length and type, then width 640 and height 480. */
@@ -209,9 +209,10 @@ describe('simulated kiosk on a real Mosquitto', { skip: missing ?? false }, () =
 
   it('reads the size of a picture of exactly a PNG header, and none from a shorter one', async () => {
     const clock = new FakeClock(T0);
-    start('sim-4', clock, { screenshotPng: PNG_640x480.subarray(0, 23) });
-    await statusOf('sim-4', () => true);
-    const short = await command('sim-4', { cmd: 'screenshot' });
+    // A kiosk id of its own: a second kiosk under an id already connected would take the first one's session over.
+    start('sim-7', clock, { screenshotPng: PNG_640x480.subarray(0, 23) });
+    await statusOf('sim-7', () => true);
+    const short = await command('sim-7', { cmd: 'screenshot' });
     assert.deepEqual([(short.result as { width: number }).width, (short.result as { height: number }).height], [0, 0]);
   });
 
