@@ -228,8 +228,11 @@ describe('console link: commands', () => {
 
   it('sends to each kiosk named, with an id, an expiry and the message expiry, never retained; says who should answer', async () => {
     const { broker, link, logger } = await linked();
-    const sent = await link.send({ kiosks: ['k-1', 'k.2_B-3'] }, { cmd: 'ping' });
+    const told: unknown[] = [];
+    const sent = await link.send({ kiosks: ['k-1', 'k.2_B-3'] }, { cmd: 'ping' }, { onSending: (s) => told.push({ ...s, publishedBefore: published(broker).length }) });
     assert.ok(sent.ok);
+    // Told once, before anything went out: an answer can come back before the broker's acknowledgement.
+    assert.deepEqual(told, [{ id: sent.id, expected: ['k-1', 'k.2_B-3'], expiresAtMs: T0 + DEFAULT_COMMAND_TTL_S * 1000, publishedBefore: 0 }]);
     assert.match(sent.id, ID);
     const expiresAt = new Date(T0 + DEFAULT_COMMAND_TTL_S * 1000).toISOString();
     assert.deepEqual(sent, { ok: true, id: sent.id, expected: ['k-1', 'k.2_B-3'], expiresAt });
@@ -295,7 +298,9 @@ describe('console link: commands', () => {
     broker.puback = (p) => (p.topic === 'ak/k-2/cmd' ? 0x87 : 0);
     assert.deepEqual(await link.send({ kiosks: ['k-1', 'k-2'] }, { cmd: 'ping' }), { ok: false, error: { code: 'network', message: 'The broker did not take the command: Publish error: Not authorized' } });
     await link.close();
-    assert.deepEqual(await link.send({ fleet: true }, { cmd: 'ping' }), { ok: false, error: { code: 'network', message: 'The console is not connected to the broker; try again when it is.' } });
+    let told = 0;
+    assert.deepEqual(await link.send({ fleet: true }, { cmd: 'ping' }, { onSending: () => told++ }), { ok: false, error: { code: 'network', message: 'The console is not connected to the broker; try again when it is.' } });
+    assert.equal(told, 0, 'nothing to count answers for: it was never sent');
   });
 });
 

@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { commandViews } from '../../../../electron/fleet/command-table.ts';
-import type { ConsoleLink } from '../../../../electron/fleet/console/link.ts';
+import type { ConsoleLink, SendOptions } from '../../../../electron/fleet/console/link.ts';
 import type { LinkHealth } from '../../../../electron/fleet/console/link-health.ts';
 import { createConsoleMetrics } from '../../../../electron/fleet/console/metrics.ts';
 import { accountsFromTokens } from '../../../../electron/fleet/console/accounts.ts';
@@ -46,9 +46,12 @@ class ScriptedLink implements ConsoleLink {
   ready(): Promise<void> {
     return Promise.resolve();
   }
-  send(target: CommandTarget, command: Record<string, unknown>): Promise<CommandResponse> {
+  async send(target: CommandTarget, command: Record<string, unknown>, options?: SendOptions): Promise<CommandResponse> {
     this.sent.push({ target, command });
-    return this.answer();
+    const res = await this.answer();
+    // As the real link: whoever counts answers hears of a command it is about to publish.
+    if (res.ok) options?.onSending?.({ id: res.id, expected: res.expected, expiresAtMs: Date.parse(res.expiresAt) });
+    return res;
   }
   onConnectionChange(): () => void {
     return () => undefined;
