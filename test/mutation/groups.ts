@@ -210,6 +210,7 @@ export const GROUPS: MutationGroup[] = [
       'test/integration/recovery-paths.test.ts',
       'test/integration/staff-ops.test.ts',
       'test/integration/cli-ops.test.ts',
+      'test/integration/cli-key.test.ts',
     ],
     target: 90,
   },
