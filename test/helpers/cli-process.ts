@@ -2,10 +2,13 @@
  * The CLI as an installer runs it: a child process of Node itself (as `npm run cli` runs it), with a HOME
  * and settings folder of the test's own and no API key from the environment unless given, killed after 60 s.
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 
 export const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'electron/cli/index.ts');
@@ -31,5 +34,26 @@ export function cliRunner(home = mkdtempSync(join(tmpdir(), 'kiosk-cli-home-')))
     child.stderr!.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))));
+  };
+}
+
+/** A standalone emulator (direct surface) for a test file's CLI runs: started before its tests, closed after. */
+export function standaloneEmulator(): Pick<EmulatorHandle, 'baseUrl' | 'apiKey' | 'getSession'> {
+  let handle: EmulatorHandle | undefined;
+  before(async () => {
+    handle = await startEmulator({ host: '127.0.0.1', port: 0, knobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 } });
+  });
+  after(async () => {
+    await handle?.close();
+  });
+  const started = () => handle ?? assert.fail('the emulator is started before the tests');
+  return {
+    get baseUrl() {
+      return started().baseUrl;
+    },
+    get apiKey() {
+      return started().apiKey;
+    },
+    getSession: (id) => started().getSession(id),
   };
 }

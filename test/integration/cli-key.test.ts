@@ -3,23 +3,16 @@
  * emulator started here. Where a key goes for the CLI (the environment, `--api-key-file`, `--api-key` with a
  * warning), a refused key (401) with advice that fits the CLI, and a key file other users can read.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
-import { cliRunner } from '../helpers/cli-process.ts';
+import { cliRunner, standaloneEmulator } from '../helpers/cli-process.ts';
 
 const cli = cliRunner();
 
-let emulator: EmulatorHandle;
-before(async () => {
-  emulator = await startEmulator({ host: '127.0.0.1', port: 0, knobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 } });
-});
-after(async () => {
-  await emulator.close();
-});
+const emulator = standaloneEmulator();
 
 describe('cli API key options', () => {
   const keyFile = (content: string) => {

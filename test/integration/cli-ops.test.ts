@@ -3,25 +3,18 @@
  * standalone emulator started here (direct surface) or the embedded one. What the CLI says about its API key
  * is in cli-key.test.ts (one file each keeps either well inside the per-file time limit on a loaded machine).
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { verifyPin } from '../../electron/operations/staff-pin.ts';
 import type { SessionRecord } from '../../electron/operations/ledger.ts';
-import { cliRunner } from '../helpers/cli-process.ts';
+import { cliRunner, standaloneEmulator } from '../helpers/cli-process.ts';
 
 const cli = cliRunner();
 
-let emulator: EmulatorHandle;
-before(async () => {
-  emulator = await startEmulator({ host: '127.0.0.1', port: 0, knobs: { warmupMs: { audio: 0, video: 0 }, endingMs: 20 } });
-});
-after(async () => {
-  await emulator.close();
-});
+const emulator = standaloneEmulator();
 
 describe('cli doctor', () => {
   it('direct surface with a good key: all checks pass, exit 0, and the test session billed nothing', async () => {
