@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright';
-import { eventually, launchChromium, openKiosk, screenIs, screenshotBoth, startStaticServer, variantImage, VIEWPORTS, type KioskPage, type Orientation } from './harness.ts';
+import { eventually, launchChromium, openKiosk, screenIs, screenshotBoth, startStaticServer, variantImage, VIEWPORTS, type KioskPage, type KioskPageOptions, type Orientation } from './harness.ts';
 
 let server: Awaited<ReturnType<typeof startStaticServer>>;
 let browser: Browser;
@@ -53,8 +53,8 @@ after(async () => {
   await server?.close();
 });
 
-async function open(orientation: Orientation, config: Record<string, unknown>): Promise<KioskPage> {
-  const k = await openKiosk({ browser, baseUrl: server.url, orientation, imageDataUrl: ava, config });
+async function open(orientation: Orientation, config: Record<string, unknown>, knobs?: KioskPageOptions['knobs']): Promise<KioskPage> {
+  const k = await openKiosk({ browser, baseUrl: server.url, orientation, imageDataUrl: ava, config, ...(knobs ? { knobs } : {}) });
   await screenIs(k.page, 'attract');
   return k;
 }
@@ -111,7 +111,9 @@ function realProblems(k: KioskPage): string[] {
 
 describe('A cast of avatars (E2E)', () => {
   it('picks an avatar with arrows, keys, swipes and taps, and talks to it: the session is created with its name and persona', async () => {
-    const k = await open('landscape', castConfig());
+    // A video warm-up of 5 s (NOT_READY at 0 and 2 s, live at 6 s): the connecting screen stays long enough to
+    // be read on a loaded machine (with 1.5 s it went live at 2 s, sometimes before the test read it).
+    const k = await open('landscape', castConfig(), { warmupMs: { audio: 0, video: 5_000 } });
     try {
       const { page } = k;
       await page.locator('[data-testid=cast]').waitFor({ timeout: 5_000 });
@@ -169,7 +171,7 @@ describe('A cast of avatars (E2E)', () => {
       await eventually(async () => /Leo/.test((await page.locator('[data-testid=step-warm]').textContent()) ?? ''), 'the connecting screen names Leo');
       assert.equal(await page.getAttribute('[data-testid=screen-connecting] img', 'src'), leo, 'the connecting screen shows Leo');
 
-      await screenIs(page, 'live', 15_000);
+      await screenIs(page, 'live', 20_000);
       const sessions = k.emulator.listSessions();
       assert.equal(sessions.length, 1);
       const request = sessions[0]!.request as { avatar: { name?: string; persona: string; voice?: string } };
