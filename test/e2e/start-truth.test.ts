@@ -23,6 +23,9 @@ import { DEMO_API_KEY, startEmulator, type EmulatorHandle } from '../../electron
 import { hashPin } from '../../electron/operations/staff-pin.ts';
 import { eventually, launchChromium, ROOT, screenIs, screenshotBoth } from './harness.ts';
 
+/** How long a step of the PIN pad may take to show: seconds on a loaded machine (CI beside other jobs). */
+const PAD_WAIT_MS = 15_000;
+
 const WAIT_MS = 60_000;
 const PIN = '246813';
 
@@ -225,15 +228,15 @@ describe('a real start says the truth about the service (terminal, screen, Statu
       await page.goto(address);
       await screenIs(page, 'setup', 20_000);
       await page.click('[data-testid=setup-choose]');
-      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
+      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: PAD_WAIT_MS });
       await typePin('123456');
-      await page.locator('[data-testid=pin-pad][data-step=confirm]').waitFor({ timeout: 5_000 });
+      await page.locator('[data-testid=pin-pad][data-step=confirm]').waitFor({ timeout: PAD_WAIT_MS });
       await typePin('123456');
-      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: 5_000 });
+      await page.locator('[data-testid=pin-pad][data-step=choose]').waitFor({ timeout: PAD_WAIT_MS });
       assert.equal((await page.locator('[data-testid=pin-message]').textContent())?.trim(), 'This PIN is easy to guess: it is a run of digits. Choose 6 to 8 digits with no pattern.');
       await screenshotBoth(page, 'pin-guessable', 'landscape');
       await typePin('470258');
-      await page.locator('[data-testid=pin-pad][data-step=confirm]').waitFor({ timeout: 5_000 });
+      await page.locator('[data-testid=pin-pad][data-step=confirm]').waitFor({ timeout: PAD_WAIT_MS });
       await typePin('470258');
       await page.locator('[data-testid=staff-panel][data-tab=status]').waitFor({ timeout: 10_000 });
     } finally {
