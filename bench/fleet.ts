@@ -116,6 +116,8 @@ try {
   }
 } catch (error) {
   console.log(`Stopped: ${error instanceof Error ? error.message : String(error)}`);
+  // The stages after it measured nothing: a script running the bench hears it too.
+  process.exitCode = 1;
 } finally {
   for (const c of children) c.kill('SIGKILL');
   await op.endAsync();
