@@ -78,11 +78,6 @@ export function findElectronIn(dir: string, env: Record<string, string | undefin
 /** The variables of Electron's own installer that change where it downloads from. */
 const DOWNLOAD_VARS = ['ELECTRON_MIRROR', 'ELECTRON_CUSTOM_DIR', 'electron_config_cache', 'ELECTRON_GET_USE_PROXY'] as const;
 
-/** The user's cache folder for this app (XDG_CACHE_HOME on Linux), where the failed try is remembered. */
-export function cacheDir(env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
-  return userCacheDir(env, platform, home);
-}
-
 export interface FailedInstallMemory {
   /** Where the failed try is written (a small JSON file). */
   readonly path: string;
@@ -92,7 +87,8 @@ export interface FailedInstallMemory {
   forget(): void;
 }
 
-export function failedInstallMemory(version: string, env: Record<string, string | undefined>, dir: string = cacheDir(env)): FailedInstallMemory {
+/** The failed try is remembered in the user's cache folder for this app (XDG_CACHE_HOME on Linux) unless `dir` is given. */
+export function failedInstallMemory(version: string, env: Record<string, string | undefined>, dir: string = userCacheDir(env, process.platform, homedir())): FailedInstallMemory {
   const path = join(dir, 'electron-download-failed.json');
   const settings = Object.fromEntries(DOWNLOAD_VARS.map((name) => [name, env[name] ?? null]));
   const key = JSON.stringify({ version, settings });

@@ -4,41 +4,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
-
-const ROOT = join(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'electron/cli/index.ts');
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function startCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<Run>; output: () => string } {
-  // Node itself, as `npm run cli` runs it: behind tsx's own parent process a signal is relayed, and on a
-  // loaded machine that parent SIGKILLs the CLI when it has not confirmed within 30 ms (no hang-up sent).
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, AVATAR_API_KEY: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const timeout = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const done = new Promise<Run>((resolve) => {
-    child.on('close', (code, signal) => {
-      clearTimeout(timeout);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, done, output: () => stdout + stderr };
-}
+import { ROOT, startCli } from '../helpers/cli-process.ts';
 
 const runCli = (args: string[], env: Record<string, string> = {}) => startCli(args, env).done;
 

@@ -35,14 +35,6 @@ export function createCommander(options: { link: ConsoleLink; state: FleetState;
     const res = await link.send({ kiosks: rest }, command, { id, ...(ttlS !== undefined ? { ttlS } : {}), onSending: (s) => log.wave(id, rest, now(), s.expiresAtMs) });
     if (!res.ok) log.stopped(id, `The first wave ran; the rest (${rest.length} kiosk${rest.length === 1 ? '' : 's'}) could not be sent: ${res.error.message}`);
   };
-  /** A command already in the log whose publish then failed or was not confirmed: the log says so (its
-   *  answers, if the broker did pass it on, still count); else the refusal. */
-  const failed = (loggedId: string | null, res: Extract<CommandResponse, { ok: false }>, refuse: (code: string, message: string) => CommandResponse): CommandResponse => {
-    if (loggedId === null) return refuse(res.error.code, res.error.message);
-    log.stopped(loggedId, res.error.message);
-    logger.warn('Fleet console: a command was not confirmed by the broker', { id: loggedId, code: res.error.code });
-    return res;
-  };
 
   return {
     async send(request, who) {
@@ -56,9 +48,18 @@ export function createCommander(options: { link: ConsoleLink; state: FleetState;
       if (who.role !== 'operator') return refuse('forbidden', `"${who.name}" is a read-only account (viewer): it cannot send commands. An operator account can.`);
       const ttl = request.expiresInS !== undefined ? { ttlS: request.expiresInS } : {};
       const args = argsText(request.command);
+      // The command's id once it is in the log (the link calls onSending just before it publishes).
+      let logged: string | null = null;
+      /** A send that failed: a refusal when nothing went out; else the logged command stops with the reason
+       *  (its answers, if the broker did pass it on, still count). */
+      const unsent = (res: Extract<CommandResponse, { ok: false }>): CommandResponse => {
+        if (logged === null) return refuse(res.error.code, res.error.message);
+        log.stopped(logged, res.error.message);
+        logger.warn('Fleet console: a command was not confirmed by the broker', { id: logged, code: res.error.code });
+        return res;
+      };
 
       if (request.firstWave === undefined) {
-        let logged: string | null = null;
         const res = await link.send(request.target, request.command, {
           ...ttl,
           onSending: (s) => {
@@ -66,7 +67,7 @@ export function createCommander(options: { link: ConsoleLink; state: FleetState;
             log.sent({ id: s.id, by: who.name, cmd, args, target, kiosks: s.expected, sentAtMs: now(), expiresAtMs: s.expiresAtMs });
           },
         });
-        if (!res.ok) return failed(logged, res, refuse);
+        if (!res.ok) return unsent(res);
         logger.info('Fleet console: command sent', { id: res.id, by: who.name, cmd, target, expected: res.expected.length });
         return res;
       }
@@ -81,7 +82,6 @@ export function createCommander(options: { link: ConsoleLink; state: FleetState;
       const first = ordered.slice(0, n);
       const rest = ordered.slice(n);
       const id = newCommandId(now());
-      let logged: string | null = null;
       const res = await link.send({ kiosks: first }, request.command, {
         id,
         ...ttl,
@@ -90,7 +90,7 @@ export function createCommander(options: { link: ConsoleLink; state: FleetState;
           log.sent({ id, by: who.name, cmd, args, target, kiosks: first, sentAtMs: now(), expiresAtMs: s.expiresAtMs, rest: rest.length });
         },
       });
-      if (!res.ok) return failed(logged, res, refuse);
+      if (!res.ok) return unsent(res);
       logger.info('Fleet console: staged command sent', { id, by: who.name, cmd, target, first: first.length, rest: rest.length });
       void nextWave(id, first, rest, request.command, request.expiresInS).catch((error: unknown) => log.stopped(id, `The next wave failed: ${error instanceof Error ? error.message : String(error)}`));
       return { ...res, waves: { first: first.length, rest: rest.length } };

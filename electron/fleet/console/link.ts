@@ -266,8 +266,9 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       const payload = JSON.stringify(parsed.command);
       // Who was asked, before it leaves: an answer may arrive before the broker's acknowledgement, and only
       // these kiosks' answers to this id count.
-      state.commandSent({ id, cmd: parsed.command.cmd, expected: new Set(expected), expiresAtMs: Date.parse(expiresAt) });
-      sendOptions.onSending?.({ id, expected, expiresAtMs: Date.parse(expiresAt) });
+      const expiresAtMs = Date.parse(expiresAt);
+      state.commandSent({ id, cmd: parsed.command.cmd, expected: new Set(expected), expiresAtMs });
+      sendOptions.onSending?.({ id, expected, expiresAtMs });
       let timer: TimerHandle | null = null;
       const unconfirmed = new Promise<'timeout'>((resolve) => (timer = clock.setTimeout(() => resolve('timeout'), PUBLISH_CONFIRM_MS)));
       try {

@@ -8,7 +8,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decideStart, electronMissingLine, electronTriedLine, type StartSteps } from '../../../electron/browser/start.ts';
-import { cacheDir, failedInstallMemory, findElectronIn, firstErrorLine, type InstallOutcome } from '../../../electron/browser/install-electron.ts';
+import { userCacheDir } from '../../../electron/core/user-folders.ts';
+import { failedInstallMemory, findElectronIn, firstErrorLine, type InstallOutcome } from '../../../electron/browser/install-electron.ts';
 
 function steps(options: { electron: Array<string | null>; install?: InstallOutcome; failedBefore?: string }): StartSteps & { log: string[] } {
   const log: string[] = [];
@@ -98,9 +99,10 @@ describe('npm start', () => {
   });
 
   it('keeps the memory in the user\'s cache folder', () => {
-    assert.equal(cacheDir({ XDG_CACHE_HOME: '/c' }, 'linux', '/home/u'), '/c/avatar-kiosk');
-    assert.equal(cacheDir({}, 'linux', '/home/u'), '/home/u/.cache/avatar-kiosk');
-    assert.equal(cacheDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Caches/avatar-kiosk');
+    assert.equal(userCacheDir({ XDG_CACHE_HOME: '/c' }, 'linux', '/home/u'), '/c/avatar-kiosk');
+    assert.equal(userCacheDir({}, 'linux', '/home/u'), '/home/u/.cache/avatar-kiosk');
+    assert.equal(userCacheDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Caches/avatar-kiosk');
+    if (process.platform === 'linux') assert.equal(failedInstallMemory('45.0.0', { XDG_CACHE_HOME: '/c' }).path, '/c/avatar-kiosk/electron-download-failed.json');
   });
 
   it('finds the binary named by path.txt under dist/, or under ELECTRON_OVERRIDE_DIST_PATH', () => {
