@@ -181,6 +181,8 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       written = false;
       logger.error('Fleet console: events could not be written to disk; they are left for the broker to send again', { events: batch.filter((b) => b.event).length, error: String(error) });
     }
+    // A console stopping (or cut off) meanwhile: the broker sends those again at the next start.
+    if (client.disconnecting || !client.connected) return;
     for (const b of batch) if (written || !b.event) sendPacket(b.packet);
   };
   if (options.beforeAck) {
