@@ -15,7 +15,7 @@ import { until } from '../helpers/until.ts';
 const missing = mosquittoMissing();
 if (missing) console.log(`# SKIP the fleet console acknowledgement tests: ${missing}`);
 // One console login per test: on the shipped broker each login is its own client id and session.
-const LOGINS = ['console-batch', 'console-again', 'console-backlog'] as const;
+const LOGINS = ['console-batch', 'console-again', 'console-backlog', 'console-busy'] as const;
 type Login = (typeof LOGINS)[number];
 const USERS: Record<string, string> = { [CONSOLE_LOGIN]: 'console-secret-acks', 'k-1': 'pw-1', ...Object.fromEntries(LOGINS.map((l) => [l, `pw-${l}`])) };
 const WAIT_MS = 30_000;
@@ -38,8 +38,7 @@ describe('fleet console: events acknowledged once written, in batches (real Mosq
   let broker: Broker;
   let kiosk: MqttClient;
   const links: ConsoleLink[] = [];
-  const console_ = (login: Login, beforeAck: () => void) => {
-    const state = new FleetState({ now: Date.now });
+  const console_ = (login: Login, beforeAck: () => void, state = new FleetState({ now: Date.now })) => {
     const link = startConsoleLink({ url: broker.url, topicPrefix: PREFIX, clientId: login, username: login, password: USERS[login]!, state, now: Date.now, reconnectMs: 300, beforeAck });
     links.push(link);
     return { state, link };
@@ -132,5 +131,30 @@ describe('fleet console: events acknowledged once written, in batches (real Mosq
     assert.ok(writes < 150, `1,500 events took ${writes} writes to disk`);
     assert.deepEqual(drops.filter((up) => !up), [], 'the link never went down');
     assert.equal(back.link.connected, true);
+  });
+
+  it('a console slow to take in a backlog keeps its connection: what the broker sends counts as its keep-alive', async () => {
+    // Each call takes the console 40 ms (a starved machine): the PINGRESPs wait behind hundreds of
+    // messages for longer than the keep-alive (1.5 × KEEPALIVE_S), while messages keep arriving.
+    class SlowState extends FleetState {
+      override onEvent(kioskId: string, payload: Buffer | string): void {
+        const end = performance.now() + 40;
+        while (performance.now() < end);
+        super.onEvent(kioskId, payload);
+      }
+    }
+    const first = console_('console-busy', () => undefined);
+    await first.link.ready(WAIT_MS);
+    await subscribed(first.state);
+    await first.link.close();
+    await publish(1, 600);
+
+    const back = console_('console-busy', () => undefined, new SlowState({ now: Date.now }));
+    const changes: boolean[] = [];
+    back.link.onConnectionChange((up) => changes.push(up));
+    const t0 = Date.now();
+    await until(() => calls(back.state) === 600, { realTimeoutMs: 120_000, message: 'the backlog taken in' });
+    console.log(`# 600 slow events taken in ${Date.now() - t0} ms; connection changes: ${JSON.stringify(changes)}`);
+    assert.deepEqual(changes.filter((up) => !up), [], 'the link never went down');
   });
 });

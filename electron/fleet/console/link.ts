@@ -145,8 +145,17 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
     if (probeTimer !== null) clock.clearTimeout(probeTimer);
     probeTimer = null;
   };
+  let keptAliveMs = clock.now();
   client.on('packetreceive', () => {
     lastHeardMs = clock.now();
+    // Anything from the broker shows it alive, not only a PINGRESP: while the console works through a
+    // backlog (10,000 kiosks' statuses at once) its PINGRESP waits behind the messages sent before it, and
+    // mqtt.js, counting PINGRESPs only, would drop a working connection and start the backlog again.
+    // Once a second is enough: the keep-alive is KEEPALIVE_S.
+    if (lastHeardMs - keptAliveMs >= 1000) {
+      keptAliveMs = lastHeardMs;
+      client.reschedulePing(true);
+    }
     waitingSinceMs = null;
     if (!answering) {
       answering = true;
@@ -157,16 +166,18 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
   // Group commit. An event is acknowledged (PUBACK) only once the memory has written it, but the events
   // that arrive together share one write: each one's PUBACK is held, and one flush at the end of the batch
   // (after what the socket delivered in one read is handled) lets them all go. One disk sync per event
-  // could not keep up with a fleet: at 10,000 kiosks under load the syncs alone took more time than there
-  // was, the console fell minutes behind, and the PINGRESP queued behind the backlog timed its link out.
+  // could not keep up with a fleet: at 10,000 kiosks on a loaded machine the syncs took 67 s of 113 s of
+  // the console's time, its page did not load within 30 s, and the PINGRESP queued behind the backlog
+  // timed its link out.
   // mqtt.js reads the next message only once this one's PUBACK is written, and offers no manual
   // acknowledgement, so the hold is on its packet writer: every PUBACK behind a held one waits too
   // (MQTT: PUBACKs go out in the order the messages came), and a failed write lets its events' PUBACKs
   // go nowhere, so the broker hands those events over again when the console reconnects (repeats are
   // dropped by their id).
   type SendPacket = (packet: { cmd: string; messageId?: number }, cb?: (error?: Error) => void, ...rest: unknown[]) => void;
-  const writer = client as unknown as { _sendPacket: SendPacket };
-  const sendPacket = writer._sendPacket.bind(client);
+  const writer = client as unknown as { _sendPacket?: SendPacket };
+  if (typeof writer._sendPacket !== 'function') throw new Error('This mqtt.js has no packet writer (_sendPacket) to hold acknowledgements on; the console needs mqtt 5.x as locked in package-lock.json.');
+  const sendPacket: SendPacket = writer._sendPacket.bind(client);
   const unwritten = new Set<number>();
   let held: Array<{ packet: { cmd: string; messageId?: number }; event: boolean }> = [];
   let flushQueued = false;
