@@ -6,15 +6,16 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { redact } from '../../../../electron/core/log.ts';
-import { DEFAULT_COMMAND_TTL_S, KEEPALIVE_S, SESSION_EXPIRY_S, startConsoleLink, type ConsoleLink, type ConsoleLinkOptions } from '../../../../electron/fleet/console/link.ts';
+import { DEFAULT_COMMAND_TTL_S, KEEPALIVE_S, PUBLISH_CONFIRM_MAX_MS, PUBLISH_CONFIRM_MS, SESSION_EXPIRY_S, startConsoleLink, type ConsoleLink, type ConsoleLinkOptions } from '../../../../electron/fleet/console/link.ts';
 import { FleetState } from '../../../../electron/fleet/console/state.ts';
 import type { CommandTarget } from '../../../../electron/fleet/console/view.ts';
 import { pinRefusal } from '../../../../electron/fleet/feed-binding.ts';
 import { freePort } from '../../../../electron/fleet/console/demo-broker.ts';
+import { FakeClock } from '../../../helpers/fake-clock.ts';
 import { FakeMqttBroker } from '../../../helpers/fake-mqtt-broker.ts';
 import { recordingLogger } from '../../../helpers/recording-logger.ts';
 import { loopbackCertificate } from '../../../helpers/self-signed-certificate.ts';
-import { until } from '../../../helpers/until.ts';
+import { realDelay, until } from '../../../helpers/until.ts';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 const ID = new RegExp(`^c-${T0.toString(36)}-[0-9a-f]{8}$`);
@@ -301,6 +302,64 @@ describe('console link: commands', () => {
     let told = 0;
     assert.deepEqual(await link.send({ fleet: true }, { cmd: 'ping' }, { onSending: () => told++ }), { ok: false, error: { code: 'network', message: 'The console is not connected to the broker; try again when it is.' } });
     assert.equal(told, 0, 'nothing to count answers for: it was never sent');
+  });
+});
+
+describe('console link: a command the broker has not confirmed yet', () => {
+  /** A link on a fake clock whose broker holds every PUBACK; the send under way and whether it settled. */
+  const holding = async () => {
+    const clock = new FakeClock(T0);
+    const rig = await linked({ clock, now: () => clock.now() });
+    rig.broker.puback = () => 'hold';
+    // Before the link's polite close, which waits for the PUBACK (cleanups run last first).
+    cleanups.push(async () => {
+      rig.broker.silent = false;
+      rig.broker.releasePubacks();
+    });
+    let settled: Awaited<ReturnType<ConsoleLink['send']>> | null = null;
+    const sending = rig.link.send({ kiosks: ['k-1'] }, { cmd: 'ping' }).then((r) => (settled = r));
+    await until(() => rig.broker.published('ak/k-1/cmd').length === 1, { message: 'published' });
+    return { ...rig, clock, sending, settled: () => settled };
+  };
+  /** Fake time on by `ms`, then a moment of real time for the sockets. */
+  const tick = async (clock: FakeClock, ms: number) => {
+    await clock.advance(ms);
+    await realDelay(20);
+  };
+
+  it('is reported as not confirmed once the broker has sent nothing at all for 5 s', async () => {
+    const { broker, clock, sending, settled } = await holding();
+    broker.silent = true;
+    await tick(clock, PUBLISH_CONFIRM_MS - 1);
+    assert.equal(settled(), null, 'still waiting at 4.999 s');
+    await tick(clock, 1);
+    const result = await sending;
+    assert.equal(result.ok, false);
+    assert.match(!result.ok ? result.error.message : '', /^The broker did not confirm the command within 5 s, and sent nothing else meanwhile\. It may not have reached it;/);
+  });
+
+  it('waits while the broker keeps sending (a backlog ahead of the PUBACK), and is confirmed when the PUBACK comes', async () => {
+    const { broker, clock, state, sending, settled } = await holding();
+    for (let s = 1; s <= 8; s++) {
+      broker.deliver(`ak/k-${s}/status`, status(`k-${s}`, 'lobby'), { qos: 1 });
+      await until(() => state.rows().some((r) => r.kioskId === `k-${s}`), { message: `status ${s}` });
+      await tick(clock, 1000);
+    }
+    assert.equal(settled(), null, 'not reported at 8 s: the broker was never silent for 5 s');
+    broker.releasePubacks();
+    const result = await sending;
+    assert.equal(result.ok, true);
+  });
+
+  it('is reported after 30 s in all, though the broker keeps answering', async () => {
+    const { clock, sending, settled } = await holding();
+    // The probe's pings are answered every 2 s: never 5 s of silence.
+    for (let t = 0; t < PUBLISH_CONFIRM_MAX_MS - 1000; t += 1000) await tick(clock, 1000);
+    assert.equal(settled(), null, 'still waiting at 29 s');
+    await tick(clock, 1000);
+    const result = await sending;
+    assert.equal(result.ok, false);
+    assert.match(!result.ok ? result.error.message : '', /^The broker did not confirm the command within 30 s\. It may not have reached it;/);
   });
 });
 
