@@ -49,6 +49,8 @@ export class FakeMqttBroker {
   suback: ((subscribed: Array<{ topic: string; qos: number }>) => number[]) | null = null;
   /** Answer nothing at all while set (a broker process that hangs, its connections still open). */
   silent = false;
+  /** Answer PINGREQs (unset: the PINGRESPs of a broker still sending other things never come). */
+  pingresp = true;
   /** The PUBACK reason code for a QoS 1 PUBLISH; 'hold' keeps it back until `releasePuback`. */
   puback: (packet: IPublishPacket) => number | 'hold' = () => 0;
   #held: number[] = [];
@@ -185,7 +187,7 @@ export class FakeMqttBroker {
         break;
       }
       case 'pingreq':
-        write({ cmd: 'pingresp' });
+        if (this.pingresp) write({ cmd: 'pingresp' });
         break;
       case 'disconnect':
         socket.end();

@@ -112,8 +112,10 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
     reconnectPeriod: options.reconnectMs ?? 3000,
     rejectUnauthorized: true,
   };
-  logger.info('Fleet console: connecting to the broker', { url: options.url, clientId: options.clientId, username: options.username ?? null });
   const clock = options.clock ?? systemClock;
+  // mqtt.js's keep-alive runs on the link's clock as well, so a test drives it with the probe.
+  clientOptions.timerVariant = intervalsOn(clock);
+  logger.info('Fleet console: connecting to the broker', { url: options.url, clientId: options.clientId, username: options.username ?? null });
   const client: MqttClient = connect(options.url, clientOptions);
   const watch = watchLink(client, { broker: brokerLabel(options.url), now: options.now, logger });
   const listeners = new Set<(connected: boolean) => void>();
@@ -367,6 +369,28 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
       stopProbe();
     },
   };
+}
+
+/** Repeating timers made of `clock`'s timeouts, in the shape mqtt.js takes for its keep-alive. */
+function intervalsOn(clock: Clock): NonNullable<Exclude<IClientOptions['timerVariant'], string>> {
+  const running = new Map<number, TimerHandle>();
+  let next = 1;
+  const set = (fn: () => void, everyMs?: number): number => {
+    const id = next++;
+    const tick = () => {
+      // Rescheduled first: `fn` may clear this very interval (mqtt.js does on a keep-alive timeout).
+      running.set(id, clock.setTimeout(tick, everyMs ?? 0));
+      fn();
+    };
+    running.set(id, clock.setTimeout(tick, everyMs ?? 0));
+    return id;
+  };
+  const clear = (id?: number) => {
+    const handle = id === undefined ? undefined : running.get(id);
+    if (handle !== undefined) clock.clearTimeout(handle);
+    if (id !== undefined) running.delete(id);
+  };
+  return { set, clear } as unknown as NonNullable<Exclude<IClientOptions['timerVariant'], string>>;
 }
 
 /** A command id: the console's time and a random part, so ids never repeat across restarts. */

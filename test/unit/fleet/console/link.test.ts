@@ -305,6 +305,34 @@ describe('console link: commands', () => {
   });
 });
 
+describe('console link: keep-alive', () => {
+  it('keeps a connection whose broker sends other things while its PINGRESPs wait; drops one silent for 1.5 × the keep-alive', async () => {
+    const clock = new FakeClock(T0);
+    const { broker, state, changes } = await linked({ clock, now: () => clock.now() });
+    const connects = () => broker.packets('connect').length;
+    // Statuses keep coming (a backlog ahead of the PINGRESPs, which never come): 3 × the keep-alive.
+    broker.pingresp = false;
+    for (let s = 1; s <= 3 * KEEPALIVE_S; s++) {
+      broker.deliver(`ak/k-${s}/status`, status(`k-${s}`, 'lobby'), { qos: 1 });
+      await until(() => state.rows().some((r) => r.kioskId === `k-${s}`), { message: `status ${s}` });
+      await clock.advance(1000);
+      await realDelay(5);
+    }
+    assert.equal(connects(), 1, 'the same connection throughout');
+    assert.deepEqual(changes, [true]);
+    // Then nothing at all: mqtt.js gives up after 1.5 × the keep-alive and the link reconnects.
+    broker.silent = true;
+    for (let t = 0; t < 1.5 * KEEPALIVE_S * 1000 && connects() === 1; t += 500) {
+      await clock.advance(500);
+      await realDelay(5);
+    }
+    broker.silent = false;
+    broker.pingresp = true;
+    await until(() => connects() === 2, { message: 'reconnected' });
+    assert.deepEqual(changes.slice(0, 2), [true, false]);
+  });
+});
+
 describe('console link: a command the broker has not confirmed yet', () => {
   /** A link on a fake clock whose broker holds every PUBACK; the send under way and whether it settled. */
   const holding = async () => {
