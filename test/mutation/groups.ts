@@ -283,6 +283,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet/console/demo-broker.test.ts',
       'test/unit/fleet/console/simulated.test.ts',
       'test/integration/fleet-console.test.ts',
+      'test/integration/fleet-console-acks.test.ts',
       'test/integration/fleet-prometheus.test.ts',
     ],
     target: 90,
