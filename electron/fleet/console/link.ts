@@ -14,7 +14,8 @@
  *   not answering when nothing at all has come back for UNRESPONSIVE_AFTER_MS since one was sent. The
  *   link then says it is not connected (page, `/metrics`), and a command is refused at once with that
  *   reason rather than waiting on a PUBACK that will not come; one already sent waits until the broker has
- *   been silent for PUBLISH_CONFIRM_MS (PUBLISH_CONFIRM_MAX_MS at most). The MQTT keep-alive (KEEPALIVE_S) then drops the connection and the link reconnects.
+ *   been silent for PUBLISH_CONFIRM_MS (PUBLISH_CONFIRM_MAX_MS at most). The MQTT keep-alive (KEEPALIVE_S)
+ *   then drops the connection and the link reconnects.
  * - Remembering: an event is acknowledged to the broker only after the console's memory has it on disk
  *   (`beforeAck`, one write for the events that arrive together), so a crash cannot lose a call the broker
  *   already let go of; the state hears when the link goes down and comes back, so changes queued meanwhile
@@ -154,10 +155,10 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
   let keptAliveMs = clock.now();
   client.on('packetreceive', () => {
     lastHeardMs = clock.now();
-    // Anything from the broker shows it alive, not only a PINGRESP: while the console works through a
-    // backlog (10,000 kiosks' statuses at once) its PINGRESP waits behind the messages sent before it, and
-    // mqtt.js, counting PINGRESPs only, would drop a working connection and start the backlog again.
-    // Once a second is enough: the keep-alive is KEEPALIVE_S.
+    // Anything from the broker shows it alive: while the console works through a backlog (10,000 kiosks'
+    // statuses at once) its PINGRESP can wait behind the messages sent before it, and mqtt.js, which
+    // counts only PINGRESPs and acknowledgements of its own packets, would drop a working connection and
+    // start the backlog again. Once a second is enough: the keep-alive is KEEPALIVE_S.
     if (lastHeardMs - keptAliveMs >= 1000) {
       keptAliveMs = lastHeardMs;
       client.reschedulePing(true);
