@@ -47,6 +47,8 @@ export const KEEPALIVE_S = 10;
 export const PROBE_EVERY_MS = 2_000;
 /** …and the broker is "not answering" once nothing came back this long after one was sent. */
 export const UNRESPONSIVE_AFTER_MS = 4_000;
+/** Acknowledgements held for one disk write are let go (written first) after this at most. */
+export const HOLD_ACKS_MAX_MS = 1_000;
 /** A command's PUBLISH is reported as not confirmed (no PUBACK) once the broker has sent nothing at all for
  *  this long since it went out… */
 export const PUBLISH_CONFIRM_MS = 5_000;
@@ -188,6 +190,7 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
   const unwritten = new Set<number>();
   let held: Array<{ packet: { cmd: string; messageId?: number }; event: boolean }> = [];
   let flushQueued = false;
+  let heldSinceMs = 0;
   const releaseHeld = () => {
     flushQueued = false;
     const batch = held;
@@ -206,7 +209,11 @@ export function startConsoleLink(options: ConsoleLinkOptions): ConsoleLink {
   if (options.beforeAck) {
     writer._sendPacket = (packet, cb, ...rest) => {
       if (packet.cmd !== 'puback' || (!held.length && !unwritten.has(packet.messageId ?? -1))) return sendPacket(packet, cb, ...rest);
+      if (!held.length) heldSinceMs = clock.now();
       held.push({ packet, event: unwritten.delete(packet.messageId ?? -1) });
+      // A batch the console is slow to get through is let go in parts: the broker drops a client that sends
+      // nothing for 1.5 × the keep-alive, and these PUBACKs are all it hears while the batch lasts.
+      if (clock.now() - heldSinceMs >= HOLD_ACKS_MAX_MS) releaseHeld();
       // The next message is read now; this PUBACK leaves with the batch's flush.
       cb?.();
     };
