@@ -45,19 +45,6 @@ describe('fleet console: events acknowledged once written, in batches (real Mosq
   };
   /** Publish events `from`..`to` from kiosk k-1, all at once (QoS 1, as the kiosk does). */
   const publish = (from: number, to: number) => Promise.all(Array.from({ length: to - from + 1 }, (_, i) => kiosk.publishAsync(`${PREFIX}/k-1/events`, call(from + i), { qos: 1 })));
-  /** Until the console's subscription is live: a status published now reaches it. */
-  const subscribed = async (state: FleetState) => {
-    const deadline = Date.now() + WAIT_MS;
-    for (let seen = false; !seen; ) {
-      assert.ok(Date.now() < deadline, 'the console subscribed');
-      await kiosk.publishAsync(`${PREFIX}/k-1/status`, JSON.stringify({ online: true, kioskId: 'k-1', at: new Date().toISOString() }), { qos: 1 });
-      await until(() => state.rows().some((r) => r.kioskId === 'k-1'), { realTimeoutMs: 200 }).then(
-        () => (seen = true),
-        () => undefined,
-      );
-    }
-  };
-
   before(async () => {
     broker = await startBroker(USERS, { operators: [...LOGINS] });
     kiosk = await connectAsync(broker.url, { username: 'k-1', password: USERS['k-1'], clientId: 'k-1', protocolVersion: 5, reconnectPeriod: 0 });
@@ -72,7 +59,7 @@ describe('fleet console: events acknowledged once written, in batches (real Mosq
     let writes = 0;
     const { state, link } = console_('console-batch', () => writes++);
     await link.ready(WAIT_MS);
-    await subscribed(state);
+    await until(() => state.isLive, { realTimeoutMs: WAIT_MS, message: 'subscribed' });
     const before = writes;
     await publish(1, 400);
     await until(() => calls(state) === 400, { realTimeoutMs: WAIT_MS, message: '400 calls on the console' });
@@ -88,7 +75,7 @@ describe('fleet console: events acknowledged once written, in batches (real Mosq
       if (failing) throw new Error('the disk is full');
     });
     await first.link.ready(WAIT_MS);
-    await subscribed(first.state);
+    await until(() => first.state.isLive, { realTimeoutMs: WAIT_MS, message: 'subscribed' });
     await publish(1, 5);
     await until(() => calls(first.state) === 5, { realTimeoutMs: WAIT_MS, message: 'five calls seen' });
     // Let the batch's failed write happen before the disk "recovers".
@@ -117,7 +104,7 @@ describe('fleet console: events acknowledged once written, in batches (real Mosq
     };
     const first = console_('console-backlog', slowSync);
     await first.link.ready(WAIT_MS);
-    await subscribed(first.state);
+    await until(() => first.state.isLive, { realTimeoutMs: WAIT_MS, message: 'subscribed' });
     await first.link.close();
     await publish(1, 1500); // queued by the broker for the console's session while it is away
 
@@ -148,7 +135,7 @@ describe('fleet console: events acknowledged once written, in batches (real Mosq
     let writes = 0;
     const first = console_('console-busy', () => undefined);
     await first.link.ready(WAIT_MS);
-    await subscribed(first.state);
+    await until(() => first.state.isLive, { realTimeoutMs: WAIT_MS, message: 'subscribed' });
     await first.link.close();
     await publish(1, 600);
 

@@ -15,7 +15,7 @@ import { FakeClock } from '../../../helpers/fake-clock.ts';
 import { FakeMqttBroker } from '../../../helpers/fake-mqtt-broker.ts';
 import { recordingLogger } from '../../../helpers/recording-logger.ts';
 import { loopbackCertificate } from '../../../helpers/self-signed-certificate.ts';
-import { realDelay, until } from '../../../helpers/until.ts';
+import { advanceInSteps, realDelay, until } from '../../../helpers/until.ts';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 const ID = new RegExp(`^c-${T0.toString(36)}-[0-9a-f]{8}$`);
@@ -350,10 +350,7 @@ describe('console link: a command the broker has not confirmed yet', () => {
     return { ...rig, clock, sending, settled: () => settled };
   };
   /** Fake time on by `ms`, then a moment of real time for the sockets. */
-  const tick = async (clock: FakeClock, ms: number) => {
-    await clock.advance(ms);
-    await realDelay(20);
-  };
+  const tick = (clock: FakeClock, ms: number) => advanceInSteps(clock, ms, { stepMs: ms, settleMs: 20 });
 
   it('is reported as not confirmed once the broker has sent nothing at all for 5 s', async () => {
     const { broker, clock, sending, settled } = await holding();
@@ -382,7 +379,7 @@ describe('console link: a command the broker has not confirmed yet', () => {
   it('is reported after 30 s in all, though the broker keeps answering', async () => {
     const { clock, sending, settled } = await holding();
     // The probe's pings are answered every 2 s: never 5 s of silence.
-    for (let t = 0; t < PUBLISH_CONFIRM_MAX_MS - 1000; t += 1000) await tick(clock, 1000);
+    await advanceInSteps(clock, PUBLISH_CONFIRM_MAX_MS - 1000, { stepMs: 1000, settleMs: 20 });
     assert.equal(settled(), null, 'still waiting at 29 s');
     await tick(clock, 1000);
     const result = await sending;
