@@ -13,6 +13,7 @@
  *
  * Adding a channel: add its argument schema (if any) and one row to `KIOSK_API`, then the handler in the
  * owner that registers its group (kiosk/channels.ts); the compiler points at every place that lacks it.
+ * A new result or event shape goes in its theme's file of electron/contract/ (re-exported below).
  */
 import { z } from 'zod';
 import { CALL_MODES, type CallMode, type RtcCredentials } from './core/protocol.ts';
@@ -21,10 +22,34 @@ import type { SessionEvent, SessionState } from './core/session-types.ts';
 import { buildKioskApi as buildApiFromShape, type ApiShape, type ArgMode } from './core/kiosk-api.ts';
 import { LANGUAGE_CODES, type LanguageCode } from './core/languages.ts';
 import type { WireCheckResult, WireReport } from './core/wire-report.ts';
-import type { FunnelCounts, FunnelDay } from './core/funnel.ts';
+import { CALL_QUALITY_LEVELS } from './contract/call.ts';
+import type { PublicConfig } from './contract/config.ts';
+import type { KioskEvent } from './contract/events.ts';
+import {
+  editableSettingsSchema,
+  networkCheckOutcomeSchema,
+  type DoctorReport,
+  type LedgerTotals,
+  type NetworkCheckReport,
+  type NetworkCheckTicket,
+  type PinState,
+  type SaveSettingsResult,
+  type StaffSettings,
+  type StaffStatus,
+  type VisitorReport,
+  type VoiceList,
+} from './contract/staff.ts';
 
-export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState };
+export type { CallMode, RtcCredentials, ErrorCode, ErrorInfo, SessionEvent, SessionState, WireCheckResult, WireReport };
 export type { SessionSummary, SessionPhase, EndedBy } from './core/session-types.ts';
+
+// The shapes the results and events carry live in electron/contract/, one file per theme, so this file
+// keeps the channels; every importer still reads them from here, the contract's one door.
+export * from './contract/config.ts';
+export * from './contract/availability.ts';
+export * from './contract/call.ts';
+export * from './contract/staff.ts';
+export * from './contract/events.ts';
 
 export const IPC_PREFIX = 'kiosk:';
 
@@ -75,9 +100,6 @@ export type MediaErrorArgs = z.infer<typeof mediaErrorArgsSchema>;
 export const rtcReadyArgsSchema = z.strictObject({ liveId: z.string().min(1).max(200) });
 export type RtcReadyArgs = z.infer<typeof rtcReadyArgsSchema>;
 
-/** How the call's connection is doing, from the RTC SDK's network quality (unknown: no figure yet). */
-export const CALL_QUALITY_LEVELS = ['unknown', 'good', 'fair', 'poor', 'down'] as const;
-export type CallQualityLevel = (typeof CALL_QUALITY_LEVELS)[number];
 /** The renderer's periodic figures for the running call (throttled; `final` once at its end). Ranges are
  *  what a real call can show: anything outside is a bug or a forged report, refused. */
 export const callQualityArgsSchema = z.strictObject({
@@ -104,73 +126,12 @@ export const callMilestoneArgsSchema = z.strictObject({
   durationMs: z.number().finite().min(0).max(600_000).optional(),
 });
 export type CallMilestoneArgs = z.infer<typeof callMilestoneArgsSchema>;
-/**
- * One call's field figures, all from the tap (ms; null: did not happen): our RTC side ready, the conn_init
- * ack (live), the avatar's user-published, its first decoded frame (video) or first audio; the channel
- * join's own duration; the cloud proxy mode; how the call ended. Emitted once per tap, just before its
- * terminal state (ledger, /metrics, fleet status, staff Status tab).
- */
-export interface CallFigures {
-  liveId: string | null;
-  callMode: CallMode;
-  tapToRtcReadyMs: number | null;
-  tapToConnInitAckMs: number | null;
-  tapToAvatarPublishedMs: number | null;
-  tapToFirstFrameMs: number | null;
-  tapToFirstAudioMs: number | null;
-  joinMs: number | null;
-  proxy: 'off' | 'udp' | 'tcp';
-  endReason: string;
-}
-export interface CallFiguresEvent {
-  type: 'call-figures';
-  figures: CallFigures;
-}
 
-/** The last call's figures as main keeps them (staff Status tab, /metrics). */
-export interface LastCallQuality {
-  bitrateKbps: number;
-  packetLossPct: number;
-  frameRate: number;
-  rttMs: number;
-  level: CallQualityLevel;
-  /** When main received these figures (ms since the epoch). */
-  atMs: number;
-  /** The call had ended when these were sent (its final figures). */
-  final: boolean;
-}
-
-/** The video-network check (staff Diagnostics): what the screen measured on the test session's channel. */
-export const NETWORK_CHECK_STATES = ['connected', 'failed', 'timeout'] as const;
-export const networkCheckOutcomeSchema = z.strictObject({
-  ok: z.boolean(),
-  /** From the join call to joined, ms (null: it never joined). */
-  joinMs: z.number().finite().min(0).max(120_000).nullable(),
-  state: z.enum(NETWORK_CHECK_STATES),
-  /** The cloud proxy the join used (config rtc.cloudProxy). */
-  proxy: z.enum(['off', 'udp', 'tcp']),
-  /** For staff: what happened, in words. */
-  message: z.string().max(500),
-});
-export type NetworkCheckOutcome = z.infer<typeof networkCheckOutcomeSchema>;
 export const networkCheckFinishArgsSchema = z.strictObject({ checkId: z.string().min(1).max(200), outcome: networkCheckOutcomeSchema });
-/** What main hands the screen for the check: the test session's RTC credentials (never conn_init). */
-export interface NetworkCheckTicket {
-  checkId: string;
-  rtc: RtcCredentials;
-  cloudProxy: 'off' | 'udp' | 'tcp';
-}
-export interface NetworkCheckReport extends NetworkCheckOutcome {
-  /** The test session was ended with type 5. */
-  sessionClosed: boolean;
-  /** What the service says the test session cost (0 expected; null: not read back). */
-  creditsCost: number | null;
-}
 
 /** `null` clears the stored key (back to demo mode unless the environment sets one). Staff only. */
 export const setApiKeyArgsSchema = z.strictObject({ apiKey: z.string().trim().min(8).max(512).nullable() });
 export type SetApiKeyArgs = z.infer<typeof setApiKeyArgsSchema>;
-
 
 /** Why the renderer hangs up: the visitor's button, the idle prompt running out, or the media watchdog
  *  (the avatar's picture or voice stopped arriving; recorded in the ledger and counted in the metrics). */
@@ -187,41 +148,6 @@ export type PinArgs = z.infer<typeof pinArgsSchema>;
  *  takes 4 or 5 digits, for a hash made before this rule. */
 export const newPinArgsSchema = z.strictObject({ pin: z.string().regex(/^[0-9]{6,8}$/, 'the PIN must be 6 to 8 digits') });
 
-/**
- * Shape only (types and sane lengths): ranges and cross-field rules are checked by main with the config
- * schema (electron/kiosk/config.ts), which answers per-field messages in `SaveSettingsResult.fieldErrors`.
- */
-export const editableSettingsSchema = z.strictObject({
-  service: z.strictObject({
-    surface: z.enum(['direct', 'gateway']),
-    baseUrl: z.string().max(2048).optional(),
-    gatewayUrl: z.string().max(2048).optional(),
-  }),
-  callMode: z.enum(CALL_MODES),
-  allowModeChoice: z.boolean(),
-  avatar: z.strictObject({
-    /** A file path, an http(s) URL or a data: URI (a picked file may arrive as a data: URI). */
-    imagePath: z.string().max(30_000_000),
-    persona: z.string().max(20_000).optional(),
-    name: z.string().max(200),
-    voice: z.string().max(200),
-  }),
-  moderation: z.enum(['strict', 'disabled']).optional(),
-  extraMotion: z.boolean().optional(),
-  /** Who the kiosk is for (docs/safety.md). Absent: the file's stay as they are (a form without them).
-   *  Where a policy file exists these are the policy's: the panel shows them locked, and a value saved
-   *  here is not used. */
-  audience: z.enum(['public', 'adult']).optional(),
-  region: z.string().max(12).optional(),
-  adult: z.strictObject({ allowedRegions: z.array(z.string().max(12)).max(300), minimumAge: z.number(), ageCheck: z.enum(['self', 'staff']) }).optional(),
-  window: z.strictObject({ mode: z.enum(['kiosk', 'windowed', 'companion']), width: z.number(), height: z.number() }),
-  rtcEngine: z.enum(['auto', 'agora-web', 'agora-native']),
-  returnToAttractSeconds: z.number(),
-  countdownWarningSeconds: z.number(),
-  idle: z.strictObject({ promptSeconds: z.number(), hangupSeconds: z.number() }),
-  maxCallSeconds: z.number().optional(),
-});
-export type EditableSettings = z.infer<typeof editableSettingsSchema>;
 export const saveSettingsArgsSchema = z.strictObject({ settings: editableSettingsSchema });
 export type SaveSettingsArgs = z.infer<typeof saveSettingsArgsSchema>;
 
@@ -270,23 +196,6 @@ export type AttractReportArgs = z.infer<typeof attractReportArgsSchema>;
 export const VISITOR_STEPS = ['noticed', 'approached', 'greeted'] as const;
 export const visitorStepArgsSchema = z.strictObject({ step: z.enum(VISITOR_STEPS) });
 export type VisitorStepArgs = z.infer<typeof visitorStepArgsSchema>;
-
-/** The visitor funnel as the staff panel's Visitors tab reads it (docs/analytics.md). Counts only, nothing
- *  finer than the hour; the panel applies `threshold` to whatever it lets leave the screen. */
-export interface VisitorReport {
-  /** The kiosk's IANA time zone the hours and days are in. */
-  timeZone: string;
-  /** Counts below it are shown as "fewer than N" outside the kiosk's own store (exports, CSV). */
-  threshold: number;
-  /** The kiosk's local day so far. */
-  today: FunnelDay;
-  /** The last 7 days hour by hour (`YYYY-MM-DDTHH`, local), oldest first; hours with no count left out. */
-  hours: Array<{ hour: string; counts: FunnelCounts }>;
-  /** Up to 13 months day by day, oldest first (days older than 90 days exist only rolled up). */
-  days: FunnelDay[];
-  /** Whether presence detection is on: noticed and approached are counted only then. */
-  counting: { presence: boolean };
-}
 
 // ---------------------------------------------------------------------------------------------------
 // The channels
@@ -473,318 +382,3 @@ export const buildKioskApi: (
   invoke: (channel: string, arg?: unknown) => Promise<unknown>,
   onEvent: EventSubscription['onEvent'],
 ) => KioskApi = buildApiFromShape;
-
-// ---------------------------------------------------------------------------------------------------
-// View models
-
-/** What the renderer may know of the configuration. No secrets. */
-export interface PublicConfig {
-  /** `demo`: the embedded emulator (no key configured); `direct`/`gateway`: the real service. */
-  mode: 'demo' | 'direct' | 'gateway';
-  hasApiKey: boolean;
-  /** Where the key comes from, for the operator: environment, stored (encrypted), or none. */
-  apiKeySource: 'env' | 'stored' | 'none';
-  /** How well the stored key is protected: `false` (the OS keystore: macOS Keychain, Windows DPAPI, or
-   *  no stored key), `true` (certainly weak: Linux told to use its hard-coded key), `'unknown'` (Linux:
-   *  Electron does not say which provider its async encryption picked, keyring or hard-coded key). */
-  apiKeyWeaklyProtected: KeyProtectionWeak;
-  callMode: CallMode;
-  /** Let the visitor choose audio or video on the attract screen. */
-  allowModeChoice: boolean;
-  avatar: { name: string; imageDataUrl: string | null; voice: string; gender?: AvatarGender };
-  rtcEngine: 'auto' | 'agora-web' | 'agora-native';
-  /** Seconds the ended/error screens stay before returning to attract. */
-  returnToAttractSeconds: number;
-  /** Seconds before live_duration at which the countdown warns. */
-  countdownWarningSeconds: number;
-  /** Silence (no voice, nobody in front of the camera) before "Are you still there?", then until hang-up. */
-  idle: { promptSeconds: number; hangupSeconds: number };
-  /** The venue's maximum call length (below live_duration); main hangs up there, and the live state's
-   *  `endsAtMs` already reflects it. null: the service's live_duration only. */
-  maxCallSeconds: number | null;
-  /** The avatars a visitor may pick (length ≥ 1, config order). `avatar` above is always `cast[0]`. */
-  cast: CastMember[];
-  /** How the avatar video fills the screen (resolved: config `video.fit`, else `cover` in a portrait window). */
-  video: { fit: VideoFit };
-  /** The window's mode (`companion`: compact always-on-top window with a tray icon). */
-  windowMode: 'kiosk' | 'windowed' | 'companion';
-  /** Desktop companion settings (meaningful when windowMode is `companion`). */
-  companion: { pushToTalk: boolean; shortcut: string };
-  /** When main creates a spare session ahead of the tap (see docs/fast-start.md). */
-  prewarm: { mode: PrewarmMode; prejoin?: boolean };
-  /** The RTC side of calls: the provider's cloud proxy (firewalled venues), applied before every join. */
-  rtc?: { cloudProxy: 'off' | 'udp' | 'tcp' };
-  /** May the attract screen use the camera to notice visitors (frames never leave the renderer). */
-  presence: { cameraEnabled: boolean };
-  /** Demo mode only (`npm start -- --demo-devices`): the page gives the demo engine a synthetic microphone
-   *  and camera, so a whole call can be seen on a machine with neither. Always false with a real key. */
-  demoDevices?: boolean;
-  /** How many start-up problems wait for staff (`StaffStatus.attention` has them). Only a count: the
-   *  attract screen shows a small marker for staff, never the problem to visitors. */
-  attention: number;
-  /** Open or closed (opening hours); absent: always open. */
-  opening?: OpeningInfo;
-  /** Calls are held for a moment (an update is being installed); absent or null: not held. */
-  hold?: HoldReason | null;
-  /** Whether the service answers (kiosk/service-health.ts): while it cannot be reached the visitor sees a
-   *  calm out-of-order screen instead of a button that would fail. Only the status: the why is for staff. */
-  service?: { status: ServiceHealthStatus; ok: boolean };
-  /** The languages a visitor may pick (config order) and the one each visitor starts in. */
-  languages: LanguageCode[];
-  defaultLanguage: LanguageCode;
-  /** Accessibility mode: on for every visitor by default, and the low-reach band (percent of the
-   *  screen's height, from the bottom) that holds every visitor control in that mode. */
-  accessibility: { default: boolean; reachBandPercent: number };
-  /** The avatar's volume, 0–100 % (`avatar-volume` events change it); absent: 100. */
-  avatarVolume?: number;
-  /** Who the kiosk is for and what visitors are told (docs/safety.md): the audience it runs as, the age
-   *  gate before each call (adult only), and the venue's privacy notice with its address as a QR code. */
-  safety: PublicSafety;
-}
-
-/** See `PublicConfig.safety`. */
-export interface PublicSafety {
-  audience: 'public' | 'adult';
-  /** Adult only: the age each visitor confirms, and who checks it (`staff`: a member of staff with the PIN). */
-  ageGate: { minimumAge: number; ageCheck: 'self' | 'staff' } | null;
-  privacy: {
-    /** The venue's notice per language (the operator's text), or null when none is set. */
-    notice: Partial<Record<LanguageCode, string>> | null;
-    /** Where the full notice is, or null. */
-    url: string | null;
-    /** `url` as a QR code: `size` modules a side and one SVG path of the dark ones (no quiet zone). */
-    qr: { size: number; path: string } | null;
-  };
-}
-
-/** See `PublicConfig.apiKeyWeaklyProtected`. */
-export type KeyProtectionWeak = boolean | 'unknown';
-
-/** What a start-up problem is about. */
-export const ATTENTION_KINDS = ['config', 'policy', 'cast', 'key', 'sandbox', 'visitors'] as const;
-export type AttentionKind = (typeof ATTENTION_KINDS)[number];
-/**
- * A problem found while the kiosk started (a bad config file, policy setting or cast member, a stored key
- * that could not be read). The kiosk runs on safe defaults meanwhile; staff see it on the Status tab, the
- * log and /metrics have it. Never a blocking dialog: nobody may be there to click it.
- */
-export interface AttentionItem {
-  kind: AttentionKind;
-  code: ErrorCode;
-  /** What is wrong and what to do, for staff (no secrets). */
-  message: string;
-}
-
-export const VIDEO_FITS = ['contain', 'cover'] as const;
-export type VideoFit = (typeof VIDEO_FITS)[number];
-
-/** How the visitor's language speaks of an avatar (es "lista"/"listo", de "Gastgeberin"/"Gastgeber");
- *  `neutral` uses wording that names no gender where the language has it. */
-export const AVATAR_GENDERS = ['female', 'male', 'neutral'] as const;
-export type AvatarGender = (typeof AVATAR_GENDERS)[number];
-
-/** The operator's greeting: one text, or one per language (the visitor's, else the default language's). */
-export type Greeting = string | Partial<Record<LanguageCode, string>>;
-
-/** One avatar of the cast, as the attract screen shows it. */
-export interface CastMember {
-  id: string;
-  name: string;
-  imageDataUrl: string | null;
-  callMode: CallMode;
-  greeting: Greeting | null;
-  /** Optional for older mains (then neutral). */
-  gender?: AvatarGender;
-}
-
-/** Main → renderer: a tray menu item or the global shortcut asks the renderer (which owns the media) to act. */
-export const KIOSK_COMMANDS = ['toggle-call', 'hangup', 'open-settings'] as const;
-export type KioskCommand = (typeof KIOSK_COMMANDS)[number];
-export interface CommandEvent {
-  type: 'command';
-  command: KioskCommand;
-  /** For `toggle-call` from a tray "Talk to …" item: which cast member. */
-  avatarId?: string;
-}
-
-export interface PinState {
-  pinSet: boolean;
-  unlocked: boolean;
-  /** > 0 while the pad is locked after 5 wrong tries. */
-  lockedForMs: number;
-  attemptsLeft: number;
-  /** No PIN, and setup may not open (an administrator's policy exists or names the PIN): the kiosk is out
-   *  of order for visitors; this says why, for staff (null when not so). */
-  outOfOrder: string | null;
-  /** Settings that were not used (a bad value in config.json or the environment), one line each ("config.json:
-   *  callMode is invalid, using video"): said on the PIN pad, where staff read them without the panel.
-   *  Absent or empty when every setting applies. */
-  settingsNotUsed?: string[];
-}
-export interface StaffStatus {
-  mode: 'demo' | 'direct' | 'gateway';
-  serviceUrl: string | null;
-  hasApiKey: boolean;
-  apiKeySource: 'env' | 'stored' | 'none';
-  /** As `PublicConfig.apiKeyWeaklyProtected`. */
-  apiKeyWeaklyProtected: KeyProtectionWeak;
-  /** Start-up problems that still apply (empty when the kiosk started cleanly). */
-  attention: AttentionItem[];
-  /** Whether the service answers, as last checked (nothing created, nothing billed), and what to do. */
-  service?: ServiceHealth;
-  /** The last 20 errors, newest last. */
-  errors: Array<{ atMs: number; code: string; message: string }>;
-  version: string;
-  uptimeS: number;
-  /** Real calls only (the service's); demo calls on the built-in emulator apart, in `demoSessions`. */
-  today: { sessions: number; credits: number; unknownCredits: number; demoSessions: number };
-  /** null where the platform does not support it. */
-  openAtLogin: boolean | null;
-  /** Whether the host can start itself again (false in the browser mode: the panel offers no Restart). */
-  canRestart?: boolean;
-  /** The PIN in use has fewer than 6 digits: staff should choose a new one. */
-  pinTooShort?: boolean;
-  /** The last call's connection figures (absent until a call has reported some since the kiosk started). */
-  lastCall?: LastCallQuality;
-  /** The last call's field figures (absent until a call has ended since the kiosk started). */
-  lastCallFigures?: CallFigures;
-  /** Who the kiosk is for (docs/safety.md): the audience, the moderation every create sends, the region,
-   *  why adult was refused, the age gate's counts and the calls the service's content review ended. */
-  safety: {
-    audience: 'public' | 'adult';
-    moderation: 'strict' | 'disabled';
-    region: string | null;
-    refusal: string | null;
-    ageGate: { asked: number; confirmed: number; declined: number } | null;
-    auditViolations: number;
-  };
-  /** The avatar's volume, 0–100 % (absent from an older main: 100). */
-  avatarVolume?: number;
-}
-export interface StaffSettings {
-  settings: EditableSettings;
-  hasApiKey: boolean;
-  apiKeySource: 'env' | 'stored' | 'none';
-  /** Where no key can be stored (the browser mode): what to set instead, shown in place of the key field. */
-  apiKeyNotStorable?: string;
-  /** Dotted keys locked by the administrator's policy file or the environment. */
-  managed: string[];
-}
-export type SaveSettingsResult =
-  | { saved: true; settings: StaffSettings; restartRequired: boolean; apiKeyCleared?: boolean }
-  | { saved: false; fieldErrors: Record<string, string> };
-export interface VoiceList {
-  builtIn: string[];
-  custom: string[];
-  current: string;
-}
-export type DoctorCheckId = 'config' | 'key' | 'service' | 'microphone' | 'camera';
-export interface DoctorCheck {
-  id: DoctorCheckId;
-  /** null: not checked here (main leaves microphone/camera to the renderer) or skipped. */
-  ok: boolean | null;
-  message: string;
-}
-export interface DoctorReport {
-  ok: boolean;
-  checks: DoctorCheck[];
-}
-export type { WireCheckResult, WireReport };
-export interface LedgerTotalsRow {
-  sessions: number;
-  credits: number;
-  billedSeconds: number;
-  /** Sessions whose cost could not be read (not counted in `credits`). */
-  unknownCredits: number;
-  /** Calls on the built-in emulator (demo mode) that went live: never in `sessions`, `credits` or
-   *  `billedSeconds`, since nobody paid for them; counted here so the ledger can say they happened. A demo
-   *  attempt that never went live (cancelled or failed while connecting) is in none of the figures. */
-  demoSessions: number;
-}
-export interface LedgerTotals {
-  today: LedgerTotalsRow;
-  last7Days: LedgerTotalsRow;
-  month: LedgerTotalsRow;
-}
-export const PREWARM_MODES = ['off', 'on-approach', 'always'] as const;
-export type PrewarmMode = (typeof PREWARM_MODES)[number];
-
-/**
- * A pre-warmed ("spare") session's life (fast start): created ahead of the tap, then used by a tap,
- * expired (closed with type 5 before any conn_init, never billed) or failed (dropped quietly).
- * Observers (ledger, metrics) record every spare's end; the renderer may ignore these.
- */
-export interface SpareEvent {
-  type: 'spare';
-  status: 'created' | 'used' | 'expired' | 'failed';
-  liveId: string | null;
-  callMode: CallMode;
-  /** Why it expired or failed (e.g. `max_age`, `nobody_present`, `settings_changed`, an error code). */
-  reason?: string;
-  /** On `created`: the spare's RTC credentials, so the renderer can join its channel receive-only ahead of
-   *  the tap (pre-join). Never logged or recorded. */
-  rtc?: RtcCredentials;
-}
-
-/** Main → renderer events: the session's own events, the shared mute state, and spare sessions. */
-/** The settings changed while running (a remote `apply`, the staff panel): the page reloads its view of them. */
-export interface ConfigChangedEvent {
-  type: 'config-changed';
-}
-/** Staff or the fleet set the avatar's volume: the page plays the avatar's voice at it from now on. */
-export interface AvatarVolumeEvent {
-  type: 'avatar-volume';
-  /** 0–100 %. */
-  percent: number;
-}
-export type KioskEvent = SessionEvent | { type: 'muted'; muted: boolean } | SpareEvent | CommandEvent | OpeningEvent | HoldEvent | CallFiguresEvent | ConfigChangedEvent | AvatarVolumeEvent | ServiceEvent;
-
-/**
- * Whether the kiosk can reach its service, as checked at start-up and after each settings change (a read
- * that creates nothing and bills nothing), then again with backoff while it cannot:
- * `checking` (not known yet), `demo` (the built-in emulator), `connected`, `wrong_scheme` (a URL that is
- * not https://), `no_url` (a key but no service URL), `unreachable` (no answer), `refused_key` (HTTP 401/403),
- * `not_service` (something answered, but not as the avatar service), `misconfigured` (any other setting).
- */
-export const SERVICE_HEALTH_STATUSES = ['checking', 'demo', 'connected', 'wrong_scheme', 'no_url', 'unreachable', 'refused_key', 'not_service', 'misconfigured'] as const;
-export type ServiceHealthStatus = (typeof SERVICE_HEALTH_STATUSES)[number];
-export interface ServiceHealth {
-  status: ServiceHealthStatus;
-  /** A call can start (connected, demo, or not known yet). */
-  ok: boolean;
-  /** What is the case, for staff (English, one sentence or two). */
-  message: string;
-  /** What to do about it (null when nothing is to be done). */
-  action: string | null;
-  /** When it was last checked (ms since the epoch), or null before the first check. */
-  checkedAtMs: number | null;
-  /** When it is checked again by itself (ms since the epoch), or null when only a settings change will. */
-  nextCheckAtMs: number | null;
-}
-/** The service became reachable or stopped being reachable (or why it is not changed). */
-export interface ServiceEvent {
-  type: 'service';
-  service: ServiceHealth;
-}
-
-/** Why new calls wait: `updating` from the decision to install an update until the app quits for it. */
-export type HoldReason = 'updating';
-/** The attract screen shows a calm "back in a moment" screen while held; main refuses calls then too. */
-export interface HoldEvent {
-  type: 'hold';
-  hold: HoldReason | null;
-}
-
-/** Opening hours (`schedule`): outside them the attract screen says closed and main refuses calls. */
-export interface OpeningInfo {
-  open: boolean;
-  /** While closed: the next opening (ISO), or null when none is scheduled soon. */
-  nextOpenAt: string | null;
-  /** The venue's time zone, to show the opening time in (null: no schedule). */
-  timeZone: string | null;
-}
-export interface OpeningEvent {
-  type: 'opening';
-  opening: OpeningInfo;
-}
-

@@ -38,7 +38,8 @@ const GLUE_ROOMS = ['electron/main', 'electron/preload'];
 
 function roomOf(file: string): string | null {
   const rel = relative(ROOT, file).split('\\').join('/');
-  if (rel === 'electron/contract.ts') return rel;
+  // electron/contract/ holds the shapes contract.ts re-exports: the same room, under the same rules.
+  if (rel === 'electron/contract.ts' || rel.startsWith('electron/contract/')) return 'electron/contract.ts';
   const m = /^(electron\/[a-z-]+|renderer\/src|renderer\/fleet-console)\//.exec(rel);
   return m ? m[1]! : null;
 }
