@@ -4,6 +4,8 @@
  *
  *   core  ←  contract.ts, emulator  ←  kiosk  ←  operations, fleet  ←  main (Electron glue), browser, cli
  *   preload → contract.ts only;   renderer → contract.ts and the renderer-safe core modules only
+ *   electron/contract/ (the shapes contract.ts re-exports) is the contract's room too, reached through
+ *   contract.ts only
  *   the fleet console's page (renderer/fleet-console) → the console's wire types only
  *
  * It also fails on any import circle in electron/ or renderer/src (a circle hides which file owns what).
@@ -14,6 +16,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+/** The contract's room: contract.ts and its folder of result and event shapes, electron/contract/. */
+const CONTRACT = 'electron/contract.ts';
 
 /** Which rooms each room may import (besides itself and npm/node packages). */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -38,8 +43,7 @@ const GLUE_ROOMS = ['electron/main', 'electron/preload'];
 
 function roomOf(file: string): string | null {
   const rel = relative(ROOT, file).split('\\').join('/');
-  // electron/contract/ holds the shapes contract.ts re-exports: the same room, under the same rules.
-  if (rel === 'electron/contract.ts' || rel.startsWith('electron/contract/')) return 'electron/contract.ts';
+  if (rel === CONTRACT || rel.startsWith('electron/contract/')) return CONTRACT;
   const m = /^(electron\/[a-z-]+|renderer\/src|renderer\/fleet-console)\//.exec(rel);
   return m ? m[1]! : null;
 }
@@ -71,6 +75,31 @@ const GRAPH = new Map(
 
 const show = (f: string) => relative(ROOT, f).split('\\').join('/');
 
+/** The imports of a graph that break the layout (file → target, each as the repository spells it). */
+function wrongArrows(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const wrong: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = roomOf(file);
+    if (!from || !ALLOWED[from]) {
+      wrong.push(`${show(file)}: not in a known room`);
+      continue;
+    }
+    for (const target of targets) {
+      const to = roomOf(target);
+      if (to === from) continue;
+      const rel = show(target);
+      // contract.ts re-exports its folder, so it stays the one door the rest of the app reads the contract by.
+      if (to === CONTRACT && rel !== CONTRACT) {
+        wrong.push(`${show(file)} → ${rel} (through contract.ts only)`);
+        continue;
+      }
+      const allowed = ALLOWED[from]!.some((room) => room === to || room === rel);
+      if (!allowed) wrong.push(`${show(file)} → ${rel}`);
+    }
+  }
+  return wrong;
+}
+
 describe('import direction', () => {
   it('finds the rooms it checks', () => {
     const rooms = new Set(FILES.map(roomOf));
@@ -79,22 +108,23 @@ describe('import direction', () => {
   });
 
   it('every import points down the layout', () => {
-    const wrong: string[] = [];
-    for (const [file, targets] of GRAPH) {
-      const from = roomOf(file);
-      if (!from || !ALLOWED[from]) {
-        wrong.push(`${show(file)}: not in a known room`);
-        continue;
-      }
-      for (const target of targets) {
-        const to = roomOf(target);
-        if (to === from) continue;
-        const rel = show(target);
-        const allowed = ALLOWED[from]!.some((room) => room === to || room === rel);
-        if (!allowed) wrong.push(`${show(file)} → ${rel}`);
-      }
-    }
-    assert.deepEqual(wrong, []);
+    assert.deepEqual(wrongArrows(GRAPH), []);
+  });
+
+  it('judges electron/contract/ as the contract: an import above core is caught, and others go through contract.ts', () => {
+    const at = (f: string) => join(ROOT, f);
+    const graph = new Map([
+      [at('electron/contract/events.ts'), [at('electron/kiosk/events.ts'), at('electron/core/protocol.ts'), at('electron/contract/call.ts')]],
+      [at('electron/kiosk/appearance.ts'), [at('electron/contract/config.ts'), at('electron/contract.ts')]],
+      [at('electron/preload/index.ts'), [at('electron/contract.ts')]],
+    ]);
+    assert.deepEqual(wrongArrows(graph), [
+      'electron/contract/events.ts → electron/kiosk/events.ts',
+      'electron/kiosk/appearance.ts → electron/contract/config.ts (through contract.ts only)',
+    ]);
+    // And the real folder is read: contract.ts's imports of it are in the graph.
+    assert.ok(GRAPH.get(at('electron/contract.ts'))!.includes(at('electron/contract/staff.ts')));
+    assert.ok(GRAPH.has(at('electron/contract/staff.ts')));
   });
 
   it('only the Electron glue loads electron and electron-store', () => {
