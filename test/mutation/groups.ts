@@ -226,7 +226,6 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet/update-policy.test.ts',
       'test/unit/fleet/managed-config-policy-edges.test.ts',
       'test/unit/fleet/event-queue.test.ts',
-      'test/unit/fleet/opening-hours-edges.test.ts',
       'test/unit/fleet/commands.test.ts',
       'test/unit/fleet/update-install-model.test.ts',
       'test/unit/fleet/event-queue-disk.test.ts',
