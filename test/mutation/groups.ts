@@ -224,7 +224,6 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet/managed-config.test.ts',
       'test/unit/fleet/opening-hours.test.ts',
       'test/unit/fleet/update-policy.test.ts',
-      'test/unit/fleet/managed-config-policy-edges.test.ts',
       'test/unit/fleet/event-queue.test.ts',
       'test/unit/fleet/commands.test.ts',
       'test/unit/fleet/update-install-model.test.ts',

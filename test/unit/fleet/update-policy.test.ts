@@ -68,6 +68,29 @@ describe('update policy', () => {
   });
 });
 
+describe('update policy: the feed URL and staging percentages as written', () => {
+  it('drops every trailing slash of the feed URL', () => {
+    assert.equal(updateFeed(settings({ url: 'https://updates.example/kiosk//' }), '1.0.0')?.url, 'https://updates.example/kiosk');
+    assert.equal(
+      updateFeed(settings({ url: 'https://updates.example/kiosk//', pinVersion: '1.2.3' }), '1.0.0')?.url,
+      'https://updates.example/kiosk/1.2.3',
+    );
+  });
+
+  const feed = updateFeed(settings({ url: 'https://updates.example/kiosk' }), '1.0.0')!;
+  it('an offer without a staging percentage (absent, null or empty) is for everyone', () => {
+    for (const stagingPercentage of [undefined, null, '']) {
+      assert.deepEqual(offerAccepted(feed, { version: '2.0.0', stagingPercentage: stagingPercentage as string | undefined }, 99.9), { accept: true, reason: 'no staged rollout' });
+    }
+  });
+
+  it('a staging percentage that is not a number is ignored (everyone), and a numeric text is read', () => {
+    assert.deepEqual(offerAccepted(feed, { version: '2.0.0', stagingPercentage: 'soon' }, 99.9), { accept: true, reason: 'no valid staging percentage' });
+    assert.deepEqual(offerAccepted(feed, { version: '2.0.0', stagingPercentage: '25' }, 10), { accept: true, reason: 'inside the 25 % stage (kiosk at 10.0)' });
+    assert.deepEqual(offerAccepted(feed, { version: '2.0.0', stagingPercentage: '25' }, 25), { accept: false, reason: 'outside the 25 % stage (kiosk at 25.0)' });
+  });
+});
+
 describe('install model', () => {
   const model = (over: Partial<Parameters<typeof installModel>[0]>) => installModel({ platform: 'linux', isPackaged: true, packageType: null, appImage: false, ...over }).kind;
   it('updates in the app without an administrator on Windows (per-user NSIS), macOS (zip) and from an AppImage', () => {
