@@ -266,7 +266,6 @@ export const GROUPS: MutationGroup[] = [
     // mutant's files run in this order and stop at the first failure.
     tests: [
       'test/unit/fleet/command-guard.test.ts',
-      'test/unit/fleet/command-guard-edges.test.ts',
       'test/unit/cli/update-commands.test.ts',
       'test/unit/fleet/update-policy.test.ts',
       'test/unit/fleet/signed-feed-edges.test.ts',
