@@ -228,7 +228,6 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet/commands.test.ts',
       'test/unit/fleet/update-install-model.test.ts',
       'test/unit/fleet/event-queue-disk.test.ts',
-      'test/unit/fleet/managed-config-edges.test.ts',
       'test/unit/fleet/opening-hours-lookahead.test.ts',
     ],
     target: 90,
