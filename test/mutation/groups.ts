@@ -267,7 +267,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet/command-guard.test.ts',
       'test/unit/cli/update-commands.test.ts',
       'test/unit/fleet/update-policy.test.ts',
-      'test/unit/fleet/signed-feed-edges.test.ts',
+      'test/unit/fleet/signed-feed.test.ts',
       'test/unit/fleet/feed-binding.test.ts',
       'test/unit/fleet/feed-memory.test.ts',
       'test/unit/fleet/console/state.test.ts',
