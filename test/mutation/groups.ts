@@ -271,7 +271,6 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet/feed-binding.test.ts',
       'test/unit/fleet/feed-memory.test.ts',
       'test/unit/fleet/console/state.test.ts',
-      'test/unit/fleet/console/state-edges.test.ts',
       'test/unit/fleet/console/metrics.test.ts',
       'test/unit/fleet/console/server.test.ts',
       'test/unit/fleet/console/link.test.ts',
