@@ -246,7 +246,6 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet/safe-updates-decisions.test.ts',
       'test/unit/fleet/metrics-exposition.test.ts',
       'test/unit/fleet/metrics-server.test.ts',
-      'test/unit/fleet/fleet-host-edges.test.ts',
       'test/integration/fleet-host.test.ts',
       'test/integration/metrics-host.test.ts',
       'test/integration/metrics.test.ts',
