@@ -1,9 +1,11 @@
 /**
- * How a fleet command is read, at the edges the broker tests do not reach: the update commands and the
- * versions `update-pin` takes, an expiry with a zone offset, which commands would cut a call short, and the
- * id echoed from a payload that is not a command (spacing, numbers, the 64 KiB bound, control characters).
- * Each answer is the exact one an operator sees. Every row of the table (command-table.ts) has its cases
- * here: what it accepts and what it refuses, in words (a new row without them does not compile).
+ * How a fleet command is read, beyond what the broker tests reach: a payload from text or from the raw MQTT
+ * bytes; what a refusal names (the id echoed as read, the field at fault, an unknown command cut short), each
+ * "apply" setting at its bound and one past it; the update commands and the versions `update-pin` takes, an
+ * expiry with a zone offset, which commands would cut a call short, and the id echoed from a payload that is
+ * not a command (spacing, numbers, the 64 KiB bound, control characters). Each answer is the exact one an
+ * operator sees. Every row of the table (command-table.ts) has its cases here: what it accepts and what it
+ * refuses, in words (a new row without them does not compile).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,7 @@ const parse = (value: unknown) => parseCommand(JSON.stringify(value));
 
 const unknownKey = (key: string) => `Invalid command at "${key}": Unrecognized key: "${key}".`;
 const APPLY_ONLY = 'it may change only avatar.name, avatar.persona, cast, schedule, idle.promptSeconds, idle.hangupSeconds.';
+const ID_RULE = 'must be 1-64 letters, digits, ".", "_", ":" or "-"';
 const VOLUME_RULE = 'Invalid command at "percent": the volume is a whole percent from 0 to 100.';
 
 /** Per row: arguments it accepts (beside id and cmd), and arguments it refuses with the exact message. */
@@ -77,6 +80,123 @@ describe('fleet commands: every row of the table', () => {
       assert.equal(parse({ id: 'c1', cmd: name, [arg.field]: value }).ok, true, name);
     }
   });
+});
+
+describe('fleet commands: from text or from bytes', () => {
+  it('parses every command kind, from a string or from the raw MQTT bytes', () => {
+    for (const cmd of ['ping', 'reload', 'restart', 'end-call', 'screenshot'] as const) {
+      const text = JSON.stringify({ id: 'a.b:c_d-1', cmd });
+      assert.deepEqual(parseCommand(text), { ok: true, command: { id: 'a.b:c_d-1', cmd } }, cmd);
+      assert.deepEqual(parseCommand(Buffer.from(text, 'utf8')), { ok: true, command: { id: 'a.b:c_d-1', cmd } }, `${cmd} as bytes`);
+    }
+  });
+});
+
+describe('fleet commands: what a refusal names', () => {
+  it('an id with other characters around valid ones, or too long, is refused, and echoed back as read (at most 64 characters) so the operator can match the answer', () => {
+    for (const badId of ['abc$', '$abc', 'a b', 'x'.repeat(65)]) {
+      assert.deepEqual(parseCommand(JSON.stringify({ id: badId, cmd: 'ping' })), {
+        ok: false,
+        id: badId.slice(0, 64),
+        cmd: 'ping',
+        message: `Invalid command at "id": ${ID_RULE}.`,
+      }, badId);
+    }
+    const numeric = parseCommand('{"id":5,"cmd":"ping"}');
+    assert.equal(numeric.ok === false && numeric.id, '5');
+  });
+
+  it('a payload that is not JSON is refused as such, with the id it began with', () => {
+    assert.deepEqual(parseCommand('{"id":"1",'), { ok: false, id: '1', cmd: null, message: 'The command is not JSON.' });
+  });
+
+  it('anything but a JSON object is refused with an example of one', () => {
+    for (const payload of ['null', '[1]', '7', '"ping"']) {
+      assert.deepEqual(parseCommand(payload), {
+        ok: false,
+        id: null,
+        cmd: null,
+        message: 'The command must be a JSON object such as {"id":"1","cmd":"ping"}.',
+      }, payload);
+    }
+  });
+
+  it('a missing or non-text command name is reported at "cmd", not as an unknown command', () => {
+    for (const payload of ['{"id":"1"}', '{"id":"1","cmd":5}']) {
+      const r = parseCommand(payload);
+      assert.equal(r.ok, false);
+      assert.ok(!r.ok);
+      assert.equal(r.id, '1');
+      assert.equal(r.cmd, null);
+      assert.match(r.message, /^Invalid command at "cmd": /, payload);
+    }
+  });
+
+  it('an unknown command name is echoed cut to 32 characters', () => {
+    const r = parseCommand(JSON.stringify({ id: '1', cmd: 'x'.repeat(40) }));
+    const cut = 'x'.repeat(32);
+    assert.deepEqual(r, { ok: false, id: '1', cmd: cut, message: `Unknown command "${cut}"; known: ${COMMAND_NAMES.join(', ')}.` });
+  });
+
+  it('"apply" names the nested setting it may not change, and the nested field that is out of range', () => {
+    assert.deepEqual(parseCommand('{"id":"1","cmd":"apply","settings":{"avatar":{"voice":"x"}}}'), {
+      ok: false,
+      id: '1',
+      cmd: 'apply',
+      message: '"apply" cannot change "avatar.voice"; it may change only avatar.name, avatar.persona, cast, schedule, idle.promptSeconds, idle.hangupSeconds.',
+    });
+    const r = parseCommand('{"id":"1","cmd":"apply","settings":{"idle":{"promptSeconds":5}}}');
+    assert.ok(!r.ok);
+    assert.match(r.message, /^Invalid command at "settings\.idle\.promptSeconds": /);
+  });
+
+  it('an unknown top-level field is named as such (it is not an "apply" setting)', () => {
+    const r = parseCommand('{"id":"1","cmd":"ping","extra":1}');
+    assert.ok(!r.ok);
+    assert.match(r.message, /^Invalid command at "extra": /);
+  });
+});
+
+describe('fleet commands: "apply" takes each setting up to its bound and refuses one past it, naming the field', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);
+  const accepted: Array<[string, unknown]> = [
+    ['a one-letter name', { avatar: { name: 'n' } }],
+    ['a 64-letter name', { avatar: { name: 'n'.repeat(64) } }],
+    ['a one-letter persona', { avatar: { persona: 'p' } }],
+    ['a 20,000-letter persona', { avatar: { persona: 'p'.repeat(20_000) } }],
+    ['one cast member', { cast: ['a'] }],
+    ['twelve cast members', { cast: ids(12) }],
+    ['a 64-character cast id with "-" and "_"', { cast: ['A' + 'b-_'.repeat(21)] }],
+    ['prompt after 10 s', { idle: { promptSeconds: 10 } }],
+    ['prompt after 600 s', { idle: { promptSeconds: 600 } }],
+    ['hang up after 5 s', { idle: { hangupSeconds: 5 } }],
+    ['hang up after 120 s', { idle: { hangupSeconds: 120 } }],
+  ];
+  for (const [what, settings] of accepted) {
+    it(`accepts ${what}`, () => {
+      assert.deepEqual(parseCommand(JSON.stringify({ id: '1', cmd: 'apply', settings })), { ok: true, command: { id: '1', cmd: 'apply', settings } });
+    });
+  }
+  const refused: Array<[string, unknown, string]> = [
+    ['an empty name', { avatar: { name: '' } }, 'settings.avatar.name'],
+    ['a 65-letter name', { avatar: { name: 'n'.repeat(65) } }, 'settings.avatar.name'],
+    ['a 20,001-letter persona', { avatar: { persona: 'p'.repeat(20_001) } }, 'settings.avatar.persona'],
+    ['no cast member', { cast: [] }, 'settings.cast'],
+    ['thirteen cast members', { cast: ids(13) }, 'settings.cast'],
+    ['a 65-character cast id', { cast: ['a'.repeat(65)] }, 'settings.cast.0'],
+    ['a cast id starting with "_"', { cast: ['_x'] }, 'settings.cast.0'],
+    ['a cast id with a "."', { cast: ['a.b'] }, 'settings.cast.0'],
+    ['prompt after 601 s', { idle: { promptSeconds: 601 } }, 'settings.idle.promptSeconds'],
+    ['hang up after 4 s', { idle: { hangupSeconds: 4 } }, 'settings.idle.hangupSeconds'],
+    ['hang up after 121 s', { idle: { hangupSeconds: 121 } }, 'settings.idle.hangupSeconds'],
+  ];
+  for (const [what, settings, field] of refused) {
+    it(`refuses ${what}`, () => {
+      const r = parseCommand(JSON.stringify({ id: '1', cmd: 'apply', settings }));
+      assert.ok(!r.ok);
+      assert.ok(r.message.startsWith(`Invalid command at "${field}": `), r.message);
+    });
+  }
 });
 
 describe('fleet commands: the update commands', () => {

@@ -13,7 +13,7 @@ import { ACK_FILE, openEventQueue, QUEUE_FILE } from '../../../electron/fleet/ev
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'ak-queue-edges-'));
+  const d = mkdtempSync(join(tmpdir(), 'ak-queue-'));
   dirs.push(d);
   return d;
 };

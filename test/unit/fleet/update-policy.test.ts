@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { installDecision, installModel, offerAccepted, stagingBucket, updateFeed } from '../../../electron/fleet/update-policy.ts';
-import { generateFeedKeys, parsePublicKey, publicKeyOf, readFeedSignature } from '../../../electron/fleet/signed-feed.ts';
-import { signedFor, statementFor } from '../../helpers/feed-statement.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 import { updateSchema } from '../../../electron/kiosk/fleet-config.ts';
 
@@ -68,6 +66,29 @@ describe('update policy', () => {
   });
 });
 
+describe('update policy: the feed URL and staging percentages as written', () => {
+  it('drops every trailing slash of the feed URL', () => {
+    assert.equal(updateFeed(settings({ url: 'https://updates.example/kiosk//' }), '1.0.0')?.url, 'https://updates.example/kiosk');
+    assert.equal(
+      updateFeed(settings({ url: 'https://updates.example/kiosk//', pinVersion: '1.2.3' }), '1.0.0')?.url,
+      'https://updates.example/kiosk/1.2.3',
+    );
+  });
+
+  const feed = updateFeed(settings({ url: 'https://updates.example/kiosk' }), '1.0.0')!;
+  it('an offer without a staging percentage (absent, null or empty) is for everyone', () => {
+    for (const stagingPercentage of [undefined, null, '']) {
+      assert.deepEqual(offerAccepted(feed, { version: '2.0.0', stagingPercentage: stagingPercentage as string | undefined }, 99.9), { accept: true, reason: 'no staged rollout' });
+    }
+  });
+
+  it('a staging percentage that is not a number is ignored (everyone), and a numeric text is read', () => {
+    assert.deepEqual(offerAccepted(feed, { version: '2.0.0', stagingPercentage: 'soon' }, 99.9), { accept: true, reason: 'no valid staging percentage' });
+    assert.deepEqual(offerAccepted(feed, { version: '2.0.0', stagingPercentage: '25' }, 10), { accept: true, reason: 'inside the 25 % stage (kiosk at 10.0)' });
+    assert.deepEqual(offerAccepted(feed, { version: '2.0.0', stagingPercentage: '25' }, 25), { accept: false, reason: 'outside the 25 % stage (kiosk at 25.0)' });
+  });
+});
+
 describe('install model', () => {
   const model = (over: Partial<Parameters<typeof installModel>[0]>) => installModel({ platform: 'linux', isPackaged: true, packageType: null, appImage: false, ...over }).kind;
   it('updates in the app without an administrator on Windows (per-user NSIS), macOS (zip) and from an AppImage', () => {
@@ -80,29 +101,5 @@ describe('install model', () => {
     assert.equal(model({ packageType: 'rpm' }), 'os-package-manager');
     assert.equal(model({ isPackaged: false, platform: 'win32' }), 'not-packaged');
     assert.equal(model({}), 'unsupported');
-  });
-});
-
-describe('feed signature', () => {
-  const fleet = generateFeedKeys();
-  const text = 'version: 1.1.0\npath: a.exe\nsha512: abc\n';
-  it('reads back the statement the fleet key signed, from any listed key, and nothing else', () => {
-    const sig = signedFor(text, fleet.privateKeyPem, { version: '1.1.0', minVersion: '1.1.0' });
-    const statement = statementFor(text, { version: '1.1.0', minVersion: '1.1.0' });
-    assert.deepEqual(readFeedSignature(sig, [fleet.publicKey]), { ok: true, statement });
-    assert.deepEqual(readFeedSignature(sig, [generateFeedKeys().publicKey]), { ok: false, why: 'foreign' }, 'another key');
-    assert.deepEqual(readFeedSignature(sig, [generateFeedKeys().publicKey, fleet.publicKey]), { ok: true, statement }, 'any listed key (a key change)');
-    assert.deepEqual(readFeedSignature('bm90IGEgc2lnbmF0dXJl', [fleet.publicKey]), { ok: false, why: 'malformed' });
-  });
-  it('reads the public key as update-keygen prints it, which the settings schema accepts', () => {
-    assert.match(fleet.publicKey, /^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{43}=$/);
-    assert.ok(parsePublicKey(fleet.publicKey));
-    assert.equal(publicKeyOf(fleet.privateKeyPem), fleet.publicKey);
-    assert.equal(parsePublicKey('MCowBQYDK2VwAyEA'), null);
-    assert.deepEqual(settings({ url: 'https://u.example', publicKeys: [fleet.publicKey] }).publicKeys, [fleet.publicKey]);
-    assert.throws(() => settings({ url: 'https://u.example', publicKeys: ['-----BEGIN PUBLIC KEY-----'] }), /Ed25519 public key/);
-  });
-  it('refuses to sign with anything but an Ed25519 private key', () => {
-    assert.throws(() => signedFor(text, fleet.publicKey), /not a private key in PEM form/);
   });
 });

@@ -1,8 +1,9 @@
 /**
- * The kiosk's Prometheus figures, event by event, read back as the exact exposition text: every family's
- * HELP and TYPE line, names, labels, values and bucket bounds. A scripted source (no service, no HTTP),
- * so each rule of the counting (a session counted once, its billing from the terminal summary, bounded
- * labels, the gauges refreshed at each scrape) is checked on its own.
+ * The kiosk's Prometheus figures (metrics.ts), event by event, read back as the exact exposition text: every
+ * family's HELP and TYPE line, names, labels, values and bucket bounds. A scripted source (no service, no
+ * HTTP), so each rule of the counting (a session counted once, its billing from the terminal summary, bounded
+ * labels, the gauges refreshed at each scrape) is checked on its own. The endpoint that serves this text is
+ * in metrics-server.test.ts.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

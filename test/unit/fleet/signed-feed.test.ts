@@ -1,9 +1,10 @@
 /**
- * The update feed's signature (electron/fleet/signed-feed.ts) at its edges: keys and signature files as
- * they come from files (a trailing newline), the exact sizes it accepts, the refusals word for word, and
- * SignedFeedProvider reading a feed through a scripted executor (no network): which requests it makes,
- * with what headers, what it refuses before electron-updater parses a channel file, the platform it
- * expects from electron-updater's own channel-file name, and what it remembers in the data folder.
+ * The update feed's signature (signed-feed.ts): public keys as update-keygen prints them and as a file or a
+ * form leaves them (a trailing newline), the exact sizes it accepts, reading back what the fleet key signed
+ * and the refusals word for word, signing only what it would read back; and SignedFeedProvider reading a
+ * feed through a scripted executor (no network): which requests it makes, with what headers, what it refuses
+ * before electron-updater parses a channel file, the platform it expects from electron-updater's own
+ * channel-file name, and what it remembers in the data folder.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
@@ -12,6 +13,7 @@ import { CancellationToken } from 'builder-util-runtime';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import { openFeedMemory } from '../../../electron/fleet/feed-memory.ts';
 import { generateFeedKeys, parsePublicKey, publicKeyOf, readFeedSignature, SignedFeedProvider, signFeedStatement } from '../../../electron/fleet/signed-feed.ts';
+import { updateSchema } from '../../../electron/kiosk/fleet-config.ts';
 import { SIGNED_AT, signedFor, statementFor } from '../../helpers/feed-statement.ts';
 import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.ts';
 
@@ -35,12 +37,14 @@ const refusal = (code: string, message: string) => (error: unknown) => {
 
 const tempDir = tempDirsRemovedAfterEach('ak-signed-feed-');
 
-describe('feed keys and signatures edges', () => {
-  it('reads a public key and a signature file with the spaces and newline a file or a form leaves around them', () => {
-    assert.ok(parsePublicKey(` ${fleet.publicKey}\n`));
-    const sig = signedFor(YML, fleet.privateKeyPem);
-    assert.ok(sig.endsWith('}\n'));
-    assert.deepEqual(readFeedSignature(` ${sig}\n`, [` ${fleet.publicKey}\n`]), { ok: true, statement: statementFor(YML) });
+describe('public keys', () => {
+  it('reads the public key as update-keygen prints it, which the settings schema accepts', () => {
+    assert.match(fleet.publicKey, /^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{43}=$/);
+    assert.ok(parsePublicKey(fleet.publicKey));
+    assert.equal(publicKeyOf(fleet.privateKeyPem), fleet.publicKey);
+    assert.equal(parsePublicKey('MCowBQYDK2VwAyEA'), null);
+    assert.deepEqual(updateSchema.parse({ url: 'https://u.example', publicKeys: [fleet.publicKey] }).publicKeys, [fleet.publicKey]);
+    assert.throws(() => updateSchema.parse({ url: 'https://u.example', publicKeys: ['-----BEGIN PUBLIC KEY-----'] }), /Ed25519 public key/);
   });
 
   it('refuses a key of the right length with another algorithm, and an Ed25519 key one byte short or long', () => {
@@ -50,6 +54,30 @@ describe('feed keys and signatures edges', () => {
     assert.equal(parsePublicKey(x25519.toString('base64')), null);
     assert.equal(parsePublicKey(der.subarray(0, der.length - 1).toString('base64')), null);
     assert.equal(parsePublicKey(Buffer.concat([der, Buffer.from([0])]).toString('base64')), null);
+  });
+
+  it('makes a key pair: the private key in PKCS#8 PEM, whose public key is the one printed', () => {
+    assert.match(fleet.privateKeyPem, /^-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+-----END PRIVATE KEY-----\n$/);
+    assert.equal(publicKeyOf(fleet.privateKeyPem), fleet.publicKey);
+  });
+});
+
+describe('reading a signature file', () => {
+  it('reads back the statement the fleet key signed, from any listed key, and nothing else', () => {
+    const text = 'version: 1.1.0\npath: a.exe\nsha512: abc\n';
+    const sig = signedFor(text, fleet.privateKeyPem, { version: '1.1.0', minVersion: '1.1.0' });
+    const statement = statementFor(text, { version: '1.1.0', minVersion: '1.1.0' });
+    assert.deepEqual(readFeedSignature(sig, [fleet.publicKey]), { ok: true, statement });
+    assert.deepEqual(readFeedSignature(sig, [generateFeedKeys().publicKey]), { ok: false, why: 'foreign' }, 'another key');
+    assert.deepEqual(readFeedSignature(sig, [generateFeedKeys().publicKey, fleet.publicKey]), { ok: true, statement }, 'any listed key (a key change)');
+    assert.deepEqual(readFeedSignature('bm90IGEgc2lnbmF0dXJl', [fleet.publicKey]), { ok: false, why: 'malformed' });
+  });
+
+  it('reads a public key and a signature file with the spaces and newline a file or a form leaves around them', () => {
+    assert.ok(parsePublicKey(` ${fleet.publicKey}\n`));
+    const sig = signedFor(YML, fleet.privateKeyPem);
+    assert.ok(sig.endsWith('}\n'));
+    assert.deepEqual(readFeedSignature(` ${sig}\n`, [` ${fleet.publicKey}\n`]), { ok: true, statement: statementFor(YML) });
   });
 
   it('takes a signature of exactly 64 bytes only', () => {
@@ -79,14 +107,11 @@ describe('feed keys and signatures edges', () => {
     assert.deepEqual(readFeedSignature(signRaw(JSON.stringify({ ...statementFor(YML), channel: 'Latest' })), [key.publicKey]), { ok: false, why: 'statement' });
     assert.deepEqual(readFeedSignature(signRaw(JSON.stringify({ ...statementFor(YML), extra: 1 })), [key.publicKey]), { ok: false, why: 'statement' });
   });
+});
 
+describe('signing a statement', () => {
   it('signs only a statement it would read back', () => {
     assert.throws(() => signFeedStatement({ ...statementFor(YML), version: 'v1' }, fleet.privateKeyPem), refusal('invalid_request', 'The statement to sign is invalid at "version": must be a version such as "1.4.2"; a kiosk would refuse it.'));
-  });
-
-  it('makes a key pair: the private key in PKCS#8 PEM, whose public key is the one printed', () => {
-    assert.match(fleet.privateKeyPem, /^-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+-----END PRIVATE KEY-----\n$/);
-    assert.equal(publicKeyOf(fleet.privateKeyPem), fleet.publicKey);
   });
 
   it('refuses, with the reason, to sign with what is not an Ed25519 private key', () => {
@@ -94,6 +119,11 @@ describe('feed keys and signatures edges', () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
     assert.throws(() => signedFor(YML, ec), refusal('invalid_request', 'The signing key is ec key; the feed is signed with an Ed25519 key (make one with `update-keygen`).'));
     assert.throws(() => signedFor(YML, SM2_KEY_PEM), refusal('invalid_request', 'The signing key is not an asymmetric key; the feed is signed with an Ed25519 key (make one with `update-keygen`).'));
+  });
+
+  it('refuses to sign with anything but an Ed25519 private key', () => {
+    const text = 'version: 1.1.0\npath: a.exe\nsha512: abc\n';
+    assert.throws(() => signedFor(text, fleet.publicKey), /not a private key in PEM form/);
   });
 });
 

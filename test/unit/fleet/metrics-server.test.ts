@@ -1,8 +1,10 @@
 /**
- * The metrics endpoint on 127.0.0.1, answer by answer: exact status, headers and body for each path,
- * method, Host and token; the order of the checks (method, Host, path, token); a failing render; the
- * connection limits; closing. Then the start-up glue: the launch counter file and startFleetMetrics,
- * which never throws. A scripted source stands in for the kiosk service.
+ * The kiosk's metrics endpoint (metrics.ts) on 127.0.0.1, answer by answer: exact status, headers and body
+ * for each path, method, Host and token; the order of the checks (method, Host, path, token); a failing
+ * render; the connection limits; closing. Then the start-up glue: the launch counter file and
+ * startFleetMetrics, which never throws. A scripted source stands in for the kiosk service. What is counted,
+ * and the exposition text itself, are in metrics-exposition.test.ts; the endpoint after real sessions through
+ * the kiosk service is in test/integration/metrics.test.ts.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +20,7 @@ import { recordingLogger } from '../../helpers/recording-logger.ts';
 import { tempDirsRemovedAfterEach } from '../../helpers/temp-dirs.ts';
 import { realDelay, until } from '../../helpers/until.ts';
 
-const TOKEN = 'metrics-edge-token-5f1c2a';
+const TOKEN = 'metrics-server-token-5f1c2a';
 const TEXT = 'text/plain; charset=utf-8';
 const HEALTH = '{"up":true,"mode":"unknown","sessionPhase":"idle","lastErrorCode":null,"version":"1.2.3"}\n';
 
@@ -251,7 +253,7 @@ describe('metrics endpoint: failures, limits and closing', () => {
 });
 
 describe('start-up glue: the launch counter and startFleetMetrics', () => {
-  const tempDir = tempDirsRemovedAfterEach('kiosk-metrics-edges-');
+  const tempDir = tempDirsRemovedAfterEach('kiosk-metrics-server-');
 
   it('countLaunch: a missing file is launch 0 and is written; only {launches: whole number ≥ 0} is read back', () => {
     const dir = tempDir();
