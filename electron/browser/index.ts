@@ -15,6 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { logLevelFromEnv } from '../core/log.ts';
 import { DEMO_DEVICES_FLAG, demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { healthLine } from '../kiosk/service-health.ts';
 import { dataLockedLine, lockDataFolder } from '../operations/data-lock.ts';
@@ -47,7 +48,7 @@ export async function runBrowserMode(options: BrowserModeOptions = {}): Promise<
     process.exit(1);
   }
   const rendererDir = join(ROOT, 'out', 'renderer');
-  const mainLog = createMainLog({ dir: join(dataDir, 'logs'), level: env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info', scope: 'browser', console: false });
+  const mainLog = createMainLog({ dir: join(dataDir, 'logs'), level: logLevelFromEnv(env), scope: 'browser', console: false });
   const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   const port = Number.parseInt(env.KIOSK_BROWSER_PORT ?? '0', 10);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {

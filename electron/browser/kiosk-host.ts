@@ -1,7 +1,8 @@
 /**
- * The browser mode's kiosk, without Electron: the same pieces main starts (the kiosk's services, staff
- * operations, crash recovery, fleet metrics), wired to plain files instead of Electron's store, and the
- * page served by server.ts instead of a BrowserWindow.
+ * The browser mode's kiosk, without Electron: the kiosk's services and the same feature list as the app
+ * (features/index.ts: staff operations, crash recovery, fleet metrics, the fleet link, ...), on a host
+ * made of plain files instead of Electron's store, and the page served by server.ts instead of a
+ * BrowserWindow.
  *
  * Differences from the app, on purpose:
  *  - the API key comes from AVATAR_API_KEY only: there is no safeStorage here, so the staff panel cannot
@@ -20,21 +21,17 @@ import { AvatarError } from '../core/errors.ts';
 import { addSecret, type Logger } from '../core/log.ts';
 import type { EmulatorKnobs } from '../emulator/index.ts';
 import type { HostCapability } from '../fleet/command-table.ts';
-import { startFleetHost, type FleetHost } from '../fleet/fleet-host.ts';
-import { kioskMetricsSource, startFleetMetrics, type FleetMetrics } from '../fleet/metrics.ts';
 import { loadPolicy } from '../fleet/managed-config.ts';
+import { kioskFeatures, type Feature, type HostSettings, type KioskHost } from '../features/index.ts';
 import { apiKeyFromEnv, type KioskConfig } from '../kiosk/config.ts';
 import { keepConfigFile, type ConfigProblem } from '../kiosk/config-keeping.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
-import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
-import { systemTimeZone } from '../kiosk/visitor-funnel.ts';
-import { openVisitorFunnelStore } from '../kiosk/visitor-funnel-store.ts';
-import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
-import { createStaffOps, type StaffOps } from '../operations/staff-ops.ts';
+import { stopInReverse } from '../kiosk/lifecycle.ts';
+import type { StaffOps } from '../operations/staff-ops.ts';
 import { jsonFilePersistence } from '../operations/settings.ts';
 import { startBrowserHost, type BrowserHost } from './server.ts';
-import { userConfigRoot } from '../core/user-folders.ts';
+import { dataDirFromEnv, userConfigRoot } from '../core/user-folders.ts';
 
 /** The user-data folder's name when the app runs from a checkout (`npm start`, not packaged): the
  *  package's name. The browser mode always runs from a checkout, so it shares that folder. */
@@ -47,7 +44,7 @@ export function userDataDir(platform: NodeJS.Platform, env: Record<string, strin
 
 /** The data folder: AVATAR_KIOSK_DATA, else the app's user-data folder. */
 export function dataDirFrom(env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
-  return env.AVATAR_KIOSK_DATA?.trim() || userDataDir(platform, env, home);
+  return dataDirFromEnv(env) ?? userDataDir(platform, env, home);
 }
 
 /** What the browser mode cannot do for the fleet's commands, and why (the answer to each command that needs it). */
@@ -132,11 +129,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     clock,
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     demoDevices: options.demoDevices ?? false,
-    avatarVolume: openAvatarVolume({ dir: dataDir, logger }),
-    // The visitor funnel's counts, kept in the data folder (docs/analytics.md).
-    visitorStore: openVisitorFunnelStore({ dir: dataDir, timeZone: systemTimeZone(), clock: clock, logger }),
-    // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
-    keepAliveFor: createKeepAliveStore({ dir: dataDir, logger }).keepAliveFor,
+    // The avatar's volume, the visitor funnel's counts and the keep-alive each service accepts are kept here.
+    dataDir,
     persistApiKey: async () => {
       throw new AvatarError('invalid_request', BROWSER_KEY_HINT);
     },
@@ -149,10 +143,11 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     quitting = true;
     options.onQuit?.(why);
   };
-  const ops = createStaffOps({
-    kiosk,
-    channels,
-    dataDir,
+  const settings: HostSettings = {
+    config,
+    configError,
+    configProblems,
+    // As in the app: a file that could not be read is never written over (by staff or by the fleet).
     persistence: configError
       ? {
           read: () => ({}),
@@ -161,15 +156,14 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
           },
         }
       : persistence,
-    env,
-    appRoot: options.appRoot,
-    clock,
-    logger,
-    version: options.version,
-    configError,
-    settingsNotUsed: configProblems.map((p) => p.line),
     policy: policyLayer,
-    logTail: options.logTail ?? (() => []),
+  };
+  const host: KioskHost = {
+    dataDir,
+    appRoot: options.appRoot,
+    version: options.version,
+    env,
+    clock,
     platform: {
       getOpenAtLogin: () => null,
       setOpenAtLogin: () => {
@@ -180,58 +174,56 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
       // started it, and stopping instead left the page on "The kiosk is shutting down" for good.
       noKeyStorage: BROWSER_KEY_HINT,
     },
-  });
-
-  await ops.recoverWithin();
-
-  const fleet: FleetMetrics | null = await startFleetMetrics({
-    config,
-    service: kioskMetricsSource(kiosk),
-    version: options.version,
-    launchStatePath: join(dataDir, 'metrics-state.json'),
-    startupErrors: kiosk.appearance.attention.map((item) => item.code),
-    logger,
-  });
-
-  // Opening hours and the broker link, as in the app; there is no window to capture or reload here.
-  const fleetHost: FleetHost = startFleetHost({
-    kiosk,
-    ledger: ops.ledger,
-    dataDir,
-    version: options.version,
-    clock,
-    logger,
-    configFile: persistence,
-    env,
-    policy: policyLayer.policy,
-    appRoot: options.appRoot,
-    registry: fleet?.metrics.registry ?? null,
-    lastErrorCode: () => fleet?.metrics.health().lastErrorCode ?? null,
-    // The fleet hears why the policy was not applied, or why the kiosk is out of order.
-    policyError: ops.pin.state().outOfOrder ?? (policyLayer.problems.length ? policyLayer.problems.join(' ') : null),
     // No reload, restart or screenshot: commands needing them are refused, in these words, before
     // anything else (a forced one must not hang up a visitor and then fail).
-    actions: { lacks: BROWSER_MODE_LACKS },
-  });
+    fleetActions: { lacks: BROWSER_MODE_LACKS },
+    logTail: options.logTail ?? (() => []),
+  };
 
-  const host = await startBrowserHost({
-    channels,
-    events: kiosk.events,
-    rendererDir: options.rendererDir,
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    clock,
-    logger,
-    ...(options.onPageConnected ? { onPageConnected: options.onPageConnected } : {}),
-    // As when Electron's renderer is lost: any call is hung up (it would go on billing), the panel locks.
-    onPageGone: () => {
-      void channels.dispatch('kiosk:staff:lock', undefined);
-      void kiosk.calls.resetToAttract();
-    },
-  });
+  // The same features as the app (features/index.ts), in the same order; those needing a window of our
+  // own (keeping the display awake, the companion's tray) or an in-app updater do nothing here.
+  const features = kioskFeatures();
+  const started: Feature[] = [];
+  const stopAll = async () => {
+    // As in the app: the kiosk hangs up first, then the features stop, last started first and bounded.
+    await kiosk.shutdown();
+    await stopInReverse(started, { logger, clock });
+  };
+  try {
+    for (const feature of features.list) {
+      started.push(feature);
+      await feature.start({ kiosk, channels, settings, host, logger });
+    }
+  } catch (error) {
+    await stopAll().catch(() => undefined);
+    throw error;
+  }
+  const ops = features.staff.ops!;
+
+  let page: BrowserHost;
+  try {
+    page = await startBrowserHost({
+      channels,
+      events: kiosk.events,
+      rendererDir: options.rendererDir,
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      clock,
+      logger,
+      ...(options.onPageConnected ? { onPageConnected: options.onPageConnected } : {}),
+      // As when Electron's renderer is lost: any call is hung up (it would go on billing), the panel locks.
+      onPageGone: () => {
+        void channels.dispatch('kiosk:staff:lock', undefined);
+        void kiosk.calls.resetToAttract();
+      },
+    });
+  } catch (error) {
+    await stopAll().catch(() => undefined);
+    throw error;
+  }
 
   let closing: Promise<void> | null = null;
   return {
-    host,
+    host: page,
     kiosk,
     channels,
     ops,
@@ -241,11 +233,8 @@ export async function startBrowserKiosk(options: BrowserKioskOptions): Promise<B
     unknownConfigKeys: unknownKeys,
     close() {
       closing ??= (async () => {
-        await host.close();
-        await fleetHost.close().catch(() => undefined);
-        ops.dispose();
-        await fleet?.close().catch(() => undefined);
-        await kiosk.shutdown();
+        await page.close();
+        await stopAll();
       })();
       return closing;
     },

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { ServiceClient } from '../core/rest-client.ts';
 import { parseServiceTarget } from '../core/surface.ts';
+import { dataDirFromEnv, userConfigRoot } from '../core/user-folders.ts';
 import { startEmulator, type EmulatorHandle } from '../emulator/index.ts';
 import { apiKeyFromEnv, defaultConfig, resolveConfig, type KioskConfig } from '../kiosk/config.ts';
 import { runDoctor } from '../operations/doctor.ts';
@@ -25,18 +26,13 @@ const APP_ROOT = dirname(RESOURCES_DIR);
 
 /** The app's user-data folder candidates: packaged ("Avatar Kiosk") first, then `npm start` ("avatar-kiosk"). */
 export function userDataCandidates(env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform): string[] {
-  const base =
-    platform === 'win32'
-      ? (env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'))
-      : platform === 'darwin'
-        ? join(homedir(), 'Library', 'Application Support')
-        : (env.XDG_CONFIG_HOME ?? join(homedir(), '.config'));
+  const base = userConfigRoot(env, platform, homedir());
   return [join(base, 'Avatar Kiosk'), join(base, 'avatar-kiosk')];
 }
 
 /** The kiosk's data folder: AVATAR_KIOSK_DATA when set (as the browser mode and the app read it), else the app's. */
 export function defaultUserData(env: Record<string, string | undefined>): string {
-  const chosen = env.AVATAR_KIOSK_DATA?.trim();
+  const chosen = dataDirFromEnv(env);
   if (chosen) return chosen;
   const candidates = userDataCandidates(env);
   return candidates.find((d) => existsSync(d)) ?? candidates[0]!;

@@ -73,6 +73,11 @@ export function redactData(data: Record<string, unknown> | undefined): string {
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+/** The log level KIOSK_LOG_LEVEL asks for (`debug` adds debug lines; anything else is `info`): the one reading of it. */
+export function logLevelFromEnv(env: Readonly<Record<string, string | undefined>>): LogLevel {
+  return env.KIOSK_LOG_LEVEL?.trim() === 'debug' ? 'debug' : 'info';
+}
+
 /** A logger writing redacted lines to a sink (stderr by default). */
 export function createLogger(options: { level?: LogLevel; sink?: (line: string) => void; scope?: string } = {}): Logger {
   const min = LEVELS[options.level ?? 'info'];

@@ -21,3 +21,9 @@ export function userCacheDir(env: Env, platform: NodeJS.Platform, home: string):
   if (platform === 'darwin') return join(home, 'Library', 'Caches', 'avatar-kiosk');
   return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'avatar-kiosk');
 }
+
+/** The data folder AVATAR_KIOSK_DATA names (null when unset or blank): the one reading of it, for the
+ *  browser mode and the CLI's ledger and doctor commands. */
+export function dataDirFromEnv(env: Env): string | null {
+  return env.AVATAR_KIOSK_DATA?.trim() || null;
+}

@@ -1,9 +1,9 @@
 /**
  * The fleet features of a running kiosk, without Electron: opening hours (told to the kiosk's availability,
  * counted in /metrics) and, when `mqtt` is configured, the link to the operator's broker with its status,
- * ledger events and remote commands. Main's feature (main/features/fleet-link.ts) and the browser mode
- * start it the same way; each gives the few actions only it can do (reload, restart, screenshot), and says
- * in its own words why it lacks one (`actions.lacks`). Every host has the avatar's volume (the kiosk's).
+ * ledger events and remote commands. The fleet-link feature (features/fleet-link.ts) starts it for both
+ * hosts; each host gives the few actions only it can do (reload, restart, screenshot), and says in its own
+ * words why it lacks one (`actions.lacks`). Every host has the avatar's volume (the kiosk's).
  */
 import { Gauge, type Registry } from 'prom-client';
 import type { LedgerTotals, OpeningInfo, ServiceHealth } from '../contract.ts';

@@ -37,7 +37,8 @@ import { createAgeGateCounter, type AgeGateCounts } from './age-gate-counts.ts';
 import { createAuditCount } from './audit-count.ts';
 import { createAppearance, type Appearance } from './appearance.ts';
 import { createAvailability, type Availability } from './availability.ts';
-import { memoryAvatarVolume, type AvatarVolume } from './avatar-volume.ts';
+import { memoryAvatarVolume, openAvatarVolume, type AvatarVolume } from './avatar-volume.ts';
+import { createKeepAliveStore } from './keep-alive-store.ts';
 import { createCallOrchestrator, type CallOrchestrator } from './call-orchestrator.ts';
 import { liveIdOf } from './call-states.ts';
 import { createCallTelemetry, type CallFiguresView } from './call-telemetry.ts';
@@ -100,6 +101,10 @@ export interface KioskOptions {
   /** Where the visitor funnel is kept (visitor-funnel-store.ts `openVisitorFunnelStore` on the data folder);
    *  default: in memory, in the system's time zone. The kiosk closes it on shutdown. */
   visitorStore?: VisitorFunnelStore;
+  /** The host's data folder: the avatar's volume, the visitor funnel's counts and the keep-alive each
+   *  service accepts are kept there (a restart keeps them); each store given above wins over it. Absent:
+   *  all three in memory. */
+  dataDir?: string;
   /** Where the kiosk's channels are registered (the host's registry); absent: a kiosk with no page, as in
    *  a test that drives the services directly. */
   channels?: ChannelRegistry;
@@ -145,9 +150,11 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
   const events = createEventBus(logger);
   const emit = events.emit;
   const buildRequest = createCachedRequestBuilder();
-  const avatarVolume = options.avatarVolume ?? memoryAvatarVolume();
+  const dir = options.dataDir;
+  const avatarVolume = options.avatarVolume ?? (dir ? openAvatarVolume({ dir, logger }) : memoryAvatarVolume());
   const clock = options.clock ?? systemClock;
-  const visitorStore = options.visitorStore ?? openVisitorFunnelStore({ timeZone: systemTimeZone(), clock, logger });
+  const visitorStore = options.visitorStore ?? openVisitorFunnelStore({ ...(dir ? { dir } : {}), timeZone: systemTimeZone(), clock, logger });
+  const keepAliveFor = options.keepAliveFor ?? (dir ? createKeepAliveStore({ dir, logger }).keepAliveFor : undefined);
   const visitors = createVisitorFunnel({ store: visitorStore, clock, presence: () => config.presence.cameraEnabled });
   events.onEvent((event) => visitors.onEvent(event));
   // A damaged counts file was kept aside: staff hear of it with the other start-up problems.
@@ -176,7 +183,7 @@ export async function createKiosk(options: KioskOptions): Promise<Kiosk> {
     ...(options.emulatorKnobs ? { emulatorKnobs: options.emulatorKnobs } : {}),
     ...(options.transportFactory ? { transportFactory: options.transportFactory } : {}),
     ...(options.proxy ? { proxy: options.proxy } : {}),
-    ...(options.keepAliveFor ? { keepAliveFor: options.keepAliveFor } : {}),
+    ...(keepAliveFor ? { keepAliveFor } : {}),
     // The old spare's room is closed with the client that made it; no new one until the new client.
     onDropped: () => spares.discard('settings_changed', { unblock: true }),
     // Spares may resume now, with this client.

@@ -400,15 +400,32 @@ function splitUnknown(value: unknown, schema: unknown, path: string, unknown: st
 
 // ---------------------------------------------------------------------------------------------------
 
+/** The settings the environment overrides, one row each: the variable and the dotted key it sets. The one
+ *  reading of these variables (the config, where a value came from, which keys the staff panel locks). */
+export const ENV_OVERRIDES = [
+  { variable: 'AVATAR_BASE_URL', field: 'service.baseUrl' },
+  { variable: 'AVATAR_GATEWAY_URL', field: 'service.gatewayUrl' },
+  { variable: 'AVATAR_SURFACE', field: 'service.surface' },
+  { variable: 'KIOSK_WINDOW_MODE', field: 'window.mode' },
+] as const satisfies ReadonlyArray<{ variable: keyof ConfigEnv; field: string }>;
+
+/** The overrides this environment sets (blank counts as unset), each with its trimmed value. */
+export function envOverrides(env: ConfigEnv): Array<{ variable: string; field: string; value: string }> {
+  return ENV_OVERRIDES.flatMap(({ variable, field }) => {
+    const raw = env[variable];
+    return nonEmpty(raw) ? [{ variable, field, value: raw!.trim() }] : [];
+  });
+}
+
 function applyEnv(cfg: Record<string, unknown>, env: ConfigEnv): Record<string, unknown> {
+  const overrides = envOverrides(env);
   const service = isRecord(cfg.service) ? { ...cfg.service } : {};
-  if (nonEmpty(env.AVATAR_BASE_URL)) service.baseUrl = env.AVATAR_BASE_URL!.trim();
-  if (nonEmpty(env.AVATAR_GATEWAY_URL)) service.gatewayUrl = env.AVATAR_GATEWAY_URL!.trim();
-  if (nonEmpty(env.AVATAR_SURFACE)) service.surface = env.AVATAR_SURFACE!.trim();
+  for (const o of overrides) if (o.field.startsWith('service.')) service[o.field.slice('service.'.length)] = o.value;
   if (Object.keys(service).length || cfg.service !== undefined) cfg.service = service;
-  if (nonEmpty(env.KIOSK_WINDOW_MODE)) {
+  const mode = overrides.find((o) => o.field === 'window.mode');
+  if (mode) {
     const win = isRecord(cfg.window) ? { ...cfg.window } : {};
-    win.mode = env.KIOSK_WINDOW_MODE!.trim();
+    win.mode = mode.value;
     cfg.window = win;
   }
   return cfg;
@@ -416,11 +433,7 @@ function applyEnv(cfg: Record<string, unknown>, env: ConfigEnv): Record<string, 
 
 /** The environment variable that set a dotted config key (null when the file did). */
 export function envFieldSource(field: string, env: ConfigEnv): string | null {
-  if (field === 'service.baseUrl' && nonEmpty(env.AVATAR_BASE_URL)) return 'AVATAR_BASE_URL';
-  if (field === 'service.gatewayUrl' && nonEmpty(env.AVATAR_GATEWAY_URL)) return 'AVATAR_GATEWAY_URL';
-  if (field === 'service.surface' && nonEmpty(env.AVATAR_SURFACE)) return 'AVATAR_SURFACE';
-  if (field === 'window.mode' && nonEmpty(env.KIOSK_WINDOW_MODE)) return 'KIOSK_WINDOW_MODE';
-  return null;
+  return envOverrides(env).find((o) => o.field === field)?.variable ?? null;
 }
 
 /** Deep-merge `top` over `base`: objects merge key by key, anything else (arrays too) replaces. */

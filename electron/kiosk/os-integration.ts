@@ -11,13 +11,18 @@ export interface RelaunchOptions {
   args: string[];
 }
 
+/** The AppImage this app runs from (the runtime's `APPIMAGE`), or null: the one reading of that variable. */
+export function appImagePath(env: Readonly<Record<string, string | undefined>>): string | null {
+  return env.APPIMAGE?.trim() || null;
+}
+
 /**
  * Inside an AppImage `process.execPath` lives in the image's temporary mount, which is gone once this
  * process exits, so a plain relaunch starts nothing. The AppImage runtime sets `APPIMAGE` to the image's
  * own path: relaunch that, with this run's arguments (`argv[0]` is the mounted binary, the rest are ours).
  */
 export function relaunchOptions(env: Readonly<Record<string, string | undefined>>, argv: readonly string[]): RelaunchOptions | undefined {
-  const appImage = env.APPIMAGE?.trim();
+  const appImage = appImagePath(env);
   if (!appImage) return undefined;
   return { execPath: appImage, args: argv.slice(1) };
 }
@@ -46,7 +51,7 @@ export function relaunchPlan(env: Readonly<Record<string, string | undefined>>, 
  */
 export function sandboxProblem(options: { noSandboxSwitch: boolean; argv: readonly string[]; env: Readonly<Record<string, string | undefined>> }): string | null {
   if (!options.noSandboxSwitch && !options.argv.includes('--no-sandbox')) return null;
-  const why = options.env.APPIMAGE
+  const why = appImagePath(options.env)
     ? 'The AppImage\'s launcher started the kiosk with --no-sandbox because this system refuses unprivileged user namespaces.'
     : 'The kiosk was started with --no-sandbox.';
   return `Chromium's security sandbox is OFF: a flaw in the page's engine would reach this computer. ${why} Install the deb (it sets the sandbox up), or allow user namespaces for the AppImage with an AppArmor profile (see the packaging guide), and restart.`;

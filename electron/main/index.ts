@@ -1,23 +1,19 @@
 /**
  * Main-process entry: Electron wiring only. Behaviour lives outside electron/main: kiosk/ (what the app
- * does, how it quits), operations/ and fleet/ (features hung onto it, started from the list below); here
- * are only ipc.ts (who may call), page-policy.ts/security.ts (what the page may do), store.ts (settings
- * and the key), window.ts (the window) and the features' Electron glue (features/).
+ * does, how it quits), operations/ and fleet/ (features hung onto it, started from the one list both hosts
+ * run, features/index.ts); here are only ipc.ts (who may call), page-policy.ts/security.ts (what the page
+ * may do), store.ts (settings and the key), window.ts (the window) and host.ts (what the app can do for
+ * the features: the window, relaunch, login items, the updater).
  */
 import { app, autoUpdater, ipcMain, screen, session, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { EVENT_CHANNEL, type KioskEvent } from '../contract.ts';
-import { createLogger, type Logger } from '../core/log.ts';
-import { systemClock } from '../core/clock.ts';
+import { createLogger, logLevelFromEnv, type Logger } from '../core/log.ts';
 import type { ProxyResolver } from '../core/proxy.ts';
 import { startupAttention } from '../kiosk/attention.ts';
 import { configuredPortrait } from '../kiosk/cast.ts';
 import { createChannelRegistry } from '../kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../kiosk/compose.ts';
-import { openAvatarVolume } from '../kiosk/avatar-volume.ts';
-import { systemTimeZone } from '../kiosk/visitor-funnel.ts';
-import { openVisitorFunnelStore } from '../kiosk/visitor-funnel-store.ts';
-import { createKeepAliveStore } from '../kiosk/keep-alive-store.ts';
 import { demoDevicesAsked } from '../kiosk/demo-devices.ts';
 import { createFirstLoad } from '../kiosk/first-load.ts';
 import { createRendererRecovery, gpuGoneNeedsReload } from '../kiosk/renderer-recovery.ts';
@@ -25,42 +21,17 @@ import { createLifecycle, stopInReverse } from '../kiosk/lifecycle.ts';
 import { createMainLog, type MainLog } from '../operations/log-file.ts';
 import { companionBounds } from './companion-window.ts';
 import { exitCode, fatal, logFatalTo } from './fatal.ts';
-import { crashRecovery } from './features/crash-recovery.ts';
-import { desktopCompanion } from './features/desktop-companion.ts';
-import type { Feature } from './features/feature.ts';
-import { fleetLink } from './features/fleet-link.ts';
-import { fleetMetrics } from './features/fleet-metrics.ts';
-import { keepAwake } from './features/keep-awake.ts';
-import { safeUpdates } from './features/safe-updates.ts';
-import { staffOperations } from './features/staff-operations.ts';
+import { kioskFeatures, type Feature } from '../features/index.ts';
+import { electronHost } from './host.ts';
 import { registerIpc } from './ipc.ts';
 import { APP_ORIGIN } from './page-policy.ts';
-import { chromiumFeatures, sandboxProblem } from '../kiosk/os-integration.ts';
+import { appImagePath, chromiumFeatures, sandboxProblem } from '../kiosk/os-integration.ts';
 import { relaunchApp, watchDevToolsKey } from './platform.ts';
 import { guardWebContents, hardenSession, registerAppScheme, serveRenderer } from './security.ts';
 import { loadSettings } from './store.ts';
 import { createMainWindow, loadRenderer, usesNativeRtc } from './window.ts';
 
-/** What runs alongside the kiosk's services, started in this order before the page loads, stopped in
- *  reverse when the app quits. Adding a feature is one line here. */
-function kioskFeatures(): Feature[] {
-  const staff = staffOperations();
-  const metrics = fleetMetrics();
-  const fleet = fleetLink(staff, metrics);
-  return [
-    keepAwake(),
-    staff,
-    // After staff operations: recovery records into their ledger.
-    crashRecovery(staff),
-    metrics,
-    // After the ledger and the metrics: it forwards the one and adds the opening gauge to the other.
-    fleet,
-    safeUpdates(fleet),
-    desktopCompanion(),
-  ];
-}
-
-const consoleLogger = createLogger({ scope: 'main', level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info' });
+const consoleLogger = createLogger({ scope: 'main', level: logLevelFromEnv(process.env) });
 // The console until the log file is open (after ready), then electron-log.
 let activeLogger: Logger = consoleLogger;
 let mainLog: MainLog | null = null;
@@ -90,7 +61,7 @@ if (!app.requestSingleInstanceLock()) {
 
 async function main(): Promise<void> {
   await app.whenReady();
-  mainLog = createMainLog({ dir: app.getPath('logs'), level: process.env.KIOSK_LOG_LEVEL === 'debug' ? 'debug' : 'info', scope: 'main' });
+  mainLog = createMainLog({ dir: app.getPath('logs'), level: logLevelFromEnv(process.env), scope: 'main' });
   activeLogger = mainLog.logger;
   logFatalTo((message, details) => logger.error(message, details));
   hardenSession(logger);
@@ -100,7 +71,7 @@ async function main(): Promise<void> {
   // wait for staff on the Status tab (and count in /metrics), never in a blocking dialog.
   const settings = await loadSettings({ env: process.env, appRoot: app.getAppPath(), logger, isPackaged: app.isPackaged });
   const sandboxOff = sandboxProblem({ noSandboxSwitch: app.commandLine.hasSwitch('no-sandbox'), argv: process.argv, env: process.env });
-  if (sandboxOff) logger.error('Running without the Chromium sandbox', { appImage: Boolean(process.env.APPIMAGE), message: sandboxOff });
+  if (sandboxOff) logger.error('Running without the Chromium sandbox', { appImage: appImagePath(process.env) !== null, message: sandboxOff });
 
   // Main's own connections go where Chromium's would: the venue's proxy (system settings, PAC, WPAD).
   const proxy: ProxyResolver = { resolve: (url) => session.defaultSession.resolveProxy(url) };
@@ -128,12 +99,8 @@ async function main(): Promise<void> {
     }),
     logger,
     persistApiKey: settings.persistApiKey,
-    // Kept in the user-data folder (staff's Status tab and the fleet's set-volume change it).
-    avatarVolume: openAvatarVolume({ dir: app.getPath('userData'), logger }),
-    // The visitor funnel's counts, kept in the data folder (docs/analytics.md).
-    visitorStore: openVisitorFunnelStore({ dir: app.getPath('userData'), timeZone: systemTimeZone(), clock: systemClock, logger }),
-    // The keep-alive each service accepts, remembered in the data folder (a restart keeps it).
-    keepAliveFor: createKeepAliveStore({ dir: app.getPath('userData'), logger }).keepAliveFor,
+    // The avatar's volume, the visitor funnel's counts and the keep-alive each service accepts are kept here.
+    dataDir: app.getPath('userData'),
     // video.fit defaults to cover when the screen is portrait.
     portrait: configuredPortrait(settings.config, screen.getPrimaryDisplay().size),
   });
@@ -228,7 +195,8 @@ async function main(): Promise<void> {
   win.webContents.on('did-fail-load', (_event, code, description, url) => {
     logger.error('The kiosk page failed to load (is out/renderer built?)', { code, description, url: url.slice(0, 200) });
   });
-  features = kioskFeatures();
+  // The features both hosts run (features/index.ts), on what the app can do (main/host.ts).
+  features = [...kioskFeatures().list];
   const reloadPage = () =>
     loadRenderer(win!).then(
       () => recovery.noteLoaded(),
@@ -237,7 +205,8 @@ async function main(): Promise<void> {
         throw error;
       },
     );
-  const context = { kiosk, channels, settings, lifecycle, window: win, logger, mainLog, proxy, reloadPage };
+  const host = electronHost({ win, kiosk, lifecycle, proxy, mainLog: () => mainLog, logger, reloadPage });
+  const context = { kiosk, channels, settings, host, logger };
   for (const feature of features) await feature.start(context);
   await firstLoad.run();
   recovery.noteLoaded();

@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import type { EditableSettings } from '../contract.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import { MAX_BASE64_IMAGE_BYTES, MAX_LIVE_DURATION_S } from '../core/protocol.ts';
-import { configFileSchema, keepUnknownKeys, resolveConfig, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
+import { configFileSchema, envOverrides, keepUnknownKeys, resolveConfig, type ConfigEnv, type KioskConfig } from '../kiosk/config.ts';
 
 /** Where the raw config file lives. `write` replaces the whole object. */
 export interface SettingsPersistence {
@@ -154,12 +154,7 @@ export function validateSettings(current: Record<string, unknown>, next: Editabl
 
 /** Config keys the environment overrides (a saved value would not take effect). */
 export function envManagedKeys(env: ConfigEnv): string[] {
-  const keys: string[] = [];
-  if (env.AVATAR_BASE_URL?.trim()) keys.push('service.baseUrl');
-  if (env.AVATAR_GATEWAY_URL?.trim()) keys.push('service.gatewayUrl');
-  if (env.AVATAR_SURFACE?.trim()) keys.push('service.surface');
-  if (env.KIOSK_WINDOW_MODE?.trim()) keys.push('window.mode');
-  return keys;
+  return envOverrides(env).map((o) => o.field);
 }
 
 /**

@@ -357,7 +357,7 @@ describe('the "back in a moment" window: from the decision to install until the 
     kiosk.events.onEvent((e) => events.push(e));
     const { updater, installs, emitError } = realUpdater();
     const clock = new FakeClock(NOW);
-    // Wired as main wires it (main/features/safe-updates.ts).
+    // Wired as main wires it (features/safe-updates.ts, on main/host.ts).
     const updates = start({
       updater,
       clock,

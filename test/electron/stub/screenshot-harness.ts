@@ -1,12 +1,12 @@
 /**
- * The screenshot glue of main's fleet feature (main/features/fleet-link.ts) under the electron stub: a
+ * The screenshot glue of main's fleet feature (main/host.ts) under the electron stub: a
  * window whose webContents records insertCSS, capturePage and removeInsertedCSS. Prints one line,
  * `HARNESS {calls, result}`, for test/unit/main/fleet-screenshot.test.ts.
  */
 import type { BrowserWindow } from 'electron';
 // Loaded through tsx first, so the stub hook's `electron` → electron.ts finds it compiled (as main-harness does).
 import './electron.ts';
-import { captureWithoutCamera, HIDE_CAMERA_PREVIEW_CSS } from '../../../electron/main/features/fleet-link.ts';
+import { captureWithoutCamera, HIDE_CAMERA_PREVIEW_CSS } from '../../../electron/main/host.ts';
 
 const calls: string[] = [];
 let hidden = false;

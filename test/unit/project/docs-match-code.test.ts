@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { z } from 'zod';
 import { CLI_OPTIONS, USAGE } from '../../../electron/cli/index.ts';
-import { configFileSchema } from '../../../electron/kiosk/config.ts';
+import { configFileSchema, ENV_OVERRIDES } from '../../../electron/kiosk/config.ts';
 import { mqttSchema } from '../../../electron/kiosk/fleet-config.ts';
 import { COMMAND_NAMES, commandRow } from '../../../electron/fleet/command-table.ts';
 
@@ -86,6 +86,8 @@ describe('docs/configuration.md matches the code', () => {
       // Names kept in a constant: `…_ENV = 'KIOSK_…'`.
       for (const m of text.matchAll(/_ENV\s*=\s*'((?:AVATAR|KIOSK)_[A-Z0-9_]+)'/g)) read.add(m[1]!);
     }
+    // The settings the environment overrides are read through one table (kiosk/config.ts).
+    for (const o of ENV_OVERRIDES) read.add(o.variable);
     assert.ok(read.has('KIOSK_LOG_LEVEL') && read.has('AVATAR_API_KEY'), [...read].join(' '));
     const documented = tableKeys(doc, 'Environment variables');
     assert.deepEqual([...read].filter((v) => !documented.includes(v)).sort(), [], 'variables read but not documented');

@@ -2,7 +2,8 @@
  * The layout's rule, read from the code's own imports: each folder of electron/ may import only the
  * folders below it, so behaviour stays testable under plain Node and the Electron glue stays thin.
  *
- *   core  ←  contract.ts, emulator  ←  kiosk  ←  operations, fleet  ←  main (Electron glue), browser, cli
+ *   core  ←  contract.ts, emulator  ←  kiosk  ←  operations, fleet  ←  features  ←  main (Electron glue), browser
+ *   cli  →  everything below features
  *   preload → contract.ts only;   renderer → contract.ts and the renderer-safe core modules only
  *   electron/contract/ (the shapes contract.ts re-exports) is the contract's room too, reached through
  *   contract.ts only
@@ -28,10 +29,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   'electron/kiosk': ['electron/core', 'electron/contract.ts', 'electron/emulator'],
   'electron/operations': ['electron/core', 'electron/contract.ts', 'electron/kiosk'],
   'electron/fleet': ['electron/core', 'electron/contract.ts', 'electron/kiosk'],
-  'electron/main': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
+  // The feature list both hosts run, written against the host adapter (features/host.ts).
+  'electron/features': ['electron/core', 'electron/contract.ts', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
+  'electron/main': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet', 'electron/features'],
   'electron/preload': ['electron/contract.ts'],
   // The browser mode: a host like main, without Electron (it serves the page and carries the contract).
-  'electron/browser': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
+  'electron/browser': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet', 'electron/features'],
   'electron/cli': ['electron/core', 'electron/contract.ts', 'electron/emulator', 'electron/kiosk', 'electron/operations', 'electron/fleet'],
   // The fleet console's page: the plain types it shares with the console's server, nothing that runs.
   'renderer/fleet-console': ['electron/fleet/console/view.ts'],

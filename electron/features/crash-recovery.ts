@@ -3,7 +3,7 @@
  * it stops billing; the outcome goes into the ledger (operations/recovery.ts). Bounded: a slow service
  * never keeps the kiosk dark (StaffOps.recoverWithin).
  */
-import type { StaffOps } from '../../operations/staff-ops.ts';
+import type { StaffOps } from '../operations/staff-ops.ts';
 import type { Feature } from './feature.ts';
 
 export function crashRecovery(staff: { readonly ops: StaffOps | null }): Feature {

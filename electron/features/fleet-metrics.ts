@@ -2,9 +2,8 @@
  * Opt-in `/metrics` and `/healthz` for the venue's Prometheus (fleet/metrics.ts). A failure to bind never
  * stops the kiosk.
  */
-import { app } from 'electron';
 import { join } from 'node:path';
-import { kioskMetricsSource, startFleetMetrics, type FleetMetrics, type KioskMetrics } from '../../fleet/metrics.ts';
+import { kioskMetricsSource, startFleetMetrics, type FleetMetrics, type KioskMetrics } from '../fleet/metrics.ts';
 import type { Feature } from './feature.ts';
 
 export interface FleetMetricsFeature extends Feature {
@@ -19,18 +18,18 @@ export function fleetMetrics(): FleetMetricsFeature {
     get metrics() {
       return fleet?.metrics ?? null;
     },
-    async start({ kiosk, settings, window, logger }) {
+    async start({ kiosk, settings, host, logger }) {
       fleet = await startFleetMetrics({
         config: settings.config,
         service: kioskMetricsSource(kiosk),
-        version: app.getVersion(),
-        launchStatePath: join(app.getPath('userData'), 'metrics-state.json'),
+        version: host.version,
+        launchStatePath: join(host.dataDir, 'metrics-state.json'),
         // Every start-up problem staff are asked to look at (config, policy, cast, key).
         startupErrors: kiosk.appearance.attention.map((item) => item.code),
         logger,
       });
       const metrics = fleet?.metrics;
-      if (metrics) window.webContents.on('render-process-gone', (_event, details) => metrics.rendererGone(details.reason));
+      if (metrics) host.window?.onRendererGone((reason) => metrics.rendererGone(reason));
     },
     async stop() {
       await fleet?.close();

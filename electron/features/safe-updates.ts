@@ -1,32 +1,16 @@
 /**
- * Safe updates (fleet/safe-updates.ts) with electron-updater's `autoUpdater` on the `update` settings:
+ * Safe updates (fleet/safe-updates.ts) on the `update` settings, with the host's in-app updater:
  * background download from the signed feed, install only outside the opening hours or after the kiosk was
- * idle, never during a call. How this installation updates is read from what the build wrote beside the
- * app (`package-type` in a deb: the OS's package manager updates it, the in-app updater stays off). Its
- * quit goes through the lifecycle ('before-quit-for-update' in index.ts).
+ * idle, never during a call. How this installation updates is the host's to say (HostUpdater.model: a deb
+ * is updated by the OS's package manager, and the in-app updater stays off).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { app } from 'electron';
-import electronUpdater from 'electron-updater';
-import { systemClock } from '../../core/clock.ts';
-import { defaultKioskId } from '../../fleet/mqtt-link.ts';
-import { startSafeUpdates, type SafeUpdates, type UpdaterLike } from '../../fleet/safe-updates.ts';
-import { installModel } from '../../fleet/update-policy.ts';
+import { defaultKioskId } from '../fleet/mqtt-link.ts';
+import { startSafeUpdates, type SafeUpdates, type UpdaterLike } from '../fleet/safe-updates.ts';
 import type { Feature } from './feature.ts';
 import type { FleetLinkFeature } from './fleet-link.ts';
 
 export interface SafeUpdatesFeature extends Feature {
   readonly updates: SafeUpdates | null;
-}
-
-/** The `package-type` file electron-builder writes into a deb's (rpm's) resources, or null. */
-function packageType(): string | null {
-  try {
-    return readFileSync(join(process.resourcesPath, 'package-type'), 'utf8').trim().slice(0, 16) || null;
-  } catch {
-    return null;
-  }
 }
 
 export function safeUpdates(fleet: FleetLinkFeature): SafeUpdatesFeature {
@@ -37,22 +21,25 @@ export function safeUpdates(fleet: FleetLinkFeature): SafeUpdatesFeature {
     get updates() {
       return updates;
     },
-    start({ kiosk, settings, logger }) {
+    start({ kiosk, settings, host, logger }) {
       const update = settings.config.update;
       if (!update?.url) return;
-      const model = installModel({ platform: process.platform, isPackaged: app.isPackaged, packageType: packageType(), appImage: Boolean(process.env.APPIMAGE) });
-      if (!model.inApp) {
-        // electron-updater's getter would pick DebUpdater (pkexec dpkg -i): not even created.
-        logger.info('Updates: the in-app updater is off', { why: model.why });
+      if (!host.updater) {
+        logger.info('Updates: this host has no in-app updater; the update settings are not used', { url: update.url });
+        return;
       }
-      let lastActivityMs = systemClock.now();
+      const { model, updater } = host.updater();
+      // electron-updater's getter would pick DebUpdater (pkexec dpkg -i): not even created.
+      if (!model.inApp) logger.info('Updates: the in-app updater is off', { why: model.why });
+      const clock = host.clock;
+      let lastActivityMs = clock.now();
       updates = startSafeUpdates({
-        updater: model.inApp ? (electronUpdater.autoUpdater as unknown as UpdaterLike) : inactiveUpdater(),
+        updater: updater ?? inactiveUpdater(),
         settings: update,
-        currentVersion: app.getVersion(),
+        currentVersion: host.version,
         kioskId: settings.config.mqtt?.kioskId ?? defaultKioskId(),
-        dataDir: app.getPath('userData'),
-        clock: systemClock,
+        dataDir: host.dataDir,
+        clock,
         model,
         logger,
         inCall: () => kiosk.calls.running,
@@ -66,7 +53,7 @@ export function safeUpdates(fleet: FleetLinkFeature): SafeUpdatesFeature {
       fleet.updates = updates;
       unsubscribe = kiosk.events.onEvent((event) => {
         if (event.type === 'state') {
-          lastActivityMs = systemClock.now();
+          lastActivityMs = clock.now();
           if (event.state.phase === 'ended' || event.state.phase === 'failed' || event.state.phase === 'idle') updates?.poke();
         } else if (event.type === 'opening') updates?.poke();
       });
