@@ -13,6 +13,8 @@ import { FIT_WINDOW_PATH } from '../../../electron/browser/fit-window.ts';
 describe('browser mode: the data folder', () => {
   it('is AVATAR_KIOSK_DATA, else the folder the app uses under npm start', () => {
     assert.equal(dataDirFrom({ AVATAR_KIOSK_DATA: '/srv/kiosk' }, 'linux', '/home/k'), '/srv/kiosk');
+    // A blank variable names no folder (an env file's empty line): the app's own folder.
+    assert.equal(dataDirFrom({ AVATAR_KIOSK_DATA: '  ' }, 'linux', '/home/k'), '/home/k/.config/avatar-kiosk');
     assert.equal(userDataDir('linux', {}, '/home/k'), '/home/k/.config/avatar-kiosk');
     assert.equal(userDataDir('linux', { XDG_CONFIG_HOME: '/cfg' }, '/home/k'), '/cfg/avatar-kiosk');
     assert.equal(userDataDir('darwin', {}, '/Users/k'), '/Users/k/Library/Application Support/avatar-kiosk');

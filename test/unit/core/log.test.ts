@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { addSecret, createLogger, redact, redactData, secretCount, type LogLevel } from '../../../electron/core/log.ts';
+import { addSecret, createLogger, logLevelFromEnv, redact, redactData, secretCount, type LogLevel } from '../../../electron/core/log.ts';
 
 const ISO_PREFIX = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z /;
 
@@ -152,5 +152,13 @@ describe('createLogger', () => {
     }
     assert.equal(written.length, 1);
     assert.match(written[0]!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z INFO \[edge\] to stderr\n$/);
+  });
+});
+
+describe('logLevelFromEnv', () => {
+  it('is debug for KIOSK_LOG_LEVEL=debug (an env file\'s stray space ignored), info for anything else', () => {
+    assert.equal(logLevelFromEnv({ KIOSK_LOG_LEVEL: 'debug' }), 'debug');
+    assert.equal(logLevelFromEnv({ KIOSK_LOG_LEVEL: ' debug\n' }), 'debug');
+    for (const value of [undefined, '', 'info', 'DEBUG', 'verbose']) assert.equal(logLevelFromEnv({ KIOSK_LOG_LEVEL: value }), 'info', String(value));
   });
 });
