@@ -8,77 +8,30 @@
  * `dispose()` additionally waits for the last closes, so a test can assert that nothing is left.
  */
 import { buildCreateRequest, type BuiltCreateRequest } from './avatar-input.ts';
-import { systemClock, sleep, type Clock, type TimerHandle } from './clock.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from './control-socket.ts';
 import { AvatarError, throwIfAborted, toAvatarError, type ErrorInfo } from './errors.ts';
-import { KeepAlive, describeRefusal } from './keep-alive.ts';
+import { KeepAlive } from './keep-alive.ts';
 import { END_CONFIRM_TIMEOUT_MS } from './remote-hangup.ts';
 import { silentLogger, type Logger } from './log.ts';
-import type { CreateSessionResponse, HangupReason, LiveRecord } from './protocol.ts';
-import { liveReconnectPolicy as defaultLivePolicy, notReadyPolicy as defaultNotReadyPolicy, type ReconnectPolicy } from './reconnect-policy.ts';
-import type { ServiceClient } from './rest-client.ts';
+import type { CreateSessionResponse, HangupReason } from './protocol.ts';
+import { liveReconnectPolicy as defaultLivePolicy, notReadyPolicy as defaultNotReadyPolicy } from './reconnect-policy.ts';
+import { DEFAULT_CREATE_ANSWER_WAIT_MS, type SessionControllerOptions, type TerminalState } from './session-controller-options.ts';
 import {
   initialMachine,
   isTerminal,
   transition,
-  type FinalRecord,
   type Machine,
   type MachineConfig,
   type MachineEffect,
   type MachineEvent,
 } from './session-machine.ts';
+import { lossError, pollFinalRecord, queryStatus, sameState, type ReadBackDeps } from './session-read-back.ts';
 import type { SessionEvent, SessionState, StartOptions } from './session-types.ts';
+import { TimerSlots } from './timer-slots.ts';
 import { wsTransportFactory, type TransportFactory } from './transport.ts';
 
-export interface SessionControllerOptions {
-  client: Pick<ServiceClient, 'createSession' | 'querySession' | 'socketRequest'>;
-  clock?: Clock;
-  logger?: Logger;
-  /** Default: `wsTransportFactory` (the `ws` package). */
-  transportFactory?: TransportFactory;
-  /** Default `notReadyPolicy`: `NOT_READY_BACKOFF_MS`, its last delay repeated, within `NOT_READY_BUDGET_MS` (spec §6 rule 2). */
-  notReadyPolicy?: ReconnectPolicy;
-  /** Default 0/250/500/1000/2000 … ms within 10 s. */
-  liveReconnectPolicy?: ReconnectPolicy;
-  /** Keep-alive cadence of the control socket. Default `DEFAULT_KEEP_ALIVE_INTERVAL_MS` (well inside `CLIENT_SILENCE_LIMIT_MS`). */
-  keepAliveIntervalMs?: number;
-  /** No server frame for this long → the socket is dead. Default 15 000 ms. */
-  deadAfterMs?: number;
-  /** The keep-alive style of this service, shared with its other connections (the kiosk keeps one per
-   *  service URL). Default: one of this controller's own, starting with our pong message. */
-  keepAlive?: KeepAlive;
-  /** From opening a socket to its conn_init_ack. Default 10 000 ms. */
-  connectTimeoutMs?: number;
-  /** How long to poll for `ended` and the billing figures after the end. Default END_CONFIRM_TIMEOUT_MS (30 s). */
-  endQueryTimeoutMs?: number;
-  /** Poll period of that query. Default 500 ms. */
-  endQueryIntervalMs?: number;
-  /** Grace after live_duration before we hang up ourselves (the server should end it first). Default 2 000 ms. */
-  durationGraceMs?: number;
-  /** Bound on a best-effort hangup over a fresh socket. Default 3 000 ms. */
-  hangupSocketTimeoutMs?: number;
-  /**
-   * A hangup while the create request is in flight does not abort it (the service may have made the room
-   * already, and only its answer says which room to close): it waits this long for the answer, closes the
-   * room with type 5 and no conn_init, and aborts the request only after this bound. Default 4 000 ms.
-   */
-  createAnswerWaitMs?: number;
-  /** Default `buildCreateRequest` (reads a local image into a data URI, validates). */
-  buildRequest?: (options: StartOptions) => Promise<BuiltCreateRequest>;
-  /**
-   * RTC first, then billing (default false): conn_init waits for `rtcReady()` from whoever runs the RTC side
-   * (the renderer); `rtcFailed()` or `rtcReadyTimeoutMs` without it ends the session with type 5 before any
-   * conn_init. Off for callers with no RTC side (the CLI probe).
-   */
-  awaitRtcReady?: boolean;
-  /** Default 30 000 ms. */
-  rtcReadyTimeoutMs?: number;
-}
-
-/** Default bound on waiting for a create's answer after a cancel (see `createAnswerWaitMs`). */
-export const DEFAULT_CREATE_ANSWER_WAIT_MS = 4_000;
-
-export type TerminalState = Extract<SessionState, { phase: 'ended' | 'failed' }>;
+export { DEFAULT_CREATE_ANSWER_WAIT_MS, type SessionControllerOptions, type TerminalState } from './session-controller-options.ts';
 
 /**
  * A session created ahead of the tap (a spare, see electron/kiosk/spare.ts) that `start` takes over instead
@@ -118,8 +71,9 @@ export class SessionController {
   readonly #deadAfterMs: number | undefined;
   readonly #keepAlive: KeepAlive;
   readonly #connectTimeoutMs: number;
-  readonly #endQueryTimeoutMs: number;
-  readonly #endQueryIntervalMs: number;
+  /** Bounds of the billing read-back after the end. */
+  readonly #endQuery: { timeoutMs: number; intervalMs: number };
+  readonly #readBack: ReadBackDeps;
   readonly #hangupSocketTimeoutMs: number;
   readonly #createAnswerWaitMs: number;
   readonly #buildRequest: (options: StartOptions) => Promise<BuiltCreateRequest>;
@@ -129,10 +83,7 @@ export class SessionController {
   #run: Run | null = null;
   #socket: ControlSocket | null = null;
   #generation = 0;
-  #retryTimer: TimerHandle | null = null;
-  #durationTimer: TimerHandle | null = null;
-  #rtcTimer: TimerHandle | null = null;
-  #createWaitTimer: TimerHandle | null = null;
+  readonly #timers: TimerSlots<'retry' | 'duration' | 'rtc' | 'create-wait'>;
   /** A held socket still opening whose conn_init is due as soon as it opens (the RTC side got ready first). */
   #connInitOnOpen: ControlSocket | null = null;
   /** Background work of the current run (create, queries, hangup-only sockets); the run ends after it. */
@@ -147,6 +98,7 @@ export class SessionController {
     this.#client = options.client;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger ?? silentLogger;
+    this.#timers = new TimerSlots(this.#clock);
     this.#transportFactory = options.transportFactory ?? wsTransportFactory;
     this.#config = {
       notReadyPolicy: options.notReadyPolicy ?? defaultNotReadyPolicy,
@@ -159,8 +111,8 @@ export class SessionController {
     this.#deadAfterMs = options.deadAfterMs;
     this.#keepAlive = options.keepAlive ?? new KeepAlive({ logger: this.#log });
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-    this.#endQueryTimeoutMs = options.endQueryTimeoutMs ?? END_CONFIRM_TIMEOUT_MS;
-    this.#endQueryIntervalMs = options.endQueryIntervalMs ?? 500;
+    this.#endQuery = { timeoutMs: options.endQueryTimeoutMs ?? END_CONFIRM_TIMEOUT_MS, intervalMs: options.endQueryIntervalMs ?? 500 };
+    this.#readBack = { client: this.#client, clock: this.#clock, log: this.#log };
     this.#hangupSocketTimeoutMs = options.hangupSocketTimeoutMs ?? 3_000;
     this.#createAnswerWaitMs = options.createAnswerWaitMs ?? DEFAULT_CREATE_ANSWER_WAIT_MS;
     this.#buildRequest = options.buildRequest ?? ((startOptions) => buildCreateRequest(startOptions));
@@ -255,7 +207,7 @@ export class SessionController {
         this.#dispatch({ type: 'hangup-requested', atMs: this.#clock.now(), reason: 'user_end' });
         await run.promise;
       }
-      this.#clearTimers();
+      this.#timers.clearAll();
       this.#closeSocket();
       while (this.#tasks.size + this.#closings.size > 0) await Promise.allSettled([...this.#tasks, ...this.#closings]);
       this.#listeners.clear();
@@ -312,7 +264,7 @@ export class SessionController {
       this.#track(unused.closed, this.#closings);
     }
     run.queryAbort.abort();
-    this.#clearTimers();
+    this.#timers.clearAll();
     this.#closeSocket();
     this.#log.info('session: over', { phase: state.phase, liveId: state.liveId, error: state.phase === 'failed' ? state.error.code : undefined });
     // Resolve once the cleanup that matters to the service (a hangup still in flight) has run.
@@ -344,40 +296,27 @@ export class SessionController {
       case 'send-conn-init':
         return this.#sendHeldConnInit();
       case 'schedule-rtc-guard':
-        this.#cancelTimer('rtc');
-        this.#rtcTimer = this.#clock.setTimeout(() => {
-          this.#rtcTimer = null;
+        return this.#timers.set('rtc', effect.atMs - this.#clock.now(), () =>
           this.#dispatch({
             type: 'rtc-failed',
             atMs: this.#clock.now(),
             error: { code: 'rtc_failed', message: 'The call’s audio/video channel did not connect in time; the network may be blocking video calls.' },
-          });
-        }, Math.max(0, effect.atMs - this.#clock.now()));
-        return;
+          }),
+        );
       case 'cancel-rtc-guard':
-        return this.#cancelTimer('rtc');
+        return this.#timers.cancel('rtc');
       case 'close-socket':
         return this.#closeSocket();
       case 'send-hangup':
         return this.#sendHangup(effect.reason);
       case 'schedule-retry':
-        this.#cancelTimer('retry');
-        this.#retryTimer = this.#clock.setTimeout(() => {
-          this.#retryTimer = null;
-          this.#dispatch({ type: 'retry-due', atMs: this.#clock.now() });
-        }, effect.delayMs);
-        return;
+        return this.#timers.set('retry', effect.delayMs, () => this.#dispatch({ type: 'retry-due', atMs: this.#clock.now() }));
       case 'cancel-retry':
-        return this.#cancelTimer('retry');
+        return this.#timers.cancel('retry');
       case 'schedule-duration-guard':
-        this.#cancelTimer('duration');
-        this.#durationTimer = this.#clock.setTimeout(() => {
-          this.#durationTimer = null;
-          this.#dispatch({ type: 'duration-reached', atMs: this.#clock.now() });
-        }, Math.max(0, effect.atMs - this.#clock.now()));
-        return;
+        return this.#timers.set('duration', effect.atMs - this.#clock.now(), () => this.#dispatch({ type: 'duration-reached', atMs: this.#clock.now() }));
       case 'cancel-duration-guard':
-        return this.#cancelTimer('duration');
+        return this.#timers.cancel('duration');
       case 'query-status':
         return this.#track(this.#queryStatus(run));
       case 'query-final':
@@ -431,13 +370,12 @@ export class SessionController {
    */
   #abortCreate(run: Run): void {
     if (!run.createSent) return run.createAbort.abort();
-    if (this.#createWaitTimer !== null) return;
+    if (this.#timers.has('create-wait')) return;
     this.#log.info('session: cancelled while the create is in flight; waiting for its answer to close the room', { waitMs: this.#createAnswerWaitMs });
-    this.#createWaitTimer = this.#clock.setTimeout(() => {
-      this.#createWaitTimer = null;
+    this.#timers.set('create-wait', this.#createAnswerWaitMs, () => {
       this.#log.warn('session: the create did not answer in time after a cancel; a room it made cannot be closed from here');
       run.createAbort.abort();
-    }, this.#createAnswerWaitMs);
+    });
   }
 
   #openSocket(hold = false): void {
@@ -592,45 +530,13 @@ export class SessionController {
   }
 
   async #queryStatus(run: Run): Promise<void> {
-    const liveId = this.#liveId();
-    try {
-      const record = await this.#client.querySession(liveId, { signal: run.queryAbort.signal });
-      this.#dispatch({ type: 'status-known', atMs: this.#clock.now(), record: toFinal(record) });
-    } catch (error) {
-      this.#log.debug('session: status query failed', { code: toAvatarError(error).code });
-    }
+    const record = await queryStatus(this.#readBack, this.#liveId(), run.queryAbort.signal);
+    if (record) this.#dispatch({ type: 'status-known', atMs: this.#clock.now(), record });
   }
 
-  /** Poll until the service says `ended` (spec §3: the billing figures are readable then), bounded. */
   async #queryFinal(run: Run): Promise<void> {
-    const liveId = this.#liveId();
-    const signal = run.queryAbort.signal;
-    const deadlineMs = this.#clock.now() + this.#endQueryTimeoutMs;
-    let last: FinalRecord | null = null;
-    while (!signal.aborted) {
-      try {
-        last = toFinal(await this.#client.querySession(liveId, { signal }));
-        if (last.status === 'ended') break;
-      } catch (error) {
-        const code = toAvatarError(error).code;
-        // Our own cut-off (a shutdown that would not wait longer) is no failure of the service, and the
-        // cut-off itself was already warned about.
-        if (signal.aborted) {
-          this.#log.debug('session: final query cut off', { code });
-          break;
-        }
-        this.#log.warn('session: final query failed', { code });
-        if (code === 'cancelled' || code === 'not_found' || code === 'forbidden' || code === 'unauthorized') break;
-      }
-      const leftMs = deadlineMs - this.#clock.now();
-      if (leftMs <= 0) break;
-      try {
-        await sleep(this.#clock, Math.min(this.#endQueryIntervalMs, leftMs), signal);
-      } catch {
-        break; // cancelled
-      }
-    }
-    this.#dispatch({ type: 'end-confirmed', atMs: this.#clock.now(), record: last });
+    const record = await pollFinalRecord(this.#readBack, this.#liveId(), run.queryAbort.signal, this.#endQuery);
+    this.#dispatch({ type: 'end-confirmed', atMs: this.#clock.now(), record });
   }
 
   // --- helpers ----------------------------------------------------------------------------------------
@@ -646,32 +552,6 @@ export class SessionController {
     into.add(tracked);
   }
 
-  #cancelTimer(which: 'retry' | 'duration' | 'rtc' | 'create-wait'): void {
-    if (which === 'create-wait' && this.#createWaitTimer !== null) {
-      this.#clock.clearTimeout(this.#createWaitTimer);
-      this.#createWaitTimer = null;
-    }
-    if (which === 'rtc' && this.#rtcTimer !== null) {
-      this.#clock.clearTimeout(this.#rtcTimer);
-      this.#rtcTimer = null;
-    }
-    if (which === 'retry' && this.#retryTimer !== null) {
-      this.#clock.clearTimeout(this.#retryTimer);
-      this.#retryTimer = null;
-    }
-    if (which === 'duration' && this.#durationTimer !== null) {
-      this.#clock.clearTimeout(this.#durationTimer);
-      this.#durationTimer = null;
-    }
-  }
-
-  #clearTimers(): void {
-    this.#cancelTimer('retry');
-    this.#cancelTimer('duration');
-    this.#cancelTimer('rtc');
-    this.#cancelTimer('create-wait');
-  }
-
   #emit(event: SessionEvent): void {
     for (const listener of [...this.#listeners]) {
       try {
@@ -681,38 +561,4 @@ export class SessionController {
       }
     }
   }
-}
-
-function toFinal(record: LiveRecord): FinalRecord {
-  const reason = (record as { hangup_reason?: unknown }).hangup_reason;
-  return {
-    status: record.status,
-    billedSeconds: record.billed_seconds ?? null,
-    creditsCost: record.credits_cost ?? null,
-    ...(typeof reason === 'string' && reason ? { hangupReason: reason } : {}),
-  };
-}
-
-function lossError(outcome: Extract<ControlSocketOutcome, { kind: 'closed' | 'dead' | 'error' }>): ErrorInfo {
-  switch (outcome.kind) {
-    case 'error':
-      return outcome.error.toInfo();
-    case 'dead':
-      return outcome.cause === 'silence'
-        ? { code: 'timeout', message: 'No message from the service for too long; the connection is presumed dead.' }
-        : { code: 'timeout', message: 'The computer slept; the connection is presumed dead.' };
-    case 'closed': {
-      const closed = `The control socket closed (code ${outcome.code}${outcome.reason ? `: ${outcome.reason}` : ''})`;
-      const refused = outcome.keepAliveRefused;
-      return { code: 'network', message: refused ? `${closed} ${describeRefusal(refused.style, refused.next)}.` : `${closed}.` };
-    }
-  }
-}
-
-/** States are small plain objects: compare field by field (one level). */
-function sameState(a: SessionState, b: SessionState): boolean {
-  if (a === b) return true;
-  const ka = Object.keys(a) as (keyof SessionState)[];
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => a[k] === b[k]);
 }

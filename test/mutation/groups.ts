@@ -59,7 +59,7 @@ export const GROUPS: MutationGroup[] = [
     name: 'core-controller',
     folder: CORE,
     title: 'the session controller (driver of the machine)',
-    mutate: ['electron/core/session-controller.ts'],
+    mutate: ['electron/core/session-controller.ts', 'electron/core/session-controller-options.ts', 'electron/core/session-read-back.ts', 'electron/core/timer-slots.ts'],
     tests: CONTROLLER_TESTS,
     target: 95,
   },
