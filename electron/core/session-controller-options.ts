@@ -41,9 +41,10 @@ export interface SessionControllerOptions {
   /**
    * A hangup while the create request is in flight does not abort it (the service may have made the room
    * already, and only its answer says which room to close): it waits this long for the answer, closes the
-   * room with type 5 and no conn_init, and aborts the request only after this bound. Default 4 000 ms.
+   * room with type 5 and no conn_init, and aborts the request only after this bound. Default 4 000 ms;
+   * null: no bound here (a spare's owner waits however long, and bounds only its shutdown: `abandonCreate`).
    */
-  createAnswerWaitMs?: number;
+  createAnswerWaitMs?: number | null;
   /** Default `buildCreateRequest` (reads a local image into a data URI, validates). */
   buildRequest?: (options: StartOptions) => Promise<BuiltCreateRequest>;
   /**

@@ -59,6 +59,8 @@ interface Run {
   detachSignal: () => void;
   /** A spare to take over (fast start); its socket is consumed by the first `open-socket`. */
   adopt: AdoptedSession | null;
+  /** A held session's listener for the create's answer (see `hold`). */
+  onCreated: ((created: CreateSessionResponse) => void) | null;
 }
 
 export class SessionController {
@@ -66,7 +68,7 @@ export class SessionController {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #transportFactory: TransportFactory;
-  readonly #config: MachineConfig;
+  #config: MachineConfig;
   readonly #keepAliveIntervalMs: number | undefined;
   readonly #deadAfterMs: number | undefined;
   readonly #keepAlive: KeepAlive;
@@ -75,7 +77,7 @@ export class SessionController {
   readonly #endQuery: { timeoutMs: number; intervalMs: number };
   readonly #readBack: ReadBackDeps;
   readonly #hangupSocketTimeoutMs: number;
-  readonly #createAnswerWaitMs: number;
+  readonly #createAnswerWaitMs: number | null;
   readonly #buildRequest: (options: StartOptions) => Promise<BuiltCreateRequest>;
 
   #machine: Machine = initialMachine();
@@ -83,7 +85,8 @@ export class SessionController {
   #run: Run | null = null;
   #socket: ControlSocket | null = null;
   #generation = 0;
-  readonly #timers: TimerSlots<'retry' | 'duration' | 'rtc' | 'create-wait'>;
+  readonly #timers: TimerSlots<'retry' | 'duration' | 'rtc' | 'create-wait' | 'hold'>;
+  #lastSocketLoss: 'closed' | 'dead' | 'error' | null = null;
   /** A held socket still opening whose conn_init is due as soon as it opens (the RTC side got ready first). */
   #connInitOnOpen: ControlSocket | null = null;
   /** Background work of the current run (create, queries, hangup-only sockets); the run ends after it. */
@@ -114,7 +117,7 @@ export class SessionController {
     this.#endQuery = { timeoutMs: options.endQueryTimeoutMs ?? END_CONFIRM_TIMEOUT_MS, intervalMs: options.endQueryIntervalMs ?? 500 };
     this.#readBack = { client: this.#client, clock: this.#clock, log: this.#log };
     this.#hangupSocketTimeoutMs = options.hangupSocketTimeoutMs ?? 3_000;
-    this.#createAnswerWaitMs = options.createAnswerWaitMs ?? DEFAULT_CREATE_ANSWER_WAIT_MS;
+    this.#createAnswerWaitMs = options.createAnswerWaitMs === undefined ? DEFAULT_CREATE_ANSWER_WAIT_MS : options.createAnswerWaitMs;
     this.#buildRequest = options.buildRequest ?? ((startOptions) => buildCreateRequest(startOptions));
   }
 
@@ -137,11 +140,57 @@ export class SessionController {
    * Aborting `signal` is the same as `hangup('user_end')`.
    */
   start(options: StartOptions, opts: { signal?: AbortSignal; adopt?: AdoptedSession } = {}): Promise<TerminalState> {
+    return this.#begin(options, opts.signal, { adopt: opts.adopt ?? null, onCreated: null }, { type: 'start', atMs: this.#clock.now(), callMode: options.callMode });
+  }
+
+  /**
+   * Runs a session as a spare (electron/kiosk/spare.ts): create it, open its control socket holding
+   * conn_init, and keep it `held` (pings answered, keep-alives sent, never billed) until `release()` makes
+   * it a call, a hangup gives it up, or `holdForMs` after the create answered it expires; each of the
+   * last two ends it with type 5 and no conn_init. `onCreated` hears the create's answer before the machine
+   * does (a spare may be dropped as it is announced: its room is then closed without a socket of its own).
+   * Resolves like `start`, once the session (held, or the call it became) is over.
+   */
+  hold(options: StartOptions, opts: { holdForMs: number; onCreated?: (created: CreateSessionResponse) => void }): Promise<TerminalState> {
+    const event: MachineEvent = { type: 'hold', atMs: this.#clock.now(), callMode: options.callMode, holdForMs: opts.holdForMs };
+    return this.#begin(options, undefined, { adopt: null, onCreated: opts.onCreated ?? null }, event);
+  }
+
+  /**
+   * The tap takes the held session: conn_init goes out on its open socket (with `awaitRtcReady`, once the
+   * RTC side is ready), so tap → live is one round trip. The call's own RTC settings apply from here.
+   * Returns the session's end (as `start` does), or null when it is not held (lost or ended meanwhile).
+   */
+  release(call: Pick<SessionControllerOptions, 'awaitRtcReady' | 'rtcReadyTimeoutMs'> = {}): Promise<TerminalState> | null {
+    const run = this.#run;
+    if (!run || this.#machine.state.phase !== 'held') return null;
+    if (call.awaitRtcReady !== undefined) this.#config = { ...this.#config, awaitRtcReady: call.awaitRtcReady };
+    if (call.rtcReadyTimeoutMs !== undefined) this.#config = { ...this.#config, rtcReadyTimeoutMs: call.rtcReadyTimeoutMs };
+    this.#dispatch({ type: 'release', atMs: this.#clock.now() });
+    return run.promise;
+  }
+
+  /**
+   * Stop waiting for the answer of a create in flight after a hangup (the caller's own bound ran out):
+   * the request is aborted, and a room it made can no longer be closed from here.
+   */
+  abandonCreate(): void {
+    const run = this.#run;
+    if (!run || run.created) return;
+    this.#timers.cancel('create-wait');
+    run.createAbort.abort();
+  }
+
+  /** How the last control socket was lost (closed, found dead, or failed), or null: a spare names its end by it. */
+  get lastSocketLoss(): 'closed' | 'dead' | 'error' | null {
+    return this.#lastSocketLoss;
+  }
+
+  #begin(options: StartOptions, signal: AbortSignal | undefined, extra: Pick<Run, 'adopt' | 'onCreated'>, first: MachineEvent): Promise<TerminalState> {
     if (this.#disposing) return Promise.reject(new AvatarError('invalid_request', 'This session controller was disposed.'));
     if (this.#run) return Promise.reject(new AvatarError('invalid_request', 'A session is already running; hang up first.'));
     let resolve!: (state: TerminalState) => void;
     const promise = new Promise<TerminalState>((r) => (resolve = r));
-    const signal = opts.signal;
     const onAbort = () => void this.hangup('user_end');
     signal?.addEventListener('abort', onAbort, { once: true });
     this.#run = {
@@ -153,10 +202,11 @@ export class SessionController {
       queryAbort: new AbortController(),
       created: null,
       detachSignal: () => signal?.removeEventListener('abort', onAbort),
-      adopt: opts.adopt ?? null,
+      ...extra,
     };
     this.#machine = initialMachine();
-    this.#dispatch({ type: 'start', atMs: this.#clock.now(), callMode: options.callMode });
+    this.#lastSocketLoss = null;
+    this.#dispatch(first);
     if (signal?.aborted) onAbort();
     return promise;
   }
@@ -317,6 +367,10 @@ export class SessionController {
         return this.#timers.set('duration', effect.atMs - this.#clock.now(), () => this.#dispatch({ type: 'duration-reached', atMs: this.#clock.now() }));
       case 'cancel-duration-guard':
         return this.#timers.cancel('duration');
+      case 'schedule-hold-expiry':
+        return this.#timers.set('hold', effect.atMs - this.#clock.now(), () => this.#dispatch({ type: 'hold-expired', atMs: this.#clock.now() }));
+      case 'cancel-hold-expiry':
+        return this.#timers.cancel('hold');
       case 'query-status':
         return this.#track(this.#queryStatus(run));
       case 'query-final':
@@ -348,6 +402,7 @@ export class SessionController {
       run.createSent = true;
       const created = await this.#client.createSession(built.request, { signal });
       run.created = created;
+      this.#heardCreated(run, created);
       this.#dispatch({
         type: 'created',
         atMs: this.#clock.now(),
@@ -362,6 +417,15 @@ export class SessionController {
     }
   }
 
+  /** Tell a held session's listener of the create's answer (a listener that throws is logged, not fatal). */
+  #heardCreated(run: Run, created: CreateSessionResponse): void {
+    try {
+      run.onCreated?.(created);
+    } catch (error) {
+      this.#log.error('session: the create listener threw', { error: String(error) });
+    }
+  }
+
   /**
    * Cancel the create. Before the POST nothing exists on the service: abort. Once it is out the service may
    * have made the room, and only the answer names it: wait for it (the machine then closes the room with
@@ -372,6 +436,7 @@ export class SessionController {
     if (!run.createSent) return run.createAbort.abort();
     if (this.#timers.has('create-wait')) return;
     this.#log.info('session: cancelled while the create is in flight; waiting for its answer to close the room', { waitMs: this.#createAnswerWaitMs });
+    if (this.#createAnswerWaitMs === null) return; // no bound of ours: the owner may `abandonCreate()`
     this.#timers.set('create-wait', this.#createAnswerWaitMs, () => {
       this.#log.warn('session: the create did not answer in time after a cancel; a room it made cannot be closed from here');
       run.createAbort.abort();
@@ -411,7 +476,8 @@ export class SessionController {
     const socket = this.#socket;
     if (socket?.isOpen && !socket.connInitSent) {
       socket.connInit(this.#connectTimeoutMs);
-      this.#log.debug('session: RTC ready; conn_init sent', { generation: socket.generation });
+      const why = this.#config.awaitRtcReady ? 'session: RTC ready; conn_init sent' : 'session: released; conn_init on the held control socket';
+      this.#log.debug(why, { generation: socket.generation });
       return;
     }
     if (socket?.connInitSent) return;
@@ -483,6 +549,7 @@ export class SessionController {
       case 'closed':
       case 'dead':
       case 'error':
+        this.#lastSocketLoss = outcome.kind;
         this.#socket = null;
         this.#track(socket.closed, this.#closings);
         return this.#dispatch({ type: 'socket-lost', atMs, error: lossError(outcome) });
