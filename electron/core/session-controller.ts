@@ -33,17 +33,8 @@ import { wsTransportFactory, type TransportFactory } from './transport.ts';
 
 export { DEFAULT_CREATE_ANSWER_WAIT_MS, type SessionControllerOptions, type TerminalState } from './session-controller-options.ts';
 
-/**
- * A session created ahead of the tap (a spare, see electron/kiosk/spare.ts) that `start` takes over instead
- * of creating one: its create answer, and optionally its control socket, already open and holding its
- * conn_init (`holdConnInit`). The machine runs exactly as for a fresh session; only the `create-session`
- * effect answers at once from `created`, and the first `open-socket` effect sends conn_init on `socket`
- * (one round trip to live when the avatar is ready) instead of opening a new socket.
- */
-export interface AdoptedSession {
-  created: CreateSessionResponse;
-  socket: ControlSocket | null;
-}
+/** What a create request came to: the room it made, or its own error (`cancelled` when we stopped it). */
+export type CreateAnswer = { created: CreateSessionResponse } | { error: ErrorInfo };
 
 interface Run {
   promise: Promise<TerminalState>;
@@ -57,10 +48,8 @@ interface Run {
   queryAbort: AbortController;
   created: CreateSessionResponse | null;
   detachSignal: () => void;
-  /** A spare to take over (fast start); its socket is consumed by the first `open-socket`. */
-  adopt: AdoptedSession | null;
   /** A held session's listener for the create's answer (see `hold`). */
-  onCreated: ((created: CreateSessionResponse) => void) | null;
+  onCreateAnswer: ((answer: CreateAnswer) => void) | null;
 }
 
 export class SessionController {
@@ -139,21 +128,22 @@ export class SessionController {
    * `summary.timingsMs` count from this call, which begins the create step (build the request, POST it).
    * Aborting `signal` is the same as `hangup('user_end')`.
    */
-  start(options: StartOptions, opts: { signal?: AbortSignal; adopt?: AdoptedSession } = {}): Promise<TerminalState> {
-    return this.#begin(options, opts.signal, { adopt: opts.adopt ?? null, onCreated: null }, { type: 'start', atMs: this.#clock.now(), callMode: options.callMode });
+  start(options: StartOptions, opts: { signal?: AbortSignal } = {}): Promise<TerminalState> {
+    return this.#begin(options, opts.signal, null, { type: 'start', atMs: this.#clock.now(), callMode: options.callMode });
   }
 
   /**
    * Runs a session as a spare (electron/kiosk/spare.ts): create it, open its control socket holding
    * conn_init, and keep it `held` (pings answered, keep-alives sent, never billed) until `release()` makes
    * it a call, a hangup gives it up, or `holdForMs` after the create answered it expires; each of the
-   * last two ends it with type 5 and no conn_init. `onCreated` hears the create's answer before the machine
-   * does (a spare may be dropped as it is announced: its room is then closed without a socket of its own).
+   * last two ends it with type 5 and no conn_init. `onCreateAnswer` hears the create's answer (the room, or
+   * the request's own error) before the machine does: a spare may be dropped as it is announced, and its
+   * room is then closed without a socket of its own.
    * Resolves like `start`, once the session (held, or the call it became) is over.
    */
-  hold(options: StartOptions, opts: { holdForMs: number; onCreated?: (created: CreateSessionResponse) => void }): Promise<TerminalState> {
+  hold(options: StartOptions, opts: { holdForMs: number; onCreateAnswer?: (answer: CreateAnswer) => void }): Promise<TerminalState> {
     const event: MachineEvent = { type: 'hold', atMs: this.#clock.now(), callMode: options.callMode, holdForMs: opts.holdForMs };
-    return this.#begin(options, undefined, { adopt: null, onCreated: opts.onCreated ?? null }, event);
+    return this.#begin(options, undefined, opts.onCreateAnswer ?? null, event);
   }
 
   /**
@@ -186,7 +176,7 @@ export class SessionController {
     return this.#lastSocketLoss;
   }
 
-  #begin(options: StartOptions, signal: AbortSignal | undefined, extra: Pick<Run, 'adopt' | 'onCreated'>, first: MachineEvent): Promise<TerminalState> {
+  #begin(options: StartOptions, signal: AbortSignal | undefined, onCreateAnswer: Run['onCreateAnswer'], first: MachineEvent): Promise<TerminalState> {
     if (this.#disposing) return Promise.reject(new AvatarError('invalid_request', 'This session controller was disposed.'));
     if (this.#run) return Promise.reject(new AvatarError('invalid_request', 'A session is already running; hang up first.'));
     let resolve!: (state: TerminalState) => void;
@@ -202,7 +192,7 @@ export class SessionController {
       queryAbort: new AbortController(),
       created: null,
       detachSignal: () => signal?.removeEventListener('abort', onAbort),
-      ...extra,
+      onCreateAnswer,
     };
     this.#machine = initialMachine();
     this.#lastSocketLoss = null;
@@ -306,13 +296,6 @@ export class SessionController {
     if (!run) return;
     this.#run = null;
     run.detachSignal();
-    const unused = run.adopt?.socket;
-    if (unused && run.adopt) {
-      // Never reached open-socket (e.g. an error first): close the spare's room before any conn_init.
-      run.adopt.socket = null;
-      unused.hangup('user_end');
-      this.#track(unused.closed, this.#closings);
-    }
     run.queryAbort.abort();
     this.#timers.clearAll();
     this.#closeSocket();
@@ -382,19 +365,6 @@ export class SessionController {
 
   async #createSession(run: Run): Promise<void> {
     const signal = run.createAbort.signal;
-    if (run.adopt) {
-      // Fast start: the room exists already (created ahead of the tap). Answer on the next microtask, as
-      // a request would, so the `creating` state is emitted before `connecting`.
-      const created = run.adopt.created;
-      await Promise.resolve();
-      if (signal.aborted) {
-        this.#dispatch({ type: 'create-failed', atMs: this.#clock.now(), error: { code: 'cancelled', message: 'The session was cancelled.' } });
-        return;
-      }
-      run.created = created;
-      this.#dispatch({ type: 'created', atMs: this.#clock.now(), liveId: created.live.id, liveDurationS: created.live.live_duration, callMode: created.live.call_mode });
-      return;
-    }
     try {
       const built = await this.#buildRequest(run.options);
       throwIfAborted(signal);
@@ -402,7 +372,7 @@ export class SessionController {
       run.createSent = true;
       const created = await this.#client.createSession(built.request, { signal });
       run.created = created;
-      this.#heardCreated(run, created);
+      this.#heardCreate(run, { created });
       this.#dispatch({
         type: 'created',
         atMs: this.#clock.now(),
@@ -412,15 +382,19 @@ export class SessionController {
       });
     } catch (error) {
       const info = toAvatarError(error).toInfo();
-      this.#log.warn('session: create failed', { code: info.code, message: info.message });
+      // Our own abort is no failure of the service, and whatever aborted it has said so already (a cancel,
+      // or the warning that its answer did not come in time).
+      if (signal.aborted) this.#log.debug('session: create cut off', { code: info.code });
+      else this.#log.warn('session: create failed', { code: info.code, message: info.message });
+      this.#heardCreate(run, { error: info });
       this.#dispatch({ type: 'create-failed', atMs: this.#clock.now(), error: info });
     }
   }
 
   /** Tell a held session's listener of the create's answer (a listener that throws is logged, not fatal). */
-  #heardCreated(run: Run, created: CreateSessionResponse): void {
+  #heardCreate(run: Run, answer: CreateAnswer): void {
     try {
-      run.onCreated?.(created);
+      run.onCreateAnswer?.(answer);
     } catch (error) {
       this.#log.error('session: the create listener threw', { error: String(error) });
     }
@@ -445,18 +419,6 @@ export class SessionController {
 
   #openSocket(hold = false): void {
     this.#closeSocket();
-    const adopted = this.#claimAdoptedSocket();
-    if (adopted) {
-      // The spare's socket is open and holding conn_init: send it now (spec §6; README assumption), or,
-      // RTC first, once the renderer reports its side ready (`send-conn-init`).
-      this.#socket = adopted;
-      if (!hold) {
-        adopted.connInit(this.#connectTimeoutMs);
-        this.#log.debug('session: conn_init on the pre-opened control socket', { generation: adopted.generation });
-      }
-      this.#dispatch({ type: 'socket-open', atMs: this.#clock.now() });
-      return;
-    }
     this.#socket = this.#newControlSocket({
       ackTimeoutMs: this.#connectTimeoutMs,
       ...(hold ? { holdConnInit: true } : {}),
@@ -486,24 +448,6 @@ export class SessionController {
       return;
     }
     this.#openSocket(false);
-  }
-
-  /**
-   * The adopted spare's socket, at most once per run: routed to this controller if it is still open and
-   * has not sent conn_init; otherwise closed, and null (the caller opens a fresh one).
-   */
-  #claimAdoptedSocket(): ControlSocket | null {
-    const adopt = this.#run?.adopt;
-    const socket = adopt?.socket ?? null;
-    if (!adopt || !socket) return null;
-    adopt.socket = null;
-    if (socket.isOpen && !socket.connInitSent) {
-      socket.setOutcomeListener((outcome, s) => this.#onSocketOutcome(outcome, s));
-      return socket;
-    }
-    socket.close(1000, 'not adoptable');
-    this.#track(socket.closed, this.#closings);
-    return null;
   }
 
   /** A control socket to this session with the next generation number. URL and headers are re-read on
@@ -569,8 +513,6 @@ export class SessionController {
    * that sends only the hangup (never conn_init, which could take the avatar live and start billing).
    */
   #sendHangup(reason: HangupReason): void {
-    // A spare's socket not used yet (a hangup before the first open-socket): the hangup goes out on it.
-    if (!this.#socket) this.#socket = this.#claimAdoptedSocket();
     const socket = this.#socket;
     if (socket?.isOpen) {
       this.#socket = null;
@@ -590,7 +532,7 @@ export class SessionController {
         },
       });
     } catch (error) {
-      this.#log.warn('session: could not send the hangup', { error: String(error) });
+      this.#log.warn('session: could not send the hangup', { liveId: this.#machine.context.liveId, error: String(error) });
       return;
     }
     this.#track(hangupSocket.closed);

@@ -2,12 +2,14 @@
  * A spare handed to a tap, as the call orchestrator adopts it, and what every session teaches the spare
  * manager. Pure decisions over a session's events; the orchestrator runs them.
  *
+ * The tap makes the spare's held controller the call's and releases it (`SessionController.release`).
  * An adopted spare's states are held from the renderer until its first conn_init is answered: answered
  * (live, ending, or warming after a NOT_READY) it was used, and the held states are played in order;
  * cancelled (the visitor hung up first) it expired; anything else (LIVE_CONN_INIT_FAILED, the socket lost,
  * a 404 expiry) it failed, and the tap falls back to a fresh session without the renderer ever seeing it.
  * The orchestrator settles the `TakenSpare` as the verdict says.
  */
+import type { TerminalState } from '../core/session-controller.ts';
 import type { SessionEvent, SessionState } from '../core/session-types.ts';
 import type { SpareManager } from './spare.ts';
 
@@ -27,6 +29,19 @@ export function adoptionVerdict(next: SessionState): AdoptionVerdict {
   if (next.phase === 'failed' && next.error.code === 'cancelled') return { kind: 'settled', status: 'expired', reason: 'cancelled' };
   return { kind: 'failed', reason: next.phase === 'failed' ? next.error.code : 'socket_lost' };
 }
+
+/** A released spare's first state came from `held`, which the renderer never sees: to it, the tap was creating. */
+export function asTapEvent(event: SessionEvent): SessionEvent {
+  return event.type === 'state' && event.previous === 'held' ? { ...event, previous: 'creating' } : event;
+}
+
+/** The end of a spare that was lost between the hand-over and its release (its session had closed it). */
+export const LOST_AT_TAP: TerminalState = {
+  phase: 'failed',
+  liveId: null,
+  error: { code: 'network', message: 'The spare session was lost at the tap.' },
+  summary: null,
+};
 
 /** What the spare manager learns from a session's event: a fresh create's outcome (401/402/403 stop
  *  spares; an adopted spare made no create of its own), and an account out of credits. */

@@ -31,7 +31,6 @@ const FLEET = 'electron/fleet/';
 const CONTROLLER_TESTS = [
   'test/unit/core/session-controller-start.test.ts',
   'test/unit/core/session-controller-effects.test.ts',
-  'test/unit/core/session-controller-sockets.test.ts',
   'test/unit/core/session-controller-hold.test.ts',
   'test/unit/core/session-controller-hangup-frames.test.ts',
   'test/unit/core/session-controller-final-record.test.ts',

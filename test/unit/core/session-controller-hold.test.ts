@@ -2,13 +2,14 @@
  * SessionController holding a spare (`hold`) and handing it to a tap (`release`): which socket carries
  * conn_init or the hangup, when, and how a held session that is never used ends — always with type 5
  * before any conn_init (none where the service ended the room itself), never a billing read-back. In-memory
- * transports and a scripted client on a FakeClock; every event and frame is asserted in order.
+ * transports and a scripted client on a FakeClock; every event and frame is asserted in order. Also the
+ * RTC-first conn_init a call holds until the renderer is ready, when no socket could be made for it.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import { MSG_CONN_INIT, MSG_HANGUP } from '../../../electron/core/protocol.ts';
-import type { CreateSessionResponse } from '../../../electron/core/protocol.ts';
+import type { CreateAnswer } from '../../../electron/core/session-controller.ts';
 import { ACK_OK, AUDIO, LIVE_ID, T0, world } from '../../helpers/session-world.ts';
 
 const HOLD_MS = 90_000;
@@ -18,8 +19,8 @@ const QUIET = { deadAfterMs: 10_000_000, keepAliveIntervalMs: 1_000_000 };
 /** Hold a spare; the create answers, its socket is made (and opened unless told not to). */
 async function held(options: Parameters<typeof world>[0] = {}, open = true) {
   const w = world({ ...options, controller: { ...QUIET, ...options.controller } });
-  const heard: CreateSessionResponse[] = [];
-  const result = w.controller.hold(AUDIO, { holdForMs: HOLD_MS, onCreated: (created) => void heard.push(created) });
+  const heard: CreateAnswer[] = [];
+  const result = w.controller.hold(AUDIO, { holdForMs: HOLD_MS, onCreateAnswer: (answer) => void heard.push(answer) });
   await w.settle();
   const socket = w.transports.last;
   if (open) socket.open();
@@ -30,7 +31,7 @@ describe('SessionController holding a spare', () => {
   it('creates the session and opens its socket holding conn_init: no credentials, no conn_init, the create heard first', async () => {
     const { w, socket, heard } = await held();
     assert.equal(w.creates.length, 1);
-    assert.deepEqual(heard.map((c) => c.live.id), [LIVE_ID]);
+    assert.deepEqual(heard.map((a) => ('created' in a ? a.created.live.id : a.error.code)), [LIVE_ID]);
     assert.deepEqual(w.states(), [
       { phase: 'creating' },
       { phase: 'held', liveId: LIVE_ID, socketOpen: false, expiresAtMs: T0 + HOLD_MS },
@@ -145,13 +146,15 @@ describe('SessionController holding a spare', () => {
 
   it('abandonCreate: its owner gives up a create in flight: aborted at once, nothing opened', async () => {
     const w = world({ manualCreate: true, controller: { ...QUIET, createAnswerWaitMs: null } });
-    const result = w.controller.hold(AUDIO, { holdForMs: HOLD_MS });
+    const heard: CreateAnswer[] = [];
+    const result = w.controller.hold(AUDIO, { holdForMs: HOLD_MS, onCreateAnswer: (answer) => void heard.push(answer) });
     await w.settle();
     void w.controller.hangup();
     w.controller.abandonCreate();
     assert.equal(w.creates[0]!.signal?.aborted, true);
     const terminal = await result;
     assert.ok(terminal.phase === 'failed' && terminal.error.code === 'cancelled');
+    assert.deepEqual(heard, [{ error: { code: 'cancelled', message: 'The operation was cancelled.' } }], 'the request’s own error');
     assert.equal(w.transports.all.length, 0);
     await w.dispose();
   });
@@ -160,7 +163,7 @@ describe('SessionController holding a spare', () => {
     const w = world({ controller: QUIET });
     void w.controller.hold(AUDIO, {
       holdForMs: HOLD_MS,
-      onCreated: () => {
+      onCreateAnswer: () => {
         throw new AvatarError('internal', 'listener bug');
       },
     });
@@ -176,6 +179,30 @@ describe('SessionController holding a spare', () => {
     await w.settle();
     assert.equal(w.controller.release(), null);
     assert.equal(w.phase(), 'connecting');
+    await w.dispose();
+  });
+});
+
+describe('SessionController sending a held conn_init', () => {
+  it('RTC ready before any socket could be made: a fresh attempt is tried, and its failure logged as such', async () => {
+    const w = world({ controller: { awaitRtcReady: true } });
+    const boom = new AvatarError('unauthorized', 'No API key is configured.');
+    w.socketRequestError = boom;
+    // The RTC side answers as soon as the session exists, before the controller has made its socket.
+    w.controller.onEvent((e) => {
+      if (e.type === 'state' && e.state.phase === 'connecting') w.controller.rtcReady(LIVE_ID);
+    });
+    const terminal = await w.controller.start(AUDIO);
+    assert.ok(terminal.phase === 'failed');
+    assert.deepEqual(terminal.error, { code: 'unauthorized', message: 'No API key is configured.' });
+    assert.deepEqual(
+      w.log.lines.filter((l) => l.level === 'error').map((l) => [l.message, l.data]),
+      [
+        ['session: effect failed', { effect: 'open-socket', error: String(boom) }],
+        ['session: effect failed', { effect: 'send-conn-init', error: String(boom) }],
+      ],
+    );
+    assert.equal(w.transports.all.length, 0);
     await w.dispose();
   });
 });
