@@ -34,9 +34,10 @@ import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
 import type { KeepAlive } from '../core/keep-alive.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
+import { heldSessionLogger, spareEnd } from './spare-adoption.ts';
 import type { CallMode } from '../core/protocol.ts';
 import type { ServiceClient } from '../core/rest-client.ts';
-import { DEFAULT_CREATE_ANSWER_WAIT_MS, SessionController, type CreateAnswer, type TerminalState } from '../core/session-controller.ts';
+import { DEFAULT_CREATE_ANSWER_WAIT_MS, SessionController, type CreateAnswer } from '../core/session-controller.ts';
 import type { SessionEvent, StartOptions } from '../core/session-types.ts';
 import { wsTransportFactory, type TransportFactory } from '../core/transport.ts';
 import type { AttractReportArgs, PrewarmMode, SpareEvent } from '../contract.ts';
@@ -340,48 +341,16 @@ export class SpareManager {
       this.#evaluate();
       return;
     }
-    const spare = this.#newSpare(startOptions, client);
-    this.#spare = spare;
-    const unsubscribe = spare.controller.onEvent((event) => this.#onSessionEvent(spare, event));
-    let letGo!: () => void;
-    const handedOver = new Promise<void>((resolve) => (letGo = resolve));
-    spare.letGo = () => {
-      unsubscribe();
-      letGo();
-    };
-    const over = spare.controller.hold(startOptions, {
-      holdForMs: this.#settings.maxAgeSeconds * 1000,
-      onCreateAnswer: (answer) => this.#onCreateAnswer(spare, answer),
-    });
-    // Until the tap takes it, the spare's session is ours to wait for (shutdown waits for its type 5).
-    this.#track(
-      Promise.race([over, handedOver]).then(async () => {
-        if (spare.handedOver) return;
-        unsubscribe();
-        await spare.controller.dispose();
-      }),
-    );
-  }
-
-  /** A spare and its session (a controller that waits however long for its create's answer: see `#end`). */
-  #newSpare(startOptions: StartOptions, client: SpareClient): Spare {
     let resolveSettled!: (ready: boolean) => void;
     const settled = new Promise<boolean>((resolve) => (resolveSettled = resolve));
+    let letGo!: () => void;
+    const handedOver = new Promise<void>((resolve) => (letGo = resolve));
     const keepAlive = this.#opts.keepAlive?.();
-    const log = this.#log;
-    // A held session's steps are the manager's business (its own lines say what the operator needs);
-    // once a tap takes it, it is a call and logs as one.
-    const asCall = () => spare.handedOver;
-    const logger: Logger = {
-      debug: (m, d) => log.debug(m, d),
-      info: (m, d) => (asCall() ? log.info(m, d) : log.debug(m, d)),
-      warn: (m, d) => log.warn(m, d),
-      error: (m, d) => log.error(m, d),
-    };
+    // Its session waits however long for the create's answer (only shutdown bounds that: see `#end`).
     const controller = new SessionController({
       client,
       clock: this.#clock,
-      logger,
+      logger: heldSessionLogger(this.#log, () => spare.handedOver),
       transportFactory: this.#transportFactory,
       buildRequest: this.#buildRequest,
       createAnswerWaitMs: null,
@@ -390,6 +359,7 @@ export class SpareManager {
       ...(this.#opts.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#opts.keepAliveIntervalMs } : {}),
       ...(this.#opts.deadAfterMs !== undefined ? { deadAfterMs: this.#opts.deadAfterMs } : {}),
     });
+    const unsubscribe = controller.onEvent((event) => this.#onSessionEvent(spare, event));
     const spare: Spare = {
       phase: 'creating',
       callMode: startOptions.callMode,
@@ -401,9 +371,24 @@ export class SpareManager {
       resolveSettled,
       done: false,
       handedOver: false,
-      letGo: () => {},
+      letGo: () => {
+        unsubscribe();
+        letGo();
+      },
     };
-    return spare;
+    this.#spare = spare;
+    const over = controller.hold(startOptions, {
+      holdForMs: this.#settings.maxAgeSeconds * 1000,
+      onCreateAnswer: (answer) => this.#onCreateAnswer(spare, answer),
+    });
+    // Until the tap takes it, the spare's session is ours to wait for (shutdown waits for its type 5).
+    this.#track(
+      Promise.race([over, handedOver]).then(async () => {
+        if (spare.handedOver) return;
+        unsubscribe();
+        await controller.dispose();
+      }),
+    );
   }
 
   /** The create answered (before the session's machine hears of it). */
@@ -511,21 +496,6 @@ export class SpareManager {
     const tracked = task.catch(() => {}).finally(() => this.#tasks.delete(tracked));
     this.#tasks.add(tracked);
   }
-}
-
-/**
- * How a held session that ended by itself ends its spare: expired at `maxAgeSeconds` (the machine's hold
- * expiry), failed when the service ended it (type 6) or its socket was lost, found dead or refused (404:
- * the service expired it).
- */
-export function spareEnd(state: TerminalState, loss: 'closed' | 'dead' | 'error' | null): ['expired' | 'failed', string] {
-  if (state.phase === 'ended') {
-    if (state.summary.endedBy === 'limit') return ['expired', 'max_age'];
-    return ['failed', `forced_hangup_${state.summary.hangupReason ?? 'unknown'}`];
-  }
-  if (loss === 'closed') return ['failed', 'socket_lost'];
-  if (loss === 'dead') return ['failed', 'socket_dead'];
-  return ['failed', state.error.code];
 }
 
 /** What a session is created with, as one comparable string (no secrets: persona, image path, voice…). */
