@@ -385,6 +385,8 @@ export class SessionController {
       // Our own abort is no failure of the service, and whatever aborted it has said so already (a cancel,
       // or the warning that its answer did not come in time).
       if (signal.aborted) this.#log.debug('session: create cut off', { code: info.code });
+      // A held session's owner hears of it (`onCreateAnswer`) and says what it means for a spare.
+      else if (run.onCreateAnswer) this.#log.debug('session: create failed', { code: info.code, message: info.message });
       else this.#log.warn('session: create failed', { code: info.code, message: info.message });
       this.#heardCreate(run, { error: info });
       this.#dispatch({ type: 'create-failed', atMs: this.#clock.now(), error: info });

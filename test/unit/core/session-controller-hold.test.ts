@@ -159,6 +159,19 @@ describe('SessionController holding a spare', () => {
     await w.dispose();
   });
 
+  it('a failed create is told to its listener, which reports it: the session itself logs it at debug only', async () => {
+    const w = world({ manualCreate: true, controller: QUIET });
+    const heard: CreateAnswer[] = [];
+    const result = w.controller.hold(AUDIO, { holdForMs: HOLD_MS, onCreateAnswer: (answer) => void heard.push(answer) });
+    await w.settle();
+    w.failCreate(new AvatarError('server', 'HTTP 503'));
+    const terminal = await result;
+    assert.ok(terminal.phase === 'failed' && terminal.error.code === 'server');
+    assert.deepEqual(heard, [{ error: { code: 'server', message: 'HTTP 503' } }]);
+    assert.deepEqual(w.logged('session: create failed').map((l) => l.level), ['debug']);
+    await w.dispose();
+  });
+
   it('a create listener that throws is logged and the spare is held anyway', async () => {
     const w = world({ controller: QUIET });
     void w.controller.hold(AUDIO, {
