@@ -200,10 +200,10 @@ async function benchSpare(options: StartOptions): Promise<void> {
       spares.report({ showing: true, present: true });
       while (spares.phase !== 'ready') await new Promise((r) => setTimeout(r, 5));
       spares.setBusy(true);
-      const controller = new SessionController({ client, transportFactory });
       const t0 = performance.now();
       const taken = await spares.take(options.callMode, options);
       if (!taken) throw new Error('the spare was not taken');
+      const controller = taken.controller; // the spare's held session becomes the call
       let liveAt = NaN;
       controller.onEvent((e) => {
         if (e.type === 'state' && e.state.phase === 'live' && Number.isNaN(liveAt)) {
@@ -212,7 +212,9 @@ async function benchSpare(options: StartOptions): Promise<void> {
           void controller.hangup('user_end');
         }
       });
-      const terminal = await controller.start(options, { adopt: taken.adopt });
+      const released = controller.release();
+      if (!released) throw new Error('the spare was no longer held');
+      const terminal = await released;
       await controller.dispose();
       if (terminal.phase !== 'ended' || Number.isNaN(liveAt)) throw new Error(`spare session did not go live: ${JSON.stringify(terminal)}`);
       if (i > 0) samples.push(liveAt - t0); // the first is a warm-up

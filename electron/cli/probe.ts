@@ -259,6 +259,7 @@ function describeState(state: SessionState, holdSeconds: number, nowMs: number):
   switch (state.phase) {
     case 'idle':
     case 'creating':
+    case 'held': // the probe never holds a session
       return null;
     case 'connecting':
       // Attempt 1 is announced with the credentials (the controller emits them right after this state).

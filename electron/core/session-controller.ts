@@ -8,89 +8,33 @@
  * `dispose()` additionally waits for the last closes, so a test can assert that nothing is left.
  */
 import { buildCreateRequest, type BuiltCreateRequest } from './avatar-input.ts';
-import { systemClock, sleep, type Clock, type TimerHandle } from './clock.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from './control-socket.ts';
 import { AvatarError, throwIfAborted, toAvatarError, type ErrorInfo } from './errors.ts';
-import { KeepAlive, describeRefusal } from './keep-alive.ts';
+import { KeepAlive } from './keep-alive.ts';
 import { END_CONFIRM_TIMEOUT_MS } from './remote-hangup.ts';
 import { silentLogger, type Logger } from './log.ts';
-import type { CreateSessionResponse, HangupReason, LiveRecord } from './protocol.ts';
-import { liveReconnectPolicy as defaultLivePolicy, notReadyPolicy as defaultNotReadyPolicy, type ReconnectPolicy } from './reconnect-policy.ts';
-import type { ServiceClient } from './rest-client.ts';
+import type { CreateSessionResponse, HangupReason } from './protocol.ts';
+import { liveReconnectPolicy as defaultLivePolicy, notReadyPolicy as defaultNotReadyPolicy } from './reconnect-policy.ts';
+import { DEFAULT_CREATE_ANSWER_WAIT_MS, type SessionControllerOptions, type TerminalState } from './session-controller-options.ts';
 import {
   initialMachine,
   isTerminal,
   transition,
-  type FinalRecord,
   type Machine,
   type MachineConfig,
   type MachineEffect,
   type MachineEvent,
 } from './session-machine.ts';
+import { lossError, pollFinalRecord, queryStatus, sameState, type ReadBackDeps } from './session-read-back.ts';
 import type { SessionEvent, SessionState, StartOptions } from './session-types.ts';
+import { TimerSlots } from './timer-slots.ts';
 import { wsTransportFactory, type TransportFactory } from './transport.ts';
 
-export interface SessionControllerOptions {
-  client: Pick<ServiceClient, 'createSession' | 'querySession' | 'socketRequest'>;
-  clock?: Clock;
-  logger?: Logger;
-  /** Default: `wsTransportFactory` (the `ws` package). */
-  transportFactory?: TransportFactory;
-  /** Default `notReadyPolicy`: `NOT_READY_BACKOFF_MS`, its last delay repeated, within `NOT_READY_BUDGET_MS` (spec §6 rule 2). */
-  notReadyPolicy?: ReconnectPolicy;
-  /** Default 0/250/500/1000/2000 … ms within 10 s. */
-  liveReconnectPolicy?: ReconnectPolicy;
-  /** Keep-alive cadence of the control socket. Default `DEFAULT_KEEP_ALIVE_INTERVAL_MS` (well inside `CLIENT_SILENCE_LIMIT_MS`). */
-  keepAliveIntervalMs?: number;
-  /** No server frame for this long → the socket is dead. Default 15 000 ms. */
-  deadAfterMs?: number;
-  /** The keep-alive style of this service, shared with its other connections (the kiosk keeps one per
-   *  service URL). Default: one of this controller's own, starting with our pong message. */
-  keepAlive?: KeepAlive;
-  /** From opening a socket to its conn_init_ack. Default 10 000 ms. */
-  connectTimeoutMs?: number;
-  /** How long to poll for `ended` and the billing figures after the end. Default END_CONFIRM_TIMEOUT_MS (30 s). */
-  endQueryTimeoutMs?: number;
-  /** Poll period of that query. Default 500 ms. */
-  endQueryIntervalMs?: number;
-  /** Grace after live_duration before we hang up ourselves (the server should end it first). Default 2 000 ms. */
-  durationGraceMs?: number;
-  /** Bound on a best-effort hangup over a fresh socket. Default 3 000 ms. */
-  hangupSocketTimeoutMs?: number;
-  /**
-   * A hangup while the create request is in flight does not abort it (the service may have made the room
-   * already, and only its answer says which room to close): it waits this long for the answer, closes the
-   * room with type 5 and no conn_init, and aborts the request only after this bound. Default 4 000 ms.
-   */
-  createAnswerWaitMs?: number;
-  /** Default `buildCreateRequest` (reads a local image into a data URI, validates). */
-  buildRequest?: (options: StartOptions) => Promise<BuiltCreateRequest>;
-  /**
-   * RTC first, then billing (default false): conn_init waits for `rtcReady()` from whoever runs the RTC side
-   * (the renderer); `rtcFailed()` or `rtcReadyTimeoutMs` without it ends the session with type 5 before any
-   * conn_init. Off for callers with no RTC side (the CLI probe).
-   */
-  awaitRtcReady?: boolean;
-  /** Default 30 000 ms. */
-  rtcReadyTimeoutMs?: number;
-}
+export { DEFAULT_CREATE_ANSWER_WAIT_MS, type SessionControllerOptions, type TerminalState } from './session-controller-options.ts';
 
-/** Default bound on waiting for a create's answer after a cancel (see `createAnswerWaitMs`). */
-export const DEFAULT_CREATE_ANSWER_WAIT_MS = 4_000;
-
-export type TerminalState = Extract<SessionState, { phase: 'ended' | 'failed' }>;
-
-/**
- * A session created ahead of the tap (a spare, see electron/kiosk/spare.ts) that `start` takes over instead
- * of creating one: its create answer, and optionally its control socket, already open and holding its
- * conn_init (`holdConnInit`). The machine runs exactly as for a fresh session; only the `create-session`
- * effect answers at once from `created`, and the first `open-socket` effect sends conn_init on `socket`
- * (one round trip to live when the avatar is ready) instead of opening a new socket.
- */
-export interface AdoptedSession {
-  created: CreateSessionResponse;
-  socket: ControlSocket | null;
-}
+/** What a create request came to: the room it made, or its own error (`cancelled` when we stopped it). */
+export type CreateAnswer = { created: CreateSessionResponse } | { error: ErrorInfo };
 
 interface Run {
   promise: Promise<TerminalState>;
@@ -104,8 +48,8 @@ interface Run {
   queryAbort: AbortController;
   created: CreateSessionResponse | null;
   detachSignal: () => void;
-  /** A spare to take over (fast start); its socket is consumed by the first `open-socket`. */
-  adopt: AdoptedSession | null;
+  /** A held session's listener for the create's answer (see `hold`). */
+  onCreateAnswer: ((answer: CreateAnswer) => void) | null;
 }
 
 export class SessionController {
@@ -113,15 +57,16 @@ export class SessionController {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #transportFactory: TransportFactory;
-  readonly #config: MachineConfig;
+  #config: MachineConfig;
   readonly #keepAliveIntervalMs: number | undefined;
   readonly #deadAfterMs: number | undefined;
   readonly #keepAlive: KeepAlive;
   readonly #connectTimeoutMs: number;
-  readonly #endQueryTimeoutMs: number;
-  readonly #endQueryIntervalMs: number;
+  /** Bounds of the billing read-back after the end. */
+  readonly #endQuery: { timeoutMs: number; intervalMs: number };
+  readonly #readBack: ReadBackDeps;
   readonly #hangupSocketTimeoutMs: number;
-  readonly #createAnswerWaitMs: number;
+  readonly #createAnswerWaitMs: number | null;
   readonly #buildRequest: (options: StartOptions) => Promise<BuiltCreateRequest>;
 
   #machine: Machine = initialMachine();
@@ -129,10 +74,8 @@ export class SessionController {
   #run: Run | null = null;
   #socket: ControlSocket | null = null;
   #generation = 0;
-  #retryTimer: TimerHandle | null = null;
-  #durationTimer: TimerHandle | null = null;
-  #rtcTimer: TimerHandle | null = null;
-  #createWaitTimer: TimerHandle | null = null;
+  readonly #timers: TimerSlots<'retry' | 'duration' | 'rtc' | 'create-wait' | 'hold'>;
+  #lastSocketLoss: 'closed' | 'dead' | 'error' | null = null;
   /** A held socket still opening whose conn_init is due as soon as it opens (the RTC side got ready first). */
   #connInitOnOpen: ControlSocket | null = null;
   /** Background work of the current run (create, queries, hangup-only sockets); the run ends after it. */
@@ -147,6 +90,7 @@ export class SessionController {
     this.#client = options.client;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger ?? silentLogger;
+    this.#timers = new TimerSlots(this.#clock);
     this.#transportFactory = options.transportFactory ?? wsTransportFactory;
     this.#config = {
       notReadyPolicy: options.notReadyPolicy ?? defaultNotReadyPolicy,
@@ -159,10 +103,10 @@ export class SessionController {
     this.#deadAfterMs = options.deadAfterMs;
     this.#keepAlive = options.keepAlive ?? new KeepAlive({ logger: this.#log });
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-    this.#endQueryTimeoutMs = options.endQueryTimeoutMs ?? END_CONFIRM_TIMEOUT_MS;
-    this.#endQueryIntervalMs = options.endQueryIntervalMs ?? 500;
+    this.#endQuery = { timeoutMs: options.endQueryTimeoutMs ?? END_CONFIRM_TIMEOUT_MS, intervalMs: options.endQueryIntervalMs ?? 500 };
+    this.#readBack = { client: this.#client, clock: this.#clock, log: this.#log };
     this.#hangupSocketTimeoutMs = options.hangupSocketTimeoutMs ?? 3_000;
-    this.#createAnswerWaitMs = options.createAnswerWaitMs ?? DEFAULT_CREATE_ANSWER_WAIT_MS;
+    this.#createAnswerWaitMs = options.createAnswerWaitMs === undefined ? DEFAULT_CREATE_ANSWER_WAIT_MS : options.createAnswerWaitMs;
     this.#buildRequest = options.buildRequest ?? ((startOptions) => buildCreateRequest(startOptions));
   }
 
@@ -184,12 +128,59 @@ export class SessionController {
    * `summary.timingsMs` count from this call, which begins the create step (build the request, POST it).
    * Aborting `signal` is the same as `hangup('user_end')`.
    */
-  start(options: StartOptions, opts: { signal?: AbortSignal; adopt?: AdoptedSession } = {}): Promise<TerminalState> {
+  start(options: StartOptions, opts: { signal?: AbortSignal } = {}): Promise<TerminalState> {
+    return this.#begin(options, opts.signal, null, { type: 'start', atMs: this.#clock.now(), callMode: options.callMode });
+  }
+
+  /**
+   * Runs a session as a spare (electron/kiosk/spare.ts): create it, open its control socket holding
+   * conn_init, and keep it `held` (pings answered, keep-alives sent, never billed) until `release()` makes
+   * it a call, a hangup gives it up, or `holdForMs` after the create answered it expires; each of the
+   * last two ends it with type 5 and no conn_init. `onCreateAnswer` hears the create's answer (the room, or
+   * the request's own error) before the machine does: a spare may be dropped as it is announced, and its
+   * room is then closed without a socket of its own.
+   * Resolves like `start`, once the session (held, or the call it became) is over.
+   */
+  hold(options: StartOptions, opts: { holdForMs: number; onCreateAnswer?: (answer: CreateAnswer) => void }): Promise<TerminalState> {
+    const event: MachineEvent = { type: 'hold', atMs: this.#clock.now(), callMode: options.callMode, holdForMs: opts.holdForMs };
+    return this.#begin(options, undefined, opts.onCreateAnswer ?? null, event);
+  }
+
+  /**
+   * The tap takes the held session: conn_init goes out on its open socket (with `awaitRtcReady`, once the
+   * RTC side is ready), so tap → live is one round trip. The call's own RTC settings apply from here.
+   * Returns the session's end (as `start` does), or null when it is not held (lost or ended meanwhile).
+   */
+  release(call: Pick<SessionControllerOptions, 'awaitRtcReady' | 'rtcReadyTimeoutMs'> = {}): Promise<TerminalState> | null {
+    const run = this.#run;
+    if (!run || this.#machine.state.phase !== 'held') return null;
+    if (call.awaitRtcReady !== undefined) this.#config = { ...this.#config, awaitRtcReady: call.awaitRtcReady };
+    if (call.rtcReadyTimeoutMs !== undefined) this.#config = { ...this.#config, rtcReadyTimeoutMs: call.rtcReadyTimeoutMs };
+    this.#dispatch({ type: 'release', atMs: this.#clock.now() });
+    return run.promise;
+  }
+
+  /**
+   * Stop waiting for the answer of a create in flight after a hangup (the caller's own bound ran out):
+   * the request is aborted, and a room it made can no longer be closed from here.
+   */
+  abandonCreate(): void {
+    const run = this.#run;
+    if (!run || run.created) return;
+    this.#timers.cancel('create-wait');
+    run.createAbort.abort();
+  }
+
+  /** How the last control socket was lost (closed, found dead, or failed), or null: a spare names its end by it. */
+  get lastSocketLoss(): 'closed' | 'dead' | 'error' | null {
+    return this.#lastSocketLoss;
+  }
+
+  #begin(options: StartOptions, signal: AbortSignal | undefined, onCreateAnswer: Run['onCreateAnswer'], first: MachineEvent): Promise<TerminalState> {
     if (this.#disposing) return Promise.reject(new AvatarError('invalid_request', 'This session controller was disposed.'));
     if (this.#run) return Promise.reject(new AvatarError('invalid_request', 'A session is already running; hang up first.'));
     let resolve!: (state: TerminalState) => void;
     const promise = new Promise<TerminalState>((r) => (resolve = r));
-    const signal = opts.signal;
     const onAbort = () => void this.hangup('user_end');
     signal?.addEventListener('abort', onAbort, { once: true });
     this.#run = {
@@ -201,10 +192,11 @@ export class SessionController {
       queryAbort: new AbortController(),
       created: null,
       detachSignal: () => signal?.removeEventListener('abort', onAbort),
-      adopt: opts.adopt ?? null,
+      onCreateAnswer,
     };
     this.#machine = initialMachine();
-    this.#dispatch({ type: 'start', atMs: this.#clock.now(), callMode: options.callMode });
+    this.#lastSocketLoss = null;
+    this.#dispatch(first);
     if (signal?.aborted) onAbort();
     return promise;
   }
@@ -255,7 +247,7 @@ export class SessionController {
         this.#dispatch({ type: 'hangup-requested', atMs: this.#clock.now(), reason: 'user_end' });
         await run.promise;
       }
-      this.#clearTimers();
+      this.#timers.clearAll();
       this.#closeSocket();
       while (this.#tasks.size + this.#closings.size > 0) await Promise.allSettled([...this.#tasks, ...this.#closings]);
       this.#listeners.clear();
@@ -304,15 +296,8 @@ export class SessionController {
     if (!run) return;
     this.#run = null;
     run.detachSignal();
-    const unused = run.adopt?.socket;
-    if (unused && run.adopt) {
-      // Never reached open-socket (e.g. an error first): close the spare's room before any conn_init.
-      run.adopt.socket = null;
-      unused.hangup('user_end');
-      this.#track(unused.closed, this.#closings);
-    }
     run.queryAbort.abort();
-    this.#clearTimers();
+    this.#timers.clearAll();
     this.#closeSocket();
     this.#log.info('session: over', { phase: state.phase, liveId: state.liveId, error: state.phase === 'failed' ? state.error.code : undefined });
     // Resolve once the cleanup that matters to the service (a hangup still in flight) has run.
@@ -344,40 +329,31 @@ export class SessionController {
       case 'send-conn-init':
         return this.#sendHeldConnInit();
       case 'schedule-rtc-guard':
-        this.#cancelTimer('rtc');
-        this.#rtcTimer = this.#clock.setTimeout(() => {
-          this.#rtcTimer = null;
+        return this.#timers.set('rtc', effect.atMs - this.#clock.now(), () =>
           this.#dispatch({
             type: 'rtc-failed',
             atMs: this.#clock.now(),
             error: { code: 'rtc_failed', message: 'The call’s audio/video channel did not connect in time; the network may be blocking video calls.' },
-          });
-        }, Math.max(0, effect.atMs - this.#clock.now()));
-        return;
+          }),
+        );
       case 'cancel-rtc-guard':
-        return this.#cancelTimer('rtc');
+        return this.#timers.cancel('rtc');
       case 'close-socket':
         return this.#closeSocket();
       case 'send-hangup':
         return this.#sendHangup(effect.reason);
       case 'schedule-retry':
-        this.#cancelTimer('retry');
-        this.#retryTimer = this.#clock.setTimeout(() => {
-          this.#retryTimer = null;
-          this.#dispatch({ type: 'retry-due', atMs: this.#clock.now() });
-        }, effect.delayMs);
-        return;
+        return this.#timers.set('retry', effect.delayMs, () => this.#dispatch({ type: 'retry-due', atMs: this.#clock.now() }));
       case 'cancel-retry':
-        return this.#cancelTimer('retry');
+        return this.#timers.cancel('retry');
       case 'schedule-duration-guard':
-        this.#cancelTimer('duration');
-        this.#durationTimer = this.#clock.setTimeout(() => {
-          this.#durationTimer = null;
-          this.#dispatch({ type: 'duration-reached', atMs: this.#clock.now() });
-        }, Math.max(0, effect.atMs - this.#clock.now()));
-        return;
+        return this.#timers.set('duration', effect.atMs - this.#clock.now(), () => this.#dispatch({ type: 'duration-reached', atMs: this.#clock.now() }));
       case 'cancel-duration-guard':
-        return this.#cancelTimer('duration');
+        return this.#timers.cancel('duration');
+      case 'schedule-hold-expiry':
+        return this.#timers.set('hold', effect.atMs - this.#clock.now(), () => this.#dispatch({ type: 'hold-expired', atMs: this.#clock.now() }));
+      case 'cancel-hold-expiry':
+        return this.#timers.cancel('hold');
       case 'query-status':
         return this.#track(this.#queryStatus(run));
       case 'query-final':
@@ -389,19 +365,6 @@ export class SessionController {
 
   async #createSession(run: Run): Promise<void> {
     const signal = run.createAbort.signal;
-    if (run.adopt) {
-      // Fast start: the room exists already (created ahead of the tap). Answer on the next microtask, as
-      // a request would, so the `creating` state is emitted before `connecting`.
-      const created = run.adopt.created;
-      await Promise.resolve();
-      if (signal.aborted) {
-        this.#dispatch({ type: 'create-failed', atMs: this.#clock.now(), error: { code: 'cancelled', message: 'The session was cancelled.' } });
-        return;
-      }
-      run.created = created;
-      this.#dispatch({ type: 'created', atMs: this.#clock.now(), liveId: created.live.id, liveDurationS: created.live.live_duration, callMode: created.live.call_mode });
-      return;
-    }
     try {
       const built = await this.#buildRequest(run.options);
       throwIfAborted(signal);
@@ -409,6 +372,7 @@ export class SessionController {
       run.createSent = true;
       const created = await this.#client.createSession(built.request, { signal });
       run.created = created;
+      this.#heardCreate(run, { created });
       this.#dispatch({
         type: 'created',
         atMs: this.#clock.now(),
@@ -418,8 +382,23 @@ export class SessionController {
       });
     } catch (error) {
       const info = toAvatarError(error).toInfo();
-      this.#log.warn('session: create failed', { code: info.code, message: info.message });
+      // Our own abort is no failure of the service, and whatever aborted it has said so already (a cancel,
+      // or the warning that its answer did not come in time).
+      if (signal.aborted) this.#log.debug('session: create cut off', { code: info.code });
+      // A held session's owner hears of it (`onCreateAnswer`) and says what it means for a spare.
+      else if (run.onCreateAnswer) this.#log.debug('session: create failed', { code: info.code, message: info.message });
+      else this.#log.warn('session: create failed', { code: info.code, message: info.message });
+      this.#heardCreate(run, { error: info });
       this.#dispatch({ type: 'create-failed', atMs: this.#clock.now(), error: info });
+    }
+  }
+
+  /** Tell a held session's listener of the create's answer (a listener that throws is logged, not fatal). */
+  #heardCreate(run: Run, answer: CreateAnswer): void {
+    try {
+      run.onCreateAnswer?.(answer);
+    } catch (error) {
+      this.#log.error('session: the create listener threw', { error: String(error) });
     }
   }
 
@@ -431,29 +410,17 @@ export class SessionController {
    */
   #abortCreate(run: Run): void {
     if (!run.createSent) return run.createAbort.abort();
-    if (this.#createWaitTimer !== null) return;
+    if (this.#timers.has('create-wait')) return;
     this.#log.info('session: cancelled while the create is in flight; waiting for its answer to close the room', { waitMs: this.#createAnswerWaitMs });
-    this.#createWaitTimer = this.#clock.setTimeout(() => {
-      this.#createWaitTimer = null;
+    if (this.#createAnswerWaitMs === null) return; // no bound of ours: the owner may `abandonCreate()`
+    this.#timers.set('create-wait', this.#createAnswerWaitMs, () => {
       this.#log.warn('session: the create did not answer in time after a cancel; a room it made cannot be closed from here');
       run.createAbort.abort();
-    }, this.#createAnswerWaitMs);
+    });
   }
 
   #openSocket(hold = false): void {
     this.#closeSocket();
-    const adopted = this.#claimAdoptedSocket();
-    if (adopted) {
-      // The spare's socket is open and holding conn_init: send it now (spec §6; README assumption), or,
-      // RTC first, once the renderer reports its side ready (`send-conn-init`).
-      this.#socket = adopted;
-      if (!hold) {
-        adopted.connInit(this.#connectTimeoutMs);
-        this.#log.debug('session: conn_init on the pre-opened control socket', { generation: adopted.generation });
-      }
-      this.#dispatch({ type: 'socket-open', atMs: this.#clock.now() });
-      return;
-    }
     this.#socket = this.#newControlSocket({
       ackTimeoutMs: this.#connectTimeoutMs,
       ...(hold ? { holdConnInit: true } : {}),
@@ -473,7 +440,8 @@ export class SessionController {
     const socket = this.#socket;
     if (socket?.isOpen && !socket.connInitSent) {
       socket.connInit(this.#connectTimeoutMs);
-      this.#log.debug('session: RTC ready; conn_init sent', { generation: socket.generation });
+      const why = this.#config.awaitRtcReady ? 'session: RTC ready; conn_init sent' : 'session: released; conn_init on the held control socket';
+      this.#log.debug(why, { generation: socket.generation });
       return;
     }
     if (socket?.connInitSent) return;
@@ -482,24 +450,6 @@ export class SessionController {
       return;
     }
     this.#openSocket(false);
-  }
-
-  /**
-   * The adopted spare's socket, at most once per run: routed to this controller if it is still open and
-   * has not sent conn_init; otherwise closed, and null (the caller opens a fresh one).
-   */
-  #claimAdoptedSocket(): ControlSocket | null {
-    const adopt = this.#run?.adopt;
-    const socket = adopt?.socket ?? null;
-    if (!adopt || !socket) return null;
-    adopt.socket = null;
-    if (socket.isOpen && !socket.connInitSent) {
-      socket.setOutcomeListener((outcome, s) => this.#onSocketOutcome(outcome, s));
-      return socket;
-    }
-    socket.close(1000, 'not adoptable');
-    this.#track(socket.closed, this.#closings);
-    return null;
   }
 
   /** A control socket to this session with the next generation number. URL and headers are re-read on
@@ -545,6 +495,7 @@ export class SessionController {
       case 'closed':
       case 'dead':
       case 'error':
+        this.#lastSocketLoss = outcome.kind;
         this.#socket = null;
         this.#track(socket.closed, this.#closings);
         return this.#dispatch({ type: 'socket-lost', atMs, error: lossError(outcome) });
@@ -564,8 +515,6 @@ export class SessionController {
    * that sends only the hangup (never conn_init, which could take the avatar live and start billing).
    */
   #sendHangup(reason: HangupReason): void {
-    // A spare's socket not used yet (a hangup before the first open-socket): the hangup goes out on it.
-    if (!this.#socket) this.#socket = this.#claimAdoptedSocket();
     const socket = this.#socket;
     if (socket?.isOpen) {
       this.#socket = null;
@@ -585,52 +534,20 @@ export class SessionController {
         },
       });
     } catch (error) {
-      this.#log.warn('session: could not send the hangup', { error: String(error) });
+      this.#log.warn('session: could not send the hangup', { liveId: this.#machine.context.liveId, error: String(error) });
       return;
     }
     this.#track(hangupSocket.closed);
   }
 
   async #queryStatus(run: Run): Promise<void> {
-    const liveId = this.#liveId();
-    try {
-      const record = await this.#client.querySession(liveId, { signal: run.queryAbort.signal });
-      this.#dispatch({ type: 'status-known', atMs: this.#clock.now(), record: toFinal(record) });
-    } catch (error) {
-      this.#log.debug('session: status query failed', { code: toAvatarError(error).code });
-    }
+    const record = await queryStatus(this.#readBack, this.#liveId(), run.queryAbort.signal);
+    if (record) this.#dispatch({ type: 'status-known', atMs: this.#clock.now(), record });
   }
 
-  /** Poll until the service says `ended` (spec §3: the billing figures are readable then), bounded. */
   async #queryFinal(run: Run): Promise<void> {
-    const liveId = this.#liveId();
-    const signal = run.queryAbort.signal;
-    const deadlineMs = this.#clock.now() + this.#endQueryTimeoutMs;
-    let last: FinalRecord | null = null;
-    while (!signal.aborted) {
-      try {
-        last = toFinal(await this.#client.querySession(liveId, { signal }));
-        if (last.status === 'ended') break;
-      } catch (error) {
-        const code = toAvatarError(error).code;
-        // Our own cut-off (a shutdown that would not wait longer) is no failure of the service, and the
-        // cut-off itself was already warned about.
-        if (signal.aborted) {
-          this.#log.debug('session: final query cut off', { code });
-          break;
-        }
-        this.#log.warn('session: final query failed', { code });
-        if (code === 'cancelled' || code === 'not_found' || code === 'forbidden' || code === 'unauthorized') break;
-      }
-      const leftMs = deadlineMs - this.#clock.now();
-      if (leftMs <= 0) break;
-      try {
-        await sleep(this.#clock, Math.min(this.#endQueryIntervalMs, leftMs), signal);
-      } catch {
-        break; // cancelled
-      }
-    }
-    this.#dispatch({ type: 'end-confirmed', atMs: this.#clock.now(), record: last });
+    const record = await pollFinalRecord(this.#readBack, this.#liveId(), run.queryAbort.signal, this.#endQuery);
+    this.#dispatch({ type: 'end-confirmed', atMs: this.#clock.now(), record });
   }
 
   // --- helpers ----------------------------------------------------------------------------------------
@@ -646,32 +563,6 @@ export class SessionController {
     into.add(tracked);
   }
 
-  #cancelTimer(which: 'retry' | 'duration' | 'rtc' | 'create-wait'): void {
-    if (which === 'create-wait' && this.#createWaitTimer !== null) {
-      this.#clock.clearTimeout(this.#createWaitTimer);
-      this.#createWaitTimer = null;
-    }
-    if (which === 'rtc' && this.#rtcTimer !== null) {
-      this.#clock.clearTimeout(this.#rtcTimer);
-      this.#rtcTimer = null;
-    }
-    if (which === 'retry' && this.#retryTimer !== null) {
-      this.#clock.clearTimeout(this.#retryTimer);
-      this.#retryTimer = null;
-    }
-    if (which === 'duration' && this.#durationTimer !== null) {
-      this.#clock.clearTimeout(this.#durationTimer);
-      this.#durationTimer = null;
-    }
-  }
-
-  #clearTimers(): void {
-    this.#cancelTimer('retry');
-    this.#cancelTimer('duration');
-    this.#cancelTimer('rtc');
-    this.#cancelTimer('create-wait');
-  }
-
   #emit(event: SessionEvent): void {
     for (const listener of [...this.#listeners]) {
       try {
@@ -681,38 +572,4 @@ export class SessionController {
       }
     }
   }
-}
-
-function toFinal(record: LiveRecord): FinalRecord {
-  const reason = (record as { hangup_reason?: unknown }).hangup_reason;
-  return {
-    status: record.status,
-    billedSeconds: record.billed_seconds ?? null,
-    creditsCost: record.credits_cost ?? null,
-    ...(typeof reason === 'string' && reason ? { hangupReason: reason } : {}),
-  };
-}
-
-function lossError(outcome: Extract<ControlSocketOutcome, { kind: 'closed' | 'dead' | 'error' }>): ErrorInfo {
-  switch (outcome.kind) {
-    case 'error':
-      return outcome.error.toInfo();
-    case 'dead':
-      return outcome.cause === 'silence'
-        ? { code: 'timeout', message: 'No message from the service for too long; the connection is presumed dead.' }
-        : { code: 'timeout', message: 'The computer slept; the connection is presumed dead.' };
-    case 'closed': {
-      const closed = `The control socket closed (code ${outcome.code}${outcome.reason ? `: ${outcome.reason}` : ''})`;
-      const refused = outcome.keepAliveRefused;
-      return { code: 'network', message: refused ? `${closed} ${describeRefusal(refused.style, refused.next)}.` : `${closed}.` };
-    }
-  }
-}
-
-/** States are small plain objects: compare field by field (one level). */
-function sameState(a: SessionState, b: SessionState): boolean {
-  if (a === b) return true;
-  const ka = Object.keys(a) as (keyof SessionState)[];
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => a[k] === b[k]);
 }

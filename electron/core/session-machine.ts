@@ -6,11 +6,16 @@
  * Client phases (the `SessionState` union the UI renders) and the service's states behind them (spec §3):
  *
  *   idle → creating ──created──→ connecting ──ack ok──→ live ──drop──→ reconnecting ──ack ok──→ live
- *                                  │   ↑                  │                 │
- *                       NOT_READY  ↓   │ retry-due        │ hangup / type 6 / duration
- *                                warming                  ↓                 ↓
- *                                                       ending ──final──→ ended | failed
+ *            ↑   │                 ↑ │   ↑                  │                 │
+ *          hold  └─created─→ held ─┘ │   │ retry-due        │ hangup / type 6 / duration
+ *               (a spare)  release   ↓   │                  ↓                 ↓
+ *                                  warming (NOT_READY)    ending ──final──→ ended | failed
  *   service:  (none) → waiting ······························ on_live ······· ending → ended
+ *
+ * `held` is a spare (electron/kiosk/spare.ts decides when one is made): created, its socket open and
+ * answering pings, conn_init not sent, so the room stays `waiting` and unbilled (spec §3). `release` (the
+ * tap) sends conn_init on that socket; a held session given up, expired, refused or lost ends there with
+ * type 5 and no conn_init (none after a 404 or the service's own type 6), with no billing read-back.
  *
  * Rules (spec §6): NOT_READY → close, wait (`NOT_READY_BACKOFF_MS`), reconnect (rule 2); LIVE_CONN_INIT_FAILED is permanent
  * (rule 3); a forced hangup ends the call and is never followed by a reconnect (rules 5, 6); the client's own
@@ -18,157 +23,21 @@
  * (rule 5): we try to restore the control socket within a grace budget while the RTC call continues.
  */
 import type { ErrorCode, ErrorInfo } from './errors.ts';
-import type { CallMode, HangupReason } from './protocol.ts';
-import { classify, type ReconnectPolicy } from './reconnect-policy.ts';
+import type { HangupReason } from './protocol.ts';
+import { classify } from './reconnect-policy.ts';
+import {
+  RTC_READY_TIMEOUT_MS,
+  type FinalRecord,
+  type Machine,
+  type MachineConfig,
+  type MachineEffect,
+  type MachineEvent,
+  type SessionContext,
+  type TransitionResult,
+} from './session-machine-types.ts';
 import type { EndedBy, SessionState, SessionSummary } from './session-types.ts';
 
-// ---------------------------------------------------------------------------------------------------
-// Events and effects
-
-/** What the billing query returned after the end (spec §4.2). */
-export interface FinalRecord {
-  status: string;
-  billedSeconds: number | null;
-  creditsCost: number | null;
-  /** A hangup reason the server's record carried, if any (not in the spec; read when present). */
-  hangupReason?: string | null;
-}
-
-export type MachineEvent =
-  | { type: 'start'; atMs: number; callMode: CallMode }
-  | { type: 'created'; atMs: number; liveId: string; liveDurationS: number; callMode: CallMode }
-  | { type: 'create-failed'; atMs: number; error: ErrorInfo }
-  | { type: 'socket-open'; atMs: number }
-  | { type: 'ack-success'; atMs: number }
-  | { type: 'ack-not-ready'; atMs: number }
-  | { type: 'ack-failed'; atMs: number; errorCode: string }
-  | { type: 'forced-hangup'; atMs: number; reason: HangupReason }
-  /** The control socket closed, errored or was found dead. `error.code` decides retry vs fatal. */
-  | { type: 'socket-lost'; atMs: number; error: ErrorInfo }
-  | { type: 'retry-due'; atMs: number }
-  /** The user (or an AbortSignal, or dispose) ends the session. */
-  | { type: 'hangup-requested'; atMs: number; reason: HangupReason }
-  /** live_duration (+ grace) passed and the server has not ended the call. */
-  | { type: 'duration-reached'; atMs: number }
-  /** The status query made while reconnecting answered. */
-  | { type: 'status-known'; atMs: number; record: FinalRecord }
-  /** The billing query after the end finished (`record` null: it could not be read). */
-  | { type: 'end-confirmed'; atMs: number; record: FinalRecord | null }
-  /** Something unexpected broke in the driver. */
-  | { type: 'error'; atMs: number; error: ErrorInfo }
-  /** The renderer's side of the RTC channel is ready (joined, remote handler in place, microphone track ready). */
-  | { type: 'rtc-ready'; atMs: number }
-  /** Our side of the RTC channel failed (join refused, blocked network) or did not get ready in time. */
-  | { type: 'rtc-failed'; atMs: number; error: ErrorInfo };
-
-export type MachineEffect =
-  /** Build the request and POST it (spec §4.1). Never retried. */
-  | { type: 'create-session' }
-  /**
-   * Cancel the create: the driver stops it before the request is sent; once sent, it waits (bounded) for
-   * the answer, because the service may have made the room and only the answer names it (`created` then
-   * closes it).
-   */
-  | { type: 'abort-create' }
-  /** Emit the `credentials` event (the renderer joins RTC). */
-  | { type: 'emit-credentials' }
-  /**
-   * Open a new control socket (fresh URL/headers, seq_id from 1); it sends conn_init on open, unless
-   * `holdConnInit`: then it only keeps the session company until `send-conn-init` (RTC first, then billing).
-   */
-  | { type: 'open-socket'; holdConnInit?: true }
-  /** Send the held conn_init on the current socket (or on a fresh socket when it is not open yet). */
-  | { type: 'send-conn-init' }
-  /** Fire `rtc-failed` (timeout) at `atMs` unless the RTC side reports ready first. */
-  | { type: 'schedule-rtc-guard'; atMs: number }
-  | { type: 'cancel-rtc-guard' }
-  /** Close the current control socket and ignore anything it still reports. */
-  | { type: 'close-socket' }
-  /**
-   * Send type 5 with `reason` and close (spec §6 rule 7). On the current socket when it is open; otherwise
-   * on a short-lived socket that sends only the hangup (never conn_init, so the avatar never goes live).
-   */
-  | { type: 'send-hangup'; reason: HangupReason }
-  | { type: 'schedule-retry'; delayMs: number }
-  | { type: 'cancel-retry' }
-  /** Fire `duration-reached` at `atMs` (clock time). */
-  | { type: 'schedule-duration-guard'; atMs: number }
-  | { type: 'cancel-duration-guard' }
-  /** Ask the server whether the session is still on (while reconnecting) → `status-known`. */
-  | { type: 'query-status' }
-  /** Poll the session until `ended` (bounded) → `end-confirmed` with the billing figures. */
-  | { type: 'query-final' };
-
-// ---------------------------------------------------------------------------------------------------
-// Machine state
-
-/** Counters and timestamps behind the visible state; all times are clock milliseconds. */
-export interface SessionContext {
-  callMode: CallMode;
-  liveId: string | null;
-  liveDurationS: number;
-  /** When the create request began: the origin of `timingsMs`. */
-  startedAtMs: number;
-  createdAtMs: number | null;
-  firstSocketOpenAtMs: number | null;
-  liveAtMs: number | null;
-  endedAtMs: number | null;
-  /** Sockets opened so far (1-based attempt of the current one). */
-  socketsOpened: number;
-  notReadyRetries: number;
-  /** Retries before going live (NOT_READY and pre-live drops); the NOT_READY policy's attempt counter. */
-  preLiveRetries: number;
-  /** When the pre-live retry episode began (first NOT_READY or drop). */
-  warmupStartedAtMs: number | null;
-  /** Sockets opened to restore a live connection, over the whole session. */
-  reconnects: number;
-  /** Attempts in the current reconnect episode, and when it began. */
-  reconnectAttempt: number;
-  dropStartedAtMs: number | null;
-  /** Live start and end of live_duration (clock time); null before live. */
-  liveSinceMs: number | null;
-  endsAtMs: number | null;
-  wentLive: boolean;
-  hangupReason: HangupReason | null;
-  endedBy: EndedBy | null;
-  /** Set when the session is ending because something failed: the end is then `failed` with this error. */
-  failure: ErrorInfo | null;
-  /** The user cancelled while the create request was in flight. */
-  cancelledDuringCreate: boolean;
-  lastError: ErrorInfo | null;
-  /** The renderer reported its side of the RTC channel ready (only tracked with `awaitRtcReady`). */
-  rtcReady: boolean;
-  /** The current socket holds its conn_init until the RTC side is ready. */
-  connInitHeld: boolean;
-}
-
-export interface Machine {
-  state: SessionState;
-  context: SessionContext;
-}
-
-export interface MachineConfig {
-  notReadyPolicy: ReconnectPolicy;
-  liveReconnectPolicy: ReconnectPolicy;
-  /** How long after `endsAtMs` to wait for the server's own `timeout` before hanging up ourselves. */
-  durationGraceMs: number;
-  /**
-   * RTC first, then billing: conn_init waits for `rtc-ready` (the socket opens meanwhile, holding it), and
-   * an RTC failure before then ends the session with type 5 and no conn_init. Off for callers with no RTC
-   * side (the CLI probe).
-   */
-  awaitRtcReady?: boolean;
-  /** With `awaitRtcReady`: how long the RTC side may take before the session is given up. Default 30 000. */
-  rtcReadyTimeoutMs?: number;
-}
-
-/** Default bound on the renderer's join before the session is given up (type 5, never billed). */
-export const RTC_READY_TIMEOUT_MS = 30_000;
-
-export interface TransitionResult {
-  machine: Machine;
-  effects: MachineEffect[];
-}
+export * from './session-machine-types.ts';
 
 export function initialMachine(): Machine {
   return {
@@ -199,6 +68,7 @@ export function initialMachine(): Machine {
       lastError: null,
       rtcReady: false,
       connInitHeld: false,
+      holdForMs: null,
     },
   };
 }
@@ -267,10 +137,22 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
     return to({ phase: 'ending', liveId: ctx.liveId!, reason }, c, [...effects, { type: 'query-final' }]);
   };
 
+  // A held session that ends unused ends at once: never live, nothing billed, no billing read-back.
+  const endHeld = (endedBy: EndedBy, reason: HangupReason, effects: MachineEffect[]): TransitionResult => {
+    const c: SessionContext = { ...ctx, holdForMs: null, hangupReason: reason, endedBy, endedAtMs: event.atMs };
+    return to({ phase: 'ended', liveId: c.liveId!, summary: buildSummary(c, null) }, c, effects);
+  };
+
   switch (event.type) {
     case 'start': {
       if (state.phase !== 'idle') return same;
       const c: SessionContext = { ...initialMachine().context, callMode: event.callMode, startedAtMs: event.atMs };
+      return to({ phase: 'creating' }, c, [{ type: 'create-session' }]);
+    }
+
+    case 'hold': {
+      if (state.phase !== 'idle') return same;
+      const c: SessionContext = { ...initialMachine().context, callMode: event.callMode, startedAtMs: event.atMs, holdForMs: event.holdForMs };
       return to({ phase: 'creating' }, c, [{ type: 'create-session' }]);
     }
 
@@ -289,6 +171,13 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
         return failNow({ ...c, endedBy: 'client', hangupReason: reason }, err('cancelled', 'The session was cancelled while it was being created.'), [
           { type: 'send-hangup', reason },
         ]);
+      }
+      if (ctx.holdForMs !== null) {
+        // A spare: the socket opens holding conn_init (keep-alives and pings only), so the service keeps the
+        // room `waiting`, unbilled, until the tap (spec §3 waiting → on_live needs conn_init).
+        const expiresAtMs = event.atMs + ctx.holdForMs;
+        const cc: SessionContext = { ...c, socketsOpened: 1, connInitHeld: true };
+        return to({ phase: 'held', liveId: event.liveId, socketOpen: false, expiresAtMs }, cc, [openSocket(true), { type: 'schedule-hold-expiry', atMs: expiresAtMs }]);
       }
       if (config.awaitRtcReady) {
         // RTC first, then billing: the socket opens now (its handshake overlaps the renderer's join) but
@@ -311,6 +200,10 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
     }
 
     case 'socket-open': {
+      if (state.phase === 'held') {
+        if (state.socketOpen) return same;
+        return to({ ...state, socketOpen: true }, { ...ctx, firstSocketOpenAtMs: ctx.firstSocketOpenAtMs ?? event.atMs });
+      }
       if (state.phase !== 'connecting' && state.phase !== 'reconnecting') return same;
       if (ctx.firstSocketOpenAtMs !== null) return same;
       return to(state, { ...ctx, firstSocketOpenAtMs: event.atMs });
@@ -372,13 +265,45 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
       return failNow(ctx, error, [{ type: 'send-hangup', reason: 'user_end' }]);
     }
 
+    case 'release': {
+      if (state.phase !== 'held') return same;
+      // The tap: from here the session runs as if created now (its timings count from the tap), and its
+      // socket, open already, carries conn_init: tap → live is one round trip once the avatar is ready.
+      const hold = !!config.awaitRtcReady;
+      const c: SessionContext = {
+        ...ctx,
+        holdForMs: null,
+        startedAtMs: event.atMs,
+        createdAtMs: event.atMs,
+        firstSocketOpenAtMs: state.socketOpen ? event.atMs : null,
+        connInitHeld: true,
+      };
+      const effects: MachineEffect[] = [{ type: 'cancel-hold-expiry' }, { type: 'emit-credentials' }];
+      if (hold) effects.push({ type: 'schedule-rtc-guard', atMs: event.atMs + (config.rtcReadyTimeoutMs ?? RTC_READY_TIMEOUT_MS) });
+      else effects.push({ type: 'send-conn-init' });
+      return to({ phase: 'connecting', liveId: state.liveId, attempt: ctx.socketsOpened }, hold ? c : { ...c, connInitHeld: false }, effects);
+    }
+
+    case 'hold-expired': {
+      if (state.phase !== 'held') return same;
+      // Unused for its whole hold: closed with type 5 before any conn_init, never billed.
+      return endHeld('limit', 'user_end', [{ type: 'send-hangup', reason: 'user_end' }]);
+    }
+
     case 'forced-hangup': {
+      if (state.phase === 'held') return endHeld('server', event.reason, [{ type: 'cancel-hold-expiry' }, { type: 'close-socket' }]);
       if (state.phase === 'creating' || state.phase === 'idle' || state.phase === 'ending') return same;
       // spec §6 rules 5, 6: the server ended the call; never reconnect.
       return endVia(event.reason, 'server', [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }, { type: 'close-socket' }]);
     }
 
     case 'socket-lost': {
+      if (state.phase === 'held') {
+        // A spare is not worth a reconnect: give it up, closing its room with type 5 over a hangup-only
+        // socket unless the service has expired it already (404).
+        const close: MachineEffect = event.error.code === 'not_found' ? { type: 'close-socket' } : { type: 'send-hangup', reason: 'user_end' };
+        return failNow(ctx, event.error, [{ type: 'cancel-hold-expiry' }, close]);
+      }
       if (state.phase === 'connecting') {
         if (classify(event.error.code) === 'fatal') return failNow(ctx, event.error, abandonEffects(event.error));
         // A drop before the ack: retry on the NOT_READY schedule (bounded by the same warm-up budget).
@@ -441,6 +366,8 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
           // Cancel the create; when its answer arrives, `created` closes the room (see above).
           if (ctx.cancelledDuringCreate) return same;
           return to(state, { ...ctx, cancelledDuringCreate: true, endedBy: 'client', hangupReason: event.reason }, [{ type: 'abort-create' }]);
+        case 'held':
+          return endHeld('client', event.reason, [{ type: 'cancel-hold-expiry' }, { type: 'send-hangup', reason: event.reason }]);
         case 'connecting':
         case 'warming':
         case 'live':
@@ -487,7 +414,8 @@ export function transition(machine: Machine, event: MachineEvent, config: Machin
       if (state.phase === 'idle') return same;
       const effects: MachineEffect[] = [{ type: 'cancel-retry' }, { type: 'cancel-duration-guard' }];
       // A created room we stop driving still gets its type 5 (the hangup went out already once ending).
-      const created = state.phase === 'connecting' || state.phase === 'warming' || state.phase === 'live' || state.phase === 'reconnecting';
+      if (state.phase === 'held') effects.push({ type: 'cancel-hold-expiry' });
+      const created = state.phase === 'held' || state.phase === 'connecting' || state.phase === 'warming' || state.phase === 'live' || state.phase === 'reconnecting';
       effects.push(created ? { type: 'send-hangup', reason: 'user_end' } : { type: 'close-socket' });
       if (state.phase === 'creating') effects.push({ type: 'abort-create' });
       return failNow(ctx, event.error, effects);

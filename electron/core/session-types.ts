@@ -29,6 +29,7 @@ export interface StartOptions {
 export type SessionPhase =
   | 'idle'
   | 'creating'
+  | 'held'
   | 'connecting'
   | 'warming'
   | 'live'
@@ -62,6 +63,12 @@ export interface SessionSummary {
 export type SessionState =
   | { phase: 'idle' }
   | { phase: 'creating' }
+  /**
+   * A spare: created ahead of the tap, its control socket opening or open (`socketOpen`) and holding
+   * conn_init, so the service keeps it `waiting` and never bills it (spec §3). `release` (the tap) moves
+   * it to `connecting`; otherwise it ends with type 5 before any conn_init, at the latest at `expiresAtMs`.
+   */
+  | { phase: 'held'; liveId: string; socketOpen: boolean; expiresAtMs: number }
   /** Socket opening / conn_init sent, waiting for the ack. `attempt` counts sockets opened (1-based). */
   | { phase: 'connecting'; liveId: string; attempt: number }
   /** NOT_READY: waiting `retryInMs` before the next conn_init (spec §6 rule 2). */

@@ -18,7 +18,7 @@ import type { Clock } from '../core/clock.ts';
 import { AvatarError, toAvatarError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { CallMode } from '../core/protocol.ts';
-import { SessionController } from '../core/session-controller.ts';
+import { SessionController, type TerminalState } from '../core/session-controller.ts';
 import type { SessionEvent, SessionState, StartOptions } from '../core/session-types.ts';
 import type { Appearance } from './appearance.ts';
 import type { Availability } from './availability.ts';
@@ -27,7 +27,7 @@ import type { CallTelemetry } from './call-telemetry.ts';
 import type { CastEntry, KioskConfig } from './config.ts';
 import type { ServiceConnectionView } from './service-connection.ts';
 import { hangupOnce, newCallSession, type CallSession } from './call-session.ts';
-import { adoptionVerdict, teachSpares } from './spare-adoption.ts';
+import { LOST_AT_TAP, adoptionVerdict, asTapEvent, teachSpares } from './spare-adoption.ts';
 import type { SpareManager, TakenSpare } from './spare.ts';
 
 /** How long shutdown waits for the hangup (type 5 + query) before it gives up on a slow network. */
@@ -174,8 +174,15 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     );
   }
 
-  /** Start the session's controller in the background (adopting `taken` if given); its end clears `active`. */
+  /**
+   * Start the session's controller in the background, or, with `taken`, make the spare's held controller
+   * the call's and release it (conn_init on its open socket); its end clears `active`.
+   */
   function launch(session: CallSession, startOptions: StartOptions, taken: TakenSpare | null): void {
+    if (taken) {
+      void session.controller.dispose(); // never started: the spare's controller runs this call
+      session.controller = taken.controller;
+    }
     const controller = session.controller;
     session.taken = taken;
     // An adopted spare's events are held until its first conn_init is answered: if that fails, the tap
@@ -183,12 +190,25 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     session.pending = taken ? [] : null;
     session.unsubscribe = controller.onEvent((event) => {
       teachSpares(spares, session.taken !== null, event);
-      deliver(session, startOptions, event);
+      deliver(session, startOptions, asTapEvent(event));
     });
 
+    let run: Promise<TerminalState> | null;
+    if (taken) {
+      // The renderer sees a tap on a spare as any tap: creating, then connecting.
+      deliver(session, startOptions, { type: 'state', state: { phase: 'creating' }, previous: state.phase });
+      run = controller.release({ awaitRtcReady: awaitRendererRtc, ...(options.rtcReadyTimeoutMs !== undefined ? { rtcReadyTimeoutMs: options.rtcReadyTimeoutMs } : {}) });
+      if (!run) {
+        // It ended between the hand-over and now (its socket lost): its session closed the room already.
+        run = controller.hangup().then((terminal) => terminal ?? LOST_AT_TAP);
+        replaceFailedSpare(session, startOptions, 'socket_lost');
+      }
+    } else {
+      run = controller.start(startOptions);
+    }
+
     // The session runs in the background; its end (any way) clears `active`.
-    session.done = controller
-      .start(startOptions, taken ? { adopt: taken.adopt } : {})
+    session.done = run
       .then((terminal) => {
         // Make sure the final state was seen even if the controller's last event raced the promise.
         if (active === session && !session.sawTerminal) {
@@ -237,9 +257,13 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
       for (const held of pending) deliver(session, startOptions, held);
       return;
     }
-    // The spare failed at its first conn_init: drop it quietly and start the normal path for this tap.
-    logger.warn('The spare session failed at the tap; creating a new session', { reason: verdict.reason });
-    taken.settle('failed', verdict.reason);
+    replaceFailedSpare(session, startOptions, verdict.reason);
+  }
+
+  /** The spare failed at the tap: drop it quietly and start the normal path for this tap. */
+  function replaceFailedSpare(session: CallSession, startOptions: StartOptions, reason: string): void {
+    logger.warn('The spare session failed at the tap; creating a new session', { reason });
+    session.taken!.settle('failed', reason);
     session.pending = null;
     session.superseded = true;
     if (active !== session || options.closing()) return;

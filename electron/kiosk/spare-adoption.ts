@@ -1,15 +1,19 @@
 /**
- * A spare handed to a tap, as the call orchestrator adopts it, and what every session teaches the spare
- * manager. Pure decisions over a session's events; the orchestrator runs them.
+ * A spare handed to a tap, as the call orchestrator adopts it, what every session teaches the spare
+ * manager, and how a spare's own held session ended. Pure decisions over a session's events; the
+ * orchestrator and the spare manager run them.
  *
+ * The tap makes the spare's held controller the call's and releases it (`SessionController.release`).
  * An adopted spare's states are held from the renderer until its first conn_init is answered: answered
  * (live, ending, or warming after a NOT_READY) it was used, and the held states are played in order;
  * cancelled (the visitor hung up first) it expired; anything else (LIVE_CONN_INIT_FAILED, the socket lost,
  * a 404 expiry) it failed, and the tap falls back to a fresh session without the renderer ever seeing it.
  * The orchestrator settles the `TakenSpare` as the verdict says.
  */
+import type { Logger } from '../core/log.ts';
+import type { TerminalState } from '../core/session-controller.ts';
 import type { SessionEvent, SessionState } from '../core/session-types.ts';
-import type { SpareManager } from './spare.ts';
+import type { ErrorCode } from '../core/errors.ts';
 
 /** What a held session's state means for its adopted spare. */
 export type AdoptionVerdict =
@@ -28,9 +32,28 @@ export function adoptionVerdict(next: SessionState): AdoptionVerdict {
   return { kind: 'failed', reason: next.phase === 'failed' ? next.error.code : 'socket_lost' };
 }
 
+/** A released spare's first state came from `held`, which the renderer never sees: to it, the tap was creating. */
+export function asTapEvent(event: SessionEvent): SessionEvent {
+  return event.type === 'state' && event.previous === 'held' ? { ...event, previous: 'creating' } : event;
+}
+
+/** The end of a spare that was lost between the hand-over and its release (its session had closed it). */
+export const LOST_AT_TAP: TerminalState = {
+  phase: 'failed',
+  liveId: null,
+  error: { code: 'network', message: 'The spare session was lost at the tap.' },
+  summary: null,
+};
+
 /** What the spare manager learns from a session's event: a fresh create's outcome (401/402/403 stop
  *  spares; an adopted spare made no create of its own), and an account out of credits. */
-export function teachSpares(spares: Pick<SpareManager, 'noteCreateOutcome' | 'noteOutOfCredits'>, adopted: boolean, event: SessionEvent): void {
+/** What `teachSpares` tells the spare manager (spare.ts imports this file, so it is named by shape here). */
+export interface SpareLearner {
+  noteCreateOutcome(error: ErrorCode | null): void;
+  noteOutOfCredits(): void;
+}
+
+export function teachSpares(spares: SpareLearner, adopted: boolean, event: SessionEvent): void {
   if (event.type === 'credentials' && !adopted) spares.noteCreateOutcome(null);
   if (event.type !== 'state') return;
   const st = event.state;
@@ -39,4 +62,33 @@ export function teachSpares(spares: Pick<SpareManager, 'noteCreateOutcome' | 'no
     else if (st.error.code === 'insufficient_credits') spares.noteOutOfCredits(); // ran out during the call
   }
   if ((st.phase === 'ended' || st.phase === 'failed') && st.summary?.hangupReason === 'credit_insufficient') spares.noteOutOfCredits();
+}
+
+/**
+ * How a held session that ended by itself ends its spare: expired at `maxAgeSeconds` (the machine's hold
+ * expiry), failed when the service ended it (type 6) or its socket was lost, found dead or refused (404:
+ * the service expired it).
+ */
+export function spareEnd(state: TerminalState, loss: 'closed' | 'dead' | 'error' | null): ['expired' | 'failed', string] {
+  if (state.phase === 'ended') {
+    if (state.summary.endedBy === 'limit') return ['expired', 'max_age'];
+    return ['failed', `forced_hangup_${state.summary.hangupReason ?? 'unknown'}`];
+  }
+  if (loss === 'closed') return ['failed', 'socket_lost'];
+  if (loss === 'dead') return ['failed', 'socket_dead'];
+  return ['failed', state.error.code];
+}
+
+/**
+ * The logger of a spare's session: its steps while held are the spare manager's business (the manager's
+ * own lines tell the operator what happened to each room), so they go to debug; once a tap has taken it
+ * (`isCall`), it is a call and logs as one.
+ */
+export function heldSessionLogger(log: Logger, isCall: () => boolean): Logger {
+  return {
+    debug: (m, d) => log.debug(m, d),
+    info: (m, d) => (isCall() ? log.info(m, d) : log.debug(m, d)),
+    warn: (m, d) => log.warn(m, d),
+    error: (m, d) => log.error(m, d),
+  };
 }

@@ -4,10 +4,11 @@
  * state and the outcome of its creates (spare-adoption.ts). A spare is the NEXT visitor's session, created
  * ahead of the tap:
  *
- *   created over REST (spec §4.1: `waiting`, not billed) → control socket opened with `holdConnInit`
- *   (answers pings, sends keep-alives, never conn_init) → one of:
- *     - used:    the tap takes it (`take`); the SessionController sends conn_init on its open socket, so
- *                tap → live is one round trip once the avatar is ready (spec §3 waiting → on_live);
+ *   a SessionController started with `hold` (core/session-machine.ts, the `held` phase): created over REST
+ *   (spec §4.1: `waiting`, not billed), its control socket open holding conn_init (answers pings, sends
+ *   keep-alives) → one of:
+ *     - used:    the tap takes it (`take`): that controller becomes the call's, and `release` sends conn_init
+ *                on its open socket, so tap → live is one round trip once the avatar is ready (spec §3);
  *     - expired: unused for `maxAgeSeconds`, nobody in front of the kiosk for 20 s, settings changed, the
  *                visitor chose the other call mode, or shutdown → type 5 (`user_end`) before any conn_init,
  *                so the service never bills it (spec §3: billing starts at the conn_init ack);
@@ -23,18 +24,21 @@
  *     unknown (`present: null`: no camera, camera disabled) it behaves like `always`.
  * Never while a session runs, while the last create failed with 401/402/403 (or the account ran out of
  * credits), within 30 s of a failed spare, or beyond `maxPerHour` creates in any rolling hour.
+ *
+ * This module is the policy only. How a held session keeps its socket, expires after `maxAgeSeconds`,
+ * reacts to a loss, a 404 or the service's type 6, and closes its room with type 5 before any conn_init
+ * are the session machine's transitions; the manager names each end for its `SpareEvent`.
  */
 import { buildCreateRequest, type BuiltCreateRequest } from '../core/avatar-input.ts';
 import { systemClock, type Clock, type TimerHandle } from '../core/clock.ts';
-import { ControlSocket, type ControlSocketOutcome } from '../core/control-socket.ts';
 import type { KeepAlive } from '../core/keep-alive.ts';
-import { toAvatarError, type ErrorCode } from '../core/errors.ts';
+import type { ErrorCode } from '../core/errors.ts';
 import { silentLogger, type Logger } from '../core/log.ts';
-import type { CallMode, CreateSessionResponse } from '../core/protocol.ts';
-import { hangupWithoutConnInit } from '../core/remote-hangup.ts';
+import { heldSessionLogger, spareEnd } from './spare-adoption.ts';
+import type { CallMode } from '../core/protocol.ts';
 import type { ServiceClient } from '../core/rest-client.ts';
-import { DEFAULT_CREATE_ANSWER_WAIT_MS, type AdoptedSession } from '../core/session-controller.ts';
-import type { StartOptions } from '../core/session-types.ts';
+import { DEFAULT_CREATE_ANSWER_WAIT_MS, SessionController, type CreateAnswer } from '../core/session-controller.ts';
+import type { SessionEvent, StartOptions } from '../core/session-types.ts';
 import { wsTransportFactory, type TransportFactory } from '../core/transport.ts';
 import type { AttractReportArgs, PrewarmMode, SpareEvent } from '../contract.ts';
 
@@ -60,7 +64,8 @@ export const CREATE_ANSWER_WAIT_MS = DEFAULT_CREATE_ANSWER_WAIT_MS;
 /** Create failures that stop spares until a create succeeds again or the key changes (spec §7, §8). */
 export const BLOCKING_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['unauthorized', 'forbidden', 'insufficient_credits']);
 
-export type SpareClient = Pick<ServiceClient, 'createSession' | 'socketRequest'>;
+/** The service client a spare is made with; a used spare's call reads its billing with it too. */
+export type SpareClient = Pick<ServiceClient, 'createSession' | 'socketRequest' | 'querySession'>;
 
 export interface SpareManagerOptions {
   settings: PrewarmSettings;
@@ -77,41 +82,42 @@ export interface SpareManagerOptions {
   /** Control socket keep-alive cadence / dead detection (defaults: ControlSocket's `DEFAULT_KEEP_ALIVE_INTERVAL_MS` / `DEFAULT_DEAD_AFTER_MS`). */
   keepAliveIntervalMs?: number;
   deadAfterMs?: number;
-  /** The keep-alive that works with the current service (shared with its calls). Re-read for every socket. */
+  /** The keep-alive that works with the current service (shared with its calls). Re-read for every spare. */
   keepAlive?: () => KeepAlive;
 }
 
-/** A spare handed to a tap. `settle` records how its first conn_init went (once; later calls are ignored). */
+/**
+ * A spare handed to a tap: its controller, still `held`, becomes the call's (`release` sends conn_init).
+ * `settle` records how its first conn_init went (once; later calls are ignored).
+ */
 export interface TakenSpare {
   liveId: string;
   callMode: CallMode;
-  adopt: AdoptedSession;
+  controller: SessionController;
   settle(status: 'used' | 'expired' | 'failed', reason?: string): void;
 }
 
 type SparePhase = 'creating' | 'opening' | 'ready';
 
 interface Spare {
-  seq: number;
   phase: SparePhase;
   callMode: CallMode;
   /** What the session was created with; a different one at the tap means the settings changed. */
   fingerprint: string;
-  abort: AbortController;
-  /** The client its create went to: its room is closed with that client (that key), whatever is current by then. */
-  client: SpareClient | null;
-  /** The create POST is out: a room may exist, and only the answer names it. */
-  createSent: boolean;
-  /** Bounds the wait for that answer once the spare is dropped during shutdown. */
+  /** Its session, from the create to its end (or to the tap, which takes it over). */
+  controller: SessionController;
+  liveId: string | null;
+  /** Bounds the wait for the create's answer once the spare is dropped during shutdown. */
   createWaitTimer: TimerHandle | null;
-  created: CreateSessionResponse | null;
-  socket: ControlSocket | null;
-  ageTimer: TimerHandle | null;
   /** Resolves true once ready, false once ended. */
   settled: Promise<boolean>;
   resolveSettled(ready: boolean): void;
   /** Its life ended (event emitted) or it was taken. */
   done: boolean;
+  /** Taken by a tap: its controller is the call's now. */
+  handedOver: boolean;
+  /** Stop listening to its controller, and stop waiting for it at shutdown (the tap owns it). */
+  letGo(): void;
 }
 
 export class SpareManager {
@@ -129,14 +135,13 @@ export class SpareManager {
   /** Why spares are stopped (a blocking create failure), or null. */
   #blockedBy: ErrorCode | 'credit_insufficient' | null = null;
   #spare: Spare | null = null;
-  #seq = 0;
   /** Clock times of spare creates within the last hour. */
   #creates: number[] = [];
   #cooldownUntilMs = 0;
   #nobodyTimer: TimerHandle | null = null;
   #wakeTimer: TimerHandle | null = null;
   #limitLogged = false;
-  /** Hangups, creates and closes in flight; `close()` waits for them. */
+  /** Spares' sessions still ending (hangups, creates in flight); `close()` waits for them. */
   readonly #tasks = new Set<Promise<unknown>>();
 
   constructor(options: SpareManagerOptions) {
@@ -224,24 +229,23 @@ export class SpareManager {
         return null;
       }
     }
-    const socket = spare.socket;
-    const created = spare.created;
-    if (!created || !socket || !socket.isOpen) {
+    const { controller, liveId } = spare;
+    const state = controller.state;
+    if (!liveId || state.phase !== 'held' || !state.socketOpen) {
       this.#end(spare, 'failed', 'socket_lost');
       return null;
     }
-    // Hand over: the manager forgets it; the controller re-routes the socket's outcomes to itself.
+    // Hand over: the manager forgets it; whatever its socket does from now on, its session handles.
     spare.done = true;
+    spare.handedOver = true;
     this.#spare = null;
-    this.#clearAgeTimer(spare);
-    socket.setOutcomeListener((outcome) => this.#log.debug('spare: outcome before adoption', { outcome: outcome.kind }));
+    spare.letGo();
     let settled = false;
-    const liveId = created.live.id;
     this.#log.info('spare: taken by a tap', { liveId, callMode });
     return {
       liveId,
       callMode,
-      adopt: { created, socket },
+      controller,
       settle: (status, reason) => {
         if (settled) return;
         settled = true;
@@ -325,151 +329,136 @@ export class SpareManager {
   // --- one spare's life ----------------------------------------------------------------------------------
 
   #create(): void {
-    let resolveSettled!: (ready: boolean) => void;
-    const settled = new Promise<boolean>((resolve) => (resolveSettled = resolve));
     const startOptions = this.#opts.startOptions();
-    const spare: Spare = {
-      seq: ++this.#seq,
-      phase: 'creating',
-      callMode: startOptions.callMode,
-      fingerprint: fingerprint(startOptions),
-      abort: new AbortController(),
-      client: null,
-      createSent: false,
-      createWaitTimer: null,
-      created: null,
-      socket: null,
-      ageTimer: null,
-      settled,
-      resolveSettled,
-      done: false,
-    };
-    this.#spare = spare;
-    this.#creates.push(this.#clock.now());
-    this.#track(this.#runCreate(spare, startOptions));
-  }
-
-  async #runCreate(spare: Spare, startOptions: StartOptions): Promise<void> {
     const client = this.#opts.getClient();
-    spare.client = client;
-    let created: CreateSessionResponse;
-    try {
-      if (!client) throw toAvatarError(new Error('The service is not configured.'), 'invalid_config');
-      const built = await this.#buildRequest(startOptions);
-      if (spare.abort.signal.aborted) throw toAvatarError(spare.abort.signal.reason, 'cancelled');
-      spare.createSent = true;
-      created = await client.createSession(built.request, { signal: spare.abort.signal });
-    } catch (error) {
-      this.#clearCreateWait(spare);
-      const e = toAvatarError(error);
-      if (BLOCKING_CODES.has(e.code)) this.#blockedBy = e.code;
-      if (!spare.done) this.#end(spare, 'failed', e.code);
-      else this.#log.debug('spare: create ended after the spare was dropped', { code: e.code });
+    this.#creates.push(this.#clock.now());
+    if (!client) {
+      // The client went away between the decision and now: nothing is sent, and the next waits as after
+      // any failed spare.
+      this.#cooldownUntilMs = this.#clock.now() + FAILURE_COOLDOWN_MS;
+      this.#log.info('spare: failed', { liveId: null, reason: 'invalid_config' });
+      this.#emitEnd('failed', null, startOptions.callMode, 'invalid_config');
       this.#evaluate();
       return;
     }
+    let resolveSettled!: (ready: boolean) => void;
+    const settled = new Promise<boolean>((resolve) => (resolveSettled = resolve));
+    let letGo!: () => void;
+    const handedOver = new Promise<void>((resolve) => (letGo = resolve));
+    const keepAlive = this.#opts.keepAlive?.();
+    // Its session waits however long for the create's answer (only shutdown bounds that: see `#end`).
+    const controller = new SessionController({
+      client,
+      clock: this.#clock,
+      logger: heldSessionLogger(this.#log, () => spare.handedOver),
+      transportFactory: this.#transportFactory,
+      buildRequest: this.#buildRequest,
+      createAnswerWaitMs: null,
+      hangupSocketTimeoutMs: SPARE_HANGUP_TIMEOUT_MS,
+      ...(keepAlive ? { keepAlive } : {}),
+      ...(this.#opts.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#opts.keepAliveIntervalMs } : {}),
+      ...(this.#opts.deadAfterMs !== undefined ? { deadAfterMs: this.#opts.deadAfterMs } : {}),
+    });
+    const unsubscribe = controller.onEvent((event) => this.#onSessionEvent(spare, event));
+    const spare: Spare = {
+      phase: 'creating',
+      callMode: startOptions.callMode,
+      fingerprint: fingerprint(startOptions),
+      controller,
+      liveId: null,
+      createWaitTimer: null,
+      settled,
+      resolveSettled,
+      done: false,
+      handedOver: false,
+      letGo: () => {
+        unsubscribe();
+        letGo();
+      },
+    };
+    this.#spare = spare;
+    const over = controller.hold(startOptions, {
+      holdForMs: this.#settings.maxAgeSeconds * 1000,
+      onCreateAnswer: (answer) => this.#onCreateAnswer(spare, answer),
+    });
+    // Until the tap takes it, the spare's session is ours to wait for (shutdown waits for its type 5).
+    this.#track(
+      Promise.race([over, handedOver]).then(async () => {
+        if (spare.handedOver) return;
+        unsubscribe();
+        await controller.dispose();
+      }),
+    );
+  }
+
+  /** The create answered (before the session's machine hears of it). */
+  #onCreateAnswer(spare: Spare, answer: CreateAnswer): void {
     this.#clearCreateWait(spare);
-    spare.created = created;
+    if ('error' in answer) {
+      const code = answer.error.code;
+      if (BLOCKING_CODES.has(code)) this.#blockedBy = code;
+      if (!spare.done) this.#end(spare, 'failed', code, { fromSession: true });
+      else this.#log.debug('spare: create ended after the spare was dropped', { code });
+      this.#evaluate();
+      return;
+    }
+    const { created } = answer;
     const liveId = created.live.id;
+    spare.liveId = liveId;
     if (this.#blockedBy) this.#blockedBy = null; // a create succeeded: the account works again
     if (spare.done) {
-      // Dropped while its create was in flight (settings changed, nobody there, shutdown): close the room
-      // it made anyway, before any conn_init, so it is never billed. Its end was already recorded.
+      // Dropped while its create was in flight (settings changed, nobody there, shutdown): its session,
+      // cancelled, closes the room the answer names before any conn_init, so it is never billed.
       this.#log.info('spare: closing a room created after the spare was dropped', { liveId });
-      this.#hangupOverFreshSocket(liveId, client!);
       return;
     }
     this.#log.info('spare: created', { liveId, callMode: spare.callMode });
-    this.#opts.emit({ type: 'spare', status: 'created', liveId, callMode: spare.callMode, rtc: created.rtc });
-    // A listener may drop the spare on hearing of it (the kiosk closing, say): `#end` has closed its room
-    // already, so nothing more is opened or timed for it.
-    if (spare.done) return;
-    spare.ageTimer = this.#clock.setTimeout(() => {
-      spare.ageTimer = null;
-      if (!spare.done) this.#end(spare, 'expired', 'max_age');
-    }, this.#settings.maxAgeSeconds * 1000);
     spare.phase = 'opening';
-    try {
-      const { url, headers } = client!.socketRequest(liveId);
-      spare.socket = new ControlSocket({
-        liveId,
-        url,
-        headers,
-        transportFactory: this.#transportFactory,
-        clock: this.#clock,
-        logger: this.#log,
-        holdConnInit: true,
-        ...(this.#opts.keepAliveIntervalMs !== undefined ? { keepAliveIntervalMs: this.#opts.keepAliveIntervalMs } : {}),
-        ...(this.#opts.deadAfterMs !== undefined ? { deadAfterMs: this.#opts.deadAfterMs } : {}),
-        ...(this.#opts.keepAlive ? { keepAlive: this.#opts.keepAlive() } : {}),
-        onOutcome: (outcome) => this.#onSocketOutcome(spare, outcome),
-      });
-    } catch (error) {
-      this.#end(spare, 'failed', toAvatarError(error).code);
-    }
+    // A listener may drop the spare on hearing of it (the kiosk closing, say): its session is then
+    // cancelled before it opens a socket of its own, and closes the room over a hangup-only socket.
+    this.#opts.emit({ type: 'spare', status: 'created', liveId, callMode: spare.callMode, rtc: created.rtc });
   }
 
-  #onSocketOutcome(spare: Spare, outcome: ControlSocketOutcome): void {
-    if (spare.done) return;
-    switch (outcome.kind) {
-      case 'open':
-        spare.phase = 'ready';
-        spare.resolveSettled(true);
-        this.#log.debug('spare: control socket open, holding conn_init', { liveId: spare.created?.live.id });
-        return;
-      case 'forced-hangup':
-        return this.#end(spare, 'failed', `forced_hangup_${outcome.reason}`);
-      case 'closed':
-        return this.#end(spare, 'failed', 'socket_lost');
-      case 'dead':
-        return this.#end(spare, 'failed', 'socket_dead');
-      case 'error':
-        return this.#end(spare, 'failed', outcome.error.code);
-      case 'ack-success':
-      case 'ack-not-ready':
-      case 'ack-failed':
-        return; // never: conn_init is held
+  /** What the spare's session did: ready once its socket is open; its end, named for the SpareEvent. */
+  #onSessionEvent(spare: Spare, event: SessionEvent): void {
+    if (event.type !== 'state' || spare.done) return;
+    const state = event.state;
+    if (state.phase === 'held' && state.socketOpen && spare.phase !== 'ready') {
+      spare.phase = 'ready';
+      spare.resolveSettled(true);
+      this.#log.debug('spare: control socket open, holding conn_init', { liveId: spare.liveId });
+      return;
     }
+    if (state.phase !== 'ended' && state.phase !== 'failed') return;
+    // A create failure was recorded from the create's own answer already (`#onCreateAnswer`).
+    if (state.phase === 'failed' && state.liveId === null) return;
+    const [status, reason] = spareEnd(state, spare.controller.lastSocketLoss);
+    this.#end(spare, status, reason, { fromSession: true });
   }
 
   /**
-   * End the spare's life: record it (one event), and close its room before any conn_init with type 5
-   * (spec §6 rule 7) — over its own socket when open, else over a fresh socket that sends only the hangup.
-   * A room that is gone (404) or whose create never answered needs nothing.
+   * End the spare's life: record it (one event), and unless its session ended by itself, give the session
+   * up: held, it closes its room with type 5 before any conn_init (spec §6 rule 7) — over its own socket
+   * when open, else over a hangup-only socket; still creating, it waits for the answer and closes the room
+   * that names. Shutdown bounds that wait: a create not sent yet is stopped, one that does not answer in
+   * time is given up.
    */
-  #end(spare: Spare, status: 'expired' | 'failed', reason: string): void {
+  #end(spare: Spare, status: 'expired' | 'failed', reason: string, how: { fromSession?: boolean } = {}): void {
     if (spare.done) return;
     spare.done = true;
     if (this.#spare === spare) this.#spare = null;
-    this.#clearAgeTimer(spare);
     spare.resolveSettled(false);
-    const liveId = spare.created?.live.id ?? null;
+    const liveId = spare.liveId;
     if (status === 'failed') this.#cooldownUntilMs = this.#clock.now() + FAILURE_COOLDOWN_MS;
     this.#log.info(`spare: ${status}`, { liveId, reason });
-    const socket = spare.socket;
-    spare.socket = null;
-    if (socket && socket.isOpen) {
-      socket.hangup('user_end');
-      this.#track(socket.closed);
-    } else {
-      if (socket) {
-        socket.terminate();
-        this.#track(socket.closed);
-      }
-      const client = spare.client;
-      if (liveId && client && reason !== 'not_found' && !reason.startsWith('forced_hangup')) this.#hangupOverFreshSocket(liveId, client);
-      // Still creating: let the create answer, whatever ended the spare (shutdown included), and
-      // `#runCreate` closes the room it made (never billed). Shutdown waits for that, bounded: a create
-      // not sent yet is simply stopped, one that does not answer in time is given up.
-      if (!spare.created && this.#closed) {
-        if (!spare.createSent) spare.abort.abort();
-        else if (spare.createWaitTimer === null) {
-          spare.createWaitTimer = this.#clock.setTimeout(() => {
-            spare.createWaitTimer = null;
-            this.#log.warn('spare: the create did not answer in time at shutdown; a room it made cannot be closed from here');
-            spare.abort.abort();
-          }, CREATE_ANSWER_WAIT_MS);
-        }
+    if (!how.fromSession) {
+      void spare.controller.hangup();
+      if (this.#closed && spare.phase === 'creating' && spare.createWaitTimer === null) {
+        spare.createWaitTimer = this.#clock.setTimeout(() => {
+          spare.createWaitTimer = null;
+          this.#log.warn('spare: the create did not answer in time at shutdown; a room it made cannot be closed from here');
+          spare.controller.abandonCreate();
+        }, CREATE_ANSWER_WAIT_MS);
       }
     }
     this.#emitEnd(status, liveId, spare.callMode, reason);
@@ -479,16 +468,6 @@ export class SpareManager {
 
   #emitEnd(status: 'used' | 'expired' | 'failed', liveId: string | null, callMode: CallMode, reason?: string): void {
     this.#opts.emit({ type: 'spare', status, liveId, callMode, ...(reason ? { reason } : {}) });
-  }
-
-  /** type 5 over a socket that never sends conn_init (the spare's own socket is gone or never opened). */
-  #hangupOverFreshSocket(liveId: string, client: SpareClient): void {
-    const options = { clock: this.#clock, logger: this.#log, transportFactory: this.#transportFactory, socketTimeoutMs: SPARE_HANGUP_TIMEOUT_MS };
-    this.#track(
-      hangupWithoutConnInit(client, liveId, options).catch((error: unknown) => {
-        this.#log.warn('spare: could not send the hangup', { liveId, error: String(error) });
-      }),
-    );
   }
 
   // --- timers and tasks ----------------------------------------------------------------------------------
@@ -504,11 +483,6 @@ export class SpareManager {
   #clearCreateWait(spare: Spare): void {
     if (spare.createWaitTimer !== null) this.#clock.clearTimeout(spare.createWaitTimer);
     spare.createWaitTimer = null;
-  }
-
-  #clearAgeTimer(spare: Spare): void {
-    if (spare.ageTimer !== null) this.#clock.clearTimeout(spare.ageTimer);
-    spare.ageTimer = null;
   }
 
   #clearTimer(which: 'nobody' | 'wake'): void {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { flushMicrotasks, type FakeClock } from './fake-clock.ts';
-import type { CreateSessionRequest, CreateSessionResponse } from '../../electron/core/protocol.ts';
+import type { CreateSessionRequest, CreateSessionResponse, LiveRecord } from '../../electron/core/protocol.ts';
 import type { SpareClient, SpareManager } from '../../electron/kiosk/spare.ts';
 import type { FakeTransport, FakeTransports } from './fake-transport.ts';
 
@@ -26,6 +26,12 @@ export class ScriptedClient implements SpareClient {
       if (this.options.rejectOnAbort) opts.signal?.addEventListener('abort', () => reject(opts.signal!.reason), { once: true });
       this.creates.push({ request, signal: opts.signal, resolve, reject });
     });
+  }
+  /** A used spare's call reads its billing here; a spare itself never asks. */
+  readonly queries: string[] = [];
+  querySession(liveId: string): Promise<LiveRecord> {
+    this.queries.push(liveId);
+    return Promise.resolve({ id: liveId, status: 'ended', billed_seconds: 0, credits_cost: 0, created_at: undefined, started_at: undefined, ended_at: undefined });
   }
   socketRequest(liveId: string): { url: string; headers: Record<string, string> } {
     return { url: `ws://${this.options.host ?? 'service.test'}/live/ws/live/connect?live_id=${liveId}`, headers: { authorization: 'Token k' } };

@@ -193,6 +193,7 @@ export class KioskApp {
     const s = this.#session;
     switch (s.phase) {
       case 'idle':
+      case 'held': // a spare is the next visitor's, never shown (the orchestrator shows its tap as creating)
         return 'attract';
       case 'creating':
       case 'connecting':

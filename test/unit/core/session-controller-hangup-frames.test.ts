@@ -90,7 +90,7 @@ describe('SessionController: the hangup-only socket', () => {
     assert.equal(terminal?.phase, 'ended');
     assert.equal(await result, terminal);
     assert.equal(h.transports.all.length, 1, 'no socket could be made');
-    assert.deepEqual(h.sessionProblems(), [{ level: 'warn', message: 'session: could not send the hangup', data: { error: String(refusal) } }]);
+    assert.deepEqual(h.sessionProblems(), [{ level: 'warn', message: 'session: could not send the hangup', data: { liveId: LIVE_ID, error: String(refusal) } }]);
   });
 });
 

@@ -29,6 +29,8 @@ function sample(type: EventType, atMs: number): MachineEvent {
   switch (type) {
     case 'start':
       return { type, atMs, callMode: 'video' };
+    case 'hold':
+      return { type, atMs, callMode: 'video', holdForMs: 90_000 };
     case 'created':
       return { type, atMs, liveId: 'L1', liveDurationS: 600, callMode: 'video' };
     case 'create-failed':
@@ -55,6 +57,9 @@ function sample(type: EventType, atMs: number): MachineEvent {
 }
 const ALL_EVENTS: EventType[] = [
   'start',
+  'hold',
+  'release',
+  'hold-expired',
   'created',
   'create-failed',
   'socket-open',
@@ -95,6 +100,7 @@ const types = (effects: MachineEffect[]) => effects.map((e) => e.type);
 const FIXTURES: Record<SessionPhase, EventType[]> = {
   idle: [],
   creating: ['start'],
+  held: ['hold', 'created'],
   connecting: ['start', 'created'],
   warming: ['start', 'created', 'socket-open', 'ack-not-ready'],
   live: ['start', 'created', 'socket-open', 'ack-success'],
@@ -117,12 +123,22 @@ const ABANDON_FX = ['cancel-retry', 'cancel-duration-guard', 'send-hangup'] as c
 const TABLE: Record<SessionPhase, Partial<Record<EventType, [SessionPhase, string[]]>>> = {
   idle: {
     start: ['creating', ['create-session']],
+    hold: ['creating', ['create-session']],
   },
   creating: {
     created: ['connecting', ['emit-credentials', 'open-socket']],
     'create-failed': ['failed', []],
     'hangup-requested': ['creating', ['abort-create']],
     error: ['failed', [...FAIL_FX, 'abort-create']],
+  },
+  held: {
+    'socket-open': ['held', []],
+    release: ['connecting', ['cancel-hold-expiry', 'emit-credentials', 'send-conn-init']],
+    'hold-expired': ['ended', ['send-hangup']],
+    'forced-hangup': ['ended', ['cancel-hold-expiry', 'close-socket']],
+    'socket-lost': ['failed', ['cancel-hold-expiry', 'send-hangup']],
+    'hangup-requested': ['ended', ['cancel-hold-expiry', 'send-hangup']],
+    error: ['failed', ['cancel-retry', 'cancel-duration-guard', 'cancel-hold-expiry', 'send-hangup']],
   },
   connecting: {
     'socket-open': ['connecting', []],

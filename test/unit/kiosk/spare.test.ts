@@ -161,15 +161,14 @@ describe('SpareManager', () => {
       const taken = await h.spares.take('video', h.options.current);
       assert.ok(taken);
       assert.equal(taken.liveId, 'L1');
-      assert.equal(taken.adopt.created.live.id, 'L1');
-      assert.equal(taken.adopt.socket?.isOpen, true);
-      assert.equal(taken.adopt.socket?.connInitSent, false);
+      assert.deepEqual(taken.controller.state, { phase: 'held', liveId: 'L1', socketOpen: true, expiresAtMs: h.clock.now() + 90_000 });
       assert.deepEqual(t.sent, []);
       assert.equal(h.spares.phase, null);
       taken.settle('used');
       taken.settle('failed', 'late'); // once only
       assert.deepEqual(h.log(), [['created', 'L1', undefined], ['used', 'L1', undefined]]);
-      // The age timer no longer applies to a taken spare.
+      // The age limit no longer applies once the tap released it (here waiting for an RTC side that never comes).
+      assert.ok(taken.controller.release({ awaitRtcReady: true, rtcReadyTimeoutMs: 1_000_000 }));
       await withPings(h, t, 200_000);
       assert.deepEqual(types(t), Array(80).fill(4), 'keep-alives and ping answers only (the adopter owns it now)');
       assert.equal(h.log().length, 2);
@@ -452,7 +451,7 @@ describe('SpareManager', () => {
       assert.deepEqual(h.log(), [['created', 'L1', undefined], ['failed', 'L1', 'invalid_config']]);
       assert.equal(h.transports.all.length, 0, 'no socket could be made');
       // The room may stay open until the service expires it: the operator must be told which one.
-      assert.deepEqual(h.logged('spare: could not send the hangup'), [
+      assert.deepEqual(h.logged('session: could not send the hangup'), [
         ['warn', { liveId: 'L1', error: 'AvatarError: The service address is not a valid URL.' }],
       ]);
       await h.clock.advance(FAILURE_COOLDOWN_MS - 1);
@@ -497,7 +496,7 @@ describe('SpareManager', () => {
       const own = h.transports.last;
       client = null;
       h.spares.discard('settings_changed', { unblock: true });
-      assert.equal(own.terminated, true, 'its socket had not opened yet');
+      assert.deepEqual(own.closeCalls, [{ code: 1000, reason: 'client closing' }], 'its socket, not open yet, is closed (which aborts its handshake)');
       const fresh = h.transports.last;
       assert.notEqual(fresh, own);
       assert.equal(fresh.url, 'ws://old.test/live/ws/live/connect?live_id=L1');
@@ -528,10 +527,10 @@ describe('SpareManager', () => {
   });
 
   describe('a discard whose reason only mentions a forced hangup', () => {
-    it('the room is closed over a fresh socket unless the reason starts with forced_hangup (the service ended that room itself)', async () => {
+    it('the room is closed over a fresh socket whatever the reason says: only a type 6 the session heard spares the type 5', async () => {
       for (const [reason, hangupSockets] of [
         ['operator_forced_hangup', 1],
-        ['forced_hangup_replayed', 0],
+        ['forced_hangup_replayed', 1],
       ] as const) {
         const h = setupLogged();
         h.spares.report({ showing: true, present: true });
@@ -543,7 +542,7 @@ describe('SpareManager', () => {
         h.spares.discard(reason);
         await flushMicrotasks();
         assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', reason]], reason);
-        assert.equal(own.terminated, true, reason);
+        assert.deepEqual(own.closeCalls, [{ code: 1000, reason: 'client closing' }], reason);
         assert.deepEqual(types(own), [], `${reason}: nothing went out on the spare's own socket`);
         const fresh = h.transports.all.slice(1);
         assert.equal(fresh.length, hangupSockets, `${reason}: hangup-only sockets`);
@@ -590,7 +589,7 @@ describe('SpareManager', () => {
       h.spares.discard('settings_changed');
       const taken = await taking;
       assert.equal(taken?.liveId, 'L1');
-      assert.equal(taken.adopt.socket?.isOpen, true);
+      assert.equal(taken.controller.state.phase, 'held');
       assert.deepEqual(t.sent, [], 'no type 5 on the room handed to the visitor');
       assert.deepEqual(h.log(), [['created', 'L1', undefined]]);
     });
@@ -612,7 +611,7 @@ describe('SpareManager', () => {
       assert.equal(h.clock.pendingDelays().includes(10_000), false, 'neither tap leaves its wait behind');
     });
 
-    it('the socket\'s outcomes between the hand-over and adoption are the session\'s, not the manager\'s: no failed spare, only a trace in the log', async () => {
+    it('the socket\'s outcomes between the hand-over and release are the session\'s, not the manager\'s: no failed spare; the held session closes its room and cannot be released', async () => {
       const h = setupLogged();
       const t = await readySpare(h);
       h.spares.setBusy(true);
@@ -620,10 +619,14 @@ describe('SpareManager', () => {
       assert.ok(taken);
       t.serverClose(1006, '');
       await flushMicrotasks();
-      assert.deepEqual(h.log(), [['created', 'L1', undefined]], 'the manager records nothing: the session settles it');
-      assert.equal(h.transports.all.length, 1, 'the manager sends no hangup for a room it gave away');
-      // The only record of a handed-over socket lost before the session took it over.
-      assert.deepEqual(h.logged('spare: outcome before adoption'), [['debug', { outcome: 'closed' }]]);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined]], 'the manager records nothing: the tap settles it');
+      assert.equal(taken.controller.state.phase, 'failed');
+      assert.equal(taken.controller.release(), null, 'nothing left to release: the tap takes the normal path');
+      const [, hangup] = h.transports.all;
+      assert.ok(hangup, 'the held session closes its room itself, over a hangup-only socket');
+      hangup.open();
+      await flushMicrotasks();
+      assert.deepEqual(types(hangup), [5]);
     });
 
     it('a session whose spare failed at its first conn_init holds the next spare back 30 s', async () => {

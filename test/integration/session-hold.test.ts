@@ -1,18 +1,15 @@
 /**
- * SessionController adopting a created session and its pre-opened control socket,
- * against the real emulator on a FakeClock. The machine runs as for a fresh session; these tests pin what
- * changes on the wire: no create request, conn_init on the socket opened earlier, and a hangup before that
- * point goes out on the same socket without conn_init.
+ * SessionController holding a spare (`hold`) and releasing it at the tap, against the real emulator on a
+ * FakeClock. These tests pin what the service sees: one create, one socket that carries nothing but
+ * keep-alives while held, conn_init on that socket at the release (live one round trip later), and a
+ * held session given up or expired ends with type 5 and no conn_init, unbilled.
  */
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../helpers/fake-clock.ts';
-import { ControlSocket } from '../../electron/core/control-socket.ts';
-import type { CreateSessionResponse } from '../../electron/core/protocol.ts';
 import { ServiceClient } from '../../electron/core/rest-client.ts';
-import { SessionController, type AdoptedSession } from '../../electron/core/session-controller.ts';
+import { SessionController } from '../../electron/core/session-controller.ts';
 import type { SessionPhase, StartOptions } from '../../electron/core/session-types.ts';
-import { wsTransportFactory } from '../../electron/core/transport.ts';
 import { startEmulator, type EmulatorHandle } from '../../electron/emulator/index.ts';
 import { advanceUntil, driveUntilSettled, until } from '../helpers/until.ts';
 
@@ -61,76 +58,63 @@ async function setup(): Promise<Harness> {
   return h;
 }
 
-/** A spare made by hand: created over REST, its socket open and holding conn_init. */
-async function spare(h: Harness): Promise<AdoptedSession & { created: CreateSessionResponse; socket: ControlSocket }> {
-  const created = await driveUntilSettled(h.clock, h.client.createSession({ call_mode: 'audio', avatar: { persona: 'A friendly guide.', image_uri: PNG, name: 'Guide' } }), { stepMs: 10 });
-  const { url, headers } = h.client.socketRequest(created.live.id);
-  let open = false;
-  const socket = new ControlSocket({
-    liveId: created.live.id,
-    url,
-    headers,
-    transportFactory: wsTransportFactory,
-    clock: h.clock,
-    holdConnInit: true,
-    onOutcome: (o) => {
-      if (o.kind === 'open') open = true;
-    },
-  });
-  await advanceUntil(h.clock, () => open, { stepMs: 10 });
-  return { created, socket };
+/** Hold a spare (as the spare keeper does) until its socket is open and holding conn_init. */
+async function held(h: Harness, holdForMs = 90_000): Promise<{ liveId: string; result: Promise<unknown> }> {
+  const result = h.controller.hold(AUDIO, { holdForMs });
+  await advanceUntil(h.clock, () => h.controller.state.phase === 'held' && h.controller.state.socketOpen, { stepMs: 10 });
+  const state = h.controller.state;
+  assert.ok(state.phase === 'held');
+  h.phases.length = 0;
+  return { liveId: state.liveId, result };
 }
 
 const frames = (h: Harness, liveId: string) => h.emu.getSession(liveId)!.clientMessages.map((m) => m.type);
 
-describe('SessionController adopting a spare', () => {
-  it('sends conn_init on the adopted socket (no create, no new socket) and goes live one round trip later', async () => {
+describe('SessionController holding a spare, against the emulator', () => {
+  it('release sends conn_init on the held socket (no second create, no new socket) and goes live one round trip later', async () => {
     const h = await setup();
-    const adopt = await spare(h);
-    const liveId = adopt.created.live.id;
+    const { liveId, result } = await held(h);
+    assert.equal(h.emu.getSession(liveId)!.status, 'waiting', 'held: never billed');
+    assert.deepEqual(frames(h, liveId), [], 'nothing but keep-alives so far');
     const tapAtMs = h.clock.now();
-    const result = h.controller.start(AUDIO, { adopt });
+    const released = h.controller.release();
+    assert.equal(released, result);
     await advanceUntil(h.clock, () => h.controller.state.phase === 'live', { stepMs: 10 });
     const state = h.controller.state;
     assert.ok(state.phase === 'live');
     assert.equal(state.sinceMs - tapAtMs, 50);
-    assert.deepEqual(h.phases, ['creating', 'connecting', 'live']);
-    assert.equal(h.creates, 0);
+    assert.deepEqual(h.phases, ['connecting', 'live']);
+    assert.equal(h.creates, 1);
     assert.equal(h.emu.listSessions().length, 1);
     assert.equal(h.emu.getSession(liveId)!.socketsOpened, 1);
     assert.deepEqual(frames(h, liveId), [1]);
     const terminal = await driveUntilSettled(h.clock, h.controller.hangup(), { stepMs: 50 });
-    assert.equal(await result, terminal);
+    assert.equal(await released, terminal);
     assert.ok(terminal?.phase === 'ended');
     assert.deepEqual(frames(h, liveId), [1, 5]);
-    assert.equal(terminal.summary.timingsMs.create, 0, 'no create on the tap');
+    assert.equal(terminal.summary.timingsMs.create, 0, 'timings count from the tap');
   });
 
-  it('a hangup before the first open-socket goes out as type 5 on the adopted socket, never conn_init', async () => {
+  it('a hangup while held goes out as type 5 on its socket, never conn_init, never billed', async () => {
     const h = await setup();
-    const adopt = await spare(h);
-    const liveId = adopt.created.live.id;
-    const result = h.controller.start(AUDIO, { adopt });
+    const { liveId, result } = await held(h);
     const terminal = await driveUntilSettled(h.clock, h.controller.hangup(), { stepMs: 10 });
     assert.equal(await result, terminal);
-    assert.ok(terminal?.phase === 'failed');
-    assert.equal(terminal.error.code, 'cancelled');
+    assert.ok(terminal?.phase === 'ended');
+    assert.equal(terminal.summary.wentLive, false);
     await until(() => h.emu.getSession(liveId)!.status !== 'waiting');
     assert.deepEqual(frames(h, liveId), [5]);
     assert.equal(h.emu.getSession(liveId)!.billedSeconds, 0);
     assert.equal(h.emu.getSession(liveId)!.socketsOpened, 1);
   });
 
-  it('opens a fresh socket when the adopted one closed meanwhile', async () => {
+  it('expires unused after holdForMs: type 5 on its socket, never conn_init, never billed', async () => {
     const h = await setup();
-    const adopt = await spare(h);
-    const liveId = adopt.created.live.id;
-    adopt.socket.close();
-    await adopt.socket.closed;
-    h.controller.start(AUDIO, { adopt });
-    await advanceUntil(h.clock, () => h.controller.state.phase === 'live', { stepMs: 10 });
-    assert.equal(h.emu.getSession(liveId)!.socketsOpened, 2);
-    assert.deepEqual(frames(h, liveId), [1]);
-    assert.equal(h.creates, 0);
+    const { liveId, result } = await held(h, 20_000);
+    const terminal = await driveUntilSettled(h.clock, result, { stepMs: 1_000 });
+    assert.ok((terminal as { phase: string }).phase === 'ended');
+    await until(() => h.emu.getSession(liveId)!.status !== 'waiting');
+    assert.deepEqual(frames(h, liveId).filter((t) => t !== 4), [5]);
+    assert.equal(h.emu.getSession(liveId)!.billedSeconds, 0);
   });
 });
