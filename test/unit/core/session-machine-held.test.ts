@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { liveReconnectPolicy, notReadyPolicy } from '../../../electron/core/reconnect-policy.ts';
-import { initialMachine, transition, type Machine, type MachineConfig, type MachineEffect, type MachineEvent } from '../../../electron/core/session-machine.ts';
+import { initialMachine, RTC_READY_TIMEOUT_MS, transition, type Machine, type MachineConfig, type MachineEffect, type MachineEvent } from '../../../electron/core/session-machine.ts';
 
 const config: MachineConfig = { notReadyPolicy, liveReconnectPolicy, durationGraceMs: 2_000 };
 const rtcFirst: MachineConfig = { ...config, awaitRtcReady: true, rtcReadyTimeoutMs: 30_000 };
@@ -70,6 +70,11 @@ describe('session machine: the held phase (a spare)', () => {
     assert.equal(machine.context.connInitHeld, false);
   });
 
+  it('release, RTC first, with no bound configured: the renderer gets the default RTC_READY_TIMEOUT_MS to join', () => {
+    const { steps } = trace([...HELD, release(5_000)], { ...config, awaitRtcReady: true });
+    assert.deepEqual(steps.at(-1), ['connecting', [{ type: 'cancel-hold-expiry' }, { type: 'emit-credentials' }, { type: 'schedule-rtc-guard', atMs: T0 + 5_000 + RTC_READY_TIMEOUT_MS }]]);
+  });
+
   it('released before its socket opened: conn_init is still due on it, and its open counts as the first', () => {
     const { machine, steps } = trace([hold(), created(100), release(150), open(300)]);
     assert.deepEqual(steps.slice(2), [
@@ -104,6 +109,10 @@ describe('session machine: the held phase (a spare)', () => {
       assert.ok(expired.phase === 'ended' && forced.phase === 'ended');
       assert.deepEqual([expired.summary.endedBy, expired.summary.hangupReason, expired.summary.timingsMs], ['limit', 'user_end', { create: 100, socketOpen: 200, live: null, ended: 90_100 }]);
       assert.deepEqual([forced.summary.endedBy, forced.summary.hangupReason], ['server', 'server_error']);
+      // Given up by the kiosk (settings changed, nobody in front, shutdown): ended by the client, for its reason.
+      const dropped = trace([...HELD, { type: 'hangup-requested', atMs: T0 + 2_000, reason: 'user_end' }]).machine.state;
+      assert.ok(dropped.phase === 'ended');
+      assert.deepEqual([dropped.summary.endedBy, dropped.summary.hangupReason], ['client', 'user_end']);
     });
   });
 
