@@ -32,6 +32,7 @@ const CONTROLLER_TESTS = [
   'test/unit/core/session-controller-start.test.ts',
   'test/unit/core/session-controller-effects.test.ts',
   'test/unit/core/session-controller-hold.test.ts',
+  'test/unit/core/session-helpers.test.ts',
   'test/unit/core/session-controller-hangup-frames.test.ts',
   'test/unit/core/session-controller-final-record.test.ts',
   'test/unit/core/session-controller-timers.test.ts',

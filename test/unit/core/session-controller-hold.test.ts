@@ -186,6 +186,56 @@ describe('SessionController holding a spare', () => {
     await w.dispose();
   });
 
+  it('release with the call\'s own RTC bound: the renderer has that long to join, then type 5 and never conn_init', async () => {
+    const { w, result, socket } = await held();
+    w.controller.release({ awaitRtcReady: true, rtcReadyTimeoutMs: 5_000 });
+    await w.clock.advance(4_999);
+    assert.equal(w.phase(), 'connecting');
+    await w.clock.advance(1);
+    assert.notEqual(w.phase(), 'connecting', 'given up at the call\'s bound, not the default 30 s');
+    const terminal = await result;
+    assert.ok(terminal.phase === 'failed' && terminal.error.code === 'rtc_failed');
+    assert.deepEqual(w.types(socket), [MSG_HANGUP], 'never conn_init, only type 5');
+    await w.dispose();
+  });
+
+  it('release without RTC settings keeps the ones the session was made with (RTC first here)', async () => {
+    const { w, socket } = await held({ controller: { awaitRtcReady: true } });
+    w.controller.release();
+    assert.deepEqual(w.types(socket), [], 'conn_init waits for the RTC side');
+    assert.equal(w.controller.rtcReady(LIVE_ID), true);
+    assert.deepEqual(w.types(socket), [MSG_CONN_INIT]);
+    await w.dispose();
+  });
+
+  it('abandonCreate with a bound running: the wait for the answer is dropped with it (no late warning, no timer left)', async () => {
+    const w = world({ manualCreate: true, controller: { ...QUIET, createAnswerWaitMs: 4_000 } });
+    const result = w.controller.hold(AUDIO, { holdForMs: HOLD_MS });
+    await w.settle();
+    void w.controller.hangup();
+    assert.equal(w.clock.pendingCount > 0, true, 'waiting for the answer, bounded');
+    w.controller.abandonCreate();
+    assert.equal(w.creates[0]!.signal?.aborted, true);
+    await w.clock.advance(10_000);
+    assert.deepEqual(w.logged('session: the create did not answer in time after a cancel; a room it made cannot be closed from here'), []);
+    assert.equal((await result).phase, 'failed');
+    await w.dispose();
+    assert.equal(w.clock.pendingCount, 0);
+  });
+
+  it('abandonCreate with nothing to abandon (no session, or its create answered) does nothing', async () => {
+    const idle = world({ controller: QUIET });
+    assert.doesNotThrow(() => idle.controller.abandonCreate());
+    await idle.dispose();
+    const { w, socket } = await held();
+    w.controller.abandonCreate();
+    assert.equal(w.phase(), 'held');
+    assert.equal(w.creates[0]!.signal?.aborted ?? false, false);
+    w.controller.release();
+    assert.deepEqual(w.types(socket), [MSG_CONN_INIT]);
+    await w.dispose();
+  });
+
   it('release means nothing for a session started normally', async () => {
     const w = world();
     void w.controller.start(AUDIO);
