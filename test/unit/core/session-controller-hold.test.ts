@@ -208,6 +208,15 @@ describe('SessionController holding a spare', () => {
     await w.dispose();
   });
 
+  it('release without RTC settings keeps the session\'s own RTC bound too', async () => {
+    const { w, result } = await held({ controller: { awaitRtcReady: true, rtcReadyTimeoutMs: 5_000 } });
+    w.controller.release();
+    await w.clock.advance(5_000);
+    assert.notEqual(w.phase(), 'connecting', 'given up at its own 5 s, not the default 30 s');
+    assert.ok((await result).phase === 'failed');
+    await w.dispose();
+  });
+
   it('abandonCreate with a bound running: the wait for the answer is dropped with it (no late warning, no timer left)', async () => {
     const w = world({ manualCreate: true, controller: { ...QUIET, createAnswerWaitMs: 4_000 } });
     const result = w.controller.hold(AUDIO, { holdForMs: HOLD_MS });
