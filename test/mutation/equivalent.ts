@@ -670,7 +670,7 @@ const LISTED_HERE: EquivalentMutant[] = [
     line: '...(this.#opts.keepAliveIntervalMs !== undefined ?',
     original: 'this.#opts.keepAliveIntervalMs !== undefined',
     replacement: 'true',
-    reason: 'The spare's session controller passes this option on to its control socket only when it is set, and ControlSocket reads it with `?? default`, so passing it as undefined is the same as leaving it out.',
+    reason: 'The session controller of a spare passes this option on to its control socket only when it is set, and ControlSocket reads it with `?? default`, so passing it as undefined is the same as leaving it out.',
   },
   {
     file: SPARE,
@@ -678,7 +678,7 @@ const LISTED_HERE: EquivalentMutant[] = [
     line: '...(this.#opts.deadAfterMs !== undefined ?',
     original: 'this.#opts.deadAfterMs !== undefined',
     replacement: 'true',
-    reason: 'The spare's session controller passes this option on to its control socket only when it is set, and ControlSocket reads it with `?? default`, so passing it as undefined is the same as leaving it out.',
+    reason: 'The session controller of a spare passes this option on to its control socket only when it is set, and ControlSocket reads it with `?? default`, so passing it as undefined is the same as leaving it out.',
   },
   {
     file: SPARE,
