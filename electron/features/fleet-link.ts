@@ -28,7 +28,7 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
     async start({ kiosk, settings, host, logger }) {
       const mqttUrl = kiosk.config.mqtt?.url;
       const mqttRoute = mqttUrl && host.proxy ? await routeFor(mqttUrl, host.proxy, logger) : DIRECT;
-      const reload = host.reloadPage;
+      const reload = host.fleetActions.reload;
       fleetHost = startFleetHost({
         mqttRoute,
         ...(host.sandbox !== undefined ? { sandbox: host.sandbox } : {}),
@@ -50,7 +50,7 @@ export function fleetLink(staff: StaffOperationsFeature, metrics: FleetMetricsFe
         actions: {
           ...host.fleetActions,
           // The attract screen shows the new name, cast and hours.
-          ...(reload ? { afterApply: () => void reload().catch((e: unknown) => logger.warn('Reload after apply failed', { error: String(e) })) } : {}),
+          ...(reload ? { afterApply: () => void Promise.resolve().then(reload).catch((e: unknown) => logger.warn('Reload after apply failed', { error: String(e) })) } : {}),
         },
       });
     },

@@ -66,10 +66,10 @@ export interface KioskHost {
   readonly clock: Clock;
   /** Start at login, quit, restart, and where the key cannot be stored (staff operations). */
   readonly platform: PlatformHooks;
-  /** What only some hosts can do for the fleet (reload, restart, screenshot), and why the rest is missing. */
+  /** What only some hosts can do for the fleet (reload, restart, screenshot), and why the rest is missing.
+   *  Its reload also shows new settings after an `apply` (without one the page picks them up when it next
+   *  connects). */
   readonly fleetActions: Pick<FleetControl, 'reload' | 'restart' | 'screenshot' | 'lacks'>;
-  /** Reload the page after new settings (absent: the page picks them up when it next connects). */
-  readonly reloadPage?: () => Promise<void>;
   /** The venue's proxy for connections the host opens itself (absent: direct). */
   readonly proxy?: ProxyResolver;
   /** Whether the page runs in Chromium's sandbox, for the fleet status (absent: not reported). */

@@ -103,7 +103,6 @@ export function electronHost(options: {
       restart,
     },
     fleetActions: { reload: options.reloadPage, restart, screenshot: () => captureWithoutCamera(win) },
-    reloadPage: options.reloadPage,
     proxy: options.proxy,
     sandbox: !options.kiosk.appearance.attention.some((item) => item.kind === 'sandbox'),
     logTail: () => options.mainLog()?.tail() ?? [],
