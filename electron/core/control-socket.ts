@@ -140,7 +140,7 @@ export class ControlSocket {
   /** When our last keep-alive went out, if it is the last thing we sent. */
   #keepAliveLastSentAtMs: number | null = null;
   #connInitSent = false;
-  #onOutcomeListener: ControlSocketListener;
+  readonly #onOutcomeListener: ControlSocketListener;
   #phase: Phase = 'connecting';
   #lastSeqId = 0;
   #acked = false;
@@ -210,11 +210,6 @@ export class ControlSocket {
     this.#connInitSent = true;
     this.#send((seqId) => connInitFrame(this.liveId, seqId));
     return true;
-  }
-
-  /** Hands the socket to a new owner: every later outcome goes to `listener` (spare → session). */
-  setOutcomeListener(listener: ControlSocketListener): void {
-    this.#onOutcomeListener = listener;
   }
 
   /** Sends type 5 with `reason` (spec §6 rule 7), then closes politely. Nothing is reported afterwards. */

@@ -626,19 +626,5 @@ describe('ControlSocket', () => {
       assert.equal(socket.connInitSent, false);
       assert.deepEqual(transport.sent, []);
     });
-    it('reports to a new owner after setOutcomeListener()', () => {
-      const { transport, socket, kinds } = setup({ holdConnInit: true });
-      transport.open();
-      const adopted: string[] = [];
-      socket.setOutcomeListener((outcome, s) => {
-        assert.equal(s, socket);
-        adopted.push(outcome.kind);
-      });
-      socket.connInit();
-      transport.receive(ackOk);
-      transport.serverClose(1000, 'bye');
-      assert.deepEqual(kinds(), ['open']);
-      assert.deepEqual(adopted, ['ack-success', 'closed']);
-    });
   });
 });
