@@ -225,3 +225,42 @@ describe('resolveConfig', () => {
   });
 });
 
+
+describe('companion.shortcut: an Electron accelerator, or the config is refused naming it', () => {
+  const shortcut = (value: string) => resolve({ companion: { shortcut: value } }).companion.shortcut;
+
+  it('takes modifiers joined by "+" before one key: a letter, a digit, F1 to F24, a named key or a punctuation key', () => {
+    const keys = ['A', 'z', '0', '9', 'F1', 'F9', 'F10', 'F19', 'F20', 'F24', 'Space', 'Tab', 'Backspace', 'Delete', 'Insert', 'Return', 'Enter', 'Up', 'Down', 'Left', 'Right', 'Home', 'End', 'PageUp', 'PageDown', 'Escape', 'Esc', 'Plus'];
+    const punctuation = ['-', '=', ';', "'", ',', '.', '/', '`', '[', ']', '\\'];
+    for (const key of [...keys, ...punctuation]) {
+      assert.equal(shortcut(key), key);
+      assert.equal(shortcut(`Alt+${key}`), `Alt+${key}`);
+    }
+    for (const modifier of ['Command', 'Cmd', 'Control', 'Ctrl', 'CommandOrControl', 'CmdOrCtrl', 'Alt', 'Option', 'AltGr', 'Shift', 'Super', 'Meta']) {
+      assert.equal(shortcut(`${modifier}+K`), `${modifier}+K`);
+    }
+    assert.equal(shortcut('CommandOrControl+Alt+Shift+F12'), 'CommandOrControl+Alt+Shift+F12');
+  });
+
+  it('refuses a modifier without a key, two keys, an unknown key or F-key, and anything around an accelerator', () => {
+    for (const value of ['', 'Ctrl', 'Ctrl+', '+A', 'AB', 'Ctrl+AB', 'A+B', 'F0', 'F25', 'F100', 'Fa', 'Hyper+A', 'ctrl+A', 'Ctrl+Ä', 'Ctrl+@', 'Ctrl+ ', ' Ctrl+A', 'Ctrl+A ', 'xCtrl+A', 'Ctrl+Ax', 'Ctrl+Shift+Space+']) {
+      invalid({ companion: { shortcut: value } }, {}, 'companion.shortcut');
+    }
+    assert.throws(() => resolve({ companion: { shortcut: 'Ctrl+' } }), /companion\.shortcut": must be an accelerator such as "CommandOrControl\+Shift\+Space"/);
+  });
+});
+
+describe('avatars.N.id: 1-64 letters, digits, "-" or "_", starting with a letter or digit', () => {
+  const idOf = (id: string) => resolve({ avatars: [{ id, name: 'Kim', imagePath: 'kim.png' }] }).cast[0]!.id;
+
+  it('takes such ids, in either case', () => {
+    for (const id of ['k', 'Z', '7', 'kim_2-b', 'A'.repeat(64), `a${'_-'.repeat(31)}9`]) assert.equal(idOf(id), id);
+  });
+
+  it('refuses an empty id, a leading "-" or "_", other characters, or more than 64', () => {
+    for (const id of ['', '-kim', '_kim', 'kim kim', 'kim.2', 'kim/2', 'kïm', 'A'.repeat(65), 'kim\n']) {
+      invalid({ avatars: [{ id, name: 'Kim', imagePath: 'kim.png' }] }, {}, 'avatars.0.id');
+    }
+    assert.throws(() => resolve({ avatars: [{ id: '-kim', name: 'Kim', imagePath: 'kim.png' }] }), /avatars\.0\.id": must be 1-64 letters, digits, "-" or "_"/);
+  });
+});
