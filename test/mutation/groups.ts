@@ -188,6 +188,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/kiosk/fatal.test.ts',
       'test/unit/kiosk/demo-devices.test.ts',
       'test/unit/kiosk/page-headers.test.ts',
+      'test/unit/kiosk/fleet-config.test.ts',
       'test/unit/fleet/managed-config.test.ts',
       'test/unit/fleet/fleet-link-parts.test.ts',
       'test/unit/fleet/opening-hours.test.ts',
