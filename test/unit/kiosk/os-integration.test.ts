@@ -11,7 +11,7 @@ import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { Logger } from '../../../electron/core/log.ts';
 import { castAttention, startupAttention } from '../../../electron/kiosk/attention.ts';
 import { createFirstLoad, FIRST_LOAD_RETRY_DELAYS_MS } from '../../../electron/kiosk/first-load.ts';
-import { applicationMenu, devToolsAllowed, isDevToolsToggle, relaunchOptions, trayIcon } from '../../../electron/kiosk/os-integration.ts';
+import { appImagePath, applicationMenu, chromiumFeatures, devToolsAllowed, isDevToolsToggle, relaunchOptions, sandboxProblem, trayIcon, unpackagedWindowDefault } from '../../../electron/kiosk/os-integration.ts';
 import { KEYRING_TIMEOUT_MS, readStoredKey, storedKeyWeak, type AsyncKeyStore } from '../../../electron/kiosk/stored-key.ts';
 
 function recordingLogger(): Logger & { lines: string[] } {
@@ -31,6 +31,61 @@ describe('relaunch', () => {
   it('anywhere else (no or empty APPIMAGE): no options, Electron re-runs its own executable', () => {
     assert.equal(relaunchOptions({}, ['/opt/Avatar Kiosk/avatar-kiosk']), undefined);
     assert.equal(relaunchOptions({ APPIMAGE: '  ' }, ['/opt/Avatar Kiosk/avatar-kiosk']), undefined);
+  });
+});
+
+describe('the AppImage this app runs from', () => {
+  it('APPIMAGE trimmed; unset, empty or blank is none', () => {
+    assert.equal(appImagePath({ APPIMAGE: ' /opt/Avatar-Kiosk.AppImage\n' }), '/opt/Avatar-Kiosk.AppImage');
+    assert.equal(appImagePath({}), null);
+    assert.equal(appImagePath({ APPIMAGE: '' }), null);
+    assert.equal(appImagePath({ APPIMAGE: ' ' }), null);
+  });
+});
+
+describe('Chromium\'s sandbox, said to staff when it is off', () => {
+  const AFTER = "Install the deb (it sets the sandbox up), or allow user namespaces for the AppImage with an AppArmor profile (see the packaging guide), and restart.";
+  it('on (no switch, no --no-sandbox argument): nothing to say', () => {
+    assert.equal(sandboxProblem({ noSandboxSwitch: false, argv: ['/opt/kiosk', '--kiosk-flag'], env: { APPIMAGE: '/a.AppImage' } }), null);
+  });
+  it('off through the switch or the argument; the AppImage launcher named as the cause when it is one', () => {
+    assert.equal(
+      sandboxProblem({ noSandboxSwitch: true, argv: [], env: { APPIMAGE: '/a.AppImage' } }),
+      `Chromium's security sandbox is OFF: a flaw in the page's engine would reach this computer. The AppImage's launcher started the kiosk with --no-sandbox because this system refuses unprivileged user namespaces. ${AFTER}`,
+    );
+    assert.equal(
+      sandboxProblem({ noSandboxSwitch: false, argv: ['/opt/kiosk', '--no-sandbox'], env: {} }),
+      `Chromium's security sandbox is OFF: a flaw in the page's engine would reach this computer. The kiosk was started with --no-sandbox. ${AFTER}`,
+    );
+  });
+});
+
+describe('the window mode from a source checkout', () => {
+  it('packaged: the file as it is (kiosk by default)', () => {
+    const raw = { callMode: 'audio' };
+    assert.equal(unpackagedWindowDefault(raw, true), raw);
+  });
+  it('unpackaged, no mode in the file: windowed, the rest of the window block and the file kept', () => {
+    assert.deepEqual(unpackagedWindowDefault({ callMode: 'audio' }, false), { callMode: 'audio', window: { mode: 'windowed' } });
+    assert.deepEqual(unpackagedWindowDefault({ window: { width: 800 } }, false), { window: { width: 800, mode: 'windowed' } });
+  });
+  it('unpackaged, a mode in the file: the file wins', () => {
+    const raw = { window: { mode: 'kiosk' } };
+    assert.equal(unpackagedWindowDefault(raw, false), raw);
+  });
+  it('a window block that is no object is left for the schema to report', () => {
+    for (const window of ['kiosk', null, ['kiosk'], 3]) {
+      const raw = { window };
+      assert.equal(unpackagedWindowDefault(raw, false), raw, JSON.stringify(window));
+    }
+  });
+});
+
+describe('Chromium features', () => {
+  it('Linux turns on the global-shortcut portal (Wayland); other systems nothing', () => {
+    assert.deepEqual(chromiumFeatures('linux'), ['GlobalShortcutsPortal']);
+    assert.deepEqual(chromiumFeatures('darwin'), []);
+    assert.deepEqual(chromiumFeatures('win32'), []);
   });
 });
 
