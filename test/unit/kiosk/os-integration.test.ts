@@ -294,4 +294,123 @@ describe('start-up problems for staff', () => {
       { kind: 'cast', code: 'invalid_config', message: 'Avatar "Bo": the image is missing. The other avatars are available; fix the configuration and restart.' },
     ]);
   });
+
+  it('settings dropped one by one: each says where to fix it (the file, or the variable) and that the rest applies', () => {
+    const items = startupAttention({
+      configError: null,
+      configProblems: [
+        { line: 'window.width was ignored', message: 'Must be a whole number.', source: 'config.json' },
+        { line: 'service.baseUrl was ignored', message: 'Must start with https://.', source: 'AVATAR_BASE_URL' },
+      ],
+      configPath: '/home/kiosk/config.json',
+      policyProblems: [],
+      policyPath: '/etc/p.json',
+      keyProblem: null,
+    });
+    assert.deepEqual(items, [
+      { kind: 'config', code: 'invalid_config', message: 'window.width was ignored. Must be a whole number. Every other setting applies; fix /home/kiosk/config.json and restart.' },
+      { kind: 'config', code: 'invalid_config', message: 'service.baseUrl was ignored. Must start with https://. Every other setting applies; fix the environment variable AVATAR_BASE_URL and restart.' },
+    ]);
+  });
+
+  it('where the config file is not known, staff are told where it lives', () => {
+    const items = startupAttention({
+      configError: { code: 'invalid_config', message: 'Not JSON.' },
+      configProblems: [{ line: 'callMode was ignored', message: 'Unknown mode.', source: 'config.json' }],
+      unknownConfigKeys: ['hdr'],
+      configPath: null,
+      policyProblems: [],
+      policyPath: '/etc/p.json',
+      keyProblem: null,
+    });
+    assert.deepEqual(items.map((i) => i.message), [
+      "Not JSON. The kiosk is running on safe defaults; fix config.json in the app's data folder and restart.",
+      "callMode was ignored. Unknown mode. Every other setting applies; fix config.json in the app's data folder and restart.",
+      'config.json has settings this version does not know: hdr (written by a newer version, or misspelt). They are ignored and kept in the file; every other setting applies.',
+    ]);
+  });
+
+  it('unknown settings: the first ten named, the rest counted', () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+    const [ten] = startupAttention({ configError: null, unknownConfigKeys: keys.slice(0, 10), configPath: '/c.json', policyProblems: [], policyPath: '/p.json', keyProblem: null });
+    assert.deepEqual(ten, {
+      kind: 'config',
+      code: 'invalid_config',
+      message: '/c.json has settings this version does not know: k0, k1, k2, k3, k4, k5, k6, k7, k8, k9 (written by a newer version, or misspelt). They are ignored and kept in the file; every other setting applies.',
+    });
+    const [twelve] = startupAttention({ configError: null, unknownConfigKeys: keys, configPath: '/c.json', policyProblems: [], policyPath: '/p.json', keyProblem: null });
+    assert.equal(twelve!.message, '/c.json has settings this version does not know: k0, k1, k2, k3, k4, k5, k6, k7, k8, k9 and 2 more (written by a newer version, or misspelt). They are ignored and kept in the file; every other setting applies.');
+    assert.deepEqual(startupAttention({ configError: null, unknownConfigKeys: [], configPath: '/c.json', policyProblems: [], policyPath: '/p.json', keyProblem: null }), []);
+  });
+
+  it('the sandbox off is its own item, last', () => {
+    const items = startupAttention({ configError: null, configPath: null, policyProblems: [], policyPath: '/p.json', keyProblem: { code: 'timeout', message: 'Keyring.' }, sandboxProblem: 'Sandbox OFF.' });
+    assert.deepEqual(items, [
+      { kind: 'key', code: 'timeout', message: 'Keyring.' },
+      { kind: 'sandbox', code: 'invalid_config', message: 'Sandbox OFF.' },
+    ]);
+    assert.deepEqual(startupAttention({ configError: null, configPath: null, policyProblems: [], policyPath: '/p.json', keyProblem: null, sandboxProblem: null }), []);
+  });
+});
+
+describe('reading the stored key: what is logged and what a late or blank answer does', () => {
+  it('a blank key is no key', async () => {
+    const r = await readStoredKey({ cipherBase64: Buffer.from('  \n').toString('base64'), store: keyStore({}), clock: new FakeClock() });
+    assert.deepEqual(r, { key: null, problem: null });
+    const trimmed = await readStoredKey({ cipherBase64: Buffer.from(' sk-1 \n').toString('base64'), store: keyStore({}), clock: new FakeClock() });
+    assert.equal(trimmed.key, 'sk-1');
+  });
+
+  it('no secure storage and a broken ciphertext are logged as errors, the decrypt error with its reason', async () => {
+    const fields: unknown[] = [];
+    const logger: Logger = { debug() {}, info() {}, warn() {}, error: (message, data) => void fields.push([message, data]) };
+    const unavailable = await readStoredKey({ cipherBase64: CIPHER, store: keyStore({ available: false }), clock: new FakeClock(), logger });
+    const broken = await readStoredKey({ cipherBase64: CIPHER, store: keyStore({ decrypt: 'throw' }), clock: new FakeClock(), logger });
+    assert.deepEqual(fields, [
+      [unavailable.problem!.message, undefined],
+      [broken.problem!.message, { error: 'bad ciphertext' }],
+    ]);
+  });
+
+  it('the time limit is said in whole seconds, and logged with its length', async () => {
+    const clock = new FakeClock();
+    const fields: unknown[] = [];
+    const logger: Logger = { debug() {}, info() {}, warn() {}, error: (_message, data) => void fields.push(data) };
+    const reading = readStoredKey({ cipherBase64: CIPHER, store: keyStore({ decrypt: 'hang' }), clock, timeoutMs: 2_600, logger });
+    await clock.advance(2_600);
+    const r = await reading;
+    assert.match(r.problem!.message, /^The keyring did not answer within 3 s \(locked, or waiting for a password\), so the kiosk started without the stored API key, in demo mode\./);
+    assert.deepEqual(fields, [{ timeoutMs: 2_600 }]);
+  });
+
+  it('an answer after the time limit changes nothing: no key, and a rotated key is not saved', async () => {
+    const clock = new FakeClock();
+    let answer!: (v: { result: string; shouldReEncrypt: boolean }) => void;
+    const store = keyStore({});
+    store.decryptStringAsync = () => new Promise((resolve) => (answer = resolve));
+    const saved: string[] = [];
+    const reading = readStoredKey({ cipherBase64: CIPHER, store, clock, saveCipher: (c) => saved.push(c) });
+    await clock.advance(KEYRING_TIMEOUT_MS);
+    assert.equal((await reading).key, null);
+    answer({ result: 'sk-late', shouldReEncrypt: true });
+    await clock.advance(0);
+    assert.deepEqual(store.encrypted, []);
+    assert.deepEqual(saved, []);
+  });
+
+  it('a rotated key with nowhere to save it is not re-encrypted; a re-encryption that fails is a warning, and the key still works', async () => {
+    const plain = keyStore({ decrypt: 'rotate' });
+    assert.equal((await readStoredKey({ cipherBase64: CIPHER, store: plain, clock: new FakeClock() })).key, 'sk-0123456789');
+    assert.deepEqual(plain.encrypted, []);
+    const failing = keyStore({ decrypt: 'rotate' });
+    failing.encryptStringAsync = () => Promise.reject(new Error('keyring locked'));
+    const warnings: unknown[] = [];
+    const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message, data) => void warnings.push([message, data]) };
+    const saved: string[] = [];
+    const r = await readStoredKey({ cipherBase64: CIPHER, store: failing, clock: new FakeClock(), logger, saveCipher: (c) => saved.push(c) });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(r.key, 'sk-0123456789');
+    assert.deepEqual(saved, []);
+    assert.deepEqual(warnings, [['The stored API key could not be re-encrypted; it still works', { error: 'keyring locked' }]]);
+  });
 });
