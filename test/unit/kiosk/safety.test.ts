@@ -133,6 +133,68 @@ describe('calls the content review ended', () => {
   });
 });
 
+describe('the age gate at its edges', () => {
+  const setup = (posture: SafetyPosture = adult()) => {
+    const clock = new FakeClock();
+    const counts = createAgeGateCounter();
+    return { clock, counts, gate: createAgeGate({ posture: () => posture, counts, clock }) };
+  };
+
+  it('a pass still holds at exactly its time, not a millisecond after', async () => {
+    const { gate, clock } = setup();
+    gate.ask();
+    gate.answer(true);
+    await clock.advance(PASS_TTL_MS);
+    assert.equal(gate.admit(), null);
+    gate.ask();
+    gate.answer(true);
+    await clock.advance(PASS_TTL_MS + 1);
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE);
+  });
+
+  it('"no" takes back a pass the same visitor had', () => {
+    const { gate, counts } = setup();
+    gate.ask();
+    gate.answer(true);
+    gate.answer(false);
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE);
+    assert.deepEqual(counts.snapshot(), { asked: 1, confirmed: 1, declined: 1 });
+  });
+
+  it('a public kiosk refuses a staff unlock too, and counts nothing', () => {
+    const { gate, counts } = setup(resolveSafety({ audience: 'public' }));
+    assert.throws(() => gate.staffUnlock(), (e: Error & { code?: string }) => e.code === 'invalid_request' && e.message === 'This kiosk has no age gate.');
+    assert.throws(() => gate.answer(false), (e: Error & { code?: string }) => e.code === 'invalid_request');
+    assert.deepEqual(counts.snapshot(), { asked: 0, confirmed: 0, declined: 0 });
+  });
+});
+
+describe('calls the content review ended: which ends count', () => {
+  const state = (s: Record<string, unknown>): KioskEvent => ({ type: 'state', previous: 'live', state: s }) as unknown as KioskEvent;
+
+  it('a failed call with the audit hang-up counts; an ended call with another reason, or a live one, does not', () => {
+    const audits = createAuditCount();
+    audits.observe(state({ phase: 'failed', liveId: 'a', error: { code: 'network', message: 'x' }, summary: { hangupReason: 'audit_violation' } }));
+    audits.observe(state({ phase: 'failed', liveId: 'b', error: { code: 'network', message: 'x' }, summary: null }));
+    audits.observe(state({ phase: 'live', liveId: 'c', sinceMs: 0, endsAtMs: 1, summary: { hangupReason: 'audit_violation' } }));
+    audits.observe(state({ phase: 'ended', liveId: 'd', summary: null }));
+    assert.equal(audits.count, 1);
+  });
+
+  it('ends without a live id are each counted; the same id told twice in a row only once', () => {
+    const audits = createAuditCount();
+    const blocked = { phase: 'failed', error: { code: 'content_blocked', message: 'x' }, summary: null };
+    audits.observe(state(blocked));
+    audits.observe(state(blocked));
+    assert.equal(audits.count, 2);
+    audits.observe(state({ ...blocked, liveId: 'L' }));
+    audits.observe(state({ ...blocked, liveId: 'L' }));
+    audits.observe(state({ ...blocked, liveId: 'M' }));
+    audits.observe(state({ ...blocked, liveId: 'L' }));
+    assert.equal(audits.count, 5);
+  });
+});
+
 describe('the privacy address as a QR code', () => {
   /** The drawing as the page renders it: 8 px modules, a 4-module white quiet zone. */
   function pixels(drawing: { size: number; path: string }): { data: Uint8ClampedArray; width: number } {
