@@ -263,6 +263,57 @@ describe('the first load of the page', () => {
   });
 });
 
+describe('the first load of the page: what it logs', () => {
+  it('each failed try with its reason, the pause and its place; the success after retrying with their number; a first-try success says nothing', async () => {
+    const clock = new FakeClock();
+    const lines: unknown[] = [];
+    const logger: Logger = { debug() {}, info: (m, d) => void lines.push(['info', m, d]), warn() {}, error: (m, d) => void lines.push(['error', m, d]) };
+    let tries = 0;
+    const load = createFirstLoad({ clock, logger, retryDelaysMs: [10, 20, 30], load: () => (++tries === 1 ? Promise.reject(new Error('ERR_FAILED')) : tries === 2 ? Promise.reject('net::ERR_ABORTED') : Promise.resolve()) });
+    const running = load.run();
+    await clock.advance(30);
+    await running;
+    assert.deepEqual(lines, [
+      ['error', 'The kiosk page failed to load; trying again', { error: 'ERR_FAILED', retryInMs: 10, retry: 1, of: 3 }],
+      ['error', 'The kiosk page failed to load; trying again', { error: 'net::ERR_ABORTED', retryInMs: 20, retry: 2, of: 3 }],
+      ['info', 'The kiosk page loaded after retrying', { retries: 2 }],
+    ]);
+    const quiet: unknown[] = [];
+    const first = createFirstLoad({ clock, logger: { debug() {}, info: (m) => void quiet.push(m), warn() {}, error: (m) => void quiet.push(m) }, load: () => Promise.resolve() });
+    assert.equal(first.done, false);
+    await first.run();
+    assert.deepEqual(quiet, []);
+  });
+
+  it('the last failure is named as it was, an error or not; the default table retries five times over 15.5 s', async () => {
+    const clock = new FakeClock();
+    let tries = 0;
+    const load = createFirstLoad({ clock, load: () => (tries++, Promise.reject('gone')) });
+    const running = load.run().then(() => null, (e: unknown) => e);
+    await clock.advance(15_499);
+    assert.equal(tries, 5);
+    await clock.advance(1);
+    const error = (await running) as { message: string; cause: unknown };
+    assert.equal(tries, 6);
+    assert.equal(error.message, 'The kiosk page did not load after 6 tries: gone');
+    assert.equal(error.cause, 'gone');
+    assert.deepEqual(FIRST_LOAD_RETRY_DELAYS_MS, [500, 1_000, 2_000, 4_000, 8_000]);
+  });
+
+  it('a renderer gone between tries is no try\'s business', async () => {
+    const clock = new FakeClock();
+    let tries = 0;
+    const load = createFirstLoad({ clock, retryDelaysMs: [100], load: () => (++tries === 1 ? Promise.reject(new Error('x')) : Promise.resolve()) });
+    const running = load.run();
+    await clock.advance(50);
+    load.onRendererGone('crashed');
+    await clock.advance(50);
+    await running;
+    assert.equal(load.done, true);
+    assert.equal(tries, 2);
+  });
+});
+
 describe('start-up problems for staff', () => {
   it('config, each policy problem, then the key; each says what still works and what to do', () => {
     const items = startupAttention({
