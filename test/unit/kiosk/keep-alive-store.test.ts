@@ -108,7 +108,7 @@ describe('the keep-alive store', () => {
     const dir = join(tempDir(), 'not', 'yet');
     const log = recordingLogger();
     const store = createKeepAliveStore({ dir, logger: log });
-    assert.deepEqual(log.lines, [], 'a missing file is no problem');
+    assert.equal(log.lines.length, 0, 'a missing file is no problem');
     store.keepAliveFor('https://a.example/').refused('pong-message', 1008);
     assert.deepEqual(JSON.parse(readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8')), { version: 1, services: { 'https://a.example': 'ws-pong' } });
     if (process.platform !== 'win32') assert.equal(statSync(dir).mode & 0o777, 0o700);
