@@ -12,7 +12,7 @@ import { createAgeGate, GATE_CLOSED_MESSAGE, PASS_TTL_MS, STAFF_CHECK_MESSAGE } 
 import { createAgeGateCounter } from '../../../electron/kiosk/age-gate-counts.ts';
 import { createAuditCount } from '../../../electron/kiosk/audit-count.ts';
 import { qrDrawing } from '../../../electron/kiosk/privacy-qr.ts';
-import { regionAllowed, resolveSafety, type SafetyPosture } from '../../../electron/kiosk/safety-config.ts';
+import { publicSafety, regionAllowed, resolveSafety, type SafetyPosture } from '../../../electron/kiosk/safety-config.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 import type { KioskEvent } from '../../../electron/contract.ts';
 
@@ -54,6 +54,45 @@ describe('the audience a kiosk runs as', () => {
     assert.throws(() => resolveConfig({ adult: { allowedRegions: ['de'] } }, {}, opts), /"adult\.allowedRegions\.0"/);
     assert.throws(() => resolveConfig({ adult: { minimumAge: 12 } }, {}, opts), /"adult\.minimumAge"/);
     assert.throws(() => resolveConfig({ privacy: { url: 'ftp://venue.example/privacy' } }, {}, opts), /"privacy\.url"/);
+  });
+});
+
+describe('the settings of the audience, at their edges', () => {
+  const region = (value: string) => {
+    try {
+      return resolveConfig({ region: value }, {}, opts).region;
+    } catch {
+      return 'refused';
+    }
+  };
+
+  it('a region is two capital letters, with an optional subdivision of one to three capitals or digits', () => {
+    for (const ok of ['DE', 'US-CA', 'GB-ENG', 'FR-75', 'ES-M', 'CN-11', 'IN-UP', 'ZZ-9A1']) assert.equal(region(ok), ok, ok);
+    for (const bad of ['D', 'DEU', 'de', 'De', 'D1', '12', 'US-', 'US-CALI', 'US-ca', 'US_CA', ' DE', 'DE ', 'xDE', 'US-CA-1', 'ÄB']) assert.equal(region(bad), 'refused', bad);
+  });
+
+  it('the adult block\'s defaults: no region allowed, 18, the visitor confirms', () => {
+    const c = resolveConfig({ audience: 'adult', region: 'DE', adult: {} }, {}, opts);
+    assert.deepEqual(c.adult, { allowedRegions: [], minimumAge: 18, ageCheck: 'self' });
+    assert.equal(c.safety.audience, 'public');
+    assert.deepEqual(resolveSafety({ audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'], minimumAge: 18, ageCheck: 'self' } }).ageGate, { minimumAge: 18, ageCheck: 'self' });
+    assert.equal(resolveSafety({ audience: 'adult', region: 'DE' }).requested, 'adult');
+  });
+
+  it('a privacy notice needs at least one language; its address is http(s), at most 300 characters', () => {
+    assert.throws(() => resolveConfig({ privacy: { notice: {} } }, {}, opts), /"privacy\.notice": needs at least one language/);
+    assert.throws(() => resolveConfig({ privacy: { url: `https://venue.example/${'p'.repeat(300)}` } }, {}, opts), /"privacy\.url"/);
+    assert.equal(resolveConfig({ privacy: { url: 'http://venue.example/privacy' } }, {}, opts).privacy?.url, 'http://venue.example/privacy');
+  });
+
+  it('what the page is told is a copy: changing it changes nothing the kiosk holds', () => {
+    const config = resolveConfig({ audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'] }, privacy: { notice: { en: 'Notice.' } } }, {}, opts);
+    const told = publicSafety(config);
+    told.ageGate!.minimumAge = 3;
+    told.privacy.notice!.en = 'Changed.';
+    assert.equal(config.safety.ageGate!.minimumAge, 18);
+    assert.equal(config.privacy!.notice!.en, 'Notice.');
+    assert.deepEqual(told.privacy, { notice: { en: 'Changed.' }, url: null, qr: null });
   });
 });
 
