@@ -379,3 +379,27 @@ describe('overlay', () => {
     assert.deepEqual(top.c, [1]);
   });
 });
+
+describe('resolveConfig: the smaller rules of the file', () => {
+  it('service URLs lose their trailing slashes', () => {
+    assert.equal(resolve({ service: { baseUrl: 'https://a.example/api///' } }).service.baseUrl, 'https://a.example/api');
+    assert.equal(resolve({ service: { surface: 'gateway', gatewayUrl: 'https://gw.example/' } }).service.gatewayUrl, 'https://gw.example');
+    invalid({ service: { surface: 'gateway', gatewayUrl: 'ftp://gw.example' } }, {}, 'service.gatewayUrl');
+  });
+
+  it('a greeting per language needs at least one', () => {
+    assert.throws(() => resolve({ avatars: [{ imagePath: 'a.png', name: 'A', greeting: {} }] }), /"avatars\.0\.greeting": needs at least one language/);
+    assert.deepEqual(resolve({ avatars: [{ imagePath: 'a.png', name: 'A', greeting: { de: 'Hallo' } }] }).cast[0]!.greeting, { de: 'Hallo' });
+  });
+
+  it('the policy\'s gateway headers: at most eight', () => {
+    const headers = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`X-H${i}`, 'v']));
+    const gateway = { service: { surface: 'gateway', gatewayUrl: 'https://gw.example' } };
+    assert.equal(Object.keys(resolveConfig(gateway, {}, { ...opts, policy: { service: { gatewayHeaders: headers(8) } } }).service.gatewayHeaders!).length, 8);
+    assert.throws(() => resolveConfig(gateway, {}, { ...opts, policy: { service: { gatewayHeaders: headers(9) } } }), /"service\.gatewayHeaders": at most 8 headers/);
+  });
+
+  it('a language listed twice is refused with the reason', () => {
+    assert.throws(() => resolve({ languages: ['en', 'de', 'en'] }), /"languages": must not list a language twice/);
+  });
+});
