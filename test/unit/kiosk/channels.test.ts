@@ -163,6 +163,24 @@ describe('a handler that throws', () => {
   });
 });
 
+describe('a handler that refuses for want of the PIN', () => {
+  it('answers unauthorized and warns nobody; another refusal is warned with its message', async () => {
+    const logger = recordingLogger();
+    const registry = createChannelRegistry({ logger });
+    const session = recordingSession([]);
+    session.hangup = () => {
+      throw new AvatarError('unauthorized', 'Enter the PIN.');
+    };
+    session.getState = () => {
+      throw new AvatarError('invalid_request', 'Not now.');
+    };
+    registry.register('session', session);
+    assert.deepEqual(await registry.dispatch(CHANNELS.sessionHangup, undefined), refused('unauthorized', 'Enter the PIN.'));
+    assert.deepEqual(await registry.dispatch(CHANNELS.sessionGetState, undefined), refused('invalid_request', 'Not now.'));
+    assert.deepEqual(logger.lines, [{ level: 'warn', message: 'IPC call failed', data: { channel: CHANNELS.sessionGetState, code: 'invalid_request', message: 'Not now.' } }]);
+  });
+});
+
 describe('registering', () => {
   it('a group or the gate registered twice is a wiring bug and throws; the first stays', async () => {
     const registry = createChannelRegistry();
