@@ -403,3 +403,28 @@ describe('resolveConfig: the smaller rules of the file', () => {
     assert.throws(() => resolve({ languages: ['en', 'de', 'en'] }), /"languages": must not list a language twice/);
   });
 });
+
+describe('unknown keys kept by a write', () => {
+  it('go back under their known parent, in a list too; not when this version removed the parent', () => {
+    const current = { window: { mode: 'kiosk', hdr: true }, avatars: [{ name: 'Ava', imagePath: 'a.png', mood: 'calm' }], futureFeature: { on: true } };
+    assert.deepEqual(keepUnknownKeys(current, { avatars: [{ name: 'Ava', imagePath: 'b.png' }] }), {
+      avatars: [{ name: 'Ava', imagePath: 'b.png', mood: 'calm' }],
+      futureFeature: { on: true },
+    });
+    assert.deepEqual(keepUnknownKeys(current, { window: null, avatars: [] }), { window: null, avatars: [], futureFeature: { on: true } });
+  });
+
+  it('are copies: changing the written file changes nothing read', () => {
+    const current = { futureFeature: { on: true } };
+    const written = keepUnknownKeys(current, {});
+    (written.futureFeature as { on: boolean }).on = false;
+    assert.deepEqual(current, { futureFeature: { on: true } });
+  });
+
+  it('a file that is not an object has none; keys inside values of unknown shape are not looked into', () => {
+    assert.deepEqual(unknownConfigKeys(null), []);
+    assert.deepEqual(unknownConfigKeys(['callMode']), []);
+    assert.deepEqual(unknownConfigKeys({ idle: { promptSeconds: 45, nap: 1 }, callMode: 'audio' }), ['idle.nap']);
+    assert.deepEqual(unknownConfigKeys({ avatars: 'none', window: [1] }), []);
+  });
+});
