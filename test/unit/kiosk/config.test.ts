@@ -326,6 +326,15 @@ describe('the policy layer over the file', () => {
     assert.equal(c.mqtt, undefined);
   });
 
+  it('the broker and the updates are whole blocks too; a block the policy does not set is the file\'s', () => {
+    const user = { mqtt: { url: 'mqtts://mine.example', group: 'lobby' }, update: { url: 'https://u.example', channel: 'beta' } };
+    const c = resolveConfig(user, {}, { ...opts, policy: { mqtt: { url: 'mqtts://fleet.example' }, update: { url: 'https://fleet.example/feed' } } });
+    assert.deepEqual([c.mqtt?.url, c.mqtt?.group], ['mqtts://fleet.example', undefined]);
+    assert.deepEqual([c.update?.url, c.update?.channel], ['https://fleet.example/feed', 'latest']);
+    const own = resolveConfig(user, {}, { ...opts, policy: { callMode: 'audio' } });
+    assert.deepEqual([own.mqtt?.group, own.update?.channel], ['lobby', 'beta']);
+  });
+
   it('config.json asking for adult where the policy holds the audience: public, and staff are told why', () => {
     const c = resolveConfig({ audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'] } }, {}, { ...opts, policy: { audience: undefined, adult: undefined, region: undefined } });
     assert.equal(c.safety.audience, 'public');
