@@ -347,6 +347,15 @@ describe('the policy layer over the file', () => {
     assert.deepEqual([policyAdult.safety.audience, policyAdult.safety.refusal], ['adult', null]);
   });
 
+  it('a policy that holds any one of the audience keys holds all three', () => {
+    const user = { audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'], minimumAge: 21 } };
+    for (const policy of [{ audience: 'public' }, { region: 'FR' }, { adult: { allowedRegions: ['FR'] } }]) {
+      const c = resolveConfig(user, {}, { ...opts, policy });
+      assert.deepEqual([c.safety.audience, c.safety.requested], ['public', 'adult'], JSON.stringify(policy));
+      assert.equal(c.adult?.minimumAge === 21, false, 'the file\'s adult block is not used');
+    }
+  });
+
   it('the policy\'s values are copies: resolving does not share them with the policy', () => {
     const policy = { languages: ['en', 'de'] };
     const c = resolveConfig({}, {}, { ...opts, policy });
