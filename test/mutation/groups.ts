@@ -163,36 +163,38 @@ export const GROUPS: MutationGroup[] = [
     folder: KIOSK,
     title: 'the other kiosk modules (channels, appearance, config, lifecycle, companion, cast …)',
     mutate: 'rest of folder',
-    // Each module's own unit file, then the fleet's unit files that reach fleet-config.ts's schemas, then
-    // the two integration files that are the tests of a module here (the channels' staff lock, the cast):
-    // a mutant's files run in this order and stop at the first failure. Integration files that compose a
-    // whole kiosk (audience-wire, keep-alive-adapt, browser-host, visitor-funnel) are left out: every
-    // module here has its own unit file, and a whole kiosk reaches most of this group, so each of them
-    // would run for nearly every mutant that lives.
+    // The schema files' own tests first (config.ts, fleet-config.ts and safety-config.ts run when anything
+    // imports the config, so every file below reaches their schemas), then each module's own unit file,
+    // quick ones first, then the unit files that compose a whole kiosk, the fleet's unit files that use the
+    // schemas, and the two integration files that are the tests of a module here (the channels' staff
+    // lock, the cast). A mutant's files run in this order and stop at the first failure. Integration files
+    // that compose a whole kiosk (audience-wire, keep-alive-adapt, browser-host, visitor-funnel) are left
+    // out: every module here has its own unit file, and each of them would run for nearly every mutant
+    // that lives.
     tests: [
       'test/unit/kiosk/config.test.ts',
-      'test/unit/kiosk/config-keeping.test.ts',
+      'test/unit/kiosk/fleet-config.test.ts',
       'test/unit/kiosk/safety.test.ts',
-      'test/unit/kiosk/channels.test.ts',
-      'test/unit/kiosk/appearance.test.ts',
-      'test/unit/core/avatar-input.test.ts',
+      'test/unit/kiosk/config-keeping.test.ts',
+      'test/unit/kiosk/demo-devices.test.ts',
+      'test/unit/kiosk/fatal.test.ts',
+      'test/unit/kiosk/page-headers.test.ts',
+      'test/unit/kiosk/renderer-recovery.test.ts',
       'test/unit/kiosk/call-figures.test.ts',
-      'test/unit/kiosk/companion.test.ts',
-      'test/unit/kiosk/lifecycle-unattended.test.ts',
       'test/unit/kiosk/quit.test.ts',
+      'test/unit/kiosk/lifecycle-unattended.test.ts',
+      'test/unit/kiosk/keep-alive-store.test.ts',
       'test/unit/kiosk/os-integration.test.ts',
+      'test/unit/kiosk/companion.test.ts',
+      'test/unit/kiosk/channels.test.ts',
       'test/unit/kiosk/autostart.test.ts',
       'test/unit/kiosk/avatar-volume.test.ts',
-      'test/unit/kiosk/renderer-recovery.test.ts',
-      'test/unit/kiosk/keep-alive-store.test.ts',
-      'test/unit/kiosk/service-health.test.ts',
       'test/unit/kiosk/visitor-funnel.test.ts',
-      'test/unit/kiosk/visitor-funnel-store.test.ts',
       'test/unit/kiosk/visitor-funnel-export.test.ts',
-      'test/unit/kiosk/fatal.test.ts',
-      'test/unit/kiosk/demo-devices.test.ts',
-      'test/unit/kiosk/page-headers.test.ts',
-      'test/unit/kiosk/fleet-config.test.ts',
+      'test/unit/kiosk/appearance.test.ts',
+      'test/unit/core/avatar-input.test.ts',
+      'test/unit/kiosk/visitor-funnel-store.test.ts',
+      'test/unit/kiosk/service-health.test.ts',
       'test/unit/fleet/managed-config.test.ts',
       'test/unit/fleet/fleet-link-parts.test.ts',
       'test/unit/fleet/opening-hours.test.ts',
@@ -201,8 +203,8 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/fleet/signed-feed.test.ts',
       'test/unit/fleet/safe-updates-decisions.test.ts',
       'test/unit/fleet/mqtt-link-connect.test.ts',
-      'test/integration/contract-wiring.test.ts',
       'test/integration/cast.test.ts',
+      'test/integration/contract-wiring.test.ts',
     ],
     target: 90,
   },
