@@ -145,6 +145,46 @@ describe('the visitor funnel counts', () => {
     ]);
   });
 
+  it('live in the service\'s summary although its live state never came: counted live at the end, so live = ended well + badly', () => {
+    const { clock, funnel, state } = world();
+    funnel.tap(TAP);
+    state({ phase: 'connecting', liveId: 'L1', attempt: 1 });
+    clock.jump(5_000);
+    funnel.noteCause('visitor', 'L1');
+    state({ phase: 'ended', liveId: 'L1', summary: summary('L1', true) });
+    const c = funnel.today().counts;
+    assert.deepEqual([c.tapped, c.live, c.endedWell, c.gaveUp, c.callLength.under1m], [1, 1, 1, 0, 1]);
+    assert.deepEqual(c.byAvatar, { kim: { tapped: 1, live: 1 } });
+  });
+
+  it('the call\'s id may come with its credentials; a cause naming that id counts, one naming no id counts too', () => {
+    const { clock, funnel, state } = world();
+    funnel.tap(TAP);
+    funnel.onEvent({ type: 'credentials', liveId: 'C1' } as KioskEvent);
+    state({ phase: 'live', liveId: null, sinceMs: clock.now(), endsAtMs: clock.now() + 600_000 } as unknown as SessionState);
+    funnel.noteCause('max_call', 'OTHER');
+    funnel.noteCause('visitor', 'C1');
+    state({ phase: 'ended', liveId: 'C1', summary: summary('C1', true) });
+    funnel.tap(TAP);
+    funnel.noteCause('idle', null);
+    state({ phase: 'live', liveId: 'C2', sinceMs: clock.now(), endsAtMs: clock.now() + 600_000 });
+    state({ phase: 'ended', liveId: 'C2', summary: summary('C2', true) });
+    const c = funnel.today().counts;
+    assert.deepEqual([c.live, c.endedWell, c.endedBadly], [2, 2, 0]);
+  });
+
+  it('a live state told twice is one live; a cause with no call running is dropped', () => {
+    const { clock, funnel, state } = world();
+    funnel.noteCause('visitor', null);
+    funnel.onEvent({ type: 'credentials', liveId: 'X' } as KioskEvent);
+    funnel.tap(TAP);
+    state({ phase: 'live', liveId: 'L', sinceMs: clock.now(), endsAtMs: clock.now() + 600_000 });
+    state({ phase: 'live', liveId: 'L', sinceMs: clock.now(), endsAtMs: clock.now() + 600_000 });
+    state({ phase: 'ended', liveId: 'L', summary: summary('L', true) });
+    const c = funnel.today().counts;
+    assert.deepEqual([c.tapped, c.live, c.endedWell, c.endedBadly], [1, 1, 0, 1]);
+  });
+
   it('call lengths fall in their buckets at the edges (upper bounds exclusive)', () => {
     assert.deepEqual([0, 59.9, 60, 179.9, 180, 599.9, 600, 3600].map(callLengthBucket), ['under1m', 'under1m', 'from1to3m', 'from1to3m', 'from3to10m', 'from3to10m', 'over10m', 'over10m']);
   });
