@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
+import { FakeClock, StrictClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { createLifecycle, createPowerSaveGuard, stopInReverse } from '../../../electron/kiosk/lifecycle.ts';
 
 function harness(options: { shutdownNeverEnds?: boolean } = {}) {
@@ -384,5 +384,115 @@ describe('stopInReverse: the bound', () => {
     assert.equal(clock.pendingCount, 1);
     await clock.advance(1);
     assert.equal(await pending, 'timeout');
+  });
+});
+
+describe('lifecycle: what each path says and holds', () => {
+  function recorded() {
+    const clock = new StrictClock();
+    const lines: unknown[] = [];
+    const seq: string[] = [];
+    const at = (level: string) => (m: string, d?: Record<string, unknown>) => void lines.push([level, m, d]);
+    let release = () => {};
+    const lifecycle = createLifecycle({
+      clock,
+      logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+      hangupSession: async (why) => void seq.push(`hangup:${why}`),
+      shutdownService: () => (seq.push('shutdown'), new Promise<void>((r) => (release = r))),
+      quitApp: () => void seq.push('quit'),
+      reloadRenderer: () => void seq.push('reload'),
+      relaunchApp: () => void seq.push('relaunch'),
+    });
+    return { clock, lines, seq, lifecycle, release: () => release() };
+  }
+
+  it('before-quit is logged as its own source', () => {
+    const { lines, lifecycle } = recorded();
+    lifecycle.onBeforeQuit({ preventDefault() {} });
+    assert.deepEqual(lines, [['info', 'Shutting down', { source: 'before-quit' }]]);
+  });
+
+  it('a renderer gone while quitting: nothing logged, nothing hung up (the shutdown does it)', async () => {
+    const { lines, seq, lifecycle } = recorded();
+    void lifecycle.requestQuit('tray');
+    await lifecycle.onRenderProcessGone({ reason: 'crashed' });
+    assert.deepEqual(seq, ['shutdown']);
+    assert.deepEqual(lines, [['info', 'Shutting down', { source: 'tray' }]]);
+  });
+
+  it('while a fatal error hangs up, the phase is shutting down; then done', async () => {
+    const { lifecycle, release, seq } = recorded();
+    const fatal = lifecycle.onFatalError('uncaughtException', 'boom');
+    assert.equal(lifecycle.phase, 'shutting-down');
+    release();
+    await fatal;
+    assert.equal(lifecycle.phase, 'done');
+    assert.deepEqual(seq, ['shutdown', 'relaunch']);
+  });
+
+  it('responsive again after unresponsive: the timer cleared and said; with nothing pending, nothing cleared or said', async () => {
+    const { clock, lines, lifecycle } = recorded();
+    lifecycle.onResponsive();
+    assert.deepEqual([lines, clock.foreignClears], [[], []]);
+    lifecycle.onUnresponsive();
+    lifecycle.onResponsive();
+    assert.deepEqual(lines.at(-1), ['info', 'The renderer is responsive again', undefined]);
+    assert.equal(clock.pendingCount, 0);
+    assert.deepEqual(clock.foreignClears, []);
+  });
+});
+
+describe('power save guard: which states are a call', () => {
+  const blocker = () => {
+    const calls: string[] = [];
+    let next = 1;
+    return { calls, start: (t: string) => (calls.push(`start:${t}`), next++), stop: (id: number) => void calls.push(`stop:${id}`) };
+  };
+  const state = (phase: string) => ({ type: 'state', state: { phase } });
+
+  it('reconnecting is a call even when it is the first state heard; ending still is; idle ends it', () => {
+    const b = blocker();
+    const guard = createPowerSaveGuard(b);
+    guard.onEvent(state('reconnecting'));
+    assert.equal(guard.active, true);
+    guard.onEvent(state('ending'));
+    assert.equal(guard.active, true, 'still in the call while it ends');
+    guard.onEvent(state('idle'));
+    assert.equal(guard.active, false);
+    guard.onEvent(state('live'));
+    guard.onEvent(state('connecting'));
+    assert.equal(guard.active, true, 'a state between neither starts nor ends it');
+    guard.onEvent(state('failed'));
+    assert.deepEqual(b.calls, ['start:prevent-display-sleep', 'stop:1', 'start:prevent-display-sleep', 'stop:2']);
+  });
+
+  it('only state events count: another event carrying a state is ignored', () => {
+    const guard = createPowerSaveGuard(blocker());
+    guard.onEvent({ type: 'call-figures', state: { phase: 'live' } });
+    assert.equal(guard.active, false);
+  });
+
+  it('with whileShown, the window counts as hidden until it is said to show', () => {
+    const guard = createPowerSaveGuard(blocker(), undefined, { whileShown: true });
+    guard.onEvent(state('idle'));
+    assert.equal(guard.active, false);
+  });
+
+  it('says when it blocks display sleep (and why) and when it allows it again', () => {
+    const lines: unknown[] = [];
+    const logger = { debug: (m: string, d?: Record<string, unknown>) => void lines.push([m, d]), info() {}, warn() {}, error() {} };
+    const guard = createPowerSaveGuard(blocker(), logger, { whileShown: true });
+    guard.windowShown(true);
+    guard.windowShown(false);
+    assert.deepEqual(lines, [['Display sleep blocked', { inCall: false, shown: true }], ['Display sleep allowed again', undefined]]);
+  });
+});
+
+describe('stopInReverse: features without a stop', () => {
+  it('are passed over without a warning', async () => {
+    const lines: unknown[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (m: string) => void lines.push(m) };
+    assert.equal(await stopInReverse([{ name: 'a' }, { name: 'b', stop: undefined }], { clock: new FakeClock(), logger }), 'done');
+    assert.deepEqual(lines, []);
   });
 });
