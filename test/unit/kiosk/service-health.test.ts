@@ -9,7 +9,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { closedPort } from '../../helpers/closed-port.ts';
 import type { KioskEvent, ServiceHealth } from '../../../electron/contract.ts';
-import { FakeClock } from '../../helpers/fake-clock.ts';
+import { FakeClock, StrictClock } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 import { silentLogger } from '../../../electron/core/log.ts';
 import { DEMO_API_KEY, startEmulator, type EmulatorHandle } from '../../../electron/emulator/index.ts';
@@ -430,4 +430,94 @@ describe('the monitor, on a fake connection', () => {
     connection.mode = 'direct';
     assert.equal((await health.check()).nextCheckAtMs! - clock.now(), 5_000);
   });
+});
+
+describe('the service check: what the last measurement left alive', () => {
+  it('an error without details is "misconfigured"; a setting other than the URLs is never a scheme problem, whatever the URL', () => {
+    assert.equal(healthOfConfigError(new AvatarError('invalid_config', 'Bad.'), 'direct', 'http://a.example').status, 'misconfigured');
+    const key = new AvatarError('invalid_config', 'Bad key.', { details: { field: 'apiKey' } });
+    assert.deepEqual(healthOfConfigError(key, 'direct', 'http://a.example'), { status: 'misconfigured', message: 'Bad key.', action: 'Fix that setting (config.json, the environment or Settings), then restart or save the settings.' });
+  });
+
+  function fakeMonitor(configuredUrl: () => string | null, clock = new StrictClock()) {
+    const emitted: string[] = [];
+    let answer: () => Promise<unknown> = () => Promise.resolve([]);
+    const connection = { client: null as never, clientError: new AvatarError('invalid_config', 'The service URL was refused.', { details: { field: 'baseUrl' } }) as AvatarError | null, mode: 'direct' as 'direct' | 'gateway' | 'demo' };
+    const health = createServiceHealth({
+      connection,
+      keySource: () => 'env',
+      configuredUrl,
+      closing: () => false,
+      emit: (event) => {
+        if (event.type === 'service') emitted.push(`${event.service.status}: ${event.service.message}`);
+      },
+      logger: silentLogger,
+      clock,
+    });
+    return { health, emitted, clock, connection, setAnswer: (a: () => Promise<unknown>) => (answer = a), answer: () => answer() };
+  }
+
+  it('a new status with the same sentence is still told (the URL was fixed, another setting is wrong)', async () => {
+    let url = 'http://a.example';
+    const { health, emitted } = fakeMonitor(() => url);
+    await health.check();
+    url = 'https://a.example';
+    await health.check();
+    assert.deepEqual(emitted, ['wrong_scheme: The service URL was refused.', 'misconfigured: The service URL was refused.']);
+  });
+
+  it('the same status with a new sentence is told too', async () => {
+    const clock = new StrictClock();
+    const m = monitorOn(clock, [() => Promise.reject(new AvatarError('network', 'x', { details: { reason: 'connection refused' } })), () => Promise.reject(new AvatarError('network', 'x', { details: { reason: 'DNS lookup failed' } }))]);
+    await m.health.check();
+    await m.health.check();
+    assert.deepEqual(m.emitted, [
+      'unreachable: The service at https://svc.example could not be reached (connection refused).',
+      'unreachable: The service at https://svc.example could not be reached (DNS lookup failed).',
+    ]);
+  });
+
+  it('clears only timers it set: a first check, a demo check and a close clear nothing that was not scheduled', async () => {
+    const clock = new StrictClock();
+    const m = monitorOn(clock, []);
+    await m.health.check();
+    m.health.close();
+    assert.deepEqual(clock.foreignClears, []);
+  });
+
+  it('an answer from before a close is dropped even when a check started after the close', async () => {
+    const clock = new StrictClock();
+    let releaseA!: () => void;
+    let releaseB!: () => void;
+    const m = monitorOn(clock, [
+      () => new Promise((_, reject) => (releaseA = () => reject(new AvatarError('network', 'late')))),
+      () => new Promise((resolve) => (releaseB = () => resolve([]))),
+    ]);
+    const a = m.health.check();
+    m.health.close();
+    const b = m.health.check();
+    releaseA();
+    await a;
+    releaseB();
+    await b;
+    assert.deepEqual(m.emitted.map((e) => e.split(':')[0]), ['connected']);
+    assert.equal(clock.pendingCount, 0);
+  });
+
+  function monitorOn(clock: StrictClock, answers: Array<() => Promise<unknown>>) {
+    const emitted: string[] = [];
+    const client = { target: { surface: 'direct', baseUrl: 'https://svc.example' }, listVoices: () => (answers.shift() ?? (() => Promise.resolve([])))() };
+    const health = createServiceHealth({
+      connection: { client: client as never, clientError: null, mode: 'direct' },
+      keySource: () => 'env',
+      configuredUrl: () => 'https://svc.example',
+      closing: () => false,
+      emit: (event) => {
+        if (event.type === 'service') emitted.push(`${event.service.status}: ${event.service.message}`);
+      },
+      logger: silentLogger,
+      clock,
+    });
+    return { health, emitted };
+  }
 });
