@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../helpers/fake-clock.ts';
+import { FakeClock, StrictClock } from '../../helpers/fake-clock.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
 import { createRendererRecovery, gpuGoneNeedsReload, MAX_RELOADS_BEFORE_RELAUNCH, RELOAD_DELAYS_MS, STABLE_PAGE_MS } from '../../../electron/kiosk/renderer-recovery.ts';
 
@@ -184,5 +184,35 @@ describe('renderer recovery', () => {
     await clock.advance(60_000);
     assert.deepEqual(seq, []);
     assert.equal(clock.pendingCount, 0);
+  });
+});
+
+describe('renderer recovery: what the last measurement left alive', () => {
+  it('past the end of its table of pauses, the last pause repeats', async () => {
+    const clock = new FakeClock();
+    const loads: number[] = [];
+    const t0 = clock.now();
+    const recovery = createRendererRecovery({ clock, delaysMs: [0, 100], maxReloads: 4, load: () => (loads.push(clock.now() - t0), Promise.reject(new Error('ERR_FAILED'))), relaunch: () => {} });
+    recovery.requestReload('crashed');
+    await clock.advance(1_000);
+    assert.deepEqual(loads, [0, 100, 200, 300]);
+    recovery.dispose();
+  });
+
+  it('a renderer gone while no reload is under way changes nothing (and does not throw)', () => {
+    const { recovery, seq } = setup();
+    recovery.onRendererGone('crashed');
+    assert.deepEqual(seq, []);
+    recovery.dispose();
+  });
+
+  it('clears only timers it set: a first load noted, and a dispose with nothing pending', async () => {
+    const clock = new StrictClock();
+    const recovery = createRendererRecovery({ clock, load: () => Promise.resolve(), relaunch: () => {} });
+    recovery.noteLoaded();
+    recovery.dispose();
+    const idle = createRendererRecovery({ clock, load: () => Promise.resolve(), relaunch: () => {} });
+    idle.dispose();
+    assert.deepEqual(clock.foreignClears, []);
   });
 });
