@@ -149,4 +149,12 @@ describe('the keep-alive store', () => {
       assert.deepEqual(log.lines[0]!.data, { path, ...fields }, what);
     }
   });
+
+  it('a URL that does not parse keeps no query in the file, even one followed by a line break', () => {
+    const dir = tempDir();
+    const store = createKeepAliveStore({ dir });
+    store.keepAliveFor('svc.example/base?key=secret\nmore').refused('pong-message', 1008);
+    assert.deepEqual(Object.keys(store.remembered()), ['svc.example/base']);
+    assert.equal(readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8').includes('secret'), false);
+  });
 });
