@@ -157,4 +157,25 @@ describe('the keep-alive store', () => {
     assert.deepEqual(Object.keys(store.remembered()), ['svc.example/base']);
     assert.equal(readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8').includes('secret'), false);
   });
+
+  it('the file is a text file (it ends with a line break); a service keyed without its trailing slashes, however many', () => {
+    const dir = tempDir();
+    const store = createKeepAliveStore({ dir });
+    const k = store.keepAliveFor('https://svc.example/base//');
+    assert.equal(store.keepAliveFor('https://svc.example/base'), k);
+    k.refused('pong-message', 1008);
+    assert.deepEqual(store.remembered(), { 'https://svc.example/base': 'ws-pong' });
+    assert.equal(readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8').endsWith('}\n'), true);
+  });
+
+  it('a change that cannot be written names the file and the reason', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a-file'), '');
+    const log = recordingLogger();
+    const dir = join(root, 'a-file', 'data');
+    createKeepAliveStore({ dir, logger: log }).keepAliveFor('https://a.example').refused('pong-message', 4400);
+    const warning = log.lines.find((l) => l.message === 'Could not store the keep-alive that works with this service')!;
+    assert.equal(warning.data!.path, join(dir, KEEP_ALIVE_FILE));
+    assert.match(String(warning.data!.error), /ENOTDIR|EEXIST/);
+  });
 });

@@ -465,3 +465,14 @@ describe('reading the stored key: what is logged and what a late or blank answer
     assert.deepEqual(warnings, [['The stored API key could not be re-encrypted; it still works', { error: 'keyring locked' }]]);
   });
 });
+
+describe('the first load: a renderer gone on the last try', () => {
+  it('is named in the start-up failure', async () => {
+    const clock = new FakeClock();
+    const load = createFirstLoad({ clock, retryDelaysMs: [], load: () => new Promise<void>(() => {}) });
+    const running = load.run().then(() => null, (e: unknown) => e as Error);
+    await clock.advance(0);
+    load.onRendererGone('oom');
+    assert.equal((await running)?.message, 'The kiosk page did not load after 1 tries: the renderer process is gone (oom)');
+  });
+});
