@@ -193,3 +193,19 @@ describe('registering', () => {
     assert.deepEqual(calls, [['hangup', undefined]]);
   });
 });
+
+describe('the channels: what the last measurement left alive', () => {
+  it('the refusals say, in words, what to do', () => {
+    assert.equal(STAFF_LOCKED_MESSAGE, 'The staff panel is locked. Enter the PIN.');
+    assert.equal(SETUP_PENDING_MESSAGE, 'This kiosk is not set up yet: an installer must choose the staff PIN first.');
+  });
+
+  it('a gate that cannot say whether setup is pending lets a visitor\'s call through', async () => {
+    const registry = createChannelRegistry();
+    const calls: Array<[string, unknown]> = [];
+    registry.register('session', recordingSession(calls));
+    registry.setGate({ touch: () => true });
+    assert.deepEqual(await registry.dispatch(CHANNELS.sessionStart, {}), { ok: true, value: null });
+    assert.deepEqual(calls, [['start', {}]]);
+  });
+});

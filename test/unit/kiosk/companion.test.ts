@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CommandEvent } from '../../../electron/contract.ts';
-import { FakeClock } from '../../helpers/fake-clock.ts';
+import { FakeClock, StrictClock } from '../../helpers/fake-clock.ts';
 import { createBoundsSaver, createCompanionController, placeCompanion, trayMenu, type Rect } from '../../../electron/kiosk/companion.ts';
 
 const PRIMARY: Rect = { x: 0, y: 0, width: 1920, height: 1040 };
@@ -149,5 +149,35 @@ describe('createCompanionController', () => {
     q.controller.onWindowClose({ preventDefault: () => prevented++ });
     assert.deepEqual(q.calls, []);
     assert.equal(prevented, 1);
+  });
+});
+
+describe('the companion: what the last measurement left alive', () => {
+  it('the tray menu item by item: what each does and whether it is on', () => {
+    assert.deepEqual(trayMenu([{ id: 'ava', name: 'Ava' }], 'live'), [
+      { label: 'Talk to Ava', enabled: false, action: { type: 'talk', avatarId: 'ava' } },
+      { label: 'Hang up', enabled: true, action: { type: 'hangup' } },
+      { label: '', enabled: true, separator: true },
+      { label: 'Settings', enabled: true, action: { type: 'settings' } },
+      { label: 'Quit', enabled: true, action: { type: 'quit' } },
+    ]);
+  });
+
+  it('equally visible on two displays: the first listed takes the window', () => {
+    // 1720..2120: 200 px on the primary, 200 on the right one.
+    assert.deepEqual(placeCompanion({ x: 1720, y: 100, width: 400, height: 600 }, [PRIMARY, RIGHT], DEFAULT), { x: 1520, y: 100, width: 400, height: 600 });
+  });
+
+  it('saves half a second after the last change by default, and clears only timers it set', async () => {
+    const clock = new StrictClock();
+    const saved: Rect[] = [];
+    const saver = createBoundsSaver({ clock, save: (b) => saved.push(b) });
+    saver.flush();
+    saver.changed({ x: 1, y: 1, width: 400, height: 600 });
+    await clock.advance(499);
+    assert.deepEqual(saved, []);
+    await clock.advance(1);
+    assert.deepEqual(saved, [{ x: 1, y: 1, width: 400, height: 600 }]);
+    assert.deepEqual(clock.foreignClears, []);
   });
 });
