@@ -129,6 +129,9 @@ describe('checkCast', () => {
     assert.match(bob.message, /^The avatar "Bob" \(avatars\.1, id "bob"\) cannot be used: /);
     assert.match(bob.message, /PNG, JPEG or WEBP/);
     assert.match(problems.get('gone')!.message, /^The avatar "Gone" \(avatars\.3, id "gone"\)/);
+    // Staff and the fleet see which setting and which member; the reader's own error is kept as the cause.
+    assert.deepEqual(bob.details, { field: 'avatars.1', avatarId: 'bob' });
+    assert.ok(bob.cause instanceof Error);
   });
 });
 
@@ -194,6 +197,11 @@ describe('resolveVideoFit', () => {
     assert.equal(configuredPortrait(cfg('companion', 1920, 1080)), true);
     assert.equal(configuredPortrait(cfg('companion', 1080, 1920, 800, 600)), false);
     assert.equal(configuredPortrait(cfg('windowed', 800, 600)), false);
+    // A square screen is not portrait; outside kiosk mode the display is not asked.
+    assert.equal(configuredPortrait(cfg('kiosk'), { width: 1080, height: 1080 }), false);
+    assert.equal(configuredPortrait(cfg('companion', 1080, 1920, 640, 640)), false);
+    assert.equal(configuredPortrait(cfg('windowed', 900, 900)), false);
+    assert.equal(configuredPortrait(cfg('windowed', 800, 600), { width: 1080, height: 1920 }), false);
   });
 });
 

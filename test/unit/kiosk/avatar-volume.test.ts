@@ -76,6 +76,7 @@ describe('the avatar volume', () => {
     volume.onChange((p) => heard.push(p));
     const e = await rejection(volume.set(30));
     assert.deepEqual([e.code, e.message], ['internal', 'The avatar volume could not be saved (EEXIST); it stays at 100 %.']);
+    assert.equal((e as Error & { cause?: { code?: string } }).cause?.code, 'EEXIST', 'the system error is kept as the cause');
     assert.deepEqual([volume.percent, heard], [100, []]);
   });
 

@@ -96,6 +96,31 @@ describe('the settings of the audience, at their edges', () => {
   });
 });
 
+describe('the audience: what the last measurement left alive', () => {
+  it('a public kiosk with nothing asked of it has no refusal to tell', () => {
+    assert.equal(resolveSafety({ audience: 'public' }).refusal, null);
+    assert.equal(resolveSafety({ audience: 'public' }).requested, 'public');
+  });
+
+  it('the allowed regions are listed with commas in a refusal', () => {
+    assert.equal(
+      resolveSafety({ audience: 'adult', region: 'FR', adult: { allowedRegions: ['DE', 'AT'], minimumAge: 18, ageCheck: 'self' } }).refusal,
+      'Audience "adult" is not allowed in region FR (adult.allowedRegions: DE, AT), so the kiosk runs as public (moderation strict).',
+    );
+  });
+
+  it('the privacy address is http or https, nothing that only starts or ends like them', () => {
+    for (const url of ['httpsx://venue.example/privacy', 'xhttp://venue.example/privacy']) {
+      assert.throws(() => resolveConfig({ privacy: { url } }, {}, opts), /"privacy\.url": must be an http\(s\) URL/, url);
+    }
+  });
+
+  it('the age gate says in words why a call waits', () => {
+    assert.equal(GATE_CLOSED_MESSAGE, 'This kiosk is for adults: each call starts only after the age gate is passed.');
+    assert.equal(STAFF_CHECK_MESSAGE, 'On this kiosk a member of staff checks the age: staff unlock each call with the PIN.');
+  });
+});
+
 describe('the age gate', () => {
   const setup = (posture: SafetyPosture = adult()) => {
     const clock = new FakeClock();
