@@ -6,6 +6,9 @@ const LIFECYCLE = 'electron/kiosk/lifecycle.ts';
 const FIRST_LOAD = 'electron/kiosk/first-load.ts';
 const KEEP_ALIVE_STORE = 'electron/kiosk/keep-alive-store.ts';
 const SERVICE_HEALTH = 'electron/kiosk/service-health.ts';
+const CAST = 'electron/kiosk/cast.ts';
+const AGE_GATE = 'electron/kiosk/age-gate.ts';
+const AVATAR_VOLUME = 'electron/kiosk/avatar-volume.ts';
 
 const TIMER_SET_IN_EXECUTOR =
   'The Promise executor runs synchronously, so the timer is always set by the time this line runs, and the handle cleared is one the clock issued: clearing it unconditionally does the same.';
@@ -99,5 +102,41 @@ export const EQUIVALENT_KIOSK_OTHER: EquivalentMutant[] = [
     original: "'checking'",
     replacement: '""',
     reason: "set() is never called with status 'checking' (only the start value has it, assigned directly), nor with an empty status, so the comparison is false with either text.",
+  },
+  // kiosk/cast.ts
+  {
+    file: CAST,
+    mutator: 'StringLiteral',
+    line: "const e = toAvatarError(error, 'invalid_config');",
+    original: "'invalid_config'",
+    replacement: '""',
+    reason: "toAvatarError uses the fallback only as the code of the error it wraps, and of e only the message is read: the member's problem is a new AvatarError('invalid_config', …) with e.message in its text and the original error as its cause.",
+  },
+  // kiosk/age-gate.ts
+  {
+    file: AGE_GATE,
+    mutator: 'ConditionalExpression',
+    line: 'const ok = passUntilMs !== null && clock.now() <= passUntilMs;',
+    original: 'passUntilMs !== null',
+    replacement: 'true',
+    reason: 'With no pass, `clock.now() <= null` compares the time with 0: a Clock answers milliseconds since the epoch (Date.now(), or a test clock set to a date), always above 0, so it is false either way.',
+  },
+  // kiosk/avatar-volume.ts
+  {
+    file: AVATAR_VOLUME,
+    mutator: 'StringLiteral',
+    line: "text = readFileSync(path, 'utf8');",
+    original: "'utf8'",
+    replacement: '""',
+    reason: "readFileSync with an empty encoding returns a Buffer (no throw), and the text is only handed to JSON.parse, which converts it with String(buffer), a UTF-8 decode: the same text, so the same volume, errors and log line.",
+  },
+  {
+    file: AVATAR_VOLUME,
+    mutator: 'BlockStatement',
+    line: '} catch {',
+    above: 'raw = JSON.parse(text);',
+    original: '{\n    raw = undefined;\n  }',
+    replacement: '{}',
+    reason: 'raw is declared without a value, so it is already undefined when JSON.parse throws (the assignment never happened): emptying the catch leaves it undefined all the same.',
   },
 ];
