@@ -139,3 +139,32 @@ describe('keepConfigFile: an unreadable file with a bad environment', () => {
     assert.equal(kept.configError?.cause, error);
   });
 });
+
+describe('config-keeping: what the last measurement left alive', () => {
+  it('a bad entry past the tenth of a list still drops only that list', () => {
+    const avatars = Array.from({ length: 11 }, (_, i) => ({ id: i === 10 ? '-bad' : `a${i}`, imagePath: 'a.png', name: `A${i}` }));
+    const { config, problems } = resolveConfigKeeping({ avatars, callMode: 'audio' }, {});
+    assert.equal(config.avatars, undefined);
+    assert.equal(config.callMode, 'audio');
+    assert.deepEqual(problems.map((p) => p.field), ['avatars.10.id']);
+  });
+
+  it('a rule broken by a setting that is not in the file: said once, and the defaults are used', () => {
+    const { config, problems } = resolveConfigKeeping({ languages: ['de'], callMode: 'audio' }, {});
+    assert.deepEqual(problems.map((p) => [p.source, p.field]), [['config.json', 'defaultLanguage']]);
+    assert.equal(config.callMode, 'video', 'nothing could be dropped to fix it: the defaults');
+  });
+
+  it('a file the parser refused in its own sentence is invalid_config; a file that cannot be read keeps the system error as the cause', () => {
+    const kept = keepConfigFile(() => {
+      throw new SyntaxError('The file /data/config.json is not valid JSON: unexpected end');
+    });
+    assert.equal(kept.configError?.code, 'invalid_config');
+    const denied = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    const unreadable = keepConfigFile(() => {
+      throw denied;
+    });
+    assert.equal(unreadable.configError?.cause, denied);
+    assert.equal(unreadable.configError?.code, 'invalid_config');
+  });
+});
