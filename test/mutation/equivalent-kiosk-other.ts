@@ -9,6 +9,7 @@ const SERVICE_HEALTH = 'electron/kiosk/service-health.ts';
 const CAST = 'electron/kiosk/cast.ts';
 const AGE_GATE = 'electron/kiosk/age-gate.ts';
 const AVATAR_VOLUME = 'electron/kiosk/avatar-volume.ts';
+const CONFIG_KEEPING = 'electron/kiosk/config-keeping.ts';
 
 const TIMER_SET_IN_EXECUTOR =
   'The Promise executor runs synchronously, so the timer is always set by the time this line runs, and the handle cleared is one the clock issued: clearing it unconditionally does the same.';
@@ -138,5 +139,30 @@ export const EQUIVALENT_KIOSK_OTHER: EquivalentMutant[] = [
     original: '{\n    raw = undefined;\n  }',
     replacement: '{}',
     reason: 'raw is declared without a value, so it is already undefined when JSON.parse throws (the assignment never happened): emptying the catch leaves it undefined all the same.',
+  },
+  // kiosk/config-keeping.ts
+  {
+    file: CONFIG_KEEPING,
+    mutator: 'ConditionalExpression',
+    line: "const value = p.field === '(root)' ? undefined : valueAt(used, p.field);",
+    original: "p.field === '(root)'",
+    replacement: 'false',
+    reason: "valueAt(used, '(root)') reads used['(root)'], a key no resolved config has, so it gives undefined as the shortcut does; and a (root) problem's line is built from its message alone, never from value.",
+  },
+  {
+    file: CONFIG_KEEPING,
+    mutator: 'StringLiteral',
+    line: "const value = p.field === '(root)' ? undefined : valueAt(used, p.field);",
+    original: "'(root)'",
+    replacement: '""',
+    reason: "No problem has an empty field, so the comparison is false and valueAt runs: for a (root) problem it reads used['(root)'], undefined, as the shortcut gives; for any other field it ran anyway.",
+  },
+  {
+    file: CONFIG_KEEPING,
+    mutator: 'ConditionalExpression',
+    line: 'for (let round = 0; round < 64 && config === null; round++) {',
+    original: 'config === null',
+    replacement: 'true',
+    reason: 'Once resolveConfig succeeded, the extra rounds resolve the same input and environment again (nothing is dropped when nothing throws): the same config and the same problems, only later.',
   },
 ];
