@@ -115,6 +115,7 @@ function normaliseUrl(url: string): string {
     const u = new URL(url);
     return `${u.protocol}//${u.host}${u.pathname}`.replace(/\/+$/, '');
   } catch {
-    return url.replace(/[?#].*$/, '').replace(/\/+$/, '');
+    // Cut at the first ? or #: a pattern with `.` stops at a line break and would keep a query after one.
+    return url.split(/[?#]/, 1)[0]!.replace(/\/+$/, '');
   }
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, type KioskEvent, type PublicConfig, type Result } from '../../electron/contract.ts';
 import { AvatarError } from '../../electron/core/errors.ts';
-import { checkCast, configuredPortrait, resolveVideoFit } from '../../electron/kiosk/cast.ts';
+import { checkCast, configuredPortrait, publicCast, resolveVideoFit, startOptionsFor, usableCast } from '../../electron/kiosk/cast.ts';
 import { resolveConfig, unknownConfigKeys } from '../../electron/kiosk/config.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk, type Kiosk } from '../../electron/kiosk/compose.ts';
@@ -129,6 +129,9 @@ describe('checkCast', () => {
     assert.match(bob.message, /^The avatar "Bob" \(avatars\.1, id "bob"\) cannot be used: /);
     assert.match(bob.message, /PNG, JPEG or WEBP/);
     assert.match(problems.get('gone')!.message, /^The avatar "Gone" \(avatars\.3, id "gone"\)/);
+    // Staff and the fleet see which setting and which member; the reader's own error is kept as the cause.
+    assert.deepEqual(bob.details, { field: 'avatars.1', avatarId: 'bob' });
+    assert.ok(bob.cause instanceof Error);
   });
 });
 
@@ -140,6 +143,42 @@ describe('checkCast: size', () => {
     const problems = await checkCast(c.cast, { readFile: async (path) => (path.endsWith('huge.png') ? huge : PNG_BYTES) });
     assert.deepEqual([...problems.keys()], ['huge']);
     assert.match(problems.get('huge')!.message, /^The avatar "Huge" \(avatars\.1, id "huge"\) cannot be used: .*(20 MB|too large|MB)/i);
+  });
+});
+
+describe('the cast a visitor may pick, and what the page is told of it', () => {
+  const cast = () => resolveConfig({ avatars: [{ id: 'ava', imagePath: 'ava.png', name: 'Ava', greeting: { en: 'Hi', de: 'Hallo' }, gender: 'female' }, { id: 'bob', imagePath: 'bob.png', name: 'Bob', callMode: 'audio' }] }, {}, opts()).cast;
+  const bad = (id: string) => new AvatarError('invalid_config', `bad ${id}`);
+
+  it('the good members in order; every member (a copy) when none is good', () => {
+    const c = cast();
+    assert.deepEqual(usableCast(c, new Map()).map((m) => m.id), ['ava', 'bob']);
+    assert.deepEqual(usableCast(c, new Map([['ava', bad('ava')]])).map((m) => m.id), ['bob']);
+    const all = usableCast(c, new Map([['ava', bad('ava')], ['bob', bad('bob')]]));
+    assert.deepEqual(all.map((m) => m.id), ['ava', 'bob']);
+    assert.notEqual(all, c);
+  });
+
+  it('each member with its image (null when it has none to show), call mode, greeting and gender', () => {
+    const c = cast();
+    assert.deepEqual(publicCast(c, new Map([['ava', 'data:image/png;base64,AA'], ['bob', null]])), [
+      { id: 'ava', name: 'Ava', imageDataUrl: 'data:image/png;base64,AA', callMode: 'video', greeting: { en: 'Hi', de: 'Hallo' }, gender: 'female' },
+      { id: 'bob', name: 'Bob', imageDataUrl: null, callMode: 'audio', greeting: null, gender: 'neutral' },
+    ]);
+    assert.equal(publicCast(c, new Map())[0]!.imageDataUrl, null);
+  });
+
+  it('a call is created with the member, its persona in the visitor\'s language, and the kiosk\'s moderation', () => {
+    const config = resolveConfig({ avatar: { persona: 'You are Ava.' }, avatars: [{ id: 'ava', imagePath: 'ava.png', name: 'Ava', voice: 'Leo' }], languageInstructions: { de: 'Sprich Deutsch.' } }, {}, opts());
+    const member = config.cast[0]!;
+    assert.deepEqual(startOptionsFor(config, 'audio', member, 'de'), {
+      callMode: 'audio',
+      avatar: { persona: 'You are Ava.\n\nSprich Deutsch.', image: member.imagePath, name: 'Ava', voice: 'Leo' },
+      moderation: 'strict',
+    });
+    assert.equal('extraMotion' in startOptionsFor(config, 'video', member, 'en'), false, 'left to the service unless set');
+    const moving = resolveConfig({ extraMotion: false, avatars: [{ id: 'ava', imagePath: 'ava.png', name: 'Ava' }] }, {}, opts());
+    assert.equal(startOptionsFor(moving, 'video', moving.cast[0]!, 'en').extraMotion, false);
   });
 });
 
@@ -158,6 +197,11 @@ describe('resolveVideoFit', () => {
     assert.equal(configuredPortrait(cfg('companion', 1920, 1080)), true);
     assert.equal(configuredPortrait(cfg('companion', 1080, 1920, 800, 600)), false);
     assert.equal(configuredPortrait(cfg('windowed', 800, 600)), false);
+    // A square screen is not portrait; outside kiosk mode the display is not asked.
+    assert.equal(configuredPortrait(cfg('kiosk'), { width: 1080, height: 1080 }), false);
+    assert.equal(configuredPortrait(cfg('companion', 1080, 1920, 640, 640)), false);
+    assert.equal(configuredPortrait(cfg('windowed', 900, 900)), false);
+    assert.equal(configuredPortrait(cfg('windowed', 800, 600), { width: 1080, height: 1920 }), false);
   });
 });
 

@@ -12,6 +12,7 @@ import { EQUIVALENT_FLEET_FLEET_SMALL } from './equivalent-fleet-fleet-small.ts'
 import { EQUIVALENT_FLEET_MQTT_LINK } from './equivalent-fleet-mqtt-link.ts';
 import { EQUIVALENT_FLEET_METRICS } from './equivalent-fleet-metrics.ts';
 import { EQUIVALENT_FLEET_HOST_UPDATES } from './equivalent-fleet-host-updates.ts';
+import { EQUIVALENT_KIOSK_OTHER } from './equivalent-kiosk-other.ts';
 
 export interface EquivalentMutant {
   file: string;
@@ -1828,7 +1829,7 @@ const LISTED_HERE: EquivalentMutant[] = [
   },
 ];
 
-/** Every equivalent mutant: those listed here and the fleet's, kept one file per area. */
+/** Every equivalent mutant: those listed here, the fleet's and the other kiosk modules', kept one file per area. */
 export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
   ...LISTED_HERE,
   ...EQUIVALENT_FLEET_CONSOLE_STATE,
@@ -1837,4 +1838,5 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
   ...EQUIVALENT_FLEET_MQTT_LINK,
   ...EQUIVALENT_FLEET_METRICS,
   ...EQUIVALENT_FLEET_HOST_UPDATES,
+  ...EQUIVALENT_KIOSK_OTHER,
 ];

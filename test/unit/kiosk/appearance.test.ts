@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, openSync, closeSync, ftruncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readImageAsDataUrl } from '../../../electron/kiosk/appearance.ts';
+import { createAppearance, readImageAsDataUrl, type AppearanceOptions } from '../../../electron/kiosk/appearance.ts';
+import { recordingLogger } from '../../helpers/recording-logger.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 import { stubKiosk } from '../../helpers/stub-kiosk.ts';
 
@@ -118,5 +119,149 @@ describe('what the page is told of the kiosk\'s audience and privacy notice', ()
       { kind: 'policy', code: 'invalid_config', message: 'Audience "adult" needs the venue\'s region (ISO 3166, e.g. "DE"); none is set, so the kiosk runs as public (moderation strict).' },
     ]);
     await kiosk.shutdown();
+  });
+});
+
+describe('createAppearance: every field of the page\'s view, from its sources', () => {
+  const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  function options(over: Partial<AppearanceOptions> = {}, raw: Record<string, unknown> = {}) {
+    const logger = recordingLogger();
+    const loads: string[] = [];
+    const o: AppearanceOptions = {
+      config: resolveConfig({ avatar: { imagePath: '/img/ava.png', persona: 'P', name: 'Ava', voice: 'Tina', gender: 'female' }, ...raw }, {}, { appRoot: '/opt/kiosk' }),
+      logger,
+      loadAvatarImage: async (path) => (loads.push(path), `data:image/png;base64,${Buffer.from(path).toString('base64')}`),
+      key: { present: true, source: 'stored', weaklyProtected: 'unknown' },
+      connection: { mode: 'direct' },
+      availability: { opening: { open: false, nextOpenAt: '2026-06-02T09:00:00.000Z', timeZone: 'Europe/Berlin' }, hold: 'updating' },
+      volume: { percent: 35 },
+      ...over,
+    };
+    return { o, logger, loads };
+  }
+
+  it('the settings, the key (whether and where, never what), the service, the opening, the hold and the volume', async () => {
+    const { o } = options(
+      { health: { current: { status: 'refused_key', ok: false, message: 'secret detail', action: 'x', checkedAtMs: 1, nextCheckAtMs: null } }, portrait: false },
+      {
+        callMode: 'audio',
+        allowModeChoice: false,
+        window: { mode: 'windowed', width: 800, height: 1200 },
+        rtcEngine: 'agora-web',
+        returnToAttractSeconds: 20,
+        countdownWarningSeconds: 10,
+        idle: { promptSeconds: 60, hangupSeconds: 20 },
+        maxCallSeconds: 300,
+        companion: { pushToTalk: true, shortcut: 'Alt+K' },
+        prewarm: { mode: 'always', prejoin: false },
+        rtc: { cloudProxy: 'tcp' },
+        presence: { cameraEnabled: false },
+        languages: ['de', 'en'],
+        defaultLanguage: 'de',
+        accessibility: { default: true, reachBandPercent: 40 },
+      },
+    );
+    const appearance = await createAppearance(o);
+    const r = await appearance.getConfig();
+    assert.ok(r.ok);
+    assert.deepEqual(r.value, {
+      mode: 'direct',
+      hasApiKey: true,
+      apiKeySource: 'stored',
+      apiKeyWeaklyProtected: 'unknown',
+      callMode: 'audio',
+      allowModeChoice: false,
+      avatar: { name: 'Ava', imageDataUrl: `data:image/png;base64,${Buffer.from('/img/ava.png').toString('base64')}`, voice: 'Tina' },
+      windowMode: 'windowed',
+      rtcEngine: 'agora-web',
+      returnToAttractSeconds: 20,
+      countdownWarningSeconds: 10,
+      idle: { promptSeconds: 60, hangupSeconds: 20 },
+      maxCallSeconds: 300,
+      cast: [{ id: 'default', name: 'Ava', imageDataUrl: `data:image/png;base64,${Buffer.from('/img/ava.png').toString('base64')}`, callMode: 'audio', greeting: null, gender: 'female' }],
+      video: { fit: 'contain' },
+      companion: { pushToTalk: true, shortcut: 'Alt+K' },
+      prewarm: { mode: 'always', prejoin: false },
+      rtc: { cloudProxy: 'tcp' },
+      presence: { cameraEnabled: false },
+      attention: 0,
+      opening: { open: false, nextOpenAt: '2026-06-02T09:00:00.000Z', timeZone: 'Europe/Berlin' },
+      hold: 'updating',
+      service: { status: 'refused_key', ok: false },
+      languages: ['de', 'en'],
+      defaultLanguage: 'de',
+      accessibility: { default: true, reachBandPercent: 40 },
+      safety: { audience: 'public', ageGate: null, privacy: { notice: null, url: null, qr: null } },
+      demoDevices: false,
+      avatarVolume: 35,
+    });
+  });
+
+  it('no health monitor: no service field; the video fit follows the configured window when the screen is not given', async () => {
+    const { o } = options({}, { window: { mode: 'windowed', width: 800, height: 1200 } });
+    const r = await (await createAppearance(o)).getConfig();
+    assert.ok(r.ok);
+    assert.equal('service' in r.value, false);
+    assert.deepEqual(r.value.video, { fit: 'cover' });
+    assert.equal(r.value.maxCallSeconds, null);
+  });
+
+  it('the synthetic devices only in demo mode, and only when asked for', async () => {
+    const config = async (over: Partial<AppearanceOptions>) => {
+      const r = await (await createAppearance(options(over).o)).getConfig();
+      return r.ok && r.value.demoDevices;
+    };
+    assert.equal(await config({ connection: { mode: 'demo' }, demoDevices: true }), true);
+    assert.equal(await config({ connection: { mode: 'demo' } }), false);
+    assert.equal(await config({ connection: { mode: 'direct' }, demoDevices: true }), false);
+  });
+
+  it('each picture is read once per configuration; the cast member showing the avatar block\'s picture reuses it', async () => {
+    const ava = join(mkdtempSync(join(tmpdir(), 'kiosk-appearance-')), 'ava.png');
+    writeFileSync(ava, Buffer.from(PNG.split(',')[1]!, 'base64'));
+    const { o, loads } = options({}, { avatar: { imagePath: ava, persona: 'P' }, avatars: [{ id: 'ava', imagePath: ava, name: 'Ava' }, { id: 'kim', imagePath: PNG, name: 'Kim' }] });
+    const appearance = await createAppearance(o);
+    await appearance.getConfig();
+    const r = await appearance.getConfig();
+    assert.deepEqual(loads, [ava, PNG]);
+    assert.ok(r.ok);
+    assert.deepEqual(r.value.cast.map((m) => m.id), ['ava', 'kim']);
+    await appearance.reload();
+    await appearance.getConfig();
+    assert.deepEqual(loads, [ava, PNG, ava, PNG], 'read anew after a reload');
+  });
+
+  it('a picture that cannot be read is a warning and no picture; the page still gets its view', async () => {
+    const { o, logger } = options({ loadAvatarImage: async () => Promise.reject(new Error('EACCES')) });
+    const r = await (await createAppearance(o)).getConfig();
+    assert.ok(r.ok);
+    assert.equal(r.value.avatar.imageDataUrl, null);
+    assert.deepEqual(r.value.cast.map((m) => m.imageDataUrl), [null]);
+    assert.deepEqual(logger.lines, [{ level: 'warn', message: 'Could not load the avatar image for the attract screen', data: { error: 'Error: EACCES' } }]);
+  });
+
+  it('a bad cast member: logged, left out, its error kept, listed for staff after the start-up items and the safety refusal', async () => {
+    const { o, logger } = options(
+      { startupAttention: [{ kind: 'key', code: 'timeout', message: 'Keyring.' }] },
+      { audience: 'adult', avatars: [{ id: 'ava', imagePath: PNG, name: 'Ava' }, { id: 'bob', imagePath: '/nowhere/bob.png', name: 'Bob' }] },
+    );
+    const appearance = await createAppearance(o);
+    assert.deepEqual(appearance.cast.map((m) => m.id), ['ava']);
+    assert.equal(appearance.castError('ava'), undefined);
+    assert.match(appearance.castError('bob')!.message, /^The avatar "Bob" \(avatars\.1, id "bob"\) cannot be used: /);
+    assert.deepEqual(appearance.castProblems.map((p) => p.code), ['invalid_config']);
+    assert.deepEqual(appearance.attention.map((a) => a.kind), ['key', 'policy', 'cast']);
+    assert.deepEqual(logger.lines.map((l) => [l.level, l.message]), [['error', 'An avatar of the cast cannot be used']]);
+    assert.equal(logger.lines[0]!.data!.message, appearance.castError('bob')!.message);
+    const r = await appearance.getConfig();
+    assert.ok(r.ok);
+    assert.equal(r.value.attention, 3);
+  });
+
+  it('a single avatar block is not checked up front (its call says what is wrong)', async () => {
+    const { o } = options({}, { avatar: { imagePath: '/nowhere/ava.png', persona: 'P' } });
+    const appearance = await createAppearance(o);
+    assert.deepEqual(appearance.castProblems, []);
+    assert.deepEqual(appearance.cast.map((m) => m.id), ['default']);
   });
 });

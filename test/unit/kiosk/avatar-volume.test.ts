@@ -4,7 +4,7 @@
  * failed write (nothing changes, nobody is told).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
@@ -76,6 +76,7 @@ describe('the avatar volume', () => {
     volume.onChange((p) => heard.push(p));
     const e = await rejection(volume.set(30));
     assert.deepEqual([e.code, e.message], ['internal', 'The avatar volume could not be saved (EEXIST); it stays at 100 %.']);
+    assert.equal((e as Error & { cause?: { code?: string } }).cause?.code, 'EEXIST', 'the system error is kept as the cause');
     assert.deepEqual([volume.percent, heard], [100, []]);
   });
 
@@ -88,5 +89,43 @@ describe('the avatar volume', () => {
     assert.equal(await volume.set(60), 60);
     assert.deepEqual([volume.percent, heard], [60, [55]]);
     assert.equal((await rejection(volume.set(101))).code, 'invalid_request');
+  });
+});
+
+describe('the avatar volume: its file and its listeners', () => {
+  it('a file that cannot be read (a folder in its place) plays at the default, with the reason logged', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, AVATAR_VOLUME_FILE));
+    const logger = recordingLogger();
+    assert.equal(openAvatarVolume({ dir, logger }).percent, 100);
+    assert.equal(logger.lines.length, 1);
+    assert.equal(logger.lines[0]!.message, 'The avatar volume file could not be read; playing at the default');
+    assert.equal(logger.lines[0]!.data!.path, join(dir, AVATAR_VOLUME_FILE));
+    assert.match(String(logger.lines[0]!.data!.error), /EISDIR/);
+    assert.equal(logger.lines[0]!.data!.percent, 100);
+  });
+
+  it('makes its data folder when it is not there yet', async () => {
+    const dir = join(tempDir(), 'new', 'data');
+    assert.equal(await openAvatarVolume({ dir }).set(25), 25);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, AVATAR_VOLUME_FILE), 'utf8')), { v: 1, percent: 25 });
+  });
+
+  it('a listener that unsubscribes while being told does not keep the others from hearing', async () => {
+    const volume = memoryAvatarVolume(30);
+    assert.equal(volume.percent, 30);
+    const heard: string[] = [];
+    const offA = volume.onChange((p) => {
+      heard.push(`a${p}`);
+      offA();
+    });
+    volume.onChange((p) => heard.push(`b${p}`));
+    await volume.set(31);
+    await volume.set(32);
+    assert.deepEqual(heard, ['a31', 'b31', 'b32']);
+  });
+
+  it('a memory volume refuses a start outside 0–100', () => {
+    assert.throws(() => memoryAvatarVolume(101));
   });
 });

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CallFigures } from '../../../electron/contract.ts';
-import { DayFigures, percentile } from '../../../electron/kiosk/call-figures.ts';
+import { DayFigures, localDayBounds, percentile } from '../../../electron/kiosk/call-figures.ts';
 
 const call = (over: Partial<CallFigures>): CallFigures => ({
   liveId: 'L',
@@ -60,5 +60,30 @@ describe('DayFigures edges', () => {
     for (const [i, ms] of [1_000, 95, 300, 2_000, 120].entries()) day.add(call({ joinMs: ms }), noon + i);
     const s = day.summary(noon + 10);
     assert.deepEqual([s.calls, s.p50.joinMs, s.p95.joinMs], [5, 300, 2_000]);
+  });
+});
+
+describe('localDayBounds: the local day the status counts', () => {
+  it('the date, and its local midnight to the next as ISO times', () => {
+    const before = process.env.TZ;
+    try {
+      process.env.TZ = 'Europe/Berlin';
+      assert.deepEqual(localDayBounds(Date.UTC(2026, 10, 24, 22, 30)), { day: '2026-11-24', from: '2026-11-23T23:00:00.000Z', to: '2026-11-24T23:00:00.000Z' });
+      assert.deepEqual(localDayBounds(Date.UTC(2026, 10, 24, 23, 30)), { day: '2026-11-25', from: '2026-11-24T23:00:00.000Z', to: '2026-11-25T23:00:00.000Z' });
+      // The day summer time ends is 25 hours long.
+      assert.deepEqual(localDayBounds(Date.UTC(2026, 9, 25, 12)), { day: '2026-10-25', from: '2026-10-24T22:00:00.000Z', to: '2026-10-25T23:00:00.000Z' });
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+  });
+});
+
+describe('percentile edges', () => {
+  it('p0 is the smallest, p100 the largest; a rank between values rounds up', () => {
+    assert.equal(percentile([1, 2, 3, 4], 0), 1);
+    assert.equal(percentile([1, 2, 3, 4], 100), 4);
+    assert.equal(percentile([1, 2, 3, 4], 51), 3);
+    assert.equal(percentile([1, 2, 3, 4], 50), 2);
   });
 });

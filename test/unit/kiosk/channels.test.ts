@@ -163,6 +163,24 @@ describe('a handler that throws', () => {
   });
 });
 
+describe('a handler that refuses for want of the PIN', () => {
+  it('answers unauthorized and warns nobody; another refusal is warned with its message', async () => {
+    const logger = recordingLogger();
+    const registry = createChannelRegistry({ logger });
+    const session = recordingSession([]);
+    session.hangup = () => {
+      throw new AvatarError('unauthorized', 'Enter the PIN.');
+    };
+    session.getState = () => {
+      throw new AvatarError('invalid_request', 'Not now.');
+    };
+    registry.register('session', session);
+    assert.deepEqual(await registry.dispatch(CHANNELS.sessionHangup, undefined), refused('unauthorized', 'Enter the PIN.'));
+    assert.deepEqual(await registry.dispatch(CHANNELS.sessionGetState, undefined), refused('invalid_request', 'Not now.'));
+    assert.deepEqual(logger.lines, [{ level: 'warn', message: 'IPC call failed', data: { channel: CHANNELS.sessionGetState, code: 'invalid_request', message: 'Not now.' } }]);
+  });
+});
+
 describe('registering', () => {
   it('a group or the gate registered twice is a wiring bug and throws; the first stays', async () => {
     const registry = createChannelRegistry();
@@ -173,5 +191,21 @@ describe('registering', () => {
     assert.throws(() => registry.setGate({ touch: () => false }), { code: 'internal', message: 'The staff gate is set twice.' });
     await registry.dispatch(CHANNELS.sessionHangup, undefined);
     assert.deepEqual(calls, [['hangup', undefined]]);
+  });
+});
+
+describe('the channels: what the last measurement left alive', () => {
+  it('the refusals say, in words, what to do', () => {
+    assert.equal(STAFF_LOCKED_MESSAGE, 'The staff panel is locked. Enter the PIN.');
+    assert.equal(SETUP_PENDING_MESSAGE, 'This kiosk is not set up yet: an installer must choose the staff PIN first.');
+  });
+
+  it('a gate that cannot say whether setup is pending lets a visitor\'s call through', async () => {
+    const registry = createChannelRegistry();
+    const calls: Array<[string, unknown]> = [];
+    registry.register('session', recordingSession(calls));
+    registry.setGate({ touch: () => true });
+    assert.deepEqual(await registry.dispatch(CHANNELS.sessionStart, {}), { ok: true, value: null });
+    assert.deepEqual(calls, [['start', {}]]);
   });
 });

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CommandEvent } from '../../../electron/contract.ts';
-import { FakeClock } from '../../helpers/fake-clock.ts';
+import { FakeClock, StrictClock } from '../../helpers/fake-clock.ts';
 import { createBoundsSaver, createCompanionController, placeCompanion, trayMenu, type Rect } from '../../../electron/kiosk/companion.ts';
 
 const PRIMARY: Rect = { x: 0, y: 0, width: 1920, height: 1040 };
@@ -32,6 +32,43 @@ describe('placeCompanion', () => {
     for (const garbage of [undefined, null, 'big', { x: 1, y: 2 }, { x: 1.5, y: 2, width: 400, height: 600 }, { x: 0, y: 0, width: 400, height: 600, extra: 1 }]) {
       assert.deepEqual(placeCompanion(garbage, [PRIMARY], DEFAULT), corner, JSON.stringify(garbage));
     }
+  });
+});
+
+describe('placeCompanion at its edges', () => {
+  it('saved bounds count as on a display from 96 × 48 px visible on it', () => {
+    // 96 px wide and 48 px high on the primary: kept (clamped in).
+    assert.deepEqual(placeCompanion({ x: 1920 - 96, y: 1040 - 48, width: 400, height: 600 }, [PRIMARY], DEFAULT), { x: 1520, y: 440, width: 400, height: 600 });
+    const corner = { x: 1920 - 420 - 24, y: 1040 - 640 - 24, width: 420, height: 640 };
+    assert.deepEqual(placeCompanion({ x: 1920 - 95, y: 0, width: 400, height: 600 }, [PRIMARY], DEFAULT), corner, '95 px wide is a sliver');
+    assert.deepEqual(placeCompanion({ x: 0, y: 1040 - 47, width: 400, height: 600 }, [PRIMARY], DEFAULT), corner, '47 px high is a sliver');
+    assert.deepEqual(placeCompanion({ x: -304, y: -552, width: 400, height: 600 }, [PRIMARY], DEFAULT), { x: 0, y: 0, width: 400, height: 600 }, 'off the top-left corner, 96 × 48 still on it');
+  });
+
+  it('straddling two displays: the one that shows more of the window takes it', () => {
+    // 1620..2020: 300 px on the primary, 100 on the right one.
+    assert.deepEqual(placeCompanion({ x: 1620, y: 100, width: 400, height: 600 }, [PRIMARY, RIGHT], DEFAULT), { x: 1520, y: 100, width: 400, height: 600 });
+    // 1820..2220: 100 px on the primary, 300 on the right one.
+    assert.deepEqual(placeCompanion({ x: 1820, y: 100, width: 400, height: 600 }, [PRIMARY, RIGHT], DEFAULT), { x: 1920, y: 100, width: 400, height: 600 });
+    // The right one listed first changes nothing.
+    assert.deepEqual(placeCompanion({ x: 1620, y: 100, width: 400, height: 600 }, [RIGHT, PRIMARY], DEFAULT), { x: 1520, y: 100, width: 400, height: 600 });
+  });
+
+  it('the corner of a primary that does not start at 0, 0; a primary smaller than the window; no display known', () => {
+    const offset: Rect = { x: -1280, y: 200, width: 1280, height: 800 };
+    assert.deepEqual(placeCompanion(null, [offset], DEFAULT), { x: -1280 + 1280 - 420 - 24, y: 200 + 800 - 640 - 24, width: 420, height: 640 });
+    const tiny: Rect = { x: 100, y: 50, width: 400, height: 500 };
+    assert.deepEqual(placeCompanion(null, [tiny], DEFAULT), { x: 100, y: 50, width: 400, height: 500 });
+    assert.deepEqual(placeCompanion(null, [], DEFAULT), { x: 1280 - 420 - 24, y: 720 - 640 - 24, width: 420, height: 640 });
+    assert.deepEqual(placeCompanion(null, [PRIMARY], { width: 100, height: 100 }), { x: 1920 - 360 - 24, y: 1040 - 480 - 24, width: 360, height: 480 });
+  });
+
+  it('bounds out of range are garbage: coordinates beyond ±100 000, a size of 0', () => {
+    const corner = { x: 1920 - 420 - 24, y: 1040 - 640 - 24, width: 420, height: 640 };
+    for (const b of [{ x: 100_001, y: 0, width: 400, height: 600 }, { x: 0, y: -100_001, width: 400, height: 600 }, { x: 0, y: 0, width: 0, height: 600 }, { x: 0, y: 0, width: 400, height: 100_001 }]) {
+      assert.deepEqual(placeCompanion(b, [PRIMARY], DEFAULT), corner, JSON.stringify(b));
+    }
+    assert.deepEqual(placeCompanion({ x: -100_000, y: 100_000, width: 400, height: 100_000 }, [{ x: -100_000, y: 0, width: 100_000, height: 200_000 }], DEFAULT), { x: -100_000, y: 100_000, width: 400, height: 100_000 }, 'the bounds themselves are in range');
   });
 });
 
@@ -64,6 +101,7 @@ describe('trayMenu', () => {
     assert.deepEqual(view('ended'), ['Talk to Ava', 'Talk to Kim', 'Hang up (off)', '---', 'Settings', 'Quit']);
     assert.deepEqual(view('live'), ['Talk to Ava (off)', 'Talk to Kim (off)', 'Hang up', '---', 'Settings', 'Quit']);
     assert.deepEqual(view('warming'), ['Talk to Ava (off)', 'Talk to Kim (off)', 'Hang up', '---', 'Settings', 'Quit']);
+    assert.deepEqual(view('failed'), ['Talk to Ava', 'Talk to Kim', 'Hang up (off)', '---', 'Settings', 'Quit']);
     assert.deepEqual(trayMenu(cast, 'idle')[1]!.action, { type: 'talk', avatarId: 'kim' });
   });
 });
@@ -111,5 +149,35 @@ describe('createCompanionController', () => {
     q.controller.onWindowClose({ preventDefault: () => prevented++ });
     assert.deepEqual(q.calls, []);
     assert.equal(prevented, 1);
+  });
+});
+
+describe('the companion: what the last measurement left alive', () => {
+  it('the tray menu item by item: what each does and whether it is on', () => {
+    assert.deepEqual(trayMenu([{ id: 'ava', name: 'Ava' }], 'live'), [
+      { label: 'Talk to Ava', enabled: false, action: { type: 'talk', avatarId: 'ava' } },
+      { label: 'Hang up', enabled: true, action: { type: 'hangup' } },
+      { label: '', enabled: true, separator: true },
+      { label: 'Settings', enabled: true, action: { type: 'settings' } },
+      { label: 'Quit', enabled: true, action: { type: 'quit' } },
+    ]);
+  });
+
+  it('equally visible on two displays: the first listed takes the window', () => {
+    // 1720..2120: 200 px on the primary, 200 on the right one.
+    assert.deepEqual(placeCompanion({ x: 1720, y: 100, width: 400, height: 600 }, [PRIMARY, RIGHT], DEFAULT), { x: 1520, y: 100, width: 400, height: 600 });
+  });
+
+  it('saves half a second after the last change by default, and clears only timers it set', async () => {
+    const clock = new StrictClock();
+    const saved: Rect[] = [];
+    const saver = createBoundsSaver({ clock, save: (b) => saved.push(b) });
+    saver.flush();
+    saver.changed({ x: 1, y: 1, width: 400, height: 600 });
+    await clock.advance(499);
+    assert.deepEqual(saved, []);
+    await clock.advance(1);
+    assert.deepEqual(saved, [{ x: 1, y: 1, width: 400, height: 600 }]);
+    assert.deepEqual(clock.foreignClears, []);
   });
 });

@@ -73,3 +73,98 @@ describe('keepConfigFile: what the Electron app and the browser mode start with'
     assert.equal(keepConfigFile(() => { throw refusal; }, {}).configError, refusal);
   });
 });
+
+describe('what a dropped setting is replaced with, and what goes with it', () => {
+  it('a number, a yes/no, a block, nothing: each said as it is', () => {
+    const { problems } = resolveConfigKeeping({ returnToAttractSeconds: 0, allowModeChoice: 'yes', window: 'big', maxCallSeconds: 5 }, {});
+    assert.deepEqual(problems.map((p) => p.line).sort(), [
+      'config.json: allowModeChoice is invalid, using true',
+      'config.json: maxCallSeconds is invalid, not set',
+      'config.json: returnToAttractSeconds is invalid, using 15',
+      'config.json: window is invalid, using the default',
+    ]);
+  });
+
+  it('a bad variable over a good file value: the file\'s value is used and said', () => {
+    const { config, problems } = resolveConfigKeeping({ window: { mode: 'companion' } }, { KIOSK_WINDOW_MODE: 'tiny' });
+    assert.equal(config.window.mode, 'companion');
+    assert.deepEqual(problems.map((p) => [p.source, p.line]), [['KIOSK_WINDOW_MODE', 'KIOSK_WINDOW_MODE is invalid, using companion']]);
+  });
+
+  it('a bad entry of a list drops the whole list', () => {
+    const { config, problems } = resolveConfigKeeping({ avatars: [{ id: 'ok', imagePath: 'a.png', name: 'A' }, { id: '-bad', imagePath: 'b.png', name: 'B' }], callMode: 'audio' }, {});
+    assert.equal(config.avatars, undefined);
+    assert.equal(config.callMode, 'audio');
+    assert.deepEqual(problems.map((p) => [p.field, p.line]), [['avatars.1.id', 'config.json: avatars.1.id is invalid, not set']]);
+  });
+
+  it('a rule between two settings whose named one is absent drops the block it lives in', () => {
+    const { config, problems } = resolveConfigKeeping({ service: { surface: 'gateway' }, callMode: 'audio' }, {});
+    assert.equal(config.service.surface, 'direct');
+    assert.equal(config.callMode, 'audio');
+    assert.deepEqual(problems.map((p) => p.field), ['service.gatewayUrl']);
+  });
+
+  it('no file at all (null): the defaults, no problem', () => {
+    assert.deepEqual(resolveConfigKeeping(null, {}).problems, []);
+    assert.deepEqual(resolveConfigKeeping(undefined, {}).problems, []);
+    assert.equal(resolveConfigKeeping('text', {}).problems[0]!.line, 'config.json: the file must hold a JSON object; using the defaults');
+  });
+
+  it('the caller\'s file and environment are not changed', () => {
+    const raw = { callMode: 'x', idle: { promptSeconds: -4 } };
+    const env = { AVATAR_SURFACE: 'pigeon' };
+    resolveConfigKeeping(raw, env);
+    assert.deepEqual(raw, { callMode: 'x', idle: { promptSeconds: -4 } });
+    assert.deepEqual(env, { AVATAR_SURFACE: 'pigeon' });
+  });
+});
+
+describe('keepConfigFile: an unreadable file with a bad environment', () => {
+  it('the defaults, the reason, and the variable still named', () => {
+    const kept = keepConfigFile(() => {
+      throw new Error('EIO');
+    }, { AVATAR_SURFACE: 'pigeon' });
+    assert.equal(kept.configError?.message, 'The configuration file cannot be read (EIO).');
+    assert.deepEqual(kept.problems.map((p) => p.source), ['AVATAR_SURFACE']);
+    assert.deepEqual(kept.unknownKeys, []);
+  });
+
+  it('a parser sentence that already names the file is kept as it is', () => {
+    const error = new SyntaxError('The file /data/config.json is not valid JSON: unexpected end');
+    const kept = keepConfigFile(() => {
+      throw error;
+    });
+    assert.equal(kept.configError?.message, 'The file /data/config.json is not valid JSON: unexpected end');
+    assert.equal(kept.configError?.cause, error);
+  });
+});
+
+describe('config-keeping: what the last measurement left alive', () => {
+  it('a bad entry past the tenth of a list still drops only that list', () => {
+    const avatars = Array.from({ length: 11 }, (_, i) => ({ id: i === 10 ? '-bad' : `a${i}`, imagePath: 'a.png', name: `A${i}` }));
+    const { config, problems } = resolveConfigKeeping({ avatars, callMode: 'audio' }, {});
+    assert.equal(config.avatars, undefined);
+    assert.equal(config.callMode, 'audio');
+    assert.deepEqual(problems.map((p) => p.field), ['avatars.10.id']);
+  });
+
+  it('a rule broken by a setting that is not in the file: said once, and the defaults are used', () => {
+    const { config, problems } = resolveConfigKeeping({ languages: ['de'], callMode: 'audio' }, {});
+    assert.deepEqual(problems.map((p) => [p.source, p.field]), [['config.json', 'defaultLanguage']]);
+    assert.equal(config.callMode, 'video', 'nothing could be dropped to fix it: the defaults');
+  });
+
+  it('a file the parser refused in its own sentence is invalid_config; a file that cannot be read keeps the system error as the cause', () => {
+    const kept = keepConfigFile(() => {
+      throw new SyntaxError('The file /data/config.json is not valid JSON: unexpected end');
+    });
+    assert.equal(kept.configError?.code, 'invalid_config');
+    const denied = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    const unreadable = keepConfigFile(() => {
+      throw denied;
+    });
+    assert.equal(unreadable.configError?.cause, denied);
+    assert.equal(unreadable.configError?.code, 'invalid_config');
+  });
+});

@@ -78,4 +78,104 @@ describe('the keep-alive store', () => {
       ],
     );
   });
+
+  it('a service that changes style again becomes the newest entry: the oldest other one goes first', () => {
+    const dir = tempDir();
+    const store = createKeepAliveStore({ dir });
+    const first = store.keepAliveFor('https://s0.example');
+    first.notePing(PING);
+    first.refused('pong-message', 1008);
+    for (let i = 1; i < MAX_REMEMBERED_SERVICES; i++) store.keepAliveFor(`https://s${i}.example`).refused('pong-message', 1008);
+    first.refused('ping-echo', 1008);
+    store.keepAliveFor('https://new.example').refused('pong-message', 1008);
+    const services = Object.keys(store.remembered());
+    assert.equal(services.includes('https://s0.example'), true, 'changed last but one: kept');
+    assert.equal(services.includes('https://s1.example'), false, 'the oldest untouched one went');
+    assert.deepEqual(services.slice(-2), ['https://s0.example', 'https://new.example']);
+  });
+
+  it('a URL that does not parse is still one key per service: without its query, fragment or trailing slashes', () => {
+    const dir = tempDir();
+    const store = createKeepAliveStore({ dir });
+    const k = store.keepAliveFor('svc.example/base//?key=secret');
+    assert.equal(store.keepAliveFor('svc.example/base#part'), k);
+    k.refused('pong-message', 1008);
+    assert.deepEqual(store.remembered(), { 'svc.example/base': 'ws-pong' });
+    assert.equal(readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8').includes('secret'), false);
+  });
+
+  it('makes the data folder when it is not there yet, private to the user, and logs what it remembered', () => {
+    const dir = join(tempDir(), 'not', 'yet');
+    const log = recordingLogger();
+    const store = createKeepAliveStore({ dir, logger: log });
+    assert.equal(log.lines.length, 0, 'a missing file is no problem');
+    store.keepAliveFor('https://a.example/').refused('pong-message', 1008);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8')), { version: 1, services: { 'https://a.example': 'ws-pong' } });
+    if (process.platform !== 'win32') assert.equal(statSync(dir).mode & 0o777, 0o700);
+    assert.deepEqual(log.lines.filter((l) => l.level === 'info'), [{ level: 'info', message: 'Keep-alive remembered for this service', data: { service: 'https://a.example', style: 'ws-pong' } }]);
+  });
+
+  it('remembered() is a copy', () => {
+    const store = createKeepAliveStore({ dir: tempDir() });
+    store.keepAliveFor('https://a.example').refused('pong-message', 1008);
+    (store.remembered() as Record<string, string>)['https://a.example'] = 'ping-echo';
+    assert.equal(store.remembered()['https://a.example'], 'ws-pong');
+  });
+
+  it('a file of exactly 64 KB is still read', () => {
+    const dir = tempDir();
+    const json = '{"version":1,"services":{"https://a.example":"ping-echo"}}';
+    writeFileSync(join(dir, KEEP_ALIVE_FILE), json + ' '.repeat(64 * 1024 - json.length));
+    const log = recordingLogger();
+    assert.equal(createKeepAliveStore({ dir, logger: log }).keepAliveFor('https://a.example').style, 'ping-echo');
+    assert.deepEqual(log.lines, []);
+  });
+
+  it('each warning names the file, and what was wrong where', () => {
+    const cases: Array<[string, (p: string) => void, Record<string, unknown>]> = [
+      ['too big', (p) => writeFileSync(p, ' '.repeat(65 * 1024)), { code: 'EFBIG' }],
+      ['a folder', (p) => mkdirSync(p), { code: 'EISDIR' }],
+      ['not JSON', (p) => writeFileSync(p, 'nope'), {}],
+      ['another version', (p) => writeFileSync(p, '{"version":2,"services":{}}'), { where: 'version' }],
+      ['an unknown style', (p) => writeFileSync(p, '{"version":1,"services":{"https://a.example":"shout"}}'), { where: 'services.https://a.example' }],
+      ['a list', (p) => writeFileSync(p, '[]'), { where: '(file)' }],
+    ];
+    for (const [what, make, fields] of cases) {
+      const dir = tempDir();
+      const path = join(dir, KEEP_ALIVE_FILE);
+      make(path);
+      const log = recordingLogger();
+      createKeepAliveStore({ dir, logger: log });
+      assert.deepEqual(log.lines[0]!.data, { path, ...fields }, what);
+    }
+  });
+
+  it('a URL that does not parse keeps no query in the file, even one followed by a line break', () => {
+    const dir = tempDir();
+    const store = createKeepAliveStore({ dir });
+    store.keepAliveFor('svc.example/base?key=secret\nmore').refused('pong-message', 1008);
+    assert.deepEqual(Object.keys(store.remembered()), ['svc.example/base']);
+    assert.equal(readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8').includes('secret'), false);
+  });
+
+  it('the file is a text file (it ends with a line break); a service keyed without its trailing slashes, however many', () => {
+    const dir = tempDir();
+    const store = createKeepAliveStore({ dir });
+    const k = store.keepAliveFor('https://svc.example/base//');
+    assert.equal(store.keepAliveFor('https://svc.example/base'), k);
+    k.refused('pong-message', 1008);
+    assert.deepEqual(store.remembered(), { 'https://svc.example/base': 'ws-pong' });
+    assert.equal(readFileSync(join(dir, KEEP_ALIVE_FILE), 'utf8').endsWith('}\n'), true);
+  });
+
+  it('a change that cannot be written names the file and the reason', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a-file'), '');
+    const log = recordingLogger();
+    const dir = join(root, 'a-file', 'data');
+    createKeepAliveStore({ dir, logger: log }).keepAliveFor('https://a.example').refused('pong-message', 4400);
+    const warning = log.lines.find((l) => l.message === 'Could not store the keep-alive that works with this service')!;
+    assert.equal(warning.data!.path, join(dir, KEEP_ALIVE_FILE));
+    assert.match(String(warning.data!.error), /ENOTDIR|EEXIST/);
+  });
 });

@@ -12,7 +12,7 @@ import { createAgeGate, GATE_CLOSED_MESSAGE, PASS_TTL_MS, STAFF_CHECK_MESSAGE } 
 import { createAgeGateCounter } from '../../../electron/kiosk/age-gate-counts.ts';
 import { createAuditCount } from '../../../electron/kiosk/audit-count.ts';
 import { qrDrawing } from '../../../electron/kiosk/privacy-qr.ts';
-import { regionAllowed, resolveSafety, type SafetyPosture } from '../../../electron/kiosk/safety-config.ts';
+import { publicSafety, regionAllowed, resolveSafety, type SafetyPosture } from '../../../electron/kiosk/safety-config.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 import type { KioskEvent } from '../../../electron/contract.ts';
 
@@ -54,6 +54,70 @@ describe('the audience a kiosk runs as', () => {
     assert.throws(() => resolveConfig({ adult: { allowedRegions: ['de'] } }, {}, opts), /"adult\.allowedRegions\.0"/);
     assert.throws(() => resolveConfig({ adult: { minimumAge: 12 } }, {}, opts), /"adult\.minimumAge"/);
     assert.throws(() => resolveConfig({ privacy: { url: 'ftp://venue.example/privacy' } }, {}, opts), /"privacy\.url"/);
+  });
+});
+
+describe('the settings of the audience, at their edges', () => {
+  const region = (value: string) => {
+    try {
+      return resolveConfig({ region: value }, {}, opts).region;
+    } catch {
+      return 'refused';
+    }
+  };
+
+  it('a region is two capital letters, with an optional subdivision of one to three capitals or digits', () => {
+    for (const ok of ['DE', 'US-CA', 'GB-ENG', 'FR-75', 'ES-M', 'CN-11', 'IN-UP', 'ZZ-9A1']) assert.equal(region(ok), ok, ok);
+    for (const bad of ['D', 'DEU', 'de', 'De', 'D1', '12', 'US-', 'US-CALI', 'US-ca', 'US_CA', ' DE', 'DE ', 'xDE', 'US-CA-1', 'ÄB']) assert.equal(region(bad), 'refused', bad);
+  });
+
+  it('the adult block\'s defaults: no region allowed, 18, the visitor confirms', () => {
+    const c = resolveConfig({ audience: 'adult', region: 'DE', adult: {} }, {}, opts);
+    assert.deepEqual(c.adult, { allowedRegions: [], minimumAge: 18, ageCheck: 'self' });
+    assert.equal(c.safety.audience, 'public');
+    assert.deepEqual(resolveSafety({ audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'], minimumAge: 18, ageCheck: 'self' } }).ageGate, { minimumAge: 18, ageCheck: 'self' });
+    assert.equal(resolveSafety({ audience: 'adult', region: 'DE' }).requested, 'adult');
+  });
+
+  it('a privacy notice needs at least one language; its address is http(s), at most 300 characters', () => {
+    assert.throws(() => resolveConfig({ privacy: { notice: {} } }, {}, opts), /"privacy\.notice": needs at least one language/);
+    assert.throws(() => resolveConfig({ privacy: { url: `https://venue.example/${'p'.repeat(300)}` } }, {}, opts), /"privacy\.url"/);
+    assert.equal(resolveConfig({ privacy: { url: 'http://venue.example/privacy' } }, {}, opts).privacy?.url, 'http://venue.example/privacy');
+  });
+
+  it('what the page is told is a copy: changing it changes nothing the kiosk holds', () => {
+    const config = resolveConfig({ audience: 'adult', region: 'DE', adult: { allowedRegions: ['DE'] }, privacy: { notice: { en: 'Notice.' } } }, {}, opts);
+    const told = publicSafety(config);
+    told.ageGate!.minimumAge = 3;
+    told.privacy.notice!.en = 'Changed.';
+    assert.equal(config.safety.ageGate!.minimumAge, 18);
+    assert.equal(config.privacy!.notice!.en, 'Notice.');
+    assert.deepEqual(told.privacy, { notice: { en: 'Changed.' }, url: null, qr: null });
+  });
+});
+
+describe('the audience: what the last measurement left alive', () => {
+  it('a public kiosk with nothing asked of it has no refusal to tell', () => {
+    assert.equal(resolveSafety({ audience: 'public' }).refusal, null);
+    assert.equal(resolveSafety({ audience: 'public' }).requested, 'public');
+  });
+
+  it('the allowed regions are listed with commas in a refusal', () => {
+    assert.equal(
+      resolveSafety({ audience: 'adult', region: 'FR', adult: { allowedRegions: ['DE', 'AT'], minimumAge: 18, ageCheck: 'self' } }).refusal,
+      'Audience "adult" is not allowed in region FR (adult.allowedRegions: DE, AT), so the kiosk runs as public (moderation strict).',
+    );
+  });
+
+  it('the privacy address is http or https, nothing that only starts or ends like them', () => {
+    for (const url of ['httpsx://venue.example/privacy', 'xhttp://venue.example/privacy']) {
+      assert.throws(() => resolveConfig({ privacy: { url } }, {}, opts), /"privacy\.url": must be an http\(s\) URL/, url);
+    }
+  });
+
+  it('the age gate says in words why a call waits', () => {
+    assert.equal(GATE_CLOSED_MESSAGE, 'This kiosk is for adults: each call starts only after the age gate is passed.');
+    assert.equal(STAFF_CHECK_MESSAGE, 'On this kiosk a member of staff checks the age: staff unlock each call with the PIN.');
   });
 });
 
@@ -130,6 +194,68 @@ describe('calls the content review ended', () => {
     audits.observe({ type: 'state', previous: 'live', state: { phase: 'failed', liveId: 'c', error: { code: 'content_blocked', message: 'x' }, summary: null } } as unknown as KioskEvent);
     audits.observe({ type: 'muted', muted: true } as KioskEvent);
     assert.equal(audits.count, 2);
+  });
+});
+
+describe('the age gate at its edges', () => {
+  const setup = (posture: SafetyPosture = adult()) => {
+    const clock = new FakeClock();
+    const counts = createAgeGateCounter();
+    return { clock, counts, gate: createAgeGate({ posture: () => posture, counts, clock }) };
+  };
+
+  it('a pass still holds at exactly its time, not a millisecond after', async () => {
+    const { gate, clock } = setup();
+    gate.ask();
+    gate.answer(true);
+    await clock.advance(PASS_TTL_MS);
+    assert.equal(gate.admit(), null);
+    gate.ask();
+    gate.answer(true);
+    await clock.advance(PASS_TTL_MS + 1);
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE);
+  });
+
+  it('"no" takes back a pass the same visitor had', () => {
+    const { gate, counts } = setup();
+    gate.ask();
+    gate.answer(true);
+    gate.answer(false);
+    assert.equal(gate.admit(), GATE_CLOSED_MESSAGE);
+    assert.deepEqual(counts.snapshot(), { asked: 1, confirmed: 1, declined: 1 });
+  });
+
+  it('a public kiosk refuses a staff unlock too, and counts nothing', () => {
+    const { gate, counts } = setup(resolveSafety({ audience: 'public' }));
+    assert.throws(() => gate.staffUnlock(), (e: Error & { code?: string }) => e.code === 'invalid_request' && e.message === 'This kiosk has no age gate.');
+    assert.throws(() => gate.answer(false), (e: Error & { code?: string }) => e.code === 'invalid_request');
+    assert.deepEqual(counts.snapshot(), { asked: 0, confirmed: 0, declined: 0 });
+  });
+});
+
+describe('calls the content review ended: which ends count', () => {
+  const state = (s: Record<string, unknown>): KioskEvent => ({ type: 'state', previous: 'live', state: s }) as unknown as KioskEvent;
+
+  it('a failed call with the audit hang-up counts; an ended call with another reason, or a live one, does not', () => {
+    const audits = createAuditCount();
+    audits.observe(state({ phase: 'failed', liveId: 'a', error: { code: 'network', message: 'x' }, summary: { hangupReason: 'audit_violation' } }));
+    audits.observe(state({ phase: 'failed', liveId: 'b', error: { code: 'network', message: 'x' }, summary: null }));
+    audits.observe(state({ phase: 'live', liveId: 'c', sinceMs: 0, endsAtMs: 1, summary: { hangupReason: 'audit_violation' } }));
+    audits.observe(state({ phase: 'ended', liveId: 'd', summary: null }));
+    assert.equal(audits.count, 1);
+  });
+
+  it('ends without a live id are each counted; the same id told twice in a row only once', () => {
+    const audits = createAuditCount();
+    const blocked = { phase: 'failed', error: { code: 'content_blocked', message: 'x' }, summary: null };
+    audits.observe(state(blocked));
+    audits.observe(state(blocked));
+    assert.equal(audits.count, 2);
+    audits.observe(state({ ...blocked, liveId: 'L' }));
+    audits.observe(state({ ...blocked, liveId: 'L' }));
+    audits.observe(state({ ...blocked, liveId: 'M' }));
+    audits.observe(state({ ...blocked, liveId: 'L' }));
+    assert.equal(audits.count, 5);
   });
 });
 

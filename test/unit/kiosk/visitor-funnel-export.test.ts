@@ -92,6 +92,81 @@ describe('the export', () => {
   });
 });
 
+describe('the terminal text with presence counted, and with little or nothing counted', () => {
+  const counts = (over: Record<string, number>) => Object.assign(emptyFunnelCounts(), over);
+  const day = (d: number, over: Record<string, number>) => ({ day: `2026-03-${String(d).padStart(2, '0')}`, counts: counts(over) });
+
+  it('passers-by first when presence is counted; the largest drop may be between them; only the last 7 days', () => {
+    const today = counts({ noticed: 100, approached: 30, greeted: 25, tapped: 24, live: 20, endedWell: 18, endedBadly: 2 });
+    const old = counts({ noticed: 9, approached: 9, tapped: 1000, live: 0 });
+    const r: VisitorReport = {
+      timeZone: 'UTC',
+      threshold: 5,
+      today: { day: '2026-03-11', counts: today },
+      hours: [],
+      days: [{ day: '2026-03-03', counts: old }, ...[4, 5, 6, 7, 8, 9].map((d) => day(d, { noticed: 10, approached: 5, tapped: 5, live: 5, endedWell: 5 })), { day: '2026-03-11', counts: today }],
+      counting: { presence: true },
+    };
+    const text = funnelText(r, 'never said when presence is on');
+    assert.equal(text.includes('never said'), false);
+    const lines = text.split('\n');
+    assert.deepEqual(lines.slice(2, 7), ['Today (2026-03-11)', '  Noticed                    100', '  Stopped in front           30', '  Greeted                    25', '  Tapped                     24']);
+    assert.equal(lines.includes('  2026-03-03               1000              0              0'), false, 'eight days back is not in the last 7');
+    assert.equal(lines.filter((l) => /^  2026-03-\d\d /.test(l)).length, 7);
+    // Over the last 7 days: noticed 160, stopped 60 (62 % lost), tapped 54, live 50, ended well 48.
+    assert.equal(lines.at(-2), 'Largest drop over the last 7 days: 63 % of those who noticed never stopped in front.');
+  });
+
+  it('nothing counted yet, and too few to name a drop', () => {
+    const r: VisitorReport = { timeZone: 'UTC', threshold: 5, today: { day: '2026-03-11', counts: emptyFunnelCounts() }, hours: [], days: [], counting: { presence: false } };
+    const text = funnelText(r, 'Custom presence line.');
+    assert.equal(
+      text,
+      [
+        'Visitors (counts only; times in UTC; counts under 5 are shown as "fewer than 5")',
+        'Custom presence line.',
+        '',
+        'Today (2026-03-11)',
+        '  Tapped                     0',
+        '  Refused: age gate          0',
+        '  Refused: closed            0',
+        '  Refused: out of order      0',
+        '  Gave up while connecting   0',
+        '  Failed before live         0',
+        '  Went live                  0',
+        '  Ended well                 0',
+        '  Ended badly                0',
+        '',
+        'The last 7 days',
+        '  Nothing counted yet.',
+        '',
+        'Largest drop: too few visitors to say yet.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('the drop over a week adds the days up step by step', () => {
+    const r: VisitorReport = {
+      timeZone: 'UTC',
+      threshold: 5,
+      today: { day: '2026-03-11', counts: emptyFunnelCounts() },
+      hours: [],
+      days: [day(10, { tapped: 6, live: 5, endedWell: 5 }), day(11, { tapped: 14, live: 5, endedWell: 5 })],
+      counting: { presence: false },
+    };
+    // 20 taps, 10 live: 50 %; 10 live, 10 ended well: 0 %.
+    assert.match(funnelText(r), /Largest drop over the last 7 days: 50 % of those who tapped never went live\.\n$/);
+  });
+
+  it('the presence steps count in the drop only when presence is counted', () => {
+    const c = counts({ noticed: 100, approached: 10, tapped: 10, live: 10, endedWell: 10 });
+    assert.deepEqual(largestDrop(c, 5, true), { from: 'noticed', to: 'stopped in front', percent: 90 });
+    assert.deepEqual(largestDrop(c, 5, false), { from: 'tapped', to: 'went live', percent: 0 }, 'the first of equal drops');
+    assert.deepEqual(largestDrop(counts({ noticed: 10, approached: 10, tapped: 5, live: 5, endedWell: 5 }), 5, true), { from: 'stopped in front', to: 'tapped', percent: 50 });
+  });
+});
+
 // --- the property test ----------------------------------------------------------------------------------
 
 type Op =

@@ -6,13 +6,13 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyFunnelCounts } from '../../../electron/core/funnel.ts';
 import { createKiosk } from '../../../electron/kiosk/compose.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
-import { HOURLY_DAYS, SAVE_DELAY_MS, VISITOR_FUNNEL_FILE, keepSince, localHour, openVisitorFunnelStore } from '../../../electron/kiosk/visitor-funnel-store.ts';
+import { HOURLY_DAYS, MAX_FILE_BYTES, SAVE_DELAY_MS, VISITOR_FUNNEL_FILE, addCounts, dayNumber, dayOfNumber, keepSince, localDay, localHour, openVisitorFunnelStore, readFile, toSparse } from '../../../electron/kiosk/visitor-funnel-store.ts';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 
 const dirs: string[] = [];
@@ -140,4 +140,164 @@ describe('the store', () => {
       }
     });
   }
+});
+
+describe('calendar days and counts', () => {
+  it('a date is its day number since 1970 and back, whatever the month', () => {
+    assert.equal(dayNumber('1970-01-01'), 0);
+    assert.equal(dayNumber('1970-02-01'), 31);
+    assert.equal(dayNumber('2026-03-01') - dayNumber('2026-02-28'), 1);
+    assert.equal(dayNumber('2024-03-01') - dayNumber('2024-02-28'), 2, 'a leap year');
+    for (const day of ['2026-01-01', '2026-12-31', '2024-02-29']) assert.equal(dayOfNumber(dayNumber(day)), day);
+    assert.equal(localDay(Date.UTC(2026, 5, 1, 23, 30), 'Asia/Tokyo'), '2026-06-02');
+    assert.equal(localHour(Date.UTC(2026, 5, 1, 0, 0), 'UTC'), '2026-06-01T00', 'midnight is hour 00');
+  });
+
+  it('two instants in the same quarter hour of one zone read the same hour; the next hour reads anew', () => {
+    const tz = 'America/St_Johns'; // a half-hour zone: UTC−2:30 in summer
+    assert.equal(localHour(Date.UTC(2026, 5, 1, 12, 29), tz), '2026-06-01T09');
+    assert.equal(localHour(Date.UTC(2026, 5, 1, 12, 30), tz), '2026-06-01T10');
+    assert.equal(localHour(Date.UTC(2026, 5, 1, 12, 44), tz), '2026-06-01T10');
+    assert.equal(localHour(Date.UTC(2026, 5, 1, 12, 29), 'UTC'), '2026-06-01T12');
+  });
+
+  it('adding counts adds every field and every breakdown row', () => {
+    const a = emptyFunnelCounts();
+    a.tapped = 1;
+    a.byAvatar = { kim: { tapped: 1, live: 1 } };
+    const b = emptyFunnelCounts();
+    Object.assign(b, { noticed: 1, approached: 2, greeted: 3, tapped: 4, gaveUp: 5, failed: 6, live: 7, endedWell: 8, endedBadly: 9 });
+    b.refused.closed = 2;
+    b.callLength.over10m = 3;
+    b.byAvatar = { kim: { tapped: 2, live: 0 }, bo: { tapped: 1, live: 1 } };
+    b.byLanguage = { de: { tapped: 4, live: 2 } };
+    b.byCallMode = { audio: { tapped: 4, live: 3 } };
+    const sum = addCounts(a, b);
+    assert.equal(sum, a);
+    const expected = emptyFunnelCounts();
+    Object.assign(expected, { noticed: 1, approached: 2, greeted: 3, tapped: 5, gaveUp: 5, failed: 6, live: 7, endedWell: 8, endedBadly: 9 });
+    expected.refused.closed = 2;
+    expected.callLength.over10m = 3;
+    expected.byAvatar = { kim: { tapped: 3, live: 1 }, bo: { tapped: 1, live: 1 } };
+    expected.byLanguage = { de: { tapped: 4, live: 2 } };
+    expected.byCallMode = { audio: { tapped: 4, live: 3 } };
+    assert.deepEqual(sum, expected);
+  });
+
+  it('the file form leaves out zeros and empty groups, and keeps everything else', () => {
+    const c = emptyFunnelCounts();
+    c.refused.ageGate = 1;
+    c.byAvatar = { kim: { tapped: 0, live: 2 } };
+    assert.deepEqual(toSparse(c), { refused: { ageGate: 1 }, byAvatar: { kim: { live: 2 } } });
+    assert.deepEqual(toSparse(emptyFunnelCounts()), {});
+    assert.equal(toSparse(null), null);
+    assert.equal(toSparse('x'), 'x');
+  });
+});
+
+describe('the store file', () => {
+  const clockAt = () => new FakeClock(Date.UTC(2026, 5, 1, 10));
+
+  it('reads back day buckets, refusals, call lengths and breakdowns from their sparse form', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, VISITOR_FUNNEL_FILE), JSON.stringify({ v: 1, timeZone: 'UTC', hours: {}, days: { '2026-02-01': { tapped: 2, refused: { closed: 1 }, callLength: { over10m: 1 }, byCallMode: { audio: { live: 1 } } } } }));
+    const store = openVisitorFunnelStore({ dir, timeZone: 'UTC', clock: clockAt() });
+    const expected = emptyFunnelCounts();
+    expected.tapped = 2;
+    expected.refused.closed = 1;
+    expected.callLength.over10m = 1;
+    expected.byCallMode = { audio: { tapped: 0, live: 1 } };
+    assert.deepEqual([...store.days], [['2026-02-01', expected]]);
+    assert.equal(store.damaged, null);
+  });
+
+  it('days are written in date order, hours too', async () => {
+    const dir = tempDir();
+    const clock = clockAt();
+    const store = openVisitorFunnelStore({ dir, timeZone: 'UTC', clock });
+    store.add(clock.now() + 3_600_000, tap);
+    store.add(clock.now(), tap);
+    store.close();
+    const file = JSON.parse(readFileSync(join(dir, VISITOR_FUNNEL_FILE), 'utf8')) as { hours: object };
+    assert.deepEqual(Object.keys(file.hours), ['2026-06-01T10', '2026-06-01T11']);
+  });
+
+  it('one write for many changes within the half minute; nothing written when nothing changed', async () => {
+    const dir = tempDir();
+    const clock = clockAt();
+    const store = openVisitorFunnelStore({ dir, timeZone: 'UTC', clock });
+    store.flush();
+    assert.equal(existsSync(join(dir, VISITOR_FUNNEL_FILE)), false, 'nothing to write');
+    store.add(clock.now(), tap);
+    await clock.advance(10_000);
+    store.add(clock.now(), tap);
+    assert.equal(clock.pendingCount, 1);
+    await clock.advance(SAVE_DELAY_MS - 10_000);
+    assert.equal(openVisitorFunnelStore({ dir, timeZone: 'UTC', clock }).hours.get('2026-06-01T10')?.tapped, 2);
+    assert.equal(clock.pendingCount, 0);
+  });
+
+  it('in memory (no folder): counts, and never schedules a write', () => {
+    const clock = clockAt();
+    const store = openVisitorFunnelStore({ timeZone: 'UTC', clock });
+    store.add(clock.now(), tap);
+    assert.equal(clock.pendingCount, 0);
+    store.close();
+    assert.equal(store.hours.get('2026-06-01T10')?.tapped, 1);
+  });
+
+  it('a write that fails is logged and tried again with the next change', async () => {
+    const root = tempDir();
+    const dir = join(root, 'data');
+    writeFileSync(dir, 'a file where the folder should be');
+    const clock = clockAt();
+    const warnings: unknown[] = [];
+    const store = openVisitorFunnelStore({ dir, timeZone: 'UTC', clock, logger: { debug() {}, info() {}, error() {}, warn: (m, d) => void warnings.push([m, d]) } });
+    store.add(clock.now(), tap);
+    await clock.advance(SAVE_DELAY_MS);
+    assert.equal(warnings.length, 1);
+    assert.equal((warnings[0] as [string])[0], 'Visitor counts: could not write the file');
+    rmSync(dir);
+    mkdirSync(dir);
+    store.flush();
+    assert.equal(openVisitorFunnelStore({ dir, timeZone: 'UTC', clock }).hours.get('2026-06-01T10')?.tapped, 1, 'still to be written after the failure');
+  });
+
+  it('hours older than 13 months are dropped at once, not rolled up', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, VISITOR_FUNNEL_FILE), JSON.stringify({ v: 1, timeZone: 'UTC', hours: { '2024-01-01T10': { tapped: 1 }, '2026-06-01T09': { tapped: 1 } }, days: { '2024-01-02': { tapped: 1 } } }));
+    const store = openVisitorFunnelStore({ dir, timeZone: 'UTC', clock: clockAt() });
+    assert.deepEqual([...store.hours.keys()], ['2026-06-01T09']);
+    assert.deepEqual([...store.days.keys()], []);
+  });
+
+  it('what makes a file unusable is said: not JSON, too big, which field, or the system\'s reason', () => {
+    const dir = tempDir();
+    const path = join(dir, VISITOR_FUNNEL_FILE);
+    writeFileSync(path, '{');
+    assert.deepEqual(readFile(path), { ok: false, message: 'it is not JSON' });
+    writeFileSync(path, '{}');
+    truncateSync(path, MAX_FILE_BYTES + 1);
+    assert.deepEqual(readFile(path), { ok: false, message: `it is larger than ${16 * 1024 * 1024} bytes` });
+    truncateSync(path, 0);
+    writeFileSync(path, JSON.stringify({ v: 1, timeZone: 'UTC', hours: { '2026-06-01T09': { tapped: -1 } }, days: {} }));
+    assert.match((readFile(path) as { message: string }).message, /^hours\.2026-06-01T09\.tapped: /);
+    writeFileSync(path, '[]');
+    assert.match((readFile(path) as { message: string }).message, /^the file: /);
+    assert.match((readFile(join(dir, 'missing.json')) as { message: string }).message, /ENOENT/);
+  });
+
+  it('a damaged file that cannot be moved aside: counting starts afresh, and the message says it was not kept', () => {
+    const root = tempDir();
+    const dir = join(root, 'data');
+    mkdirSync(join(dir, VISITOR_FUNNEL_FILE), { recursive: true }); // a folder named like the file: unreadable
+    writeFileSync(join(dir, VISITOR_FUNNEL_FILE, 'x'), 'keeps the folder from being renamed over');
+    mkdirSync(join(dir, `${VISITOR_FUNNEL_FILE}.damaged-${clockAt().now()}`));
+    writeFileSync(join(dir, `${VISITOR_FUNNEL_FILE}.damaged-${clockAt().now()}`, 'y'), 'occupied');
+    const warnings: unknown[] = [];
+    const store = openVisitorFunnelStore({ dir, timeZone: 'UTC', clock: clockAt(), logger: { debug() {}, info() {}, error() {}, warn: (m, d) => void warnings.push([m, d]) } });
+    assert.equal(store.damaged?.keptAs, null);
+    assert.match(store.damaged!.message, /could not be read \(.+\); counting starts afresh\.$/);
+    assert.deepEqual((warnings[0] as [string, { keptAs: unknown }])[1].keptAs, null);
+  });
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { KioskEvent } from '../../../electron/contract.ts';
 import { emptyFunnelCounts, type FunnelCounts } from '../../../electron/core/funnel.ts';
 import type { SessionState } from '../../../electron/core/session-types.ts';
-import { NOTICED_MIN_GAP_MS, callLengthBucket, createVisitorFunnel } from '../../../electron/kiosk/visitor-funnel.ts';
+import { NOTICED_MIN_GAP_MS, callLengthBucket, createVisitorFunnel, emptyVisitorReport, systemTimeZone } from '../../../electron/kiosk/visitor-funnel.ts';
 import { openVisitorFunnelStore } from '../../../electron/kiosk/visitor-funnel-store.ts';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import { sessionSummary } from '../../helpers/metrics-source.ts';
@@ -145,8 +145,77 @@ describe('the visitor funnel counts', () => {
     ]);
   });
 
+  it('live in the service\'s summary although its live state never came: counted live at the end, so live = ended well + badly', () => {
+    const { clock, funnel, state } = world();
+    funnel.tap(TAP);
+    state({ phase: 'connecting', liveId: 'L1', attempt: 1 });
+    clock.jump(5_000);
+    funnel.noteCause('visitor', 'L1');
+    state({ phase: 'ended', liveId: 'L1', summary: summary('L1', true) });
+    const c = funnel.today().counts;
+    assert.deepEqual([c.tapped, c.live, c.endedWell, c.gaveUp, c.callLength.under1m], [1, 1, 1, 0, 1]);
+    assert.deepEqual(c.byAvatar, { kim: { tapped: 1, live: 1 } });
+  });
+
+  it('the call\'s id may come with its credentials; a cause naming that id counts, one naming no id counts too', () => {
+    const { clock, funnel, state } = world();
+    funnel.tap(TAP);
+    funnel.onEvent({ type: 'credentials', liveId: 'C1' } as KioskEvent);
+    state({ phase: 'live', liveId: null, sinceMs: clock.now(), endsAtMs: clock.now() + 600_000 } as unknown as SessionState);
+    funnel.noteCause('max_call', 'OTHER');
+    funnel.noteCause('visitor', 'C1');
+    state({ phase: 'ended', liveId: 'C1', summary: summary('C1', true) });
+    funnel.tap(TAP);
+    funnel.noteCause('idle', null);
+    state({ phase: 'live', liveId: 'C2', sinceMs: clock.now(), endsAtMs: clock.now() + 600_000 });
+    state({ phase: 'ended', liveId: 'C2', summary: summary('C2', true) });
+    const c = funnel.today().counts;
+    assert.deepEqual([c.live, c.endedWell, c.endedBadly], [2, 2, 0]);
+  });
+
+  it('a live state told twice is one live; a cause with no call running is dropped', () => {
+    const { clock, funnel, state } = world();
+    funnel.noteCause('visitor', null);
+    funnel.onEvent({ type: 'credentials', liveId: 'X' } as KioskEvent);
+    funnel.tap(TAP);
+    state({ phase: 'live', liveId: 'L', sinceMs: clock.now(), endsAtMs: clock.now() + 600_000 });
+    state({ phase: 'live', liveId: 'L', sinceMs: clock.now(), endsAtMs: clock.now() + 600_000 });
+    state({ phase: 'ended', liveId: 'L', summary: summary('L', true) });
+    const c = funnel.today().counts;
+    assert.deepEqual([c.tapped, c.live, c.endedWell, c.endedBadly], [1, 1, 0, 1]);
+  });
+
   it('call lengths fall in their buckets at the edges (upper bounds exclusive)', () => {
     assert.deepEqual([0, 59.9, 60, 179.9, 180, 599.9, 600, 3600].map(callLengthBucket), ['under1m', 'under1m', 'from1to3m', 'from1to3m', 'from3to10m', 'from3to10m', 'over10m', 'over10m']);
+  });
+});
+
+describe('the breakdowns by language, call mode and avatar', () => {
+  it('a key that is not 1-64 letters, digits, ".", "_" or "-" is counted as other', () => {
+    const { funnel } = world();
+    for (const avatarId of ['kim.2_b-c', 'A'.repeat(64), 'A'.repeat(65), '', 'dr kim', 'kim/2', 'kïm', ' kim', 'kim ']) funnel.tap({ ...TAP, avatarId });
+    assert.deepEqual(funnel.today().counts.byAvatar, {
+      'kim.2_b-c': { tapped: 1, live: 0 },
+      ['A'.repeat(64)]: { tapped: 1, live: 0 },
+      other: { tapped: 7, live: 0 },
+    });
+  });
+
+  it('keeps at most 63 keys: a new one after that is counted as other, the ones it has go on counting', () => {
+    const { funnel, state } = world();
+    for (let i = 0; i < 63; i++) funnel.tap({ ...TAP, avatarId: `a${i}` });
+    funnel.tap({ ...TAP, avatarId: 'late' });
+    funnel.tap({ ...TAP, avatarId: 'a0' });
+    state({ phase: 'live', liveId: 'L1', sinceMs: T0, endsAtMs: T0 + 600_000 });
+    const byAvatar = funnel.today().counts.byAvatar;
+    assert.equal(Object.keys(byAvatar).length, 64);
+    assert.deepEqual(byAvatar.other, { tapped: 1, live: 0 });
+    assert.deepEqual(byAvatar.a0, { tapped: 2, live: 1 });
+    assert.deepEqual(byAvatar.a62, { tapped: 1, live: 0 });
+    assert.equal(byAvatar.late, undefined);
+    // Once "other" is there it is one of the keys the breakdown has.
+    funnel.tap({ ...TAP, avatarId: 'later' });
+    assert.deepEqual(funnel.today().counts.byAvatar.other, { tapped: 2, live: 0 });
   });
 });
 
@@ -221,5 +290,32 @@ describe('the report', () => {
     const since = funnel.sinceStart();
     since.tapped = 99;
     assert.equal(funnel.sinceStart().tapped, 1);
+  });
+});
+
+describe('before any visitor', () => {
+  it('the empty report: the day asked, nothing counted, no hours or days, the default threshold, whether presence counts', () => {
+    assert.deepEqual(emptyVisitorReport('2026-03-02', 'Europe/Berlin', false), {
+      timeZone: 'Europe/Berlin',
+      threshold: 5,
+      today: { day: '2026-03-02', counts: emptyFunnelCounts() },
+      hours: [],
+      days: [],
+      counting: { presence: false },
+    });
+    assert.deepEqual(emptyVisitorReport('2026-03-02', 'UTC', true).counting, { presence: true });
+  });
+
+  it('the kiosk counts in the system\'s time zone', () => {
+    const before = process.env.TZ;
+    try {
+      process.env.TZ = 'Asia/Tokyo';
+      assert.equal(systemTimeZone(), 'Asia/Tokyo');
+      process.env.TZ = 'America/Chicago';
+      assert.equal(systemTimeZone(), 'America/Chicago');
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
   });
 });
