@@ -252,7 +252,7 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     if (verdict.kind === 'wait') return;
     const taken = session.taken!;
     if (verdict.kind === 'settled') {
-      taken.settle(verdict.status, verdict.reason);
+      taken.settle(verdict.status);
       session.pending = null;
       for (const held of pending) deliver(session, startOptions, held);
       return;

@@ -5,8 +5,8 @@
  *
  * The tap makes the spare's held controller the call's and releases it (`SessionController.release`).
  * An adopted spare's states are held from the renderer until its first conn_init is answered: answered
- * (live, ending, or warming after a NOT_READY) it was used, and the held states are played in order;
- * cancelled (the visitor hung up first) it expired; anything else (LIVE_CONN_INIT_FAILED, the socket lost,
+ * (live, ending — the visitor hung up first, before any conn_init — or warming after a NOT_READY) it was
+ * used, and the held states are played in order; anything else (LIVE_CONN_INIT_FAILED, the socket lost,
  * a 404 expiry) it failed, and the tap falls back to a fresh session without the renderer ever seeing it.
  * The orchestrator settles the `TakenSpare` as the verdict says.
  */
@@ -19,8 +19,8 @@ import type { ErrorCode } from '../core/errors.ts';
 export type AdoptionVerdict =
   /** Still waiting for the first answer: keep holding. */
   | { kind: 'wait' }
-  /** Answered (used) or cancelled by the visitor (expired): settle it and play the held events. */
-  | { kind: 'settled'; status: 'used' | 'expired'; reason?: string }
+  /** Answered (used), or ended by the visitor: settle it and play the held events. */
+  | { kind: 'settled'; status: 'used' }
   /** Its first conn_init failed: settle it as failed and start a fresh session for the tap. */
   | { kind: 'failed'; reason: string };
 
@@ -28,7 +28,8 @@ export function adoptionVerdict(next: SessionState): AdoptionVerdict {
   if (next.phase === 'creating' || next.phase === 'connecting') return { kind: 'wait' };
   const answered = next.phase === 'live' || next.phase === 'ending' || (next.phase === 'warming' && next.notReadyRetries > 0);
   if (answered) return { kind: 'settled', status: 'used' };
-  if (next.phase === 'failed' && next.error.code === 'cancelled') return { kind: 'settled', status: 'expired', reason: 'cancelled' };
+  // No `cancelled` verdict: the machine fails a session as cancelled only for a hangup while its create is in
+  // flight, and a released spare's create answered long ago (the `creating` a tap shows is the orchestrator's).
   return { kind: 'failed', reason: next.phase === 'failed' ? next.error.code : 'socket_lost' };
 }
 

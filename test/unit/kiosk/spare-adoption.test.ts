@@ -60,6 +60,16 @@ describe('a tap on a spare, the renderer joining RTC first', () => {
     await advanceUntil(h.clock, () => h.kiosk.calls.state.phase === 'live', { stepMs: 10 });
     assert.deepEqual(h.uiLog(), [`credentials:${spareId}`, 'creating', 'connecting', 'live']);
     assert.deepEqual(h.events.map((e) => e.type), ['spare', 'credentials', 'spare', 'state', 'state', 'state'], 'nothing else reaches the renderer');
+    // A tap on a spare looks like any tap to the renderer: it never hears of the spare's own `held` phase.
+    assert.deepEqual(
+      h.events.flatMap((e) => (e.type === 'state' ? [[e.previous, e.state.phase]] : [])),
+      [
+        ['idle', 'creating'],
+        ['creating', 'connecting'],
+        ['connecting', 'live'],
+      ],
+    );
+    assert.deepEqual(Object.keys(h.events.find((e) => e.type === 'credentials')!).sort(), ['callMode', 'liveDurationS', 'liveId', 'rtc', 'type']);
     assert.deepEqual(h.spareLog(), [
       ['created', spareId, undefined],
       ['used', spareId, undefined],
@@ -237,6 +247,42 @@ describe('spares after a call that failed once its room existed', () => {
     await until(() => h.kiosk.spares.phase === 'ready', { message: 'spare ready' });
     assert.deepEqual(h.spareLog().map(([status]) => status), ['created']);
     assert.equal(h.warnings.some((l) => l.includes('spare: stopped until a create succeeds')), false);
+  });
+});
+
+describe('a call the service ended for lack of credits', () => {
+  it('whose socket then fails to close, so that the call ends as failed: spares stop all the same (the account is out of credits)', async () => {
+    let throwOnClose = false;
+    // The call's socket throws as the kiosk closes it after the service's type 6: the session fails there.
+    const factory: TransportFactory = (url, headers, handlers) => {
+      const inner = wsTransportFactory(url, headers, handlers);
+      return {
+        send: (text) => inner.send(text),
+        close(code, reason) {
+          inner.close(code, reason);
+          if (throwOnClose) throw new Error('close failed');
+        },
+        terminate: () => inner.terminate(),
+        get isOpen() {
+          return inner.isOpen;
+        },
+      };
+    };
+    const h = await perTest.setup({ config: { prewarm: { mode: 'on-approach' } }, kiosk: { transportFactory: factory, awaitRendererRtc: false } });
+    const liveId = await h.tap();
+    await h.reach('live');
+    throwOnClose = true;
+    h.emu.forceHangup(liveId, 'credit_insufficient');
+    await h.reach('failed');
+    const end = h.kiosk.calls.state;
+    assert.ok(end.phase === 'failed');
+    assert.deepEqual([end.liveId, end.summary?.hangupReason], [liveId, 'credit_insufficient']);
+    await until(() => !h.kiosk.calls.running);
+    assert.equal(h.kiosk.spares.blockedBy, 'credit_insufficient');
+    value(await h.dispatch(CHANNELS.attractReport, { showing: true, present: true }));
+    assert.equal(h.kiosk.spares.phase, null, 'no spare for the next visitor');
+    assert.equal(h.emu.listSessions().length, 1);
+    assert.ok(h.warnings.some((l) => l.includes('spare: stopped until a create succeeds')), h.warnings.join('\n'));
   });
 });
 

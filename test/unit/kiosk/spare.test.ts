@@ -10,8 +10,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCreateRequest } from '../../../electron/core/avatar-input.ts';
-import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
+import { FakeClock, StrictClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
+import { KeepAlive } from '../../../electron/core/keep-alive.ts';
 import type { Logger } from '../../../electron/core/log.ts';
 import type { StartOptions } from '../../../electron/core/session-types.ts';
 import type { SpareEvent } from '../../../electron/contract.ts';
@@ -61,11 +62,17 @@ interface SetupOptions {
   start?: Partial<StartOptions>;
   /** Called with each event as it is emitted (a listener that acts on what it hears). */
   onEvent?: (event: SpareEvent, spares: SpareManager) => void;
+  /** Default: a FakeClock. */
+  clock?: FakeClock;
+  /** The keep-alive the kiosk shares with the service's calls (default: none given). */
+  keepAlive?: () => KeepAlive;
+  /** What the (injected) request builder warns about, as a tap's builder would. */
+  warnings?: string[];
 }
 
 /** Like `setup`, with the operator's log recorded and the client, the request builder and a listener chosen by the test. */
 function setupLogged(options: SetupOptions = {}) {
-  const clock = new FakeClock();
+  const clock = options.clock ?? new FakeClock();
   const client = new ScriptedClient();
   const transports = new FakeTransports();
   const events: SpareEvent[] = [];
@@ -88,9 +95,15 @@ function setupLogged(options: SetupOptions = {}) {
     clock,
     logger,
     transportFactory: transports.factory,
+    ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
     ...(options.realBuild
       ? {}
-      : { buildRequest: async (o: StartOptions) => ({ request: { call_mode: o.callMode, avatar: { persona: o.avatar.persona, image_uri: String(o.avatar.image) } }, warnings: [] }) }),
+      : {
+          buildRequest: async (o: StartOptions) => ({
+            request: { call_mode: o.callMode, avatar: { persona: o.avatar.persona, image_uri: String(o.avatar.image) } },
+            warnings: options.warnings ?? [],
+          }),
+        }),
   });
   return {
     clock,
@@ -397,6 +410,14 @@ describe('SpareManager', () => {
   });
 
   describe('the service client', () => {
+    it('a spare whose request comes with a warning (an avatar name over the recommended length) is made and handed over like any, and nothing is logged as failing', async () => {
+      const h = setupLogged({ warnings: ['The avatar name "Ava of the Grand Museum Hall" has 27 characters; 20 or fewer are recommended.'] });
+      await readySpare(h);
+      assert.equal(h.spares.phase, 'ready');
+      assert.equal((await h.spares.take('video', h.current.options))?.liveId, 'L1');
+      assert.deepEqual(h.lines.filter(([level]) => level === 'warn' || level === 'error'), []);
+    });
+
     it('without an injected builder, the spare is created with the very request a tap would send', async () => {
       // A real PNG signature: the builder checks the image the way a tap's create does.
       const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]).toString('base64');
@@ -430,6 +451,8 @@ describe('SpareManager', () => {
       await flushMicrotasks();
       assert.equal(h.client.creates.length, 0, 'no create without a client');
       assert.deepEqual(h.log(), [['failed', null, 'invalid_config']]);
+      // Every spare's end is in the operator's log, this one too.
+      assert.deepEqual(h.logged('spare: failed'), [['info', { liveId: null, reason: 'invalid_config' }]]);
       await h.clock.advance(FAILURE_COOLDOWN_MS - 1);
       assert.equal(h.client.creates.length, 0);
       await h.clock.advance(1);
@@ -509,6 +532,16 @@ describe('SpareManager', () => {
   });
 
   describe('the held socket', () => {
+    it('keeps alive in the style the service accepts (the keep-alive the kiosk shares with its calls): pong frames, no messages', async () => {
+      const h = setupLogged({ keepAlive: () => new KeepAlive({ style: 'ws-pong' }) });
+      const t = await readySpare(h);
+      await h.clock.advance(10_000);
+      assert.deepEqual(t.sent, [], 'no type 4 message: this service closes the socket on one');
+      assert.equal(t.pongsSent, 2, 'one pong frame every 5 s');
+      assert.equal(t.isOpen, true);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined]]);
+    });
+
     it('a forced hangup ends the spare as failed with the server\'s reason, without conn_init, and the next waits 30 s', async () => {
       const h = setupLogged();
       const t = await readySpare(h);
@@ -582,6 +615,21 @@ describe('SpareManager', () => {
   });
 
   describe('the hand-over', () => {
+    it('the manager lets go of a spare a tap took: its shutdown does not wait for that call, nor end it', async () => {
+      const h = setupLogged();
+      const t = await readySpare(h);
+      h.spares.setBusy(true);
+      const taken = await h.spares.take('video', h.current.options);
+      assert.ok(taken?.controller.release(), 'the call runs on the spare\'s session');
+      let closed = false;
+      void h.spares.close().then(() => (closed = true));
+      await flushMicrotasks();
+      assert.equal(closed, true, 'the kiosk\'s quit is not held up by the visitor\'s call (the call is hung up on its own path)');
+      assert.deepEqual(types(t), [1], 'conn_init went out; no type 5 from the manager');
+      assert.equal(t.isOpen, true);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined]]);
+    });
+
     it('a ready spare is handed over at the tap itself: a discard in the same instant does not close the visitor\'s room', async () => {
       const h = setupLogged();
       const t = await readySpare(h);
@@ -714,6 +762,17 @@ describe('SpareManager', () => {
   });
 
   describe('shutdown leaves nothing behind', () => {
+    it('only timers the manager set are cleared (the clock is handed back only its own handles)', async () => {
+      const clock = new StrictClock();
+      const h = setupLogged({ clock });
+      await readySpare(h);
+      h.spares.report({ showing: true, present: false });
+      h.spares.report({ showing: true, present: true });
+      await h.spares.close();
+      assert.equal(clock.pendingCount, 0);
+      assert.deepEqual(clock.foreignClears, []);
+    });
+
     it('no presence timer survives shutdown, and reports after it start none', async () => {
       const h = setupLogged();
       const t = await readySpare(h);
@@ -874,6 +933,40 @@ describe('SpareManager', () => {
   });
 
   describe('what the operator reads', () => {
+    it('a spare\'s session logs its steps as detail (debug) while it is held, and as a call (info) once a tap has taken it', async () => {
+      const h = setupLogged();
+      await readySpare(h);
+      // Held: the manager's own lines account for the room; the session's steps are detail.
+      assert.deepEqual(h.logged('session: creating → held'), [['debug', { event: 'created' }]]);
+      assert.deepEqual(h.logged('session: opening control socket'), [['debug', { generation: 1 }]]);
+      const taken = await h.spares.take('video', h.current.options);
+      assert.ok(taken?.controller.release());
+      await flushMicrotasks();
+      assert.deepEqual(h.logged('session: held → connecting'), [['info', { event: 'release' }]]);
+      assert.deepEqual(h.logged('session: released; conn_init on the held control socket'), [['debug', { generation: 1 }]]);
+    });
+
+    it('a spare whose create failed: its session\'s end names what the service answered (it is not cancelled after the fact)', async () => {
+      const h = setupLogged();
+      h.spares.report({ showing: true, present: true });
+      await flushMicrotasks();
+      h.client.creates[0]!.reject(new AvatarError('server', 'HTTP 503', { status: 503 }));
+      await flushMicrotasks();
+      assert.deepEqual(h.log(), [['failed', null, 'server']]);
+      assert.deepEqual(h.logged('session: over'), [['debug', { phase: 'failed', liveId: null, error: 'server' }]]);
+      assert.deepEqual(h.logged('session: cancelled while the create is in flight; waiting for its answer to close the room'), []);
+    });
+
+    it('a spare whose session ended by itself (its hold ran out) is not asked to hang up again', async () => {
+      const h = setupLogged({ settings: { maxAgeSeconds: 30 } });
+      const t = await readySpare(h);
+      h.spares.report({ showing: false, present: true }); // no next spare: only this one's lines
+      await withPings(h, t, 30_000);
+      assert.deepEqual(h.log(), [['created', 'L1', undefined], ['expired', 'L1', 'max_age']]);
+      assert.deepEqual(types(t), [...Array(types(t).length - 1).fill(4), 5], 'one type 5, from the session itself');
+      assert.deepEqual(h.logged('session: event ignored'), []);
+    });
+
     it('each room a spare made is logged when created, taken, ended, or closed after its spare was dropped', async () => {
       const h = setupLogged();
       await readySpare(h, 'L1', 0);
