@@ -6,6 +6,17 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock, StrictClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { createLifecycle, createPowerSaveGuard, stopInReverse } from '../../../electron/kiosk/lifecycle.ts';
+import type { Logger } from '../../../electron/core/log.ts';
+
+/** A logger that keeps only warnings, as [message, fields]. */
+function keepWarnings(lines: unknown[]): Logger {
+  return { debug() {}, info() {}, error() {}, warn: (m, d) => void lines.push([m, d]) };
+}
+
+/** A logger that keeps warnings and errors, as [level, message, fields]. */
+function keepWarningsAndErrors(lines: unknown[]): Logger {
+  return { debug() {}, info() {}, warn: (m, d) => void lines.push(['warn', m, d]), error: (m, d) => void lines.push(['error', m, d]) };
+}
 
 function harness(options: { shutdownNeverEnds?: boolean } = {}) {
   const clock = new FakeClock();
@@ -186,7 +197,7 @@ describe('lifecycle: where a quit came from', () => {
     const lifecycle = createLifecycle({
       clock,
       shutdownTimeoutMs: 1_000,
-      logger: { debug() {}, info() {}, warn: (m, d) => void lines.push(['warn', m, d]), error: (m, d) => void lines.push(['error', m, d]) },
+      logger: keepWarningsAndErrors(lines),
       hangupSession: async () => {},
       shutdownService: () => new Promise<void>(() => {}),
       quitApp: () => void seq.push('quit'),
@@ -222,7 +233,7 @@ describe('lifecycle: a crash while recovering', () => {
     const lifecycle = createLifecycle({
       clock,
       shutdownTimeoutMs: 1_000,
-      logger: { debug() {}, info() {}, warn: (m, d) => void lines.push(['warn', m, d]), error: (m, d) => void lines.push(['error', m, d]) },
+      logger: keepWarningsAndErrors(lines),
       hangupSession: async (why) => {
         seq.push(`hangup:${why}`);
         if (options.hangupWaits) await new Promise<void>((r) => (release = r));
@@ -359,7 +370,7 @@ describe('stopInReverse: the bound', () => {
   it('warns with the bound when it cut the stop short; says nothing when all stopped in time', async () => {
     const clock = new FakeClock();
     const lines: unknown[] = [];
-    const logger = { debug() {}, info() {}, error() {}, warn: (m: string, d?: Record<string, unknown>) => void lines.push([m, d]) };
+    const logger = keepWarnings(lines);
     const pending = stopInReverse([{ name: 'hangs', stop: () => new Promise<void>(() => {}) }], { clock, timeoutMs: 500, logger });
     await clock.advance(500);
     assert.equal(await pending, 'timeout');
@@ -372,7 +383,7 @@ describe('stopInReverse: the bound', () => {
 
   it('a feature that fails to stop is named in the warning', async () => {
     const lines: unknown[] = [];
-    const logger = { debug() {}, info() {}, error() {}, warn: (m: string, d?: Record<string, unknown>) => void lines.push([m, d]) };
+    const logger = keepWarnings(lines);
     await stopInReverse([{ name: 'fleet', stop: () => Promise.reject(new Error('broker gone')) }], { clock: new FakeClock(), logger });
     assert.deepEqual(lines, [['A feature did not stop cleanly', { feature: 'fleet', error: 'Error: broker gone' }]]);
   });
@@ -491,7 +502,7 @@ describe('power save guard: which states are a call', () => {
 describe('stopInReverse: features without a stop', () => {
   it('are passed over without a warning', async () => {
     const lines: unknown[] = [];
-    const logger = { debug() {}, info() {}, error() {}, warn: (m: string) => void lines.push(m) };
+    const logger = keepWarnings(lines);
     assert.equal(await stopInReverse([{ name: 'a' }, { name: 'b', stop: undefined }], { clock: new FakeClock(), logger }), 'done');
     assert.deepEqual(lines, []);
   });
