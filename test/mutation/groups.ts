@@ -140,6 +140,7 @@ export const GROUPS: MutationGroup[] = [
     tests: [
       'test/unit/kiosk/call-states.test.ts',
       'test/unit/kiosk/call-start.test.ts',
+      'test/unit/kiosk/call-orchestrator.test.ts',
       'test/unit/kiosk/call-telemetry.test.ts',
       'test/unit/kiosk/kiosk-operations.test.ts',
       'test/unit/kiosk/before-a-call.test.ts',
