@@ -1,6 +1,7 @@
 import type { EquivalentMutant } from './equivalent.ts';
 
 const ORCHESTRATOR = 'electron/kiosk/call-orchestrator.ts';
+const COMPOSE = 'electron/kiosk/compose.ts';
 
 /** The kiosk's session paths after the split (the call orchestrator and the services a call runs through). */
 export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
@@ -61,5 +62,45 @@ export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
     original: "() => 'done' as const",
     replacement: '() => undefined',
     reason: "`outcome` is only compared with 'timeout': undefined and 'done' take the same branch.",
+  },
+  {
+    file: COMPOSE,
+    mutator: 'ConditionalExpression',
+    line: '...(options.apiKeyWeaklyProtected !== undefined ? { weaklyProtected: options.apiKeyWeaklyProtected } : {}),',
+    original: 'options.apiKeyWeaklyProtected !== undefined',
+    replacement: 'true',
+    reason: 'The service key reads `options.weaklyProtected ?? false` (service-key.ts): the key present with an undefined value is the same as the key absent.',
+  },
+  {
+    file: COMPOSE,
+    mutator: 'ConditionalExpression',
+    line: '...(options.portrait !== undefined ? { portrait: options.portrait } : {}),',
+    original: 'options.portrait !== undefined',
+    replacement: 'true',
+    reason: "The appearance reads `options.portrait ?? configuredPortrait(config)` (appearance.ts): the key present with an undefined value is the same as the key absent.",
+  },
+  {
+    file: COMPOSE,
+    mutator: 'ConditionalExpression',
+    line: '...(options.demoDevices !== undefined ? { demoDevices: options.demoDevices } : {}),',
+    original: 'options.demoDevices !== undefined',
+    replacement: 'true',
+    reason: 'The appearance only asks `options.demoDevices === true` (appearance.ts): undefined present or absent is the same.',
+  },
+  {
+    file: COMPOSE,
+    mutator: 'ConditionalExpression',
+    line: '...(options.awaitRendererRtc !== undefined ? { awaitRendererRtc: options.awaitRendererRtc } : {}),',
+    original: 'options.awaitRendererRtc !== undefined',
+    replacement: 'true',
+    reason: 'The call orchestrator reads `options.awaitRendererRtc ?? true` (call-orchestrator.ts): the key present with an undefined value is the same as the key absent.',
+  },
+  {
+    file: COMPOSE,
+    mutator: 'ConditionalExpression',
+    line: '...(options.rtcReadyTimeoutMs !== undefined ? { rtcReadyTimeoutMs: options.rtcReadyTimeoutMs } : {}),',
+    original: 'options.rtcReadyTimeoutMs !== undefined',
+    replacement: 'true',
+    reason: 'The call orchestrator passes `rtcReadyTimeoutMs` on only when it is not undefined (its `newSession` and `launch`), so the key present with an undefined value is the same as the key absent.',
   },
 ];
