@@ -77,9 +77,9 @@ export interface CallOrchestratorOptions {
   /** Bound on the renderer's join before the session is given up (default 30 000 ms). */
   rtcReadyTimeoutMs?: number;
   /** A tap became a session (the visitor funnel counts it, with what the visitor chose). */
-  onTap?(tap: { callMode: CallMode; avatarId: string; language: LanguageCode }): void;
+  onTap(tap: { callMode: CallMode; avatarId: string; language: LanguageCode }): void;
   /** A tap found no service to call (out of order): nothing was created. */
-  onOutOfOrder?(): void;
+  onOutOfOrder(): void;
 }
 
 export function createCallOrchestrator(options: CallOrchestratorOptions): CallOrchestrator {
@@ -126,7 +126,7 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     const refusal = options.availability.refusal();
     if (refusal) return fail('invalid_request', refusal);
     if (!connection.client) {
-      options.onOutOfOrder?.();
+      options.onOutOfOrder();
       const error = connection.clientError ?? new AvatarError('invalid_config', 'The avatar service is not configured.');
       return fail(error.code, error.message);
     }
@@ -142,7 +142,7 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     if (args.language && !config.languages.includes(args.language)) return fail('invalid_request', `The language "${args.language}" is not offered on this kiosk.`);
     const startOptions = options.startOptions(callMode, member, args.language ?? config.defaultLanguage);
     telemetry.tap(callMode, member.id);
-    options.onTap?.({ callMode, avatarId: member.id, language: args.language ?? config.defaultLanguage });
+    options.onTap({ callMode, avatarId: member.id, language: args.language ?? config.defaultLanguage });
     const session = newSession();
     active = session;
     unmute();

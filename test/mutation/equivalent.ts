@@ -13,6 +13,7 @@ import { EQUIVALENT_FLEET_MQTT_LINK } from './equivalent-fleet-mqtt-link.ts';
 import { EQUIVALENT_FLEET_METRICS } from './equivalent-fleet-metrics.ts';
 import { EQUIVALENT_FLEET_HOST_UPDATES } from './equivalent-fleet-host-updates.ts';
 import { EQUIVALENT_KIOSK_OTHER } from './equivalent-kiosk-other.ts';
+import { EQUIVALENT_KIOSK_SESSION } from './equivalent-kiosk-session.ts';
 
 export interface EquivalentMutant {
   file: string;
@@ -2042,4 +2043,5 @@ export const EQUIVALENT_MUTANTS: EquivalentMutant[] = [
   ...EQUIVALENT_FLEET_METRICS,
   ...EQUIVALENT_FLEET_HOST_UPDATES,
   ...EQUIVALENT_KIOSK_OTHER,
+  ...EQUIVALENT_KIOSK_SESSION,
 ];

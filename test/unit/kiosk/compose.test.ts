@@ -5,10 +5,16 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHANNELS } from '../../../electron/contract.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHANNELS, type KioskEvent } from '../../../electron/contract.ts';
+import type { EventBus } from '../../../electron/kiosk/events.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 import { memoryAvatarVolume } from '../../../electron/kiosk/avatar-volume.ts';
 import { stubKiosk, TINY_PNG } from '../../helpers/stub-kiosk.ts';
+import { kioskOnEmulator, value } from '../../helpers/kiosk-on-emulator.ts';
+import { advanceUntil, until } from '../../helpers/until.ts';
 
 const KEY = 'sk-unit-SECRET-9f8e7d6c5b4a';
 const cfg = (raw: Record<string, unknown> = {}) => resolveConfig({ avatar: { imagePath: '/nonexistent.png', persona: 'P' }, ...raw }, {});
@@ -61,5 +67,102 @@ describe('after shutdown began', () => {
     assert.equal(kiosk.connection.emulator, null);
     assert.equal(kiosk.config.avatar.persona, 'P');
     assert.deepEqual(events, []);
+  });
+});
+
+describe('a kiosk with no page', () => {
+  it('registers no channel and runs its services all the same (a test or tool that drives them directly)', async () => {
+    const { kiosk, emu } = await stubKiosk({ channels: undefined });
+    assert.equal(kiosk.connection.mode, 'demo');
+    assert.equal(emu.calls.started, 1);
+    assert.equal(kiosk.calls.state.phase, 'idle');
+    await kiosk.shutdown();
+    assert.deepEqual(emu.calls, { started: 1, closed: 1 });
+  });
+});
+
+describe('a failed call may mean the service changed: the kiosk checks it again', () => {
+  const failed = (code: string) => ({
+    type: 'state' as const,
+    state: { phase: 'failed' as const, liveId: null, error: { code, message: `a ${code} failure` }, summary: null },
+    previous: 'creating' as const,
+  });
+
+  it('after a failure of the service or the way to it (network, timeout, server, a refused key, forbidden, a lost connection), not after others', async () => {
+    const { kiosk } = await stubKiosk();
+    let checks = 0;
+    const check = kiosk.health.check.bind(kiosk.health);
+    kiosk.health.check = () => {
+      checks += 1;
+      return check();
+    };
+    // A real one: the stub emulator answers nothing, so the tap fails for the network.
+    await kiosk.calls.start();
+    assert.equal(kiosk.calls.state.phase === 'failed' && kiosk.calls.state.error.code, 'network');
+    assert.equal(checks, 1);
+    checks = 0;
+    // The others through the kiosk's own event stream, as its call orchestrator tells it a call's end.
+    const bus = kiosk.events as EventBus;
+    const counted: Record<string, number> = {};
+    for (const code of ['network', 'timeout', 'server', 'unauthorized', 'forbidden', 'connection_lost', 'insufficient_credits', 'invalid_request', 'rtc_failed']) {
+      const before = checks;
+      bus.emit(failed(code) as KioskEvent);
+      counted[code] = checks - before;
+    }
+    assert.deepEqual(counted, {
+      network: 1,
+      timeout: 1,
+      server: 1,
+      unauthorized: 1,
+      forbidden: 1,
+      connection_lost: 1,
+      insufficient_credits: 0,
+      invalid_request: 0,
+      rtc_failed: 0,
+    });
+    // Not for a call that ended well, nor for a failure once shutdown began.
+    bus.emit({ type: 'state', state: { phase: 'idle' }, previous: 'ended' } as KioskEvent);
+    const closing = kiosk.shutdown();
+    bus.emit(failed('network') as KioskEvent);
+    await closing;
+    assert.equal(checks, 6);
+  });
+});
+
+describe('what the kiosk keeps in its data folder', () => {
+  it('the avatar’s volume and the visitor counts come back after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kiosk-data-'));
+    try {
+      const first = await stubKiosk({ dataDir: dir, config: cfg({ prewarm: { mode: 'off' } }) });
+      await first.kiosk.avatarVolume.set(35);
+      value(await first.channels.dispatch(CHANNELS.attractVisitorStep, { step: 'noticed' }));
+      await first.kiosk.calls.start(); // the stub emulator answers nothing: a tap that failed
+      await until(() => !first.kiosk.calls.running);
+      const before = first.kiosk.visitors.today();
+      assert.deepEqual([before.counts.noticed, before.counts.tapped, before.counts.failed], [1, 1, 1]);
+      await first.kiosk.shutdown();
+      const second = await stubKiosk({ dataDir: dir, config: cfg({ prewarm: { mode: 'off' } }) });
+      assert.equal(second.kiosk.avatarVolume.percent, 35);
+      assert.deepEqual(second.kiosk.visitors.today(), before);
+      await second.kiosk.shutdown();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('calls the content review ended', () => {
+  it('are counted by the kiosk (staff, /metrics and the fleet read the count)', async () => {
+    const h = await kioskOnEmulator({ kiosk: { awaitRendererRtc: false } });
+    try {
+      const liveId = await h.tap();
+      await advanceUntil(h.clock, () => h.kiosk.calls.state.phase === 'live', { stepMs: 10 });
+      assert.equal(h.kiosk.auditViolations(), 0);
+      h.emu.forceHangup(liveId, 'audit_violation');
+      await advanceUntil(h.clock, () => !h.kiosk.calls.running, { stepMs: 10 });
+      assert.equal(h.kiosk.auditViolations(), 1);
+    } finally {
+      await h.close();
+    }
   });
 });
