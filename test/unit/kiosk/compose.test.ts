@@ -166,3 +166,33 @@ describe('calls the content review ended', () => {
     }
   });
 });
+
+describe('a service URL the settings refused', () => {
+  const refusedHttp = (field: string, source = 'config.json') => ({ field, source, message: `${field} must start with https:// (got http://avatar.example)` });
+  const checked = async (kiosk: Awaited<ReturnType<typeof stubKiosk>>['kiosk']) => {
+    await until(() => kiosk.health.current.status !== 'checking');
+    return kiosk.health.current;
+  };
+
+  it('is what the kiosk’s service check names when no URL is in use: the service URL, the gateway URL or the whole service block', async () => {
+    const cases = [
+      { config: {}, dropped: refusedHttp('service.baseUrl') },
+      // A refused gateway URL leaves no gateway (the settings fall back to the direct surface): still named.
+      { config: {}, dropped: refusedHttp('service.gatewayUrl', 'AVATAR_GATEWAY_URL') },
+      { config: {}, dropped: refusedHttp('service') },
+    ];
+    for (const { config, dropped } of cases) {
+      const { kiosk } = await stubKiosk({ apiKey: KEY, apiKeySource: 'env', config: cfg(config), droppedSettings: [{ field: 'prewarm', source: 'config.json', message: 'not this one' }, dropped] });
+      const health = await checked(kiosk);
+      assert.equal(health.status, 'wrong_scheme', JSON.stringify(health));
+      assert.equal(health.message, `${dropped.source}: ${dropped.message}`);
+      await kiosk.shutdown();
+    }
+  });
+
+  it('another setting refused is not taken for the URL: the check says the URL is missing', async () => {
+    const { kiosk } = await stubKiosk({ apiKey: KEY, apiKeySource: 'env', config: cfg(), droppedSettings: [{ field: 'prewarm', source: 'config.json', message: 'must start with https://' }] });
+    assert.equal((await checked(kiosk)).status, 'no_url');
+    await kiosk.shutdown();
+  });
+});
