@@ -196,3 +196,24 @@ describe('a service URL the settings refused', () => {
     await kiosk.shutdown();
   });
 });
+
+describe('the keep-alive a service accepted, kept in the data folder', () => {
+  it('is the one the kiosk’s calls start with after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kiosk-data-'));
+    try {
+      const first = await stubKiosk({ dataDir: dir });
+      const keepAlive = first.kiosk.connection.keepAlive;
+      assert.equal(keepAlive.style, 'pong-message');
+      // The service closes a socket right after our pong message (as a control socket would report it):
+      // the kiosk moves on to the next style it has.
+      const next = keepAlive.refused('pong-message', 1008);
+      assert.ok(next && next !== 'pong-message');
+      await first.kiosk.shutdown();
+      const second = await stubKiosk({ dataDir: dir });
+      assert.equal(second.kiosk.connection.keepAlive.style, next);
+      await second.kiosk.shutdown();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
