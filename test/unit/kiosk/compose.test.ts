@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { CHANNELS, type KioskEvent } from '../../../electron/contract.ts';
 import type { EventBus } from '../../../electron/kiosk/events.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
+import { PASS_TTL_MS } from '../../../electron/kiosk/age-gate.ts';
 import { memoryAvatarVolume } from '../../../electron/kiosk/avatar-volume.ts';
 import { stubKiosk, TINY_PNG } from '../../helpers/stub-kiosk.ts';
 import { kioskOnEmulator, value } from '../../helpers/kiosk-on-emulator.ts';
@@ -214,6 +215,28 @@ describe('the keep-alive a service accepted, kept in the data folder', () => {
       await second.kiosk.shutdown();
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an adult kiosk’s age gate', () => {
+  it('keeps time on the kiosk’s clock: a pass not used within its minute is gone', async () => {
+    const h = await kioskOnEmulator({ config: { audience: 'adult', region: 'DE-BY', adult: { allowedRegions: ['DE'] } }, kiosk: { awaitRendererRtc: false } });
+    try {
+      assert.equal(h.kiosk.config.safety.audience, 'adult');
+      value(await h.dispatch(CHANNELS.sessionAgeGateAsk, undefined));
+      assert.deepEqual(value(await h.dispatch(CHANNELS.sessionAgeGateAnswer, { confirmed: true })), { passed: true });
+      await h.clock.advance(PASS_TTL_MS + 1);
+      const late = await h.dispatch(CHANNELS.sessionStart, {});
+      assert.equal(!late.ok && late.error.code, 'invalid_request');
+      assert.deepEqual(h.emu.listSessions(), [], 'nothing created');
+      // A pass used at once starts the call.
+      value(await h.dispatch(CHANNELS.sessionAgeGateAsk, undefined));
+      value(await h.dispatch(CHANNELS.sessionAgeGateAnswer, { confirmed: true }));
+      await h.tap();
+      assert.equal(h.emu.listSessions().length, 1);
+    } finally {
+      await h.close();
     }
   });
 });
