@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { CHANNELS, type Result } from '../../../electron/contract.ts';
 import type { SessionController } from '../../../electron/core/session-controller.ts';
 import type { SpareManager } from '../../../electron/kiosk/spare.ts';
-import { kioskOnSlowEmulator, shutDownAfterEach, value, type KioskOnEmulator, type KioskOnEmulatorOptions } from '../../helpers/kiosk-on-emulator.ts';
+import { approachSpare as approach, kioskOnSlowEmulator, shutDownAfterEach, value, type KioskOnEmulator, type KioskOnEmulatorOptions } from '../../helpers/kiosk-on-emulator.ts';
 import { advanceInSteps, advanceUntil, driveUntilSettled } from '../../helpers/until.ts';
 
 type Harness = KioskOnEmulator;
@@ -18,15 +18,6 @@ const track = shutDownAfterEach();
 
 async function setup(options: KioskOnEmulatorOptions = {}): Promise<Harness> {
   return track(await kioskOnSlowEmulator(options));
-}
-
-/** Approach, then let fake time pass until the spare's socket is open. Returns the spare's room. */
-async function approach(h: Harness): Promise<string> {
-  value(await h.dispatch(CHANNELS.attractReport, { showing: true, present: true }));
-  await advanceUntil(h.clock, () => h.kiosk.spares.phase === 'ready', { stepMs: 10, message: 'spare ready' });
-  const created = h.spareLog().find(([s]) => s === 'created');
-  assert.ok(created?.[1]);
-  return created[1];
 }
 
 /** The visitor leaves the attract screen and taps; answered once the session exists (or ended before). */
