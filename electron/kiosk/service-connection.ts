@@ -50,9 +50,9 @@ export interface ServiceConnectionOptions {
    *  Default: each client starts with the default keep-alive and adapts in memory only. */
   keepAliveFor?: (serviceUrl: string) => KeepAlive;
   /** The client was dropped for a rebuild (before anything new is built). */
-  onDropped?(): void;
+  onDropped(): void;
   /** A new client is ready (not called when the configuration is invalid). */
-  onReady?(): void;
+  onReady(): void;
 }
 
 /** What the rest of the kiosk (and its features) read of the connection. */
@@ -144,7 +144,7 @@ export function createServiceConnection(options: ServiceConnectionOptions): Serv
     // session with the old key (a tap would take it and the visitor's call would run on the old account).
     client = null;
     clientError = null;
-    options.onDropped?.();
+    options.onDropped();
     const key = options.key();
     mode = config.service.surface === 'gateway' ? 'gateway' : key ? 'direct' : 'demo';
     if (mode !== 'demo') await closeEmulator();
@@ -165,7 +165,7 @@ export function createServiceConnection(options: ServiceConnectionOptions): Serv
     client = new ServiceClient({ target: next, logger, fetch: warm.fetch });
     keepAlive = options.keepAliveFor?.(origin) ?? new KeepAlive({ logger });
     logger.info('Service client ready', { mode });
-    if (!options.closing()) options.onReady?.();
+    if (!options.closing()) options.onReady();
   }
 
   return {

@@ -14,7 +14,7 @@ import { startEmulator, type EmulatedSession, type EmulatorHandle, type Emulator
 import { resolveConfig } from '../../electron/kiosk/config.ts';
 import { createChannelRegistry, type ChannelRegistry } from '../../electron/kiosk/channels.ts';
 import { createKiosk, type Kiosk, type KioskOptions } from '../../electron/kiosk/compose.ts';
-import { driveUntilSettled, until } from './until.ts';
+import { advanceUntil, driveUntilSettled, until } from './until.ts';
 
 export const T0 = 1_700_000_000_000;
 export const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -143,6 +143,15 @@ async function build(configFields: Record<string, unknown>, knobs: Partial<Emula
 export function value<T>(r: Result<T>): T {
   assert.equal(r.ok, true, JSON.stringify(r));
   return (r as { ok: true; value: T }).value;
+}
+
+/** A visitor approaches the attract screen; fake time passes until the spare's socket is open. Returns the spare's room. */
+export async function approachSpare(h: KioskOnEmulator): Promise<string> {
+  value(await h.dispatch(CHANNELS.attractReport, { showing: true, present: true }));
+  await advanceUntil(h.clock, () => h.kiosk.spares.phase === 'ready', { stepMs: 10, message: 'spare ready' });
+  const created = h.spareLog().find(([s]) => s === 'created');
+  assert.ok(created?.[1]);
+  return created[1];
 }
 
 /**

@@ -2,6 +2,7 @@ import type { EquivalentMutant } from './equivalent.ts';
 
 const ORCHESTRATOR = 'electron/kiosk/call-orchestrator.ts';
 const COMPOSE = 'electron/kiosk/compose.ts';
+const CONNECTION = 'electron/kiosk/service-connection.ts';
 
 /** The kiosk's session paths after the split (the call orchestrator and the services a call runs through). */
 export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
@@ -102,5 +103,13 @@ export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
     original: 'options.rtcReadyTimeoutMs !== undefined',
     replacement: 'true',
     reason: 'The call orchestrator passes `rtcReadyTimeoutMs` on only when it is not undefined (its `newSession` and `launch`), so the key present with an undefined value is the same as the key absent.',
+  },
+  {
+    file: CONNECTION,
+    mutator: 'BooleanLiteral',
+    line: 'keepWarm(false);',
+    original: 'false',
+    replacement: 'true',
+    reason: "`close` runs only from the kiosk's shutdown (compose.ts), after `closing()` became true, and `keepWarm(true)` then clears the timer and returns before warming, exactly as `keepWarm(false)` does.",
   },
 ];

@@ -10,23 +10,14 @@ import assert from 'node:assert/strict';
 import { CHANNELS, type Result } from '../../../electron/contract.ts';
 import type { SessionController } from '../../../electron/core/session-controller.ts';
 import type { SpareManager } from '../../../electron/kiosk/spare.ts';
-import { kioskOnSlowEmulator, shutDownAfterEach, value, type KioskOnEmulator, type KioskOnEmulatorOptions } from '../../helpers/kiosk-on-emulator.ts';
-import { advanceUntil, driveUntilSettled } from '../../helpers/until.ts';
+import { approachSpare as approach, kioskOnSlowEmulator, shutDownAfterEach, value, type KioskOnEmulator, type KioskOnEmulatorOptions } from '../../helpers/kiosk-on-emulator.ts';
+import { advanceInSteps, advanceUntil, driveUntilSettled } from '../../helpers/until.ts';
 
 type Harness = KioskOnEmulator;
 const track = shutDownAfterEach();
 
 async function setup(options: KioskOnEmulatorOptions = {}): Promise<Harness> {
   return track(await kioskOnSlowEmulator(options));
-}
-
-/** Approach, then let fake time pass until the spare's socket is open. Returns the spare's room. */
-async function approach(h: Harness): Promise<string> {
-  value(await h.dispatch(CHANNELS.attractReport, { showing: true, present: true }));
-  await advanceUntil(h.clock, () => h.kiosk.spares.phase === 'ready', { stepMs: 10, message: 'spare ready' });
-  const created = h.spareLog().find(([s]) => s === 'created');
-  assert.ok(created?.[1]);
-  return created[1];
 }
 
 /** The visitor leaves the attract screen and taps; answered once the session exists (or ended before). */
@@ -193,5 +184,25 @@ describe('what the visitor funnel hears of a tap', () => {
       { callMode: 'audio', avatarId: h.kiosk.config.cast[0]!.id, language: 'fr' },
       { callMode: 'audio', avatarId: h.kiosk.config.cast[0]!.id, language: 'en' },
     ]);
+  });
+});
+
+describe('a spare keeps alive as the kiosk’s calls do', () => {
+  const pongMessages = (h: Harness, liveId: string) => h.session(liveId).clientMessages.filter((m) => m.type === 4).length;
+
+  it('by default with a pong message to each of the service’s pings', async () => {
+    const h = await setup();
+    const spareId = await approach(h);
+    await advanceInSteps(h.clock, 60_000, { stepMs: 1_000 });
+    assert.ok(pongMessages(h, spareId) > 0);
+  });
+
+  it('in the style the service accepted: after it refused the pong message, WebSocket pongs only', async () => {
+    const h = await setup();
+    assert.notEqual(h.kiosk.connection.keepAlive.refused('pong-message', 1008), null);
+    const spareId = await approach(h);
+    await advanceInSteps(h.clock, 60_000, { stepMs: 1_000 });
+    assert.equal(h.kiosk.spares.phase, 'ready', 'still held: the service took the WebSocket pongs as signs of life');
+    assert.equal(pongMessages(h, spareId), 0);
   });
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { CHANNELS, type KioskEvent } from '../../../electron/contract.ts';
 import type { EventBus } from '../../../electron/kiosk/events.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
+import { PASS_TTL_MS } from '../../../electron/kiosk/age-gate.ts';
 import { memoryAvatarVolume } from '../../../electron/kiosk/avatar-volume.ts';
 import { stubKiosk, TINY_PNG } from '../../helpers/stub-kiosk.ts';
 import { kioskOnEmulator, value } from '../../helpers/kiosk-on-emulator.ts';
@@ -161,6 +162,79 @@ describe('calls the content review ended', () => {
       h.emu.forceHangup(liveId, 'audit_violation');
       await advanceUntil(h.clock, () => !h.kiosk.calls.running, { stepMs: 10 });
       assert.equal(h.kiosk.auditViolations(), 1);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('a service URL the settings refused', () => {
+  const refusedHttp = (field: string, source = 'config.json') => ({ field, source, message: `${field} must start with https:// (got http://avatar.example)` });
+  const checked = async (kiosk: Awaited<ReturnType<typeof stubKiosk>>['kiosk']) => {
+    await until(() => kiosk.health.current.status !== 'checking');
+    return kiosk.health.current;
+  };
+
+  it('is what the kiosk’s service check names when no URL is in use: the service URL, the gateway URL or the whole service block', async () => {
+    const cases = [
+      { config: {}, dropped: refusedHttp('service.baseUrl') },
+      // A refused gateway URL leaves no gateway (the settings fall back to the direct surface): still named.
+      { config: {}, dropped: refusedHttp('service.gatewayUrl', 'AVATAR_GATEWAY_URL') },
+      { config: {}, dropped: refusedHttp('service') },
+    ];
+    for (const { config, dropped } of cases) {
+      const { kiosk } = await stubKiosk({ apiKey: KEY, apiKeySource: 'env', config: cfg(config), droppedSettings: [{ field: 'prewarm', source: 'config.json', message: 'not this one' }, dropped] });
+      const health = await checked(kiosk);
+      assert.equal(health.status, 'wrong_scheme', JSON.stringify(health));
+      assert.equal(health.message, `${dropped.source}: ${dropped.message}`);
+      await kiosk.shutdown();
+    }
+  });
+
+  it('another setting refused is not taken for the URL: the check says the URL is missing', async () => {
+    const { kiosk } = await stubKiosk({ apiKey: KEY, apiKeySource: 'env', config: cfg(), droppedSettings: [{ field: 'prewarm', source: 'config.json', message: 'must start with https://' }] });
+    assert.equal((await checked(kiosk)).status, 'no_url');
+    await kiosk.shutdown();
+  });
+});
+
+describe('the keep-alive a service accepted, kept in the data folder', () => {
+  it('is the one the kiosk’s calls start with after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kiosk-data-'));
+    try {
+      const first = await stubKiosk({ dataDir: dir });
+      const keepAlive = first.kiosk.connection.keepAlive;
+      assert.equal(keepAlive.style, 'pong-message');
+      // The service closes a socket right after our pong message (as a control socket would report it):
+      // the kiosk moves on to the next style it has.
+      const next = keepAlive.refused('pong-message', 1008);
+      assert.ok(next && next !== 'pong-message');
+      await first.kiosk.shutdown();
+      const second = await stubKiosk({ dataDir: dir });
+      assert.equal(second.kiosk.connection.keepAlive.style, next);
+      await second.kiosk.shutdown();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an adult kiosk’s age gate', () => {
+  it('keeps time on the kiosk’s clock: a pass not used within its minute is gone', async () => {
+    const h = await kioskOnEmulator({ config: { audience: 'adult', region: 'DE-BY', adult: { allowedRegions: ['DE'] } }, kiosk: { awaitRendererRtc: false } });
+    try {
+      assert.equal(h.kiosk.config.safety.audience, 'adult');
+      value(await h.dispatch(CHANNELS.sessionAgeGateAsk, undefined));
+      assert.deepEqual(value(await h.dispatch(CHANNELS.sessionAgeGateAnswer, { confirmed: true })), { passed: true });
+      await h.clock.advance(PASS_TTL_MS + 1);
+      const late = await h.dispatch(CHANNELS.sessionStart, {});
+      assert.equal(!late.ok && late.error.code, 'invalid_request');
+      assert.deepEqual(h.emu.listSessions(), [], 'nothing created');
+      // A pass used at once starts the call.
+      value(await h.dispatch(CHANNELS.sessionAgeGateAsk, undefined));
+      value(await h.dispatch(CHANNELS.sessionAgeGateAnswer, { confirmed: true }));
+      await h.tap();
+      assert.equal(h.emu.listSessions().length, 1);
     } finally {
       await h.close();
     }

@@ -8,7 +8,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
+import { CHANNELS } from '../../../electron/contract.ts';
+import { KeepAlive } from '../../../electron/core/keep-alive.ts';
+import { silentLogger } from '../../../electron/core/log.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
+import { StrictClock } from '../../helpers/fake-clock.ts';
 import { stubKiosk } from '../../helpers/stub-kiosk.ts';
 
 const KEY = 'sk-unit-SECRET-9f8e7d6c5b4a';
@@ -103,5 +107,38 @@ describe('fetch for another service URL', () => {
       target.closeAllConnections();
       await Promise.all([target, proxy].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     }
+  });
+});
+
+describe('the keep-alive each service accepts', () => {
+  it('is the one remembered for the service’s address, shared by the calls and spares of that client', async () => {
+    const remembered = new KeepAlive({ logger: silentLogger });
+    const asked: string[] = [];
+    const { kiosk, emu } = await stubKiosk({ keepAliveFor: (url) => (asked.push(url), remembered) });
+    assert.equal(kiosk.connection.keepAlive, remembered);
+    assert.deepEqual(asked, [emu.handle.baseUrl]);
+    await kiosk.shutdown();
+  });
+
+  it('without a memory of it: a fresh one for each client', async () => {
+    const { kiosk } = await stubKiosk();
+    const first = kiosk.connection.keepAlive;
+    assert.ok(first instanceof KeepAlive);
+    await kiosk.reconfigure(kiosk.config);
+    assert.ok(kiosk.connection.keepAlive instanceof KeepAlive);
+    assert.notEqual(kiosk.connection.keepAlive, first);
+    await kiosk.shutdown();
+  });
+});
+
+describe('the warm connection’s timer', () => {
+  it('is cleared only when it was set: showing, hiding and closing clear no handle the clock never gave', async () => {
+    const clock = new StrictClock(1_700_000_000_000);
+    const { kiosk, channels } = await stubKiosk({ clock, config: cfg({ prewarm: { mode: 'off' } }) });
+    await channels.dispatch(CHANNELS.attractReport, { showing: false, present: false });
+    await channels.dispatch(CHANNELS.attractReport, { showing: true, present: false });
+    await channels.dispatch(CHANNELS.attractReport, { showing: false, present: false });
+    await kiosk.shutdown();
+    assert.deepEqual(clock.foreignClears, []);
   });
 });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { CHANNELS, type Result } from '../../../electron/contract.ts';
 import type { EmulatedSession } from '../../../electron/emulator/index.ts';
 import { wsTransportFactory, type TransportFactory } from '../../../electron/core/transport.ts';
-import { kioskOnEmulatorPerTest, kioskOnSlowEmulator, shutDownAfterEach, value, type KioskOnEmulator, type KioskOnEmulatorOptions } from '../../helpers/kiosk-on-emulator.ts';
+import { approachSpare as approach, kioskOnEmulatorPerTest, kioskOnSlowEmulator, shutDownAfterEach, value, type KioskOnEmulator, type KioskOnEmulatorOptions } from '../../helpers/kiosk-on-emulator.ts';
 import { recordingLogger } from '../../helpers/recording-logger.ts';
 import { advanceInSteps, advanceUntil, driveUntilSettled, until } from '../../helpers/until.ts';
 
@@ -23,15 +23,6 @@ const perTest = kioskOnEmulatorPerTest();
 async function setup(options: KioskOnEmulatorOptions & { awaitRendererRtc?: boolean } = {}): Promise<Harness> {
   const { awaitRendererRtc, ...rest } = options;
   return track(await kioskOnSlowEmulator({ ...rest, kiosk: awaitRendererRtc === undefined ? {} : { awaitRendererRtc } }));
-}
-
-/** Approach, then let fake time pass until the spare's socket is open. Returns the spare's room. */
-async function approach(h: Harness): Promise<string> {
-  value(await h.dispatch(CHANNELS.attractReport, { showing: true, present: true }));
-  await advanceUntil(h.clock, () => h.kiosk.spares.phase === 'ready', { stepMs: 10, message: 'spare ready' });
-  const created = h.spareLog().find(([s]) => s === 'created');
-  assert.ok(created?.[1]);
-  return created[1];
 }
 
 /** The visitor taps: the attract screen goes away (unless its report is late), then `session.start`
