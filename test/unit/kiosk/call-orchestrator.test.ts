@@ -154,6 +154,23 @@ describe('a spare whose controller fails at the hand-over', () => {
     assert.ok(next && next !== spareId);
   });
 
+  it('its hangup throws: one warning naming why, and the visitor’s hangup still completes', async () => {
+    const h = await setup({ ...noRtcWait });
+    const spareId = await approach(h);
+    spareHandedOverAs(h, (controller) => {
+      const hangup = controller.hangup.bind(controller);
+      controller.hangup = async (...args) => {
+        await hangup(...args);
+        throw new Error('the socket broke while hanging up');
+      };
+    });
+    assert.equal(value(await tap(h)).liveId, spareId);
+    await advanceUntil(h.clock, () => h.kiosk.calls.state.phase === 'live', { stepMs: 10 });
+    await h.hangup();
+    assert.ok(h.warnings.some((l) => / WARN Hangup failed .*"error":"Error: the socket broke while hanging up"/.test(l)), h.warnings.join('\n'));
+    assert.equal(h.hangupsSeen(spareId), 1);
+  });
+
   it('the venue’s bound on the renderer’s join holds for an adopted spare too: it ends at that bound, type 5 once', async () => {
     const h = await setup({ kiosk: { rtcReadyTimeoutMs: 2_000 } });
     const spareId = await approach(h);
