@@ -1,7 +1,9 @@
 /**
  * The call orchestrator (electron/kiosk/call-orchestrator.ts) where a call does not go the usual way: the
- * visitor taps while the last call is still ending, the spare cannot be taken or its controller fails at
- * the hand-over, and a session's controller fails to close. The kiosk against the in-process emulator on
+ * visitor taps while the service is still ending the last call, the spare cannot be taken or its controller
+ * fails at the hand-over (ended already, a release, hangup or dispose that throws), and the venue's join
+ * bound on an adopted spare; also what the visitor funnel hears of a tap, and the held spare's keep-alive
+ * style. The kiosk against the in-process emulator on
  * 127.0.0.1:0 (50 fake ms latency), on one FakeClock; what is asserted is what the renderer, the service
  * and the operator's log see.
  */

@@ -1,7 +1,11 @@
 /**
  * The kiosk wired (electron/kiosk/compose.ts): the avatar's volume reaches the page (in its view of the kiosk
  * and as an event); once shutdown began, what crosses its services is refused — a call, a key, new
- * settings — while the call's state can still be read. The stub emulator: no network.
+ * settings — while the call's state can still be read. Also what only the wiring decides: a kiosk with no
+ * page, which failed calls make it check the service again, what its data folder keeps across a restart
+ * (volume, visitor counts, the keep-alive a service accepted), the content review's count, a refused service
+ * URL named by the service check, and the age gate on the kiosk's clock. The stub emulator (no network),
+ * or the in-process emulator on 127.0.0.1:0 where a call must run.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

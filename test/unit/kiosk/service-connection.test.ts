@@ -1,8 +1,9 @@
 /**
  * The service connection (electron/kiosk/service-connection.ts): which service the kiosk talks to for its
  * key (the built-in emulator only without one), another service URL fetched the way the client is routed
- * (the venue's proxy), and what shutdown closes: the emulator once, and nothing built again after it.
- * The stub emulator: nothing here makes a call.
+ * (the venue's proxy), what shutdown closes: the emulator once, and nothing built again after it, the
+ * keep-alive each client starts with, and the warm connection's timer. The stub emulator: nothing here
+ * makes a call.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
