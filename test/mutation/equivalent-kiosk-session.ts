@@ -3,6 +3,7 @@ import type { EquivalentMutant } from './equivalent.ts';
 const ORCHESTRATOR = 'electron/kiosk/call-orchestrator.ts';
 const COMPOSE = 'electron/kiosk/compose.ts';
 const CONNECTION = 'electron/kiosk/service-connection.ts';
+const CALL_STATES = 'electron/kiosk/call-states.ts';
 
 /** The kiosk's session paths after the split (the call orchestrator and the services a call runs through). */
 export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
@@ -111,5 +112,13 @@ export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
     original: 'false',
     replacement: 'true',
     reason: "`close` runs only from the kiosk's shutdown (compose.ts), after `closing()` became true, and `keepWarm(true)` then clears the timer and returns before warming, exactly as `keepWarm(false)` does.",
+  },
+  {
+    file: CALL_STATES,
+    mutator: 'ConditionalExpression',
+    line: "if (!maxCallSeconds || (state.phase !== 'live' && state.phase !== 'reconnecting')) return state;",
+    original: "state.phase !== 'live' && state.phase !== 'reconnecting'",
+    replacement: 'false',
+    reason: 'Only the live and reconnecting states have `sinceMs` and `endsAtMs` (session-types.ts). For any other state the cap is NaN and `NaN < undefined` is false, so the state is returned as it is, which is what the guard returns.',
   },
 ];
