@@ -266,7 +266,11 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     session.taken!.settle('failed', reason);
     session.pending = null;
     session.superseded = true;
-    if (active !== session || options.closing()) return;
+    if (active !== session || options.closing()) {
+      // No fresh session replaces it: the tap is answered now, with none (else its invoke would wait forever).
+      session.resolveCreated(null);
+      return;
+    }
     void session.controller.hangup().catch(() => {});
     const fresh = newSession();
     active = fresh;

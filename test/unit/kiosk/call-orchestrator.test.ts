@@ -106,6 +106,24 @@ describe('a spare whose controller fails at the hand-over', () => {
     assert.deepEqual(h.uiLog(), ['creating', 'connecting', `credentials:${liveId}`, 'live']);
   });
 
+  it('it ended between the hand-over and the release while the kiosk began shutting down: the tap is answered with no session, none made', async () => {
+    const h = await setup({ ...noRtcWait });
+    const spareId = await approach(h);
+    let shutdown: Promise<void> | null = null;
+    spareHandedOverAs(h, async (controller) => {
+      await controller.hangup();
+      shutdown = h.kiosk.shutdown();
+    });
+    assert.deepEqual(await tap(h), { ok: true, value: { liveId: null } }, 'no session came of the tap');
+    await driveUntilSettled(h.clock, shutdown!, { stepMs: 10 });
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['failed', spareId, 'socket_lost'],
+    ]);
+    assert.deepEqual(h.emu.listSessions().map((session) => session.id), [spareId], 'no fresh session was made');
+    assert.equal(h.hangupsSeen(spareId), 1);
+  });
+
   it('its release throws: the renderer sees the call failed, the operator an error, the spare expired with the session', async () => {
     const h = await setup();
     const spareId = await approach(h);
