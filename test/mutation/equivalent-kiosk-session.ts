@@ -121,4 +121,12 @@ export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
     replacement: 'false',
     reason: 'Only the live and reconnecting states have `sinceMs` and `endsAtMs` (session-types.ts). For any other state the cap is NaN and `NaN < undefined` is false, so the state is returned as it is, which is what the guard returns.',
   },
+  {
+    file: COMPOSE,
+    mutator: 'ObjectLiteral',
+    line: "spares: { report: (args) => spares.report(config.safety.audience === 'adult' ? { ...args, showing: false } : args), discard: (reason) => spares.discard(reason) },",
+    original: '{ ...args, showing: false }',
+    replacement: '{}',
+    reason: "An adult kiosk's spare manager then hears `showing` and `present` undefined instead of false and the page's presence. Undefined `showing` is as falsy as false, so no spare is ever wanted (spare.ts `#wanted`); presence only arms or clears the timer that ends an existing spare (`#onPresence`), and an adult kiosk never has one.",
+  },
 ];
