@@ -52,7 +52,7 @@ export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
   {
     file: ORCHESTRATOR,
     mutator: 'ConditionalExpression',
-    line: 'if (active !== session || options.closing()) return;',
+    line: 'if (active !== session || options.closing()) {',
     original: 'active !== session',
     replacement: 'false',
     reason: "This runs while its session is active: `launch` calls it for the session `start` has just made active, and `deliver` only while the session's `pending` list is set, which this function and a settled verdict clear. The one place that calls it after a verdict may already have replaced the session is the `!run` branch, and there `release` returned null because the held session had already ended (a held session never reconnects: a lost socket fails it, session-machine.ts), so the `hangup()` just before emits no state and no verdict ran.",

@@ -122,6 +122,9 @@ describe('a spare whose controller fails at the hand-over', () => {
     ]);
     assert.deepEqual(h.emu.listSessions().map((session) => session.id), [spareId], 'no fresh session was made');
     assert.equal(h.hangupsSeen(spareId), 1);
+    // The renderer is told the spare's own end: nothing went live, nothing billed.
+    const ends = h.events.flatMap((e) => (e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed') ? [e.state] : []));
+    assert.deepEqual(ends.map((e) => [e.phase, e.liveId, e.phase === 'ended' && e.summary.wentLive]), [['ended', spareId, false]]);
   });
 
   it('its release throws: the renderer sees the call failed, the operator an error, the spare expired with the session', async () => {
