@@ -22,7 +22,7 @@ import { SessionController, type TerminalState } from '../core/session-controlle
 import type { SessionEvent, SessionState, StartOptions } from '../core/session-types.ts';
 import type { Appearance } from './appearance.ts';
 import type { Availability } from './availability.ts';
-import { asMediaFailure, capCallLength, isTerminal, liveIdOf, mediaFailureInfo } from './call-states.ts';
+import { asMediaFailure, capCallLength, isTerminal, isTerminalState, liveIdOf, mediaFailureInfo } from './call-states.ts';
 import type { CallTelemetry } from './call-telemetry.ts';
 import type { CastEntry, KioskConfig } from './config.ts';
 import type { ServiceConnectionView } from './service-connection.ts';
@@ -102,7 +102,7 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     if (active !== session) return; // a finished session's late events are dropped
     if (event.type === 'state') {
       let next = capCallLength(event.state, config.maxCallSeconds);
-      if (session.mediaFailure && isTerminal(next.phase)) next = asMediaFailure(next, session.mediaFailure);
+      if (session.mediaFailure && isTerminalState(next)) next = asMediaFailure(next, session.mediaFailure);
       if (isTerminal(next.phase)) session.sawTerminal = true;
       telemetry.noteState(next);
       state = next;
@@ -266,7 +266,11 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     session.taken!.settle('failed', reason);
     session.pending = null;
     session.superseded = true;
-    if (active !== session || options.closing()) return;
+    if (active !== session || options.closing()) {
+      // No fresh session replaces it: the tap is answered now, with none (else its invoke would wait forever).
+      session.resolveCreated(null);
+      return;
+    }
     void session.controller.hangup().catch(() => {});
     const fresh = newSession();
     active = fresh;
@@ -315,7 +319,7 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
       if (!session) return ok(undefined);
       session.mediaFailure ??= failure;
       // If the controller had already reached a terminal state, rewrite it now.
-      if (isTerminal(state.phase)) {
+      if (isTerminalState(state)) {
         const previous = state.phase;
         state = asMediaFailure(state, session.mediaFailure);
         emit({ type: 'state', state, previous });

@@ -4,11 +4,17 @@
  */
 import type { MediaErrorKind, SessionState } from '../contract.ts';
 import type { ErrorCode, ErrorInfo } from '../core/errors.ts';
+import type { TerminalState } from '../core/session-controller-options.ts';
 
 export type TerminalPhase = 'ended' | 'failed';
 
 export function isTerminal(phase: SessionState['phase']): phase is TerminalPhase {
   return phase === 'ended' || phase === 'failed';
+}
+
+/** A state a call ends in: it has the call's summary (or null), which a media failure keeps. */
+export function isTerminalState(state: SessionState): state is TerminalState {
+  return isTerminal(state.phase);
 }
 
 export function liveIdOf(state: SessionState): string | null {
@@ -40,8 +46,6 @@ export function mediaFailureInfo(kind: MediaErrorKind): ErrorInfo {
 }
 
 /** A terminal state re-expressed as the media failure that caused the hangup (summary kept). */
-export function asMediaFailure(state: SessionState, error: ErrorInfo): SessionState {
-  if (state.phase === 'ended') return { phase: 'failed', liveId: state.liveId, error, summary: state.summary };
-  if (state.phase === 'failed') return { phase: 'failed', liveId: state.liveId, error, summary: state.summary };
-  return state;
+export function asMediaFailure(state: TerminalState, error: ErrorInfo): SessionState {
+  return { phase: 'failed', liveId: state.liveId, error, summary: state.summary };
 }

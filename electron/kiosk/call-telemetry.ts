@@ -11,7 +11,7 @@
 import { ok, type CallFigures, type CallMilestoneArgs, type CallQualityArgs, type KioskEvent, type LastCallQuality, type Result, type SessionState } from '../contract.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CallMode } from '../core/protocol.ts';
-import { isTerminal } from './call-states.ts';
+import { isTerminalState } from './call-states.ts';
 
 /** What staff, /metrics and the ledger read of the calls so far. */
 export interface CallFiguresView {
@@ -112,9 +112,9 @@ export function createCallTelemetry(options: CallTelemetryOptions): CallTelemetr
       if (!f) return;
       if ('liveId' in next && next.liveId) f.liveId = next.liveId;
       if (next.phase === 'live' && f.ackAtMs === null) f.ackAtMs = next.sinceMs;
-      if (!isTerminal(next.phase)) return;
+      if (!isTerminalState(next)) return;
       figures = null;
-      const summary = next.phase === 'ended' || next.phase === 'failed' ? next.summary : null;
+      const summary = next.summary;
       const from = (atMs: number | null): number | null => (atMs === null ? null : Math.max(0, atMs - f.tapAtMs));
       const endReason = f.cause ?? summary?.hangupReason ?? (next.phase === 'failed' ? next.error.code : 'unknown');
       lastCallFigures = {

@@ -3,6 +3,7 @@ import type { EquivalentMutant } from './equivalent.ts';
 const ORCHESTRATOR = 'electron/kiosk/call-orchestrator.ts';
 const COMPOSE = 'electron/kiosk/compose.ts';
 const CONNECTION = 'electron/kiosk/service-connection.ts';
+const CALL_STATES = 'electron/kiosk/call-states.ts';
 
 /** The kiosk's session paths after the split (the call orchestrator and the services a call runs through). */
 export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
@@ -51,7 +52,7 @@ export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
   {
     file: ORCHESTRATOR,
     mutator: 'ConditionalExpression',
-    line: 'if (active !== session || options.closing()) return;',
+    line: 'if (active !== session || options.closing()) {',
     original: 'active !== session',
     replacement: 'false',
     reason: "This runs while its session is active: `launch` calls it for the session `start` has just made active, and `deliver` only while the session's `pending` list is set, which this function and a settled verdict clear. The one place that calls it after a verdict may already have replaced the session is the `!run` branch, and there `release` returned null because the held session had already ended (a held session never reconnects: a lost socket fails it, session-machine.ts), so the `hangup()` just before emits no state and no verdict ran.",
@@ -111,5 +112,21 @@ export const EQUIVALENT_KIOSK_SESSION: EquivalentMutant[] = [
     original: 'false',
     replacement: 'true',
     reason: "`close` runs only from the kiosk's shutdown (compose.ts), after `closing()` became true, and `keepWarm(true)` then clears the timer and returns before warming, exactly as `keepWarm(false)` does.",
+  },
+  {
+    file: CALL_STATES,
+    mutator: 'ConditionalExpression',
+    line: "if (!maxCallSeconds || (state.phase !== 'live' && state.phase !== 'reconnecting')) return state;",
+    original: "state.phase !== 'live' && state.phase !== 'reconnecting'",
+    replacement: 'false',
+    reason: 'Only the live and reconnecting states have `sinceMs` and `endsAtMs` (session-types.ts). For any other state the cap is NaN and `NaN < undefined` is false, so the state is returned as it is, which is what the guard returns.',
+  },
+  {
+    file: COMPOSE,
+    mutator: 'ObjectLiteral',
+    line: "spares: { report: (args) => spares.report(config.safety.audience === 'adult' ? { ...args, showing: false } : args), discard: (reason) => spares.discard(reason) },",
+    original: '{ ...args, showing: false }',
+    replacement: '{}',
+    reason: "An adult kiosk's spare manager then hears `showing` and `present` undefined instead of false and the page's presence. Undefined `showing` is as falsy as false, so no spare is ever wanted (spare.ts `#wanted`); presence only arms or clears the timer that ends an existing spare (`#onPresence`), and an adult kiosk never has one.",
   },
 ];

@@ -142,6 +142,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/kiosk/call-start.test.ts',
       'test/unit/kiosk/call-orchestrator.test.ts',
       'test/unit/kiosk/call-telemetry.test.ts',
+      'test/unit/kiosk/availability.test.ts',
       'test/unit/kiosk/kiosk-operations.test.ts',
       'test/unit/kiosk/before-a-call.test.ts',
       'test/unit/kiosk/spare-adoption.test.ts',

@@ -1,11 +1,11 @@
 /**
  * The call orchestrator (electron/kiosk/call-orchestrator.ts) where a call does not go the usual way: the
  * visitor taps while the service is still ending the last call, the spare cannot be taken or its controller
- * fails at the hand-over (ended already, a release, hangup or dispose that throws), and the venue's join
- * bound on an adopted spare; also what the visitor funnel hears of a tap, and the held spare's keep-alive
- * style. The kiosk against the in-process emulator on
- * 127.0.0.1:0 (50 fake ms latency), on one FakeClock; what is asserted is what the renderer, the service
- * and the operator's log see.
+ * fails at the hand-over (ended already, a release, hangup or dispose that throws, a run that throws after
+ * its end was shown), and the venue's join bound on an adopted spare; also what the visitor funnel hears of
+ * a tap, and the held spare's keep-alive style. The kiosk against the in-process emulator on 127.0.0.1:0
+ * (50 fake ms latency), on one FakeClock; what is asserted is what the renderer, the service and the
+ * operator's log see.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -106,6 +106,27 @@ describe('a spare whose controller fails at the hand-over', () => {
     assert.deepEqual(h.uiLog(), ['creating', 'connecting', `credentials:${liveId}`, 'live']);
   });
 
+  it('it ended between the hand-over and the release while the kiosk began shutting down: the tap is answered with no session, none made', async () => {
+    const h = await setup({ ...noRtcWait });
+    const spareId = await approach(h);
+    let shutdown: Promise<void> | null = null;
+    spareHandedOverAs(h, async (controller) => {
+      await controller.hangup();
+      shutdown = h.kiosk.shutdown();
+    });
+    assert.deepEqual(await tap(h), { ok: true, value: { liveId: null } }, 'no session came of the tap');
+    await driveUntilSettled(h.clock, shutdown!, { stepMs: 10 });
+    assert.deepEqual(h.spareLog(), [
+      ['created', spareId, undefined],
+      ['failed', spareId, 'socket_lost'],
+    ]);
+    assert.deepEqual(h.emu.listSessions().map((session) => session.id), [spareId], 'no fresh session was made');
+    assert.equal(h.hangupsSeen(spareId), 1);
+    // The renderer is told the spare's own end: nothing went live, nothing billed.
+    const ends = h.events.flatMap((e) => (e.type === 'state' && (e.state.phase === 'ended' || e.state.phase === 'failed') ? [e.state] : []));
+    assert.deepEqual(ends.map((e) => [e.phase, e.liveId, e.phase === 'ended' && e.summary.wentLive]), [['ended', spareId, false]]);
+  });
+
   it('its release throws: the renderer sees the call failed, the operator an error, the spare expired with the session', async () => {
     const h = await setup();
     const spareId = await approach(h);
@@ -170,6 +191,22 @@ describe('a spare whose controller fails at the hand-over', () => {
     await advanceUntil(h.clock, () => h.kiosk.calls.state.phase === 'live', { stepMs: 10 });
     await h.hangup();
     assert.ok(h.warnings.some((l) => / WARN Hangup failed .*"error":"Error: the socket broke while hanging up"/.test(l)), h.warnings.join('\n'));
+    assert.equal(h.hangupsSeen(spareId), 1);
+  });
+
+  it('its run throws after the call’s end was shown: the renderer keeps that end, the operator reads the error', async () => {
+    const h = await setup({ ...noRtcWait });
+    const spareId = await approach(h);
+    spareHandedOverAs(h, (controller) => {
+      const release = controller.release.bind(controller);
+      controller.release = (...args) => release(...args)?.then(() => Promise.reject(new Error('late trouble'))) ?? null;
+    });
+    assert.equal(value(await tap(h)).liveId, spareId);
+    await advanceUntil(h.clock, () => h.kiosk.calls.state.phase === 'live', { stepMs: 10 });
+    await h.hangup();
+    await advanceUntil(h.clock, () => !h.kiosk.calls.running, { stepMs: 10 });
+    assert.deepEqual(h.phases().filter((p) => p === 'ended' || p === 'failed'), ['ended'], 'one end, the real one');
+    assert.ok(h.lines.some((l) => / ERROR Session failed unexpectedly .*"message":"late trouble"/.test(l)), h.lines.join('\n'));
     assert.equal(h.hangupsSeen(spareId), 1);
   });
 

@@ -5,8 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MEDIA_ERROR_KINDS } from '../../../electron/contract.ts';
-import type { SessionState } from '../../../electron/core/session-types.ts';
-import { capCallLength, mediaFailureInfo } from '../../../electron/kiosk/call-states.ts';
+import type { SessionState, SessionSummary } from '../../../electron/core/session-types.ts';
+import { asMediaFailure, capCallLength, isTerminalState, mediaFailureInfo } from '../../../electron/kiosk/call-states.ts';
 
 describe('the venue’s maximum call length caps the live countdown', () => {
   const live = { phase: 'live' as const, liveId: 'L', sinceMs: 1_000, endsAtMs: 601_000 };
@@ -17,8 +17,14 @@ describe('the venue’s maximum call length caps the live countdown', () => {
   });
 
   it('a cap exactly at the service’s own end leaves the countdown as it is; one second sooner moves it', () => {
-    assert.deepEqual(capCallLength(live, 600), live);
+    // The very state, not a copy: nothing was capped.
+    assert.equal(capCallLength(live, 600), live);
     assert.deepEqual(capCallLength(live, 599), { ...live, endsAtMs: 600_000 });
+  });
+
+  it('a state without a countdown passes through whatever the maximum', () => {
+    const warming: SessionState = { phase: 'warming', liveId: 'L', notReadyRetries: 1, retryInMs: 500, retryAtMs: 2_000 };
+    assert.equal(capCallLength(warming, 1), warming);
   });
 });
 
@@ -30,5 +36,34 @@ describe('a media problem ends the call with words for the visitor', () => {
       assert.equal(info.code, expected, kind);
       assert.match(info.message, /(call was ended|ended the call|so it was ended)\. /);
     }
+  });
+});
+
+describe('a media problem re-expresses the state the call ended in', () => {
+  const summary: SessionSummary = {
+    liveId: 'L', callMode: 'video', wentLive: true, hangupReason: 'user_end', endedBy: 'client', finalStatus: 'ended',
+    billedSeconds: 12, creditsCost: 2, notReadyRetries: 0, reconnects: 0, liveDurationS: 600,
+    timingsMs: { create: 0, socketOpen: 10, live: 20, ended: 12_020 },
+  };
+  const error = mediaFailureInfo('camera_denied');
+
+  it('an ended call becomes a failure with the media words, its summary kept', () => {
+    assert.deepEqual(asMediaFailure({ phase: 'ended', liveId: 'L', summary }, error), { phase: 'failed', liveId: 'L', error, summary });
+  });
+
+  it('a call that failed already takes the media words instead of its own', () => {
+    const failed = { phase: 'failed' as const, liveId: null, error: { code: 'network' as const, message: 'lost' }, summary: null };
+    assert.deepEqual(asMediaFailure(failed, error), { phase: 'failed', liveId: null, error, summary: null });
+  });
+
+  it('only ended and failed are states a call ends in', () => {
+    const states: SessionState[] = [
+      { phase: 'idle' },
+      { phase: 'ending', liveId: 'L', reason: 'user_end' },
+      { phase: 'live', liveId: 'L', sinceMs: 0, endsAtMs: 1 },
+      { phase: 'ended', liveId: 'L', summary },
+      { phase: 'failed', liveId: null, error, summary: null },
+    ];
+    assert.deepEqual(states.filter(isTerminalState).map((s) => s.phase), ['ended', 'failed']);
   });
 });

@@ -10,6 +10,9 @@ import assert from 'node:assert/strict';
 import { CHANNELS, type CallFigures, type KioskEvent } from '../../../electron/contract.ts';
 import { kioskOnEmulatorPerTest, T0, TINY_PNG, type KioskOnEmulator } from '../../helpers/kiosk-on-emulator.ts';
 import { until } from '../../helpers/until.ts';
+import { FakeClock } from '../../helpers/fake-clock.ts';
+import { createCallTelemetry } from '../../../electron/kiosk/call-telemetry.ts';
+import type { SessionState, SessionSummary } from '../../../electron/core/session-types.ts';
 
 const { setup } = kioskOnEmulatorPerTest();
 
@@ -232,5 +235,61 @@ describe('the figures of a tap refused after a warning', () => {
     const figures = h.events.flatMap((e) => (e.type === 'call-figures' ? [e.figures] : []));
     assert.deepEqual(figures.map((f) => [f.liveId, f.endReason]), [[null, 'insufficient_credits']]);
     assert.strictEqual(h.kiosk.telemetry.lastCallFigures?.liveId, null);
+  });
+});
+
+describe('the figures kept from the session’s states alone (the telemetry on its own, fake clock)', () => {
+  const summary = (hangupReason: string | null): SessionSummary => ({
+    liveId: 'L1', callMode: 'video', wentLive: true, hangupReason, endedBy: 'server', finalStatus: null,
+    billedSeconds: null, creditsCost: null, notReadyRetries: 0, reconnects: 0, liveDurationS: 600,
+    timingsMs: { create: 0, socketOpen: null, live: null, ended: null },
+  });
+  const make = () => {
+    const sent: CallFigures[] = [];
+    const telemetry = createCallTelemetry({
+      clock: new FakeClock(10_000),
+      emit: (e) => { if (e.type === 'call-figures') sent.push(e.figures); },
+      cloudProxy: () => 'off',
+      currentLiveId: () => null,
+    });
+    return { sent, telemetry };
+  };
+
+  it('before any tap, notes of credentials, causes, RTC and states change nothing and send nothing', () => {
+    const { sent, telemetry } = make();
+    telemetry.noteCredentials('L1');
+    telemetry.noteCause('idle');
+    telemetry.noteRtcReady();
+    telemetry.noteState({ phase: 'ended', liveId: 'L1', summary: summary('user_end') });
+    assert.deepEqual(sent, []);
+    assert.equal(telemetry.lastCallFigures, null);
+  });
+
+  it('the live id comes from the states when no credentials named it; a failure without one keeps it', () => {
+    const { sent, telemetry } = make();
+    telemetry.tap('video', 'ava');
+    telemetry.noteState({ phase: 'connecting', liveId: 'L1', attempt: 1 });
+    telemetry.noteState({ phase: 'failed', liveId: null, error: { code: 'network', message: 'lost' }, summary: null });
+    assert.deepEqual(sent.map((f) => [f.liveId, f.endReason]), [['L1', 'network']]);
+  });
+
+  it('the conn_init ack is the first live state’s; a reconnect that goes live again does not move it', () => {
+    const { sent, telemetry } = make();
+    telemetry.tap('audio', 'ava');
+    const states: SessionState[] = [
+      { phase: 'live', liveId: 'L1', sinceMs: 10_250, endsAtMs: 70_000 },
+      { phase: 'reconnecting', liveId: 'L1', attempt: 1, sinceMs: 10_250, endsAtMs: 70_000 },
+      { phase: 'live', liveId: 'L1', sinceMs: 12_000, endsAtMs: 70_000 },
+    ];
+    for (const state of states) telemetry.noteState(state);
+    telemetry.noteState({ phase: 'ended', liveId: 'L1', summary: summary('user_end') });
+    assert.deepEqual(sent.map((f) => [f.tapToConnInitAckMs, f.endReason]), [[250, 'user_end']]);
+  });
+
+  it('an end with neither a cause nor the service’s reason is recorded as unknown', () => {
+    const { sent, telemetry } = make();
+    telemetry.tap('audio', 'ava');
+    telemetry.noteState({ phase: 'ended', liveId: 'L1', summary: summary(null) });
+    assert.deepEqual(sent.map((f) => f.endReason), ['unknown']);
   });
 });

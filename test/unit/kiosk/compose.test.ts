@@ -4,7 +4,8 @@
  * settings — while the call's state can still be read. Also what only the wiring decides: a kiosk with no
  * page, which failed calls make it check the service again, what its data folder keeps across a restart
  * (volume, visitor counts, the keep-alive a service accepted), the content review's count, a refused service
- * URL named by the service check, and the age gate on the kiosk's clock. The stub emulator (no network),
+ * URL named by the service check (and a URL in use that the client refuses), each refused tap counted as
+ * what refused it, and the age gate on the kiosk's clock. The stub emulator (no network),
  * or the in-process emulator on 127.0.0.1:0 where a call must run.
  */
 import { describe, it } from 'node:test';
@@ -195,6 +196,20 @@ describe('a service URL the settings refused', () => {
     }
   });
 
+  it('a URL in use that the service client refuses is named by the check as wrong, not as missing: the gateway’s or the service’s, whichever is in use', async () => {
+    const cases = [
+      { config: { service: { surface: 'gateway', gatewayUrl: 'https://gw.example/api' } }, apiKey: null, words: /should not end in "\/api"/ },
+      { config: { service: { surface: 'direct', baseUrl: 'https://avatar.example/live/v1' } }, apiKey: KEY, words: /without "\/live\/v1"/ },
+    ];
+    for (const { config, apiKey, words } of cases) {
+      const { kiosk } = await stubKiosk({ apiKey, apiKeySource: apiKey ? 'env' : 'none', config: cfg(config) });
+      const health = await checked(kiosk);
+      assert.equal(health.status, 'misconfigured', JSON.stringify(health));
+      assert.match(health.message, words);
+      await kiosk.shutdown();
+    }
+  });
+
   it('another setting refused is not taken for the URL: the check says the URL is missing', async () => {
     const { kiosk } = await stubKiosk({ apiKey: KEY, apiKeySource: 'env', config: cfg(), droppedSettings: [{ field: 'prewarm', source: 'config.json', message: 'must start with https://' }] });
     assert.equal((await checked(kiosk)).status, 'no_url');
@@ -220,6 +235,35 @@ describe('the keep-alive a service accepted, kept in the data folder', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a refused tap is counted once, as what refused it', () => {
+  it('an adult kiosk: a tap before the age question and each visitor who answers no are refused by the age gate', async () => {
+    const h = await kioskOnEmulator({ config: { audience: 'adult', region: 'DE-BY', adult: { allowedRegions: ['DE'] } }, kiosk: { awaitRendererRtc: false } });
+    try {
+      const early = await h.dispatch(CHANNELS.sessionStart, {});
+      assert.equal(!early.ok && early.error.code, 'invalid_request');
+      // Two visitors say no; one says yes, and is not refused.
+      for (const confirmed of [false, false, true]) {
+        value(await h.dispatch(CHANNELS.sessionAgeGateAsk, undefined));
+        value(await h.dispatch(CHANNELS.sessionAgeGateAnswer, { confirmed }));
+      }
+      const counts = h.kiosk.visitors.today().counts;
+      assert.deepEqual(counts.refused, { ageGate: 3, closed: 0, outOfOrder: 0 });
+      assert.equal(counts.tapped, 3);
+      assert.deepEqual(h.emu.listSessions(), [], 'nothing created');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a kiosk whose service cannot be reached is out of order: its tap is refused as such', async () => {
+    const { kiosk, channels } = await stubKiosk({ apiKey: KEY, apiKeySource: 'env', config: cfg({ service: { baseUrl: 'https://avatar.example/live/v1' } }) });
+    const tap = await channels.dispatch(CHANNELS.sessionStart, {});
+    assert.equal(tap.ok, false);
+    assert.deepEqual(kiosk.visitors.today().counts.refused, { ageGate: 0, closed: 0, outOfOrder: 1 });
+    await kiosk.shutdown();
   });
 });
 

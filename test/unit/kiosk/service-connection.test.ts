@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { CHANNELS } from '../../../electron/contract.ts';
-import { KeepAlive } from '../../../electron/core/keep-alive.ts';
+import { KEEP_ALIVE_STYLE_LABELS, KeepAlive } from '../../../electron/core/keep-alive.ts';
 import { silentLogger } from '../../../electron/core/log.ts';
 import { resolveConfig } from '../../../electron/kiosk/config.ts';
 import { StrictClock } from '../../helpers/fake-clock.ts';
@@ -128,6 +128,15 @@ describe('the keep-alive each service accepts', () => {
     await kiosk.reconfigure(kiosk.config);
     assert.ok(kiosk.connection.keepAlive instanceof KeepAlive);
     assert.notEqual(kiosk.connection.keepAlive, first);
+    await kiosk.shutdown();
+  });
+
+  it('a fresh one tells the operator when the service refuses a keep-alive style', async () => {
+    const { kiosk, logger } = await stubKiosk();
+    const next = kiosk.connection.keepAlive.refused('pong-message', 1008);
+    assert.ok(next);
+    const warnings = logger.lines.filter((l) => l.level === 'warn').map((l) => [l.message, l.data]);
+    assert.deepEqual(warnings, [[`control socket: the service closed the socket (1008) right after our keep-alive; the next connection sends ${KEEP_ALIVE_STYLE_LABELS[next]}`, { from: 'pong-message', to: next, code: 1008 }]]);
     await kiosk.shutdown();
   });
 });
