@@ -82,7 +82,9 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
     return [...startupItems, ...safety, ...castAttention([...castErrors.values()].map((e) => e.toInfo()))];
   }
 
-  function publicConfig(imageUrl: string | null): PublicConfig {
+  function publicConfig(members: PublicConfig['cast']): PublicConfig {
+    // PublicConfig.avatar is cast[0] (with one avatar, exactly the `avatar` block as before).
+    const first = cast[0]!;
     const { key, connection, availability } = options;
     return {
       mode: connection.mode,
@@ -91,14 +93,14 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
       apiKeyWeaklyProtected: key.weaklyProtected,
       callMode: config.callMode,
       allowModeChoice: config.allowModeChoice,
-      avatar: { name: config.avatar.name, imageDataUrl: imageUrl, voice: config.avatar.voice, gender: config.avatar.gender },
+      avatar: { name: first.name, imageDataUrl: members[0]!.imageDataUrl, voice: first.voice },
       windowMode: config.window.mode,
       rtcEngine: config.rtcEngine,
       returnToAttractSeconds: config.returnToAttractSeconds,
       countdownWarningSeconds: config.countdownWarningSeconds,
       idle: { promptSeconds: config.idle.promptSeconds, hangupSeconds: config.idle.hangupSeconds },
       maxCallSeconds: config.maxCallSeconds ?? null,
-      cast: [],
+      cast: members,
       video: { fit: resolveVideoFit(config, options.portrait ?? configuredPortrait(config)) },
       companion: { pushToTalk: config.companion.pushToTalk, shortcut: config.companion.shortcut },
       prewarm: { mode: config.prewarm.mode, prejoin: config.prewarm.prejoin },
@@ -124,7 +126,6 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
         logger.warn('Could not load the avatar image for the attract screen', { error: String(error) });
         return null;
       });
-      const pc = publicConfig(await imageDataUrl);
       castImages ??= (async () => {
         const images = new Map<string, string | null>();
         for (const m of cast) {
@@ -132,11 +133,7 @@ export async function createAppearance(options: AppearanceOptions): Promise<Appe
         }
         return images;
       })();
-      pc.cast = publicCast(cast, await castImages);
-      // PublicConfig.avatar is cast[0] (with one avatar, exactly the `avatar` block as before).
-      const first = cast[0]!;
-      pc.avatar = { name: first.name, imageDataUrl: pc.cast[0]!.imageDataUrl, voice: first.voice };
-      return ok(pc);
+      return ok(publicConfig(publicCast(cast, await castImages)));
     },
     get cast() {
       return cast;

@@ -10,6 +10,7 @@ const CAST = 'electron/kiosk/cast.ts';
 const AGE_GATE = 'electron/kiosk/age-gate.ts';
 const AVATAR_VOLUME = 'electron/kiosk/avatar-volume.ts';
 const CONFIG_KEEPING = 'electron/kiosk/config-keeping.ts';
+const APPEARANCE = 'electron/kiosk/appearance.ts';
 
 const TIMER_SET_IN_EXECUTOR =
   'The Promise executor runs synchronously, so the timer is always set by the time this line runs, and the handle cleared is one the clock issued: clearing it unconditionally does the same.';
@@ -164,5 +165,13 @@ export const EQUIVALENT_KIOSK_OTHER: EquivalentMutant[] = [
     original: 'config === null',
     replacement: 'true',
     reason: 'Once resolveConfig succeeded, the extra rounds resolve the same input and environment again (nothing is dropped when nothing throws): the same config and the same problems, only later.',
+  },
+  {
+    file: APPEARANCE,
+    mutator: 'ArrowFunction',
+    line: 'images.set(m.id, m.imagePath === config.avatar.imagePath ? await imageDataUrl : await loadAvatarImage(m.imagePath).catch(() => null));',
+    original: '() => null',
+    replacement: '() => undefined',
+    reason: "The map is only read by publicCast (cast.ts), as `images.get(m.id) ?? null`: a member whose picture failed reads null either way, and the map never leaves this function.",
   },
 ];

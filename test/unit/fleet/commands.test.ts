@@ -9,7 +9,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { COMMAND_NAMES, FLEET_COMMANDS, type CommandName } from '../../../electron/fleet/command-table.ts';
+import { COMMAND_NAMES, FLEET_COMMANDS, commandRow, commandViews, type CommandName } from '../../../electron/fleet/command-table.ts';
 import { INTERRUPTING, parseCommand, readCommandId } from '../../../electron/fleet/commands.ts';
 
 const parse = (value: unknown) => parseCommand(JSON.stringify(value));
@@ -270,5 +270,18 @@ describe('fleet commands: the id echoed from a payload that is not a command', (
     assert.equal(readCommandId('{"id":1e400}'), null);
     assert.equal(readCommandId(JSON.stringify({ id: 'a\u0001b\u007fc' })), 'abc');
     assert.equal(readCommandId(JSON.stringify({ id: '\u0001\u0002' })), null);
+  });
+});
+
+describe('the commands as the console’s page is given them', () => {
+  it('one view per row, in the table’s order: its name, label, summary, whether it interrupts a call and its argument; no code', () => {
+    const views = commandViews();
+    assert.deepEqual(views.map((v) => v.cmd), [...COMMAND_NAMES]);
+    for (const view of views) {
+      const row = commandRow(view.cmd);
+      assert.deepEqual(view, { cmd: view.cmd, label: row.label, summary: row.summary, interrupts: row.interrupts, arg: row.arg });
+    }
+    // Plain data: it survives the trip to the page as it is.
+    assert.deepEqual(JSON.parse(JSON.stringify(views)), views);
   });
 });

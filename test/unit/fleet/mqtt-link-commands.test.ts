@@ -153,6 +153,9 @@ describe('mqtt link: commands', () => {
     assert.deepEqual(await rig.command({ id: 'r1', cmd: 'reload', force: true }), refused('r1', 'reload', 'unsupported', 'No page to reload here.'));
     assert.deepEqual((await rig.command({ id: 'p1', cmd: 'ping' })).ok, true);
     assert.deepEqual(rig.control.did, []);
+    // A kiosk that says nothing itself gets the table's words.
+    const bare = await startLinkRig({ control: { reload: undefined } });
+    assert.deepEqual(await bare.command({ id: 'r2', cmd: 'reload', force: true }), refused('r2', 'reload', 'unsupported', 'This kiosk cannot reload its page from afar.'));
   });
 
   it('during a call refuses reload, restart and apply unless forced (then it hangs up first); ping, end-call and screenshot need no force', async () => {
