@@ -278,7 +278,7 @@ describe('the commands as the console’s page is given them', () => {
     const views = commandViews();
     assert.deepEqual(views.map((v) => v.cmd), [...COMMAND_NAMES]);
     for (const view of views) {
-      const row = commandRow(view.cmd);
+      const row = commandRow(view.cmd as CommandName);
       assert.deepEqual(view, { cmd: view.cmd, label: row.label, summary: row.summary, interrupts: row.interrupts, arg: row.arg });
     }
     // Plain data: it survives the trip to the page as it is.
