@@ -22,7 +22,7 @@ import { SessionController, type TerminalState } from '../core/session-controlle
 import type { SessionEvent, SessionState, StartOptions } from '../core/session-types.ts';
 import type { Appearance } from './appearance.ts';
 import type { Availability } from './availability.ts';
-import { asMediaFailure, capCallLength, isTerminal, isTerminalState, liveIdOf, mediaFailureInfo } from './call-states.ts';
+import { asMediaFailure, capCallLength, isTerminalState, liveIdOf, mediaFailureInfo } from './call-states.ts';
 import type { CallTelemetry } from './call-telemetry.ts';
 import type { CastEntry, KioskConfig } from './config.ts';
 import type { ServiceConnectionView } from './service-connection.ts';
@@ -102,8 +102,10 @@ export function createCallOrchestrator(options: CallOrchestratorOptions): CallOr
     if (active !== session) return; // a finished session's late events are dropped
     if (event.type === 'state') {
       let next = capCallLength(event.state, config.maxCallSeconds);
-      if (session.mediaFailure && isTerminalState(next)) next = asMediaFailure(next, session.mediaFailure);
-      if (isTerminal(next.phase)) session.sawTerminal = true;
+      if (isTerminalState(next)) {
+        if (session.mediaFailure) next = asMediaFailure(next, session.mediaFailure);
+        session.sawTerminal = true;
+      }
       telemetry.noteState(next);
       state = next;
       emit({ type: 'state', state: next, previous: event.previous });

@@ -5,7 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MEDIA_ERROR_KINDS } from '../../../electron/contract.ts';
-import type { SessionState, SessionSummary } from '../../../electron/core/session-types.ts';
+import type { SessionState } from '../../../electron/core/session-types.ts';
+import { sessionSummary } from '../../helpers/metrics-source.ts';
 import { asMediaFailure, capCallLength, isTerminalState, mediaFailureInfo } from '../../../electron/kiosk/call-states.ts';
 
 describe('the venue’s maximum call length caps the live countdown', () => {
@@ -40,11 +41,7 @@ describe('a media problem ends the call with words for the visitor', () => {
 });
 
 describe('a media problem re-expresses the state the call ended in', () => {
-  const summary: SessionSummary = {
-    liveId: 'L', callMode: 'video', wentLive: true, hangupReason: 'user_end', endedBy: 'client', finalStatus: 'ended',
-    billedSeconds: 12, creditsCost: 2, notReadyRetries: 0, reconnects: 0, liveDurationS: 600,
-    timingsMs: { create: 0, socketOpen: 10, live: 20, ended: 12_020 },
-  };
+  const summary = sessionSummary({ liveId: 'L' });
   const error = mediaFailureInfo('camera_denied');
 
   it('an ended call becomes a failure with the media words, its summary kept', () => {

@@ -12,7 +12,8 @@ import { kioskOnEmulatorPerTest, T0, TINY_PNG, type KioskOnEmulator } from '../.
 import { until } from '../../helpers/until.ts';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import { createCallTelemetry } from '../../../electron/kiosk/call-telemetry.ts';
-import type { SessionState, SessionSummary } from '../../../electron/core/session-types.ts';
+import type { SessionState } from '../../../electron/core/session-types.ts';
+import { sessionSummary } from '../../helpers/metrics-source.ts';
 
 const { setup } = kioskOnEmulatorPerTest();
 
@@ -239,11 +240,7 @@ describe('the figures of a tap refused after a warning', () => {
 });
 
 describe('the figures kept from the session’s states alone (the telemetry on its own, fake clock)', () => {
-  const summary = (hangupReason: string | null): SessionSummary => ({
-    liveId: 'L1', callMode: 'video', wentLive: true, hangupReason, endedBy: 'server', finalStatus: null,
-    billedSeconds: null, creditsCost: null, notReadyRetries: 0, reconnects: 0, liveDurationS: 600,
-    timingsMs: { create: 0, socketOpen: null, live: null, ended: null },
-  });
+  const summary = (hangupReason: string | null) => sessionSummary({ liveId: 'L1', hangupReason });
   const make = () => {
     const sent: CallFigures[] = [];
     const telemetry = createCallTelemetry({
