@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { GROUPS } from '../../mutation/groups.ts';
-import { filesOfGroup, sourcesUnder } from '../../mutation/group-files.ts';
+import { filesOfGroup, packagingTests, sourcesUnder } from '../../mutation/group-files.ts';
 import { EQUIVALENT_MUTANTS } from '../../mutation/equivalent.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -43,6 +43,12 @@ describe('mutation groups', () => {
     for (const folder of new Set(GROUPS.map((g) => g.folder))) {
       assert.ok(GROUPS.filter((g) => g.folder === folder && g.mutate === 'rest of folder').length <= 1, folder);
     }
+  });
+
+  it('the tests that package the app are picked out of a list, to be run once in the checkout before Stryker copies it', () => {
+    const list = ['test/unit/fleet/metrics.test.ts', 'test/packaging/safe-updates.test.ts', 'test/integration/packaging-like.test.ts', 'test/packaging/bound-feeds.test.ts'];
+    assert.deepEqual(packagingTests(list), ['test/packaging/safe-updates.test.ts', 'test/packaging/bound-feeds.test.ts']);
+    assert.equal(packagingTests(['test/unit/core/log.test.ts']).length, 0);
   });
 
   it('every equivalent mutant gives its reason', () => {
