@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { GROUPS } from '../../mutation/groups.ts';
 import { filesOfGroup, packagingTests, sourcesUnder } from '../../mutation/group-files.ts';
@@ -37,6 +37,21 @@ describe('mutation groups', () => {
       assert.ok(g.tests.length > 0, `${g.name} has no tests`);
     }
     assert.equal(new Set(GROUPS.map((g) => g.name)).size, GROUPS.length);
+  });
+
+  it("every unit test of a measured folder's own modules is in one of that folder's groups", () => {
+    // test/unit/ mirrors electron/'s rooms: a module's tests left out of its group leave its mutants with no
+    // test at all, and the folder's score falls for a reason that is not the code's.
+    for (const folder of new Set(GROUPS.map((g) => g.folder))) {
+      const room = path.join('test/unit', path.basename(folder));
+      const listed = new Set(GROUPS.filter((g) => g.folder === folder).flatMap((g) => g.tests));
+      const importsFolder = new RegExp(`from '(\\.\\./)+${folder.replace(/\//g, '\\/')}`);
+      const unlisted = readdirSync(path.join(ROOT, room), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => path.join(room, f))
+        .filter((f) => importsFolder.test(readFileSync(path.join(ROOT, f), 'utf8')) && !listed.has(f));
+      assert.deepEqual(unlisted, [], `${folder}: these tests of its modules are in none of its mutation groups`);
+    }
   });
 
   it('a folder has at most one "rest of folder" group (two would both claim the same files)', () => {
