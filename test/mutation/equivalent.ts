@@ -1042,6 +1042,31 @@ const LISTED_HERE: EquivalentMutant[] = [
     reason: "It is applied only to the constant 'main.log', whose only .log is at its end.",
   },
   // core/rest-client.ts
+  ...(['true', "t.surface === 'gateway' || t.headers"] as const).map((replacement) => ({
+    file: REST,
+    mutator: replacement === 'true' ? 'ConditionalExpression' : 'LogicalOperator',
+    line: "this.target = parseServiceTarget(t.surface === 'gateway' && t.headers ? { ...t, gatewayHeaders: t.headers } : t);",
+    original: "t.surface === 'gateway' && t.headers",
+    replacement,
+    reason:
+      "Whenever the test is false, t has no headers, so the copy only adds gatewayHeaders: undefined: a direct target's parse never reads gatewayHeaders, and a gateway target's parse treats undefined as no headers, as it does the missing field. Every ServiceTarget parses the same.",
+  })),
+  {
+    file: REST,
+    mutator: 'ConditionalExpression',
+    line: "this.target = parseServiceTarget(t.surface === 'gateway' && t.headers ? { ...t, gatewayHeaders: t.headers } : t);",
+    original: "t.surface === 'gateway'",
+    replacement: 'true',
+    reason: 'A direct ServiceTarget has no headers field, so true && t.headers is still false for it; a gateway target reads as before.',
+  },
+  {
+    file: REST,
+    mutator: 'StringLiteral',
+    line: "if (trimmed === '') return undefined;",
+    original: "''",
+    replacement: '"Stryker was here!"',
+    reason: "An empty body then reaches JSON.parse, which throws, and the catch returns the empty text itself: '' and undefined both mean no message and no code to every reader of the body (errorMessageFromBody, errorCodeFromBody, the field check).",
+  },
   {
     file: REST,
     mutator: 'ConditionalExpression',
