@@ -1041,6 +1041,40 @@ const LISTED_HERE: EquivalentMutant[] = [
     replacement: '/\\.log/',
     reason: "It is applied only to the constant 'main.log', whose only .log is at its end.",
   },
+  // core/keep-alive.ts
+  {
+    file: 'electron/core/keep-alive.ts',
+    mutator: 'BlockStatement',
+    line: '} catch {',
+    original: '{\n    return null;\n  }',
+    replacement: '{}',
+    reason: 'With the catch emptied, raw stays undefined and the next line, if (!isRecord(raw)) return null, returns the same null.',
+  },
+  {
+    file: 'electron/core/keep-alive.ts',
+    mutator: 'ConditionalExpression',
+    line: 'if (at === -1) return order.find(',
+    original: 'at === -1',
+    replacement: 'true',
+    reason:
+      'order is KEEP_ALIVE_STYLES with ping-echo perhaps left out, in the same order; for a style found in it, the first of order after the style in KEEP_ALIVE_STYLES is exactly order[at + 1] (or none, as order[at + 1] is undefined and ?? null follows), so the find gives the same answer for every style.',
+  },
+  {
+    file: 'electron/core/keep-alive.ts',
+    mutator: 'EqualityOperator',
+    line: 'if (at === -1) return order.find(',
+    original: 'KEEP_ALIVE_STYLES.indexOf(s) > KEEP_ALIVE_STYLES.indexOf(style)',
+    replacement: 'KEEP_ALIVE_STYLES.indexOf(s) >= KEEP_ALIVE_STYLES.indexOf(style)',
+    reason: 'The find runs only for a style not in order, so no s of order has the style\'s own index: >= and > pick the same first style.',
+  },
+  {
+    file: 'electron/core/keep-alive.ts',
+    mutator: 'ConditionalExpression',
+    line: "return typeof value === 'string' && (KEEP_ALIVE_STYLES as readonly string[]).includes(value);",
+    original: "typeof value === 'string'",
+    replacement: 'true',
+    reason: 'Array.prototype.includes compares with SameValueZero, so a value that is not a string never equals one of the three style names: the includes alone gives false for it.',
+  },
   // core/rest-client.ts
   ...(['true', "t.surface === 'gateway' || t.headers"] as const).map((replacement) => ({
     file: REST,

@@ -118,6 +118,9 @@ export const GROUPS: MutationGroup[] = [
       'test/integration/proxy.test.ts',
       'test/integration/browser-host.test.ts',
       'test/unit/core/keep-alive.test.ts',
+      'test/unit/core/user-folders.test.ts',
+      'test/unit/core/funnel.test.ts',
+      'test/unit/core/csv.test.ts',
       'test/unit/core/wire-report.test.ts',
       'test/integration/wire-report.test.ts',
       // The funnel's schema and the CSV writer are read through the kiosk's funnel, the ledger's export
