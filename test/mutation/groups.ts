@@ -122,6 +122,7 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/core/funnel.test.ts',
       'test/unit/core/csv.test.ts',
       'test/unit/core/wire-report.test.ts',
+      'test/unit/core/wire-recorder.test.ts',
       'test/integration/wire-report.test.ts',
       // The funnel's schema and the CSV writer are read through the kiosk's funnel, the ledger's export
       // and the console's visitors; the user folders through the browser host's start decision.
