@@ -72,6 +72,8 @@ export const GROUPS: MutationGroup[] = [
     mutate: ['electron/core/control-socket.ts', 'electron/core/protocol.ts', 'electron/core/protocol-constants.ts', 'electron/core/transport.ts', 'electron/core/remote-hangup.ts', 'electron/core/rtc-ids.ts'],
     tests: [
       'test/unit/core/control-socket.test.ts',
+      // The keep-alive's styles, refusals and probe as the control socket sends and reads them.
+      'test/unit/core/keep-alive.test.ts',
       'test/unit/core/protocol.test.ts',
       'test/unit/core/remote-hangup.test.ts',
       'test/unit/core/rtc-ids.test.ts',
@@ -261,6 +263,8 @@ export const GROUPS: MutationGroup[] = [
       'test/integration/network-check.test.ts',
       'test/integration/recovery-paths.test.ts',
       'test/integration/staff-ops.test.ts',
+      // The staff panel's recorded service check (wire-check.ts), through the kiosk and the emulator.
+      'test/integration/wire-report.test.ts',
       'test/integration/cli-ops.test.ts',
       'test/integration/cli-key.test.ts',
     ],
