@@ -114,6 +114,10 @@ function strykerOptions(group: MutationGroup, args: Args): PartialStrykerOptions
     htmlReporter: { fileName: `${REPORT_DIR}/${name}.html` },
     jsonReporter: { fileName: `${REPORT_DIR}/${name}.json` },
     tempDirName: '.stryker-tmp',
+    // tsx strips types and checks none, so nothing in the sandbox needs Stryker's `// @ts-nocheck`; and
+    // Stryker would also write it into out/'s JavaScript, which changes the packaged app's inputs there, so
+    // the deb cache filled in the checkout would miss and every packaging test would package in the sandbox.
+    disableTypeChecks: false,
     ignorePatterns: ['reports', 'release', 'dist', 'test-results', 'test/artifacts'],
     // A mutant that makes a loop spin is a kill by timeout; the slowest covering file sets the pace.
     timeoutMS: 10_000,
@@ -193,10 +197,11 @@ async function runGroup(group: MutationGroup, args: Args, staleInTree: ReadonlyS
 
 /**
  * Fill the deb cache from the checkout itself, before Stryker copies it. Left to the dry run, the package
- * would be made inside Stryker's sandbox, where node_modules is a symlink: npm then reads every package as a
- * linked project of its own and reports thousands of missing dev dependencies, electron-builder logs each
- * one, and with the other test runner beside it the build outlives its kill timer and the dry run fails.
- * Running the packaging tests once here also shows they pass before any mutant is judged by them.
+ * would be made inside Stryker's sandbox, where node_modules is a symlink (or missing, when the checkout's
+ * own is a symlink): npm then reads every package as a linked project of its own and reports thousands of
+ * missing dev dependencies, electron-builder logs each one, and with the other test runner beside it the
+ * build outlives its kill timer and the dry run fails. Running the packaging tests once here also shows they
+ * pass before any mutant is judged by them.
  */
 function packageInTree(files: string[]): void {
   if (files.length === 0) return;
