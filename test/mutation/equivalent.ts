@@ -57,6 +57,8 @@ const REMOTE_HANGUP = 'electron/core/remote-hangup.ts';
 const RTC_IDS = 'electron/core/rtc-ids.ts';
 const TRANSPORT = 'electron/core/transport.ts';
 const SESSION_CONTROLLER = 'electron/core/session-controller.ts';
+const WIRE_RECORDER = 'electron/core/wire-recorder.ts';
+const WIRE_REPORT = 'electron/core/wire-report.ts';
 const NETWORK_CHECK = 'electron/operations/network-check.ts';
 const RECOVERY = 'electron/operations/recovery.ts';
 const STAFF_OPS = 'electron/operations/staff-ops.ts';
@@ -1041,7 +1043,66 @@ const LISTED_HERE: EquivalentMutant[] = [
     replacement: '/\\.log/',
     reason: "It is applied only to the constant 'main.log', whose only .log is at its end.",
   },
+  // core/keep-alive.ts
+  {
+    file: 'electron/core/keep-alive.ts',
+    mutator: 'BlockStatement',
+    line: '} catch {',
+    original: '{\n    return null;\n  }',
+    replacement: '{}',
+    reason: 'With the catch emptied, raw stays undefined and the next line, if (!isRecord(raw)) return null, returns the same null.',
+  },
+  {
+    file: 'electron/core/keep-alive.ts',
+    mutator: 'ConditionalExpression',
+    line: 'if (at === -1) return order.find(',
+    original: 'at === -1',
+    replacement: 'true',
+    reason:
+      'order is KEEP_ALIVE_STYLES with ping-echo perhaps left out, in the same order; for a style found in it, the first of order after the style in KEEP_ALIVE_STYLES is exactly order[at + 1] (or none, as order[at + 1] is undefined and ?? null follows), so the find gives the same answer for every style.',
+  },
+  {
+    file: 'electron/core/keep-alive.ts',
+    mutator: 'EqualityOperator',
+    line: 'if (at === -1) return order.find(',
+    original: 'KEEP_ALIVE_STYLES.indexOf(s) > KEEP_ALIVE_STYLES.indexOf(style)',
+    replacement: 'KEEP_ALIVE_STYLES.indexOf(s) >= KEEP_ALIVE_STYLES.indexOf(style)',
+    reason: 'The find runs only for a style not in order, so no s of order has the style\'s own index: >= and > pick the same first style.',
+  },
+  {
+    file: 'electron/core/keep-alive.ts',
+    mutator: 'ConditionalExpression',
+    line: "return typeof value === 'string' && (KEEP_ALIVE_STYLES as readonly string[]).includes(value);",
+    original: "typeof value === 'string'",
+    replacement: 'true',
+    reason: 'Array.prototype.includes compares with SameValueZero, so a value that is not a string never equals one of the three style names: the includes alone gives false for it.',
+  },
   // core/rest-client.ts
+  ...(['true', "t.surface === 'gateway' || t.headers"] as const).map((replacement) => ({
+    file: REST,
+    mutator: replacement === 'true' ? 'ConditionalExpression' : 'LogicalOperator',
+    line: "this.target = parseServiceTarget(t.surface === 'gateway' && t.headers ? { ...t, gatewayHeaders: t.headers } : t);",
+    original: "t.surface === 'gateway' && t.headers",
+    replacement,
+    reason:
+      "Whenever the test is false, t has no headers, so the copy only adds gatewayHeaders: undefined: a direct target's parse never reads gatewayHeaders, and a gateway target's parse treats undefined as no headers, as it does the missing field. Every ServiceTarget parses the same.",
+  })),
+  {
+    file: REST,
+    mutator: 'ConditionalExpression',
+    line: "this.target = parseServiceTarget(t.surface === 'gateway' && t.headers ? { ...t, gatewayHeaders: t.headers } : t);",
+    original: "t.surface === 'gateway'",
+    replacement: 'true',
+    reason: 'A direct ServiceTarget has no headers field, so true && t.headers is still false for it; a gateway target reads as before.',
+  },
+  {
+    file: REST,
+    mutator: 'StringLiteral',
+    line: "if (trimmed === '') return undefined;",
+    original: "''",
+    replacement: '"Stryker was here!"',
+    reason: "An empty body then reaches JSON.parse, which throws, and the catch returns the empty text itself: '' and undefined both mean no message and no code to every reader of the body (errorMessageFromBody, errorCodeFromBody, the field check).",
+  },
   {
     file: REST,
     mutator: 'ConditionalExpression',
@@ -1791,6 +1852,98 @@ const LISTED_HERE: EquivalentMutant[] = [
     replacement: 'true',
     reason: 'With the default binaryType, which is never changed, ws always delivers a Buffer, so the line before returns and this one is never reached.',
   },
+  // core/wire-recorder.ts
+  {
+    file: WIRE_RECORDER,
+    mutator: 'ConditionalExpression',
+    line: "for (const v of values) if (typeof v === 'string' && v.trim().length >= 4) this.#secrets.add(v.trim());",
+    original: 'v.trim().length >= 4',
+    replacement: 'true',
+    reason:
+      'The recorder reads its secrets only through touchesSecret (shapeOf, scrubShape, vocabularyValue), which skips every secret shorter than MIN_SECRET_LENGTH (4): a trimmed string of 0 to 3 characters in the set changes no answer.',
+  },
+  {
+    file: WIRE_RECORDER,
+    mutator: 'StringLiteral',
+    line: "text = await readCappedText(res.clone(), MAX_RECORDED_BODY_BYTES, 'empty');",
+    original: "'empty'",
+    replacement: '""',
+    reason: "readCappedText returns '' for an oversized answer only when oversize is 'empty' and throws otherwise; the recorder catches the throw and keeps its text as '', so an oversized answer is recorded as empty either way.",
+  },
+  {
+    file: WIRE_RECORDER,
+    mutator: 'ConditionalExpression',
+    line: "if (body === 'text') {",
+    original: "body === 'text'",
+    replacement: 'true',
+    reason: "The other bodies are 'empty' (the trimmed text is '') and 'html' (it starts with '<'); JSON.parse throws on both before anything is harvested or changed, and the catch leaves body and shape as they were.",
+  },
+  {
+    file: WIRE_RECORDER,
+    mutator: 'ArrayDeclaration',
+    line: 'const value = isRecord(json) ? vocabularyValue(json.type, []) : null;',
+    original: '[]',
+    replacement: '["Stryker was here"]',
+    reason:
+      "vocabularyValue returns a number before looking at secrets, and a string only when it matches WORD, which has no space: such a string can neither contain 'Stryker was here' nor be an 8-character piece of it (its longest word, Stryker, has 7 letters, so every such piece holds a space).",
+  },
+  {
+    file: WIRE_RECORDER,
+    mutator: 'ConditionalExpression',
+    line: "if (depth > 12 || typeof value !== 'object' || value === null) return;",
+    original: "typeof value !== 'object'",
+    replacement: 'false',
+    reason:
+      "JSON holds no undefined or function; a number or boolean has no own entries, and a string's entries are its characters under digit keys, which SECRET_KEY never matches, recursed into until depth 12 ends it. Nothing more is added to the secrets; only time is spent.",
+  },
+  ...([
+    ['!isRecord(json)', 'false', 'ConditionalExpression'],
+    ["'(not an object)'", '""', 'StringLiteral'],
+  ] as const).map(([original, replacement, mutator]) => ({
+    file: WIRE_RECORDER,
+    mutator,
+    line: "if (!isRecord(json)) return '(not an object)';",
+    original,
+    replacement,
+    reason:
+      "ackPath is called only for a message whose role is ack, which needs parseServerFrame to accept it, and its schema (z.looseObject) accepts only a plain object: json, the same JSON.parse of the same text, is always a record here.",
+  })),
+  ...([
+    ["typeof json.success === 'boolean'", 'true', 'ConditionalExpression'],
+    ["'(elsewhere)'", '""', 'StringLiteral'],
+  ] as const).map(([original, replacement, mutator]) => ({
+    file: WIRE_RECORDER,
+    mutator,
+    line: "return typeof json.success === 'boolean' ? '(top level)' : '(elsewhere)';",
+    original,
+    replacement,
+    reason:
+      "A message is an ack only when parseServerFrame found a boolean success in payload.conn_init_ack, payload.conn_init, payload.ack, payload or the frame itself; ackPath looks in the same places in the same order, so the last line is reached only when the frame's own success is the boolean, and it returns '(top level)'.",
+  })),
+  ...([
+    ['await recording.querySession(UNKNOWN_SESSION_ID).catch((error: unknown) => toAvatarError(error));'],
+    ['await wrongKey.listVoices().catch((error: unknown) => toAvatarError(error));'],
+  ] as const).map(([line]) => ({
+    file: WIRE_RECORDER,
+    mutator: 'ArrowFunction',
+    line,
+    original: '(error: unknown) => toAvatarError(error)',
+    replacement: '() => undefined',
+    reason:
+      "The catch's value is awaited and dropped; the client rejects only with AvatarErrors (which toAvatarError hands back as they are), so both handlers settle the promise the same way and neither throws.",
+  })),
+  // core/wire-report.ts
+  ...([
+    ['Number.isInteger(value) && Math.abs(value) < 1e6) return `number = ${value}`;'],
+    ['Number.isInteger(value) && Math.abs(value) < 1e6) return value;'],
+  ] as const).map(([line]) => ({
+    file: WIRE_REPORT,
+    mutator: 'ConditionalExpression',
+    line,
+    original: "typeof value === 'number'",
+    replacement: 'true',
+    reason: 'Number.isInteger is false for every value that is not a number, so the condition is false for those either way.',
+  })),
   // core/session-controller.ts
   {
     file: SESSION_CONTROLLER,

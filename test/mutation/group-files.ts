@@ -22,3 +22,6 @@ export function filesOfGroup(group: MutationGroup, root: string): string[] {
 
 /** Every file some group mutates. */
 export const filesOfAllGroups = (root: string): Set<string> => new Set(GROUPS.flatMap((g) => filesOfGroup(g, root)));
+
+/** The test files of a list that package the app (they read the deb cache while mutants run). */
+export const packagingTests = (tests: readonly string[]): string[] => tests.filter((f) => f.startsWith('test/packaging/'));

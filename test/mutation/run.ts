@@ -23,6 +23,7 @@
  * Not part of `npm test`: a folder takes minutes to hours of CPU. One Stryker at a time, concurrency 1 by
  * default (the machine is shared).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,7 +32,7 @@ import type { PartialStrykerOptions } from '@stryker-mutator/api/core';
 import { GROUPS, mutateGlobs, type MutationGroup } from './groups.ts';
 import { EQUIVALENT_MUTANTS, type EquivalentMutant } from './equivalent.ts';
 import { checkEntries, describeStale } from './equivalent-places.ts';
-import { filesOfAllGroups, filesOfGroup } from './group-files.ts';
+import { filesOfAllGroups, filesOfGroup, packagingTests } from './group-files.ts';
 import { emptyTally, score, tallyReport, type Report, type Tally } from './tally.ts';
 import { DEB_CACHE_ENV } from '../helpers/packaging/build.ts';
 
@@ -113,6 +114,10 @@ function strykerOptions(group: MutationGroup, args: Args): PartialStrykerOptions
     htmlReporter: { fileName: `${REPORT_DIR}/${name}.html` },
     jsonReporter: { fileName: `${REPORT_DIR}/${name}.json` },
     tempDirName: '.stryker-tmp',
+    // tsx strips types and checks none, so nothing in the sandbox needs Stryker's `// @ts-nocheck`; and
+    // Stryker would also write it into out/'s JavaScript, which changes the packaged app's inputs there, so
+    // the deb cache filled in the checkout would miss and every packaging test would package in the sandbox.
+    disableTypeChecks: false,
     ignorePatterns: ['reports', 'release', 'dist', 'test-results', 'test/artifacts'],
     // A mutant that makes a loop spin is a kill by timeout; the slowest covering file sets the pace.
     timeoutMS: 10_000,
@@ -179,6 +184,7 @@ async function runGroup(group: MutationGroup, args: Args, staleInTree: ReadonlyS
   // Mutants never touch out/, so the packaged app is the same for each: package it once per run (the
   // update tests then take 1 s a mutant instead of 25), keyed by what it is made from.
   process.env[DEB_CACHE_ENV] ??= path.join(tmpdir(), 'ak-mutation-deb-cache');
+  packageInTree(packagingTests(args.tests ?? group.tests));
   await new Stryker(strykerOptions(group, args)).runMutationTest();
   const wallS = (Date.now() - startedMs) / 1000;
   const name = reportName(group, args);
@@ -187,6 +193,23 @@ async function runGroup(group: MutationGroup, args: Args, staleInTree: ReadonlyS
   const tally = tallyReport(report, EQUIVALENT_MUTANTS, ROOT);
   printTally(`== ${group.name}: this run`, report, tally, staleInTree);
   return { group, tally, wallS };
+}
+
+/**
+ * Fill the deb cache from the checkout itself, before Stryker copies it. Left to the dry run, the package
+ * would be made inside Stryker's sandbox, where node_modules is a symlink (or missing, when the checkout's
+ * own is a symlink): npm then reads every package as a linked project of its own and reports thousands of
+ * missing dev dependencies, electron-builder logs each one, and with the other test runner beside it the
+ * build outlives its kill timer and the dry run fails. Running the packaging tests once here also shows they
+ * pass before any mutant is judged by them.
+ */
+function packageInTree(files: string[]): void {
+  if (files.length === 0) return;
+  console.log(`Packaging once in the checkout for the deb cache (${process.env[DEB_CACHE_ENV]}): ${files.join(' ')}`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], { cwd: ROOT, env: process.env, stdio: 'inherit' });
+  if (run.status !== 0) {
+    throw new Error(`The packaging tests fail in the checkout itself (exit ${run.status ?? run.signal}): fix them (is out/ built? npm run build) before measuring with them.`);
+  }
 }
 
 /**

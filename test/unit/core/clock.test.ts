@@ -1,12 +1,13 @@
 /**
  * The fake clock every core test leans on, and `sleep` over any clock: timers fire in time order (ties in
  * the order they were set), cancelled sleeps reject with `cancelled` and leave no timer and no listener
- * behind, and waiting for promise chains to settle really waits.
+ * behind, and waiting for promise chains to settle really waits; `settledWithin` bounds a shutdown step on
+ * wall time and leaves no timer behind.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { sleep, type TimerHandle } from '../../../electron/core/clock.ts';
+import { settledWithin, sleep, type TimerHandle } from '../../../electron/core/clock.ts';
 import { FakeClock, flushMicrotasks } from '../../helpers/fake-clock.ts';
 import { AvatarError } from '../../../electron/core/errors.ts';
 
@@ -122,6 +123,29 @@ describe('sleep', () => {
       return true;
     });
     assert.equal(clock.pendingCount, 0);
+  });
+});
+
+describe('settledWithin (wall time)', () => {
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+  it('says true for work that resolves or fails in time, and clears its own timer at once', async () => {
+    const before = timers();
+    assert.equal(await settledWithin(Promise.resolve('done'), 60_000), true);
+    assert.equal(await settledWithin(Promise.reject(new Error('failed on the way out')), 60_000), true);
+    assert.equal(timers(), before, 'no one-minute timer left to hold the process open');
+  });
+
+  it('says false for work still running when the time is up, and leaves it to the caller', async () => {
+    const before = timers();
+    let finish!: () => void;
+    const work = new Promise<void>((resolve) => (finish = resolve));
+    const started = performance.now();
+    assert.equal(await settledWithin(work, 30), false);
+    assert.ok(performance.now() - started >= 25, 'it waited for the bound');
+    assert.equal(timers(), before);
+    finish();
+    assert.equal(await settledWithin(work, 30), true);
   });
 });
 

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import { ControlSocket, type ControlSocketOptions, type ControlSocketOutcome } from '../../../electron/core/control-socket.ts';
-import { KeepAlive, isRefusalCloseCode, nextStyle, pingShapeFrom, type KeepAliveStyle } from '../../../electron/core/keep-alive.ts';
+import { KeepAlive, describeRefusal, isKeepAliveStyle, isRefusalCloseCode, nextStyle, pingShapeFrom, type KeepAliveStyle } from '../../../electron/core/keep-alive.ts';
 import { createWsTransportFactory } from '../../../electron/core/transport.ts';
 import { FakeTransports } from '../../helpers/fake-transport.ts';
 import { until } from '../../helpers/until.ts';
@@ -65,6 +65,15 @@ describe('KeepAlive', () => {
     assert.equal(keepAlive.style, 'ws-pong');
     assert.deepEqual(changes, ['ping-echo', 'ws-pong']);
     assert.deepEqual(
+      log.lines.map((l) => l.data),
+      [
+        { from: 'pong-message', to: 'ping-echo', code: 1008 },
+        { from: 'ping-echo', to: 'ws-pong', code: 4400 },
+        { style: 'ws-pong', code: 1003 },
+      ],
+      'each line carries what was refused, with which close code, and what comes next',
+    );
+    assert.deepEqual(
       log.lines.map((l) => [l.level, l.message]),
       [
         ['warn', "control socket: the service closed the socket (1008) right after our keep-alive; the next connection sends a reply shaped like the server's own ping"],
@@ -75,8 +84,32 @@ describe('KeepAlive', () => {
   });
 
   it('skips the echo when no JSON ping was ever seen (nothing to copy)', () => {
-    const keepAlive = new KeepAlive();
+    const log = recordingLogger();
+    const keepAlive = new KeepAlive({ logger: log });
     assert.equal(keepAlive.refused('pong-message', 1008), 'ws-pong');
+    assert.deepEqual(log.lines.map((l) => l.level), ['warn'], 'no listener is no error');
+  });
+
+  it('still moves on when its change listener throws, and says so as an error', () => {
+    const log = recordingLogger();
+    const keepAlive = new KeepAlive({ logger: log, onChange: () => { throw new Error('disk full'); } });
+    assert.equal(keepAlive.refused('pong-message', 1002), 'ws-pong');
+    assert.equal(keepAlive.style, 'ws-pong');
+    assert.deepEqual(log.lines.at(-1), { level: 'error', message: 'keep-alive: a change listener threw', data: { error: 'Error: disk full' } });
+  });
+
+  it('says in words what was refused and what the next connection sends, or that nothing is left', () => {
+    assert.equal(describeRefusal('pong-message', 'ping-echo'), "right after our keep-alive, a pong message (type 4); the next connection sends a reply shaped like the server's own ping");
+    assert.equal(describeRefusal('ping-echo', 'ws-pong'), "right after our keep-alive, a reply shaped like the server's own ping; the next connection sends WebSocket pong frames only");
+    assert.equal(
+      describeRefusal('ws-pong', null),
+      'right after our keep-alive, WebSocket pong frames only; the service accepted none of the keep-alives the spec allows (our pong message, an echo of its ping, WebSocket pongs)',
+    );
+  });
+
+  it('knows its three styles by name and nothing else (a stored style is read back through this)', () => {
+    assert.deepEqual(['pong-message', 'ping-echo', 'ws-pong'].map(isKeepAliveStyle), [true, true, true]);
+    assert.deepEqual(['', 'pong', 'WS-PONG', 4, null, undefined, ['ws-pong']].map(isKeepAliveStyle), [false, false, false, false, false, false, false]);
   });
 
   it('counts 1002, 1003, 1007, 1008 and 4000–4999 as refusals, not 1000, 1001, 1006 or 1011', () => {

@@ -411,6 +411,65 @@ describe('ServiceClient', () => {
     });
   });
 
+  describe('derive', () => {
+    it('sends through the wrapped fetch, with the same target, timeout, clock and logger as the client it came from', async () => {
+      const { client: base, sent, lines, clock } = setup(jsonReply(200, { live: LIVE }));
+      const through: string[] = [];
+      const derived = base.derive({
+        wrapFetch: (inner) => (async (input: string | URL | Request, init?: RequestInit) => {
+          through.push(String(input));
+          return inner(input, init);
+        }) as typeof fetch,
+      });
+      await derived.querySession('live-1');
+      assert.deepEqual(through, [`${BASE}/live/v1/lives/live-1`]);
+      assert.equal(sent.length, 1, 'the wrapper hands the request to the first client\'s own fetch');
+      assert.equal(new Headers(sent[0]!.init.headers).get('authorization'), `Token ${KEY}`);
+      await base.querySession('live-1');
+      assert.equal(through.length, 1, 'the first client does not go through the wrapper');
+      const logged = lines.length;
+      assert.ok(logged > 0);
+      await derived.querySession('live-1');
+      assert.ok(lines.length > logged, "the derived client writes to the first client's log");
+
+      // Its timeout runs on the first client's clock, after the first client's timeout.
+      const slow = setup(hang);
+      const p = slow.client.derive({}).querySession('live-1');
+      p.catch(() => {});
+      await until(() => slow.sent.length === 1);
+      await slow.clock.advance(TIMEOUT_MS - 1);
+      assert.equal(slow.clock.pendingCount, 1, 'still waiting 1 ms before the timeout');
+      await slow.clock.advance(1);
+      assert.equal((await rejection(p)).code, 'timeout');
+      assert.equal(clock.pendingCount, 0);
+    });
+    it('writes to another logger when given one', async () => {
+      const { client: base, lines } = setup(jsonReply(200, { live: LIVE }));
+      const other = recordingLogger();
+      await base.derive({ logger: other }).querySession('live-1');
+      assert.equal(lines.length, 0);
+      assert.ok(other.lines.length > 0);
+    });
+    it('on the direct surface, may use another key; the first client keeps its own', async () => {
+      const { client: base, sent } = setup(jsonReply(200, { live: LIVE }));
+      const other = base.derive({ apiKey: 'sk_other_0042_key' });
+      await other.querySession('live-1');
+      await base.querySession('live-1');
+      assert.deepEqual(sent.map((s) => new Headers(s.init.headers).get('authorization')), ['Token sk_other_0042_key', `Token ${KEY}`]);
+      assert.deepEqual(other.socketRequest('l1').headers, { Authorization: 'Token sk_other_0042_key' });
+      assert.deepEqual(base.derive({}).socketRequest('l1').headers, { Authorization: `Token ${KEY}` });
+    });
+    it('on the gateway, adds no key: the gateway holds it', async () => {
+      const { client: base, sent } = setup(jsonReply(200, { live: LIVE }), { target: { surface: 'gateway', gatewayUrl: BASE } });
+      const derived = base.derive({ apiKey: 'sk_other_0042_key' });
+      await derived.querySession('live-1');
+      assert.equal(new Headers(sent[0]!.init.headers).get('authorization'), null);
+      assert.equal(sent[0]!.url, `${BASE}/api/lives/live-1`);
+      assert.deepEqual(derived.socketRequest('l1').headers, {});
+      assert.equal(derived.target.surface, 'gateway');
+    });
+  });
+
   describe('socketRequest', () => {
     it('gives the ws:// URL and the Authorization header on direct, no key in the URL', () => {
       const r = client().socketRequest('live-1');
@@ -536,7 +595,7 @@ describe('ServiceClient', () => {
       assert.deepEqual(cloned.details, { operation: 'cloneVoice', field: 'voice' });
     });
     it('reads a 400 whose body is empty, null, a string or has no error object without failing', async () => {
-      for (const body of ['', 'null', '"oops"', '{}', '{"error":"text"}']) {
+      for (const body of ['', 'null', '"oops"', '{}', '{"error":"text"}', '{"error":null}', '{"error":0}']) {
         const error = await clone(reply(400, body));
         assert.equal(error.code, 'invalid_request', body);
         assert.deepEqual(error.details, { operation: 'cloneVoice' }, body);
@@ -719,6 +778,8 @@ describe('ServiceClient', () => {
         assert.ok(words, error.message);
         said.set(code, words);
         assert.equal(error.cause, thrown);
+        // The words alone, for a caller that gives its own advice around them.
+        assert.deepEqual(error.details, { reason: words });
       }
       for (const code of known) assert.match(said.get(code)!, /^[A-Za-z-]+( [A-Za-z-]+)+$/, `${code} is put in words, not shown as a code`);
       assert.equal(new Set(known.map((code) => said.get(code))).size, known.length, 'no two codes worded alike');
@@ -733,6 +794,8 @@ describe('ServiceClient', () => {
         const error = await rejection(client.cloneVoice({ audio_url: 'a', voice: 'v' }));
         assert.equal(error.code, 'network');
         assert.equal(error.message, 'Could not reach the avatar service at 127.0.0.1:9. Check the network connection and the service address.');
+        assert.equal(error.cause, thrown === undefined ? undefined : thrown, 'the failure is kept as the cause');
+        assert.equal(error.details, undefined, 'no reason to give');
       }
     });
   });
@@ -749,6 +812,8 @@ describe('ServiceClient', () => {
         assert.ok(error.cause instanceof Error);
         assert.equal(error.cause.name, 'TimeoutError');
         assert.equal(error.cause.message, `Request timed out after ${timeoutMs} ms`);
+        // The bare fact, for a caller that gives its own advice (the service check).
+        assert.deepEqual(error.details, { reason: `no answer within ${said}` });
         assert.equal(clock.pendingCount, 0);
       }
     });

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import { WireRecorder } from '../../../electron/core/wire-recorder.ts';
-import { endpointOf, periodOf, scrubShape, shapeOf, touchesSecret } from '../../../electron/core/wire-report.ts';
+import { endpointOf, periodOf, scrubShape, shapeOf, touchesSecret, vocabularyValue, type Shape } from '../../../electron/core/wire-report.ts';
 import { FakeTransports } from '../../helpers/fake-transport.ts';
 
 describe('shapeOf', () => {
@@ -46,9 +46,65 @@ describe('shapeOf', () => {
     });
   });
 
+  it('names an empty string, and a date only where the value starts with one', () => {
+    assert.deepEqual(shapeOf({ note: '', when: '2026-01-02T03:04:05Z', said: 'at 2026-01-02T03:04:05Z', digits: '0042' }), {
+      note: 'string (empty)',
+      when: 'string (ISO date)',
+      said: 'string',
+      digits: 'string (digits)',
+    });
+  });
+
+  it('shows a vocabulary number only when it is a whole number under a million, and a word only when it is a string', () => {
+    const shown = [999_999, -999_999, 1_000_000, 1.5, '12', null, ['ack'], 'video'].map((value) => (shapeOf({ code: value }) as Record<string, Shape>).code);
+    assert.deepEqual(shown, ['number = 999999', 'number = -999999', 'number (integer)', 'number', 'string (digits)', 'null', ['string'], 'string = video']);
+    assert.deepEqual(shapeOf({ call_mode: 'audio', mode: 'audio' }), { call_mode: 'string = audio', mode: 'string' }, 'call_mode is one of the protocol’s words');
+  });
+
+  it('stops twelve levels down, however the levels nest (objects, arrays, vocabulary fields)', () => {
+    const wrap = (levels: number, inner: (x: unknown) => unknown, leaf: unknown): unknown => (levels === 0 ? leaf : inner(wrap(levels - 1, inner, leaf)));
+    const kinds: Array<(x: unknown) => unknown> = [(x) => ({ a: x }), (x) => [x], (x) => ({ status: x })];
+    for (const inner of kinds) {
+      assert.deepEqual(shapeOf(wrap(12, inner, 0.5)), wrap(12, inner, 'number') as Shape, 'twelve levels are shown');
+      assert.deepEqual(shapeOf(wrap(13, inner, 0.5)), wrap(13, inner, 'nested too deep') as Shape, 'the thirteenth is not');
+    }
+  });
+
+  it('keeps field names, however long or dotted, and masks whole keys that are ids', () => {
+    assert.deepEqual(shapeOf({ d: 1, top_visitors_now: 2, 'audio.sample_rate_16000': 3, 'sample_rate_16000.hz': 4, cafebabedeadbeef: 5 }), {
+      d: 'number (integer)',
+      top_visitors_now: 'number (integer)',
+      'audio.sample_rate_16000': 'number (integer)',
+      'sample_rate_16000.hz': 'number (integer)',
+      '{key}': 'number (integer)',
+    });
+  });
+
+  it('touchesSecret ignores secrets under four characters and takes a piece of a secret from eight characters on', () => {
+    assert.equal(touchesSecret('cats', ['cat']), false, 'a three-letter secret would mask too much');
+    assert.equal(touchesSecret('abcd', ['abcd']), true);
+    assert.equal(touchesSecret('abcdefgh', ['xxabcdefghxx']), true);
+    assert.equal(touchesSecret('abcdefg', ['xxabcdefgxx']), false);
+  });
+
+  it('vocabularyValue gives a type only when it is a whole number under a million or a short word that is no secret', () => {
+    const values = [999_999, -3, 1_000_000, 1.5, '12', null, true, ['ack'], 'conn_init_ack', 'two words', 'sk_live_abcd'];
+    assert.deepEqual(
+      values.map((v) => vocabularyValue(v, ['sk_live_abcd'])),
+      [999_999, -3, null, null, null, null, null, null, 'conn_init_ack', null, null],
+    );
+    assert.equal(vocabularyValue(true, []), null, 'a boolean is no type, even with no secret to check');
+  });
+
   it('scrubShape hides a shown word and a key that a later-learnt secret touches', () => {
     const shape = { type: 'string = liveabc123', payload: { liveabc123: 'number (integer)', ok: 'boolean = true' } };
     assert.deepEqual(scrubShape(shape, ['liveabc123']), { type: 'string', payload: { '{key}': 'number (integer)', ok: 'boolean = true' } });
+  });
+
+  it('scrubShape checks only a shown value: a kind stays whole, and a long piece of a secret is hidden', () => {
+    // A four-letter secret (a short persona, say) that is a word of a kind name must not cut the kind.
+    const shape = { when: 'string (ISO date)', n: 'number (integer)', status: 'string = abcdefgh', ok: 'boolean = true' };
+    assert.deepEqual(scrubShape(shape, ['date', 'xxabcdefghxx']), { when: 'string (ISO date)', n: 'number (integer)', status: 'string', ok: 'boolean = true' });
   });
 });
 
@@ -64,6 +120,19 @@ describe('endpointOf and periodOf', () => {
         ['GET', 'not a url'],
       ].map(([m, u]) => endpointOf(m!, u!)),
       ['POST /lives', 'GET /lives/{live_id}', 'GET /voices', 'POST /voices/clone', 'GET (other path)', 'GET (unparsable URL)'],
+    );
+  });
+
+  it('names a voice, a session’s sub-path, and nothing deeper or merely alike', () => {
+    assert.deepEqual(
+      [
+        ['GET', 'https://svc.example/live/v1/voices/v-123'],
+        ['POST', 'https://svc.example/live/v1/lives/abc123/hangup'],
+        ['GET', 'https://svc.example/live/v1/lives/'],
+        ['GET', 'https://svc.example/live/v1/lives/a/b/c'],
+        ['GET', 'https://gw.example/api/voices-archive'],
+      ].map(([m, u]) => endpointOf(m!, u!)),
+      ['GET /voices/{voice}', 'POST /lives/{live_id}', 'GET /lives', 'GET (other path)', 'GET (other path)'],
     );
   });
 

@@ -7,10 +7,10 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { GROUPS } from '../../mutation/groups.ts';
-import { filesOfGroup, sourcesUnder } from '../../mutation/group-files.ts';
+import { filesOfGroup, packagingTests, sourcesUnder } from '../../mutation/group-files.ts';
 import { EQUIVALENT_MUTANTS } from '../../mutation/equivalent.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -39,10 +39,31 @@ describe('mutation groups', () => {
     assert.equal(new Set(GROUPS.map((g) => g.name)).size, GROUPS.length);
   });
 
+  it("every unit test of a measured folder's own modules is in one of that folder's groups", () => {
+    // test/unit/ mirrors electron/'s rooms: a module's tests left out of its group leave its mutants with no
+    // test at all, and the folder's score falls for a reason that is not the code's.
+    for (const folder of new Set(GROUPS.map((g) => g.folder))) {
+      const room = path.join('test/unit', path.basename(folder));
+      const listed = new Set(GROUPS.filter((g) => g.folder === folder).flatMap((g) => g.tests));
+      const importsFolder = new RegExp(`from '(\\.\\./)+${folder.replace(/\//g, '\\/')}`);
+      const unlisted = readdirSync(path.join(ROOT, room), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => path.join(room, f))
+        .filter((f) => importsFolder.test(readFileSync(path.join(ROOT, f), 'utf8')) && !listed.has(f));
+      assert.deepEqual(unlisted, [], `${folder}: these tests of its modules are in none of its mutation groups`);
+    }
+  });
+
   it('a folder has at most one "rest of folder" group (two would both claim the same files)', () => {
     for (const folder of new Set(GROUPS.map((g) => g.folder))) {
       assert.ok(GROUPS.filter((g) => g.folder === folder && g.mutate === 'rest of folder').length <= 1, folder);
     }
+  });
+
+  it('the tests that package the app are picked out of a list, to be run once in the checkout before Stryker copies it', () => {
+    const list = ['test/unit/fleet/metrics.test.ts', 'test/packaging/safe-updates.test.ts', 'test/integration/packaging-like.test.ts', 'test/packaging/bound-feeds.test.ts'];
+    assert.deepEqual(packagingTests(list), ['test/packaging/safe-updates.test.ts', 'test/packaging/bound-feeds.test.ts']);
+    assert.equal(packagingTests(['test/unit/core/log.test.ts']).length, 0);
   });
 
   it('every equivalent mutant gives its reason', () => {
