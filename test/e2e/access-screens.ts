@@ -60,6 +60,8 @@ export async function everyScreen(suite: AccessSuite, variant: ScreensVariant): 
     await page.click('[data-testid=done]');
     await screenIs(page, 'attract');
     assert.deepEqual(k.problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);
+  } catch (e) {
+    throw k.explain(e);
   } finally {
     await k.close();
   }

@@ -24,6 +24,7 @@ import { installKioskBridge, type BridgeHandle, type KioskBackend } from './brid
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { systemClock } from '../../electron/core/clock.ts';
+import { createLogger } from '../../electron/core/log.ts';
 import { FakeClock } from '../helpers/fake-clock.ts';
 import { startFleetHost } from '../../electron/fleet/fleet-host.ts';
 import { hashPin } from '../../electron/operations/staff-pin.ts';
@@ -207,6 +208,10 @@ export interface KioskPage {
   problems: string[];
   /** URLs the page requested. */
   requests: string[];
+  /** The last lines of main's log, the kiosk's events and the page's console, oldest first (`explain`). */
+  trace: string[];
+  /** `error` with the trace appended to its message: what main and the page did before a step failed. */
+  explain(error: unknown): Error;
   close(): Promise<void>;
 }
 
@@ -233,7 +238,7 @@ async function openPage(
   kiosk: Kiosk,
   backend: KioskBackend,
   options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog' | 'recordTracks'>,
-): Promise<Omit<KioskPage, 'kiosk' | 'channels' | 'close'>> {
+): Promise<Omit<KioskPage, 'kiosk' | 'channels' | 'close' | 'trace' | 'explain'>> {
   const emulator = kiosk.connection.emulator;
   if (!emulator) throw new Error('demo mode should run the emulator');
   const context = await options.browser.newContext({ viewport: VIEWPORTS[options.orientation], deviceScaleFactor: 1, acceptDownloads: true });
@@ -266,13 +271,57 @@ function baseConfig(imageDataUrl: string): Record<string, unknown> {
   };
 }
 
+/** The last `TRACE_LINES` things main and the page did, each with its time since the kiosk opened. */
+const TRACE_LINES = 80;
+
+interface Trace {
+  lines: string[];
+  add(line: string): void;
+  /** Add the kiosk's events and the page's console and errors; returns the unsubscribe of the events. */
+  follow(kiosk: Kiosk, page: Page): () => void;
+  explain(error: unknown): Error;
+}
+
+function createTrace(): Trace {
+  const lines: string[] = [];
+  const t0 = Date.now();
+  const add = (line: string): void => {
+    lines.push(`+${((Date.now() - t0) / 1000).toFixed(2)} s ${line.slice(0, 300)}`);
+    if (lines.length > TRACE_LINES) lines.shift();
+  };
+  return {
+    lines,
+    add,
+    follow(kiosk, page) {
+      page.on('console', (m) => add(`page ${m.type()}: ${m.text()}`));
+      page.on('pageerror', (e) => add(`page error: ${e.message}`));
+      return kiosk.events.onEvent((e) => add(`event ${describeEvent(e)}`));
+    },
+    explain(error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return new Error(`${message}\n--- what main and the page did last (oldest first) ---\n${lines.join('\n')}`, { cause: error });
+    },
+  };
+}
+
+/** Main's log lines at info and above, into the trace (without their ISO time: the trace has its own). */
+const traceLogger = (trace: Trace) => createLogger({ level: 'info', sink: (line) => trace.add(`main ${line.replace(/^\S+ /, '')}`) });
+
+/** An event as one short line: a state change by its phases, other events by their type. */
+function describeEvent(e: KioskEvent): string {
+  if (e.type === 'state') return `state ${e.previous} -> ${e.state.phase}`;
+  return e.type;
+}
+
 /** A fresh kiosk (its own emulator) and a page showing the built renderer, bridged to it. */
 export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
   const config = resolveConfig({ ...baseConfig(options.imageDataUrl), ...options.config }, {});
   const channels = createChannelRegistry();
+  const trace = createTrace();
   const kiosk = await createKiosk({
     channels,
     config,
+    logger: traceLogger(trace),
     apiKey: null,
     apiKeySource: 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
@@ -283,6 +332,7 @@ export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
     onEvent: mapEvent ? (listener) => kiosk.events.onEvent((e) => listener(mapEvent(e))) : kiosk.events.onEvent,
   };
   const { page, context, emulator, bridge, problems, requests } = await openPage(kiosk, backend, options);
+  const stopEvents = trace.follow(kiosk, page);
   return {
     page,
     context,
@@ -292,7 +342,10 @@ export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
     bridge,
     problems,
     requests,
+    trace: trace.lines,
+    explain: trace.explain,
     async close() {
+      stopEvents();
       bridge.dispose();
       await context.close().catch(() => undefined);
       await kiosk.shutdown();
@@ -332,8 +385,24 @@ export async function eventually<T>(fn: () => T | Promise<T>, message: string, t
   throw new Error(`timed out after ${timeoutMs} ms: ${message}${last ? ` (last error: ${String(last)})` : ''}`);
 }
 
-export const screenIs = (page: Page, screen: string, timeoutMs = 10_000) =>
-  page.locator(`main.kiosk[data-screen="${screen}"]`).waitFor({ state: 'attached', timeout: timeoutMs });
+/**
+ * Waits for the kiosk to show `screen`. On a timeout the error names the screen it was on instead and the
+ * text a person would read there, so a failure in CI says where the kiosk stopped, not only that it did.
+ */
+export async function screenIs(page: Page, screen: string, timeoutMs = 10_000): Promise<void> {
+  try {
+    await page.locator(`main.kiosk[data-screen="${screen}"]`).waitFor({ state: 'attached', timeout: timeoutMs });
+  } catch (e) {
+    const seen = await page
+      .evaluate(() => {
+        const main = document.querySelector('main.kiosk');
+        const text = (main?.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 400);
+        return { screen: main?.getAttribute('data-screen') ?? '(no main.kiosk)', text };
+      })
+      .catch((err: unknown) => ({ screen: '(page unreadable)', text: String(err) }));
+    throw new Error(`waited ${timeoutMs} ms for the ${screen} screen; the kiosk shows ${seen.screen}: "${seen.text}"`, { cause: e });
+  }
+}
 
 /** From the attract screen, the way staff open the panel: the top-left corner held 3 s, then the PIN. */
 export async function unlockStaffPanel(page: Page, pin: string): Promise<void> {
@@ -391,9 +460,11 @@ export async function openStaffKiosk(
   const persistence = jsonFilePersistence(join(dataDir, 'config.json'));
   await persistence.write({ ...baseConfig(options.imageDataUrl), ...options.file });
   const channels = createChannelRegistry();
+  const trace = createTrace();
   const kiosk = await createKiosk({
     channels,
     config: resolveConfig(persistence.read(), {}, { appRoot: ROOT }),
+    logger: traceLogger(trace),
     apiKey: null,
     apiKeySource: 'none',
     emulatorKnobs: { warmupMs: { audio: 0, video: 1_500 }, endingMs: 300, ...options.knobs },
@@ -423,6 +494,7 @@ export async function openStaffKiosk(
     },
   });
   const { page, context, emulator, bridge, problems, requests } = await openPage(kiosk, { dispatch: channels.dispatch, onEvent: kiosk.events.onEvent }, options);
+  const stopEvents = trace.follow(kiosk, page);
   return {
     page,
     context,
@@ -432,11 +504,14 @@ export async function openStaffKiosk(
     bridge,
     problems,
     requests,
+    trace: trace.lines,
+    explain: trace.explain,
     ops,
     dataDir,
     persistence,
     platform,
     async close() {
+      stopEvents();
       bridge.dispose();
       ops.dispose();
       await context.close().catch(() => undefined);
