@@ -127,12 +127,17 @@ function originOf(url: string): string {
 
 /**
  * The agent that carries connections over `route` (null: direct, use your own). `keepAlive` pools the
- * tunnels like a normal keep-alive agent (agent-base pools them per origin).
+ * tunnels like a normal keep-alive agent (agent-base pools them per origin); `idleMs` closes a pooled
+ * tunnel idle that long (warm-http.ts says why).
  */
-export function proxyAgent(route: ProxyRoute, options: { keepAlive?: boolean } = {}): http.Agent | null {
+export function proxyAgent(route: ProxyRoute, options: { keepAlive?: boolean; idleMs?: number } = {}): http.Agent | null {
   if (route.kind === 'direct') return null;
   const agentOptions = { keepAlive: options.keepAlive ?? false };
-  return route.kind === 'socks' ? new SocksProxyAgent(route.url, agentOptions) : new HttpsProxyAgent(route.url, agentOptions);
+  const agent = route.kind === 'socks' ? new SocksProxyAgent(route.url, agentOptions) : new HttpsProxyAgent(route.url, agentOptions);
+  // Set after construction: HttpsProxyAgent replaces the `options` its base class kept, and Node's agent
+  // reads the idle bound (and honours the server's keep-alive hint) from `options.timeout`.
+  if (options.idleMs !== undefined) (agent as http.Agent & { options: { timeout?: number } }).options.timeout = options.idleMs;
+  return agent;
 }
 
 /**

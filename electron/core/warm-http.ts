@@ -8,6 +8,12 @@
  *   connection set-up. A parked connection older than `maxParkedMs`, or closed by the server, is dropped.
  * - After a response the connection goes back to the agent's keep-alive pool (LIFO), so the socket
  *   handshake right after a create reuses the create's connection; an upgraded socket leaves the pool.
+ * - A pooled connection idle for `maxIdleMs` (or a second less than the server's `Keep-Alive: timeout=`,
+ *   when that is shorter) is closed by us. Servers close idle connections too, and a request written as
+ *   the server closes arrives on a dead socket (ECONNRESET). The create is never retried (a retry could
+ *   open a second room), so it must not go out on a connection the server may be closing: the visitor
+ *   would see "connection lost" on a tap after a few seconds' pause. Node's agent honours the server's
+ *   hint only when it has a timeout of its own, hence `timeout` on the agent.
  * - `close()` destroys every connection (parked, pooled) and stops nothing else: there are no timers.
  *
  * Why not global fetch: it keeps connections alive too, but its pool cannot be pre-connected nor shared with
@@ -27,10 +33,20 @@ export interface WarmHttpOptions {
   logger?: Logger;
   /** A parked (never used) connection is replaced after this long. Default 30 000 ms. */
   maxParkedMs?: number;
+  /** A pooled connection idle this long is closed (shorter when the server announces a shorter keep-alive).
+   *  Default `POOLED_IDLE_MS`. */
+  maxIdleMs?: number;
   /** How to reach the origin (core/proxy.ts `routeFor`). Through a proxy, the agent is the proxy's
    *  (tunnels pooled keep-alive) and `warm()` does nothing: a tunnel is opened by the first request. */
   route?: ProxyRoute;
 }
+
+/**
+ * How long a pooled connection may sit idle before we close it: under the shortest idle timeout common
+ * servers use (Node and Apache close after 5 s), so a request never races the server's close. Nothing on
+ * the tap's path loses by it: the parked connection (`warm`) serves the next create.
+ */
+export const POOLED_IDLE_MS = 4_000;
 
 type ParkableSocket = Duplex & { destroyed: boolean; ref?: () => unknown; unref?: () => unknown };
 
@@ -64,13 +80,16 @@ export class WarmHttp {
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger ?? silentLogger;
     this.#maxParkedMs = options.maxParkedMs ?? 30_000;
-    const viaProxy = options.route ? proxyAgent(options.route, { keepAlive: true }) : null;
+    const maxIdleMs = options.maxIdleMs ?? POOLED_IDLE_MS;
+    const viaProxy = options.route ? proxyAgent(options.route, { keepAlive: true, idleMs: maxIdleMs }) : null;
     this.#proxied = viaProxy !== null;
     if (viaProxy) {
       this.agent = viaProxy;
       return;
     }
-    const agentOptions = { keepAlive: true, keepAliveMsecs: 1_000, maxFreeSockets: 4, scheduling: 'lifo' as const };
+    // `timeout` closes a pooled connection after `maxIdleMs` idle (a request in flight only gets a 'timeout'
+    // event, which nothing here listens to: the REST client and the socket bound their own waits).
+    const agentOptions = { keepAlive: true, keepAliveMsecs: 1_000, maxFreeSockets: 4, scheduling: 'lifo' as const, timeout: maxIdleMs };
     const agent = (this.#secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions)) as AgentLike;
     const connect = agent.createConnection.bind(agent);
     // The agent asks for a new connection only when no pooled one is free: hand it the parked one first.

@@ -9,7 +9,7 @@
  * (every timer on the injected clock, so close() leaves none).
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { systemClock } from '../core/clock.ts';
 import { silentLogger } from '../core/log.ts';
 import { Accounts } from './accounts.ts';
@@ -26,6 +26,9 @@ import {
   type EmulatorOptions,
 } from './types.ts';
 import { ControlSockets } from './ws.ts';
+
+/** The `idleCloseMs` knob's race: the last second before the close, as clients keep a second in hand. */
+const IDLE_CLOSE_RACE_MS = 1_000;
 
 export { DEMO_API_KEY, DEFAULT_KNOBS };
 export type { EmulatedSession, EmulatorAccount, EmulatorHandle, EmulatorKnobs, EmulatorOptions };
@@ -47,7 +50,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const ctx = { clock, timers, knobs, logger, accounts, sessions, demoApiKey: DEMO_API_KEY };
   const sockets = new ControlSockets(ctx);
 
-  const server: Server = createServer(createRequestHandler(ctx));
+  const handleRequest = createRequestHandler(ctx);
+  /** When each keep-alive connection last finished an answer (real time: connections are the OS's). */
+  const idleSince = new WeakMap<Socket, number>();
+  const server: Server = createServer((req, res) => {
+    const idleCloseMs = knobs.idleCloseMs;
+    const since = idleSince.get(req.socket);
+    idleSince.delete(req.socket);
+    if (idleCloseMs !== null && since !== undefined && performance.now() - since >= idleCloseMs - IDLE_CLOSE_RACE_MS) {
+      req.socket.resetAndDestroy(); // the request crossed the server's idle close
+      return;
+    }
+    res.once('finish', () => idleSince.set(req.socket, performance.now()));
+    handleRequest(req, res);
+  });
+  if (knobs.idleCloseMs !== null) server.keepAliveTimeout = knobs.idleCloseMs;
   server.on('upgrade', (req, socket, head) => sockets.handleUpgrade(req, socket, head));
   server.on('clientError', (_error, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {

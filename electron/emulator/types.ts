@@ -81,6 +81,11 @@ export interface EmulatorKnobs {
   /** Issue this RTC app id instead of the emulator's own (null): a non-emulator id makes the renderer use
    *  the real Web SDK, e.g. to prove that a network blocking the RTC provider costs nothing. */
   rtcAppId: string | null;
+  /** Test-only: the server closes a keep-alive connection idle this long (announced in `Keep-Alive:
+   *  timeout=`, as Node's server does; read at start), and its close is modelled at its worst moment: a
+   *  request arriving on a connection idle for the last second before that close meets a reset (RST), as one
+   *  crossing the close on the wire does. Default null: Node's own 5 s close, with no race forced. */
+  idleCloseMs: number | null;
 }
 
 /** Frozen; startEmulator copies it (with a fresh warmupMs object) into each handle's mutable `knobs`. */
@@ -110,6 +115,7 @@ export const DEFAULT_KNOBS: Readonly<EmulatorKnobs> = Object.freeze({
   demoFreezeAfterMs: null,
   rtcQuality: 'good',
   rtcAppId: null,
+  idleCloseMs: null,
 });
 
 export interface EmulatorAccount {

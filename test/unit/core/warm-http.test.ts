@@ -20,8 +20,9 @@ import tls from 'node:tls';
 import WebSocket, { WebSocketServer } from 'ws';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { Logger } from '../../../electron/core/log.ts';
-import { nodeFetch, WarmHttp } from '../../../electron/core/warm-http.ts';
+import { nodeFetch, POOLED_IDLE_MS, WarmHttp } from '../../../electron/core/warm-http.ts';
 import { until } from '../../helpers/until.ts';
+import { redirectingProxy } from '../../helpers/connect-proxy.ts';
 
 let server: http.Server;
 let baseUrl: string;
@@ -342,6 +343,154 @@ describe('WarmHttp', () => {
         assert.equal(warm.isWarm, true);
       } finally {
         warm.close();
+      }
+    });
+  });
+
+  describe('a pooled connection the server may be closing', () => {
+    /**
+     * A keep-alive server that closes idle connections, modelled at its worst moment: a request that arrives
+     * on a connection idle for `closesIdleAfterMs` meets a reset (RST), as when the request crosses the
+     * server's idle close on the wire. It announces `Keep-Alive: timeout=<hintS>` unless `hintS` is null;
+     * `answerAfterMs` delays each answer.
+     */
+    async function closingServer(options: { hintS: number | null; closesIdleAfterMs: number; answerAfterMs?: number }) {
+      let accepted = 0;
+      let resets = 0;
+      const sockets = new Set<Socket>();
+      const srv = net.createServer((socket) => {
+        accepted += 1;
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        socket.on('error', () => undefined);
+        let idleSince: number | null = null;
+        let buffered = '';
+        socket.on('data', (chunk: Buffer) => {
+          if (idleSince !== null && Date.now() - idleSince >= options.closesIdleAfterMs) {
+            resets += 1;
+            socket.resetAndDestroy();
+            return;
+          }
+          idleSince = null;
+          buffered += chunk.toString('latin1');
+          const end = buffered.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const length = Number(/content-length: *(\d+)/i.exec(buffered.slice(0, end))?.[1] ?? 0);
+          if (buffered.length < end + 4 + length) return;
+          buffered = '';
+          const keepAlive = options.hintS === null ? '' : `Keep-Alive: timeout=${options.hintS}\r\n`;
+          const answer = () => {
+            socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n${keepAlive}\r\nok`);
+            idleSince = Date.now();
+          };
+          if (options.answerAfterMs) setTimeout(answer, options.answerAfterMs);
+          else answer();
+        });
+      });
+      await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+      return {
+        url,
+        get accepted() {
+          return accepted;
+        },
+        get resets() {
+          return resets;
+        },
+        close: async () => {
+          for (const s of sockets) s.destroy();
+          await new Promise<void>((resolve) => srv.close(() => resolve()));
+        },
+      };
+    }
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it('a create after the server\'s announced keep-alive (less a second) goes out on a new connection, not into the server\'s close', async () => {
+      // Announces 2 s; a request on a connection idle 1.2 s or more is reset (the race, made certain).
+      const srv = await closingServer({ hintS: 2, closesIdleAfterMs: 1_200 });
+      const warm = new WarmHttp({ baseUrl: srv.url });
+      try {
+        assert.equal(await text(warm.fetch(`${srv.url}/lives/a`)), 'ok');
+        await sleep(1_500); // idle past the hint less a second: the pool must have let it go
+        const res = await warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{"call_mode":"audio"}' });
+        assert.equal(await res.text(), 'ok');
+        assert.deepEqual({ accepted: srv.accepted, resets: srv.resets }, { accepted: 2, resets: 0 });
+      } finally {
+        warm.close();
+        await srv.close();
+      }
+    });
+
+    it('with no keep-alive announced, a connection idle for maxIdleMs is closed by us before the server\'s close can meet a request', async () => {
+      const srv = await closingServer({ hintS: null, closesIdleAfterMs: 400 });
+      const warm = new WarmHttp({ baseUrl: srv.url, maxIdleMs: 300 });
+      try {
+        assert.equal(await text(warm.fetch(`${srv.url}/lives/a`)), 'ok');
+        await sleep(600);
+        assert.equal(await text(warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{}' })), 'ok');
+        assert.deepEqual({ accepted: srv.accepted, resets: srv.resets }, { accepted: 2, resets: 0 });
+      } finally {
+        warm.close();
+        await srv.close();
+      }
+    });
+
+    it('by default, a connection idle 4 s is let go: under the 5 s that servers announcing nothing commonly close after', async () => {
+      const srv = await closingServer({ hintS: null, closesIdleAfterMs: POOLED_IDLE_MS + 300 });
+      const warm = new WarmHttp({ baseUrl: srv.url });
+      try {
+        assert.equal(await text(warm.fetch(`${srv.url}/lives/a`)), 'ok');
+        await sleep(POOLED_IDLE_MS + 400);
+        assert.equal(await text(warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{}' })), 'ok');
+        assert.deepEqual({ accepted: srv.accepted, resets: srv.resets }, { accepted: 2, resets: 0 });
+        assert.equal(POOLED_IDLE_MS, 4_000);
+      } finally {
+        warm.close();
+        await srv.close();
+      }
+    });
+
+    it('through a proxy, a pooled tunnel is let go by the same bound', async () => {
+      const srv = await closingServer({ hintS: 2, closesIdleAfterMs: 1_200 });
+      const proxy = await redirectingProxy(Number(new URL(srv.url).port));
+      const warm = new WarmHttp({ baseUrl: 'http://service.test:8080', route: { kind: 'http', url: proxy.url } });
+      try {
+        assert.equal(await text(warm.fetch('http://service.test:8080/lives/a')), 'ok');
+        await sleep(1_500);
+        assert.equal(await text(warm.fetch('http://service.test:8080/lives', { method: 'POST', body: '{}' })), 'ok');
+        assert.deepEqual({ tunnels: proxy.targets.length, accepted: srv.accepted, resets: srv.resets }, { tunnels: 2, accepted: 2, resets: 0 });
+      } finally {
+        warm.close();
+        await proxy.close();
+        await srv.close();
+      }
+    });
+
+    it('a connection used again within its idle time is reused (the warmth is kept)', async () => {
+      const srv = await closingServer({ hintS: 5, closesIdleAfterMs: 5_000 });
+      const warm = new WarmHttp({ baseUrl: srv.url });
+      try {
+        assert.equal(await text(warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{}' })), 'ok');
+        await sleep(50);
+        assert.equal(await text(warm.fetch(`${srv.url}/lives/a`)), 'ok');
+        assert.equal(srv.accepted, 1);
+      } finally {
+        warm.close();
+        await srv.close();
+      }
+    });
+
+    it('answers slower than the idle bound still arrive, on a fresh connection and on a reused one: the bound is on idle connections, not on requests in flight', async () => {
+      // Announces 2 s, so a reused connection carries a 1 s bound; each answer takes 1.5 s.
+      const srv = await closingServer({ hintS: 2, closesIdleAfterMs: 60_000, answerAfterMs: 1_500 });
+      const warm = new WarmHttp({ baseUrl: srv.url, maxIdleMs: 1_000 });
+      try {
+        assert.equal(await text(warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{}' })), 'ok');
+        assert.equal(await text(warm.fetch(`${srv.url}/lives/a`)), 'ok');
+        assert.equal(srv.accepted, 1, 'the second request rode the first connection');
+      } finally {
+        warm.close();
+        await srv.close();
       }
     });
   });
