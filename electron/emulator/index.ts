@@ -56,7 +56,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const server: Server = createServer((req, res) => {
     const idleCloseMs = knobs.idleCloseMs;
     const since = idleSince.get(req.socket);
-    idleSince.delete(req.socket);
     if (idleCloseMs !== null && since !== undefined && performance.now() - since >= idleCloseMs - IDLE_CLOSE_RACE_MS) {
       req.socket.resetAndDestroy(); // the request crossed the server's idle close
       return;
