@@ -144,6 +144,8 @@ describe('Kiosk renderer (E2E: built renderer + real kiosk service + emulator)',
       await screenIs(page, 'attract', 8_000);
       assert.deepEqual(realProblems(k), []);
       assert.ok(!k.requests.some((u) => /AgoraRTC/.test(u)), 'the demo path never loads the Agora SDK');
+    } catch (e) {
+      throw k.explain(e);
     } finally {
       await k.close();
     }
