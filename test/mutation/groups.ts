@@ -98,6 +98,8 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/core/warm-http.test.ts',
       'test/unit/core/avatar-input.test.ts',
       'test/integration/session-controller.test.ts',
+      // A tap after a pause, through the kiosk: the warm connection's idle bound against the emulator's close.
+      'test/integration/idle-connection.test.ts',
     ],
     target: 95,
   },
@@ -117,6 +119,8 @@ export const GROUPS: MutationGroup[] = [
       'test/unit/core/control-socket.test.ts',
       'test/unit/core/proxy-route.test.ts',
       'test/unit/core/proxy-tunnel.test.ts',
+      // The proxy agent's idle bound is driven through the warm connection that asks for it.
+      'test/unit/core/warm-http.test.ts',
       'test/integration/proxy.test.ts',
       'test/integration/browser-host.test.ts',
       'test/unit/core/keep-alive.test.ts',
