@@ -135,8 +135,8 @@ export function proxyAgent(route: ProxyRoute, options: { keepAlive?: boolean; id
   const agentOptions = { keepAlive: options.keepAlive ?? false };
   const agent = route.kind === 'socks' ? new SocksProxyAgent(route.url, agentOptions) : new HttpsProxyAgent(route.url, agentOptions);
   // Set after construction: HttpsProxyAgent replaces the `options` its base class kept, and Node's agent
-  // reads the idle bound (and honours the server's keep-alive hint) from `options.timeout`.
-  if (options.idleMs !== undefined) (agent as http.Agent & { options: { timeout?: number } }).options.timeout = options.idleMs;
+  // reads the idle bound (and honours the server's keep-alive hint) from `options.timeout` (none: unbounded).
+  (agent as http.Agent & { options: { timeout?: number | undefined } }).options.timeout = options.idleMs;
   return agent;
 }
 
