@@ -443,7 +443,7 @@ describe('WarmHttp', () => {
         await sleep(POOLED_IDLE_MS + 400);
         assert.equal(await text(warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{}' })), 'ok');
         assert.deepEqual({ accepted: srv.accepted, resets: srv.resets }, { accepted: 2, resets: 0 });
-        assert.equal(POOLED_IDLE_MS, 4_000);
+        assert.ok(POOLED_IDLE_MS < 5_000, `the bound (${POOLED_IDLE_MS} ms) is under the 5 s Node and Apache close after`);
       } finally {
         warm.close();
         await srv.close();
