@@ -12,8 +12,8 @@
  *   when that is shorter) is closed by us. Servers close idle connections too, and a request written as
  *   the server closes arrives on a dead socket (ECONNRESET). The create is never retried (a retry could
  *   open a second room), so it must not go out on a connection the server may be closing: the visitor
- *   would see "connection lost" on a tap after a few seconds' pause. Node's agent honours the server's
- *   hint only when it has a timeout of its own, hence `timeout` on the agent.
+ *   would see "The connection was lost" on a tap after a few seconds' pause. Node's agent honours the
+ *   server's hint only when it has a timeout of its own, hence `timeout` on the agent.
  * - `close()` destroys every connection (parked, pooled) and stops nothing else: there are no timers.
  *
  * Why not global fetch: it keeps connections alive too, but its pool cannot be pre-connected nor shared with

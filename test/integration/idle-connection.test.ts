@@ -2,7 +2,7 @@
  * A tap after a pause: the kiosk's create must not go out on a connection the service is closing. Servers
  * close idle keep-alive connections (Node's and Apache's after 5 s, announced in `Keep-Alive: timeout=`),
  * and a request written as the server closes meets a reset. The create is never retried (a retry could open
- * a second room), so such a tap ended on "connection lost" for the visitor. The emulator's `idleCloseMs`
+ * a second room), so such a tap ended on "The connection was lost" for the visitor. The emulator's `idleCloseMs`
  * knob models that close at its worst moment (a request in its last second meets a reset); the kiosk runs
  * in demo mode against it over real loopback HTTP and WebSocket, its REST timers on a FakeClock. The pause
  * is real time: connections idle on the operating system's clock.
