@@ -8,7 +8,7 @@
  * (state machine and billing), http.ts (REST routes and validation), ws.ts (control socket), timers.ts
  * (every timer on the injected clock, so close() leaves none).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { systemClock } from '../core/clock.ts';
 import { silentLogger } from '../core/log.ts';
@@ -29,6 +29,23 @@ import { ControlSockets } from './ws.ts';
 
 /** The `idleCloseMs` knob's race: the last second before the close, as clients keep a second in hand. */
 const IDLE_CLOSE_RACE_MS = 1_000;
+
+/**
+ * The `idleCloseMs` knob's server: a request on a keep-alive connection idle for the last second before its
+ * close meets a reset, as one crossing the close on the wire does. Idle is real time: connections are the OS's.
+ */
+function closingIdle(handle: RequestListener, idleCloseMs: number): RequestListener {
+  const idleSince = new WeakMap<Socket, number>();
+  return (req, res) => {
+    const since = idleSince.get(req.socket);
+    if (since !== undefined && performance.now() - since >= idleCloseMs - IDLE_CLOSE_RACE_MS) {
+      req.socket.resetAndDestroy();
+      return;
+    }
+    res.once('finish', () => idleSince.set(req.socket, performance.now()));
+    handle(req, res);
+  };
+}
 
 export { DEMO_API_KEY, DEFAULT_KNOBS };
 export type { EmulatedSession, EmulatorAccount, EmulatorHandle, EmulatorKnobs, EmulatorOptions };
@@ -51,19 +68,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const sockets = new ControlSockets(ctx);
 
   const handleRequest = createRequestHandler(ctx);
-  /** When each keep-alive connection last finished an answer (real time: connections are the OS's). */
-  const idleSince = new WeakMap<Socket, number>();
-  const server: Server = createServer((req, res) => {
-    const idleCloseMs = knobs.idleCloseMs;
-    const since = idleSince.get(req.socket);
-    if (idleCloseMs !== null && since !== undefined && performance.now() - since >= idleCloseMs - IDLE_CLOSE_RACE_MS) {
-      req.socket.resetAndDestroy(); // the request crossed the server's idle close
-      return;
-    }
-    res.once('finish', () => idleSince.set(req.socket, performance.now()));
-    handleRequest(req, res);
-  });
-  if (knobs.idleCloseMs !== null) server.keepAliveTimeout = knobs.idleCloseMs;
+  const idleCloseMs = knobs.idleCloseMs;
+  const server: Server = createServer(idleCloseMs === null ? handleRequest : closingIdle(handleRequest, idleCloseMs));
+  if (idleCloseMs !== null) server.keepAliveTimeout = idleCloseMs;
   server.on('upgrade', (req, socket, head) => sockets.handleUpgrade(req, socket, head));
   server.on('clientError', (_error, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {

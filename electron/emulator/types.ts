@@ -82,7 +82,7 @@ export interface EmulatorKnobs {
    *  the real Web SDK, e.g. to prove that a network blocking the RTC provider costs nothing. */
   rtcAppId: string | null;
   /** Test-only: the server closes a keep-alive connection idle this long (announced in `Keep-Alive:
-   *  timeout=`, as Node's server does; read at start), and its close is modelled at its worst moment: a
+   *  timeout=`, as Node's server does; read at start, like the whole model), and its close is modelled at its worst moment: a
    *  request arriving on a connection idle for the last second before that close meets a reset (RST), as one
    *  crossing the close on the wire does. Default null: Node's own 5 s close, with no race forced. */
   idleCloseMs: number | null;

@@ -208,9 +208,8 @@ export interface KioskPage {
   problems: string[];
   /** URLs the page requested. */
   requests: string[];
-  /** The last lines of main's log, the kiosk's events and the page's console, oldest first (`explain`). */
-  trace: string[];
-  /** `error` with the trace appended to its message: what main and the page did before a step failed. */
+  /** `error` with the last lines of main's log, the kiosk's events and the page's console appended to its
+   *  message (oldest first): what main and the page did before a step failed. */
   explain(error: unknown): Error;
   close(): Promise<void>;
 }
@@ -238,7 +237,7 @@ async function openPage(
   kiosk: Kiosk,
   backend: KioskBackend,
   options: Pick<KioskPageOptions, 'browser' | 'baseUrl' | 'orientation' | 'mediaWatchdog' | 'recordTracks'>,
-): Promise<Omit<KioskPage, 'kiosk' | 'channels' | 'close' | 'trace' | 'explain'>> {
+): Promise<Omit<KioskPage, 'kiosk' | 'channels' | 'close' | 'explain'>> {
   const emulator = kiosk.connection.emulator;
   if (!emulator) throw new Error('demo mode should run the emulator');
   const context = await options.browser.newContext({ viewport: VIEWPORTS[options.orientation], deviceScaleFactor: 1, acceptDownloads: true });
@@ -275,7 +274,6 @@ function baseConfig(imageDataUrl: string): Record<string, unknown> {
 const TRACE_LINES = 80;
 
 interface Trace {
-  lines: string[];
   add(line: string): void;
   /** Add the kiosk's events and the page's console and errors; returns the unsubscribe of the events. */
   follow(kiosk: Kiosk, page: Page): () => void;
@@ -290,7 +288,6 @@ function createTrace(): Trace {
     if (lines.length > TRACE_LINES) lines.shift();
   };
   return {
-    lines,
     add,
     follow(kiosk, page) {
       page.on('console', (m) => add(`page ${m.type()}: ${m.text()}`));
@@ -342,7 +339,6 @@ export async function openKiosk(options: KioskPageOptions): Promise<KioskPage> {
     bridge,
     problems,
     requests,
-    trace: trace.lines,
     explain: trace.explain,
     async close() {
       stopEvents();
@@ -504,7 +500,6 @@ export async function openStaffKiosk(
     bridge,
     problems,
     requests,
-    trace: trace.lines,
     explain: trace.explain,
     ops,
     dataDir,

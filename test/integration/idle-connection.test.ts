@@ -12,11 +12,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { startEmulator } from '../../electron/emulator/index.ts';
 import { kioskOnEmulator } from '../helpers/kiosk-on-emulator.ts';
+import { realDelay } from '../helpers/until.ts';
 
 const IDLE_CLOSE_MS = 2_000; // announced as timeout=2: a client keeping a second in hand lets go after 1 s
 const PAUSE_MS = 1_500; // inside the server's last second before its close
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a tap after a pause (the service closes idle connections)', () => {
   it('the emulator models the race: a plain keep-alive client that reuses a connection idle in the close\'s last second meets a reset', async () => {
@@ -33,7 +32,7 @@ describe('a tap after a pause (the service closes idle connections)', () => {
     try {
       const first = await get();
       assert.equal(first.keepAlive, 'timeout=2', 'the close is announced');
-      await pause(PAUSE_MS);
+      await realDelay(PAUSE_MS);
       await assert.rejects(get(), { code: 'ECONNRESET' });
     } finally {
       agent.destroy();
@@ -47,7 +46,7 @@ describe('a tap after a pause (the service closes idle connections)', () => {
       await h.tap();
       await h.reach('live');
       await h.hangup(); // its billing read-back leaves a pooled connection behind
-      await pause(PAUSE_MS);
+      await realDelay(PAUSE_MS);
       const second = await h.tap();
       await h.reach('live');
       assert.equal(h.session(second).status, 'on_live');

@@ -21,7 +21,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { FakeClock } from '../../helpers/fake-clock.ts';
 import type { Logger } from '../../../electron/core/log.ts';
 import { nodeFetch, POOLED_IDLE_MS, WarmHttp } from '../../../electron/core/warm-http.ts';
-import { until } from '../../helpers/until.ts';
+import { realDelay, until } from '../../helpers/until.ts';
 import { redirectingProxy } from '../../helpers/connect-proxy.ts';
 
 let server: http.Server;
@@ -403,7 +403,6 @@ describe('WarmHttp', () => {
         },
       };
     }
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
     it('a create after the server\'s announced keep-alive (less a second) goes out on a new connection, not into the server\'s close', async () => {
       // Announces 2 s; a request on a connection idle 1.2 s or more is reset (the race, made certain).
@@ -411,7 +410,7 @@ describe('WarmHttp', () => {
       const warm = new WarmHttp({ baseUrl: srv.url });
       try {
         assert.equal(await text(warm.fetch(`${srv.url}/lives/a`)), 'ok');
-        await sleep(1_500); // idle past the hint less a second: the pool must have let it go
+        await realDelay(1_500); // idle past the hint less a second: the pool must have let it go
         const res = await warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{"call_mode":"audio"}' });
         assert.equal(await res.text(), 'ok');
         assert.deepEqual({ accepted: srv.accepted, resets: srv.resets }, { accepted: 2, resets: 0 });
@@ -426,7 +425,7 @@ describe('WarmHttp', () => {
       const warm = new WarmHttp({ baseUrl: srv.url, maxIdleMs: 300 });
       try {
         assert.equal(await text(warm.fetch(`${srv.url}/lives/a`)), 'ok');
-        await sleep(600);
+        await realDelay(600);
         assert.equal(await text(warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{}' })), 'ok');
         assert.deepEqual({ accepted: srv.accepted, resets: srv.resets }, { accepted: 2, resets: 0 });
       } finally {
@@ -440,7 +439,7 @@ describe('WarmHttp', () => {
       const warm = new WarmHttp({ baseUrl: srv.url });
       try {
         assert.equal(await text(warm.fetch(`${srv.url}/lives/a`)), 'ok');
-        await sleep(POOLED_IDLE_MS + 400);
+        await realDelay(POOLED_IDLE_MS + 400);
         assert.equal(await text(warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{}' })), 'ok');
         assert.deepEqual({ accepted: srv.accepted, resets: srv.resets }, { accepted: 2, resets: 0 });
         assert.ok(POOLED_IDLE_MS < 5_000, `the bound (${POOLED_IDLE_MS} ms) is under the 5 s Node and Apache close after`);
@@ -456,7 +455,7 @@ describe('WarmHttp', () => {
       const warm = new WarmHttp({ baseUrl: 'http://service.test:8080', route: { kind: 'http', url: proxy.url } });
       try {
         assert.equal(await text(warm.fetch('http://service.test:8080/lives/a')), 'ok');
-        await sleep(1_500);
+        await realDelay(1_500);
         assert.equal(await text(warm.fetch('http://service.test:8080/lives', { method: 'POST', body: '{}' })), 'ok');
         assert.deepEqual({ tunnels: proxy.targets.length, accepted: srv.accepted, resets: srv.resets }, { tunnels: 2, accepted: 2, resets: 0 });
       } finally {
@@ -471,7 +470,7 @@ describe('WarmHttp', () => {
       const warm = new WarmHttp({ baseUrl: srv.url });
       try {
         assert.equal(await text(warm.fetch(`${srv.url}/lives`, { method: 'POST', body: '{}' })), 'ok');
-        await sleep(50);
+        await realDelay(50);
         assert.equal(await text(warm.fetch(`${srv.url}/lives/a`)), 'ok');
         assert.equal(srv.accepted, 1);
       } finally {
